@@ -1,0 +1,56 @@
+/* What every benchmark implements, and the state of one benchmark x size. */
+#ifndef MPISCOPE_BENCH_H
+#define MPISCOPE_BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "buffers.h"
+#include "clock.h"
+
+/* How per-rank timestamps become samples (docs/raw-format.md). */
+typedef enum { PAT_PINGPONG, PAT_ONEWAY, PAT_PAIRS, PAT_BW, PAT_COLL } pattern;
+typedef enum { ROLE_IDLE, ROLE_INITIATOR, ROLE_RESPONDER, ROLE_MEMBER } role;
+
+typedef struct series {
+    MPI_Comm world, pc; /* pc: the ranks taking part (MPI_COMM_NULL when idle) */
+    int rank, size;     /* in world */
+    role role;
+    int peer;           /* partner's world rank, or -1 */
+    size_t bytes;
+    const buffers *buf;
+    const timer *t;
+    int check, root_rotate, window_msgs;
+    MPI_Request *reqs;  /* 2 * window_msgs, for the windowed bandwidth tests */
+    /* Filled by the benchmark's describe(): what is handed to MPI. */
+    long count;
+    const char *datatype;
+} series;
+
+typedef struct bench_def {
+    const char *name;
+    pattern pat;
+    int min_np;
+    int sizeless; /* runs once, at size 0, whatever sizes were asked for */
+    /* Bytes one repetition touches on one side, for buffer sizing. */
+    size_t (*footprint)(size_t bytes, int np);
+    void (*describe)(series *s);
+    /* Runs repetition `rep` once start synchronization is done; records when
+     * the operation started and ended on this rank (local timer). */
+    void (*run_rep)(series *s, long rep, double *t_start, double *t_end);
+} bench_def;
+
+const bench_def *bench_find(const char *name);
+void bench_list(char *out, size_t n);
+
+/* --check helpers: a byte pattern keyed by (who, index, rep) */
+static inline unsigned char check_byte(long who, size_t i, long rep)
+{
+    return (unsigned char)(who * 37 + (long)(i % 251) * 11 + rep * 5 + 3);
+}
+void check_fill(unsigned char *p, size_t n, long who, long rep);
+/* Aborts the job with exit code 3 and a message naming what differed. */
+void check_verify(const series *s, const unsigned char *p, size_t n, long who, long rep, const char *what);
+void check_fail(const series *s, long rep, const char *what, size_t index, long got, long want);
+
+#endif

@@ -1,0 +1,177 @@
+/* The MPI library's own collectives. Sizes follow the OSU convention: bytes
+ * per rank (per block for gather, scatter, allgather, alltoall and
+ * reduce_scatter_block); reductions sum MPI_INT, max(1, bytes/4) of them. */
+#include "../bench.h"
+
+static long ints(size_t bytes) { return bytes / 4 ? (long)(bytes / 4) : 1; }
+static int root_of(const series *s, long rep) { return s->root_rotate ? (int)(rep % s->size) : 0; }
+
+/* Reduction inputs: small values so sums over many ranks never overflow. */
+static int ival(long rank, long i, long rep) { return (int)(rank * 1000 + i % 997 + rep % 1000); }
+static long isum(const series *s, long i, long rep)
+{
+    long p = s->size;
+    return 1000 * p * (p - 1) / 2 + p * (i % 997 + rep % 1000);
+}
+
+static void fill_ints(int *v, long n, long first, long rank, long rep)
+{
+    for (long i = 0; i < n; i++) v[i] = ival(rank, first + i, rep);
+}
+
+static void verify_sums(const series *s, const int *v, long n, long first, long rep, const char *what)
+{
+    for (long i = 0; i < n; i++)
+        if (v[i] != isum(s, first + i, rep)) check_fail(s, rep, what, (size_t)i, v[i], isum(s, first + i, rep));
+}
+
+/* Receive buffers are poisoned before each checked repetition so stale data
+ * from an earlier one cannot pass. */
+static void poison(void *p, size_t n)
+{
+    unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) c[i] = 0xee;
+}
+
+static size_t fp_block(size_t bytes, int np) { (void)np; return bytes < 4 ? 4 : bytes; }
+static size_t fp_all(size_t bytes, int np) { return (bytes < 4 ? 4 : bytes) * (size_t)np; }
+
+static void desc_bytes(series *s) { s->count = (long)s->bytes; s->datatype = "MPI_BYTE"; }
+static void desc_ints(series *s) { s->count = ints(s->bytes); s->datatype = "MPI_INT"; }
+static void desc_none(series *s) { s->count = 0; s->datatype = "none"; }
+
+#define BUFS                                                     \
+    char *sb = buffers_send(s->buf, fp_all(s->bytes, s->size), rep); \
+    char *rb = buffers_recv(s->buf, fp_all(s->bytes, s->size), rep); \
+    (void)sb; (void)rb;
+#define TIMED(call)                  \
+    *t_start = timer_now(s->t);      \
+    call;                            \
+    *t_end = timer_now(s->t);
+
+static void run_barrier(series *s, long rep, double *t_start, double *t_end)
+{
+    (void)rep;
+    TIMED(MPI_Barrier(s->pc));
+}
+
+static void run_bcast(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int root = root_of(s, rep), n = (int)s->bytes;
+    char *buf = s->rank == root ? sb : rb;
+    if (s->check) {
+        if (s->rank == root) check_fill((unsigned char *)buf, s->bytes, root, rep);
+        else poison(buf, s->bytes);
+    }
+    TIMED(MPI_Bcast(buf, n, MPI_BYTE, root, s->pc));
+    if (s->check) check_verify(s, (unsigned char *)buf, s->bytes, root, rep, "bcast");
+}
+
+static void run_reduce(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int root = root_of(s, rep), n = (int)ints(s->bytes);
+    if (s->check) {
+        fill_ints((int *)sb, n, 0, s->rank, rep);
+        poison(rb, (size_t)n * 4);
+    }
+    TIMED(MPI_Reduce(sb, rb, n, MPI_INT, MPI_SUM, root, s->pc));
+    if (s->check && s->rank == root) verify_sums(s, (int *)rb, n, 0, rep, "reduce");
+}
+
+static void run_allreduce(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int n = (int)ints(s->bytes);
+    if (s->check) {
+        fill_ints((int *)sb, n, 0, s->rank, rep);
+        poison(rb, (size_t)n * 4);
+    }
+    TIMED(MPI_Allreduce(sb, rb, n, MPI_INT, MPI_SUM, s->pc));
+    if (s->check) verify_sums(s, (int *)rb, n, 0, rep, "allreduce");
+}
+
+static void verify_blocks(series *s, const char *rb, long rep, const char *what)
+{
+    for (int j = 0; j < s->size; j++)
+        check_verify(s, (const unsigned char *)rb + (size_t)j * s->bytes, s->bytes, j, rep, what);
+}
+
+static void run_allgather(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int n = (int)s->bytes;
+    if (s->check) {
+        check_fill((unsigned char *)sb, s->bytes, s->rank, rep);
+        poison(rb, s->bytes * (size_t)s->size);
+    }
+    TIMED(MPI_Allgather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, s->pc));
+    if (s->check) verify_blocks(s, rb, rep, "allgather");
+}
+
+static void run_gather(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int root = root_of(s, rep), n = (int)s->bytes;
+    if (s->check) {
+        check_fill((unsigned char *)sb, s->bytes, s->rank, rep);
+        poison(rb, s->bytes * (size_t)s->size);
+    }
+    TIMED(MPI_Gather(sb, n, MPI_BYTE, rb, n, MPI_BYTE, root, s->pc));
+    if (s->check && s->rank == root) verify_blocks(s, rb, rep, "gather");
+}
+
+static void run_scatter(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int root = root_of(s, rep), n = (int)s->bytes;
+    if (s->check) {
+        if (s->rank == root)
+            for (int j = 0; j < s->size; j++)
+                check_fill((unsigned char *)sb + (size_t)j * s->bytes, s->bytes, j, rep);
+        poison(rb, s->bytes);
+    }
+    TIMED(MPI_Scatter(sb, n, MPI_BYTE, rb, n, MPI_BYTE, root, s->pc));
+    if (s->check) check_verify(s, (unsigned char *)rb, s->bytes, s->rank, rep, "scatter");
+}
+
+/* Block from rank `src` to rank `dst` carries pattern (src * 4099 + dst). */
+static void run_alltoall(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int n = (int)s->bytes;
+    if (s->check) {
+        for (int j = 0; j < s->size; j++)
+            check_fill((unsigned char *)sb + (size_t)j * s->bytes, s->bytes, (long)s->rank * 4099 + j, rep);
+        poison(rb, s->bytes * (size_t)s->size);
+    }
+    TIMED(MPI_Alltoall(sb, n, MPI_BYTE, rb, n, MPI_BYTE, s->pc));
+    if (s->check)
+        for (int j = 0; j < s->size; j++)
+            check_verify(s, (unsigned char *)rb + (size_t)j * s->bytes, s->bytes, (long)j * 4099 + s->rank, rep,
+                         "alltoall");
+}
+
+static void run_reduce_scatter_block(series *s, long rep, double *t_start, double *t_end)
+{
+    BUFS;
+    int n = (int)ints(s->bytes);
+    if (s->check) {
+        fill_ints((int *)sb, (long)n * s->size, 0, s->rank, rep);
+        poison(rb, (size_t)n * 4);
+    }
+    TIMED(MPI_Reduce_scatter_block(sb, rb, n, MPI_INT, MPI_SUM, s->pc));
+    if (s->check) verify_sums(s, (int *)rb, n, (long)s->rank * n, rep, "reduce_scatter_block");
+}
+
+const bench_def bench_barrier = {"barrier", PAT_COLL, 1, 1, fp_block, desc_none, run_barrier};
+const bench_def bench_bcast = {"bcast", PAT_COLL, 1, 0, fp_block, desc_bytes, run_bcast};
+const bench_def bench_reduce = {"reduce", PAT_COLL, 1, 0, fp_block, desc_ints, run_reduce};
+const bench_def bench_allreduce = {"allreduce", PAT_COLL, 1, 0, fp_block, desc_ints, run_allreduce};
+const bench_def bench_allgather = {"allgather", PAT_COLL, 1, 0, fp_all, desc_bytes, run_allgather};
+const bench_def bench_gather = {"gather", PAT_COLL, 1, 0, fp_all, desc_bytes, run_gather};
+const bench_def bench_scatter = {"scatter", PAT_COLL, 1, 0, fp_all, desc_bytes, run_scatter};
+const bench_def bench_alltoall = {"alltoall", PAT_COLL, 1, 0, fp_all, desc_bytes, run_alltoall};
+const bench_def bench_reduce_scatter_block = {"reduce_scatter_block", PAT_COLL, 1, 0, fp_all, desc_ints,
+                                              run_reduce_scatter_block};

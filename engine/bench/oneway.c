@@ -1,0 +1,30 @@
+/* True one-way time 0 -> 1: the sender's start and the receiver's end,
+ * compared on the global clock. */
+#include "../bench.h"
+
+enum { TAG = 12 };
+
+static size_t footprint(size_t bytes, int np) { (void)np; return bytes; }
+
+static void describe(series *s)
+{
+    s->count = (long)s->bytes;
+    s->datatype = "MPI_BYTE";
+}
+
+static void run_rep(series *s, long rep, double *t_start, double *t_end)
+{
+    char *sb = buffers_send(s->buf, s->bytes, rep), *rb = buffers_recv(s->buf, s->bytes, rep);
+    int n = (int)s->bytes;
+    if (s->check) check_fill((unsigned char *)sb, s->bytes, s->rank, rep);
+    *t_start = timer_now(s->t);
+    if (s->role == ROLE_INITIATOR)
+        MPI_Send(sb, n, MPI_BYTE, s->peer, TAG, s->world);
+    else
+        MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
+    *t_end = timer_now(s->t);
+    if (s->check && s->role == ROLE_RESPONDER)
+        check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "oneway");
+}
+
+const bench_def bench_oneway = {"oneway", PAT_ONEWAY, 2, 0, footprint, describe, run_rep};

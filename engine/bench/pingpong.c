@@ -1,0 +1,31 @@
+/* Ping-pong between ranks 0 and 1: half the round trip, as osu_latency reports. */
+#include "../bench.h"
+
+enum { TAG = 11 };
+
+static size_t footprint(size_t bytes, int np) { (void)np; return bytes; }
+
+static void describe(series *s)
+{
+    s->count = (long)s->bytes;
+    s->datatype = "MPI_BYTE";
+}
+
+static void run_rep(series *s, long rep, double *t_start, double *t_end)
+{
+    char *sb = buffers_send(s->buf, s->bytes, rep), *rb = buffers_recv(s->buf, s->bytes, rep);
+    int n = (int)s->bytes;
+    if (s->check) check_fill((unsigned char *)sb, s->bytes, s->rank, rep);
+    *t_start = timer_now(s->t);
+    if (s->role == ROLE_INITIATOR) {
+        MPI_Send(sb, n, MPI_BYTE, s->peer, TAG, s->world);
+        MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
+        MPI_Send(sb, n, MPI_BYTE, s->peer, TAG, s->world);
+    }
+    *t_end = timer_now(s->t);
+    if (s->check) check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "pingpong");
+}
+
+const bench_def bench_pingpong = {"pingpong", PAT_PINGPONG, 2, 0, footprint, describe, run_rep};

@@ -1,0 +1,62 @@
+/* Timers behind one interface; optional injected offset and drift for tests. */
+#ifndef MPISCOPE_CLOCK_H
+#define MPISCOPE_CLOCK_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <time.h>
+#include <x86intrin.h>
+
+typedef enum { TIMER_TSC, TIMER_CLOCK, TIMER_WTIME } timer_kind;
+
+typedef struct timer {
+    timer_kind kind;
+    double tsc_period_s;  /* seconds per TSC tick (TSC timer only) */
+    /* Injected distortion: local = raw + offset + drift * (raw - epoch). */
+    int injected;
+    double inj_offset_s, inj_drift, inj_epoch_s;
+    /* Measured properties, recorded in the run context. */
+    double cost_s, resolution_s;
+} timer;
+
+static inline double timer_raw(const timer *t)
+{
+    switch (t->kind) {
+    case TIMER_TSC: {
+        unsigned aux;
+        _mm_lfence(); /* keep earlier instructions from moving past the read */
+        uint64_t c = __rdtscp(&aux);
+        _mm_lfence();
+        return (double)c * t->tsc_period_s;
+    }
+    case TIMER_CLOCK: {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    }
+    default:
+        return MPI_Wtime();
+    }
+}
+
+/* The local time every measurement uses. */
+static inline double timer_now(const timer *t)
+{
+    double raw = timer_raw(t);
+    if (t->injected)
+        raw += t->inj_offset_s + t->inj_drift * (raw - t->inj_epoch_s);
+    return raw;
+}
+
+const char *timer_name(timer_kind k);
+int timer_parse(const char *s, timer_kind *k);
+/* Calibrates (TSC: once per host, shared with the host's other ranks through
+ * `node_comm`) and measures read cost and resolution. */
+void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm);
+/* Injects a seeded random offset in [-max_offset_s, max_offset_s] and drift in
+ * [-max_drift, max_drift] for `rank`; the same seed gives every rank the same
+ * table, so any rank can compute another rank's true clock. */
+void timer_inject_params(uint64_t seed, int rank, double max_offset_s, double max_drift,
+                         double *offset_s, double *drift);
+
+#endif

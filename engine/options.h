@@ -1,0 +1,38 @@
+/* The engine's command line (built by the Python CLI; see `--help`). */
+#ifndef MPISCOPE_OPTIONS_H
+#define MPISCOPE_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "clock.h"
+
+typedef struct options {
+    char **benches;
+    int nbenches;
+    long *sizes;
+    int nsizes;
+    int sync_window;      /* 1: window, 0: barrier */
+    timer_kind timer;
+    int cache_cold;
+    size_t cold_region;   /* bytes; 0: four times the last-level cache */
+    long reps_min, reps_max, warmup;
+    double ci_width;      /* relative half-width of the median's 95% CI */
+    double time_budget_s; /* per benchmark x size */
+    int launch;
+    int check;
+    int root_rotate;
+    uint64_t seed;
+    const char *out;
+    int expect_np;
+    int *pairs; /* flattened (initiator, responder) */
+    int npairs;
+    int window_msgs;
+    int inject;
+    double inj_max_offset_s, inj_max_drift;
+    int sync_points; /* offset samples per rank before and after */
+} options;
+
+/* Returns 0, or -1 with a message for the user in `err`. */
+int options_parse(options *o, int argc, char **argv, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,22 @@
+/* Per-rank raw files (docs/raw-format.md): written after each timing loop,
+ * never inside it; renamed from .part to the final name on a clean finish. */
+#ifndef MPISCOPE_RECORD_H
+#define MPISCOPE_RECORD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define RAW_SCHEMA_VERSION 1
+
+typedef struct rawfile {
+    FILE *f;
+    char path[4096], part[4096];
+} rawfile;
+
+/* Returns 0, or -1 with errno set. */
+int raw_open(rawfile *r, const char *dir, int rank, const char *header_json);
+int raw_block(rawfile *r, const char *json, uint64_t n, const double *t_start, const double *t_end,
+              const double *t_sched, const uint8_t *valid);
+int raw_close(rawfile *r);
+
+#endif

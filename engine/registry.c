@@ -1,0 +1,30 @@
+/* Every benchmark the engine knows, by name. */
+#include <stdio.h>
+#include <string.h>
+#include "bench.h"
+
+extern const bench_def bench_pingpong, bench_oneway, bench_multipair, bench_pairs, bench_ring, bench_bw,
+    bench_bibw, bench_barrier, bench_bcast, bench_reduce, bench_allreduce, bench_allgather, bench_gather,
+    bench_scatter, bench_alltoall, bench_reduce_scatter_block;
+
+static const bench_def *const all[] = {
+    &bench_pingpong, &bench_oneway,    &bench_multipair, &bench_pairs,     &bench_ring,
+    &bench_bw,       &bench_bibw,      &bench_barrier,   &bench_bcast,     &bench_reduce,
+    &bench_allreduce, &bench_allgather, &bench_gather,   &bench_scatter,   &bench_alltoall,
+    &bench_reduce_scatter_block,
+};
+
+const bench_def *bench_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (!strcmp(all[i]->name, name)) return all[i];
+    return NULL;
+}
+
+void bench_list(char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof all / sizeof *all && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", all[i]->name);
+}

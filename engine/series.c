@@ -1,0 +1,204 @@
+/* One benchmark x size: warm-up, then batches of synchronized repetitions
+ * until the stopping rule holds; the records are written afterwards. */
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "json.h"
+#include "stoprule.h"
+
+enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET };
+static const char *const stop_names[] = {"none", "ci", "reps_max", "time_budget"};
+
+/* (initiator, responder) pairs of a point-to-point benchmark; 0 for collectives. */
+static int pairs_of(const engine *e, const bench_def *def, int **pairs)
+{
+    if (def->pat == PAT_COLL) return *pairs = NULL, 0;
+    if (!strcmp(def->name, "pairs")) {
+        *pairs = malloc(2 * sizeof(int) * (size_t)e->o->npairs);
+        memcpy(*pairs, e->o->pairs, 2 * sizeof(int) * (size_t)e->o->npairs);
+        return e->o->npairs;
+    }
+    int n = !strcmp(def->name, "multipair") ? e->size / 2 : 1;
+    *pairs = malloc(2 * sizeof(int) * (size_t)n);
+    for (int k = 0; k < n; k++) {
+        (*pairs)[2 * k] = k;
+        (*pairs)[2 * k + 1] = k + (n > 1 ? e->size / 2 : 1);
+    }
+    return n;
+}
+
+static void assign_role(series *s, const bench_def *def, const int *pairs, int npairs)
+{
+    s->role = def->pat == PAT_COLL ? ROLE_MEMBER : ROLE_IDLE;
+    s->peer = -1;
+    for (int k = 0; k < npairs; k++) {
+        if (pairs[2 * k] == s->rank) s->role = ROLE_INITIATOR, s->peer = pairs[2 * k + 1];
+        if (pairs[2 * k + 1] == s->rank) s->role = ROLE_RESPONDER, s->peer = pairs[2 * k];
+    }
+}
+
+static const char *role_name(role r)
+{
+    return r == ROLE_INITIATOR ? "initiator" : r == ROLE_RESPONDER ? "responder" : r == ROLE_MEMBER ? "member" : "idle";
+}
+
+/* Waits until local time `until`; returns 1 if we were already late. */
+static int wait_until(const engine *e, double until)
+{
+    double now = timer_now(&e->t);
+    int on_time = now <= until;
+    while (now < until) {
+        /* With more ranks than CPUs a spinning rank would starve the others. */
+        if (e->oversubscribed && until - now > 50e-6) sched_yield();
+        now = timer_now(&e->t);
+    }
+    return on_time;
+}
+
+/* Decision broadcast by rank 0 after each batch. */
+typedef struct decision {
+    double next_batch, window_s, stop, invalid;
+} decision;
+
+static decision decide(const engine *e, stop_state *st, long done, long batch, long bad, double elapsed,
+                       double window_s, int samples_per_rep)
+{
+    const options *o = e->o;
+    decision d = {0, window_s, STOP_NONE, (double)st->invalid};
+    double hw = stop_ci_halfwidth(st);
+    if (done >= o->reps_min && hw <= o->ci_width) d.stop = STOP_CI;
+    else if (done >= o->reps_max) d.stop = STOP_REPS_MAX;
+    else if (elapsed >= o->time_budget_s) d.stop = STOP_BUDGET;
+    if (d.stop != STOP_NONE) return d;
+    /* Grow batches geometrically, within reps_max and the remaining budget. */
+    double next = done / 2 > 1 ? done / 2 : 1;
+    double per_rep = elapsed / done;
+    if (per_rep > 0 && next > (o->time_budget_s - elapsed) / per_rep + 1)
+        next = floor((o->time_budget_s - elapsed) / per_rep) + 1;
+    if (next > o->reps_max - done) next = (double)(o->reps_max - done);
+    d.next_batch = next;
+    /* Too many late starts: the window is too short for this operation. */
+    if (o->sync_window && bad * 10 > batch * samples_per_rep) d.window_s = 2 * window_s;
+    return d;
+}
+
+static int write_block(engine *e, const bench_def *def, const series *s, long n, decision d)
+{
+    strbuf b = {0};
+    sb_printf(&b, "{");
+    sb_key_str(&b, "kind", "series");
+    sb_key_str(&b, "bench", def->name);
+    sb_key_str(&b, "algo", "mpi");
+    sb_key_int(&b, "size", (long long)s->bytes);
+    sb_key_int(&b, "launch", e->o->launch);
+    sb_key_int(&b, "reps", n);
+    sb_key_str(&b, "stop", stop_names[(int)d.stop]);
+    sb_key_num(&b, "window_s", e->o->sync_window ? d.window_s : NAN);
+    sb_key_str(&b, "role", role_name(s->role));
+    sb_key_int(&b, "peer", s->peer);
+    sb_key_int(&b, "window_msgs", s->window_msgs);
+    sb_key_int(&b, "count", s->count);
+    sb_key_str(&b, "datatype", s->datatype);
+    sb_key_int(&b, "invalid", (long long)d.invalid);
+    sb_printf(&b, ", \"root_rotate\": %s}", e->o->root_rotate ? "true" : "false");
+    long rows = s->role == ROLE_IDLE ? 0 : n;
+    int rc = raw_block(&e->raw, b.s, (uint64_t)rows, e->t_start, e->t_end, e->t_sched, e->valid);
+    sb_free(&b);
+    if (rc) perror("mpiscope-engine: writing the raw file");
+    return rc;
+}
+
+int series_run(engine *e, const bench_def *def, size_t bytes)
+{
+    const options *o = e->o;
+    int *pairs, npairs = pairs_of(e, def, &pairs);
+    series s = {.world = e->world, .rank = e->rank, .size = e->size, .bytes = bytes, .buf = &e->buf,
+                .t = &e->t, .check = o->check, .root_rotate = o->root_rotate, .window_msgs = o->window_msgs};
+    assign_role(&s, def, pairs, npairs);
+    int active = s.role != ROLE_IDLE;
+    MPI_Comm_split(e->world, active ? 0 : MPI_UNDEFINED, e->rank, &s.pc);
+    def->describe(&s);
+    s.reqs = malloc(2 * sizeof(MPI_Request) * (size_t)o->window_msgs);
+
+    sync_measure(&e->sync, 1); /* one fresh offset sample per series keeps the drift fit current */
+    const clock_model *m = &e->sync.model;
+
+    /* Warm-up (not recorded) also sizes the start window. */
+    double longest = 0, a, b;
+    for (long i = 0; active && i < o->warmup; i++) {
+        MPI_Barrier(s.pc);
+        def->run_rep(&s, i, &a, &b);
+        if (b - a > longest) longest = b - a;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, e->world);
+    double window_s = 2 * longest + 5e-6;
+    if (isnan(e->t_first)) e->t_first = timer_now(&e->t);
+
+    stop_state st = {0};
+    int samples_per_rep = def->pat == PAT_PAIRS ? 2 * npairs : 1;
+    double *mine = NULL, *all = NULL, started = timer_now(&e->t);
+    int *counts = calloc((size_t)e->size, sizeof(int)), *displs = calloc((size_t)e->size, sizeof(int));
+    long done = 0, batch = o->reps_min < o->reps_max ? o->reps_min : o->reps_max;
+    decision d = {0};
+    while (batch > 0) {
+        double base = 0;
+        if (o->sync_window) {
+            if (e->rank == 0) base = timer_now(&e->t) + 1e-3 + 2 * window_s;
+            MPI_Bcast(&base, 1, MPI_DOUBLE, 0, e->world);
+        }
+        for (long i = 0; active && i < batch; i++) {
+            long k = done + i;
+            if (o->sync_window) {
+                e->t_sched[k] = sync_to_local(m, base + (double)i * window_s);
+                e->valid[k] = (uint8_t)wait_until(e, e->t_sched[k]);
+            } else {
+                MPI_Barrier(s.pc);
+                e->t_sched[k] = NAN;
+                e->valid[k] = 1;
+            }
+            def->run_rep(&s, k, &e->t_start[k], &e->t_end[k]);
+        }
+        /* Rank 0 needs every rank's records, on the global clock, to apply the rule. */
+        mine = realloc(mine, 4 * sizeof(double) * (size_t)batch);
+        for (long i = 0; i < batch; i++) {
+            long k = done + i;
+            mine[4 * i] = active ? sync_to_global(m, e->t_start[k]) : NAN;
+            mine[4 * i + 1] = active ? sync_to_global(m, e->t_end[k]) : NAN;
+            mine[4 * i + 2] = active ? sync_to_global(m, e->t_sched[k]) : NAN;
+            mine[4 * i + 3] = active ? e->valid[k] : 0;
+        }
+        if (e->rank == 0) {
+            all = realloc(all, 4 * sizeof(double) * (size_t)batch * (size_t)e->size);
+            for (int r = 0; r < e->size; r++) counts[r] = (int)(4 * batch), displs[r] = (int)(4 * batch * r);
+        }
+        MPI_Gatherv(mine, (int)(4 * batch), MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, e->world);
+        if (e->rank == 0) {
+            long bad = stop_add_batch(&st, def->pat, o->sync_window, all, e->size, batch, pairs, npairs);
+            d = decide(e, &st, done + batch, batch, bad, timer_now(&e->t) - started, window_s, samples_per_rep);
+        }
+        MPI_Bcast(&d, 4, MPI_DOUBLE, 0, e->world);
+        done += batch;
+        batch = (long)d.next_batch;
+        window_s = d.window_s;
+    }
+    e->t_last = timer_now(&e->t);
+    int rc = write_block(e, def, &s, done, d);
+    if (e->rank == 0) {
+        printf("@progress {\"bench\": \"%s\", \"size\": %zu, \"reps\": %ld, \"stop\": \"%s\", \"invalid\": %ld}\n",
+               def->name, bytes, done, stop_names[(int)d.stop], (long)d.invalid);
+        fflush(stdout);
+    }
+    free(mine);
+    free(all);
+    free(counts);
+    free(displs);
+    free(pairs);
+    free(s.reqs);
+    stop_free(&st);
+    if (s.pc != MPI_COMM_NULL) MPI_Comm_free(&s.pc);
+    return rc;
+}

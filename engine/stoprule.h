@@ -1,0 +1,26 @@
+/* The stopping rule, evaluated on rank 0 between batches of repetitions:
+ * samples from every rank's timestamps (on the current global clock), then
+ * the 95% confidence interval of their median. */
+#ifndef MPISCOPE_STOPRULE_H
+#define MPISCOPE_STOPRULE_H
+
+#include "bench.h"
+
+typedef struct stop_state {
+    double *values; /* valid samples so far */
+    long n, cap;
+    long invalid;   /* samples that were not valid */
+} stop_state;
+
+/* `g`: per world rank r, `nrep` records of 4 doubles (start, end, sched in
+ * global time, valid), at g + r * nrep * 4; ranks without data have valid 0.
+ * `pairs`: (initiator, responder) world ranks for point-to-point patterns.
+ * Returns how many samples of this batch were invalid. */
+long stop_add_batch(stop_state *st, pattern pat, int window_sync, const double *g, int np, long nrep,
+                    const int *pairs, int npairs);
+/* Relative half-width of the distribution-free 95% CI of the median, or
+ * infinity with fewer than 6 samples. */
+double stop_ci_halfwidth(stop_state *st);
+void stop_free(stop_state *st);
+
+#endif

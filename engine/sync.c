@@ -1,0 +1,187 @@
+#include "sync.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { TAG_PING = 901, TAG_PONG, TAG_RPING, TAG_RPONG, TAG_RESULT, TAG_GO }; /* TAG_PING + 1 is its pong */
+
+/* Points closer together than this give no useful drift: fit offset only. */
+static const double MIN_DRIFT_SPAN_S = 0.05;
+
+void sync_init(sync_ctx *s, const timer *t, MPI_Comm world, int rounds)
+{
+    memset(s, 0, sizeof *s);
+    s->t = t;
+    MPI_Comm_dup(world, &s->comm);
+    MPI_Comm_rank(s->comm, &s->rank);
+    MPI_Comm_size(s->comm, &s->size);
+    s->rounds = rounds;
+}
+
+void sync_free(sync_ctx *s)
+{
+    free(s->points);
+    MPI_Comm_free(&s->comm);
+}
+
+static void add_point(sync_ctx *s, sync_point p)
+{
+    if (s->npoints == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->points = realloc(s->points, (size_t)s->cap * sizeof *s->points);
+    }
+    s->points[s->npoints++] = p;
+}
+
+/* The initiator of a round trip keeps its round with the shortest round trip
+ * (its error is bounded by half of it) as (t_send, remote, t_recv). */
+static void initiate(sync_ctx *s, int peer, int tag, double best[3])
+{
+    best[0] = 0, best[1] = 0, best[2] = INFINITY;
+    for (int i = 0; i < s->rounds; i++) {
+        double remote, t1 = timer_now(s->t);
+        MPI_Send(&t1, 1, MPI_DOUBLE, peer, tag, s->comm);
+        MPI_Recv(&remote, 1, MPI_DOUBLE, peer, tag + 1, s->comm, MPI_STATUS_IGNORE);
+        double t2 = timer_now(s->t);
+        if (t2 - t1 < best[2] - best[0]) best[0] = t1, best[1] = remote, best[2] = t2;
+    }
+}
+
+static void respond(sync_ctx *s, int peer, int tag)
+{
+    for (int i = 0; i < s->rounds; i++) {
+        double ping;
+        MPI_Recv(&ping, 1, MPI_DOUBLE, peer, tag, s->comm, MPI_STATUS_IGNORE);
+        double now = timer_now(s->t);
+        MPI_Send(&now, 1, MPI_DOUBLE, peer, tag + 1, s->comm);
+    }
+}
+
+/* One offset point between rank 0 and `peer`, from round trips in both
+ * directions: a responder that notices a message late (it was descheduled,
+ * as when ranks share CPUs) biases the offset towards its side, and averaging
+ * the two directions cancels that bias. */
+static void measure_as_root(sync_ctx *s, int peer)
+{
+    double mine[3], theirs[3];
+    initiate(s, peer, TAG_PING, mine);
+    respond(s, peer, TAG_PING + 2);
+    MPI_Recv(theirs, 3, MPI_DOUBLE, peer, TAG_RESULT, s->comm, MPI_STATUS_IGNORE);
+    /* peer - root, seen from each side */
+    double off_root = mine[1] - 0.5 * (mine[0] + mine[2]);
+    double off_peer = 0.5 * (theirs[0] + theirs[2]) - theirs[1];
+    double rtt_root = mine[2] - mine[0], rtt_peer = theirs[2] - theirs[0];
+    sync_point p = {mine[1], 0.5 * (off_root + off_peer), rtt_root > rtt_peer ? rtt_root : rtt_peer};
+    MPI_Send(&p, 3, MPI_DOUBLE, peer, TAG_RESULT, s->comm);
+}
+
+static void measure_as_peer(sync_ctx *s)
+{
+    double mine[3];
+    respond(s, 0, TAG_PING);
+    initiate(s, 0, TAG_PING + 2, mine);
+    MPI_Send(mine, 3, MPI_DOUBLE, 0, TAG_RESULT, s->comm);
+    sync_point p;
+    MPI_Recv(&p, 3, MPI_DOUBLE, 0, TAG_RESULT, s->comm, MPI_STATUS_IGNORE);
+    add_point(s, p);
+}
+
+/* Weighted least squares of offset against local time over all points so
+ * far. A point's error is bounded by half its round trip, so fast round trips
+ * count more (weight 1/rtt^2). */
+static void fit(sync_ctx *s)
+{
+    clock_model *m = &s->model;
+    int n = s->npoints;
+    if (s->rank == 0 || n == 0) {
+        memset(m, 0, sizeof *m);
+        return;
+    }
+    const sync_point *p = s->points;
+    double ref = p[0].local_s, sw = 0, sx = 0, sy = 0;
+    for (int i = 0; i < n; i++) {
+        double w = 1.0 / (p[i].rtt_s * p[i].rtt_s + 1e-18);
+        sw += w;
+        sx += w * (p[i].local_s - ref);
+        sy += w * p[i].offset_s;
+    }
+    double mx = sx / sw, my = sy / sw, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double w = 1.0 / (p[i].rtt_s * p[i].rtt_s + 1e-18), dx = p[i].local_s - ref - mx;
+        sxx += w * dx * dx;
+        sxy += w * dx * (p[i].offset_s - my);
+    }
+    double span = p[n - 1].local_s - ref;
+    m->drift = (span >= MIN_DRIFT_SPAN_S && sxx > 0) ? sxy / sxx : 0.0;
+    m->ref_s = ref + mx;
+    m->offset_s = my;
+    double ss = 0;
+    for (int i = 0; i < n; i++) {
+        double r = p[i].offset_s - (m->offset_s + m->drift * (p[i].local_s - m->ref_s));
+        ss += r * r;
+    }
+    m->residual_s = sqrt(ss / n);
+}
+
+static void warm_up(sync_ctx *s)
+{
+    enum { ROUNDS = 200 };
+    double x = 0;
+    for (int peer = 1; peer < s->size; peer++) {
+        for (int i = 0; i < ROUNDS; i++) {
+            if (s->rank == 0) {
+                MPI_Send(&x, 1, MPI_DOUBLE, peer, TAG_PING, s->comm);
+                MPI_Recv(&x, 1, MPI_DOUBLE, peer, TAG_PONG, s->comm, MPI_STATUS_IGNORE);
+            } else if (s->rank == peer) {
+                MPI_Recv(&x, 1, MPI_DOUBLE, 0, TAG_PING, s->comm, MPI_STATUS_IGNORE);
+                MPI_Send(&x, 1, MPI_DOUBLE, 0, TAG_PONG, s->comm);
+            }
+        }
+    }
+    s->warm = 1;
+}
+
+/* Waits for `req` while sleeping between tests: ranks not taking part in the
+ * current exchange must leave the CPUs to the two that do (MPI's own waits
+ * poll, which skews round trips when ranks share CPUs). */
+static void sleepy_wait(MPI_Request *req)
+{
+    const struct timespec nap = {0, 20000};
+    int done = 0;
+    for (MPI_Test(req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(req, &done, MPI_STATUS_IGNORE))
+        nanosleep(&nap, NULL);
+}
+
+void sync_measure(sync_ctx *s, int npoints)
+{
+    if (!s->warm) warm_up(s);
+    MPI_Request req;
+    char go = 0;
+    for (int k = 0; k < npoints; k++) {
+        for (int peer = 1; peer < s->size; peer++) {
+            if (s->rank == 0) {
+                MPI_Send(&go, 1, MPI_CHAR, peer, TAG_GO, s->comm);
+                measure_as_root(s, peer);
+            } else if (s->rank == peer) {
+                MPI_Irecv(&go, 1, MPI_CHAR, 0, TAG_GO, s->comm, &req);
+                sleepy_wait(&req);
+                measure_as_peer(s);
+            }
+        }
+    }
+    MPI_Ibarrier(s->comm, &req);
+    sleepy_wait(&req);
+    fit(s);
+}
+
+double sync_to_global(const clock_model *m, double local)
+{
+    return local - (m->offset_s + m->drift * (local - m->ref_s));
+}
+
+double sync_to_local(const clock_model *m, double global)
+{
+    return (global + m->offset_s - m->drift * m->ref_s) / (1.0 - m->drift);
+}

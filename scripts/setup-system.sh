@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mpiscope needs, only those that are missing,
+# so a second run takes a moment. Needs root (as on a fresh Debian 12 machine).
+set -euo pipefail
+
+packages=(
+  build-essential make git          # C toolchain for the engine
+  openmpi-bin libopenmpi-dev         # Open MPI 4.1 (default library)
+  mpich libmpich-dev                 # MPICH 4.0
+  python3 python3-venv python3-dev   # the analysis side
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: missing Debian packages: ${missing[*]}; run as root or install them first" >&2
+    exit 2
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

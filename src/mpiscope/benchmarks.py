@@ -1,0 +1,22 @@
+"""What the engine can measure, with each benchmark's rank requirements."""
+
+POINT_TO_POINT = ("pingpong", "oneway", "multipair", "pairs", "ring", "bw", "bibw")
+COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
+               "alltoall", "reduce_scatter_block")
+ALL = POINT_TO_POINT + COLLECTIVES
+MIN_RANKS = {name: 2 for name in POINT_TO_POINT} | {name: 1 for name in COLLECTIVES}
+
+SUITES = {
+    # A minute or so on a laptop: the shapes that matter most.
+    "quick": {"bench": ("pingpong", "oneway", "bw", "ring", "barrier", "bcast", "allreduce",
+                        "allgather", "alltoall"),
+              "sizes": "1-1M:x8"},
+    # IMB-like coverage: every benchmark, 1 B to 4 MiB in powers of two.
+    "full": {"bench": tuple(b for b in ALL if b != "pairs"), "sizes": "1-4M:x2"},
+}
+
+SIZELESS = ("barrier",)  # measured once, at size 0
+
+
+def series_count(benches, sizes):
+    return sum(1 if b in SIZELESS else len(sizes) for b in benches)

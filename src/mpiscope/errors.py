@@ -1,0 +1,12 @@
+"""Error types that the CLI maps to exit codes."""
+
+
+class UsageError(Exception):
+    """Bad input from the user: the CLI prints the message and exits with 2.
+
+    The message says what was wrong and what to do instead.
+    """
+
+
+class RunFailed(Exception):
+    """A measurement that started but did not finish; the run is kept, marked failed."""

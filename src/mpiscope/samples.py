@@ -1,0 +1,303 @@
+"""Samples derived from per-rank rows: one value per measured repetition.
+
+The rules are those of docs/raw-format.md, "Samples derived from rows".
+A sample is valid when every rank that contributes to it is valid; invalid
+samples are counted, never silently dropped. A sample whose value cannot be
+computed (partner row missing after a crash, no clock model) counts as
+invalid too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import UsageError
+
+COLLECTIVES = frozenset({
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
+    "alltoall", "reduce_scatter_block",
+})
+# Ring is one operation over all ranks, so it is reduced like a collective.
+_COLLECTIVE_LIKE = COLLECTIVES | {"ring"}
+_BANDWIDTH = frozenset({"bw", "bibw"})
+# Durations measured on one rank only: local timer differences, as OSU does.
+_LOCAL_DURATION = frozenset({"pingpong"}) | _BANDWIDTH
+_PAIRWISE = frozenset({"multipair", "pairs"})
+DEFAULT_WINDOW_MSGS = 64
+
+# Columns the derivations read.
+COLUMNS = ("launch", "rep", "rank", "role", "peer",
+           "t_start_local", "t_end_local", "t_start", "t_end", "t_sched", "valid")
+
+
+def is_collective(bench: str) -> bool:
+    """True for benchmarks summarized as one operation over all ranks."""
+    return bench in _COLLECTIVE_LIKE
+
+
+def unit(bench: str) -> str:
+    """Unit of the sample values: seconds, or bytes per second for bw/bibw."""
+    return "B/s" if bench in _BANDWIDTH else "s"
+
+
+@dataclass
+class Samples:
+    """Valid sample values of one bench × size (one launch or all launches).
+
+    `values[i]` was measured in launch `launch[i]`, repetition `rep[i]`, by
+    the rank or pair named `source[i]`: a rank number ("3", for collectives
+    the rank that finished last) or "a->b" (sender -> receiver, or
+    initiator -> responder for round trips).
+    """
+
+    values: np.ndarray
+    n_invalid: int
+    rep: np.ndarray
+    launch: np.ndarray
+    source_a: np.ndarray
+    source_b: np.ndarray  # -1 when the source is a single rank
+
+    @property
+    def source(self) -> np.ndarray:
+        return _labels(self.source_a, self.source_b)
+
+    def __len__(self):
+        return len(self.values)
+
+
+def _labels(a, b):
+    if len(a) == 0:
+        return np.array([], dtype=object)
+    # Few distinct sources: build each label once, then index.
+    codes = a.astype(np.int64) * (1 << 32) + (b.astype(np.int64) + 1)
+    uniq, inverse = np.unique(codes, return_inverse=True)
+    names = []
+    for code in uniq:
+        ra, rb = int(code >> 32), int(code & 0xFFFFFFFF) - 1
+        names.append(str(ra) if rb < 0 else f"{ra}->{rb}")
+    return np.array(names, dtype=object)[inverse]
+
+
+@dataclass
+class _Raw:
+    """Derived samples before the valid ones are selected."""
+
+    values: np.ndarray
+    valid: np.ndarray
+    rep: np.ndarray
+    launch: np.ndarray
+    source_a: np.ndarray
+    source_b: np.ndarray
+
+    def to_samples(self) -> Samples:
+        ok = self.valid & np.isfinite(self.values)
+        return Samples(self.values[ok], int((~ok).sum()), self.rep[ok], self.launch[ok],
+                       self.source_a[ok], self.source_b[ok])
+
+
+def _empty():
+    e = np.array([], dtype=np.float64)
+    i = np.array([], dtype=np.int32)
+    return _Raw(e, np.array([], dtype=bool), i, i, i, i)
+
+
+def _partner_index(cols, rows):
+    """Index of the row of each row's peer at the same launch and rep (-1 if absent)."""
+    launch = cols["launch"].astype(np.int64)
+    rank = cols["rank"].astype(np.int64)
+    rep = cols["rep"].astype(np.int64)
+    nrep = int(rep.max()) + 1 if len(rep) else 1
+    nrank = int(max(rank.max(), cols["peer"].max())) + 1 if len(rank) else 1
+    keys = (launch * nrank + rank) * nrep + rep
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    peer = cols["peer"][rows].astype(np.int64)
+    want = (launch[rows] * nrank + peer) * nrep + rep[rows]
+    if len(sorted_keys) == 0:
+        return np.full(len(rows), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(sorted_keys, want), len(sorted_keys) - 1)
+    found = (peer >= 0) & (sorted_keys[pos] == want)
+    return np.where(found, order[pos], -1)
+
+
+def _take_or_nan(arr, idx):
+    out = np.full(len(idx), np.nan)
+    ok = idx >= 0
+    out[ok] = arr[idx[ok]]
+    return out
+
+
+def _pair_samples(bench, cols, window_msgs, size):
+    rows = np.flatnonzero(cols["role"] == "initiator")
+    if len(rows) == 0:
+        return _empty()
+    partner = _partner_index(cols, rows)
+    has_p = partner >= 0
+    p_valid = np.where(has_p, cols["valid"][np.maximum(partner, 0)], True)
+    a = cols["rank"][rows].astype(np.int32)
+    b = cols["peer"][rows].astype(np.int32)
+    launch = cols["launch"][rows].astype(np.int32)
+    rep = cols["rep"][rows].astype(np.int32)
+
+    if bench in _LOCAL_DURATION:
+        # Only the initiator's own timer matters; the responder still
+        # contributes (a late responder stretches the round trip).
+        dur = cols["t_end_local"][rows] - cols["t_start_local"][rows]
+        valid = cols["valid"][rows] & p_valid
+        if bench == "pingpong":
+            values = dur / 2.0
+        else:
+            msgs = _per_launch(window_msgs, launch)
+            nbytes = size * msgs * (2.0 if bench == "bibw" else 1.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.where(dur > 0, nbytes / dur, np.nan)
+        return _sorted(_Raw(values, valid, rep, launch, a, b))
+
+    valid = cols["valid"][rows] & p_valid & has_p
+    fwd = _take_or_nan(cols["t_end"], partner) - cols["t_start"][rows]
+    if bench == "oneway":
+        return _sorted(_Raw(fwd, valid, rep, launch, a, b))
+    # Pairwise exchange: the responder replies after its receive, so each
+    # direction is one one-way time.
+    bwd = cols["t_end"][rows] - _take_or_nan(cols["t_start"], partner)
+    raw = _Raw(np.concatenate([fwd, bwd]), np.concatenate([valid, valid]),
+               np.concatenate([rep, rep]), np.concatenate([launch, launch]),
+               np.concatenate([a, b]), np.concatenate([b, a]))
+    return _sorted(raw)
+
+
+def _sorted(raw):
+    order = np.lexsort((raw.source_b, raw.source_a, raw.rep, raw.launch))
+    return _Raw(raw.values[order], raw.valid[order], raw.rep[order], raw.launch[order],
+                raw.source_a[order], raw.source_b[order])
+
+
+def _collective_samples(cols):
+    member = np.flatnonzero(cols["role"] != "idle")
+    if len(member) == 0:
+        return _empty()
+    launch = cols["launch"][member].astype(np.int64)
+    rep = cols["rep"][member].astype(np.int64)
+    rank = cols["rank"][member].astype(np.int64)
+    order = np.lexsort((rank, rep, launch))
+    idx = member[order]
+    launch, rep, rank = launch[order], rep[order], rank[order]
+    new_group = np.ones(len(idx), dtype=bool)
+    new_group[1:] = (launch[1:] != launch[:-1]) | (rep[1:] != rep[:-1])
+    starts = np.flatnonzero(new_group)
+    group = np.cumsum(new_group) - 1
+
+    # Rows are sorted by rank within a group, so a group's first row is its
+    # lowest rank: rank 0 when present, whose t_sched is the agreed start.
+    sched = cols["t_sched"][idx][starts]
+    window = np.isfinite(sched)
+    g_end = cols["t_end"][idx]
+    local_dur = cols["t_end_local"][idx] - cols["t_start_local"][idx]
+    # Window sync: latest global end - agreed global start.
+    # Barrier sync: the longest per-rank local duration.
+    metric = np.where(window[group], g_end, local_dur)
+    # NaN (no clock model) must win the max so the sample is not trusted.
+    gmax = np.maximum.reduceat(metric, starts)
+    values = np.where(window, gmax - sched, gmax)
+    valid = np.logical_and.reduceat(cols["valid"][idx], starts)
+
+    is_max = (metric == gmax[group]) | (np.isnan(metric) & np.isnan(gmax[group]))
+    hits = np.flatnonzero(is_max)
+    first_groups, first_pos = np.unique(group[hits], return_index=True)
+    src = np.full(len(starts), -1, dtype=np.int32)
+    src[first_groups] = rank[hits[first_pos]]
+    return _Raw(values, valid, rep[starts].astype(np.int32), launch[starts].astype(np.int32),
+                src, np.full(len(starts), -1, dtype=np.int32))
+
+
+def _per_launch(window_msgs, launch):
+    if isinstance(window_msgs, dict):
+        out = np.full(len(launch), float(DEFAULT_WINDOW_MSGS))
+        for k in np.unique(launch):
+            out[launch == k] = window_msgs.get(int(k)) or DEFAULT_WINDOW_MSGS
+        return out
+    return np.full(len(launch), float(window_msgs if window_msgs else DEFAULT_WINDOW_MSGS))
+
+
+def derive(bench: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS) -> Samples:
+    """Derive samples from the rows of one bench × algo × size.
+
+    `cols` maps the names in COLUMNS to numpy arrays (rows of any launches).
+    `window_msgs` is a number or a dict launch -> number (bw/bibw only).
+    """
+    return _derive_raw(bench, size, cols, window_msgs).to_samples()
+
+
+def _derive_raw(bench, size, cols, window_msgs):
+    if len(cols["rank"]) == 0:
+        return _empty()
+    if is_collective(bench):
+        return _collective_samples(cols)
+    if bench in _LOCAL_DURATION or bench == "oneway" or bench in _PAIRWISE:
+        return _pair_samples(bench, cols, window_msgs, size)
+    # An unknown benchmark (newer engine): treat it like a collective, which
+    # is well defined for any set of ranks.
+    return _collective_samples(cols)
+
+
+def table_context(table: pa.Table) -> dict:
+    """The context JSON stored in a samples table's schema metadata ({} if none)."""
+    meta = table.schema.metadata or {}
+    raw = meta.get(b"mpiscope.context")
+    return json.loads(raw) if raw else {}
+
+
+def _strings(arr):
+    """A string column as a numpy object array, converting each distinct value once."""
+    if len(arr) == 0:
+        return np.array([], dtype=object)
+    enc = pc.dictionary_encode(arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr)
+    names = np.array(enc.dictionary.to_pylist(), dtype=object)
+    return names[enc.indices.to_numpy(zero_copy_only=False)]
+
+
+def _columns(table):
+    cols = {}
+    for name in COLUMNS:
+        arr = table[name]
+        if name == "role":
+            cols[name] = _strings(arr)
+        else:
+            cols[name] = arr.to_numpy()
+    return cols
+
+
+def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None,
+                  context=None) -> Samples:
+    """Valid samples of `bench` at `size` (all launches, or only `launch`).
+
+    `algo` selects the algorithm when the run measured several for this
+    bench; by default the only one present. `context` defaults to the one
+    stored in the table's metadata (needed for bw/bibw window_msgs).
+    """
+    if context is None:
+        context = table_context(table)
+    mask = pc.and_(pc.equal(table["bench"], bench), pc.equal(table["size"], int(size)))
+    if launch is not None:
+        mask = pc.and_(mask, pc.equal(table["launch"], int(launch)))
+    sub = table.filter(mask)
+    if algo is None:
+        present = sorted(pc.unique(sub["algo"]).to_pylist())
+        if len(present) > 1:
+            raise UsageError(
+                f"{bench} at {size} B was measured with several algorithms "
+                f"({', '.join(present)}); choose one")
+        algo = present[0] if present else None
+    if algo is not None:
+        sub = sub.filter(pc.equal(sub["algo"], algo))
+    window_msgs = {}
+    for s in context.get("series", []):
+        if s.get("bench") == bench and int(s.get("size", -1)) == int(size) and \
+                (algo is None or s.get("algo", algo) == algo):
+            window_msgs[int(s.get("launch", 0))] = s.get("window_msgs") or DEFAULT_WINDOW_MSGS
+    return derive(bench, int(size), _columns(sub), window_msgs)

@@ -1,0 +1,293 @@
+"""Raw per-rank files -> one Parquet table per run (samples.parquet).
+
+One row per rank × repetition, with the local timestamps as recorded and the
+same timestamps on the global clock (rank 0's timer), so every number
+derived later can be traced back to the row that produced it. Run-level
+facts (series, clock models, hosts) go into the file's metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import SCHEMA_VERSION
+from .atomic import atomic_path
+from .errors import UsageError
+from .rawfile import read_raw
+from .samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive
+
+SAMPLES_FILE = "samples.parquet"
+META_VERSION = b"mpiscope.schema_version"
+META_CONTEXT = b"mpiscope.context"
+
+SCHEMA = pa.schema([
+    ("bench", pa.string()),
+    ("algo", pa.string()),
+    ("size", pa.int64()),
+    ("launch", pa.int32()),
+    ("rep", pa.int32()),
+    ("rank", pa.int32()),
+    ("role", pa.string()),
+    ("peer", pa.int32()),
+    ("t_start_local", pa.float64()),
+    ("t_end_local", pa.float64()),
+    ("t_sched_local", pa.float64()),
+    ("t_start", pa.float64()),
+    ("t_end", pa.float64()),
+    ("t_sched", pa.float64()),
+    ("valid", pa.bool_()),
+])
+
+_NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64,
+          pa.bool_(): np.bool_}
+
+# Context keys computed by ingest from the raw files.
+INGEST_KEYS = ("series", "clock", "ranks", "timer", "mpi_library", "mpi_version",
+               "incomplete_ranks")
+
+_RAW_NAME = re.compile(r"^rank-(\d+)\.raw(\.part)?$")
+_LAUNCH_NAME = re.compile(r"^launch-(\d+)$")
+
+
+def _raw_files(run_dir):
+    """(launch, rank, path) sorted by launch then rank; a .raw wins over a .part."""
+    found = {}
+    for ldir in (run_dir / "raw").glob("launch-*"):
+        lm = _LAUNCH_NAME.match(ldir.name)
+        if not lm or not ldir.is_dir():
+            continue
+        for f in ldir.iterdir():
+            m = _RAW_NAME.match(f.name)
+            if not m:
+                continue
+            key = (int(lm.group(1)), int(m.group(1)))
+            if key not in found or found[key].name.endswith(".part"):
+                found[key] = f
+    return [(lk, rk, found[(lk, rk)]) for lk, rk in sorted(found)]
+
+
+def _clock_model(rank, sync_blocks):
+    """The newest sync block's model; rank 0 is the reference (zero model)."""
+    if sync_blocks:
+        meta = sync_blocks[-1].meta
+        model = meta.get("model") or {}
+        return {k: float(model.get(k, 0.0)) for k in ("offset_s", "drift", "ref_s")}, meta
+    if rank == 0:
+        return {"offset_s": 0.0, "drift": 0.0, "ref_s": 0.0}, None
+    return None, None
+
+
+def _to_global(local, model):
+    if model is None:
+        return np.full(len(local), np.nan)
+    return local - (model["offset_s"] + model["drift"] * (local - model["ref_s"]))
+
+
+class _Columns:
+    """Accumulates per-block arrays; strings are kept as dictionary codes."""
+
+    def __init__(self):
+        self.parts = {name: [] for name in SCHEMA.names}
+        self.dicts = {"bench": {}, "algo": {}, "role": {}}
+        self.nrows = 0
+
+    def _code(self, name, value):
+        return self.dicts[name].setdefault(value, len(self.dicts[name]))
+
+    def add(self, n, strings, ints, floats, valid):
+        for name, value in strings.items():
+            self.parts[name].append(np.full(n, self._code(name, value), dtype=np.int32))
+        for name, (value, dtype) in ints.items():
+            self.parts[name].append(np.full(n, value, dtype=dtype))
+        self.parts["rep"].append(np.arange(n, dtype=np.int32))
+        for name, arr in floats.items():
+            self.parts[name].append(np.asarray(arr, dtype=np.float64))
+        self.parts["valid"].append(np.asarray(valid, dtype=bool))
+        start = self.nrows
+        self.nrows += n
+        return slice(start, self.nrows)
+
+    def arrays(self):
+        out = {}
+        for field in SCHEMA:
+            parts = self.parts[field.name]
+            if field.name in self.dicts:
+                codes = np.concatenate(parts) if parts else np.array([], dtype=np.int32)
+                out[field.name] = (codes, list(self.dicts[field.name]))
+            else:
+                out[field.name] = (np.concatenate(parts) if parts
+                                   else np.array([], dtype=_NUMPY[field.type]))
+        return out
+
+
+def _to_table(arrays, metadata):
+    cols = []
+    for field in SCHEMA:
+        value = arrays[field.name]
+        if isinstance(value, tuple):
+            codes, names = value
+            dictionary = pa.array(names, type=pa.string())
+            cols.append(pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary)
+                        .cast(pa.string()))
+        else:
+            cols.append(pa.array(value, type=field.type))
+    return pa.Table.from_arrays(cols, schema=SCHEMA.with_metadata(metadata))
+
+
+def _series_entry(meta, launch):
+    return {
+        "bench": meta.get("bench"),
+        "algo": meta.get("algo", "mpi"),
+        "size": int(meta.get("size", 0)),
+        "launch": launch,
+        "reps": meta.get("reps"),
+        "stop": meta.get("stop"),
+        "window_s": meta.get("window_s"),
+        "window_msgs": meta.get("window_msgs"),
+        "count": meta.get("count"),
+        "datatype": meta.get("datatype"),
+        "invalid": 0,
+    }
+
+
+def ingest(run_dir, context: dict) -> pa.Table:
+    """Read every raw file of a run, write `run_dir/samples.parquet`, return the table.
+
+    Local times are converted to global ones with each rank's newest sync
+    block. `context` is stored in the file metadata together with what
+    ingest learns from the raw files (see INGEST_KEYS); the table returned
+    carries the same metadata. A run without raw files gives zero rows.
+    """
+    run_dir = Path(run_dir)
+    ctx = dict(context)
+    cols = _Columns()
+    series = {}        # (bench, algo, size, launch) -> entry, in run order
+    series_rows = {}   # same key -> list of row slices
+    clock, ranks, incomplete = {}, {}, []
+    first_header = None
+
+    for launch_k, rank_k, path in _raw_files(run_dir):
+        raw = read_raw(path)
+        h = raw.header
+        launch = int(h.get("launch", launch_k))
+        rank = int(h.get("rank", rank_k))
+        if not raw.complete:
+            incomplete.append([launch, rank])
+        if h and first_header is None:
+            first_header = h
+        syncs = [b for b in raw.blocks if b.meta.get("kind") == "sync"]
+        model, sync_meta = _clock_model(rank, syncs)
+        host, cpus = h.get("host"), h.get("cpus")
+        ranks.setdefault(str(launch), {})[str(rank)] = {"host": host, "cpus": cpus}
+        entry = {"host": host, "cpus": cpus, "model": model,
+                 "phase": sync_meta.get("phase") if sync_meta else None,
+                 "residual_s": sync_meta.get("residual_s") if sync_meta else None}
+        if sync_meta and sync_meta.get("recovery_error_s") is not None:
+            entry["recovery_error_s"] = sync_meta["recovery_error_s"]
+        clock.setdefault(str(launch), {})[str(rank)] = entry
+
+        for block in raw.blocks:
+            meta = block.meta
+            if meta.get("kind") != "series":
+                continue
+            key = (meta.get("bench"), meta.get("algo", "mpi"), int(meta.get("size", 0)), launch)
+            if key not in series:
+                series[key] = _series_entry(meta, launch)
+            if block.nrows == 0:
+                continue  # an idle rank
+            sl = cols.add(
+                block.nrows,
+                strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},
+                ints={"size": (key[2], np.int64), "launch": (launch, np.int32),
+                      "rank": (rank, np.int32), "peer": (int(meta.get("peer", -1)), np.int32)},
+                floats={"t_start_local": block.t_start, "t_end_local": block.t_end,
+                        "t_sched_local": block.t_sched,
+                        "t_start": _to_global(block.t_start, model),
+                        "t_end": _to_global(block.t_end, model),
+                        "t_sched": _to_global(block.t_sched, model)},
+                valid=block.valid)
+            series_rows.setdefault(key, []).append(sl)
+
+    arrays = cols.arrays()
+    _count_invalid(arrays, series, series_rows)
+
+    first_header = first_header or {}
+    ctx.update({
+        "series": list(series.values()),
+        "clock": clock,
+        "ranks": ranks,
+        "timer": first_header.get("timer"),
+        "mpi_library": first_header.get("mpi_library"),
+        "mpi_version": first_header.get("mpi_version"),
+        "incomplete_ranks": incomplete,
+    })
+    metadata = {META_VERSION: str(SCHEMA_VERSION).encode(),
+                META_CONTEXT: json.dumps(ctx).encode()}
+    table = _to_table(arrays, metadata)
+    with atomic_path(run_dir / SAMPLES_FILE) as tmp:
+        pq.write_table(table, tmp)
+    return table
+
+
+def _count_invalid(arrays, series, series_rows):
+    """Fill each series entry's `invalid` with its number of invalid samples."""
+    for key, slices in series_rows.items():
+        idx = np.concatenate([np.arange(s.start, s.stop) for s in slices])
+        cols = {}
+        for name in COLUMNS:
+            value = arrays[name]
+            if isinstance(value, tuple):
+                codes, names = value
+                cols[name] = np.array(names, dtype=object)[codes[idx]]
+            else:
+                cols[name] = value[idx]
+        entry = series[key]
+        wm = entry.get("window_msgs") or DEFAULT_WINDOW_MSGS
+        entry["invalid"] = derive(key[0], key[2], cols, {key[3]: wm}).n_invalid
+
+
+def _load_v1(table, run_dir):
+    ctx = json.loads((table.schema.metadata or {}).get(META_CONTEXT, b"{}"))
+    # context.json is rewritten by the runner (e.g. the final status), so it
+    # wins for its own keys; what ingest derived from raw files stays.
+    cj = run_dir / "context.json"
+    if cj.exists():
+        try:
+            outer = json.loads(cj.read_text())
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{cj} is not valid JSON ({exc})") from None
+        ctx.update({k: v for k, v in outer.items() if k not in INGEST_KEYS})
+    return table, ctx
+
+
+_LOADERS = {"1": _load_v1}
+
+
+def load(run_dir) -> tuple[pa.Table, dict]:
+    """Read `run_dir/samples.parquet`: (table, context). Branches on the schema version."""
+    run_dir = Path(run_dir)
+    path = run_dir / SAMPLES_FILE
+    if not path.exists():
+        raise UsageError(
+            f"{run_dir} has no {SAMPLES_FILE}: the run did not get as far as storing "
+            "its samples (see its context.json for the error)")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise UsageError(f"{path} cannot be read as Parquet ({exc})") from None
+    meta = table.schema.metadata or {}
+    version = meta.get(META_VERSION)
+    if version is None:
+        raise UsageError(f"{path} is not an mpiscope samples file (no schema version)")
+    loader = _LOADERS.get(version.decode())
+    if loader is None:
+        raise UsageError(
+            f"{path} has schema version {version.decode()}, which this mpiscope does not "
+            f"read (it reads {', '.join(_LOADERS)}); use the mpiscope version that wrote it")
+    return loader(table, run_dir)

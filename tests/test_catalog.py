@@ -1,0 +1,113 @@
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from mpiscope import catalog
+from mpiscope.errors import UsageError
+from rawgen import context_for
+
+
+def _make_run(out, run_id, created, status="completed", benches=("pingpong",)):
+    run = out / run_id
+    run.mkdir(parents=True)
+    ctx = context_for(run_id=run_id, created=created, status=status, benches=list(benches))
+    (run / "context.json").write_text(json.dumps(ctx))
+    return run
+
+
+@pytest.fixture
+def out(tmp_path):
+    out = tmp_path / "runs"
+    _make_run(out, "20240301-090000-aaaa", "2024-03-01T09:00:00+00:00")
+    _make_run(out, "20240302-090000-bbbb", "2024-03-02T09:00:00+00:00", status="failed")
+    _make_run(out, "20240302-100000-cccc", "2024-03-02T10:00:00+00:00",
+              benches=("allreduce", "bcast"))
+    return out
+
+
+def test_list_runs(out):
+    runs = catalog.list_runs(out)
+    assert [r["run_id"] for r in runs] == ["20240301-090000-aaaa", "20240302-090000-bbbb",
+                                           "20240302-100000-cccc"]
+    assert runs[1]["status"] == "failed"
+    assert runs[2]["benches"] == ["allreduce", "bcast"]
+    assert runs[0]["mpi"] == "openmpi" and runs[0]["np"] == 2
+    assert runs[0]["path"] == str((out / "20240301-090000-aaaa").resolve())
+    assert (out / "catalog.duckdb").exists()
+
+
+def test_list_runs_without_out_dir(tmp_path):
+    assert catalog.list_runs(tmp_path / "nothing") == []
+
+
+def test_resolve_id_prefix_latest_path(out):
+    assert catalog.resolve(out, "20240301-090000-aaaa").name == "20240301-090000-aaaa"
+    assert catalog.resolve(out, "20240301").name == "20240301-090000-aaaa"
+    assert catalog.resolve(out, "latest").name == "20240302-100000-cccc"
+    assert catalog.resolve(out, str(out / "20240302-090000-bbbb")) == out / "20240302-090000-bbbb"
+
+
+def test_resolve_ambiguous(out):
+    with pytest.raises(UsageError, match="ambiguous") as exc:
+        catalog.resolve(out, "20240302")
+    assert "20240302-090000-bbbb" in str(exc.value) and "20240302-100000-cccc" in str(exc.value)
+
+
+def test_resolve_unknown(out):
+    with pytest.raises(UsageError, match="no run 'nope'") as exc:
+        catalog.resolve(out, "nope")
+    assert "mpiscope runs" in str(exc.value)
+
+
+def test_resolve_with_no_runs(tmp_path):
+    with pytest.raises(UsageError, match="no runs under"):
+        catalog.resolve(tmp_path, "latest")
+
+
+def test_refresh_adds_and_drops(out):
+    assert len(catalog.list_runs(out)) == 3
+    shutil.rmtree(out / "20240301-090000-aaaa")
+    _make_run(out, "20240303-090000-dddd", "2024-03-03T09:00:00+00:00")
+    catalog.refresh(out)
+    assert [r["run_id"] for r in catalog.list_runs(out)] == [
+        "20240302-090000-bbbb", "20240302-100000-cccc", "20240303-090000-dddd"]
+    assert catalog.resolve(out, "latest").name == "20240303-090000-dddd"
+
+
+def test_record_updates_a_run(out):
+    run = out / "20240302-090000-bbbb"
+    ctx = json.loads((run / "context.json").read_text())
+    ctx["status"] = "completed"
+    (run / "context.json").write_text(json.dumps(ctx))
+    catalog.record(out, run, ctx)
+    assert {r["run_id"]: r["status"] for r in catalog.list_runs(out)}["20240302-090000-bbbb"] \
+        == "completed"
+
+
+def test_damaged_context_is_skipped(out):
+    bad = out / "20240309-000000-zzzz"
+    bad.mkdir()
+    (bad / "context.json").write_text("{ half written")
+    assert len(catalog.list_runs(out)) == 3
+
+
+def test_locked_catalog_falls_back_to_scanning(out):
+    catalog.list_runs(out)  # create the database
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import duckdb, sys, time
+        con = duckdb.connect({str(out / 'catalog.duckdb')!r})
+        print("locked", flush=True)
+        sys.stdin.readline()
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        runs = catalog.list_runs(out)
+        assert [r["run_id"] for r in runs][-1] == "20240302-100000-cccc"
+        assert catalog.resolve(out, "latest").name == "20240302-100000-cccc"
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
