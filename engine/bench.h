@@ -21,6 +21,7 @@ typedef struct series {
     const buffers *buf;
     const timer *t;
     int check, root_rotate, window_msgs;
+    int corrupt; /* test-only: --check must see this added to every received element */
     MPI_Request *reqs;  /* 2 * window_msgs, for the windowed bandwidth tests */
     /* Filled by the benchmark's describe(): what is handed to MPI. */
     long count;

@@ -19,7 +19,7 @@ void check_fail(const series *s, long rep, const char *what, size_t index, long 
 void check_verify(const series *s, const unsigned char *p, size_t n, long who, long rep, const char *what)
 {
     for (size_t i = 0; i < n; i++) {
-        unsigned char want = check_byte(who, i, rep);
-        if (p[i] != want) check_fail(s, rep, what, i, p[i], want);
+        unsigned char want = check_byte(who, i, rep), got = (unsigned char)(p[i] + s->corrupt);
+        if (got != want) check_fail(s, rep, what, i, got, want);
     }
 }

@@ -117,7 +117,9 @@ int series_run(engine *e, const bench_def *def, size_t bytes)
     const options *o = e->o;
     int *pairs, npairs = pairs_of(e, def, &pairs);
     series s = {.world = e->world, .rank = e->rank, .size = e->size, .bytes = bytes, .buf = &e->buf,
-                .t = &e->t, .check = o->check, .root_rotate = o->root_rotate, .window_msgs = o->window_msgs};
+                .t = &e->t, .check = o->check, .root_rotate = o->root_rotate, .window_msgs = o->window_msgs,
+                /* test-only: proves that --check can fail */
+                .corrupt = getenv("MPISCOPE_TEST_CORRUPT") != NULL};
     assign_role(&s, def, pairs, npairs);
     int active = s.role != ROLE_IDLE;
     MPI_Comm_split(e->world, active ? 0 : MPI_UNDEFINED, e->rank, &s.pc);

@@ -3,7 +3,7 @@ and synthesizes whole run directories with known clocks and known sample
 values, so tests can check every derived number.
 
 Timeline of a synthetic series: repetition i is scheduled at global time
-S_i = T0 + i * PERIOD (+ 10 s per series, + 1000 s per launch). Each rank's
+S_i = T0 + i * PERIOD (+ 16 s per series, + 1024 s per launch). Each rank's
 rows are built in global time from the expected values and converted to the
 rank's local time with its clock (the inverse of the model ingest applies).
 """
@@ -187,7 +187,7 @@ class RunBuilder:
                 "window_s": 0.001 if self.sync == "window" else None,
                 "role": role, "peer": peer,
                 "window_msgs": spec.window_msgs if spec.bench in ("bw", "bibw") else None,
-                "count": spec.size, "datatype": "MPI_CHAR", "root_rotate": False}
+                "count": spec.size, "datatype": "MPI_BYTE", "root_rotate": False}
         return {"meta": meta, "t_start": c.to_local(np.asarray(g_start, dtype=float)),
                 "t_end": c.to_local(np.asarray(g_end, dtype=float)),
                 "t_sched": sched, "valid": valid}

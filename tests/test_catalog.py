@@ -111,3 +111,10 @@ def test_locked_catalog_falls_back_to_scanning(out):
     finally:
         holder.stdin.close()
         holder.wait(timeout=30)
+
+
+def test_run_still_being_written_is_not_listed(out):
+    partial = out / ".20240310-000000-eeee.partial"
+    partial.mkdir()
+    (partial / "context.json").write_text(json.dumps(context_for(run_id="20240310-000000-eeee")))
+    assert "20240310-000000-eeee" not in [r["run_id"] for r in catalog.list_runs(out)]

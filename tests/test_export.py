@@ -29,7 +29,7 @@ def test_osu_layout_matches_omb_7_4(demo):
     lines = export(run_dir := demo[0], "osu").split("\n")
     assert lines[0] == ""  # print_preamble starts with a newline
     assert lines[1] == "# OSU MPI Latency Test v7.4"
-    assert lines[2] == "# Datatype: MPI_CHAR."
+    assert lines[2] == "# Datatype: MPI_BYTE."
     assert lines[3] == "# Size       Avg Latency(us)"
     assert lines[4] == "0                       0.20"        # "%-10d%18.2f"
     assert "# Size      Bandwidth (MB/s)" in lines
@@ -56,9 +56,9 @@ def test_osu_other_algorithm_and_launches(tmp_path):
     rb.write()
     ingest(rb.run_dir, context_for())
     text = export(rb.run_dir, "osu")
-    assert text == ("\n# OSU MPI Allreduce Latency Test v7.4\n# Datatype: MPI_CHAR.\n"
+    assert text == ("\n# OSU MPI Allreduce Latency Test v7.4\n# Datatype: MPI_BYTE.\n"
                     "# Size       Avg Latency(us)\n8                       2.00\n"
-                    "\n# mpiscope allreduce/ring (OSU layout)\n# Datatype: MPI_CHAR.\n"
+                    "\n# mpiscope allreduce/ring (OSU layout)\n# Datatype: MPI_BYTE.\n"
                     "# Size       Avg Latency(us)\n8                       5.00\n")
 
 

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mpiscope.errors import UsageError
-from mpiscope.store import SCHEMA, ingest, load
+from mpiscope.store import SCHEMA, ingest, load, load_context
 from rawgen import PERIOD, SMALL, T0, Clock, RunBuilder, SeriesSpec, context_for
 
 US = 1e-6
@@ -92,7 +92,7 @@ def test_parquet_file_schema_and_metadata(tmp_path):
     pp, bw = ctx["series"]
     assert pp == {"bench": "pingpong", "algo": "mpi", "size": 8, "launch": 0, "reps": 3,
                   "stop": "ci", "window_s": 0.001, "window_msgs": None, "count": 8,
-                  "datatype": "MPI_CHAR", "invalid": 1}
+                  "datatype": "MPI_BYTE", "invalid": 1}
     assert bw["window_msgs"] == 16 and bw["invalid"] == 0
     assert ctx["ranks"] == {"0": {"0": {"host": "a", "cpus": "0"}, "1": {"host": "a", "cpus": "1"},
                                   "2": {"host": "b", "cpus": "0"}}}
@@ -179,6 +179,7 @@ def test_load_prefers_context_json_for_runner_keys(tmp_path):
     (rb.run_dir / "context.json").write_text(json.dumps(
         context_for(status="completed", series="not this")))
     _, ctx = load(rb.run_dir)
+    assert load_context(rb.run_dir) == ctx
     assert ctx["status"] == "completed"
     assert ctx["series"][0]["bench"] == "allreduce"
 
@@ -192,6 +193,8 @@ def test_load_unknown_schema_version(tmp_path):
     pq.write_table(table.replace_schema_metadata(meta), run / "samples.parquet")
     with pytest.raises(UsageError, match="schema version 99"):
         load(run)
+    with pytest.raises(UsageError, match="schema version 99"):
+        load_context(run)
 
 
 def test_load_missing_or_foreign_file(tmp_path):
@@ -200,3 +203,34 @@ def test_load_missing_or_foreign_file(tmp_path):
     pq.write_table(pa.table({"x": [1]}), tmp_path / "samples.parquet")
     with pytest.raises(UsageError, match="not an mpiscope samples file"):
         load(tmp_path)
+
+
+def test_series_described_by_a_participating_rank_when_rank_0_is_idle(tmp_path):
+    rb = RunBuilder(tmp_path / "run", nranks=4)
+    rb.add(SeriesSpec("pairs", 8, [(1 * US, 2 * US)] * 3, pairs=((3, 1),)))
+    rb.write()
+    # The generator's idle blocks say reps = 0: the entry must come from a rank with rows.
+    table = ingest(rb.run_dir, {})
+    ctx = json.loads(table.schema.metadata[b"mpiscope.context"])
+    assert ctx["series"][0]["reps"] == 3
+    assert set(table["rank"].to_pylist()) == {1, 3}
+
+
+def test_null_clock_model_gives_nan_global_times(tmp_path):
+    from mpiscope.rawfile import read_raw
+    from rawgen import write_raw
+
+    rb = RunBuilder(tmp_path / "run", nranks=2, clocks={1: Clock(0.5)})
+    rb.add(SeriesSpec("oneway", 8, [1 * US]))
+    rb.write()
+    path = rb.run_dir / "raw/launch-0/rank-1.raw"
+    raw = read_raw(path)
+    blocks = [b for b in raw.blocks if b.meta["kind"] == "series"]
+    bad = {"kind": "sync", "phase": "after", "residual_s": None,
+           "model": {"offset_s": None, "drift": None, "ref_s": None}}
+    write_raw(path, raw.header, blocks + [{"meta": bad}])
+    table = ingest(rb.run_dir, {})
+    assert np.isnan(_rows(table, rank=1)["t_start"].to_numpy()).all()
+    assert not np.isnan(_rows(table, rank=0)["t_start"].to_numpy()).any()
+    ctx = json.loads(table.schema.metadata[b"mpiscope.context"])
+    assert ctx["clock"]["0"]["1"]["model"] is None and ctx["series"][0]["invalid"] == 1

@@ -22,7 +22,8 @@ static void fill_ints(int *v, long n, long first, long rank, long rep)
 static void verify_sums(const series *s, const int *v, long n, long first, long rep, const char *what)
 {
     for (long i = 0; i < n; i++)
-        if (v[i] != isum(s, first + i, rep)) check_fail(s, rep, what, (size_t)i, v[i], isum(s, first + i, rep));
+        if (v[i] + s->corrupt != isum(s, first + i, rep))
+            check_fail(s, rep, what, (size_t)i, v[i] + s->corrupt, isum(s, first + i, rep));
 }
 
 /* Receive buffers are poisoned before each checked repetition so stale data

@@ -91,6 +91,8 @@ def _scan(out_root):
     if not root.is_dir():
         return rows
     for cj in sorted(root.glob(f"*/{CONTEXT_FILE}")):
+        if cj.parent.name.startswith("."):
+            continue  # a run still being written (.<id>.partial)
         try:
             context = json.loads(cj.read_text())
         except (OSError, json.JSONDecodeError):

@@ -3,7 +3,8 @@ text in the layout of the OSU Micro-Benchmarks.
 
 The OSU layout follows OMB 7.4 (c/util/osu_util_mpi.c print_preamble /
 print_only_header / print_stats, c/mpi/pt2pt/standard/osu_latency.c):
-a blank line, "# <benchmark name> v7.4", "# Datatype: MPI_CHAR." (not for
+a blank line, "# <benchmark name> v7.4", "# Datatype: MPI_CHAR." (OSU always
+passes MPI_CHAR; mpiscope prints the datatype the engine passed; not for
 barrier), then the column header printed as "%-10s%*s" and each size as
 "%-10d%*.*f". FIELD_WIDTH is 18 and FLOAT_PRECISION 2: OMB's configure.ac
 defines them (AC_DEFINE, passed as -D flags), overriding osu_util.h's
@@ -22,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UsageError
-from .samples import sample_values, unit
+from .samples import unit
 from .store import SAMPLES_FILE, load
-from .views import bench_label, run_context, series_keys, show_rows
+from .views import all_series_samples, bench_label, run_context, show_rows
 
 FORMATS = ("csv", "json", "osu")
 
@@ -65,8 +66,7 @@ def _csv(run_dir):
     if not (Path(run_dir) / SAMPLES_FILE).exists():
         return buf.getvalue()
     table, context = load(run_dir)
-    for bench, algo, size in series_keys(context):
-        s = sample_values(table, bench, size, algo=algo, context=context)
+    for bench, algo, size, s in all_series_samples(table, context):
         u = unit(bench)
         for launch, rep, src, value in zip(s.launch.tolist(), s.rep.tolist(),
                                            s.source.tolist(), s.values.tolist()):
@@ -110,7 +110,8 @@ def _osu_table(bench, algo, sizes_values, datatype):
         for _, value in sizes_values:
             out.append("%*.*f\n" % (17, FLOAT_PRECISION, value))
         return "".join(out)
-    out.append(f"# Datatype: {datatype}.\n")
+    if datatype != "none":  # the engine's word for "no data passed"
+        out.append(f"# Datatype: {datatype}.\n")
     column = "Bandwidth (MB/s)" if unit(bench) == "B/s" else "Avg Latency(us)"
     out.append("%-*s%*s\n" % (10, "# Size", FIELD_WIDTH, column))
     for size, value in sizes_values:
@@ -123,8 +124,7 @@ def _osu(run_dir):
         return ""
     table, context = load(run_dir)
     groups = {}  # (bench, algo) -> [(size, value)], run order
-    for bench, algo, size in series_keys(context):
-        s = sample_values(table, bench, size, algo=algo, context=context)
+    for bench, algo, size, s in all_series_samples(table, context):
         groups.setdefault((bench, algo), []).append((size, osu_value(bench, s.values)))
     tables = []
     for (bench, algo), sizes_values in groups.items():

@@ -17,10 +17,10 @@ def local_cpus():
 
 def launch_env(mpi, base=None):
     env = dict(os.environ if base is None else base)
-    if mpi == "openmpi":
-        # Open MPI refuses to run as root without both of these.
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    # Open MPI's mpirun refuses to run as root without both of these (set them
+    # whatever the library: --mpirun may name Open MPI's launcher for MPICH).
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     return env
 
 

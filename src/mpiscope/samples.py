@@ -272,6 +272,43 @@ def _columns(table):
     return cols
 
 
+def _codes(column):
+    enc = pc.dictionary_encode(column).combine_chunks() if len(column) else None
+    if enc is None:
+        return np.array([], dtype=np.int64), []
+    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist()
+
+
+def split_series(table: pa.Table) -> dict:
+    """{(bench, algo, size): its rows}, in table order, in one pass.
+
+    ingest writes each series contiguously, so this slices; rows of a
+    series that are scattered (a table built otherwise) are gathered.
+    """
+    if table.num_rows == 0:
+        return {}
+    b, bnames = _codes(table["bench"])
+    a, anames = _codes(table["algo"])
+    z, znames = _codes(table["size"])
+    code = (b * len(anames) + a) * len(znames) + z
+    cut = np.flatnonzero(code[1:] != code[:-1]) + 1
+    starts = np.concatenate([[0], cut])
+    ends = np.concatenate([cut, [len(code)]])
+    runs = {}
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        c = int(code[start])
+        key = (bnames[c // (len(anames) * len(znames))],
+               anames[(c // len(znames)) % len(anames)], int(znames[c % len(znames)]))
+        runs.setdefault(key, []).append((start, end))
+    out = {}
+    for key, spans in runs.items():
+        if len(spans) == 1:
+            out[key] = table.slice(spans[0][0], spans[0][1] - spans[0][0])
+        else:
+            out[key] = table.take(np.concatenate([np.arange(s, e) for s, e in spans]))
+    return out
+
+
 def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None,
                   context=None) -> Samples:
     """Valid samples of `bench` at `size` (all launches, or only `launch`).
@@ -295,9 +332,20 @@ def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None
         algo = present[0] if present else None
     if algo is not None:
         sub = sub.filter(pc.equal(sub["algo"], algo))
-    window_msgs = {}
+    return series_samples(sub, bench, size, algo, context)
+
+
+def window_msgs_of(context, bench, size, algo=None) -> dict:
+    """{launch: window_msgs} of a bw/bibw series, from the context's series list."""
+    out = {}
     for s in context.get("series", []):
         if s.get("bench") == bench and int(s.get("size", -1)) == int(size) and \
                 (algo is None or s.get("algo", algo) == algo):
-            window_msgs[int(s.get("launch", 0))] = s.get("window_msgs") or DEFAULT_WINDOW_MSGS
-    return derive(bench, int(size), _columns(sub), window_msgs)
+            out[int(s.get("launch", 0))] = s.get("window_msgs") or DEFAULT_WINDOW_MSGS
+    return out
+
+
+def series_samples(rows: pa.Table, bench, size, algo, context) -> Samples:
+    """Samples from `rows` that are already exactly one series' rows (no filtering)."""
+    return derive(bench, int(size), _columns(rows), window_msgs_of(context, bench, size, algo))
+

@@ -47,6 +47,8 @@ SCHEMA = pa.schema([
 _NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64,
           pa.bool_(): np.bool_}
 
+_DICT_COLUMNS = ("bench", "algo", "size", "launch", "rank", "role", "peer")
+
 # Context keys computed by ingest from the raw files.
 INGEST_KEYS = ("series", "clock", "ranks", "timer", "mpi_library", "mpi_version",
                "incomplete_ranks")
@@ -73,14 +75,22 @@ def _raw_files(run_dir):
 
 
 def _clock_model(rank, sync_blocks):
-    """The newest sync block's model; rank 0 is the reference (zero model)."""
-    if sync_blocks:
-        meta = sync_blocks[-1].meta
-        model = meta.get("model") or {}
-        return {k: float(model.get(k, 0.0)) for k in ("offset_s", "drift", "ref_s")}, meta
+    """The newest sync block's model; rank 0 is the reference (zero model).
+
+    A model with a missing (null) parameter cannot convert times: the rank's
+    global times become NaN, so its samples count as invalid.
+    """
+    zero = {"offset_s": 0.0, "drift": 0.0, "ref_s": 0.0}
+    meta = sync_blocks[-1].meta if sync_blocks else None
     if rank == 0:
-        return {"offset_s": 0.0, "drift": 0.0, "ref_s": 0.0}, None
-    return None, None
+        return zero, meta
+    if meta is None:
+        return None, None
+    model = meta.get("model") or {}
+    values = {k: model.get(k, 0.0 if k != "offset_s" else None) for k in zero}
+    if any(not isinstance(v, (int, float)) for v in values.values()):
+        return None, meta
+    return {k: float(v) for k, v in values.items()}, meta
 
 
 def _to_global(local, model):
@@ -90,40 +100,48 @@ def _to_global(local, model):
 
 
 class _Columns:
-    """Accumulates per-block arrays; strings are kept as dictionary codes."""
+    """Accumulates per-block arrays; strings are kept as dictionary codes.
+
+    Blocks are concatenated sorted by (series in run order, launch, rank), so
+    each series is one contiguous run of rows: readers can slice instead of
+    filtering the whole table once per series.
+    """
 
     def __init__(self):
-        self.parts = {name: [] for name in SCHEMA.names}
+        self.blocks = []   # (sort_key, series_key, {column: array})
         self.dicts = {"bench": {}, "algo": {}, "role": {}}
-        self.nrows = 0
 
     def _code(self, name, value):
         return self.dicts[name].setdefault(value, len(self.dicts[name]))
 
-    def add(self, n, strings, ints, floats, valid):
-        for name, value in strings.items():
-            self.parts[name].append(np.full(n, self._code(name, value), dtype=np.int32))
-        for name, (value, dtype) in ints.items():
-            self.parts[name].append(np.full(n, value, dtype=dtype))
-        self.parts["rep"].append(np.arange(n, dtype=np.int32))
-        for name, arr in floats.items():
-            self.parts[name].append(np.asarray(arr, dtype=np.float64))
-        self.parts["valid"].append(np.asarray(valid, dtype=bool))
-        start = self.nrows
-        self.nrows += n
-        return slice(start, self.nrows)
+    def add(self, sort_key, series_key, n, strings, ints, floats, valid):
+        cols = {name: np.full(n, self._code(name, value), dtype=np.int32)
+                for name, value in strings.items()}
+        cols.update({name: np.full(n, value, dtype=dtype) for name, (value, dtype) in ints.items()})
+        cols["rep"] = np.arange(n, dtype=np.int32)
+        cols.update({name: np.asarray(arr, dtype=np.float64) for name, arr in floats.items()})
+        cols["valid"] = np.asarray(valid, dtype=bool)
+        self.blocks.append((sort_key, series_key, cols))
 
     def arrays(self):
+        """(columns, {series_key: slice of its rows})."""
+        blocks = sorted(self.blocks, key=lambda b: b[0])
+        slices, pos = {}, 0
+        for _, series_key, cols in blocks:
+            n = len(cols["rep"])
+            start = slices[series_key].start if series_key in slices else pos
+            slices[series_key] = slice(start, pos + n)
+            pos += n
         out = {}
         for field in SCHEMA:
-            parts = self.parts[field.name]
+            parts = [cols[field.name] for _, _, cols in blocks]
             if field.name in self.dicts:
                 codes = np.concatenate(parts) if parts else np.array([], dtype=np.int32)
                 out[field.name] = (codes, list(self.dicts[field.name]))
             else:
                 out[field.name] = (np.concatenate(parts) if parts
                                    else np.array([], dtype=_NUMPY[field.type]))
-        return out
+        return out, slices
 
 
 def _to_table(arrays, metadata):
@@ -168,7 +186,8 @@ def ingest(run_dir, context: dict) -> pa.Table:
     ctx = dict(context)
     cols = _Columns()
     series = {}        # (bench, algo, size, launch) -> entry, in run order
-    series_rows = {}   # same key -> list of row slices
+    order = {}         # (bench, algo, size) -> position in run order
+    from_idle = set()  # series described so far only by an idle rank's block
     clock, ranks, incomplete = {}, {}, []
     first_header = None
 
@@ -199,10 +218,17 @@ def ingest(run_dir, context: dict) -> pa.Table:
             key = (meta.get("bench"), meta.get("algo", "mpi"), int(meta.get("size", 0)), launch)
             if key not in series:
                 series[key] = _series_entry(meta, launch)
+                if block.nrows == 0:
+                    from_idle.add(key)
+            elif block.nrows and key in from_idle:
+                # Rank 0 sat this one out: describe it by a participating rank.
+                series[key] = _series_entry(meta, launch)
+                from_idle.discard(key)
             if block.nrows == 0:
                 continue  # an idle rank
-            sl = cols.add(
-                block.nrows,
+            pos = order.setdefault(key[:3], len(order))
+            cols.add(
+                (pos, launch, rank), key, block.nrows,
                 strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},
                 ints={"size": (key[2], np.int64), "launch": (launch, np.int32),
                       "rank": (rank, np.int32), "peer": (int(meta.get("peer", -1)), np.int32)},
@@ -212,9 +238,8 @@ def ingest(run_dir, context: dict) -> pa.Table:
                         "t_end": _to_global(block.t_end, model),
                         "t_sched": _to_global(block.t_sched, model)},
                 valid=block.valid)
-            series_rows.setdefault(key, []).append(sl)
 
-    arrays = cols.arrays()
+    arrays, series_rows = cols.arrays()
     _count_invalid(arrays, series, series_rows)
 
     first_header = first_header or {}
@@ -228,32 +253,32 @@ def ingest(run_dir, context: dict) -> pa.Table:
         "incomplete_ranks": incomplete,
     })
     metadata = {META_VERSION: str(SCHEMA_VERSION).encode(),
-                META_CONTEXT: json.dumps(ctx).encode()}
+                META_CONTEXT: json.dumps(ctx, default=str).encode()}
     table = _to_table(arrays, metadata)
     with atomic_path(run_dir / SAMPLES_FILE) as tmp:
-        pq.write_table(table, tmp)
+        # Dictionary encoding only where values repeat; float columns are unique.
+        pq.write_table(table, tmp, use_dictionary=list(_DICT_COLUMNS))
     return table
 
 
 def _count_invalid(arrays, series, series_rows):
     """Fill each series entry's `invalid` with its number of invalid samples."""
-    for key, slices in series_rows.items():
-        idx = np.concatenate([np.arange(s.start, s.stop) for s in slices])
+    for key, rows in series_rows.items():
         cols = {}
         for name in COLUMNS:
             value = arrays[name]
             if isinstance(value, tuple):
                 codes, names = value
-                cols[name] = np.array(names, dtype=object)[codes[idx]]
+                cols[name] = np.array(names, dtype=object)[codes[rows]]
             else:
-                cols[name] = value[idx]
+                cols[name] = value[rows]
         entry = series[key]
         wm = entry.get("window_msgs") or DEFAULT_WINDOW_MSGS
         entry["invalid"] = derive(key[0], key[2], cols, {key[3]: wm}).n_invalid
 
 
-def _load_v1(table, run_dir):
-    ctx = json.loads((table.schema.metadata or {}).get(META_CONTEXT, b"{}"))
+def _context_v1(metadata, run_dir):
+    ctx = json.loads(metadata.get(META_CONTEXT, b"{}"))
     # context.json is rewritten by the runner (e.g. the final status), so it
     # wins for its own keys; what ingest derived from raw files stays.
     cj = run_dir / "context.json"
@@ -263,31 +288,52 @@ def _load_v1(table, run_dir):
         except json.JSONDecodeError as exc:
             raise UsageError(f"{cj} is not valid JSON ({exc})") from None
         ctx.update({k: v for k, v in outer.items() if k not in INGEST_KEYS})
-    return table, ctx
+    return ctx
 
 
-_LOADERS = {"1": _load_v1}
+_CONTEXT_READERS = {"1": _context_v1}
 
 
-def load(run_dir) -> tuple[pa.Table, dict]:
-    """Read `run_dir/samples.parquet`: (table, context). Branches on the schema version."""
-    run_dir = Path(run_dir)
+def _samples_path(run_dir):
     path = run_dir / SAMPLES_FILE
     if not path.exists():
         raise UsageError(
             f"{run_dir} has no {SAMPLES_FILE}: the run did not get as far as storing "
             "its samples (see its context.json for the error)")
+    return path
+
+
+def _context_reader(path, metadata):
+    version = (metadata or {}).get(META_VERSION)
+    if version is None:
+        raise UsageError(f"{path} is not an mpiscope samples file (no schema version)")
+    reader = _CONTEXT_READERS.get(version.decode())
+    if reader is None:
+        raise UsageError(
+            f"{path} has schema version {version.decode()}, which this mpiscope does not "
+            f"read (it reads {', '.join(_CONTEXT_READERS)}); use the mpiscope version that "
+            "wrote it")
+    return reader
+
+
+def load(run_dir) -> tuple[pa.Table, dict]:
+    """Read `run_dir/samples.parquet`: (table, context). Branches on the schema version."""
+    run_dir = Path(run_dir)
+    path = _samples_path(run_dir)
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
         raise UsageError(f"{path} cannot be read as Parquet ({exc})") from None
-    meta = table.schema.metadata or {}
-    version = meta.get(META_VERSION)
-    if version is None:
-        raise UsageError(f"{path} is not an mpiscope samples file (no schema version)")
-    loader = _LOADERS.get(version.decode())
-    if loader is None:
-        raise UsageError(
-            f"{path} has schema version {version.decode()}, which this mpiscope does not "
-            f"read (it reads {', '.join(_LOADERS)}); use the mpiscope version that wrote it")
-    return loader(table, run_dir)
+    reader = _context_reader(path, table.schema.metadata)
+    return table, reader(table.schema.metadata, run_dir)
+
+
+def load_context(run_dir) -> dict:
+    """The context of `run_dir/samples.parquet` without reading its rows."""
+    run_dir = Path(run_dir)
+    path = _samples_path(run_dir)
+    try:
+        metadata = pq.read_schema(path).metadata
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise UsageError(f"{path} cannot be read as Parquet ({exc})") from None
+    return _context_reader(path, metadata)(metadata or {}, run_dir)

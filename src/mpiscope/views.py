@@ -10,10 +10,11 @@ import json
 import math
 from pathlib import Path
 
+from . import samples as _samples
 from .catalog import CONTEXT_FILE
-from .samples import sample_values, unit
+from .samples import split_series, unit
 from .stats import summarize
-from .store import SAMPLES_FILE, load
+from .store import SAMPLES_FILE, load, load_context
 
 STAT_KEYS = ("min", "median", "ci_low", "ci_high", "p90", "p99", "max")
 
@@ -23,7 +24,7 @@ def run_context(run_dir) -> dict:
     ingest derived), else from context.json (a run that failed early)."""
     run_dir = Path(run_dir)
     if (run_dir / SAMPLES_FILE).exists():
-        return load(run_dir)[1]
+        return load_context(run_dir)
     cj = run_dir / CONTEXT_FILE
     return json.loads(cj.read_text()) if cj.exists() else {}
 
@@ -34,6 +35,16 @@ def series_keys(context) -> list[tuple]:
     for s in context.get("series", []):
         seen.setdefault((s["bench"], s.get("algo", "mpi"), int(s["size"])), None)
     return list(seen)
+
+
+def all_series_samples(table, context):
+    """[(bench, algo, size, Samples)] for every series, in run order, launches pooled."""
+    groups = split_series(table)
+    empty = table.slice(0, 0)
+    return [(bench, algo, size,
+             _samples.series_samples(groups.get((bench, algo, size), empty), bench, size,
+                                     algo, context))
+            for bench, algo, size in series_keys(context)]
 
 
 def bench_label(bench, algo):
@@ -47,8 +58,7 @@ def show_rows(run_dir) -> list[dict]:
         return []
     table, context = load(run_dir)
     rows = []
-    for bench, algo, size in series_keys(context):
-        s = sample_values(table, bench, size, algo=algo, context=context)
+    for bench, algo, size, s in all_series_samples(table, context):
         st = summarize(s.values)
         series = [x for x in context.get("series", [])
                   if x["bench"] == bench and x.get("algo", "mpi") == algo and int(x["size"]) == size]

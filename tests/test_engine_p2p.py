@@ -1,0 +1,35 @@
+"""Point-to-point benchmarks on real Open MPI ranks."""
+
+import numpy as np
+
+from mpiscope import samples, store
+from runcli import run_ok
+
+
+def test_one_way_time_agrees_with_half_ping_pong(tmp_path):
+    run, _ = run_ok("-n", 2, "--bench", "pingpong,oneway", "--sizes", 8, "--reps-min", 200,
+                    out=tmp_path)
+    table, _ = store.load(run)
+    half_rtt = np.median(samples.sample_values(table, "pingpong", 8).values)
+    one_way = np.median(samples.sample_values(table, "oneway", 8).values)
+    assert 0 < half_rtt < 1e-3 and 0 < one_way < 1e-3
+    assert abs(one_way / half_rtt - 1) <= 0.30, (one_way, half_rtt)
+
+
+def test_every_point_to_point_pattern_on_four_ranks(tmp_path):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("# initiator responder\n0 3\n2 1\n")
+    run, summary = run_ok("-n", 4, "--bench", "pingpong,oneway,multipair,pairs,ring,bw,bibw",
+                          "--pairs", pairs, "--sizes", "8,64K", "--reps-max", 50, "--check",
+                          out=tmp_path / "runs")
+    table, _ = store.load(run)
+    for bench in ("pingpong", "oneway", "multipair", "pairs", "ring", "bw", "bibw"):
+        for size in (8, 65536):
+            s = samples.sample_values(table, bench, size)
+            assert len(s) > 0 and np.all(s.values > 0), (bench, size)
+    # multipair: both directions of the pairs 0<->2 and 1<->3
+    assert set(samples.sample_values(table, "multipair", 8).source) == {"0->2", "2->0", "1->3", "3->1"}
+    assert set(samples.sample_values(table, "pairs", 8).source) == {"0->3", "3->0", "2->1", "1->2"}
+    # bandwidth values are bytes per second: 64 KiB messages move faster than 8 B ones
+    assert np.median(samples.sample_values(table, "bw", 65536).values) > \
+        np.median(samples.sample_values(table, "bw", 8).values)

@@ -1,0 +1,60 @@
+"""Run options that change how the engine measures, on real Open MPI ranks."""
+
+import pyarrow.compute as pc
+import pytest
+
+from mpiscope import samples, store
+from runcli import run_ok
+
+
+def _series(ctx, bench, size):
+    return [s for s in ctx["series"] if s["bench"] == bench and s["size"] == size]
+
+
+def test_stop_reasons_are_recorded(tmp_path):
+    # An impossible CI target: reps_max stops one series, the budget the other.
+    run, _ = run_ok("-n", 2, "--bench", "pingpong,bw", "--sizes", "8,4M", "--ci-width", 0,
+                    "--reps-max", 40, "--time-budget", 0.2, "--sync", "barrier", out=tmp_path)
+    table, ctx = store.load(run)
+    (small,) = _series(ctx, "pingpong", 8)
+    assert small["stop"] == "reps_max" and small["reps"] == 40
+    (big,) = _series(ctx, "bw", 4 * 1024**2)
+    assert big["stop"] in ("time_budget", "reps_max")
+    assert big["stop"] == "time_budget" or big["reps"] == 40
+    rows = pc.sum(pc.and_(pc.equal(table["bench"], "pingpong"), pc.equal(table["size"], 8))).as_py()
+    assert rows == 2 * 40  # one row per rank and repetition
+
+
+def test_ci_rule_stops_before_reps_max(tmp_path):
+    run, _ = run_ok("-n", 2, "--bench", "allreduce", "--sizes", 8, "--ci-width", 0.5,
+                    "--reps-max", 100000, "--time-budget", 30, out=tmp_path)
+    (s,) = _series(store.load(run)[1], "allreduce", 8)
+    assert s["stop"] == "ci" and s["reps"] < 100000
+
+
+def test_several_launches_in_one_run(tmp_path):
+    run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", 8, "--launches", 2, "--reps-max", 30,
+                    out=tmp_path)
+    table, ctx = store.load(run)
+    assert sorted(pc.unique(table["launch"]).to_pylist()) == [0, 1]
+    assert set(samples.sample_values(table, "pingpong", 8).launch) == {0, 1}
+    assert len(ctx["launch_commands"]) == 2
+
+
+@pytest.mark.parametrize("timer", ["clock", "wtime"])
+def test_other_timers(tmp_path, timer):
+    run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", 8, "--timer", timer, "--reps-max", 50,
+                    out=tmp_path)
+    _, ctx = store.load(run)
+    assert ctx["timer"]["name"] == timer
+    assert 0 < ctx["timer"]["cost_s"] < 1e-5 and ctx["timer"]["resolution_s"] > 0
+
+
+def test_cold_cache_and_barrier_sync(tmp_path):
+    run, _ = run_ok("-n", 2, "--bench", "pingpong,allreduce", "--sizes", "1K", "--cache", "cold",
+                    "--sync", "barrier", "--reps-max", 50, out=tmp_path)
+    table, ctx = store.load(run)
+    assert pc.all(pc.is_nan(table["t_sched"])).as_py()  # no agreed start with barrier sync
+    assert len(samples.sample_values(table, "allreduce", 1024)) == 50
+    raw_header = ctx["ranks"]["0"]["0"]
+    assert raw_header["host"]
