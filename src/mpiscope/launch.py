@@ -78,5 +78,4 @@ def execute(cmd, env, log_path, on_progress):
             proc.kill()
             proc.wait()
             raise
-    tail = err_path.read_text(errors="replace").strip().splitlines()[-15:]
-    return rc, "\n".join(tail)
+    return rc, err_path.read_text(errors="replace")

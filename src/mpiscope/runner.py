@@ -78,8 +78,17 @@ def _launch_all(plan, engine, tmp, commands):
                 message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
                 raise UsageError(message)
             if rc != 0:
-                return "failed", f"launch {k} exited with code {rc}:\n{err}"
+                return "failed", _failure(k, rc, err)
     return "completed", None
+
+
+def _failure(launch_index, rc, stderr):
+    """One line for the user: the engine's own message when it left one."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip().strip("-")]
+    ours = [l for l in lines if l.startswith("mpiscope-engine:")]
+    why = ours[0] if ours else (lines[-1] if lines else "no message")
+    return (f"launch {launch_index} exited with code {rc}: {why} "
+            f"(launcher output: launch-{launch_index}.stderr in the run directory)")
 
 
 def run(plan, argv):

@@ -50,7 +50,8 @@ _NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64,
 _DICT_COLUMNS = ("bench", "algo", "size", "launch", "rank", "role", "peer")
 
 # Context keys computed by ingest from the raw files.
-INGEST_KEYS = ("series", "clock", "ranks", "timer", "mpi_library", "mpi_version",
+INGEST_KEYS = ("series", "clock", "ranks", "timer", "mpi_library", "mpi_version", "sync_method",
+               "cache", "cold_region_bytes", "inject",
                "incomplete_ranks")
 
 _RAW_NAME = re.compile(r"^rank-(\d+)\.raw(\.part)?$")
@@ -250,6 +251,10 @@ def ingest(run_dir, context: dict) -> pa.Table:
         "timer": first_header.get("timer"),
         "mpi_library": first_header.get("mpi_library"),
         "mpi_version": first_header.get("mpi_version"),
+        "sync_method": first_header.get("sync_method"),
+        "cache": first_header.get("cache"),
+        "cold_region_bytes": first_header.get("cold_region_bytes"),
+        "inject": first_header.get("inject"),
         "incomplete_ranks": incomplete,
     })
     metadata = {META_VERSION: str(SCHEMA_VERSION).encode(),
