@@ -53,18 +53,25 @@ static void measure_cost_and_resolution(timer *t)
         t->resolution_s = MPI_Wtick();
 }
 
+void timer_measure(timer *t, timer_kind kind, double tsc_period_s)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = kind;
+    t->tsc_period_s = tsc_period_s;
+    measure_cost_and_resolution(t);
+}
+
 void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm)
 {
     memset(t, 0, sizeof *t);
     t->kind = kind;
-    if (kind == TIMER_TSC) {
-        /* One calibration per host: ranks sharing a TSC must share its period,
-         * or they would seem to drift apart. */
-        int node_rank;
-        MPI_Comm_rank(node_comm, &node_rank);
-        if (node_rank == 0) t->tsc_period_s = tsc_calibrate();
-        MPI_Bcast(&t->tsc_period_s, 1, MPI_DOUBLE, 0, node_comm);
-    }
+    /* One calibration per host (also when another timer is used, to report
+     * the TSC's cost): ranks sharing a TSC must share its period, or they
+     * would seem to drift apart. */
+    int node_rank;
+    MPI_Comm_rank(node_comm, &node_rank);
+    if (node_rank == 0) t->tsc_period_s = tsc_calibrate();
+    MPI_Bcast(&t->tsc_period_s, 1, MPI_DOUBLE, 0, node_comm);
     measure_cost_and_resolution(t);
 }
 

@@ -53,6 +53,9 @@ int timer_parse(const char *s, timer_kind *k);
 /* Calibrates (TSC: once per host, shared with the host's other ranks through
  * `node_comm`) and measures read cost and resolution. */
 void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm);
+/* A timer of `kind` using an already calibrated TSC period, with its cost and
+ * resolution measured (to report on timers not in use). */
+void timer_measure(timer *t, timer_kind kind, double tsc_period_s);
 /* Injects a seeded random offset in [-max_offset_s, max_offset_s] and drift in
  * [-max_drift, max_drift] for `rank`; the same seed gives every rank the same
  * table, so any rank can compute another rank's true clock. */

@@ -66,6 +66,17 @@ static char *header_json(engine *e, int argc, char **argv)
     sb_key_num(&b, "resolution_s", e->t.resolution_s);
     sb_key_num(&b, "freq_hz", e->t.kind == TIMER_TSC ? 1.0 / e->t.tsc_period_s : NAN);
     sb_printf(&b, "}");
+    /* Every timer's cost and resolution, for choosing between them. */
+    sb_printf(&b, ", \"timers\": {");
+    for (int k = TIMER_TSC; k <= TIMER_WTIME; k++) {
+        timer probe;
+        timer_measure(&probe, (timer_kind)k, e->t.tsc_period_s);
+        sb_printf(&b, "%s\"%s\": {", k == TIMER_TSC ? "" : ", ", timer_name((timer_kind)k));
+        sb_key_num(&b, "cost_s", probe.cost_s);
+        sb_key_num(&b, "resolution_s", probe.resolution_s);
+        sb_printf(&b, "}");
+    }
+    sb_printf(&b, "}");
     sb_key_str(&b, "sync_method", e->o->sync_window ? "window" : "barrier");
     sb_key_str(&b, "cache", e->o->cache_cold ? "cold" : "warm");
     sb_key_int(&b, "cold_region_bytes", e->o->cache_cold ? (long long)e->buf.region : 0);

@@ -50,7 +50,7 @@ _NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64,
 _DICT_COLUMNS = ("bench", "algo", "size", "launch", "rank", "role", "peer")
 
 # Context keys computed by ingest from the raw files.
-INGEST_KEYS = ("series", "clock", "ranks", "timer", "mpi_library", "mpi_version", "sync_method",
+INGEST_KEYS = ("series", "clock", "ranks", "timer", "timers", "hosts", "mpi_library", "mpi_version", "sync_method",
                "cache", "cold_region_bytes", "inject",
                "incomplete_ranks")
 
@@ -175,6 +175,15 @@ def _series_entry(meta, launch):
     }
 
 
+def _ranks_per_host(ranks):
+    """{host: number of ranks} of the first launch (every launch uses the same hosts)."""
+    first = ranks[min(ranks, key=int)] if ranks else {}
+    counts = {}
+    for entry in first.values():
+        counts[entry.get("host")] = counts.get(entry.get("host"), 0) + 1
+    return counts
+
+
 def ingest(run_dir, context: dict) -> pa.Table:
     """Read every raw file of a run, write `run_dir/samples.parquet`, return the table.
 
@@ -249,6 +258,8 @@ def ingest(run_dir, context: dict) -> pa.Table:
         "clock": clock,
         "ranks": ranks,
         "timer": first_header.get("timer"),
+        "timers": first_header.get("timers"),
+        "hosts": _ranks_per_host(ranks),
         "mpi_library": first_header.get("mpi_library"),
         "mpi_version": first_header.get("mpi_version"),
         "sync_method": first_header.get("sync_method"),
