@@ -62,3 +62,15 @@ def test_cold_cache_and_barrier_sync(tmp_path):
     assert len(samples.sample_values(table, "allreduce", 1024)) == 50
     assert ctx["cache"] == "cold" and ctx["sync_method"] == "barrier"
     assert ctx["cold_region_bytes"] >= 4 * 1024  # at least four times the largest buffer
+
+
+def test_refine_adds_bounded_sizes_and_records_them(tmp_path):
+    # A tiny threshold makes every bend count, so refinement certainly happens.
+    run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", "64-64K:x16", "--refine",
+                    "--refine-threshold", 0.001, "--refine-max", 3, "--reps-max", 50, out=tmp_path)
+    table, ctx = store.load(run)
+    added = ctx["refined_sizes"]["pingpong"]
+    assert 1 <= len(added) <= 3
+    assert not set(added) & {64, 1024, 16384}
+    for size in added:
+        assert len(samples.sample_values(table, "pingpong", size)) > 0

@@ -58,6 +58,13 @@ def _add_run(sub):
     p.add_argument("--clock-inject", metavar="US:PPM",
                    help="test the clock sync: add a seeded random offset (up to US microseconds) and "
                         "drift (up to PPM) to every rank's timer; the context records the recovery error")
+    p.add_argument("--refine", action="store_true",
+                   help="after the sizes asked for, add sizes where the curve departs from the line "
+                        "through its neighbours (as mpptest and SKaMPI do)")
+    p.add_argument("--refine-threshold", type=float, default=0.1,
+                   help="relative departure that triggers refinement (default 0.1)")
+    p.add_argument("--refine-max", type=int, default=8,
+                   help="sizes added at most per benchmark (default 8)")
     p.add_argument("--seed", type=int, default=1, help="seed for everything random (default 1)")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output root for runs (default {DEFAULT_OUT})")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

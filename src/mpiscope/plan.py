@@ -39,12 +39,17 @@ class Plan:
     warmup: int = 5
     mpirun: str | None = None
     oversubscribe: bool = False
+    refine: bool = False
+    refine_threshold: float = 0.1
+    refine_max: int = 8
 
     def series_count(self):
         return benchmarks.series_count(self.benches, self.sizes)
 
-    def engine_args(self, launch, out_dir):
-        args = ["--bench", ",".join(self.benches), "--sizes", ",".join(map(str, self.sizes)),
+    def engine_args(self, launch, out_dir, benches=None, sizes=None):
+        """The engine's command line; `benches`/`sizes` narrow it (refinement)."""
+        args = ["--bench", ",".join(benches or self.benches),
+                "--sizes", ",".join(map(str, sizes or self.sizes)),
                 "--sync", self.sync, "--timer", self.timer, "--cache", self.cache,
                 "--reps-min", str(self.reps_min), "--reps-max", str(self.reps_max),
                 "--ci-width", repr(self.ci_width), "--time-budget", repr(self.time_budget),
@@ -140,6 +145,8 @@ def make_plan(args):
         if not ok:
             raise UsageError(f"--clock-inject expects MAX_OFFSET_US:MAX_DRIFT_PPM, got "
                              f"'{args.clock_inject}'")
+    if args.refine_threshold <= 0 or args.refine_max < 1:
+        raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
     oversubscribe = hostfile is None and args.launcher == "mpirun" and np > local_cpus()
     sync = args.sync or "window"
     return Plan(np=np, mpi=args.mpi, launcher=args.launcher, benches=benches, sizes=sizes,
@@ -148,7 +155,8 @@ def make_plan(args):
                 launches=args.launches, check=args.check, seed=args.seed,
                 out=Path(args.out), hostfile=hostfile, pairs=pairs, root_rotate=args.root_rotate,
                 clock_inject=args.clock_inject, warmup=args.warmup, mpirun=args.mpirun,
-                oversubscribe=oversubscribe)
+                oversubscribe=oversubscribe, refine=args.refine,
+                refine_threshold=args.refine_threshold, refine_max=args.refine_max)
 
 
 def relevant_env():

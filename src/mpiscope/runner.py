@@ -17,14 +17,19 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import SCHEMA_VERSION, catalog, launch, store
+import numpy as np
+
+from . import SCHEMA_VERSION, catalog, launch, samples, store
+from .benchmarks import SIZELESS
 from .atomic import write_text
 from .build import REPO, ensure_engine
 from .errors import UsageError
 from .plan import relevant_env
+from .refine import propose_sizes
 from .sizes import format_size
 
 USAGE_MARKER = "mpiscope-engine: usage error:"
+REFINE_ROUNDS = 3
 
 
 def git_sha():
@@ -48,38 +53,83 @@ def _progress():
                     disable=not sys.stderr.isatty() and os.environ.get("MPISCOPE_PROGRESS") != "1")
 
 
-def _launch_all(plan, engine, tmp, commands):
-    """Runs every launch; returns (status, error text or None)."""
-    total = plan.series_count() * plan.launches
+class _Launches:
+    """Starts engine launches for one run, numbering them and showing progress."""
+
+    def __init__(self, plan, engine, tmp, progress):
+        self.plan, self.engine, self.tmp, self.progress = plan, engine, tmp, progress
+        self.commands = []
+        self.task = progress.add_task("measuring", total=plan.series_count() * plan.launches)
+
+    def _on_progress(self, text):
+        item = json.loads(text)
+        self.progress.update(self.task, advance=1,
+                             description=f"{item['bench']} {format_size(item['size'])} "
+                                         f"({item['reps']} reps, {item['stop']})")
+
+    def run(self, benches=None, sizes=None):
+        """One launch; returns None, or the failure message."""
+        plan, k = self.plan, len(self.commands)
+        out_dir = self.tmp / "raw" / f"launch-{k}"
+        out_dir.mkdir(parents=True)
+        cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=self.engine,
+                             engine_args=plan.engine_args(k, out_dir, benches, sizes),
+                             hostfile=plan.hostfile, oversubscribe=plan.oversubscribe, mpirun=plan.mpirun)
+        self.commands.append(cmd)
+        env = launch.launch_env(plan.mpi)
+        if plan.launcher == "srun":
+            env = launch.srun_env(env, plan.hostfile)
+        try:
+            rc, err = launch.execute(cmd, env, self.tmp / f"launch-{k}.log", self._on_progress)
+        except FileNotFoundError:
+            raise UsageError(f"launcher '{cmd[0]}' was not found; install it or choose another "
+                             f"with --launcher/--mpirun") from None
+        if rc != 0 and USAGE_MARKER in err:
+            message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
+            raise UsageError(message)
+        return _failure(k, rc, err) if rc != 0 else None
+
+    def refine(self, refined):
+        """Adds sizes where a curve bends (--refine); records them in `refined`."""
+        plan = self.plan
+        for _ in range(REFINE_ROUNDS):
+            table = store.ingest(self.tmp, {})
+            todo = {}
+            for bench in plan.benches:
+                if bench in SIZELESS:
+                    continue
+                measured = sorted(set(plan.sizes) | set(refined.get(bench, [])))
+                medians = [float(np.median(samples.sample_values(table, bench, s).values))
+                           if len(samples.sample_values(table, bench, s)) else float("nan")
+                           for s in measured]
+                room = plan.refine_max - len(refined.get(bench, []))
+                new = propose_sizes(measured, medians, plan.refine_threshold, room)
+                if new:
+                    todo[bench] = new
+            if not todo:
+                return None
+            for bench, new in todo.items():
+                self.progress.update(self.task, total=self.progress.tasks[0].total + len(new))
+                failure = self.run([bench], new)
+                if failure:
+                    return failure
+                refined.setdefault(bench, []).extend(new)
+        return None
+
+
+def _measure(plan, engine, tmp, refined):
+    """Every launch of the plan, then refinement; returns (status, error, commands)."""
     with _progress() as progress:
-        task = progress.add_task("measuring", total=total)
-
-        def on_progress(text):
-            item = json.loads(text)
-            progress.update(task, advance=1, description=f"{item['bench']} {format_size(item['size'])}"
-                                                        f" ({item['reps']} reps, {item['stop']})")
-
-        for k in range(plan.launches):
-            out_dir = tmp / "raw" / f"launch-{k}"
-            out_dir.mkdir(parents=True)
-            cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=engine,
-                                 engine_args=plan.engine_args(k, out_dir), hostfile=plan.hostfile,
-                                 oversubscribe=plan.oversubscribe, mpirun=plan.mpirun)
-            commands.append(cmd)
-            env = launch.launch_env(plan.mpi)
-            if plan.launcher == "srun":
-                env = launch.srun_env(env, plan.hostfile)
-            try:
-                rc, err = launch.execute(cmd, env, tmp / f"launch-{k}.log", on_progress)
-            except FileNotFoundError:
-                raise UsageError(f"launcher '{cmd[0]}' was not found; install it or choose another "
-                                 f"with --launcher/--mpirun") from None
-            if rc != 0 and USAGE_MARKER in err:
-                message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
-                raise UsageError(message)
-            if rc != 0:
-                return "failed", _failure(k, rc, err)
-    return "completed", None
+        launches = _Launches(plan, engine, tmp, progress)
+        failure = None
+        try:
+            for _ in range(plan.launches):
+                failure = failure or launches.run()
+            if plan.refine and not failure:
+                failure = launches.refine(refined)
+        except KeyboardInterrupt:
+            failure = "interrupted by the user"
+    return ("failed" if failure else "completed"), failure, launches.commands
 
 
 def _failure(launch_index, rc, stderr):
@@ -98,12 +148,10 @@ def run(plan, argv):
     run_id = new_run_id()
     tmp = plan.out / f".{run_id}.partial"
     tmp.mkdir()
-    commands = []
     started = time.time()
+    refined = {}
     try:
-        status, error = _launch_all(plan, engine, tmp, commands)
-    except KeyboardInterrupt:
-        status, error = "failed", "interrupted by the user"
+        status, error, commands = _measure(plan, engine, tmp, refined)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -126,6 +174,7 @@ def run(plan, argv):
         "git_sha": git_sha(),
         "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
         "oversubscribed": plan.oversubscribe,
+        "refined_sizes": refined,
         "env": relevant_env(),
     }
     store.ingest(tmp, context)

@@ -30,11 +30,13 @@ def run_context(run_dir) -> dict:
 
 
 def series_keys(context) -> list[tuple]:
-    """(bench, algo, size) in run order, each once (launches pooled)."""
-    seen = {}
+    """(bench, algo, size), each once (launches pooled): benchmarks in run order,
+    sizes ascending (refined sizes were measured after the others)."""
+    first = {}
     for s in context.get("series", []):
-        seen.setdefault((s["bench"], s.get("algo", "mpi"), int(s["size"])), None)
-    return list(seen)
+        first.setdefault((s["bench"], s.get("algo", "mpi")), len(first))
+    keys = {(s["bench"], s.get("algo", "mpi"), int(s["size"])) for s in context.get("series", [])}
+    return sorted(keys, key=lambda k: (first[k[:2]], k[2]))
 
 
 def all_series_samples(table, context):
