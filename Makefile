@@ -9,6 +9,7 @@ BIN := $(VENV)/bin
 
 run: setup
 	$(BIN)/mpiscope run --suite quick
+	$(BIN)/mpiscope report latest -o mpiscope-runs/report.html
 
 test: setup
 	$(BIN)/pytest -q

@@ -8,6 +8,7 @@ packages=(
   openmpi-bin libopenmpi-dev         # Open MPI 4.1 (default library)
   mpich libmpich-dev                 # MPICH 4.0
   python3 python3-venv python3-dev   # the analysis side
+  chromium chromium-driver           # the report test renders in a real browser
 )
 
 missing=()

@@ -93,6 +93,7 @@ def _cmd_run(args):
 
 def build_parser():
     from .cli_views import add_view_commands
+    from .report.cli import add_report_command
 
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
                                                    "performance.")
@@ -100,6 +101,7 @@ def build_parser():
     sub.required = True
     _add_run(sub)
     add_view_commands(sub)
+    add_report_command(sub)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""The self-contained HTML report: `mpiscope report RUN [RUN…] -o report.html`."""

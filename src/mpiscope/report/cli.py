@@ -1,0 +1,47 @@
+"""`mpiscope report RUN [RUN…] -o report.html`."""
+
+import argparse
+from pathlib import Path
+
+from .. import catalog
+from ..atomic import write_text
+from ..cli_views import DEFAULT_OUT
+from ..errors import UsageError
+
+
+def add_report_command(subparsers):
+    p = subparsers.add_parser(
+        "report", help="write a self-contained HTML report of one or more runs",
+        description="Write one HTML file (no network needed to open it) with a section per "
+                    "benchmark: curves with CI bands, distributions, per-rank views of "
+                    "collectives, model fits, tails and modes, and the run context. With several "
+                    "runs the first is the baseline the others are compared with.",
+        epilog="examples:\n  mpiscope report -o report.html\n"
+               "  mpiscope report RUN_A RUN_B -o compare.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
+                   help="run ids, unique prefixes, paths, or 'latest' (default: latest)")
+    p.add_argument("-o", "--output", default="report.html", help="HTML file to write (default report.html)")
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+                   help="output root holding the run directories (default: %(default)s)")
+    p.set_defaults(func=cmd_report)
+
+
+def write_report(run_dirs, output):
+    """Renders the report of `run_dirs` into `output` atomically; returns its path."""
+    from . import data, render  # matplotlib is slow to import: only when needed
+
+    target = Path(output)
+    if target.is_dir() or not target.parent.resolve().is_dir():
+        raise UsageError(f"cannot write the report to {target}: give a file name in an existing directory")
+    write_text(target, render.render(data.gather(run_dirs)))
+    return target
+
+
+def cmd_report(args):
+    run_dirs = [catalog.resolve(args.out, ref) for ref in args.runs]
+    if len(set(run_dirs)) != len(run_dirs):
+        raise UsageError("a run is named twice; name each run once")
+    target = write_report(run_dirs, args.output)
+    print(f"report written to {target.resolve()}")
+    return 0

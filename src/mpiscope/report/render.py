@@ -1,0 +1,39 @@
+"""Renders report data into one self-contained HTML file (no network needed:
+styles inline, figures inline SVG)."""
+
+import math
+from importlib import resources
+
+import jinja2
+from markupsafe import Markup
+
+
+def _num(value, digits=2):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:,.{digits}f}"
+
+
+def _pct(value, digits=1):
+    return "–" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def _environment():
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resources.files("mpiscope.report") / "templates")),
+        autoescape=True,  # every label taken from data is escaped
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = _num
+    env.filters["pct"] = _pct
+    # Figures are SVG we drew ourselves (matplotlib escapes the text in them).
+    env.filters["svg"] = lambda s: Markup(s) if s else ""
+    return env
+
+
+def render(data):
+    env = _environment()
+    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
+    return env.get_template("report.html.j2").render(css=Markup(css), **data)
