@@ -92,6 +92,7 @@ def _cmd_run(args):
 
 
 def build_parser():
+    from .cli_analysis import add_analysis_commands
     from .cli_views import add_view_commands
     from .report.cli import add_report_command
 
@@ -101,6 +102,7 @@ def build_parser():
     sub.required = True
     _add_run(sub)
     add_view_commands(sub)
+    add_analysis_commands(sub)
     add_report_command(sub)
     return parser
 
