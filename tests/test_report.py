@@ -55,6 +55,10 @@ def test_report_renders_in_chromium_without_console_errors(two_runs, tmp_path):
         # every figure rendered with a size
         figures = driver.find_elements("css selector", "figure svg")
         assert len(figures) >= 8 and all(f.size["width"] > 100 for f in figures)
+        headings = [h.text for h in driver.find_elements("css selector", "h2, h3")]
+        assert any(h.startswith("Comparison:") for h in headings)
+        for part in ("model fit", "distribution at each size", "tails", "modes", "ranks"):
+            assert any(part in h for h in headings), part
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == []
         shot = tmp_path / "report.png"
@@ -85,3 +89,20 @@ def test_report_refuses_a_run_named_twice(two_runs, tmp_path):
     p = mpiscope("report", a.name, a.name, "-o", tmp_path / "r.html", out=out)
     assert p.returncode == 2 and "named twice" in p.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_retransmission_timeouts_are_flagged_in_the_report(tmp_path):
+    # 95% of samples near 1 ms, 5% near 201 ms: the second mode is 1x RTO_min after the first.
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    values = np.where(rng.random(400) < 0.05, 0.201, 0.001) * rng.lognormal(0, 0.02, 400)
+    run_dir = tmp_path / "20240101-000000-rto0"
+    rb = RunBuilder(run_dir, nranks=2)
+    rb.add(SeriesSpec("pingpong", 262144, list(values)))
+    rb.write()
+    ctx = context_for(run_id=run_dir.name, benches=["pingpong"])
+    (run_dir / "context.json").write_text(json.dumps(ctx))
+    ingest(run_dir, ctx)
+    html = write_report([run_dir], tmp_path / "r.html").read_text()
+    assert "yes: 1× RTO_min" in html

@@ -3,11 +3,16 @@ inline SVG figures (the template only lays it out)."""
 
 import datetime
 import math
+from pathlib import Path
 
 import numpy as np
-import pyarrow.compute as pc
 
 from .. import samples as _samples
+from ..analysis import analyze_series
+from ..compare import compare
+from ..errors import UsageError
+from ..fits import fit_run
+from ..ranks import rank_times
 from ..stats import summarize
 from ..store import load
 from ..views import all_series_samples, bench_label
@@ -70,33 +75,6 @@ def _ppm(model):
     return None if not model or model.get("drift") is None else round(model["drift"] * 1e6, 3)
 
 
-def _rank_matrix(series_table):
-    """Per-rank time of each repetition of launch 0: end − agreed start (window
-    sync) or end − own start (barrier sync), in µs; ranks × repetitions."""
-    t = series_table.filter(pc.equal(series_table["launch"], 0))
-    if t.num_rows == 0:
-        return None, []
-    rank = t["rank"].to_numpy()
-    rep = t["rep"].to_numpy()
-    end = t["t_end"].to_numpy()
-    start = t["t_start"].to_numpy()
-    sched = t["t_sched"].to_numpy()
-    agreed = {}
-    for r, s, k in zip(rank, sched, rep):
-        if r == rank.min():
-            agreed[k] = s
-    base = np.array([agreed.get(k, np.nan) for k in rep])
-    dur = np.where(np.isfinite(base), end - base, end - start) * US
-    ranks = sorted(set(rank.tolist()))
-    reps = sorted(set(rep.tolist()))
-    m = np.full((len(ranks), len(reps)), np.nan)
-    ri = {r: i for i, r in enumerate(ranks)}
-    ci = {k: i for i, k in enumerate(reps)}
-    for r, k, d in zip(rank, rep, dur):
-        m[ri[r], ci[k]] = d
-    return m, ranks
-
-
 def bench_sections(runs):
     """One section per benchmark (and algorithm) across all runs.
 
@@ -112,13 +90,16 @@ def bench_sections(runs):
                 order.append(key)
             entry = by_key[key]["runs"].setdefault(label, {"sizes": [], "summaries": [], "values": {},
                                                            "refined": refined.get(bench, []),
-                                                           "tables": {}})
+                                                           "tables": {}, "analysis": {}})
             entry["sizes"].append(size)
             st = summarize(_display(bench, s.values))
             st.update({"size": size, "invalid": s.n_invalid, "refined": size in entry["refined"]})
             entry["summaries"].append(st)
             entry["values"][size] = _display(bench, s.values)
             entry["tables"][size] = groups.get((bench, algo, size))
+            if entry["tables"][size] is not None and len(s.values):
+                entry["analysis"][size] = analyze_series(entry["tables"][size], bench, size, ctx,
+                                                         seed=ctx.get("seed") or 1)
     return [_section(bench, algo, by_key[(bench, algo)]["runs"]) for bench, algo in order]
 
 
@@ -134,6 +115,7 @@ def _section(bench, algo, runs):
         "id": f"bench-{bench}-{algo}",
         "title": bench_label(bench, algo),
         "bench": bench,
+        "algo": algo,
         "unit": unit,
         "collective": _samples.is_collective(bench),
         "curve_svg": plots.curve(curves, f"median ({unit}) with 95% CI", log_y=True, refined=refined),
@@ -142,30 +124,123 @@ def _section(bench, algo, runs):
     for label, r in runs.items():
         run = {"label": label, "summaries": r["summaries"], "ranks": None,
                "dist_svg": plots.distributions(r["values"], unit)}
+        run.update(_analysis_views(r["analysis"], MBPS if unit == "MB/s" else US))
         if section["collective"]:
-            run["ranks"] = _rank_views(r["tables"])
+            run["ranks"] = _rank_views(r["tables"], r["analysis"])
         section["runs"].append(run)
     return section
 
 
-def _rank_views(tables):
-    """Heat map of the largest size's per-rank times, and per-rank min/median/max per size."""
+def _rank_views(tables, analysis):
+    """Heat map of the largest size's per-rank times, per-rank min/median/max,
+    and which rank finishes last how often."""
     rows, heat = [], None
     for size in sorted(tables):
         t = tables[size]
         if t is None or t.num_rows == 0:
             continue
-        m, ranks = _rank_matrix(t)
-        if m is None:
-            continue
-        for i, r in enumerate(ranks):
-            v = m[i][np.isfinite(m[i])]
-            if len(v):
-                rows.append({"size": size, "rank": r, "min": float(v.min()),
-                             "median": float(np.median(v)), "max": float(v.max())})
-        heat = (size, m)
+        rt = rank_times(t)
+        launch0 = rt.launch == 0
+        heat = (size, (rt.times[launch0] * US).T)
+        slow = (analysis.get(size) or {}).get("ranks") or {}
+        for r in slow.get("ranks", []):
+            rows.append({"size": size, "rank": r["rank"], "min": _us(r["time_min_s"]),
+                         "median": _us(r["time_median_s"]), "max": _us(r["time_max_s"]),
+                         "last_share": r["last_share"], "margin": _us(r["margin_median_s"])})
     svg = plots.heatmap(heat[1], clabel="per-rank time (µs)") if heat else None
     return {"rows": rows, "heat_size": heat[0] if heat else None, "heat_svg": svg}
+
+
+def _us(seconds):
+    return None if seconds is None else seconds * US
+
+
+def _analysis_views(analysis, factor):
+    """Tail tables, modes (with the retransmission-timeout flag) and launch
+    variation (in display units: values times `factor`), per size, as rows
+    for the template."""
+    tails_min, tails_sd, modes, launches = [], [], [], []
+    for size in sorted(analysis):
+        a = analysis[size]
+        tails = a.get("tails") or {}
+        if tails.get("by_min"):
+            tails_min.append({"size": size, "shares": [row["share"] for row in tails["by_min"]]})
+            tails_sd.append({"size": size, "shares": [row["share"] for row in tails["by_sd"]]})
+        m = a.get("modes") or {}
+        for mode in m.get("modes", []):
+            if len(m["modes"]) > 1:
+                modes.append({"size": size, "location_us": mode["location"] * US, "weight": mode["weight"],
+                              "gap_ms": mode["gap_s"] * 1e3, "rto": mode["rto_suspect"],
+                              "rto_multiple": mode["rto_multiple"],
+                              "sources": ", ".join(f"{x['source']} ({100 * x['share_of_mode']:.0f}%)"
+                                                   for x in mode["sources"][:3])})
+        lv = a.get("launches") or {}
+        if lv.get("n_launches", 1) > 1:
+            launches.append({"size": size, "n": lv["n_launches"], "between": lv["between_sd"] * factor,
+                             "within": lv["within_sd"] * factor, "icc": lv["icc"],
+                             "p": (lv.get("test") or {}).get("p_value")})
+    first = next(iter(analysis.values()), None) or {}
+    labels_min = [row["label"] for row in ((first.get("tails") or {}).get("by_min") or [])]
+    labels_sd = [row["label"] for row in ((first.get("tails") or {}).get("by_sd") or [])]
+    rto = ((first.get("modes") or {}).get("rto") or {})
+    return {"tails_min": tails_min, "tails_sd": tails_sd, "tail_labels_min": labels_min,
+            "tail_labels_sd": labels_sd, "modes": modes, "launch_rows": launches,
+            "rto_note": f"{rto.get('rto_min_s', 0.2) * 1e3:g} ms ({rto.get('source', 'default')})"
+            if rto else ""}
+
+
+def fit_views(run_dir, seed):
+    """Hockney and piecewise fits of every benchmark of one run, with figures."""
+    out = {}
+    for f in fit_run(run_dir, seed=seed).fits:
+        c = f.curve
+        if f.piecewise is None or len(c.sizes) == 0:
+            out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None}
+            continue
+        predicted = np.empty(len(c.sizes))
+        for seg in f.piecewise.segments:
+            inside = (c.sizes >= seg.first_size) & (c.sizes <= seg.last_size)
+            predicted[inside] = seg.alpha.point + seg.beta.point * c.sizes[inside]
+        breaks = [np.sqrt(lo * hi) for lo, hi in f.piecewise.breaks]
+        out[(c.bench, c.algo)] = {
+            "note": f.note, "quantity": c.quantity,
+            "svg": plots.fit_residuals(c.sizes, c.medians * US, predicted * US, breaks,
+                                       "median time (µs)"),
+            "hockney": _line_row(f.hockney) if f.hockney else None,
+            "segments": [_line_row(seg) for seg in f.piecewise.segments],
+            "breaks": [f"{lo}–{hi}" for lo, hi in f.piecewise.breaks],
+        }
+    return out
+
+
+def _line_row(line):
+    return {"sizes": f"{line.first_size}–{line.last_size}", "n": line.n_sizes,
+            "alpha_us": line.alpha.scaled(US), "beta_ns": line.beta.scaled(1e9),
+            "bandwidth_mbs": line.bandwidth.scaled(MBPS), "n_half": line.n_half, "r2": line.r2,
+            "max_res": line.max_rel_residual}
+
+
+def comparisons(run_dirs, seed):
+    """Every later run against the first; a pair with nothing in common says so."""
+    out = []
+    for other in run_dirs[1:]:
+        try:
+            c = compare(run_dirs[0], other, seed=seed)
+        except UsageError as e:
+            out.append({"a": str(run_dirs[0].name), "b": str(other.name), "error": str(e)})
+            continue
+        out.append({"a": c.run_a, "b": c.run_b, "error": None, "noise": c.noise, "alpha": c.alpha,
+                    "rows": [_compare_row(r) for r in c.rows], "geomean": c.geomean,
+                    "only_a": [f"{b} {s}" for b, _, s in c.only_a],
+                    "only_b": [f"{b} {s}" for b, _, s in c.only_b]})
+    return out
+
+
+def _compare_row(r):
+    factor = MBPS if r.unit == "B/s" else US
+    return {"bench": bench_label(r.bench, r.algo), "size": r.size, "unit": display_unit(r.bench),
+            "a": r.median_a * factor, "b": r.median_b * factor, "ratio": r.ratio, "p": r.p_value,
+            "verdict": r.verdict}
 
 
 def gather(run_dirs):
@@ -174,8 +249,15 @@ def gather(run_dirs):
     for run_dir in run_dirs:
         table, ctx = load(run_dir)
         runs.append((ctx.get("run_id", str(run_dir)), run_dir, table, ctx))
+    sections = bench_sections(runs)
+    seed = runs[0][3].get("seed") or 1
+    fits = {label: fit_views(d, seed) for label, d, _, _ in runs}
+    for s in sections:
+        s["fits"] = [{"label": label, **fits[label][key]} for label in fits
+                     for key in [(s["bench"], s["algo"])] if key in fits[label]]
     return {
         "generated": datetime.datetime.now().isoformat(timespec="seconds"),
         "runs": [run_summary(d, t, c) for _, d, t, c in runs],
-        "sections": bench_sections(runs),
+        "sections": sections,
+        "comparisons": comparisons([Path(d) for _, d, _, _ in runs], seed),
     }
