@@ -8,6 +8,8 @@
 #include "buffers.h"
 #include "clock.h"
 
+struct options;
+
 /* How per-rank timestamps become samples (docs/raw-format.md). */
 typedef enum { PAT_PINGPONG, PAT_ONEWAY, PAT_PAIRS, PAT_BW, PAT_COLL } pattern;
 typedef enum { ROLE_IDLE, ROLE_INITIATOR, ROLE_RESPONDER, ROLE_MEMBER } role;
@@ -23,6 +25,11 @@ typedef struct series {
     int check, root_rotate, window_msgs;
     int corrupt; /* test-only: --check must see this added to every received element */
     MPI_Request *reqs;  /* 2 * window_msgs, for the windowed bandwidth tests */
+    /* Which variant of the benchmark (an algorithm, a queue depth, a layer…):
+     * index into the benchmark's variants and its name, "mpi" by default. */
+    int variant;
+    const char *algo;
+    const struct options *o;
     /* Filled by the benchmark's describe(): what is handed to MPI. */
     long count;
     const char *datatype;
@@ -39,6 +46,10 @@ typedef struct bench_def {
     /* Runs repetition `rep` once start synchronization is done; records when
      * the operation started and ended on this rank (local timer). */
     void (*run_rep)(series *s, long rep, double *t_start, double *t_end);
+    /* Optional: how many variants the options ask for, and the name of
+     * variant i (recorded as the series' "algo"). NULL: one variant, "mpi". */
+    int (*nvariants)(const struct options *o);
+    const char *(*variant_name)(const struct options *o, int i);
 } bench_def;
 
 const bench_def *bench_find(const char *name);

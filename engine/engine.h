@@ -28,6 +28,6 @@ typedef struct engine {
 
 /* Measures one benchmark x size on every rank and appends its block.
  * Returns 0, or -1 after printing why (I/O error). */
-int series_run(engine *e, const bench_def *def, size_t bytes);
+int series_run(engine *e, const bench_def *def, int variant, size_t bytes);
 
 #endif

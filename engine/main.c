@@ -236,10 +236,13 @@ int main(int argc, char **argv)
     int done = 0;
     for (int i = 0; i < o.nbenches; i++) {
         const bench_def *def = bench_find(o.benches[i]);
-        for (int j = 0; j < (def->sizeless ? 1 : o.nsizes); j++) {
-            if (series_run(&e, def, def->sizeless ? 0 : (size_t)o.sizes[j])) return io_error(&e, "writing the raw file");
-            maybe_test_abort(&e, ++done);
-        }
+        int variants = def->nvariants ? def->nvariants(&o) : 1;
+        for (int v = 0; v < variants; v++)
+            for (int j = 0; j < (def->sizeless ? 1 : o.nsizes); j++) {
+                if (series_run(&e, def, v, def->sizeless ? 0 : (size_t)o.sizes[j]))
+                    return io_error(&e, "writing the raw file");
+                maybe_test_abort(&e, ++done);
+            }
     }
 
     sync_measure(&e.sync, o.sync_points);

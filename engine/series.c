@@ -92,7 +92,7 @@ static int write_block(engine *e, const bench_def *def, const series *s, long n,
     sb_printf(&b, "{");
     sb_key_str(&b, "kind", "series");
     sb_key_str(&b, "bench", def->name);
-    sb_key_str(&b, "algo", "mpi");
+    sb_key_str(&b, "algo", s->algo);
     sb_key_int(&b, "size", (long long)s->bytes);
     sb_key_int(&b, "launch", e->o->launch);
     sb_key_int(&b, "reps", n);
@@ -112,12 +112,13 @@ static int write_block(engine *e, const bench_def *def, const series *s, long n,
     return rc;
 }
 
-int series_run(engine *e, const bench_def *def, size_t bytes)
+int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
 {
     const options *o = e->o;
     int *pairs, npairs = pairs_of(e, def, &pairs);
     series s = {.world = e->world, .rank = e->rank, .size = e->size, .bytes = bytes, .buf = &e->buf,
-                .t = &e->t, .check = o->check, .root_rotate = o->root_rotate, .window_msgs = o->window_msgs,
+                .t = &e->t, .check = o->check, .variant = variant, .o = o,
+                .algo = def->variant_name ? def->variant_name(o, variant) : "mpi", .root_rotate = o->root_rotate, .window_msgs = o->window_msgs,
                 /* test-only: proves that --check can fail */
                 .corrupt = getenv("MPISCOPE_TEST_CORRUPT") != NULL};
     assign_role(&s, def, pairs, npairs);
@@ -190,8 +191,9 @@ int series_run(engine *e, const bench_def *def, size_t bytes)
     e->t_last = timer_now(&e->t);
     int rc = write_block(e, def, &s, done, d);
     if (e->rank == 0) {
-        printf("@progress {\"bench\": \"%s\", \"size\": %zu, \"reps\": %ld, \"stop\": \"%s\", \"invalid\": %ld}\n",
-               def->name, bytes, done, stop_names[(int)d.stop], (long)d.invalid);
+        printf("@progress {\"bench\": \"%s\", \"algo\": \"%s\", \"size\": %zu, \"reps\": %ld, "
+               "\"stop\": \"%s\", \"invalid\": %ld}\n",
+               def->name, s.algo, bytes, done, stop_names[(int)d.stop], (long)d.invalid);
         fflush(stdout);
     }
     free(mine);

@@ -166,13 +166,21 @@ static void run_reduce_scatter_block(series *s, long rep, double *t_start, doubl
     if (s->check) verify_sums(s, (int *)rb, n, (long)s->rank * n, rep, "reduce_scatter_block");
 }
 
-const bench_def bench_barrier = {"barrier", PAT_COLL, 1, 1, fp_block, desc_none, run_barrier};
-const bench_def bench_bcast = {"bcast", PAT_COLL, 1, 0, fp_block, desc_bytes, run_bcast};
-const bench_def bench_reduce = {"reduce", PAT_COLL, 1, 0, fp_block, desc_ints, run_reduce};
-const bench_def bench_allreduce = {"allreduce", PAT_COLL, 1, 0, fp_block, desc_ints, run_allreduce};
-const bench_def bench_allgather = {"allgather", PAT_COLL, 1, 0, fp_all, desc_bytes, run_allgather};
-const bench_def bench_gather = {"gather", PAT_COLL, 1, 0, fp_all, desc_bytes, run_gather};
-const bench_def bench_scatter = {"scatter", PAT_COLL, 1, 0, fp_all, desc_bytes, run_scatter};
-const bench_def bench_alltoall = {"alltoall", PAT_COLL, 1, 0, fp_all, desc_bytes, run_alltoall};
-const bench_def bench_reduce_scatter_block = {"reduce_scatter_block", PAT_COLL, 1, 0, fp_all, desc_ints,
-                                              run_reduce_scatter_block};
+const bench_def bench_barrier = {.name = "barrier", .pat = PAT_COLL, .min_np = 1, .sizeless = 1,
+                                .footprint = fp_block, .describe = desc_none, .run_rep = run_barrier};
+const bench_def bench_bcast = {.name = "bcast", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_block, .describe = desc_bytes, .run_rep = run_bcast};
+const bench_def bench_reduce = {.name = "reduce", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_block, .describe = desc_ints, .run_rep = run_reduce};
+const bench_def bench_allreduce = {.name = "allreduce", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_block, .describe = desc_ints, .run_rep = run_allreduce};
+const bench_def bench_allgather = {.name = "allgather", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_all, .describe = desc_bytes, .run_rep = run_allgather};
+const bench_def bench_gather = {.name = "gather", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_all, .describe = desc_bytes, .run_rep = run_gather};
+const bench_def bench_scatter = {.name = "scatter", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_all, .describe = desc_bytes, .run_rep = run_scatter};
+const bench_def bench_alltoall = {.name = "alltoall", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_all, .describe = desc_bytes, .run_rep = run_alltoall};
+const bench_def bench_reduce_scatter_block = {.name = "reduce_scatter_block", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .footprint = fp_all, .describe = desc_ints, .run_rep = run_reduce_scatter_block};

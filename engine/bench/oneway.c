@@ -27,4 +27,5 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
         check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "oneway");
 }
 
-const bench_def bench_oneway = {"oneway", PAT_ONEWAY, 2, 0, footprint, describe, run_rep};
+const bench_def bench_oneway = {.name = "oneway", .pat = PAT_ONEWAY, .min_np = 2, .sizeless = 0,
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep};

@@ -33,5 +33,7 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
     if (s->check) check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "pairs");
 }
 
-const bench_def bench_multipair = {"multipair", PAT_PAIRS, 2, 0, footprint, describe, run_rep};
-const bench_def bench_pairs = {"pairs", PAT_PAIRS, 2, 0, footprint, describe, run_rep};
+const bench_def bench_multipair = {.name = "multipair", .pat = PAT_PAIRS, .min_np = 2, .sizeless = 0,
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep};
+const bench_def bench_pairs = {.name = "pairs", .pat = PAT_PAIRS, .min_np = 2, .sizeless = 0,
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep};

@@ -28,4 +28,5 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
     if (s->check) check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "pingpong");
 }
 
-const bench_def bench_pingpong = {"pingpong", PAT_PINGPONG, 2, 0, footprint, describe, run_rep};
+const bench_def bench_pingpong = {.name = "pingpong", .pat = PAT_PINGPONG, .min_np = 2, .sizeless = 0,
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep};

@@ -23,4 +23,5 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
     if (s->check) check_verify(s, (unsigned char *)rb, s->bytes, left, rep, "ring");
 }
 
-const bench_def bench_ring = {"ring", PAT_COLL, 2, 0, footprint, describe, run_rep};
+const bench_def bench_ring = {.name = "ring", .pat = PAT_COLL, .min_np = 2, .sizeless = 0,
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep};

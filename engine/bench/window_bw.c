@@ -47,5 +47,7 @@ static void run_bibw(series *s, long rep, double *t_start, double *t_end)
     if (s->check) check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "bibw");
 }
 
-const bench_def bench_bw = {"bw", PAT_BW, 2, 0, footprint, describe, run_bw};
-const bench_def bench_bibw = {"bibw", PAT_BW, 2, 0, footprint, describe, run_bibw};
+const bench_def bench_bw = {.name = "bw", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                .footprint = footprint, .describe = describe, .run_rep = run_bw};
+const bench_def bench_bibw = {.name = "bibw", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                .footprint = footprint, .describe = describe, .run_rep = run_bibw};

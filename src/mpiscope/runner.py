@@ -63,8 +63,9 @@ class _Launches:
 
     def _on_progress(self, text):
         item = json.loads(text)
+        algo = "" if item.get("algo", "mpi") == "mpi" else f"/{item['algo']}"
         self.progress.update(self.task, advance=1,
-                             description=f"{item['bench']} {format_size(item['size'])} "
+                             description=f"{item['bench']}{algo} {format_size(item['size'])} "
                                          f"({item['reps']} reps, {item['stop']})")
 
     def run(self, benches=None, sizes=None):
