@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from mpiscope.analysis import plain
+from mpiscope.jsonable import plain
 from mpiscope.launches import ONE_LAUNCH, launch_variation
 
 US = 1e-6

@@ -5,7 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from mpiscope.analysis import analyze_series, plain
+from mpiscope.analysis import analyze_series
+from mpiscope.jsonable import plain
 from mpiscope.estimate import Estimate
 from mpiscope.samples import series_samples, split_series
 from mpiscope.store import ingest

@@ -14,9 +14,7 @@ bandwidth), and "on" says so.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import math
 
 import numpy as np
 import pyarrow as pa
@@ -28,9 +26,9 @@ from . import ranks as _ranks
 from . import rto as _rto
 from . import tails as _tails
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .estimate import Estimate
 from .samples import (DEFAULT_WINDOW_MSGS, is_collective, series_samples, unit,
                       window_msgs_of)
+from .jsonable import plain
 from .stats import LABEL_FAR, LABEL_OUTLIER, describe
 
 MAX_LISTED_OUTLIERS = 20
@@ -40,27 +38,6 @@ MAX_LISTED_OUTLIERS = 20
 def host_rto_min() -> dict:
     """RTO_min of this host (rto.rto_min), read once per process."""
     return _rto.rto_min()
-
-
-def plain(obj):
-    """`obj` as JSON-able data: Estimates and dataclasses as dicts, numpy
-    scalars and arrays as Python numbers and lists, NaN and inf as None."""
-    if isinstance(obj, Estimate) or dataclasses.is_dataclass(obj):
-        return plain(dataclasses.asdict(obj))
-    if isinstance(obj, dict):
-        return {str(k): plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [plain(v) for v in obj.tolist()]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    return obj
 
 
 def _algo_of(series: pa.Table):

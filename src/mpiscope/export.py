@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UsageError
+from .jsonable import plain
 from .samples import unit
 from .store import SAMPLES_FILE, load
 from .views import all_series_samples, bench_label, run_context, show_rows
@@ -48,17 +49,6 @@ OSU_TITLES = {
 }
 
 
-def _no_nan(obj):
-    """JSON has no NaN: use null."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _no_nan(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_no_nan(v) for v in obj]
-    return obj
-
-
 def _csv(run_dir):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -76,7 +66,7 @@ def _csv(run_dir):
 
 def _json(run_dir):
     doc = {"schema_version": 1, "context": run_context(run_dir), "rows": show_rows(run_dir)}
-    return json.dumps(_no_nan(doc), indent=2) + "\n"
+    return json.dumps(plain(doc), indent=2) + "\n"
 
 
 def osu_value(bench, values):

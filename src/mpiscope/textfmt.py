@@ -3,11 +3,11 @@ with a few significant digits, JSON without NaN."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 
-import numpy as np
+
+from .jsonable import plain
 
 
 def table(header, lines, right) -> str:
@@ -42,22 +42,6 @@ def interval(low, high, digits: int = 4) -> str:
     return f"[{sig(low, digits)}, {sig(high, digits)}]"
 
 
-def _plain(obj):
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return _plain(dataclasses.asdict(obj))
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [_plain(v) for v in obj.tolist()]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None  # JSON has no NaN or infinity
-    return obj
-
-
 def dumps(doc) -> str:
     """JSON text of `doc` (NaN and infinities become null), newline-terminated."""
-    return json.dumps(_plain(doc), indent=2) + "\n"
+    return json.dumps(plain(doc), indent=2) + "\n"
