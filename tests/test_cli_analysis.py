@@ -1,24 +1,18 @@
-import argparse
 import json
 
 import pytest
 
 from analysis_runs import SIZES, build_run
-from mpiscope.cli_analysis import add_analysis_commands, parse_noise
+from mpiscope.cli import build_parser
+from mpiscope.cli_analysis import parse_noise
 from mpiscope.errors import UsageError
 from snapshot import assert_snapshot
 
 A_ID, B_ID = "20240401-120000-aaaa", "20240402-120000-bbbb"
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog="mpiscope")
-    add_analysis_commands(parser.add_subparsers(dest="command", required=True))
-    return parser
-
-
 def _run(argv):
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     return args.func(args)
 
 

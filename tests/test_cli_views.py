@@ -1,21 +1,14 @@
-import argparse
 import json
 
 import pytest
 
-from mpiscope.cli_views import add_view_commands
+from mpiscope.cli import build_parser
 from mpiscope.errors import UsageError
 from rawgen import build_demo_run
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog="mpiscope")
-    add_view_commands(parser.add_subparsers(dest="command", required=True))
-    return parser
-
-
 def _run(argv):
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     return args.func(args)
 
 
@@ -80,7 +73,7 @@ def test_bad_format_is_rejected_by_argparse(out, capsys):
 @pytest.mark.parametrize("command", ["runs", "show", "export"])
 def test_help(command, capsys):
     with pytest.raises(SystemExit) as exc:
-        _parser().parse_args([command, "--help"])
+        build_parser().parse_args([command, "--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
     assert "--out DIR" in text and "mpiscope-runs" in text
