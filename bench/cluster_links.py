@@ -1,0 +1,118 @@
+"""How faithfully do emulated links give what they were configured for?
+
+Builds small emulated clusters (root), measures them with the engine under
+Open MPI, and prints measured against configured:
+
+- rate: `bw` of 256 KiB and 1 MiB messages against the TCP payload rate of
+  the line rate (100 Mbit/s and 1 Gbit/s); target within 5%;
+- delay: median 8-byte `oneway` with delay D minus without, against D, plus
+  the delay program's own report of how far it strayed; target within 10%;
+- loss: share of 256 KiB one-way messages that waited for a retransmission
+  timeout (> 150 ms) at 1% and 2% loss.
+
+    flock /tmp/mpiscope-mpi.lock .venv/bin/python bench/cluster_links.py [--only rate|delay|loss]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope import samples, store
+from mpiscope.build import ensure_engine
+from mpiscope.cluster import cluster_launch, delay_report, manager, payload_rate
+from mpiscope.cluster.spec import make_spec
+
+
+def measure(name, tmp, bench, sizes, *extra):
+    engine = ensure_engine("openmpi")
+    run = Path(tempfile.mkdtemp(dir=tmp))
+    out = run / "raw" / "launch-0"
+    out.mkdir(parents=True)
+    args = ["--bench", bench, "--sizes", sizes, "--launch", "0", "--expect-np", "2",
+            "--out", str(out), *map(str, extra)]
+    argv, env, context = cluster_launch(name, "openmpi", 2, engine, args)
+    subprocess.run(argv, env=env, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    return store.ingest(run, {"run_id": run.name, **context})
+
+
+def values(table, bench, size):
+    return samples.sample_values(table, bench, size).values
+
+
+class Cluster:
+    def __init__(self, label, **kw):
+        self.name = f"bench{os.getpid() % 10000}-{label}"
+        self.spec = make_spec(self.name, 2, **kw)
+
+    def __enter__(self):
+        manager.up(self.spec)
+        return self.name
+
+    def __exit__(self, *exc):
+        manager.teardown(self.name)
+
+
+def rate(tmp):
+    print("rate: bw (MB/s, median) against the TCP payload rate of the line rate")
+    for label, line in (("fast-ethernet", 100e6), ("gige", 1e9)):
+        with Cluster("rate", preset=label) as name:
+            for size, window in ((262144, 8), (1048576, 4)):
+                reps = 8 if line < 1e9 else 20
+                t = measure(name, tmp, "bw", size, "--window-msgs", window, "--reps-min", reps,
+                            "--reps-max", reps, "--warmup", 2, "--sync", "barrier",
+                            "--time-budget", 30)
+                bw = float(np.median(values(t, "bw", size)))
+                want = payload_rate(line)
+                print(f"  {label:14s} {size:8d} B: {bw / 1e6:7.2f} MB/s, expected {want / 1e6:7.2f}"
+                      f" ({bw / want - 1:+.1%})")
+
+
+def delay(tmp):
+    print("delay: median 8-byte oneway with delay D minus without (us)")
+    with Cluster("d0") as name:
+        base = float(np.median(values(measure(name, tmp, "oneway", 8, "--reps-min", 500,
+                                              "--time-budget", 2), "oneway", 8)))
+    print(f"  no delay: {base * 1e6:.1f} us")
+    for d in ("50us", "200us", "1ms"):
+        with Cluster("d", link=f"delay={d}") as name:
+            t = measure(name, tmp, "oneway", 8, "--reps-min", 500, "--time-budget", 2)
+            rep = delay_report(name)["summary"]
+        target = make_spec("x", 2, link=f"delay={d}").link.delay_ns / 1e9
+        added = float(np.median(values(t, "oneway", 8))) - base
+        print(f"  D = {d:6s}: added {added * 1e6:8.1f} us ({added / target - 1:+.1%}); delay "
+              f"program: {rep['packets']} packets, actual - target mean {rep['error_mean_s'] * 1e6:+.2f}"
+              f" us, sd {rep['error_sd_s'] * 1e6:.1f} us, max {rep['error_max_s'] * 1e6:+.1f} us")
+
+
+def loss(tmp):
+    print("loss: 256 KiB oneway messages, share above 150 ms (retransmission timeouts)")
+    for p in ("1%", "2%"):
+        with Cluster("loss", link=f"loss={p}") as name:
+            t = measure(name, tmp, "oneway", 262144, "--reps-min", 200, "--reps-max", 200,
+                        "--warmup", 1, "--sync", "barrier", "--sync-points", 2,
+                        "--time-budget", 120)
+        v = values(t, "oneway", 262144)
+        slow = v[v > 0.150]
+        print(f"  loss {p}: {len(slow)}/{len(v)} samples above 150 ms; median {np.median(v) * 1e3:.2f} ms"
+              + (f", slow ones median {np.median(slow) * 1e3:.0f} ms" if len(slow) else ""))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=("rate", "delay", "loss"))
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("emulated clusters need root")
+    with tempfile.TemporaryDirectory() as tmp:
+        for part in (rate, delay, loss):
+            if args.only in (None, part.__name__):
+                part(tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""The commands that wire and shape an emulated cluster (pure: argv lists only).
+
+Rate: `tbf` on every shaped port's egress — a host's eth0 (what it sends),
+the switch port facing the host (what it receives), both ends of an uplink —
+with a size table that adds the 24 bytes each Ethernet frame occupies on the
+wire beyond what the kernel counts (FCS, preamble, inter-frame gap), so the
+configured rate is a line rate as on real Ethernet. (GSO super-packets larger
+than the bucket are split by tbf and each segment is charged as a frame: the
+measured TCP payload rate matches mtu-52 / mtu+38 of the line rate at 100
+Mbit/s and 1 Gbit/s.)
+
+Loss and delay act where packets arrive: in the receiving host's raw
+PREROUTING chain, only for packets coming in on eth0 (never loopback).
+With loss, senders build no GSO super-packets (gso_max_segs 1): a drop
+must take one frame, not a 64 KB burst of them.
+Loss is `-m statistic --mode random` DROP; dropping at the sender's OUTPUT
+would be reported to TCP as a local error rather than lost on the wire.
+Delay sends the packet to NFQUEUE number = uplinks crossed, whose queue the
+delay program holds for that path's delay.
+"""
+
+from __future__ import annotations
+
+from .spec import ETH_OVERHEAD, ETH_WIRE_EXTRA, ClusterSpec, Link
+from .topology import NETWORK, Plan
+
+CHAIN = "MPISCOPE"
+HOST_TXQUEUE_FRAMES = 1000        # a host's own transmit queue, as Linux's default txqueuelen
+
+
+def _burst(rate_bps: float, mtu: int) -> int:
+    """Token bucket depth: 100 µs at the rate, at least two full frames."""
+    return max(2 * (mtu + ETH_OVERHEAD), int(rate_bps / 8 * 100e-6))
+
+
+def tbf(netns: str, dev: str, link: Link, mtu: int, limit: int):
+    burst = _burst(link.rate_bps, mtu)
+    return ["tc", "-n", netns, "qdisc", "replace", "dev", dev, "root",
+            "stab", "overhead", str(ETH_WIRE_EXTRA), "linklayer", "ethernet",
+            "tbf", "rate", f"{int(link.rate_bps)}bit", "burst", str(burst),
+            "limit", str(max(limit, burst))]
+
+
+def wiring(plan: Plan):
+    """Namespaces exist already; returns the commands for links, bridges and addresses."""
+    spec = plan.spec
+    mtu = str(spec.mtu)
+    cmds = []
+    for sw in plan.switches:
+        cmds += [["ip", "-n", sw.netns, "link", "add", "br0", "mtu", mtu, "type", "bridge",
+                  "stp_state", "0", "forward_delay", "0"],
+                 ["ip", "-n", sw.netns, "link", "set", "lo", "up"]]
+    lossy = spec.link.loss > 0 or (spec.uplink is not None and spec.uplink.loss > 0)
+    for h in plan.hosts:
+        sw = plan.switches[h.switch]
+        # Created directly inside the two namespaces: nothing ever appears in ours.
+        cmds += [["ip", "link", "add", "eth0", "netns", h.netns, "mtu", mtu, "type", "veth",
+                  "peer", "name", h.port, "netns", sw.netns, "mtu", mtu],
+                 ["ip", "-n", sw.netns, "link", "set", h.port, "master", "br0", "up"],
+                 ["ip", "-n", h.netns, "link", "set", "lo", "up"],
+                 *([["ip", "-n", h.netns, "link", "set", "eth0", "gso_max_segs", "1"]] if lossy else []),
+                 ["ip", "-n", h.netns, "addr", "add", f"{h.address}/{NETWORK.prefixlen}", "dev", "eth0"],
+                 ["ip", "-n", h.netns, "link", "set", "eth0", "up"]]
+    for up in plan.uplinks:
+        a, b = plan.switches[up.a], plan.switches[up.b]
+        cmds += [["ip", "link", "add", up.port_a, "netns", a.netns, "mtu", mtu, "type", "veth",
+                  "peer", "name", up.port_b, "netns", b.netns, "mtu", mtu],
+                 ["ip", "-n", a.netns, "link", "set", up.port_a, "master", "br0", "up"],
+                 ["ip", "-n", b.netns, "link", "set", up.port_b, "master", "br0", "up"]]
+    for sw in plan.switches:
+        cmds.append(["ip", "-n", sw.netns, "link", "set", "br0", "up"])
+    return cmds
+
+
+def rate_limits(plan: Plan):
+    spec: ClusterSpec = plan.spec
+    mtu = spec.mtu
+    cmds = []
+    link = spec.link
+    if link.rate_bps is not None:
+        for h in plan.hosts:
+            host_queue = max(link.queue_limit(), HOST_TXQUEUE_FRAMES * (mtu + ETH_OVERHEAD))
+            cmds.append(tbf(h.netns, "eth0", link, mtu, host_queue))
+            cmds.append(tbf(plan.switches[h.switch].netns, h.port, link, mtu, link.queue_limit()))
+    up = spec.uplink
+    if up is not None and up.rate_bps is not None:
+        for u in plan.uplinks:
+            cmds.append(tbf(plan.switches[u.a].netns, u.port_a, up, mtu, up.queue_limit()))
+            cmds.append(tbf(plan.switches[u.b].netns, u.port_b, up, mtu, up.queue_limit()))
+    return cmds
+
+
+def _probability(p: float) -> str:
+    return f"{p:.10f}".rstrip("0").rstrip(".")
+
+
+def filter_rules(plan: Plan, host):
+    """iptables argv lists (to run inside `host`'s namespace) for its loss and delay.
+
+    Order matters: drops first (a dropped packet is never delayed), then the
+    queues, most specific source first.
+    """
+    link = plan.spec.link
+    classes = plan.path_classes(host)
+    base = ["iptables", "-w", "-t", "raw", "-A", CHAIN]
+    rules = []
+    if link.loss > 0:
+        rules.append(base + ["-s", str(NETWORK), "-m", "statistic", "--mode", "random",
+                             "--probability", _probability(link.loss), "-j", "DROP"])
+    for c in classes:
+        if c.hops and c.loss > 0:
+            rules.append(base + ["-s", c.source, "-m", "statistic", "--mode", "random",
+                                 "--probability", _probability(c.loss), "-j", "DROP"])
+    same_switch_delayed = link.delay_ns > 0 or link.jitter_ns > 0
+    for c in sorted(classes, key=lambda c: -c.hops):
+        if c.delay_ns > 0 or c.jitter_ns > 0:
+            rules.append(base + ["-s", c.source, "-j", "NFQUEUE", "--queue-num", str(c.hops)])
+        elif c.hops and same_switch_delayed:
+            # No delay for this origin: accept before the same-switch queue catches it.
+            rules.append(base + ["-s", c.source, "-j", "ACCEPT"])
+    if not rules:
+        return []
+    return [["iptables", "-w", "-t", "raw", "-N", CHAIN],
+            ["iptables", "-w", "-t", "raw", "-A", "PREROUTING", "-i", "eth0", "-j", CHAIN]] + rules
+
+
+def delay_queues(plan: Plan):
+    """(host, queue number, delay ns, jitter ns) for every queue the delay program serves."""
+    out = []
+    for h in plan.hosts:
+        for c in plan.path_classes(h):
+            if c.delay_ns > 0 or c.jitter_ns > 0:
+                out.append((h, c.hops, c.delay_ns, c.jitter_ns))
+    return out

@@ -1,0 +1,329 @@
+"""Emulated clusters for real (root): shaped links measured by the engine, clean removal.
+
+Each test creates its own clusters (names carry this process's id, so two
+test sessions do not collide) and removes them, also when it fails.
+"""
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from mpiscope import modes, samples, store
+from mpiscope.build import ensure_engine
+from mpiscope.cluster import cluster_launch, delay_report, manager, payload_rate
+from mpiscope.cluster import netns as ns
+from mpiscope.cluster import state as st
+from mpiscope.cluster.features import MissingFeature, probe
+from mpiscope.cluster.spec import make_spec
+from mpiscope.errors import UsageError
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="emulated clusters need root")
+
+TAG = os.getpid() % 100000
+
+
+def _name(label):
+    return f"t{TAG}-{label}"
+
+
+def cli(*args, user=None):
+    cmd = [sys.executable, "-m", "mpiscope.cluster", *map(str, args)]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+@contextlib.contextmanager
+def cluster(label, hosts, **kwargs):
+    name = _name(label)
+    manager.up(make_spec(name, hosts, **kwargs))
+    try:
+        yield name
+    finally:
+        manager.teardown(name)
+
+
+def measure(name, np_, tmp_path, bench, sizes, *extra, mpi="openmpi"):
+    """Runs the engine across the cluster; returns (samples table, extra context)."""
+    engine = ensure_engine(mpi)
+    run = tmp_path / f"{name}-{bench.replace(',', '-')}"
+    out = run / "raw" / "launch-0"
+    out.mkdir(parents=True)
+    args = ["--bench", bench, "--sizes", sizes, "--launch", "0", "--expect-np", str(np_),
+            "--out", str(out), *map(str, extra)]
+    argv, env, context = cluster_launch(name, mpi, np_, engine, args)
+    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
+    table = store.ingest(run, {"run_id": run.name, **context})
+    return table, context
+
+
+def _median(table, bench, size):
+    v = samples.sample_values(table, bench, size).values
+    assert len(v) > 0, (bench, size)
+    return float(np.median(v)), v
+
+
+def _nothing_left(name, pids=()):
+    """No namespace, state, UTS mount, firewall rule or process of cluster `name` remains."""
+    assert ns.list_netns(name) == []
+    assert not st.cluster_dir(name).exists()
+    assert manager._our_delay_programs(name) == []
+    for pid in pids:
+        assert not ns.alive(pid), pid
+    with open("/proc/self/mountinfo") as f:
+        assert str(st.cluster_dir(name)) not in f.read()
+    rules = subprocess.run(["iptables-save"], capture_output=True, text=True).stdout
+    assert "MPISCOPE" not in rules and "198.18." not in rules
+
+
+# ---- shaped links, measured ----
+
+def test_rate_fast_ethernet_bandwidth_is_the_payload_rate(tmp_path):
+    with cluster("rate", 2, link="rate=100mbit") as name:
+        table, ctx = measure(name, 2, tmp_path, "bw", 262144, "--window-msgs", 8,
+                             "--reps-min", 8, "--reps-max", 8, "--warmup", 2, "--sync", "barrier",
+                             "--time-budget", 30)
+    bw, _ = _median(table, "bw", 262144)
+    expected = payload_rate(100e6)  # 11.77 MB/s
+    assert abs(bw / expected - 1) <= 0.10, (bw, expected)
+    # the ranks ran on two distinct hosts, and the context holds the ground truth
+    assert set(samples.table_context(table)["hosts"]) == {f"{name}-h0", f"{name}-h1"}
+    assert ctx["cluster"]["link"]["rate_bps"] == 100e6
+    assert ctx["cluster"]["link"]["payload_rate_Bps"] == pytest.approx(expected)
+    assert ctx["cluster"]["placement"] == [f"{name}-h0", f"{name}-h1"]
+
+
+def test_delay_raises_one_way_time_by_the_delay(tmp_path):
+    d = 200e-6
+    with cluster("base", 2) as name:
+        base, _ = _median(measure(name, 2, tmp_path, "oneway", 8, "--reps-min", 300,
+                                  "--time-budget", 2)[0], "oneway", 8)
+    with cluster("delay", 2, link="delay=200us") as name:
+        # window starts: after a barrier the receiver leaves it a delay later than the
+        # sender and is still busy with it when the message comes (+20 us here)
+        table, ctx = measure(name, 2, tmp_path, "oneway", 8, "--reps-min", 300, "--time-budget", 2)
+        report = delay_report(name)
+    delayed, _ = _median(table, "oneway", 8)
+    assert abs((delayed - base) - d) <= 0.25 * d, (base, delayed)
+    assert ctx["cluster"]["link"]["delay_s"] == pytest.approx(d)
+    # the delay program reports how far it strayed: on average by microseconds
+    summary = report["summary"]
+    assert summary["packets"] >= 600 and summary["verdict_errors"] == 0
+    assert abs(summary["error_mean_s"]) < 20e-6, summary
+    assert all(q["delay_ns"] == 200_000 for q in report["detail"]["queues"])
+
+
+def test_loss_shows_retransmission_timeouts(tmp_path):
+    # Few clock-sync points: on a lossy link every lost small message costs a 200 ms timeout.
+    with cluster("loss", 2, link="loss=2%") as name:
+        table, _ = measure(name, 2, tmp_path, "oneway", 262144, "--reps-min", 100,
+                           "--reps-max", 100, "--warmup", 1, "--sync", "barrier",
+                           "--sync-points", 2, "--time-budget", 60)
+    median, values = _median(table, "oneway", 262144)
+    assert median < 0.1, median
+    # TCP's minimum retransmission timeout is 200 ms: some messages wait for it
+    slow = int(np.sum(values > 0.150))
+    assert slow >= 1, np.sort(values)[-10:]
+    # ... and the analysis calls them retransmission timeouts once there are
+    # enough of them to form a mode of their own (usually 10-25 of 100)
+    if slow >= 16:
+        found = modes.detect_modes(values, rto=0.2)["modes"]
+        assert any(m["rto_suspect"] for m in found), found
+
+
+def test_uplink_between_switches_is_the_bottleneck(tmp_path):
+    with cluster("2sw", 4, switches=2, link="rate=100mbit", uplink="rate=10mbit") as name:
+        table, ctx = measure(name, 4, tmp_path, "multipair,pairs", 16384, "--pairs", "0:1,2:3",
+                             "--reps-min", 20, "--reps-max", 20, "--warmup", 2,
+                             "--sync", "barrier")
+    # multipair pairs rank p with p + 2: h0-h2 and h1-h3 cross the uplink; the pairs stay home
+    across, _ = _median(table, "multipair", 16384)
+    within, _ = _median(table, "pairs", 16384)
+    assert across > 3 * within, (across, within)
+    hosts = ctx["cluster"]["hosts_detail"]
+    assert [h["switch"] for h in hosts] == [0, 0, 1, 1]
+    assert [p["uplinks"] for p in ctx["cluster"]["paths"]] == [0, 1]
+    assert ctx["cluster"]["paths"][1]["bottleneck_rate_bps"] == 10e6
+
+
+def test_mpich_runs_across_hosts(tmp_path):
+    with cluster("mpich", 2, link="rate=1gbit") as name:
+        # barrier starts: MPICH's ranks busy-poll, and a start window suffers from that
+        table, ctx = measure(name, 2, tmp_path, "pingpong", 8, "--reps-min", 20, "--reps-max", 50,
+                             "--sync", "barrier", "--time-budget", 2, mpi="mpich")
+    median, _ = _median(table, "pingpong", 8)
+    assert 0 < median < 0.05
+    assert set(samples.table_context(table)["hosts"]) == {f"{name}-h0", f"{name}-h1"}
+
+
+# ---- creation and removal ----
+
+def test_cli_up_exec_list_down_leaves_nothing():
+    name = _name("cli")
+    p = cli("up", name, "--hosts", 4, "--switches", 2, "--link", "rate=100mbit,delay=50us,loss=0.1%",
+            "--uplink", "rate=10mbit,delay=20us")
+    try:
+        assert p.returncode == 0, p.stderr
+        assert f"{name}-h3" in p.stdout and "198.18.1.2" in p.stdout
+        state = st.read(name)
+        delayd_pid = state["delayd"]["pid"]
+        assert ns.alive(delayd_pid)
+        # a host has its own name and address and no route out of 198.18.0.0/16
+        p = cli("exec", name, "h2", "--", "sh", "-c", "hostname; ip -4 -o addr show eth0; ip route")
+        assert p.returncode == 0, p.stderr
+        lines = p.stdout.splitlines()
+        assert lines[0] == f"{name}-h2" and "198.18.1.1/16" in lines[1]
+        assert lines[2:] == ["198.18.0.0/16 dev eth0 proto kernel scope link src 198.18.1.1 "]
+        assert cli("exec", name, "h1", "--", "sh", "-c", "exit 7").returncode == 7
+        # a routing lookup only (no packet leaves): nothing outside the cluster is reachable
+        p = cli("exec", name, "h0", "--", "ip", "route", "get", "192.0.2.1")
+        assert p.returncode != 0 and "unreachable" in p.stderr
+        # hosts reach each other by name across the uplink
+        p = cli("exec", name, "h0", "--", "python3", "-c",
+                "import socket; s = socket.create_connection(('%s-h3', 9), 2)" % name)
+        assert "Connection refused" in p.stderr  # nothing listens, but the host answered
+        listed = cli("list")
+        assert name in listed.stdout and "10mbit" in listed.stdout
+        # a process left running inside a host is stopped by down
+        sleeper = subprocess.Popen([str(st.cluster_dir(name) / "rsh"), "--argv", "h1", "sleep", "300"])
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not ns.pids_in_netns(f"mps-{name}-h1"):
+            time.sleep(0.05)
+        inside = ns.pids_in_netns(f"mps-{name}-h1")
+        assert inside
+        p = cli("down", name)
+        assert p.returncode == 0, p.stderr
+        sleeper.wait(timeout=10)
+        _nothing_left(name, pids=[delayd_pid, *inside])
+        assert name not in cli("list").stdout
+        assert cli("down", name).returncode == 2  # gone: nothing to remove
+    finally:
+        manager.teardown(name)
+
+
+@pytest.mark.parametrize("step", manager.STEPS)
+def test_failed_up_removes_everything(step):
+    name = _name("fail")
+    spec = make_spec(name, 4, switches=2, link="rate=100mbit,delay=100us,loss=1%",
+                     uplink="delay=10us")
+    try:
+        with pytest.raises(ns.ClusterError, match="deliberate failure"):
+            manager.up(spec, fail_at=step)
+        _nothing_left(name)
+    finally:
+        manager.teardown(name)
+
+
+def test_up_refuses_an_existing_name_and_non_root():
+    with cluster("dup", 2) as name:
+        p = cli("up", name, "--hosts", 2)
+        assert p.returncode == 2 and "exists already" in p.stderr
+        assert ns.list_netns(name)  # the existing cluster is untouched
+    p = cli("up", _name("user"), "--hosts", 2, user=65534)
+    assert p.returncode == 2 and "needs root" in p.stderr, p.stderr
+    assert not ns.list_netns(_name("user"))
+
+
+def test_missing_kernel_feature_is_named(monkeypatch):
+    real_run = ns.run
+
+    def no_tbf(argv, **kw):
+        if "tbf" in argv:
+            raise ns.ClusterError("Error: Specified qdisc kind is unknown.")
+        return real_run(argv, **kw)
+
+    monkeypatch.setattr(ns, "run", no_tbf)
+    probe_name = f"mps-probe-{TAG}"
+    with pytest.raises(MissingFeature, match="tbf"):
+        probe(make_spec(_name("feat"), 2, link="rate=100mbit"), probe_name=probe_name)
+    assert not (ns.NETNS_DIR / probe_name).exists()
+    # a missing feature is bad input to `up` (exit 2 in the CLI): nothing was created
+    assert issubclass(MissingFeature, UsageError)
+
+
+def test_launch_refuses_more_ranks_than_slots():
+    with cluster("slots", 2, slots=2) as name:
+        with pytest.raises(UsageError, match="does not fit"):
+            cluster_launch(name, "openmpi", 5, "/bin/true", [])
+        argv, env, ctx = cluster_launch(name, "mpich", 3, "/bin/true", [])
+        assert env["UCX_TLS"] == "tcp,self"
+        assert ctx["cluster"]["placement"] == [f"{name}-h0", f"{name}-h0", f"{name}-h1"]
+        assert (st.cluster_dir(name) / "hostfile-mpich-3").read_text() == \
+            f"{name}-h0:2\n{name}-h1:2\n"
+
+
+def test_launch_refuses_when_the_delay_program_died():
+    with cluster("dead", 2, link="delay=100us") as name:
+        d = st.read(name)["delayd"]
+        os.kill(d["pid"], 9)
+        deadline = time.monotonic() + 5
+        while ns.alive(d["pid"], d["started"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with pytest.raises(UsageError, match="delay program .* is not running"):
+            cluster_launch(name, "openmpi", 2, "/bin/true", [])
+
+
+_STREAM = """
+import socket, sys, time
+if sys.argv[1] == "recv":
+    s = socket.socket(); s.bind(("0.0.0.0", 5001)); s.listen(1)
+    print("listening", flush=True)
+    c, _ = s.accept(); n = 0
+    while True:
+        d = c.recv(1 << 16)
+        if not d:
+            break
+        n += len(d)
+    print(n, flush=True)
+else:
+    s = socket.create_connection((sys.argv[2], 5001)); buf = b"x" * 65536
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:
+        s.sendall(buf)
+    s.close()
+"""
+
+
+def _tcp_counters(rsh, host):
+    text = subprocess.run([rsh, "--argv", host, "cat", "/proc/net/netstat"], capture_output=True,
+                          text=True, check=True).stdout.splitlines()
+    names, values = [l.split() for l in text if l.startswith("TcpExt:")][:2]
+    return dict(zip(names[1:], map(int, values[1:])))
+
+
+def test_jitter_keeps_every_flow_in_order():
+    with cluster("jit", 2, link="rate=100mbit,delay=200us,jitter=150us") as name:
+        rsh = str(st.cluster_dir(name) / "rsh")
+        recv = subprocess.Popen([rsh, "--argv", "h1", "python3", "-c", _STREAM, "recv"],
+                                stdout=subprocess.PIPE, text=True)
+        assert recv.stdout.readline().strip() == "listening"
+        subprocess.run([rsh, "--argv", "h0", "python3", "-c", _STREAM, "send", f"{name}-h1"],
+                       check=True, timeout=30)
+        received = int(recv.stdout.readline())
+        recv.wait(timeout=10)
+        counters = _tcp_counters(rsh, "h1")
+        report = delay_report(name)["summary"]
+    assert received > 5e6  # about a second at 11.8 MB/s
+    # delays drawn from 50..350 us, yet TCP never saw a segment out of order
+    assert counters["TCPOFOQueue"] == 0, counters
+    assert report["packets"] > 3000 and abs(report["error_mean_s"]) < 20e-6
+
+
+def test_mpiscope_run_on_a_cluster_records_the_ground_truth(tmp_path):
+    from runcli import mpiscope, run_ok
+
+    with cluster("run", 2, link="rate=1gbit") as name:
+        run, summary = run_ok("--cluster", name, "--bench", "pingpong", "--sizes", 8, "--reps-max", 30,
+                              "--sync", "barrier", out=tmp_path)  # -n: every slot
+        refused = mpiscope("run", "--cluster", name, "--hostfile", "/etc/hosts", out=tmp_path / "x")
+    table, ctx = store.load(run)
+    assert ctx["np"] == 2 and ctx["cluster"]["link"]["rate_bps"] == 1e9
+    assert set(ctx["hosts"]) == {f"{name}-h0", f"{name}-h1"}
+    assert refused.returncode == 2 and "drop --launcher, --hostfile" in refused.stderr
