@@ -28,6 +28,7 @@ $(VENV)/.installed: pyproject.toml
 engines:
 	@$(MAKE) -s -C engine MPI=openmpi BUILD=$(CURDIR)/build/openmpi
 	@$(MAKE) -s -C engine MPI=mpich BUILD=$(CURDIR)/build/mpich
+	@$(MAKE) -s -C cluster BUILD=$(CURDIR)/build/cluster
 
 clean:
 	rm -rf build $(VENV)

@@ -9,6 +9,7 @@
 #include "clock.h"
 
 struct options;
+struct rawfile;
 
 /* How per-rank timestamps become samples (docs/raw-format.md). */
 typedef enum { PAT_PINGPONG, PAT_ONEWAY, PAT_PAIRS, PAT_BW, PAT_COLL } pattern;
@@ -33,6 +34,16 @@ typedef struct series {
     /* Filled by the benchmark's describe(): what is handed to MPI. */
     long count;
     const char *datatype;
+    /* Optional, set by describe(): the benchmark's own per-series state (released
+     * by its finish(), then free()d by the engine); parameters recorded as the
+     * block's "params" (a JSON object, "" for none); and, on a rank that cannot
+     * run the series (no shared memory between the pair, no TCP connection…),
+     * why: the series is then recorded empty on every rank, with the reason. */
+    void *state;
+    char params[1024];
+    const char *skip;
+    int oversubscribed; /* more ranks on this host than CPUs: a rank that waits should yield */
+    int measuring; /* 0 during the warm-up repetitions, 1 once repetitions are recorded */
 } series;
 
 typedef struct bench_def {
@@ -50,6 +61,13 @@ typedef struct bench_def {
      * variant i (recorded as the series' "algo"). NULL: one variant, "mpi". */
     int (*nvariants)(const struct options *o);
     const char *(*variant_name)(const struct options *o, int i);
+    /* Optional: releases what describe() set up (sockets, windows, segments);
+     * called on every rank at the end of the series, also a skipped one. */
+    void (*finish)(series *s);
+    /* Optional: appends blocks of its own after the series' block (e.g. a
+     * trace of its messages) for the `reps` recorded repetitions; returns 0,
+     * or -1 on an I/O error. */
+    int (*extra_blocks)(series *s, struct rawfile *raw, long reps);
 } bench_def;
 
 const bench_def *bench_find(const char *name);

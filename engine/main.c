@@ -11,6 +11,7 @@
 
 #include "engine.h"
 #include "json.h"
+#include "bench/coll_own.h"
 
 static int usage_error(int rank, const char *msg)
 {
@@ -193,6 +194,7 @@ int main(int argc, char **argv)
             return usage_error(e.rank, err);
         }
     }
+    if (coll_own_validate(&o, err, sizeof err)) return usage_error(e.rank, err);
     if (!strcmp(o.benches[0], "pairs") || o.npairs) {
         for (int i = 0; i < 2 * o.npairs; i++)
             if (o.pairs[i] >= e.size) return usage_error(e.rank, "--pairs names a rank outside the job");

@@ -74,10 +74,51 @@ static int parse_pairs(char *s, options *o)
     return n ? 0 : -1;
 }
 
+/* "1,2,4" -> queue depths and their variant names "q1", "q2", "q4". */
+static int parse_queue_depths(char *s, options *o)
+{
+    char **items;
+    int n = split(s, &items);
+    o->queue_depths = calloc((size_t)n + 1, sizeof *o->queue_depths);
+    o->queue_names = calloc((size_t)n + 1, sizeof *o->queue_names);
+    for (int i = 0; i < n; i++) {
+        long q;
+        if (parse_long(items[i], 1, &q) || q > 65536) return free(items), -1;
+        o->queue_depths[i] = (int)q;
+        o->queue_names[i] = malloc(24);
+        snprintf(o->queue_names[i], 24, "q%d", (int)q);
+    }
+    o->nqueue_depths = n;
+    free(items);
+    return n ? 0 : -1;
+}
+
+/* "0,0.5,1" -> steps and the variant names "os+0g", …, "or+1g". */
+static int parse_overhead_steps(char *s, options *o)
+{
+    char **items;
+    int n = split(s, &items);
+    o->overhead_steps = calloc((size_t)n + 1, sizeof *o->overhead_steps);
+    o->overhead_names = calloc(2 * (size_t)n + 1, sizeof *o->overhead_names);
+    for (int i = 0; i < n; i++) {
+        if (parse_double(items[i], 0, &o->overhead_steps[i]) || o->overhead_steps[i] > 1000)
+            return free(items), -1;
+        for (int side = 0; side < 2; side++) {
+            o->overhead_names[side * n + i] = malloc(32);
+            snprintf(o->overhead_names[side * n + i], 32, "%s+%gg", side ? "or" : "os", o->overhead_steps[i]);
+        }
+    }
+    o->noverhead_steps = n;
+    free(items);
+    return n ? 0 : -1;
+}
+
 enum {
     OPT_BENCH = 256, OPT_SIZES, OPT_SYNC, OPT_TIMER, OPT_CACHE, OPT_COLD_REGION, OPT_REPS_MIN,
     OPT_REPS_MAX, OPT_WARMUP, OPT_CI, OPT_BUDGET, OPT_LAUNCH, OPT_CHECK, OPT_ROOT, OPT_SEED, OPT_OUT,
-    OPT_NP, OPT_PAIRS, OPT_WMSGS, OPT_INJECT, OPT_SYNC_POINTS
+    OPT_NP, OPT_PAIRS, OPT_WMSGS, OPT_INJECT, OPT_SYNC_POINTS,
+    OPT_QUEUE_DEPTHS, OPT_OVERHEAD_STEPS, OPT_FLOOD_BYTES,
+    OPT_ALGO, OPT_SEGMENT, OPT_TRACE
 };
 
 static const struct option longopts[] = {
@@ -91,7 +132,12 @@ static const struct option longopts[] = {
     {"seed", required_argument, 0, OPT_SEED},         {"out", required_argument, 0, OPT_OUT},
     {"expect-np", required_argument, 0, OPT_NP},      {"pairs", required_argument, 0, OPT_PAIRS},
     {"window-msgs", required_argument, 0, OPT_WMSGS}, {"clock-inject", required_argument, 0, OPT_INJECT},
-    {"sync-points", required_argument, 0, OPT_SYNC_POINTS}, {0, 0, 0, 0},
+    {"sync-points", required_argument, 0, OPT_SYNC_POINTS},
+    {"queue-depths", required_argument, 0, OPT_QUEUE_DEPTHS},
+    {"overhead-steps", required_argument, 0, OPT_OVERHEAD_STEPS},
+    {"flood-bytes", required_argument, 0, OPT_FLOOD_BYTES},
+    {"algo", required_argument, 0, OPT_ALGO}, {"segment", required_argument, 0, OPT_SEGMENT},
+    {"trace", no_argument, 0, OPT_TRACE}, {0, 0, 0, 0},
 };
 
 int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
@@ -185,11 +231,39 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
             if (parse_long(optarg, 1, &v)) return fail(err, errlen, "--sync-points: expected a positive integer, got '%s'", optarg);
             o->sync_points = (int)v;
             break;
+        case OPT_QUEUE_DEPTHS:
+            if (parse_queue_depths(optarg, o))
+                return fail(err, errlen, "--queue-depths: expected a comma list of positive integers, got '%s'", optarg);
+            break;
+        case OPT_OVERHEAD_STEPS:
+            if (parse_overhead_steps(optarg, o))
+                return fail(err, errlen, "--overhead-steps: expected a comma list of numbers >= 0, got '%s'", optarg);
+            break;
+        case OPT_FLOOD_BYTES:
+            if (parse_long(optarg, 1, &o->flood_bytes)) return fail(err, errlen, "--flood-bytes: expected a positive integer, got '%s'", optarg);
+            break;
+        case OPT_ALGO:
+            o->nalgos = split(optarg, &o->algos);
+            if (!o->nalgos) return fail(err, errlen, "%s", "--algo: expected a comma list of algorithm names, mpi or all");
+            break;
+        case OPT_SEGMENT:
+            if (parse_long(optarg, 1, &o->segment)) return fail(err, errlen, "--segment: expected a positive number of bytes, got '%s'", optarg);
+            break;
+        case OPT_TRACE: o->trace = 1; break;
         default:
             return fail(err, errlen, "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+    if (!o->nqueue_depths) {
+        char dflt[] = "1,2,4,8,16,32,64";
+        parse_queue_depths(dflt, o);
+    }
+    if (!o->noverhead_steps) {
+        char dflt[] = "0,0.5,1,1.5,2,3";
+        parse_overhead_steps(dflt, o);
+    }
+    if (!o->flood_bytes) o->flood_bytes = 8L << 20;
     if (!o->out) return fail(err, errlen, "%s", "--out DIR is required");
     if (!o->nbenches) return fail(err, errlen, "%s", "--bench is required");
     if (!o->nsizes) return fail(err, errlen, "%s", "--sizes is required");

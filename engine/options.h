@@ -30,6 +30,24 @@ typedef struct options {
     int inject;
     double inj_max_offset_s, inj_max_drift;
     int sync_points; /* offset samples per rank before and after */
+    /* LogGP benchmarks (flood, overhead, rma_flood): queue depths, one flood
+     * variant each ("q<depth>"); computation added per message by the overhead
+     * test, as multiples of the time per message without it (variants
+     * "os+<f>g" then "or+<f>g"); bytes one flood repetition moves at most. */
+    int *queue_depths;
+    int nqueue_depths;
+    char **queue_names;
+    double *overhead_steps;
+    int noverhead_steps;
+    char **overhead_names;
+    long flood_bytes;
+    /* Own collective algorithms (bench/coll_own.c): --algo names ("all",
+     * "mpi" or an algorithm), bytes per segment of pipelined ones (0: the
+     * algorithm's default), and --trace: record every message of them. */
+    char **algos;
+    int nalgos;
+    long segment;
+    int trace;
 } options;
 
 /* Returns 0, or -1 with a message for the user in `err`. */

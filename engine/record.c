@@ -37,6 +37,16 @@ int raw_block(rawfile *r, const char *json, uint64_t n, const double *t_start, c
     return bad ? -1 : 0;
 }
 
+int raw_block_columns(rawfile *r, const char *json, uint64_t n, int ncols, const void *const *cols,
+                      const size_t *widths)
+{
+    FILE *f = r->f;
+    int bad = fwrite("BLOCK___", 1, 8, f) != 8 || put_json(f, json) || fwrite(&n, 8, 1, f) != 1;
+    for (int k = 0; k < ncols && !bad && n; k++) bad = fwrite(cols[k], widths[k], n, f) != n;
+    bad = bad || fwrite("ENDBLOCK", 1, 8, f) != 8 || fflush(f);
+    return bad ? -1 : 0;
+}
+
 int raw_close(rawfile *r)
 {
     int bad = fclose(r->f) != 0;

@@ -3,6 +3,7 @@
 #ifndef MPISCOPE_RECORD_H
 #define MPISCOPE_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,6 +18,10 @@ typedef struct rawfile {
 int raw_open(rawfile *r, const char *dir, int rank, const char *header_json);
 int raw_block(rawfile *r, const char *json, uint64_t n, const double *t_start, const double *t_end,
               const double *t_sched, const uint8_t *valid);
+/* A block whose JSON names its own columns ("columns": [[name, type], ...],
+ * docs/raw-format.md): column k is n values of widths[k] bytes each. */
+int raw_block_columns(rawfile *r, const char *json, uint64_t n, int ncols, const void *const *cols,
+                      const size_t *widths);
 int raw_close(rawfile *r);
 
 #endif

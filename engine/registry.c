@@ -6,12 +6,16 @@
 extern const bench_def bench_pingpong, bench_oneway, bench_multipair, bench_pairs, bench_ring, bench_bw,
     bench_bibw, bench_barrier, bench_bcast, bench_reduce, bench_allreduce, bench_allgather, bench_gather,
     bench_scatter, bench_alltoall, bench_reduce_scatter_block;
+/* LogGP parameters and per-layer costs (bench/flood.c, overhead.c, rma.c, layers.c). */
+extern const bench_def bench_flood, bench_overhead, bench_rma_lat, bench_rma_flood, bench_layer_pingpong,
+    bench_layer_bw;
 
 static const bench_def *const all[] = {
     &bench_pingpong, &bench_oneway,    &bench_multipair, &bench_pairs,     &bench_ring,
     &bench_bw,       &bench_bibw,      &bench_barrier,   &bench_bcast,     &bench_reduce,
     &bench_allreduce, &bench_allgather, &bench_gather,   &bench_scatter,   &bench_alltoall,
     &bench_reduce_scatter_block,
+    &bench_flood, &bench_overhead, &bench_rma_lat, &bench_rma_flood, &bench_layer_pingpong, &bench_layer_bw,
 };
 
 const bench_def *bench_find(const char *name)

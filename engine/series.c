@@ -10,8 +10,8 @@
 #include "json.h"
 #include "stoprule.h"
 
-enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET };
-static const char *const stop_names[] = {"none", "ci", "reps_max", "time_budget"};
+enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET, STOP_SKIPPED };
+static const char *const stop_names[] = {"none", "ci", "reps_max", "time_budget", "skipped"};
 
 /* (initiator, responder) pairs of a point-to-point benchmark; 0 for collectives. */
 static int pairs_of(const engine *e, const bench_def *def, int **pairs)
@@ -104,12 +104,33 @@ static int write_block(engine *e, const bench_def *def, const series *s, long n,
     sb_key_int(&b, "count", s->count);
     sb_key_str(&b, "datatype", s->datatype);
     sb_key_int(&b, "invalid", (long long)d.invalid);
+    if (s->params[0]) sb_printf(&b, ", \"params\": %s", s->params);
     sb_printf(&b, ", \"root_rotate\": %s}", e->o->root_rotate ? "true" : "false");
     long rows = s->role == ROLE_IDLE ? 0 : n;
     int rc = raw_block(&e->raw, b.s, (uint64_t)rows, e->t_start, e->t_end, e->t_sched, e->valid);
     sb_free(&b);
     if (rc) perror("mpiscope-engine: writing the raw file");
     return rc;
+}
+
+/* A series some rank cannot run (series.skip): every rank records it empty,
+ * with the reason of the lowest such rank, so the run says why it is missing. */
+static int any_skip(engine *e, series *s)
+{
+    int me = s->skip ? e->rank : e->size, first;
+    MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, e->world);
+    if (first == e->size) return 0;
+    char why[256] = {0};
+    if (e->rank == first) snprintf(why, sizeof why, "rank %d: %s", e->rank, s->skip);
+    MPI_Bcast(why, sizeof why, MPI_CHAR, first, e->world);
+    strbuf b = {0};
+    sb_printf(&b, "{");
+    sb_key_str(&b, "skipped", why);
+    sb_printf(&b, "}");
+    snprintf(s->params, sizeof s->params, "%s", b.s);
+    sb_free(&b);
+    s->role = ROLE_IDLE; /* no rows */
+    return 1;
 }
 
 int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
@@ -122,9 +143,24 @@ int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
                 /* test-only: proves that --check can fail */
                 .corrupt = getenv("MPISCOPE_TEST_CORRUPT") != NULL};
     assign_role(&s, def, pairs, npairs);
+    s.oversubscribed = e->oversubscribed;
     int active = s.role != ROLE_IDLE;
     MPI_Comm_split(e->world, active ? 0 : MPI_UNDEFINED, e->rank, &s.pc);
     def->describe(&s);
+    if (any_skip(e, &s)) {
+        decision none = {.stop = STOP_SKIPPED};
+        int rc = write_block(e, def, &s, 0, none);
+        if (e->rank == 0) {
+            printf("@progress {\"bench\": \"%s\", \"algo\": \"%s\", \"size\": %zu, \"reps\": 0, "
+                   "\"stop\": \"skipped\", \"invalid\": 0}\n", def->name, s.algo, bytes);
+            fflush(stdout);
+        }
+        if (def->finish) def->finish(&s);
+        free(s.state);
+        free(pairs);
+        if (s.pc != MPI_COMM_NULL) MPI_Comm_free(&s.pc);
+        return rc;
+    }
     s.reqs = malloc(2 * sizeof(MPI_Request) * (size_t)o->window_msgs);
 
     sync_measure(&e->sync, 1); /* one fresh offset sample per series keeps the drift fit current */
@@ -138,6 +174,7 @@ int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
         if (b - a > longest) longest = b - a;
     }
     MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, e->world);
+    s.measuring = 1;
     double window_s = 2 * longest + 5e-6;
     if (isnan(e->t_first)) e->t_first = timer_now(&e->t);
 
@@ -190,6 +227,7 @@ int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
     }
     e->t_last = timer_now(&e->t);
     int rc = write_block(e, def, &s, done, d);
+    if (!rc && def->extra_blocks && active) rc = def->extra_blocks(&s, &e->raw, done);
     if (e->rank == 0) {
         printf("@progress {\"bench\": \"%s\", \"algo\": \"%s\", \"size\": %zu, \"reps\": %ld, "
                "\"stop\": \"%s\", \"invalid\": %ld}\n",
@@ -202,6 +240,8 @@ int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
     free(displs);
     free(pairs);
     free(s.reqs);
+    if (def->finish) def->finish(&s);
+    free(s.state);
     stop_free(&st);
     if (s.pc != MPI_COMM_NULL) MPI_Comm_free(&s.pc);
     return rc;

@@ -8,6 +8,8 @@ packages=(
   openmpi-bin libopenmpi-dev         # Open MPI 4.1 (default library)
   mpich libmpich-dev                 # MPICH 4.0
   python3 python3-venv python3-dev   # the analysis side
+  iproute2 iptables util-linux mount # emulated clusters: namespaces, veths, tbf, loss/delay rules
+  libnetfilter-queue-dev             # the emulated clusters' delay program (cluster/delayd.c)
   chromium chromium-driver           # the report test renders in a real browser
 )
 

@@ -74,3 +74,15 @@ def test_refine_adds_bounded_sizes_and_records_them(tmp_path):
     assert not set(added) & {64, 1024, 16384}
     for size in added:
         assert len(samples.sample_values(table, "pingpong", size)) > 0
+
+
+def test_refine_with_several_algorithms_measures_new_sizes_for_each(tmp_path):
+    run, _ = run_ok("-n", 2, "--bench", "allgather", "--algo", "ring,bruck", "--sizes", "64-64K:x16",
+                    "--refine", "--refine-threshold", 0.001, "--refine-max", 2, "--reps-max", 20,
+                    out=tmp_path)
+    table, ctx = store.load(run)
+    added = ctx["refined_sizes"]["allgather"]
+    assert 1 <= len(added) <= 2
+    for algo in ("ring", "bruck"):
+        for size in added:
+            assert len(samples.sample_values(table, "allgather", size, algo=algo)) > 0

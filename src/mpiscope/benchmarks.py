@@ -17,6 +17,20 @@ SUITES = {
 
 SIZELESS = ("barrier",)  # measured once, at size 0
 
+# LogGP parameters and the same message at several layers (mpiscope loggp,
+# mpiscope layers). Their variants (queue depths, overhead steps, one-sided
+# modes, layers) multiply the series, so they have a suite of their own and
+# are not part of "full".
+LOGGP = ("flood", "overhead", "rma_lat", "rma_flood")
+LAYERS = ("layer_pingpong", "layer_bw")
+ALL = ALL + LOGGP + LAYERS
+MIN_RANKS.update({name: 2 for name in LOGGP + LAYERS})
+SUITES["loggp"] = {"bench": ("oneway", "flood", "overhead", "rma_lat", "rma_flood",
+                             "layer_pingpong", "layer_bw"),
+                   "sizes": "8-1M:x8"}
 
-def series_count(benches, sizes):
-    return sum(1 if b in SIZELESS else len(sizes) for b in benches)
+
+def series_count(benches, sizes, variants=None):
+    """Series a run measures per launch; `variants`: {bench: variants it runs} (default 1)."""
+    variants = variants or {}
+    return sum((1 if b in SIZELESS else len(sizes)) * variants.get(b, 1) for b in benches)

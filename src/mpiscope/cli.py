@@ -4,7 +4,7 @@ import argparse
 import json
 import sys
 
-from . import benchmarks
+from . import benchmarks, coll_options, loggp_options
 from .errors import UsageError
 from .launch import LAUNCHERS, MPIS
 
@@ -33,6 +33,9 @@ def _add_run(sub):
                    help="mpirun (mpirun.openmpi / mpiexec.hydra) or srun (Slurm); default mpirun")
     p.add_argument("--mpirun", metavar="PROGRAM", help="launcher program to use instead of the default")
     p.add_argument("--hostfile", help="hostfile for the launcher (Open MPI / MPICH syntax)")
+    p.add_argument("--cluster", metavar="NAME",
+                   help="run on the emulated cluster NAME (see 'mpiscope cluster up'), one rank per slot; "
+                        "-n defaults to all its slots")
     p.add_argument("--suite", default="quick", choices=sorted(benchmarks.SUITES),
                    help="default benchmarks and sizes: quick (default) or full")
     p.add_argument("--bench", help=f"comma list of benchmarks: {', '.join(benchmarks.ALL)}")
@@ -68,6 +71,8 @@ def _add_run(sub):
     p.add_argument("--seed", type=int, default=1, help="seed for everything random (default 1)")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output root for runs (default {DEFAULT_OUT})")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    loggp_options.add_run_options(p)
+    coll_options.add_run_options(p)
     p.set_defaults(func=_cmd_run)
 
 
@@ -93,7 +98,11 @@ def _cmd_run(args):
 
 def build_parser():
     from .cli_analysis import add_analysis_commands
+    from .cli_loggp import add_loggp_commands
     from .cli_views import add_view_commands
+    from .cluster.cli import add_cluster_commands
+    from .model_cli import add_model_commands
+    from .timechart import add_timechart_command
     from .report.cli import add_report_command
 
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
@@ -103,7 +112,11 @@ def build_parser():
     _add_run(sub)
     add_view_commands(sub)
     add_analysis_commands(sub)
+    add_loggp_commands(sub)
     add_report_command(sub)
+    add_cluster_commands(sub)
+    add_model_commands(sub)
+    add_timechart_command(sub)
     return parser
 
 

@@ -8,7 +8,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from . import benchmarks
+from . import benchmarks, coll_options, loggp_options
 from .errors import UsageError
 from .launch import LAUNCHERS, MPIS, local_cpus
 from .sizes import parse_sizes
@@ -40,11 +40,22 @@ class Plan:
     mpirun: str | None = None
     oversubscribe: bool = False
     refine: bool = False
+    cluster: str | None = None
     refine_threshold: float = 0.1
     refine_max: int = 8
+    # LogGP benchmarks (loggp_options.py); None: the engine's defaults.
+    queue_depths: list | None = None
+    overhead_steps: list | None = None
+    flood_bytes: int | None = None
+    # Our own collective algorithms (coll_options.py): --algo names, segment, --trace.
+    algos: list | None = None
+    segment: int | None = None
+    trace: bool = False
 
     def series_count(self):
-        return benchmarks.series_count(self.benches, self.sizes)
+        return benchmarks.series_count(self.benches, self.sizes,
+                                       {**loggp_options.variant_counts(self),
+                                        **coll_options.variant_counts(self)})
 
     def engine_args(self, launch, out_dir, benches=None, sizes=None):
         """The engine's command line; `benches`/`sizes` narrow it (refinement)."""
@@ -63,6 +74,8 @@ class Plan:
             args += ["--pairs", ",".join(f"{a}:{b}" for a, b in self.pairs)]
         if self.clock_inject:
             args += ["--clock-inject", self.clock_inject]
+        args += loggp_options.engine_args(self)
+        args += coll_options.engine_args(self)
         return args
 
 
@@ -102,7 +115,11 @@ def _positive(name, value, minimum=1):
 def make_plan(args):
     """Builds a Plan from parsed CLI arguments, or raises UsageError."""
     suite = benchmarks.SUITES[args.suite]
-    np = _positive("-n/--np", args.np if args.np is not None else max(2, local_cpus()))
+    cluster = getattr(args, "cluster", None)
+    np = _positive("-n/--np", args.np if args.np is not None else _default_np(cluster))
+    if cluster and (args.launcher != "mpirun" or args.hostfile or args.mpirun):
+        raise UsageError("--cluster starts the ranks on the emulated hosts itself: drop --launcher, "
+                         "--hostfile and --mpirun")
     if args.mpi not in MPIS:
         raise UsageError(f"--mpi must be one of {', '.join(MPIS)}, got '{args.mpi}'")
     if args.launcher not in LAUNCHERS:
@@ -147,7 +164,8 @@ def make_plan(args):
                              f"'{args.clock_inject}'")
     if args.refine_threshold <= 0 or args.refine_max < 1:
         raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
-    oversubscribe = hostfile is None and args.launcher == "mpirun" and np > local_cpus()
+    # On an emulated cluster the cluster's launcher decides (it knows the slots).
+    oversubscribe = not cluster and hostfile is None and args.launcher == "mpirun" and np > local_cpus()
     sync = args.sync or "window"
     return Plan(np=np, mpi=args.mpi, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, reps_min=args.reps_min,
@@ -156,7 +174,18 @@ def make_plan(args):
                 out=Path(args.out), hostfile=hostfile, pairs=pairs, root_rotate=args.root_rotate,
                 clock_inject=args.clock_inject, warmup=args.warmup, mpirun=args.mpirun,
                 oversubscribe=oversubscribe, refine=args.refine,
-                refine_threshold=args.refine_threshold, refine_max=args.refine_max)
+                refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
+                **loggp_options.plan_fields(args), **coll_options.plan_fields(args, benches))
+
+
+def _default_np(cluster):
+    """One rank per slot of the emulated cluster, else the CPUs here (at least 2)."""
+    if cluster:
+        from .cluster.state import load
+
+        spec = load(cluster)[1].spec
+        return spec.hosts * spec.slots
+    return max(2, local_cpus())
 
 
 def relevant_env():

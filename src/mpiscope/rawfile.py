@@ -42,9 +42,14 @@ class RawBlock:
     t_end: np.ndarray
     t_sched: np.ndarray
     valid: np.ndarray
+    # A block whose JSON names its own columns (a "trace" block) carries
+    # them here, by name, instead of the four above (which are then empty).
+    columns: dict = field(default_factory=dict)
 
     @property
     def nrows(self) -> int:
+        if self.columns:
+            return len(next(iter(self.columns.values())))
         return len(self.t_start)
 
 
@@ -98,6 +103,20 @@ def _read_header(buf, path):
     return header, pos
 
 
+# Column types a block may declare ("columns": [[name, type], ...]).
+_COLUMN_TYPES = {"f64": np.dtype("<f8"), "i64": np.dtype("<i8"), "i32": np.dtype("<i4"),
+                 "u8": np.dtype("u1")}
+
+
+def _column_spec(meta, path, pos):
+    try:
+        spec = [(str(name), _COLUMN_TYPES[kind]) for name, kind in meta["columns"]]
+    except (KeyError, TypeError, ValueError):
+        raise RawFormatError(f"{path}: the block at byte {pos} declares columns this mpiscope "
+                             f"cannot read: {meta.get('columns')!r}") from None
+    return spec
+
+
 def _read_block(buf, pos, path):
     """Return (block, next_pos). Raises _Truncated if the data runs out."""
     magic, p = _take(buf, pos, 8)
@@ -108,6 +127,19 @@ def _read_block(buf, pos, path):
         raise RawFormatError(f"{path}: the block JSON at byte {pos} is not an object")
     raw, p = _take(buf, p, 8)
     (nrows,) = _U64.unpack(raw)
+    if "columns" in meta:
+        spec = _column_spec(meta, path, pos)
+        if nrows * sum(dt.itemsize for _, dt in spec) + 8 > len(buf) - p:
+            raise _Truncated
+        columns = {}
+        for name, dt in spec:
+            columns[name] = np.frombuffer(buf, dtype=dt, count=nrows, offset=p)
+            p += dt.itemsize * nrows
+        trailer, p = _take(buf, p, 8)
+        if bytes(trailer) != BLOCK_END:
+            raise RawFormatError(f"{path}: block at byte {pos} has no ENDBLOCK trailer")
+        empty = np.empty(0)
+        return RawBlock(meta, empty, empty, empty, np.empty(0, dtype=bool), columns), p
     # 25 bytes per row: three f64 columns and one u8 column.
     if nrows * 25 + 8 > len(buf) - p:
         raise _Truncated

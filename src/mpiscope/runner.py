@@ -21,6 +21,7 @@ import numpy as np
 
 from . import SCHEMA_VERSION, catalog, launch, samples, store
 from .benchmarks import SIZELESS
+from .cluster import cluster_launch, delay_report
 from .atomic import write_text
 from .build import REPO, ensure_engine
 from .errors import UsageError
@@ -59,6 +60,7 @@ class _Launches:
     def __init__(self, plan, engine, tmp, progress):
         self.plan, self.engine, self.tmp, self.progress = plan, engine, tmp, progress
         self.commands = []
+        self.extra_context = {}  # e.g. the emulated cluster's links as ground truth
         self.task = progress.add_task("measuring", total=plan.series_count() * plan.launches)
 
     def _on_progress(self, text):
@@ -73,13 +75,18 @@ class _Launches:
         plan, k = self.plan, len(self.commands)
         out_dir = self.tmp / "raw" / f"launch-{k}"
         out_dir.mkdir(parents=True)
-        cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=self.engine,
-                             engine_args=plan.engine_args(k, out_dir, benches, sizes),
-                             hostfile=plan.hostfile, oversubscribe=plan.oversubscribe, mpirun=plan.mpirun)
+        engine_args = plan.engine_args(k, out_dir, benches, sizes)
+        if plan.cluster:
+            cmd, env, extra = cluster_launch(plan.cluster, plan.mpi, plan.np, self.engine, engine_args)
+            self.extra_context.update(extra)
+        else:
+            cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=self.engine,
+                                 engine_args=engine_args, hostfile=plan.hostfile,
+                                 oversubscribe=plan.oversubscribe, mpirun=plan.mpirun)
+            env = launch.launch_env(plan.mpi)
+            if plan.launcher == "srun":
+                env = launch.srun_env(env, plan.hostfile)
         self.commands.append(cmd)
-        env = launch.launch_env(plan.mpi)
-        if plan.launcher == "srun":
-            env = launch.srun_env(env, plan.hostfile)
         try:
             rc, err = launch.execute(cmd, env, self.tmp / f"launch-{k}.log", self._on_progress)
         except FileNotFoundError:
@@ -100,13 +107,15 @@ class _Launches:
                 if bench in SIZELESS:
                     continue
                 measured = sorted(set(plan.sizes) | set(refined.get(bench, [])))
-                medians = [float(np.median(samples.sample_values(table, bench, s).values))
-                           if len(samples.sample_values(table, bench, s)) else float("nan")
-                           for s in measured]
                 room = plan.refine_max - len(refined.get(bench, []))
-                new = propose_sizes(measured, medians, plan.refine_threshold, room)
+                # Every variant (algorithm, queue depth…) is its own curve; a size one of
+                # them needs is measured for all of them.
+                new = set()
+                for algo in samples.algos_of_bench(table, bench):
+                    medians = [_median(table, bench, s, algo) for s in measured]
+                    new |= set(propose_sizes(measured, medians, plan.refine_threshold, room))
                 if new:
-                    todo[bench] = new
+                    todo[bench] = sorted(new)[:room]
             if not todo:
                 return None
             for bench, new in todo.items():
@@ -116,6 +125,11 @@ class _Launches:
                     return failure
                 refined.setdefault(bench, []).extend(new)
         return None
+
+
+def _median(table, bench, size, algo):
+    values = samples.sample_values(table, bench, size, algo=algo).values
+    return float(np.median(values)) if len(values) else float("nan")
 
 
 def _measure(plan, engine, tmp, refined):
@@ -130,7 +144,11 @@ def _measure(plan, engine, tmp, refined):
                 failure = launches.refine(refined)
         except KeyboardInterrupt:
             failure = "interrupted by the user"
-    return ("failed" if failure else "completed"), failure, launches.commands
+    if plan.cluster:
+        report = delay_report(plan.cluster)
+        if report and "cluster" in launches.extra_context:
+            launches.extra_context["cluster"]["delay_program"] = report["summary"]
+    return ("failed" if failure else "completed"), failure, launches.commands, launches.extra_context
 
 
 def _failure(launch_index, rc, stderr):
@@ -152,7 +170,7 @@ def run(plan, argv):
     started = time.time()
     refined = {}
     try:
-        status, error, commands = _measure(plan, engine, tmp, refined)
+        status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -176,6 +194,7 @@ def run(plan, argv):
         "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
         "oversubscribed": plan.oversubscribe,
         "refined_sizes": refined,
+        **extra_context,
         "env": relevant_env(),
     }
     store.ingest(tmp, context)

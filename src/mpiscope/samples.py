@@ -26,7 +26,12 @@ COLLECTIVES = frozenset({
 _COLLECTIVE_LIKE = COLLECTIVES | {"ring"}
 _BANDWIDTH = frozenset({"bw", "bibw"})
 # Durations measured on one rank only: local timer differences, as OSU does.
-_LOCAL_DURATION = frozenset({"pingpong"}) | _BANDWIDTH
+# LogGP and layer benchmarks (engine/bench/flood.c, overhead.c, rma.c,
+# layers.c): a repetition's local duration over its number of messages
+# (window_msgs) is the time per message; layer_pingpong is half a round trip.
+_PER_MESSAGE = frozenset({"flood", "overhead", "rma_lat", "rma_flood", "layer_bw"})
+_HALF_ROUND_TRIP = frozenset({"pingpong", "layer_pingpong"})
+_LOCAL_DURATION = _HALF_ROUND_TRIP | _BANDWIDTH | _PER_MESSAGE
 _PAIRWISE = frozenset({"multipair", "pairs"})
 DEFAULT_WINDOW_MSGS = 64
 
@@ -132,8 +137,14 @@ def _take_or_nan(arr, idx):
     return out
 
 
-def _pair_samples(bench, cols, window_msgs, size):
-    rows = np.flatnonzero(cols["role"] == "initiator")
+def measured_role(bench, algo) -> str:
+    """The rank whose timer a local-duration sample reads: the initiator, but
+    rank 1 (the responder) in the receive-overhead test (overhead "or+…")."""
+    return "responder" if bench == "overhead" and str(algo or "").startswith("or") else "initiator"
+
+
+def _pair_samples(bench, cols, window_msgs, size, role="initiator"):
+    rows = np.flatnonzero(cols["role"] == role)
     if len(rows) == 0:
         return _empty()
     partner = _partner_index(cols, rows)
@@ -149,8 +160,10 @@ def _pair_samples(bench, cols, window_msgs, size):
         # contributes (a late responder stretches the round trip).
         dur = cols["t_end_local"][rows] - cols["t_start_local"][rows]
         valid = cols["valid"][rows] & p_valid
-        if bench == "pingpong":
+        if bench in _HALF_ROUND_TRIP:
             values = dur / 2.0
+        elif bench in _PER_MESSAGE:
+            values = dur / _per_launch(window_msgs, launch)
         else:
             msgs = _per_launch(window_msgs, launch)
             nbytes = size * msgs * (2.0 if bench == "bibw" else 1.0)
@@ -224,22 +237,23 @@ def _per_launch(window_msgs, launch):
     return np.full(len(launch), float(window_msgs if window_msgs else DEFAULT_WINDOW_MSGS))
 
 
-def derive(bench: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS) -> Samples:
+def derive(bench: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS,
+           algo=None) -> Samples:
     """Derive samples from the rows of one bench × algo × size.
 
     `cols` maps the names in COLUMNS to numpy arrays (rows of any launches).
     `window_msgs` is a number or a dict launch -> number (bw/bibw only).
     """
-    return _derive_raw(bench, size, cols, window_msgs).to_samples()
+    return _derive_raw(bench, size, cols, window_msgs, algo).to_samples()
 
 
-def _derive_raw(bench, size, cols, window_msgs):
+def _derive_raw(bench, size, cols, window_msgs, algo=None):
     if len(cols["rank"]) == 0:
         return _empty()
     if is_collective(bench):
         return _collective_samples(cols)
     if bench in _LOCAL_DURATION or bench == "oneway" or bench in _PAIRWISE:
-        return _pair_samples(bench, cols, window_msgs, size)
+        return _pair_samples(bench, cols, window_msgs, size, measured_role(bench, algo))
     # An unknown benchmark (newer engine): treat it like a collective, which
     # is well defined for any set of ranks.
     return _collective_samples(cols)
@@ -309,6 +323,11 @@ def split_series(table: pa.Table) -> dict:
     return out
 
 
+def algos_of_bench(table: pa.Table, bench: str) -> list[str]:
+    """The variants (algorithms, parameters) measured for `bench`."""
+    return sorted(pc.unique(table.filter(pc.equal(table["bench"], bench))["algo"]).to_pylist())
+
+
 def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None,
                   context=None) -> Samples:
     """Valid samples of `bench` at `size` (all launches, or only `launch`).
@@ -347,5 +366,6 @@ def window_msgs_of(context, bench, size, algo=None) -> dict:
 
 def series_samples(rows: pa.Table, bench, size, algo, context) -> Samples:
     """Samples from `rows` that are already exactly one series' rows (no filtering)."""
-    return derive(bench, int(size), _columns(rows), window_msgs_of(context, bench, size, algo))
+    return derive(bench, int(size), _columns(rows), window_msgs_of(context, bench, size, algo),
+                  algo)
 

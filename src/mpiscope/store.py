@@ -21,6 +21,7 @@ from .atomic import atomic_path
 from .errors import UsageError
 from .rawfile import read_raw
 from .samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive
+from .trace import write_trace
 
 SAMPLES_FILE = "samples.parquet"
 META_VERSION = b"mpiscope.schema_version"
@@ -172,6 +173,9 @@ def _series_entry(meta, launch):
         "count": meta.get("count"),
         "datatype": meta.get("datatype"),
         "invalid": 0,
+        # Benchmark parameters (queue depth, computation per message, layer, a
+        # skip reason…) when the benchmark records any.
+        **({"params": meta["params"]} if meta.get("params") is not None else {}),
     }
 
 
@@ -199,6 +203,7 @@ def ingest(run_dir, context: dict) -> pa.Table:
     order = {}         # (bench, algo, size) -> position in run order
     from_idle = set()  # series described so far only by an idle rank's block
     clock, ranks, incomplete = {}, {}, []
+    traces = []        # "trace" blocks of our own algorithms (trace.py)
     first_header = None
 
     for launch_k, rank_k, path in _raw_files(run_dir):
@@ -223,6 +228,8 @@ def ingest(run_dir, context: dict) -> pa.Table:
 
         for block in raw.blocks:
             meta = block.meta
+            if meta.get("kind") == "trace":
+                traces.append((launch, rank, model, block))
             if meta.get("kind") != "series":
                 continue
             key = (meta.get("bench"), meta.get("algo", "mpi"), int(meta.get("size", 0)), launch)
@@ -274,6 +281,7 @@ def ingest(run_dir, context: dict) -> pa.Table:
     with atomic_path(run_dir / SAMPLES_FILE) as tmp:
         # Dictionary encoding only where values repeat; float columns are unique.
         pq.write_table(table, tmp, use_dictionary=list(_DICT_COLUMNS))
+    write_trace(run_dir, traces)  # trace.parquet, when the run traced messages
     return table
 
 
@@ -290,7 +298,7 @@ def _count_invalid(arrays, series, series_rows):
                 cols[name] = value[rows]
         entry = series[key]
         wm = entry.get("window_msgs") or DEFAULT_WINDOW_MSGS
-        entry["invalid"] = derive(key[0], key[2], cols, {key[3]: wm}).n_invalid
+        entry["invalid"] = derive(key[0], key[2], cols, {key[3]: wm}, algo=key[1]).n_invalid
 
 
 def _context_v1(metadata, run_dir):

@@ -14,9 +14,11 @@ from ..errors import UsageError
 from ..fits import fit_run
 from ..ranks import rank_times
 from ..stats import summarize
+from ..timechart import report_chart
 from ..store import load
 from ..views import all_series_samples, bench_label
 from . import plots
+from .loggp_data import layer_views, loggp_views
 
 US = 1e6
 MBPS = 1e-6
@@ -255,9 +257,15 @@ def gather(run_dirs):
     for s in sections:
         s["fits"] = [{"label": label, **fits[label][key]} for label in fits
                      for key in [(s["bench"], s["algo"])] if key in fits[label]]
+        # Time chart of a traced algorithm (mpiscope run --trace), from the first run that has one.
+        s["timechart"] = next(filter(None, (report_chart(d, s["bench"], s["algo"], t)
+                                            for _, d, t, _ in runs)), None)
     return {
         "generated": datetime.datetime.now().isoformat(timespec="seconds"),
         "runs": [run_summary(d, t, c) for _, d, t, c in runs],
         "sections": sections,
         "comparisons": comparisons([Path(d) for _, d, _, _ in runs], seed),
+        # LogGP parameters and layers, for the runs that measured them (loggp_data.py).
+        "loggp": loggp_views(runs, seed),
+        "layers": layer_views(runs, seed),
     }

@@ -124,3 +124,117 @@ def fit_residuals(sizes, medians, predicted, breakpoints, ylabel):
     bottom.set_ylabel("residual (%)")
     _size_axis(bottom, sizes)
     return _svg(fig)
+
+
+# ---------------------------------------------------------------- LogGP and layers (loggp_data.py)
+
+def _est_arrays(ests):
+    """(points, lower errors, upper errors) of Estimates (NaN for None)."""
+    pts = np.array([np.nan if e is None else e.point for e in ests], dtype=float)
+    lo = np.array([np.nan if e is None else e.point - e.low for e in ests], dtype=float)
+    hi = np.array([np.nan if e is None else e.high - e.point for e in ests], dtype=float)
+    return pts, np.clip(np.nan_to_num(lo), 0, None), np.clip(np.nan_to_num(hi), 0, None)
+
+
+def overheads_on_eel(rows, base_size):
+    """Left: at the base size, o_s and o_r stacked inside the EEL bar (seed 001,
+    Figure 3); right: EEL, o_s and o_r against size. rows: [(size, EEL, o_s, o_r)]
+    as Estimates in µs (None when not measured)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4), gridspec_kw={"width_ratios": [1, 2.4]})
+    base = next((r for r in rows if r[0] == base_size), None)
+    if base is not None:
+        _, eel, o_s, o_r = base
+        if eel is not None:
+            left.bar(0, eel.point, width=0.8, color="#dddddd", edgecolor="black", label="EEL")
+        s = o_s.point if o_s is not None else 0.0
+        r = o_r.point if o_r is not None else 0.0
+        if o_s is not None:
+            left.bar(0, s, width=0.45, color=COLORS[0], label="o_s")
+        if o_r is not None:
+            left.bar(0, r, width=0.45, bottom=s, color=COLORS[1], label="o_r")
+        left.set_xticks([0], [f"{base_size} B"])
+        left.set_ylabel("time (µs)")
+        left.legend(fontsize=7, loc="upper right")
+        left.set_xlim(-0.8, 0.8)
+    left.set_title("overheads on EEL", fontsize=9)
+    sizes = [r[0] for r in rows]
+    for i, name in enumerate(("EEL", "o_s", "o_r")):
+        pts, lo, hi = _est_arrays([r[i + 1] for r in rows])
+        ok = np.isfinite(pts) & (pts > 0)
+        if ok.any():
+            right.errorbar(np.array(sizes)[ok], pts[ok], yerr=[lo[ok], hi[ok]], fmt="-o", markersize=3,
+                           capsize=2, color="black" if name == "EEL" else COLORS[i - 1], label=name)
+    total = [(r[0], r[2].point + r[3].point) for r in rows if r[2] is not None and r[3] is not None]
+    if total:
+        right.plot(*zip(*total), ":", color="grey", label="o_s + o_r")
+    _size_axis(right, sizes)
+    right.set_yscale("log")
+    right.set_ylabel("time (µs)")
+    right.legend(fontsize=7, loc="best")
+    return _svg(fig)
+
+
+def gap_by_queue_depth(gaps):
+    """g(m, q) against the queue depth q, one line per size. gaps: {size: {q: Estimate µs}}."""
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    for i, size in enumerate(sorted(gaps)):
+        qs = sorted(gaps[size])
+        pts, lo, hi = _est_arrays([gaps[size][q] for q in qs])
+        ax.errorbar(qs, pts, yerr=[lo, hi], fmt="-o", markersize=3, capsize=2,
+                    color=COLORS[i % len(COLORS)], label=f"{size} B")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("queue depth q (sends outstanding)")
+    ax.set_ylabel("gap per message (µs)")
+    ax.legend(fontsize=7, loc="best", ncol=2)
+    return _svg(fig)
+
+
+def gap_per_size(best, g, G):
+    """The least gap per size with the LogGP line g + G·m and the size g/G
+    from which messages are bandwidth-bound. best: {size: Estimate µs};
+    g in µs, G in µs per byte."""
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    sizes = sorted(best)
+    pts, lo, hi = _est_arrays([best[s] for s in sizes])
+    ax.errorbar(sizes, pts, yerr=[lo, hi], fmt="o", markersize=3, capsize=2, label="flood, least gap")
+    if g is not None and G is not None and G > 0 and sizes:
+        xs = np.geomspace(max(min(sizes), 1), max(sizes), 100)
+        ax.plot(xs, g + G * xs, "-", color=COLORS[1], label="g + G·m")
+        ax.axhline(g, color="grey", linestyle=":", linewidth=0.8, label="g")
+        cross = g / G
+        if min(sizes) <= cross <= max(sizes) * 4:
+            ax.axvline(cross, color=COLORS[2], linestyle="--", linewidth=0.8, label=f"g/G = {cross:.0f} B")
+    _size_axis(ax, sizes)
+    ax.set_yscale("log")
+    ax.set_ylabel("time per message (µs)")
+    ax.legend(fontsize=7, loc="best")
+    return _svg(fig)
+
+
+def layer_curves(curves):
+    """Side by side: ping-pong (half round trip) and stream (bandwidth) per layer.
+    curves: {bench: {layer: {size: Estimate µs}}}."""
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    for ax, bench in zip(axes, ("layer_pingpong", "layer_bw")):
+        layers = curves.get(bench, {})
+        all_sizes = []
+        for i, (layer, by_size) in enumerate(layers.items()):
+            sizes = sorted(s for s in by_size if s > 0 or bench == "layer_pingpong")
+            if not sizes:
+                continue
+            all_sizes += sizes
+            pts, lo, hi = _est_arrays([by_size[s] for s in sizes])
+            if bench == "layer_bw":
+                mbs = np.array(sizes) / pts   # B/µs = MB/s
+                ax.plot(sizes, mbs, "-o", markersize=3, color=COLORS[i % len(COLORS)], label=layer)
+            else:
+                ax.errorbar(sizes, pts, yerr=[lo, hi], fmt="-o", markersize=3, capsize=2,
+                            color=COLORS[i % len(COLORS)], label=layer)
+        _size_axis(ax, all_sizes)
+        ax.set_yscale("log")
+        ax.set_ylabel("half round trip (µs)" if bench == "layer_pingpong" else "bandwidth (MB/s)")
+        ax.set_title("ping-pong" if bench == "layer_pingpong" else "stream", fontsize=9)
+        if layers:
+            ax.legend(fontsize=7, loc="best")
+    return _svg(fig)

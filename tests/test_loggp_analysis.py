@@ -1,0 +1,217 @@
+"""LogGP and layer analysis on synthetic series with known parameters (no MPI):
+overheads from the CPU overlap test, g and G from the flood, L and the
+overlapping-overheads flag, layer shares, the machine model file, options."""
+
+import json
+
+import numpy as np
+import pytest
+
+from mpiscope import benchmarks, loggp_options, machine_model
+from mpiscope.errors import UsageError
+from mpiscope.layers import layers_series
+from mpiscope.layers_view import format_layers
+from mpiscope.loggp import loggp_series
+from mpiscope.loggp_view import format_loggp, loggp_json
+from mpiscope.samples import Samples, derive
+
+US, NS = 1e-6, 1e-9
+STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+
+
+def _samples(values, launch=0):
+    v = np.asarray(values, dtype=float)
+    n = len(v)
+    return Samples(v, 0, np.arange(n, dtype=np.int32), np.full(n, launch, dtype=np.int32),
+                   np.zeros(n, dtype=np.int32), np.ones(n, dtype=np.int32))
+
+
+def _noisy(rng, value, n=41, sigma=0.01):
+    return value * rng.lognormal(0.0, sigma, n)
+
+
+def synthetic_run(eel=2.0 * US, o_s=0.3 * US, o_r=0.2 * US, g=1.0 * US, G=0.1 * NS,
+                  sizes=(8, 1024, 65536, 1048576), queue_depths=(1, 8, 64), seed=5):
+    """Series and context of a run obeying LogGP exactly (1% noise): the overlap
+    test's time per message is max(g0, o + Δ), the flood's g + G·m (a little
+    more at q = 1)."""
+    rng = np.random.default_rng(seed)
+    series, ctx_series = [], []
+
+    def add(bench, algo, size, values, params=None):
+        series.append((bench, algo, size, _samples(values)))
+        ctx_series.append({"bench": bench, "algo": algo, "size": size, "launch": 0,
+                           "params": params or {}})
+
+    for size in sizes:
+        add("oneway", "mpi", size, _noisy(rng, eel + G * size))
+        for q in queue_depths:
+            add("flood", f"q{q}", size, _noisy(rng, (g + G * size) * (1.2 if q == 1 else 1.0)))
+        for side, o in (("os", o_s), ("or", o_r)):
+            g0 = max(g + G * size, o)
+            for f in STEPS:
+                delta = f * g0
+                add("overhead", f"{side}+{f:g}g", size, _noisy(rng, max(g0, o + delta)),
+                    {"compute_s": delta, "step": f, "g0_s": g0})
+    return series, {"run_id": "synthetic", "series": ctx_series}
+
+
+def test_known_parameters_are_recovered():
+    series, ctx = synthetic_run()
+    r = loggp_series(series, ctx, seed=2, n_boot=400)
+    p = r.params
+    assert r.base_size == 8
+    assert p["EEL"].point == pytest.approx(2.0 * US + 0.8 * NS, rel=0.02)
+    assert p["o_s"].point == pytest.approx(0.3 * US, rel=0.05)
+    assert p["o_r"].point == pytest.approx(0.2 * US, rel=0.05)
+    assert p["g"].point == pytest.approx(1.0 * US, rel=0.02)
+    assert p["G"].point == pytest.approx(0.1 * NS, rel=0.03)
+    assert p["g_over_G"].point == pytest.approx(10000, rel=0.05)
+    assert p["L"].point == pytest.approx(2.0 * US - 0.5 * US, rel=0.03)
+    assert p["overlap"].point == p["L"].point
+    for name in ("EEL", "o_s", "o_r", "g", "G", "L", "g_over_G"):
+        assert p[name].low <= p[name].point <= p[name].high, name
+    assert not r.flags
+    # the queue depth that gives the least gap is found at every size
+    assert all(q != 1 for q in r.best_q.values())
+    # o at every size, and the seed's knee bounds bracket the true value at 8 B
+    o8 = r.overheads["send"][0]
+    assert o8.size == 8 and o8.knee is not None
+    assert o8.knee[0] - 0.05 * US <= 0.3 * US <= o8.knee[1] + 0.05 * US
+    assert [o.size for o in r.overheads["receive"]] == [8, 1024, 65536, 1048576]
+    text = format_loggp(r)
+    assert "o_s" in text and "gap g(m, q)" in text and "FLAG" not in text
+    doc = json.loads(loggp_json(r))
+    assert doc["params"]["o_s"]["point"] == pytest.approx(p["o_s"].point)
+    assert doc["units"]["G"] == "s/B"
+
+
+def test_overheads_larger_than_eel_are_flagged_and_leave_L_undefined():
+    series, ctx = synthetic_run(eel=0.4 * US, o_s=0.3 * US, o_r=0.25 * US, g=0.5 * US)
+    r = loggp_series(series, ctx, seed=2, n_boot=300)
+    assert r.params["L"] is None
+    assert r.params["overlap"].point < 0
+    assert any("overlapping overheads" in f for f in r.flags)
+    assert "FLAG: overlapping overheads" in format_loggp(r)
+
+
+def test_a_run_without_loggp_benchmarks_is_refused():
+    with pytest.raises(UsageError, match="LogGP"):
+        loggp_series([("pingpong", "mpi", 8, _samples([1e-6, 2e-6]))], {"run_id": "x", "series": []})
+
+
+def test_steps_that_never_reach_the_knee_give_a_bound_with_a_note():
+    rng = np.random.default_rng(1)
+    series, ctx_series = [], []
+    for f in (0.0, 0.1, 0.2):
+        series.append(("overhead", f"os+{f:g}g", 8, _samples(_noisy(rng, max(1e-6, 0.3e-6 + f * 1e-6)))))
+        ctx_series.append({"bench": "overhead", "algo": f"os+{f:g}g", "size": 8, "launch": 0,
+                           "params": {"compute_s": f * 1e-6}})
+    r = loggp_series(series, {"run_id": "x", "series": ctx_series}, n_boot=200)
+    o = r.overheads["send"][0]
+    assert o.value is not None and o.value.point >= 0.3e-6
+    assert "upper bound" in o.note
+
+
+def test_layer_shares_and_fits():
+    rng = np.random.default_rng(3)
+    sizes = [8, 64, 512, 4096, 32768, 262144]
+    series, ctx_series = [], []
+    for layer, alpha, beta in (("mpi", 2.0, 0.2), ("tcp", 1.5, 0.15), ("shm", 0.5, 0.1)):
+        for size in sizes:
+            series.append(("layer_pingpong", layer, size,
+                           _samples(_noisy(rng, (alpha + beta * 1e-3 * size) * US))))
+            ctx_series.append({"bench": "layer_pingpong", "algo": layer, "size": size, "launch": 0})
+    ctx = {"run_id": "layers", "series": ctx_series,
+           "ranks": {"0": {"0": {"host": "a"}, "1": {"host": "a"}}}}
+    r = layers_series(series, ctx, n_boot=300)
+    assert r.transport == "shm"
+    share = r.shares[("layer_pingpong", "tcp")][8]
+    assert share.point == pytest.approx(1.5 / 2.0, rel=0.03) and share.low < share.point < share.high
+    fit = r.curves[("layer_pingpong", "shm")].fit
+    assert fit.n_segments == 1
+    assert fit.segments[0].alpha.point == pytest.approx(0.5 * US, rel=0.05)
+    assert fit.segments[0].beta.point == pytest.approx(0.1 * NS, rel=0.05)
+    text = format_layers(r)
+    assert "tcp/mpi" in text and "75%" in text
+
+
+def test_skipped_layer_reason_is_shown():
+    ctx = {"run_id": "x", "series": [
+        {"bench": "layer_pingpong", "algo": "mpi", "size": 8, "launch": 0},
+        {"bench": "layer_pingpong", "algo": "shm", "size": 8, "launch": 0,
+         "params": {"skipped": "rank 0: ranks on different hosts (h0, h1) share no memory"}}]}
+    r = layers_series([("layer_pingpong", "mpi", 8, _samples([1e-6] * 5))], ctx, n_boot=50)
+    assert "shm: skipped (rank 0: ranks on different hosts" in format_layers(r)
+
+
+# ---------------------------------------------------------------- machine model
+
+def test_machine_model_round_trips_with_its_schema_version(tmp_path):
+    series, ctx = synthetic_run()
+    model = machine_model.from_loggp(loggp_series(series, ctx, n_boot=200))
+    path = machine_model.save(model, tmp_path / "machine.json")
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "mpiscope-machine-model"
+    assert doc["schema_version"] == machine_model.SCHEMA_VERSION == 1
+    loaded = machine_model.load(path)
+    assert loaded.schema_version == 1
+    assert loaded.to_json() == path.read_text()
+    for name in ("EEL", "o_s", "o_r", "g", "G", "L", "g_over_G"):
+        assert loaded.params[name] == model.params[name], name
+    assert loaded.param("G") == pytest.approx(0.1 * NS, rel=0.03)
+    assert loaded.tables["g"]["q64"][0][0] == 8
+    # never overwritten; unknown versions and other files are refused
+    with pytest.raises(UsageError, match="never overwritten"):
+        machine_model.save(model, path)
+    doc["schema_version"] = 99
+    (tmp_path / "future.json").write_text(json.dumps(doc))
+    with pytest.raises(UsageError, match="schema version 99"):
+        machine_model.load(tmp_path / "future.json")
+    (tmp_path / "other.json").write_text("{}")
+    with pytest.raises(UsageError, match="not an mpiscope machine model"):
+        machine_model.load(tmp_path / "other.json")
+
+
+# ---------------------------------------------------------------- samples and options
+
+def _cols(role_dur):
+    """Rows of one repetition: {role: local duration} for ranks 0 (initiator), 1."""
+    roles = list(role_dur)
+    n = len(roles)
+    return {"launch": np.zeros(n, dtype=np.int32), "rep": np.zeros(n, dtype=np.int32),
+            "rank": np.arange(n, dtype=np.int32), "role": np.array(roles, dtype=object),
+            "peer": np.array([1, 0], dtype=np.int32), "t_start_local": np.zeros(n),
+            "t_end_local": np.array([role_dur[r] for r in roles]), "t_start": np.zeros(n),
+            "t_end": np.zeros(n), "t_sched": np.full(n, np.nan), "valid": np.ones(n, dtype=bool)}
+
+
+def test_samples_are_times_per_message_on_the_measured_side():
+    cols = _cols({"initiator": 256e-6, "responder": 128e-6})
+    assert derive("flood", 8, cols, {0: 256}).values[0] == pytest.approx(1e-6)
+    assert derive("overhead", 8, cols, {0: 256}, algo="os+1g").values[0] == pytest.approx(1e-6)
+    # the receive-overhead test is timed on rank 1
+    s = derive("overhead", 8, cols, {0: 256}, algo="or+1g")
+    assert s.values[0] == pytest.approx(0.5e-6) and s.source[0] == "1->0"
+    assert derive("layer_pingpong", 8, cols, {0: 64}).values[0] == pytest.approx(128e-6)
+
+
+def test_options_parse_and_count_variants():
+    assert loggp_options.parse_queue_depths("1,4,64") == [1, 4, 64]
+    assert loggp_options.parse_overhead_steps("0,0.5,2") == [0.0, 0.5, 2.0]
+    for bad in ("0", "1,x", "", "2,2"):
+        with pytest.raises(UsageError):
+            loggp_options.parse_queue_depths(bad)
+    with pytest.raises(UsageError):
+        loggp_options.parse_overhead_steps("-1")
+
+    class P:
+        queue_depths, overhead_steps, flood_bytes = [1, 8], None, 1 << 20
+    counts = loggp_options.variant_counts(P)
+    assert counts["flood"] == 2 and counts["overhead"] == 12 and counts["layer_bw"] == 3
+    assert benchmarks.series_count(["flood", "overhead", "oneway"], [8, 1024], counts) == 4 + 24 + 2
+    assert loggp_options.engine_args(P) == ["--queue-depths", "1,8", "--flood-bytes", "1048576"]
+    assert {"flood", "overhead", "rma_lat", "rma_flood", "layer_pingpong", "layer_bw"} <= \
+        set(benchmarks.ALL)
+    assert "flood" not in benchmarks.SUITES["full"]["bench"]
+    assert "overhead" in benchmarks.SUITES["loggp"]["bench"]

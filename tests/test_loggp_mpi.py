@@ -1,0 +1,125 @@
+"""LogGP and layer benchmarks on real Open MPI ranks on this host.
+
+One run measures everything at two sizes; the tests read it. Run these
+alone (other MPI jobs on the two cores distort them):
+    flock /tmp/mpiscope-mpi.lock .venv/bin/pytest -q tests/test_loggp*.py
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from mpiscope import machine_model, samples, store
+from mpiscope.layers import layers_run
+from mpiscope.loggp import loggp_run
+from runcli import mpiscope, run_ok
+
+SIZES = (8, 4096)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("loggp")
+    run_dir, _ = run_ok("-n", 2, "--bench", "oneway,flood,overhead,rma_lat,rma_flood,layer_pingpong,layer_bw",
+                        "--sizes", ",".join(map(str, SIZES)), "--queue-depths", "1,64",
+                        "--time-budget", 0.3, "--reps-max", 3000, out=out)
+    return out, run_dir
+
+
+def _median(table, bench, algo, size):
+    v = samples.sample_values(table, bench, size, algo=algo).values
+    assert len(v) > 5, (bench, algo, size)
+    return float(np.median(v))
+
+
+def test_shared_memory_ring_is_faster_than_mpi_and_tcp_at_8_bytes(run):
+    _, run_dir = run
+    table, ctx = store.load(run_dir)
+    shm, mpi, tcp = (_median(table, "layer_pingpong", layer, 8) for layer in ("shm", "mpi", "tcp"))
+    assert 0 < shm < mpi and shm < tcp, (shm, mpi, tcp)
+    # the TCP channel went over the loopback interface, and the series record it
+    params = {s["algo"]: s.get("params") for s in ctx["series"] if s["bench"] == "layer_pingpong"}
+    assert params["tcp"]["address"] == "127.0.0.1" and params["shm"]["ring_bytes"] > 0
+    r = layers_run(run_dir, n_boot=200)
+    assert r.transport == "shm"
+    share = r.shares[("layer_pingpong", "shm")][8]
+    assert share.point < 1 and share.low <= share.point <= share.high
+    assert r.curves[("layer_pingpong", "tcp")].fit is not None
+
+
+def test_overheads_are_positive_and_below_eel(run):
+    _, run_dir = run
+    r = loggp_run(run_dir, n_boot=300)
+    eel = r.params["EEL"]
+    for name in ("o_s", "o_r"):
+        o = r.params[name]
+        assert o is not None and o.point > 0, (name, o)
+        assert o.point < eel.point + (o.high - o.low) / 2, (name, o, eel)
+    assert r.params["g"].point > 0 and r.params["G"].point > 0
+    # o(m) at every size, on the steps past the knee
+    for side in ("send", "receive"):
+        assert [o.size for o in r.overheads[side]] == list(SIZES)
+        assert all(any(lv.past_knee for lv in o.levels) for o in r.overheads[side])
+
+
+def test_a_deep_queue_is_not_slower_than_a_shallow_one(run):
+    _, run_dir = run
+    r = loggp_run(run_dir, n_boot=300)
+    for size in SIZES:
+        g1, g64 = r.gaps[size][1], r.gaps[size][64]
+        assert g64.point - g1.point <= (g64.high - g64.low) / 2 + (g1.high - g1.low) / 2, (size, g1, g64)
+
+
+def test_one_sided_modes_are_measured_beside_two_sided(run):
+    _, run_dir = run
+    r = loggp_run(run_dir, n_boot=100)
+    assert set(r.one_sided) == {"put_flush", "get_flush", "put_fence", "get_fence"}
+    for mode, v in r.one_sided.items():
+        assert set(v["latency"]) == set(SIZES) and v["gap"][8].point > 0, mode
+
+
+def test_cli_prints_tables_and_saves_a_machine_model(run, tmp_path):
+    out, run_dir = run
+    p = mpiscope("loggp", run_dir.name, "--save", tmp_path / "m.json", "--resamples", 200, out=out)
+    assert p.returncode == 0, p.stderr
+    assert "o_s" in p.stdout and "gap g(m, q)" in p.stdout and "one-sided" in p.stdout
+    model = machine_model.load(tmp_path / "m.json")
+    assert model.schema_version == 1 and model.source["run_id"] == run_dir.name
+    assert model.param("o_s") > 0 and model.tables["g"]["q64"][0][0] == 8
+    p = mpiscope("loggp", run_dir.name, "--save", tmp_path / "m.json", out=out)
+    assert p.returncode == 2 and "never overwritten" in p.stderr
+    p = mpiscope("layers", run_dir.name, "--json", "--resamples", 100, out=out)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert {c["layer"] for c in doc["curves"]} == {"mpi", "tcp", "shm"}
+
+
+def test_report_has_the_loggp_and_layer_sections(tmp_path):
+    # A small run of its own: the report draws every series, which takes time.
+    run_dir, _ = run_ok("-n", 2, "--bench", "oneway,flood,overhead,layer_pingpong", "--sizes", 8,
+                        "--queue-depths", "1,4", "--overhead-steps", "0,1,2", "--time-budget", 0.2,
+                        out=tmp_path)
+    p = mpiscope("report", run_dir.name, "-o", tmp_path / "r.html", out=tmp_path)
+    assert p.returncode == 0, p.stderr
+    html = (tmp_path / "r.html").read_text()
+    for text in ('id="loggp-1"', "overheads on EEL", "queue depth q", "g/G", 'id="layers-1"',
+                 "share of MPI"):
+        assert text in html, text
+
+
+def test_fake_overhead_of_5_us_is_recovered(tmp_path):
+    run_dir, _ = run_ok("-n", 2, "--bench", "overhead", "--sizes", 8, "--time-budget", 0.3,
+                        out=tmp_path, env={"MPISCOPE_TEST_FAKE_OVERHEAD_US": "5"})
+    r = loggp_run(run_dir, n_boot=200)
+    for name in ("o_s", "o_r"):
+        assert r.params[name].point == pytest.approx(5e-6, rel=0.10), (name, r.params[name])
+    assert any("MPISCOPE_TEST_FAKE_OVERHEAD_US" in f for f in r.flags)
+
+
+def test_bad_loggp_options_are_refused_before_anything_runs(tmp_path):
+    p = mpiscope("run", "-n", 2, "--bench", "flood", "--queue-depths", "0,4", out=tmp_path)
+    assert p.returncode == 2 and "--queue-depths" in p.stderr
+    p = mpiscope("run", "-n", 2, "--bench", "overhead", "--overhead-steps", "x", out=tmp_path)
+    assert p.returncode == 2 and "--overhead-steps" in p.stderr
+    assert not any(tmp_path.iterdir())
