@@ -1,7 +1,7 @@
-"""python -m mpiscope.cluster up|list|exec|down ..."""
+"""python -m mpiscope.cluster up|list|exec|down ... (the same as `mpiscope cluster ...`)."""
 
 import sys
 
-from .cli import main
+from ..cli import main
 
-sys.exit(main())
+sys.exit(main(["cluster", *sys.argv[1:]]))

@@ -10,7 +10,6 @@ import argparse
 import json
 import sys
 
-from ..errors import UsageError
 from .netns import ClusterError
 from .spec import PRESETS, format_rate, format_time, make_spec, payload_rate
 
@@ -170,26 +169,3 @@ def _cmd_down(args):
                 f"range {report['error_min_s'] * 1e6:+.1f} .. {report['error_max_s'] * 1e6:+.1f} us")
     print(msg)
     return 0
-
-
-def main(argv=None):
-    """`python -m mpiscope.cluster`: the cluster commands on their own."""
-    class _Parser(argparse.ArgumentParser):
-        def error(self, message):
-            self.print_usage(sys.stderr)
-            sys.stderr.write(f"mpiscope: error: {message} (see --help)\n")
-            sys.exit(2)
-
-    parser = _Parser(prog="mpiscope")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    add_cluster_commands(sub)
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] != "cluster":
-        argv.insert(0, "cluster")  # `python -m mpiscope.cluster up ...` as `mpiscope cluster up ...`
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except UsageError as e:
-        sys.stderr.write(f"mpiscope: error: {e}\n")
-        return 2
