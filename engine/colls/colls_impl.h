@@ -85,4 +85,21 @@ void cx_allgatherv_ring(coll_ctx *c, char *buf, const size_t *offs, int root, in
 static inline int cx_fold_first(int v, int r) { return v < r ? 2 * v : v + r; }
 static inline int cx_fold_virtual(int rank, int r) { return rank < 2 * r ? rank / 2 : rank - r; }
 
+/* Allreduce fold-in for the r = p - pp extra ranks: rank 2i+1 hands its data
+ * to rank 2i and then waits for the final result there, returning 1 (it is
+ * done); rank 2i combines its partner's data into `acc`. Others: nothing. */
+static inline int cx_allreduce_fold_in(coll_ctx *c, const coll_args *a, char *acc, char *tmp, size_t n, int r,
+                                       int tag)
+{
+    if (c->rank >= 2 * r) return 0;
+    if (c->rank & 1) {
+        cx_send_wait(c, acc, n, c->rank - 1, tag);
+        cx_recv_wait(c, acc, n, c->rank - 1, tag);
+        return 1;
+    }
+    cx_recv_wait(c, tmp, n, c->rank + 1, tag);
+    a->op->combine(acc, tmp, a->count);
+    return 0;
+}
+
 #endif

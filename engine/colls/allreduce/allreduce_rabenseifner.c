@@ -10,15 +10,7 @@ static void run(coll_ctx *c, const coll_args *a)
     size_t n = a->count * a->elem, *offs = c->offs;
     char *acc = a->rbuf, *tmp = c->scratch;
     memcpy(acc, a->sbuf, n);
-    if (rank < 2 * r) {
-        if (rank & 1) {
-            cx_send_wait(c, acc, n, rank - 1, TAG_AR_RAB);
-            cx_recv_wait(c, acc, n, rank - 1, TAG_AR_RAB);
-            return;
-        }
-        cx_recv_wait(c, tmp, n, rank + 1, TAG_AR_RAB);
-        a->op->combine(acc, tmp, a->count);
-    }
+    if (cx_allreduce_fold_in(c, a, acc, tmp, n, r, TAG_AR_RAB)) return;
     int v = cx_fold_virtual(rank, r), b0 = 0;
     cx_offsets(offs, a->count, pp, a->elem);
     /* Recursive halving: keep the half of the current range on my side. */
