@@ -21,19 +21,14 @@ from .atomic import atomic_path
 from .errors import UsageError
 from .rawfile import read_raw
 from .samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive
+from .rep_key import REP_KEY_FIELDS
 from .trace import write_trace
 
 SAMPLES_FILE = "samples.parquet"
 META_VERSION = b"mpiscope.schema_version"
 META_CONTEXT = b"mpiscope.context"
 
-SCHEMA = pa.schema([
-    ("bench", pa.string()),
-    ("algo", pa.string()),
-    ("size", pa.int64()),
-    ("launch", pa.int32()),
-    ("rep", pa.int32()),
-    ("rank", pa.int32()),
+SCHEMA = pa.schema(REP_KEY_FIELDS + [
     ("role", pa.string()),
     ("peer", pa.int32()),
     ("t_start_local", pa.float64()),

@@ -22,18 +22,13 @@ import pyarrow.parquet as pq
 
 from .atomic import atomic_path
 from .errors import UsageError
+from .rep_key import REP_KEY_FIELDS
 
 TRACE_FILE = "trace.parquet"
 META_TRACE = b"mpiscope.trace"
 OPS = ("send", "recv")
 
-SCHEMA = pa.schema([
-    ("bench", pa.string()),
-    ("algo", pa.string()),
-    ("size", pa.int64()),
-    ("launch", pa.int32()),
-    ("rep", pa.int32()),
-    ("rank", pa.int32()),
+SCHEMA = pa.schema(REP_KEY_FIELDS + [
     ("seq", pa.int32()),
     ("op", pa.string()),
     ("peer", pa.int32()),
