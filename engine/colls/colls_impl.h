@@ -85,6 +85,15 @@ void cx_allgatherv_ring(coll_ctx *c, char *buf, const size_t *offs, int root, in
 static inline int cx_fold_first(int v, int r) { return v < r ? 2 * v : v + r; }
 static inline int cx_fold_virtual(int rank, int r) { return rank < 2 * r ? rank / 2 : rank - r; }
 
+/* Allgather: every rank's own block goes to its place in the result first.
+ * Returns the block size in bytes. */
+static inline size_t cx_place_own_block(coll_ctx *c, const coll_args *a)
+{
+    size_t b = a->count * a->elem;
+    memcpy((char *)a->rbuf + (size_t)c->rank * b, a->sbuf, b);
+    return b;
+}
+
 /* Allreduce fold-in for the r = p - pp extra ranks: rank 2i+1 hands its data
  * to rank 2i and then waits for the final result there, returning 1 (it is
  * done); rank 2i combines its partner's data into `acc`. Others: nothing. */

@@ -6,9 +6,8 @@
 static void run(coll_ctx *c, const coll_args *a)
 {
     int p = c->size, rank = c->rank;
-    size_t b = a->count * a->elem;
+    size_t b = cx_place_own_block(c, a);
     char *rb = a->rbuf;
-    memcpy(rb + (size_t)rank * b, a->sbuf, b);
     /* Gather: a rank holds the blocks of its subtree [rank, rank + lowest set bit). */
     for (int mask = 1; mask < p; mask <<= 1) {
         if (rank & mask) {

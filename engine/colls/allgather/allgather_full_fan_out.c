@@ -7,9 +7,8 @@
 static void run(coll_ctx *c, const coll_args *a)
 {
     int p = c->size, rank = c->rank;
-    size_t b = a->count * a->elem;
+    size_t b = cx_place_own_block(c, a);
     char *rb = a->rbuf;
-    memcpy(rb + (size_t)rank * b, a->sbuf, b);
     for (int k = 1; k < p; k++) {
         int src = cx_mod(rank - k, p);
         cx_irecv(c, rb + (size_t)src * b, b, src, TAG_AG_FOUT);

@@ -6,9 +6,8 @@
 static void run(coll_ctx *c, const coll_args *a)
 {
     int p = c->size, rank = c->rank, right = cx_mod(rank + 1, p), left = cx_mod(rank - 1, p);
-    size_t b = a->count * a->elem;
+    size_t b = cx_place_own_block(c, a);
     char *rb = a->rbuf;
-    memcpy(rb + (size_t)rank * b, a->sbuf, b);
     for (int s = 0; s < p && p > 1; s++) {
         int tag = TAG_AG_PIPE + s % TAG_SPAN;
         if (s != rank) cx_recv_wait(c, rb + (size_t)s * b, b, left, tag);

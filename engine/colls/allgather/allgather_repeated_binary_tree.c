@@ -7,9 +7,8 @@
 static void run(coll_ctx *c, const coll_args *a)
 {
     int p = c->size, rank = c->rank, *slot = c->ints;
-    size_t b = a->count * a->elem;
+    size_t b = cx_place_own_block(c, a);
     char *rb = a->rbuf;
-    memcpy(rb + (size_t)rank * b, a->sbuf, b);
     for (int j = 0; j < p; j++) {
         int rr = cx_mod(rank - j, p);
         if (rr == 0) continue;

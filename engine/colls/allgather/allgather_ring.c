@@ -15,8 +15,7 @@ void cx_allgatherv_ring(coll_ctx *c, char *buf, const size_t *offs, int root, in
 
 static void run(coll_ctx *c, const coll_args *a)
 {
-    size_t b = a->count * a->elem;
-    memcpy(cx_at(a->rbuf, (size_t)c->rank * b), a->sbuf, b);
+    cx_place_own_block(c, a);
     cx_offsets(c->offs, (size_t)c->size * a->count, c->size, a->elem);
     cx_allgatherv_ring(c, a->rbuf, c->offs, 0, TAG_AG_RING);
 }
