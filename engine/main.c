@@ -11,6 +11,7 @@
 
 #include "engine.h"
 #include "json.h"
+#include "machine.h"
 #include "bench/coll_own.h"
 
 static int usage_error(int rank, const char *msg)
@@ -204,7 +205,7 @@ int main(int argc, char **argv)
     MPI_Comm_split_type(e.world, MPI_COMM_TYPE_SHARED, e.rank, MPI_INFO_NULL, &node);
     int node_size;
     MPI_Comm_size(node, &node_size);
-    e.oversubscribed = node_size > sysconf(_SC_NPROCESSORS_ONLN);
+    e.oversubscribed = ranks_sharing_cpus(e.world, node_size) > sysconf(_SC_NPROCESSORS_ONLN);
     timer_init(&e.t, o.timer, node);
     if (o.inject) {
         double epoch = timer_raw(&e.t);
