@@ -1,11 +1,18 @@
 """Does the engine's harness add anything to what it measures?
 
-Runs, alternately and several times, a minimal hand-written 8-byte ping-pong
-loop (bench/minimal_pingpong.c, timed as a whole like osu_latency) and the
-engine's pingpong at 8 bytes on the same 2 Open MPI ranks, and prints the
-ratio engine / minimal of the medians over the trials. Target: <= 1.02.
+Each trial is one engine job per start synchronization (window, barrier) that
+measures, side by side on the same 2 Open MPI ranks:
+  empty          nothing between a repetition's two timer reads: the
+                 engine's own per-sample overhead;
+  pingpong       8 bytes, every round trip timed on its own;
+  pingpong_loop  the minimal hand-written loop in the same job: 64 round
+                 trips back to back, timed as a whole (as osu_latency).
+A standalone minimal loop (bench/minimal_pingpong.c, its own job) checks that
+the in-engine loop is the plain thing. Prints the cost of each timer read
+(from the run's context), the empty-operation overhead, and the ratios
+pingpong / pingpong_loop, medians over the trials. Target: ratio <= 1.02.
 
-    .venv/bin/python bench/harness_overhead.py [--trials 7]
+    .venv/bin/python bench/harness_overhead.py [--trials 5]
 """
 
 import argparse
@@ -36,34 +43,58 @@ def minimal_us(binary, iters):
     return float(out.stdout.strip())
 
 
-def engine_us(out_root, sync):
-    cmd = [sys.executable, "-m", "mpiscope.cli", "run", "-n", "2", "--bench", "pingpong", "--sizes", "8",
-           "--sync", sync, "--reps-min", "20000", "--ci-width", "0.005", "--json", "--out", str(out_root)]
+def engine_job(out_root, sync, benches):
+    """One engine job: {bench: median µs}, and the run's context."""
+    cmd = [sys.executable, "-m", "mpiscope.cli", "run", "-n", "2", "--bench", ",".join(benches),
+           "--sizes", "8", "--sync", sync, "--reps-min", "20000", "--ci-width", "0.005", "--json",
+           "--out", str(out_root)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    table, _ = store.load(json.loads(out.stdout)["run"])
-    return float(np.median(samples.sample_values(table, "pingpong", 8).values)) * 1e6
+    table, context = store.load(json.loads(out.stdout)["run"])
+    medians = {}
+    for bench in benches:
+        size = 0 if bench == "empty" else 8
+        medians[bench] = float(np.median(samples.sample_values(table, bench, size).values)) * 1e6
+    return medians, context
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trials", type=int, default=7)
-    ap.add_argument("--iters", type=int, default=100000)
+    ap.add_argument("--trials", type=int, default=5)
+    ap.add_argument("--iters", type=int, default=100000, help="round trips of the standalone loop")
     args = ap.parse_args()
+    if args.trials < 1:
+        ap.error(f"--trials must be at least 1, got {args.trials}")
     ensure_engine("openmpi")
     binary = build_minimal()
-    rows = {"minimal loop": [], "engine (window)": [], "engine (barrier)": []}
+    timers, rows = {}, {}
+
+    def keep(name, value):
+        rows.setdefault(name, []).append(value)
+
     with tempfile.TemporaryDirectory() as tmp:
         for t in range(args.trials):
-            rows["minimal loop"].append(minimal_us(binary, args.iters))
-            rows["engine (window)"].append(engine_us(Path(tmp), "window"))
-            rows["engine (barrier)"].append(engine_us(Path(tmp), "barrier"))
-            print(f"trial {t + 1}/{args.trials}: " + ", ".join(f"{k} {v[-1]:.3f} us" for k, v in rows.items()),
+            for sync in ("window", "barrier"):
+                benches = ("empty", "pingpong", "pingpong_loop") if sync == "window" else ("pingpong", "pingpong_loop")
+                m, context = engine_job(Path(tmp), sync, benches)
+                for name, timer in context["timers"].items():
+                    timers.setdefault(name, []).append((timer["cost_s"], timer["resolution_s"]))
+                if "empty" in m:
+                    keep("empty operation (per sample)", m["empty"])
+                keep(f"pingpong, {sync} sync", m["pingpong"])
+                keep(f"pingpong_loop, {sync} sync job", m["pingpong_loop"])
+                keep(f"ratio pingpong / loop, {sync}", m["pingpong"] / m["pingpong_loop"])
+            keep("standalone minimal loop", minimal_us(binary, args.iters))
+            print(f"trial {t + 1}/{args.trials}: " + ", ".join(f"{k} {v[-1]:.3f}" for k, v in rows.items()),
                   file=sys.stderr)
-    base = statistics.median(rows["minimal loop"])
-    print(f"{'8-byte half round trip':<22} {'median us':>10} {'ratio':>7}")
+
+    print(f"{'timer':<8} {'read ns':>8} {'resolution ns':>14}")
+    for name, values in timers.items():
+        print(f"{name:<8} {statistics.median(c for c, _ in values) * 1e9:>8.1f} "
+              f"{statistics.median(r for _, r in values) * 1e9:>14.1f}")
+    print()
+    print(f"{'8 bytes, median over ' + str(args.trials) + ' trials':<36} {'us or ratio':>12}")
     for name, values in rows.items():
-        m = statistics.median(values)
-        print(f"{name:<22} {m:>10.3f} {m / base:>7.3f}")
+        print(f"{name:<36} {statistics.median(values):>12.3f}")
 
 
 if __name__ == "__main__":

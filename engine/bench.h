@@ -57,6 +57,9 @@ typedef struct bench_def {
     /* Runs repetition `rep` once start synchronization is done; records when
      * the operation started and ended on this rank (local timer). */
     void (*run_rep)(series *s, long rep, double *t_start, double *t_end);
+    /* Optional: runs before repetition `rep`'s start synchronization, e.g. to
+     * post a receive so that the message finds it waiting, as in a loop. */
+    void (*pre_rep)(series *s, long rep);
     /* Optional: how many variants the options ask for, and the name of
      * variant i (recorded as the series' "algo"). NULL: one variant, "mpi". */
     int (*nvariants)(const struct options *o);

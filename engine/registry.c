@@ -9,6 +9,8 @@ extern const bench_def bench_pingpong, bench_oneway, bench_multipair, bench_pair
 /* LogGP parameters and per-layer costs (bench/flood.c, overhead.c, rma.c, layers.c). */
 extern const bench_def bench_flood, bench_overhead, bench_rma_lat, bench_rma_flood, bench_layer_pingpong,
     bench_layer_bw;
+/* The harness's own cost (bench/harness.c). */
+extern const bench_def bench_empty, bench_pingpong_loop;
 
 static const bench_def *const all[] = {
     &bench_pingpong, &bench_oneway,    &bench_multipair, &bench_pairs,     &bench_ring,
@@ -16,6 +18,7 @@ static const bench_def *const all[] = {
     &bench_allreduce, &bench_allgather, &bench_gather,   &bench_scatter,   &bench_alltoall,
     &bench_reduce_scatter_block,
     &bench_flood, &bench_overhead, &bench_rma_lat, &bench_rma_flood, &bench_layer_pingpong, &bench_layer_bw,
+    &bench_empty, &bench_pingpong_loop,
 };
 
 const bench_def *bench_find(const char *name)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine.h"
 #include "json.h"
@@ -51,11 +52,29 @@ static const char *role_name(role r)
  * peers may already have sent to it. */
 static const double LATE_SLACK_S = 1e-6;
 
-/* Waits until local time `until`; returns 1 if the rank started on time. */
-static int wait_until(const engine *e, double until)
+/* Test-only: MPISCOPE_TEST_STALL=RANK:REP:MS holds that rank up for MS
+ * milliseconds while it waits for the start of repetition REP of every
+ * series (as lost scheduler ticks do), to show that the late starts this
+ * causes are marked, and end. */
+static void test_stall(const engine *e, long rep)
+{
+    static int parsed, rank = -1;
+    static long at = -1, ms;
+    if (!parsed) {
+        const char *v = getenv("MPISCOPE_TEST_STALL");
+        if (v && sscanf(v, "%d:%ld:%ld", &rank, &at, &ms) != 3) rank = -1;
+        parsed = 1;
+    }
+    if (rank == e->rank && rep == at) nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
+}
+
+/* Waits until local time `until` to start repetition `rep`; returns 1 if the
+ * rank started on time. */
+static int wait_until(const engine *e, double until, long rep)
 {
     double now = timer_now(&e->t);
     int arrived_in_time = now <= until;
+    test_stall(e, rep);
     while (now < until) {
         /* With more ranks than CPUs a spinning rank would starve the others. */
         if (e->oversubscribed && until - now > 50e-6) sched_yield();
@@ -64,6 +83,22 @@ static int wait_until(const engine *e, double until)
     /* A rank that must yield its CPU cannot promise to leave on time; it is
      * late only when it arrives after the start. */
     return e->oversubscribed ? arrived_in_time : arrived_in_time && now - until <= LATE_SLACK_S;
+}
+
+/* How long one agreed schedule of window starts lasts (see series_run): a
+ * scheduler tick lost (4 ms) costs at most the rest of it. Long windows catch
+ * up quickly, and need not pay the lead of a new schedule often. */
+static const double SCHEDULE_S = 0.01;
+static const double MIN_PER_SCHEDULE = 64;
+
+/* A global start time all participants agree on, far enough ahead for the
+ * message carrying it to reach every one of them: a broadcast takes no longer
+ * than a few of the operations that sized the window. */
+static double agree_on_start(const engine *e, const series *s, const clock_model *m, double window_s)
+{
+    double start = sync_to_global(m, timer_now(&e->t)) + 200e-6 + 2 * window_s;
+    MPI_Bcast(&start, 1, MPI_DOUBLE, 0, s->pc);
+    return start;
 }
 
 /* Decision broadcast by rank 0 after each batch. */
@@ -176,6 +211,7 @@ int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
     /* Warm-up (not recorded) also sizes the start window. */
     double longest = 0, a, b;
     for (long i = 0; active && i < o->warmup; i++) {
+        if (def->pre_rep) def->pre_rep(&s, i);
         MPI_Barrier(s.pc);
         def->run_rep(&s, i, &a, &b);
         if (b - a > longest) longest = b - a;
@@ -191,17 +227,20 @@ int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
     int *counts = calloc((size_t)e->size, sizeof(int)), *displs = calloc((size_t)e->size, sizeof(int));
     long done = 0, batch = o->reps_min < o->reps_max ? o->reps_min : o->reps_max;
     decision d = {0};
+    /* Repetitions per agreed schedule: a rank held up for milliseconds makes
+     * every later start of a schedule late until the windows' slack has caught
+     * up, so the participants agree on a fresh schedule this often. */
+    long per_schedule = 1;
     while (batch > 0) {
         double base = 0;
-        if (o->sync_window) {
-            if (e->rank == 0) base = timer_now(&e->t) + 1e-3 + 2 * window_s;
-            MPI_Bcast(&base, 1, MPI_DOUBLE, 0, e->world);
-        }
+        if (o->sync_window) per_schedule = (long)fmax(MIN_PER_SCHEDULE, SCHEDULE_S / window_s);
         for (long i = 0; active && i < batch; i++) {
             long k = done + i;
+            if (def->pre_rep) def->pre_rep(&s, k);
             if (o->sync_window) {
+                if (i % per_schedule == 0) base = agree_on_start(e, &s, m, window_s) - (double)i * window_s;
                 e->t_sched[k] = sync_to_local(m, base + (double)i * window_s);
-                e->valid[k] = (uint8_t)wait_until(e, e->t_sched[k]);
+                e->valid[k] = (uint8_t)wait_until(e, e->t_sched[k], k);
             } else {
                 MPI_Barrier(s.pc);
                 e->t_sched[k] = NAN;

@@ -186,7 +186,7 @@ class RunBuilder:
                 "reps": n, "stop": spec.stop,
                 "window_s": 0.001 if self.sync == "window" else None,
                 "role": role, "peer": peer,
-                "window_msgs": spec.window_msgs if spec.bench in ("bw", "bibw") else None,
+                "window_msgs": spec.window_msgs if spec.bench in ("bw", "bibw", "pingpong_loop") else None,
                 "count": spec.size, "datatype": "MPI_BYTE", "root_rotate": False}
         return {"meta": meta, "t_start": c.to_local(np.asarray(g_start, dtype=float)),
                 "t_end": c.to_local(np.asarray(g_end, dtype=float)),
@@ -211,10 +211,14 @@ class RunBuilder:
         def ok(*ranks):
             return [all((r, i) not in spec.late for r in ranks) for i in range(n)]
 
-        if bench in ("pingpong", "bw", "bibw"):
+        if bench in ("pingpong", "bw", "bibw", "empty", "pingpong_loop"):
             a, b = 0, 1
             if bench == "pingpong":
                 dur = 2.0 * vals                      # values: half round trips
+            elif bench == "empty":
+                dur = vals                            # values: the interval itself
+            elif bench == "pingpong_loop":
+                dur = 2.0 * spec.window_msgs * vals   # values: half round trips of the loop
             else:
                 nbytes = spec.size * spec.window_msgs * (2 if bench == "bibw" else 1)
                 dur = nbytes / vals                   # values: bandwidth, B/s

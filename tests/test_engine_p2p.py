@@ -33,3 +33,15 @@ def test_every_point_to_point_pattern_on_four_ranks(tmp_path):
     # bandwidth values are bytes per second: 64 KiB messages move faster than 8 B ones
     assert np.median(samples.sample_values(table, "bw", 65536).values) > \
         np.median(samples.sample_values(table, "bw", 8).values)
+
+
+def test_harness_benchmarks_on_real_ranks(tmp_path):
+    run, _ = run_ok("-n", 2, "--bench", "empty,pingpong_loop", "--sizes", 8, "--reps-max", 100,
+                    out=tmp_path)
+    table, context = store.load(run)
+    empty = samples.sample_values(table, "empty", 0)      # sizeless: measured once, at size 0
+    loop = samples.sample_values(table, "pingpong_loop", 8)
+    assert len(empty) > 0 and len(loop) > 0 and np.all(empty.values > 0)
+    # two timer reads with nothing between them cost far less than a round trip
+    assert np.median(empty.values) < np.median(loop.values)
+    assert [s["window_msgs"] for s in context["series"] if s["bench"] == "pingpong_loop"] == [64]

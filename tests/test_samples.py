@@ -91,6 +91,18 @@ def test_bandwidth_window_msgs_defaults_to_64(tmp_path):
     np.testing.assert_allclose(s.values, 1024 * 64 / dur, rtol=1e-12)
 
 
+def test_harness_benchmarks(tmp_path):
+    table, rb = _run(tmp_path, [SeriesSpec("empty", 0, [40e-9, 55e-9, 45e-9], late=((1, 2),)),
+                                SeriesSpec("pingpong_loop", 8, [0.4 * US, 0.5 * US], window_msgs=16)])
+    s = _check(table, rb, "empty", 0)
+    assert s.values.tolist() == pytest.approx([40e-9, 55e-9], rel=1e-6)
+    s = _check(table, rb, "pingpong_loop", 8)
+    # Independently: the initiator's time for 16 round trips over 32 messages.
+    rows = table.filter(pc.and_(pc.equal(table["role"], "initiator"), pc.equal(table["bench"], "pingpong_loop")))
+    dur = rows["t_end_local"].to_numpy() - rows["t_start_local"].to_numpy()
+    np.testing.assert_allclose(s.values, dur / 32, rtol=1e-12)
+
+
 @pytest.mark.parametrize("sync", ["window", "barrier"])
 @pytest.mark.parametrize("bench", list(COLLECTIVES) + ["ring"])
 def test_collectives_and_ring(tmp_path, bench, sync):

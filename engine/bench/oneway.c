@@ -12,6 +12,14 @@ static void describe(series *s)
     s->datatype = "MPI_BYTE";
 }
 
+/* The receive is posted before the start: the message finds it waiting, so
+ * the time is the message's, not the receiver's setting up. */
+static void pre_rep(series *s, long rep)
+{
+    if (s->role == ROLE_RESPONDER)
+        MPI_Irecv(buffers_recv(s->buf, s->bytes, rep), (int)s->bytes, MPI_BYTE, s->peer, TAG, s->world, &s->reqs[0]);
+}
+
 static void run_rep(series *s, long rep, double *t_start, double *t_end)
 {
     char *sb = buffers_send(s->buf, s->bytes, rep), *rb = buffers_recv(s->buf, s->bytes, rep);
@@ -21,11 +29,12 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
     if (s->role == ROLE_INITIATOR)
         MPI_Send(sb, n, MPI_BYTE, s->peer, TAG, s->world);
     else
-        MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
+        MPI_Wait(&s->reqs[0], MPI_STATUS_IGNORE);
     *t_end = timer_now(s->t);
     if (s->check && s->role == ROLE_RESPONDER)
         check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "oneway");
 }
 
 const bench_def bench_oneway = {.name = "oneway", .pat = PAT_ONEWAY, .min_np = 2, .sizeless = 0,
-                                .footprint = footprint, .describe = describe, .run_rep = run_rep};
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep,
+                                .pre_rep = pre_rep};

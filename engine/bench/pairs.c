@@ -13,6 +13,14 @@ static void describe(series *s)
     s->datatype = "MPI_BYTE";
 }
 
+/* The responder's receive is posted before the start, so the message finds
+ * it waiting (as pingpong's does). */
+static void pre_rep(series *s, long rep)
+{
+    if (s->role == ROLE_RESPONDER)
+        MPI_Irecv(buffers_recv(s->buf, s->bytes, rep), (int)s->bytes, MPI_BYTE, s->peer, TAG, s->world, &s->reqs[0]);
+}
+
 /* t_start: this rank started its send; t_end: its receive completed. */
 static void run_rep(series *s, long rep, double *t_start, double *t_end)
 {
@@ -25,7 +33,7 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
         MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
         *t_end = timer_now(s->t);
     } else {
-        MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
+        MPI_Wait(&s->reqs[0], MPI_STATUS_IGNORE);
         *t_end = timer_now(s->t);
         *t_start = timer_now(s->t);
         MPI_Send(sb, n, MPI_BYTE, s->peer, TAG, s->world);
@@ -34,6 +42,8 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_multipair = {.name = "multipair", .pat = PAT_PAIRS, .min_np = 2, .sizeless = 0,
-                                .footprint = footprint, .describe = describe, .run_rep = run_rep};
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep,
+                                .pre_rep = pre_rep};
 const bench_def bench_pairs = {.name = "pairs", .pat = PAT_PAIRS, .min_np = 2, .sizeless = 0,
-                                .footprint = footprint, .describe = describe, .run_rep = run_rep};
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep,
+                                .pre_rep = pre_rep};

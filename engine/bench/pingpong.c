@@ -11,6 +11,14 @@ static void describe(series *s)
     s->datatype = "MPI_BYTE";
 }
 
+/* The responder's receive is posted before the start, so the ping finds it
+ * waiting, as every ping but the first does in a back-to-back loop. */
+static void pre_rep(series *s, long rep)
+{
+    if (s->role == ROLE_RESPONDER)
+        MPI_Irecv(buffers_recv(s->buf, s->bytes, rep), (int)s->bytes, MPI_BYTE, s->peer, TAG, s->world, &s->reqs[0]);
+}
+
 static void run_rep(series *s, long rep, double *t_start, double *t_end)
 {
     char *sb = buffers_send(s->buf, s->bytes, rep), *rb = buffers_recv(s->buf, s->bytes, rep);
@@ -21,7 +29,7 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
         MPI_Send(sb, n, MPI_BYTE, s->peer, TAG, s->world);
         MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
     } else {
-        MPI_Recv(rb, n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
+        MPI_Wait(&s->reqs[0], MPI_STATUS_IGNORE);
         MPI_Send(sb, n, MPI_BYTE, s->peer, TAG, s->world);
     }
     *t_end = timer_now(s->t);
@@ -29,4 +37,5 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_pingpong = {.name = "pingpong", .pat = PAT_PINGPONG, .min_np = 2, .sizeless = 0,
-                                .footprint = footprint, .describe = describe, .run_rep = run_rep};
+                                .footprint = footprint, .describe = describe, .run_rep = run_rep,
+                                .pre_rep = pre_rep};

@@ -15,7 +15,7 @@ SUITES = {
     "full": {"bench": tuple(b for b in ALL if b != "pairs"), "sizes": "1-4M:x2"},
 }
 
-SIZELESS = ("barrier",)  # measured once, at size 0
+SIZELESS = ("barrier", "empty")  # measured once, at size 0
 
 # LogGP parameters and the same message at several layers (mpiscope loggp,
 # mpiscope layers). Their variants (queue depths, overhead steps, one-sided
@@ -25,6 +25,11 @@ LOGGP = ("flood", "overhead", "rma_lat", "rma_flood")
 LAYERS = ("layer_pingpong", "layer_bw")
 ALL = ALL + LOGGP + LAYERS
 MIN_RANKS.update({name: 2 for name in LOGGP + LAYERS})
+# The harness's own cost (bench/harness_overhead.py): a repetition with
+# nothing timed, and ping-pong as a loop timed as a whole.
+HARNESS = ("empty", "pingpong_loop")
+ALL = ALL + HARNESS
+MIN_RANKS.update({name: 2 for name in HARNESS})
 SUITES["loggp"] = {"bench": ("oneway", "flood", "overhead", "rma_lat", "rma_flood",
                              "layer_pingpong", "layer_bw"),
                    "sizes": "8-1M:x8"}

@@ -31,7 +31,10 @@ _BANDWIDTH = frozenset({"bw", "bibw"})
 # (window_msgs) is the time per message; layer_pingpong is half a round trip.
 _PER_MESSAGE = frozenset({"flood", "overhead", "rma_lat", "rma_flood", "layer_bw"})
 _HALF_ROUND_TRIP = frozenset({"pingpong", "layer_pingpong"})
-_LOCAL_DURATION = _HALF_ROUND_TRIP | _BANDWIDTH | _PER_MESSAGE
+# The harness's own cost (engine/bench/harness.c): empty is the duration
+# itself; pingpong_loop is window_msgs round trips timed as a whole.
+_HARNESS = frozenset({"empty", "pingpong_loop"})
+_LOCAL_DURATION = _HALF_ROUND_TRIP | _BANDWIDTH | _PER_MESSAGE | _HARNESS
 _PAIRWISE = frozenset({"multipair", "pairs"})
 DEFAULT_WINDOW_MSGS = 64
 
@@ -162,6 +165,10 @@ def _pair_samples(bench, cols, window_msgs, size, role="initiator"):
         valid = cols["valid"][rows] & p_valid
         if bench in _HALF_ROUND_TRIP:
             values = dur / 2.0
+        elif bench == "empty":
+            values = dur
+        elif bench == "pingpong_loop":
+            values = dur / (2.0 * _per_launch(window_msgs, launch))
         elif bench in _PER_MESSAGE:
             values = dur / _per_launch(window_msgs, launch)
         else:
@@ -194,9 +201,9 @@ def _collective_samples(cols):
     member = np.flatnonzero(cols["role"] != "idle")
     if len(member) == 0:
         return _empty()
-    launch = cols["launch"][member].astype(np.int64)
-    rep = cols["rep"][member].astype(np.int64)
-    rank = cols["rank"][member].astype(np.int64)
+    launch = cols["launch"][member]
+    rep = cols["rep"][member]
+    rank = cols["rank"][member]
     order = np.lexsort((rank, rep, launch))
     idx = member[order]
     launch, rep, rank = launch[order], rep[order], rank[order]
@@ -219,11 +226,14 @@ def _collective_samples(cols):
     values = np.where(window, gmax - sched, gmax)
     valid = np.logical_and.reduceat(cols["valid"][idx], starts)
 
-    is_max = (metric == gmax[group]) | (np.isnan(metric) & np.isnan(gmax[group]))
-    hits = np.flatnonzero(is_max)
-    first_groups, first_pos = np.unique(group[hits], return_index=True)
+    top = gmax[group]
+    hits = np.flatnonzero((metric == top) | (np.isnan(metric) & np.isnan(top)))
+    # Groups ascend along the rows, so each group's first hit is where the
+    # group number changes: its lowest rank reaching the maximum.
+    hit_group = group[hits]
+    first = np.flatnonzero(np.diff(hit_group, prepend=-1))
     src = np.full(len(starts), -1, dtype=np.int32)
-    src[first_groups] = rank[hits[first_pos]]
+    src[hit_group[first]] = rank[hits[first]]
     return _Raw(values, valid, rep[starts].astype(np.int32), launch[starts].astype(np.int32),
                 src, np.full(len(starts), -1, dtype=np.int32))
 
@@ -266,13 +276,26 @@ def table_context(table: pa.Table) -> dict:
     return json.loads(raw) if raw else {}
 
 
+def _changes(column) -> np.ndarray:
+    """Rows whose value differs from the row before (a null counts as a change).
+
+    Neighbours are compared in place: cheaper than hashing every value, and
+    a series' rows come in long runs of equal values (one per rank and launch).
+    """
+    if len(column) < 2:
+        return np.array([], dtype=np.int64)
+    differs = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, len(column) - 1)), True)
+    return np.flatnonzero(differs.to_numpy(zero_copy_only=False)) + 1
+
+
 def _strings(arr):
-    """A string column as a numpy object array, converting each distinct value once."""
+    """A string column as a numpy object array, converting each run of equal values once."""
     if len(arr) == 0:
         return np.array([], dtype=object)
-    enc = pc.dictionary_encode(arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr)
-    names = np.array(enc.dictionary.to_pylist(), dtype=object)
-    return names[enc.indices.to_numpy(zero_copy_only=False)]
+    starts = np.concatenate([[0], _changes(arr)])
+    names = np.empty(len(starts), dtype=object)
+    names[:] = arr.take(starts).to_pylist()
+    return np.repeat(names, np.diff(np.append(starts, len(arr))))
 
 
 def _columns(table):
@@ -286,13 +309,6 @@ def _columns(table):
     return cols
 
 
-def _codes(column):
-    enc = pc.dictionary_encode(column).combine_chunks() if len(column) else None
-    if enc is None:
-        return np.array([], dtype=np.int64), []
-    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist()
-
-
 def split_series(table: pa.Table) -> dict:
     """{(bench, algo, size): its rows}, in table order, in one pass.
 
@@ -301,19 +317,14 @@ def split_series(table: pa.Table) -> dict:
     """
     if table.num_rows == 0:
         return {}
-    b, bnames = _codes(table["bench"])
-    a, anames = _codes(table["algo"])
-    z, znames = _codes(table["size"])
-    code = (b * len(anames) + a) * len(znames) + z
-    cut = np.flatnonzero(code[1:] != code[:-1]) + 1
-    starts = np.concatenate([[0], cut])
-    ends = np.concatenate([cut, [len(code)]])
+    cut = np.union1d(np.union1d(_changes(table["bench"]), _changes(table["algo"])),
+                     _changes(table["size"]))
+    starts = np.concatenate([[0], cut]).astype(np.int64)
+    ends = np.concatenate([cut, [table.num_rows]]).astype(np.int64)
+    keys = zip(*(table[name].take(starts).to_pylist() for name in ("bench", "algo", "size")))
     runs = {}
-    for start, end in zip(starts.tolist(), ends.tolist()):
-        c = int(code[start])
-        key = (bnames[c // (len(anames) * len(znames))],
-               anames[(c // len(znames)) % len(anames)], int(znames[c % len(znames)]))
-        runs.setdefault(key, []).append((start, end))
+    for (bench, algo, size), start, end in zip(keys, starts.tolist(), ends.tolist()):
+        runs.setdefault((bench, algo, int(size)), []).append((start, end))
     out = {}
     for key, spans in runs.items():
         if len(spans) == 1:
