@@ -80,6 +80,7 @@ static char *header_json(engine *e, int argc, char **argv)
     }
     sb_printf(&b, "}");
     sb_key_str(&b, "sync_method", e->o->sync_window ? "window" : "barrier");
+    sb_key_str(&b, "clock_sync", e->sync.tree ? "tree" : "star");
     sb_key_str(&b, "cache", e->o->cache_cold ? "cold" : "warm");
     sb_key_int(&b, "cold_region_bytes", e->o->cache_cold ? (long long)e->buf.region : 0);
     sb_key_int(&b, "seed", (long long)e->o->seed);
@@ -122,12 +123,14 @@ static int write_sync_block(engine *e, const char *phase)
     sb_printf(&b, "{");
     sb_key_str(&b, "kind", "sync");
     sb_key_str(&b, "phase", phase);
+    sb_key_int(&b, "parent", e->sync.parent);
     sb_printf(&b, ", \"model\": {");
     sb_key_num(&b, "offset_s", m->offset_s);
     sb_key_num(&b, "drift", m->drift);
     sb_key_num(&b, "ref_s", m->ref_s);
     sb_printf(&b, "}");
     sb_key_num(&b, "residual_s", m->residual_s);
+    sb_key_num(&b, "cost_s", e->sync.cost_s);
     sb_printf(&b, ", \"points\": [");
     for (int i = 0; i < e->sync.npoints; i++) {
         const sync_point *p = &e->sync.points[i];
@@ -215,7 +218,8 @@ int main(int argc, char **argv)
         e.t.injected = 1;
     }
     /* Sharing CPUs makes most round trips slow: take more to find a fast one. */
-    sync_init(&e.sync, &e.t, e.world, e.oversubscribed ? 100 : 20);
+    int tree = o.clock_sync == CLOCK_SYNC_TREE || (o.clock_sync == CLOCK_SYNC_AUTO && !e.oversubscribed);
+    sync_init(&e.sync, &e.t, e.world, e.oversubscribed ? 100 : 20, tree);
     sync_measure(&e.sync, o.sync_points);
 
     size_t max_bytes = 64;

@@ -118,7 +118,7 @@ enum {
     OPT_REPS_MAX, OPT_WARMUP, OPT_CI, OPT_BUDGET, OPT_LAUNCH, OPT_CHECK, OPT_ROOT, OPT_SEED, OPT_OUT,
     OPT_NP, OPT_PAIRS, OPT_WMSGS, OPT_INJECT, OPT_SYNC_POINTS,
     OPT_QUEUE_DEPTHS, OPT_OVERHEAD_STEPS, OPT_FLOOD_BYTES,
-    OPT_ALGO, OPT_SEGMENT, OPT_TRACE
+    OPT_ALGO, OPT_SEGMENT, OPT_TRACE, OPT_CLOCK_SYNC
 };
 
 static const struct option longopts[] = {
@@ -137,7 +137,8 @@ static const struct option longopts[] = {
     {"overhead-steps", required_argument, 0, OPT_OVERHEAD_STEPS},
     {"flood-bytes", required_argument, 0, OPT_FLOOD_BYTES},
     {"algo", required_argument, 0, OPT_ALGO}, {"segment", required_argument, 0, OPT_SEGMENT},
-    {"trace", no_argument, 0, OPT_TRACE}, {0, 0, 0, 0},
+    {"trace", no_argument, 0, OPT_TRACE}, {"clock-sync", required_argument, 0, OPT_CLOCK_SYNC},
+    {0, 0, 0, 0},
 };
 
 int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
@@ -170,6 +171,12 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
             break;
         case OPT_TIMER:
             if (timer_parse(optarg, &o->timer)) return fail(err, errlen, "--timer: expected tsc, clock or wtime, got '%s'", optarg);
+            break;
+        case OPT_CLOCK_SYNC:
+            if (!strcmp(optarg, "auto")) o->clock_sync = CLOCK_SYNC_AUTO;
+            else if (!strcmp(optarg, "tree")) o->clock_sync = CLOCK_SYNC_TREE;
+            else if (!strcmp(optarg, "star")) o->clock_sync = CLOCK_SYNC_STAR;
+            else return fail(err, errlen, "--clock-sync: expected auto, tree or star, got '%s'", optarg);
             break;
         case OPT_CACHE:
             if (!strcmp(optarg, "warm")) o->cache_cold = 0;

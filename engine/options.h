@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include "clock.h"
 
+/* auto: a tree, but every rank with rank 0 when ranks share CPUs (concurrent
+ * pairs would then preempt each other's round trips). */
+enum { CLOCK_SYNC_AUTO, CLOCK_SYNC_TREE, CLOCK_SYNC_STAR };
+
 typedef struct options {
     char **benches;
     int nbenches;
@@ -30,6 +34,7 @@ typedef struct options {
     int inject;
     double inj_max_offset_s, inj_max_drift;
     int sync_points; /* offset samples per rank before and after */
+    int clock_sync;  /* CLOCK_SYNC_*: which ranks measure offsets with which */
     /* LogGP benchmarks (flood, overhead, rma_flood): queue depths, one flood
      * variant each ("q<depth>"); computation added per message by the overhead
      * test, as multiples of the time per message without it (variants

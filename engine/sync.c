@@ -5,12 +5,12 @@
 #include <string.h>
 #include <time.h>
 
-enum { TAG_PING = 901, TAG_PONG, TAG_RPING, TAG_RPONG, TAG_RESULT, TAG_GO }; /* TAG_PING + 1 is its pong */
+enum { TAG_PING = 901, TAG_PONG, TAG_RPING, TAG_RPONG, TAG_RESULT, TAG_GO, TAG_MODEL }; /* TAG_PING + 1 is its pong */
 
 /* Points closer together than this give no useful drift: fit offset only. */
 static const double MIN_DRIFT_SPAN_S = 0.05;
 
-void sync_init(sync_ctx *s, const timer *t, MPI_Comm world, int rounds)
+void sync_init(sync_ctx *s, const timer *t, MPI_Comm world, int rounds, int tree)
 {
     memset(s, 0, sizeof *s);
     s->t = t;
@@ -18,6 +18,11 @@ void sync_init(sync_ctx *s, const timer *t, MPI_Comm world, int rounds)
     MPI_Comm_rank(s->comm, &s->rank);
     MPI_Comm_size(s->comm, &s->size);
     s->rounds = rounds;
+    s->tree = tree;
+    /* the tree's parent is the rank with the highest bit cleared (see child_in_round) */
+    int high = 1;
+    while (high * 2 <= s->rank) high *= 2;
+    s->parent = s->rank == 0 ? -1 : tree ? s->rank - high : 0;
 }
 
 void sync_free(sync_ctx *s)
@@ -59,32 +64,33 @@ static void respond(sync_ctx *s, int peer, int tag)
     }
 }
 
-/* One offset point between rank 0 and `peer`, from round trips in both
- * directions: a responder that notices a message late (it was descheduled,
- * as when ranks share CPUs) biases the offset towards its side, and averaging
- * the two directions cancels that bias. */
-static void measure_as_root(sync_ctx *s, int peer)
+/* One offset point between this rank (the parent) and its child in the
+ * tree, from round trips in both directions: a responder that notices a
+ * message late (it was descheduled, as when ranks share CPUs) biases the
+ * offset towards its side, and averaging the two directions cancels that
+ * bias. The child keeps the point. */
+static void measure_as_parent(sync_ctx *s, int child)
 {
     double mine[3], theirs[3];
-    initiate(s, peer, TAG_PING, mine);
-    respond(s, peer, TAG_PING + 2);
-    MPI_Recv(theirs, 3, MPI_DOUBLE, peer, TAG_RESULT, s->comm, MPI_STATUS_IGNORE);
-    /* peer - root, seen from each side */
-    double off_root = mine[1] - 0.5 * (mine[0] + mine[2]);
-    double off_peer = 0.5 * (theirs[0] + theirs[2]) - theirs[1];
-    double rtt_root = mine[2] - mine[0], rtt_peer = theirs[2] - theirs[0];
-    sync_point p = {mine[1], 0.5 * (off_root + off_peer), rtt_root > rtt_peer ? rtt_root : rtt_peer};
-    MPI_Send(&p, 3, MPI_DOUBLE, peer, TAG_RESULT, s->comm);
+    initiate(s, child, TAG_PING, mine);
+    respond(s, child, TAG_PING + 2);
+    MPI_Recv(theirs, 3, MPI_DOUBLE, child, TAG_RESULT, s->comm, MPI_STATUS_IGNORE);
+    /* child - parent, seen from each side */
+    double off_parent = mine[1] - 0.5 * (mine[0] + mine[2]);
+    double off_child = 0.5 * (theirs[0] + theirs[2]) - theirs[1];
+    double rtt_parent = mine[2] - mine[0], rtt_child = theirs[2] - theirs[0];
+    sync_point p = {mine[1], 0.5 * (off_parent + off_child), rtt_parent > rtt_child ? rtt_parent : rtt_child};
+    MPI_Send(&p, 3, MPI_DOUBLE, child, TAG_RESULT, s->comm);
 }
 
-static void measure_as_peer(sync_ctx *s)
+static void measure_as_child(sync_ctx *s)
 {
     double mine[3];
-    respond(s, 0, TAG_PING);
-    initiate(s, 0, TAG_PING + 2, mine);
-    MPI_Send(mine, 3, MPI_DOUBLE, 0, TAG_RESULT, s->comm);
+    respond(s, s->parent, TAG_PING);
+    initiate(s, s->parent, TAG_PING + 2, mine);
+    MPI_Send(mine, 3, MPI_DOUBLE, s->parent, TAG_RESULT, s->comm);
     sync_point p;
-    MPI_Recv(&p, 3, MPI_DOUBLE, 0, TAG_RESULT, s->comm, MPI_STATUS_IGNORE);
+    MPI_Recv(&p, 3, MPI_DOUBLE, s->parent, TAG_RESULT, s->comm, MPI_STATUS_IGNORE);
     add_point(s, p);
 }
 
@@ -125,18 +131,36 @@ static void fit(sync_ctx *s)
     m->residual_s = sqrt(ss / n);
 }
 
+/* Which pairs measure in round r: in the binomial tree, rounds r = 1, 2, 4, ...
+ * where rank i < r measures with child i + r, so every rank is at most log2(p)
+ * exchanges from rank 0 and a round's pairs run at once; in the star, rounds
+ * r = 1, 2, ..., p-1 where rank 0 measures with rank r. */
+static int next_round(const sync_ctx *s, int r) { return s->tree ? 2 * r : r + 1; }
+
+static int child_in_round(const sync_ctx *s, int r)
+{
+    if (!s->tree) return s->rank == 0 ? r : -1;
+    return s->rank < r && s->rank + r < s->size ? s->rank + r : -1;
+}
+
+static int joins_in_round(const sync_ctx *s, int r)
+{
+    return s->tree ? s->rank >= r && s->rank < 2 * r : s->rank == r;
+}
+
 static void warm_up(sync_ctx *s)
 {
     enum { ROUNDS = 200 };
     double x = 0;
-    for (int peer = 1; peer < s->size; peer++) {
+    for (int r = 1; r < s->size; r = next_round(s, r)) {
+        int child = child_in_round(s, r);
         for (int i = 0; i < ROUNDS; i++) {
-            if (s->rank == 0) {
-                MPI_Send(&x, 1, MPI_DOUBLE, peer, TAG_PING, s->comm);
-                MPI_Recv(&x, 1, MPI_DOUBLE, peer, TAG_PONG, s->comm, MPI_STATUS_IGNORE);
-            } else if (s->rank == peer) {
-                MPI_Recv(&x, 1, MPI_DOUBLE, 0, TAG_PING, s->comm, MPI_STATUS_IGNORE);
-                MPI_Send(&x, 1, MPI_DOUBLE, 0, TAG_PONG, s->comm);
+            if (child >= 0) {
+                MPI_Send(&x, 1, MPI_DOUBLE, child, TAG_PING, s->comm);
+                MPI_Recv(&x, 1, MPI_DOUBLE, child, TAG_PONG, s->comm, MPI_STATUS_IGNORE);
+            } else if (joins_in_round(s, r)) {
+                MPI_Recv(&x, 1, MPI_DOUBLE, s->parent, TAG_PING, s->comm, MPI_STATUS_IGNORE);
+                MPI_Send(&x, 1, MPI_DOUBLE, s->parent, TAG_PONG, s->comm);
             }
         }
     }
@@ -154,26 +178,60 @@ static void sleepy_wait(MPI_Request *req)
         nanosleep(&nap, NULL);
 }
 
+/* parent(child(x)) for linear models: a rank's fit maps its time onto its
+ * parent's, the parent's composed model maps that onto rank 0's. */
+static clock_model compose(const clock_model *mine, const clock_model *parent)
+{
+    clock_model c;
+    double d = mine->drift, D = parent->drift;
+    c.drift = d + D - d * D;
+    c.ref_s = mine->ref_s;
+    c.offset_s = c.drift * mine->ref_s + (1 - D) * (mine->offset_s - d * mine->ref_s) + parent->offset_s -
+                 D * parent->ref_s;
+    /* errors along the path add up, independent ones in quadrature */
+    c.residual_s = sqrt(mine->residual_s * mine->residual_s + parent->residual_s * parent->residual_s);
+    return c;
+}
+
+/* Hands every rank's model down the tree, composed onto rank 0's time. */
+static void compose_down(sync_ctx *s)
+{
+    for (int r = 1; r < s->size; r = next_round(s, r)) {
+        int child = child_in_round(s, r);
+        if (child >= 0 && s->rank != 0) {
+            MPI_Send(&s->model, 4, MPI_DOUBLE, child, TAG_MODEL, s->comm);
+        } else if (joins_in_round(s, r) && s->parent != 0) {
+            clock_model parent;
+            MPI_Recv(&parent, 4, MPI_DOUBLE, s->parent, TAG_MODEL, s->comm, MPI_STATUS_IGNORE);
+            s->model = compose(&s->model, &parent);
+        }
+    }
+}
+
 void sync_measure(sync_ctx *s, int npoints)
 {
     if (!s->warm) warm_up(s);
+    double started = timer_now(s->t);
     MPI_Request req;
     char go = 0;
     for (int k = 0; k < npoints; k++) {
-        for (int peer = 1; peer < s->size; peer++) {
-            if (s->rank == 0) {
-                MPI_Send(&go, 1, MPI_CHAR, peer, TAG_GO, s->comm);
-                measure_as_root(s, peer);
-            } else if (s->rank == peer) {
-                MPI_Irecv(&go, 1, MPI_CHAR, 0, TAG_GO, s->comm, &req);
+        for (int r = 1; r < s->size; r = next_round(s, r)) {
+            int child = child_in_round(s, r);
+            if (child >= 0) {
+                MPI_Send(&go, 1, MPI_CHAR, child, TAG_GO, s->comm);
+                measure_as_parent(s, child);
+            } else if (joins_in_round(s, r)) {
+                MPI_Irecv(&go, 1, MPI_CHAR, s->parent, TAG_GO, s->comm, &req);
                 sleepy_wait(&req);
-                measure_as_peer(s);
+                measure_as_child(s);
             }
         }
     }
+    fit(s);
+    compose_down(s);
     MPI_Ibarrier(s->comm, &req);
     sleepy_wait(&req);
-    fit(s);
+    s->cost_s = timer_now(s->t) - started;
 }
 
 double sync_to_global(const clock_model *m, double local)

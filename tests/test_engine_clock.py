@@ -34,3 +34,28 @@ def test_residual_below_1us_without_injection(tmp_path):
     for rank, entry in ctx["clock"]["0"].items():
         assert entry["residual_s"] <= 1e-6, (rank, entry)
         assert "recovery_error_s" not in entry
+
+
+def test_tree_sync_composes_offsets_along_the_tree(tmp_path):
+    # Forced onto 4 ranks sharing 2 CPUs, where the tree's concurrent pairs
+    # preempt each other (auto picks the star here): rank 3 is measured against
+    # rank 1, and its model is composed with rank 1's. A wrong composition would
+    # be off by the injected offsets (ms) or drifts (100 ppm over 2 s: 200 µs).
+    run, _ = run_ok("-n", 4, "--bench", "pingpong", "--sizes", 8, "--clock-inject", "50000:100",
+                    "--clock-sync", "tree", "--time-budget", 2.3, "--ci-width", 0, out=tmp_path)
+    _, ctx = store.load(run)
+    clock = ctx["clock"]["0"]
+    assert {r: clock[r]["parent"] for r in ("1", "2", "3")} == {"1": 0, "2": 0, "3": 1}
+    for rank, entry in clock.items():
+        err = entry["recovery_error_s"]
+        assert err["start"] <= 20e-6 and err["end"] <= 20e-6, (rank, err)
+
+
+def test_auto_sync_is_a_star_when_ranks_share_cpus_and_a_tree_otherwise(tmp_path):
+    run, _ = run_ok("-n", 4, "--bench", "barrier", out=tmp_path / "four")
+    _, ctx = store.load(run)
+    assert ctx["clock_sync"] == "star" and ctx["oversubscribed"]
+    assert {e["parent"] for r, e in ctx["clock"]["0"].items() if r != "0"} == {0}
+    run, _ = run_ok("-n", 2, "--bench", "barrier", out=tmp_path / "two")
+    _, ctx = store.load(run)
+    assert ctx["clock_sync"] == "tree"

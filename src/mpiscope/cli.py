@@ -45,6 +45,10 @@ def _add_run(sub):
                    help="start of each repetition: window (agreed global time, default) or barrier")
     p.add_argument("--timer", default="tsc", choices=("tsc", "clock", "wtime"),
                    help="local timer: tsc (default), clock (clock_gettime) or wtime (MPI_Wtime)")
+    p.add_argument("--clock-sync", default="auto", choices=("auto", "tree", "star"),
+                   help="which ranks measure clock offsets with which: tree (binomial, O(log p) rounds of "
+                        "concurrent pairs), star (every rank with rank 0, one at a time), auto (default): "
+                        "tree, but star when ranks outnumber a machine's CPUs")
     p.add_argument("--cache", default="warm", choices=("warm", "cold"),
                    help="warm: same buffers every repetition; cold: rotate through 4x the last-level cache")
     p.add_argument("--reps-min", type=int, default=10, help="repetitions at least (default 10)")

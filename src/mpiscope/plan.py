@@ -51,6 +51,7 @@ class Plan:
     algos: list | None = None
     segment: int | None = None
     trace: bool = False
+    clock_sync: str = "auto"
 
     def series_count(self):
         return benchmarks.series_count(self.benches, self.sizes,
@@ -62,6 +63,7 @@ class Plan:
         args = ["--bench", ",".join(benches or self.benches),
                 "--sizes", ",".join(map(str, sizes or self.sizes)),
                 "--sync", self.sync, "--timer", self.timer, "--cache", self.cache,
+                "--clock-sync", self.clock_sync,
                 "--reps-min", str(self.reps_min), "--reps-max", str(self.reps_max),
                 "--ci-width", repr(self.ci_width), "--time-budget", repr(self.time_budget),
                 "--warmup", str(self.warmup), "--launch", str(launch), "--seed", str(self.seed),
@@ -168,7 +170,8 @@ def make_plan(args):
     oversubscribe = not cluster and hostfile is None and args.launcher == "mpirun" and np > local_cpus()
     sync = args.sync or "window"
     return Plan(np=np, mpi=args.mpi, launcher=args.launcher, benches=benches, sizes=sizes,
-                sync=sync, timer=args.timer, cache=args.cache, reps_min=args.reps_min,
+                sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
+                reps_min=args.reps_min,
                 reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
                 launches=args.launches, check=args.check, seed=args.seed,
                 out=Path(args.out), hostfile=hostfile, pairs=pairs, root_rotate=args.root_rotate,

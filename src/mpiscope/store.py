@@ -47,7 +47,7 @@ _DICT_COLUMNS = ("bench", "algo", "size", "launch", "rank", "role", "peer")
 
 # Context keys computed by ingest from the raw files.
 INGEST_KEYS = ("series", "clock", "ranks", "timer", "timers", "hosts", "mpi_library", "mpi_version", "sync_method",
-               "cache", "cold_region_bytes", "inject",
+               "clock_sync", "cache", "cold_region_bytes", "inject",
                "incomplete_ranks")
 
 _RAW_NAME = re.compile(r"^rank-(\d+)\.raw(\.part)?$")
@@ -216,7 +216,8 @@ def ingest(run_dir, context: dict) -> pa.Table:
         ranks.setdefault(str(launch), {})[str(rank)] = {"host": host, "cpus": cpus}
         entry = {"host": host, "cpus": cpus, "model": model,
                  "phase": sync_meta.get("phase") if sync_meta else None,
-                 "residual_s": sync_meta.get("residual_s") if sync_meta else None}
+                 "residual_s": sync_meta.get("residual_s") if sync_meta else None,
+                 "parent": sync_meta.get("parent") if sync_meta else None}
         if sync_meta and sync_meta.get("recovery_error_s") is not None:
             entry["recovery_error_s"] = sync_meta["recovery_error_s"]
         clock.setdefault(str(launch), {})[str(rank)] = entry
@@ -265,6 +266,7 @@ def ingest(run_dir, context: dict) -> pa.Table:
         "mpi_library": first_header.get("mpi_library"),
         "mpi_version": first_header.get("mpi_version"),
         "sync_method": first_header.get("sync_method"),
+        "clock_sync": first_header.get("clock_sync"),
         "cache": first_header.get("cache"),
         "cold_region_bytes": first_header.get("cold_region_bytes"),
         "inject": first_header.get("inject"),
