@@ -261,6 +261,20 @@ def test_launch_refuses_more_ranks_than_slots():
             f"{name}-h0:2\n{name}-h1:2\n"
 
 
+def test_rto_min_is_read_in_every_emulated_host():
+    with cluster("rto", 2) as name:
+        _, plan = st.load(name)
+        h0, h1 = plan.hosts
+        # per network namespace: only h1's retransmission timeout is lowered
+        subprocess.run(["ip", "netns", "exec", h1.netns, "sh", "-c",
+                        "echo 5000 > /proc/sys/net/ipv4/tcp_rto_min_us"], check=True)
+        _, _, ctx = cluster_launch(name, "openmpi", 2, "/bin/true", [])
+    rto = ctx["rto_min"]
+    assert rto["per_host"][h1.hostname]["rto_min_s"] == 0.005
+    assert rto["per_host"][h0.hostname]["rto_min_s"] == 0.2
+    assert rto["rto_min_s"] == 0.005 and h1.hostname in rto["source"]
+
+
 def test_launch_refuses_when_the_delay_program_died():
     with cluster("dead", 2, link="delay=100us") as name:
         d = st.read(name)["delayd"]

@@ -52,6 +52,10 @@ def test_other_timers(tmp_path, timer):
     assert set(ctx["timers"]) == {"tsc", "clock", "wtime"}
     assert all(0 < t["cost_s"] < 1e-5 and t["resolution_s"] > 0 for t in ctx["timers"].values())
     assert sum(ctx["hosts"].values()) == 2
+    # RTO_min as read on the measured host (this one), with where it came from
+    (host,) = ctx["hosts"]
+    assert ctx["rto_min"]["per_host"][host]["rto_min_s"] == ctx["rto_min"]["rto_min_s"] > 0
+    assert host in ctx["rto_min"]["source"]
 
 
 def test_cold_cache_and_barrier_sync(tmp_path):

@@ -125,3 +125,15 @@ def test_plain():
         "e": {"point": 1.0, "stderr": None, "level": 0.95, "low": 0.5, "high": None,
               "method": "m"},
         "a": [1, 2], "x": 2.5, "b": True, "(1, 2)": [3]}
+
+
+def test_rto_min_recorded_on_the_measured_hosts_is_the_default(run):
+    groups, context = run
+    recorded = {"rto_min_s": 0.005, "source": "read at run time on the measured hosts (smallest: h1)",
+                "per_host": {"h0": {"rto_min_s": 0.2}, "h1": {"rto_min_s": 0.005}}}
+    r = analyze_series(groups[("pingpong", "mpi", 8)], "pingpong", 8, {**context, "rto_min": recorded})
+    assert r["tails"]["rto_min_s"] == 0.005
+    assert r["modes"]["rto"]["source"] == recorded["source"]
+    # an explicit value still wins
+    r = analyze_series(groups[("pingpong", "mpi", 8)], "pingpong", 8, {**context, "rto_min": recorded}, rto=RTO)
+    assert r["tails"]["rto_min_s"] == 0.2

@@ -97,12 +97,13 @@ def analyze_series(series: pa.Table, bench: str, size: int, context: dict,
     samples.split_series gives them), `context` is the run's context.
 
     `rto` is RTO_min (seconds, or rto.rto_min()'s dict); by default the
-    one of this host, with where it came from. Every bootstrap uses `seed`.
+    one recorded on the measured hosts (context "rto_min"), else this host's,
+    with where it came from. Every bootstrap uses `seed`.
     """
     size = int(size)
     algo = _algo_of(series)
     samples = series_samples(series, bench, size, algo, context)
-    rto_info = _rto.as_rto(rto if rto is not None else host_rto_min())
+    rto_info = _rto.as_rto(rto if rto is not None else context.get("rto_min") or host_rto_min())
     summary = describe(samples.values, seed=seed, level=level, n_boot=n_boot)
 
     times, on = samples.values, "value"

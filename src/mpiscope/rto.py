@@ -7,8 +7,9 @@ further loss of the same segment. A route can lower it (`ip route change
 ... rto_min 5ms`, shown by `ip route show` as "rto_min [lock] 5ms"), and
 Linux 6.11+ has the sysctl net.ipv4.tcp_rto_min_us for routes without one.
 
-Where the value came from is always returned with it: it is read on the
-host running the analysis, which may not be the measured hosts.
+Where the value came from is always returned with it. `mpiscope run` reads it
+on the measured hosts (this host, or each emulated host's namespace) into the
+run's context; otherwise the analysis reads it on the host running it.
 """
 
 from __future__ import annotations
@@ -76,6 +77,17 @@ def rto_min(ip_route_text: str | None = None, sysctl_text: str | None = None,
                 "source": f"sysctl net.ipv4.tcp_rto_min_us = {us}"}
     return {"rto_min_s": LINUX_DEFAULT_S, "values_s": [LINUX_DEFAULT_S],
             "source": "Linux default TCP_RTO_MIN (200 ms): no rto_min found on this host"}
+
+
+def across_hosts(per_host: dict) -> dict:
+    """A run's RTO_min from rto_min()'s dicts read on its hosts at run time
+    ({hostname: dict}): the smallest, since a retransmission on that host is
+    the first to show as a mode; every host's value is kept with it."""
+    host = min(per_host, key=lambda h: per_host[h]["rto_min_s"])
+    return {"rto_min_s": per_host[host]["rto_min_s"],
+            "source": f"read at run time on the measured hosts (smallest: {host}, "
+                      f"{per_host[host]['source']})",
+            "per_host": per_host}
 
 
 def as_rto(rto) -> dict:

@@ -10,6 +10,7 @@ import json
 import os
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import numpy as np
 
-from . import SCHEMA_VERSION, catalog, launch, samples, store
+from . import SCHEMA_VERSION, catalog, launch, rto, samples, store
 from .benchmarks import SIZELESS
 from .cluster import cluster_launch, delay_report
 from .atomic import write_text
@@ -61,6 +62,9 @@ class _Launches:
         self.plan, self.engine, self.tmp, self.progress = plan, engine, tmp, progress
         self.commands = []
         self.extra_context = {}  # e.g. the emulated cluster's links as ground truth
+        if not plan.cluster and plan.hostfile is None and plan.launcher == "mpirun":
+            # Ranks on this host only: its RTO_min is the measured hosts'.
+            self.extra_context["rto_min"] = rto.across_hosts({socket.gethostname(): rto.rto_min()})
         self.task = progress.add_task("measuring", total=plan.series_count() * plan.launches)
 
     def _on_progress(self, text):

@@ -15,10 +15,11 @@ import os
 import shlex
 from pathlib import Path
 
+from .. import rto
 from ..atomic import write_text
 from ..errors import UsageError
 from . import state as st
-from .netns import alive
+from .netns import alive, in_ns, run
 from .spec import payload_rate
 from .topology import Plan
 
@@ -114,6 +115,19 @@ def ground_truth(plan: Plan, np: int | None = None) -> dict:
     return d
 
 
+def rto_min_per_host(plan: Plan) -> dict:
+    """RTO_min in each emulated host's namespace (its routes and its own
+    tcp_rto_min_us sysctl), as rto.across_hosts gives it for a run's context."""
+    per_host = {}
+    for h in plan.hosts:
+        routes = run(in_ns(h.netns, ["ip", "route", "show", "table", "all"]), check=False)
+        sysctl = run(in_ns(h.netns, ["cat", str(rto.SYSCTL_PATH)]), check=False)
+        per_host[h.hostname] = rto.rto_min(routes.stdout if routes.returncode == 0 else None,
+                                           sysctl.stdout if sysctl.returncode == 0 else None,
+                                           read_system=False)
+    return rto.across_hosts(per_host)
+
+
 def cluster_launch(name, mpi, np, engine, engine_args):
     """The command that starts `np` ranks of `engine` across cluster `name`.
 
@@ -163,4 +177,4 @@ def cluster_launch(name, mpi, np, engine, engine_args):
     context = ground_truth(plan, np)
     context["mpi_launch"] = {"mpi": mpi, "first_host": plan.hosts[0].hostname,
                              "oversubscribed_cores": oversubscribed}
-    return argv, env, {"cluster": context}
+    return argv, env, {"cluster": context, "rto_min": rto_min_per_host(plan)}
