@@ -10,7 +10,7 @@ invalid too.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pyarrow as pa
@@ -197,10 +197,56 @@ def _sorted(raw):
                 raw.source_a[order], raw.source_b[order])
 
 
+def _launch_grids(cols):
+    """[(launch, first row, ranks, reps)] when each launch's rows form a rank x
+    repetition grid as ingest stores them: launches ascending, then ranks
+    ascending, every rank with repetitions 0..reps-1. None otherwise."""
+    launch, rank, rep = cols["launch"], cols["rank"], cols["rep"]
+    firsts = np.concatenate([[0], np.flatnonzero(np.diff(launch)) + 1])
+    if np.any(np.diff(launch[firsts]) <= 0):
+        return None
+    grids = []
+    for first, end in zip(firsts.tolist(), [*firsts[1:].tolist(), len(launch)]):
+        reps = int(rep[end - 1]) + 1
+        if reps < 1 or (end - first) % reps:
+            return None
+        ranks = rank[first:end].reshape(-1, reps)
+        if (np.any(rep[first:end].reshape(-1, reps) != np.arange(reps))
+                or np.any(ranks != ranks[:, :1]) or np.any(np.diff(ranks[:, 0]) <= 0)):
+            return None
+        grids.append((int(launch[first]), first, ranks[:, 0], reps))
+    return grids
+
+
+def _grid_collective_samples(cols, grids):
+    """_collective_samples on launch grids: each repetition is a column of a
+    (ranks, reps) view, so no sorting or gathering is needed."""
+    parts = []
+    for launch, first, ranks, reps in grids:
+        rows, shape = slice(first, first + len(ranks) * reps), (len(ranks), reps)
+        sched = cols["t_sched"][first:first + reps]  # the lowest rank's row
+        window = np.isfinite(sched)
+        metric = cols["t_end"][rows].reshape(shape)
+        if not window.all():
+            local = cols["t_end_local"][rows] - cols["t_start_local"][rows]
+            metric = np.where(window, metric, local.reshape(shape))
+        # max and argmax both let a NaN win, and argmax takes the lowest rank.
+        gmax = metric.max(axis=0)
+        parts.append(_Raw(np.where(window, gmax - sched, gmax),
+                          cols["valid"][rows].reshape(shape).all(axis=0),
+                          np.arange(reps, dtype=np.int32), np.full(reps, launch, dtype=np.int32),
+                          ranks[metric.argmax(axis=0)].astype(np.int32),
+                          np.full(reps, -1, dtype=np.int32)))
+    return _Raw(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(_Raw)))
+
+
 def _collective_samples(cols):
     member = np.flatnonzero(cols["role"] != "idle")
     if len(member) == 0:
         return _empty()
+    grids = _launch_grids(cols) if len(member) == len(cols["role"]) else None
+    if grids is not None:
+        return _grid_collective_samples(cols, grids)
     launch = cols["launch"][member]
     rep = cols["rep"][member]
     rank = cols["rank"][member]
@@ -214,13 +260,14 @@ def _collective_samples(cols):
 
     # Rows are sorted by rank within a group, so a group's first row is its
     # lowest rank: rank 0 when present, whose t_sched is the agreed start.
-    sched = cols["t_sched"][idx][starts]
+    sched = cols["t_sched"][idx[starts]]
     window = np.isfinite(sched)
-    g_end = cols["t_end"][idx]
-    local_dur = cols["t_end_local"][idx] - cols["t_start_local"][idx]
     # Window sync: latest global end - agreed global start.
     # Barrier sync: the longest per-rank local duration.
-    metric = np.where(window[group], g_end, local_dur)
+    metric = cols["t_end"][idx]
+    if not window.all():  # local durations only when some group needs them
+        local_dur = cols["t_end_local"][idx] - cols["t_start_local"][idx]
+        metric = np.where(window[group], metric, local_dur)
     # NaN (no clock model) must win the max so the sample is not trusted.
     gmax = np.maximum.reduceat(metric, starts)
     values = np.where(window, gmax - sched, gmax)
