@@ -39,7 +39,7 @@ def cmd_show(args) -> int:
     rows = views.show_rows(run_dir)
     context = views.run_context(run_dir)
     if args.json:
-        sys.stdout.write(export.export(run_dir, "json"))
+        sys.stdout.write(export.show_json(rows, context))  # the rows computed once
     else:
         sys.stdout.write(views.format_show(rows, context))
     for note in views.notes(rows, context):

@@ -64,9 +64,14 @@ def _csv(run_dir):
     return buf.getvalue()
 
 
-def _json(run_dir):
-    doc = {"schema_version": 1, "context": run_context(run_dir), "rows": show_rows(run_dir)}
+def show_json(rows, context) -> str:
+    """`show`'s rows and the run context as JSON (show --json, export json)."""
+    doc = {"schema_version": 1, "context": context, "rows": rows}
     return json.dumps(plain(doc), indent=2) + "\n"
+
+
+def _json(run_dir):
+    return show_json(show_rows(run_dir), run_context(run_dir))
 
 
 def osu_value(bench, values):
