@@ -11,14 +11,14 @@ from .. import samples as _samples
 from ..analysis import analyze_series
 from ..compare import compare
 from ..errors import UsageError
-from ..fits import fit_run
+from ..fits import fit_series
 from ..ranks import rank_times
 from ..stats import summarize
 from ..timechart import report_chart
 from ..store import load
 from ..views import all_series_samples, bench_label
-from . import plots
 from .loggp_data import layer_views, loggp_views
+from .pool import draw, resolved
 
 US = 1e6
 MBPS = 1e-6
@@ -77,32 +77,37 @@ def _ppm(model):
     return None if not model or model.get("drift") is None else round(model["drift"] * 1e6, 3)
 
 
-def bench_sections(runs):
-    """One section per benchmark (and algorithm) across all runs.
+def bench_sections(runs, series):
+    """One section per benchmark (and algorithm) across all runs, each
+    complete (its figures on their way) before the next is analysed.
 
-    runs: [(label, run_dir, table, ctx)]."""
-    order, by_key = [], {}
+    runs: [(label, run_dir, table, ctx)]; series: {label: all_series_samples of the run}."""
+    by_key = {}  # (bench, algo) -> {label: (ctx, [(size, Samples, rows)])}, in first-seen order
     for label, _, table, ctx in runs:
-        refined = ctx.get("refined_sizes") or {}
         groups = _samples.split_series(table)
-        for bench, algo, size, s in all_series_samples(table, ctx):
-            key = (bench, algo)
-            if key not in by_key:
-                by_key[key] = {"runs": {}}
-                order.append(key)
-            entry = by_key[key]["runs"].setdefault(label, {"sizes": [], "summaries": [], "values": {},
-                                                           "refined": refined.get(bench, []),
-                                                           "tables": {}, "analysis": {}})
-            entry["sizes"].append(size)
-            st = summarize(_display(bench, s.values))
-            st.update({"size": size, "invalid": s.n_invalid, "refined": size in entry["refined"]})
-            entry["summaries"].append(st)
-            entry["values"][size] = _display(bench, s.values)
-            entry["tables"][size] = groups.get((bench, algo, size))
-            if entry["tables"][size] is not None and len(s.values):
-                entry["analysis"][size] = analyze_series(entry["tables"][size], bench, size, ctx,
-                                                         seed=ctx.get("seed") or 1)
-    return [_section(bench, algo, by_key[(bench, algo)]["runs"]) for bench, algo in order]
+        for bench, algo, size, s in series[label]:
+            per_run = by_key.setdefault((bench, algo), {}).setdefault(label, (ctx, []))
+            per_run[1].append((size, s, groups.get((bench, algo, size))))
+    return [_section(bench, algo, {label: _series_entry(bench, ctx, sizes)
+                                   for label, (ctx, sizes) in by_run.items()})
+            for (bench, algo), by_run in by_key.items()]
+
+
+def _series_entry(bench, ctx, rows):
+    """One run's sizes of one benchmark: summaries, samples, rows and analyses."""
+    refined = (ctx.get("refined_sizes") or {}).get(bench, [])
+    entry = {"sizes": [], "summaries": [], "values": {}, "refined": refined, "tables": {}, "analysis": {}}
+    for size, s, table in rows:
+        values = _display(bench, s.values)
+        entry["sizes"].append(size)
+        st = summarize(values)
+        st.update({"size": size, "invalid": s.n_invalid, "refined": size in refined})
+        entry["summaries"].append(st)
+        entry["values"][size] = values
+        entry["tables"][size] = table
+        if table is not None and len(s.values):
+            entry["analysis"][size] = analyze_series(table, bench, size, ctx, seed=ctx.get("seed") or 1)
+    return entry
 
 
 def _section(bench, algo, runs):
@@ -120,12 +125,12 @@ def _section(bench, algo, runs):
         "algo": algo,
         "unit": unit,
         "collective": _samples.is_collective(bench),
-        "curve_svg": plots.curve(curves, f"median ({unit}) with 95% CI", log_y=True, refined=refined),
+        "curve_svg": draw("curve", curves, f"median ({unit}) with 95% CI", log_y=True, refined=refined),
         "runs": [],
     }
     for label, r in runs.items():
         run = {"label": label, "summaries": r["summaries"], "ranks": None,
-               "dist_svg": plots.distributions(r["values"], unit)}
+               "dist_svg": draw("distributions", r["values"], unit)}
         run.update(_analysis_views(r["analysis"], MBPS if unit == "MB/s" else US))
         if section["collective"]:
             run["ranks"] = _rank_views(r["tables"], r["analysis"])
@@ -136,21 +141,20 @@ def _section(bench, algo, runs):
 def _rank_views(tables, analysis):
     """Heat map of the largest size's per-rank times, per-rank min/median/max,
     and which rank finishes last how often."""
-    rows, heat = [], None
-    for size in sorted(tables):
-        t = tables[size]
-        if t is None or t.num_rows == 0:
-            continue
-        rt = rank_times(t)
-        launch0 = rt.launch == 0
-        heat = (size, (rt.times[launch0] * US).T)
+    rows = []
+    sizes = [size for size in sorted(tables) if tables[size] is not None and tables[size].num_rows]
+    for size in sizes:
         slow = (analysis.get(size) or {}).get("ranks") or {}
         for r in slow.get("ranks", []):
             rows.append({"size": size, "rank": r["rank"], "min": _us(r["time_min_s"]),
                          "median": _us(r["time_median_s"]), "max": _us(r["time_max_s"]),
                          "last_share": r["last_share"], "margin": _us(r["margin_median_s"])})
-    svg = plots.heatmap(heat[1], clabel="per-rank time (µs)") if heat else None
-    return {"rows": rows, "heat_size": heat[0] if heat else None, "heat_svg": svg}
+    if not sizes:
+        return {"rows": rows, "heat_size": None, "heat_svg": None}
+    rt = rank_times(tables[sizes[-1]])  # only the largest size is drawn
+    heat = (rt.times[rt.launch == 0] * US).T
+    return {"rows": rows, "heat_size": sizes[-1],
+            "heat_svg": draw("heatmap", heat, clabel="per-rank time (µs)")}
 
 
 def _us(seconds):
@@ -191,10 +195,11 @@ def _analysis_views(analysis, factor):
             if rto else ""}
 
 
-def fit_views(run_dir, seed):
-    """Hockney and piecewise fits of every benchmark of one run, with figures."""
+def fit_views(series, context, seed):
+    """Hockney and piecewise fits of every benchmark of one run (its
+    views.all_series_samples and context; as fits.fit_run), with figures."""
     out = {}
-    for f in fit_run(run_dir, seed=seed).fits:
+    for f in fit_series(series, context, seed=seed).fits:
         c = f.curve
         if f.piecewise is None or len(c.sizes) == 0:
             out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None}
@@ -206,8 +211,8 @@ def fit_views(run_dir, seed):
         breaks = [np.sqrt(lo * hi) for lo, hi in f.piecewise.breaks]
         out[(c.bench, c.algo)] = {
             "note": f.note, "quantity": c.quantity,
-            "svg": plots.fit_residuals(c.sizes, c.medians * US, predicted * US, breaks,
-                                       "median time (µs)"),
+            "svg": draw("fit_residuals", c.sizes, c.medians * US, predicted * US, breaks,
+                        "median time (µs)"),
             "hockney": _line_row(f.hockney) if f.hockney else None,
             "segments": [_line_row(seg) for seg in f.piecewise.segments],
             "breaks": [f"{lo}–{hi}" for lo, hi in f.piecewise.breaks],
@@ -246,26 +251,32 @@ def _compare_row(r):
 
 
 def gather(run_dirs):
-    """All the data of a report on `run_dirs` (the first is the baseline)."""
+    """All the data of a report on `run_dirs` (the first is the baseline).
+    Figures go to the worker processes of pool.drawing() when it is active,
+    each as soon as its data is ready; the workers only draw (computing
+    there would need the analysis modules, and SciPy, imported again)."""
     runs = []
     for run_dir in run_dirs:
         table, ctx = load(run_dir)
         runs.append((ctx.get("run_id", str(run_dir)), run_dir, table, ctx))
-    sections = bench_sections(runs)
     seed = runs[0][3].get("seed") or 1
-    fits = {label: fit_views(d, seed) for label, d, _, _ in runs}
+    # Every view below starts from the same samples: derive them once.
+    series = {label: all_series_samples(table, ctx) for label, _, table, ctx in runs}
+    # Fits first: their figures then are not the last the workers get.
+    fits = {label: fit_views(series[label], ctx, seed) for label, _, _, ctx in runs}
+    sections = bench_sections(runs, series)
     for s in sections:
         s["fits"] = [{"label": label, **fits[label][key]} for label in fits
                      for key in [(s["bench"], s["algo"])] if key in fits[label]]
         # Time chart of a traced algorithm (mpiscope run --trace), from the first run that has one.
         s["timechart"] = next(filter(None, (report_chart(d, s["bench"], s["algo"], t)
                                             for _, d, t, _ in runs)), None)
-    return {
+    return resolved({
         "generated": datetime.datetime.now().isoformat(timespec="seconds"),
         "runs": [run_summary(d, t, c) for _, d, t, c in runs],
         "sections": sections,
         "comparisons": comparisons([Path(d) for _, d, _, _ in runs], seed),
         # LogGP parameters and layers, for the runs that measured them (loggp_data.py).
-        "loggp": loggp_views(runs, seed),
-        "layers": layer_views(runs, seed),
-    }
+        "loggp": loggp_views(runs, series, seed),
+        "layers": layer_views(runs, series, seed),
+    })

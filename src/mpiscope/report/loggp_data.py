@@ -7,8 +7,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..layers import layers_series
 from ..loggp import loggp_series
-from ..views import all_series_samples
-from . import plots
+from .pool import draw
 
 US = 1e6
 _PARAMS = (("EEL", "EEL", US, "µs"), ("o_s", "o_s", US, "µs"), ("o_r", "o_r", US, "µs"),
@@ -20,17 +19,13 @@ def _scaled(est, factor):
     return None if est is None else est.scaled(factor)
 
 
-def _series(runs):
-    for label, _, table, ctx in runs:
-        yield label, ctx, all_series_samples(table, ctx)
-
-
-def loggp_views(runs, seed=1):
-    """One LogGP section per run that has LogGP benchmarks: [dict]."""
+def loggp_views(runs, series, seed=1):
+    """One LogGP section per run that has LogGP benchmarks: [dict].
+    runs: [(label, run_dir, table, ctx)]; series: {label: views.all_series_samples}."""
     out = []
-    for label, ctx, series in _series(runs):
+    for label, _, _, ctx in runs:
         try:
-            r = loggp_series(series, ctx, seed=seed)
+            r = loggp_series(series[label], ctx, seed=seed)
         except UsageError:
             continue  # this run has no LogGP benchmark
         params = [{"name": label_, "unit": unit, "value": _scaled(r.params.get(name), f),
@@ -54,23 +49,25 @@ def loggp_views(runs, seed=1):
             "label": label, "base_size": r.base_size, "params": params, "flags": r.flags,
             "notes": r.notes, "rows": rows, "queue_depths": qs, "gap_rows": gap_rows,
             "one_sided": one_sided,
-            "overheads_svg": plots.overheads_on_eel(
+            "overheads_svg": draw(
+                "overheads_on_eel",
                 [(x["size"], x["eel"], x["o_s"], x["o_r"]) for x in rows], r.base_size) if rows else None,
-            "gap_svg": plots.gap_by_queue_depth(
+            "gap_svg": draw(
+                "gap_by_queue_depth",
                 {s: {q: e.scaled(US) for q, e in v.items()} for s, v in r.gaps.items()}) if r.gaps else None,
-            "gG_svg": plots.gap_per_size(
-                {s: r.gaps[s][r.best_q[s]].scaled(US) for s in r.gaps},
+            "gG_svg": draw(
+                "gap_per_size", {s: r.gaps[s][r.best_q[s]].scaled(US) for s in r.gaps},
                 g.point * US if g else None, G.point * US if G else None) if r.gaps else None,
         })
     return out
 
 
-def layer_views(runs, seed=1):
-    """One layers section per run that has layer benchmarks: [dict]."""
+def layer_views(runs, series, seed=1):
+    """One layers section per run that has layer benchmarks: [dict] (arguments as loggp_views)."""
     out = []
-    for label, ctx, series in _series(runs):
+    for label, _, _, ctx in runs:
         try:
-            r = layers_series(series, ctx, seed=seed)
+            r = layers_series(series[label], ctx, seed=seed)
         except UsageError:
             continue
         curves = {}
@@ -91,5 +88,5 @@ def layer_views(runs, seed=1):
             for size, e in sorted(by_size.items()):
                 share_rows.append({"bench": bench, "layer": layer, "size": size, "share": e})
         out.append({"label": label, "transport": r.transport, "tables": tables, "shares": share_rows,
-                    "svg": plots.layer_curves(curves)})
+                    "svg": draw("layer_curves", curves)})
     return out
