@@ -19,8 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from mpiscope import store
-from mpiscope.rawfile import read_raw
+from mpiscope.store import ingest as store
+from mpiscope.store.rawfile import read_raw
 
 
 def one_job(out_root, np_, method):

@@ -22,9 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope import samples, store
-from mpiscope.build import ensure_engine
-from mpiscope.cluster import cluster_launch, delay_report, manager, payload_rate
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
+from mpiscope.engine.build import ensure_engine
+from mpiscope.cluster.launching import cluster_launch
+from mpiscope.cluster import delay_report, manager, payload_rate
 from mpiscope.cluster.spec import make_spec
 
 

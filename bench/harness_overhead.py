@@ -25,8 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope import launch, samples, store
-from mpiscope.build import REPO, ensure_engine
+from mpiscope.measure import launch
+
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
+from mpiscope.engine.build import REPO, ensure_engine
 
 
 def build_minimal():

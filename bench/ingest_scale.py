@@ -42,9 +42,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mpiscope import views
-from mpiscope.rawfile import BLOCK_END, BLOCK_MAGIC, FILE_MAGIC
-from mpiscope.store import ingest
+from mpiscope.store.series import run_context
+from mpiscope.views import show as views
+from mpiscope.store.rawfile import BLOCK_END, BLOCK_MAGIC, FILE_MAGIC
+from mpiscope.store.ingest import ingest
 
 TARGET_SAMPLES = 100_000_000
 TARGET_SECONDS = 60.0
@@ -195,7 +196,7 @@ def stage_ingest(run_dir):
 def stage_summary(run_dir):
     # What `mpiscope show RUN` does (cli_views.cmd_show, text output).
     rows = views.show_rows(run_dir)
-    context = views.run_context(run_dir)
+    context = run_context(run_dir)
     views.format_show(rows, context)
     views.notes(rows, context)
     return f"{len(rows)} lines, {sum(r['n'] for r in rows):,} samples derived"

@@ -44,8 +44,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from rawgen import RunBuilder, SeriesSpec, context_for  # noqa: E402
 
-from mpiscope.benchmarks import SIZELESS, SUITES  # noqa: E402
-from mpiscope.store import ingest  # noqa: E402
+from mpiscope.measure.benchmarks import SIZELESS, SUITES  # noqa: E402
+from mpiscope.store.ingest import ingest  # noqa: E402
 
 RUN_ID = "20240101-000000-big0"
 BANDWIDTH = 5e9          # B/s of the synthetic link

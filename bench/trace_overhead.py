@@ -19,8 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope import samples, store, trace
-from mpiscope.build import ensure_engine
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
+
+from mpiscope.store import trace
+from mpiscope.engine.build import ensure_engine
 
 CASES = {  # bench: algorithms
     "allgather": ("ring", "bruck", "recursive_doubling"),

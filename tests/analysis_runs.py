@@ -45,7 +45,7 @@ def build_run(out_root, run_id, created, factor=1.0, bw_factor=1.0, seed=3, reps
     the curve (times × factor, bandwidths × bw_factor; a dict bench -> factor
     sets each bench's own). `extra` adds (bench, size) series. Returns the
     run directory."""
-    from mpiscope.store import ingest
+    from mpiscope.store.ingest import ingest
 
     rng = np.random.default_rng(seed)
     run_dir = Path(out_root) / run_id

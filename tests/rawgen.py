@@ -306,7 +306,7 @@ def build_demo_run(out_root, run_id=DEMO_RUN_ID, created="2024-03-15T10:15:00+00
     """A 4-rank run with one series of most benchmark kinds, ingested, with
     context.json written as the runner would. Values are chosen away from
     rounding boundaries so the text outputs are stable. Returns the run dir."""
-    from mpiscope.store import ingest
+    from mpiscope.store.ingest import ingest
 
     run_dir = Path(out_root) / run_id
     rb = RunBuilder(run_dir, nranks=4,

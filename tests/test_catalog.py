@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from mpiscope import catalog
-from mpiscope.errors import UsageError
+from mpiscope.store import catalog
+from mpiscope.common.errors import UsageError
 from rawgen import context_for
 
 

@@ -3,9 +3,9 @@ import json
 import pytest
 
 from analysis_runs import SIZES, build_run
-from mpiscope.cli import build_parser
-from mpiscope.cli_analysis import parse_noise
-from mpiscope.errors import UsageError
+from mpiscope.cli.main import build_parser
+from mpiscope.cli.analysis import parse_noise
+from mpiscope.common.errors import UsageError
 from snapshot import assert_snapshot
 
 A_ID, B_ID = "20240401-120000-aaaa", "20240402-120000-bbbb"

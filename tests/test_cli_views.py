@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from mpiscope.cli import build_parser
-from mpiscope.errors import UsageError
+from mpiscope.cli.main import build_parser
+from mpiscope.common.errors import UsageError
 from rawgen import build_demo_run
 
 

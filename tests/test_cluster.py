@@ -13,14 +13,19 @@ import time
 import numpy as np
 import pytest
 
-from mpiscope import modes, samples, store
-from mpiscope.build import ensure_engine
-from mpiscope.cluster import cluster_launch, delay_report, manager, payload_rate
+from mpiscope.stats import modes
+
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
+from mpiscope.engine.build import ensure_engine
+from mpiscope.cluster.launching import cluster_launch
+from mpiscope.cluster import delay_report, manager, payload_rate
 from mpiscope.cluster import netns as ns
 from mpiscope.cluster import state as st
 from mpiscope.cluster.features import MissingFeature, probe
 from mpiscope.cluster.spec import make_spec
-from mpiscope.errors import UsageError
+from mpiscope.common.errors import UsageError
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="emulated clusters need root")
 
@@ -32,7 +37,7 @@ def _name(label):
 
 
 def cli(*args):
-    cmd = [sys.executable, "-m", "mpiscope.cluster", *map(str, args)]
+    cmd = [sys.executable, "-m", "mpiscope.cli", "cluster", *map(str, args)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
@@ -225,7 +230,7 @@ def test_up_refuses_an_existing_name_and_non_root(monkeypatch, capsys):
         assert p.returncode == 2 and "exists already" in p.stderr
         assert ns.list_netns(name)  # the existing cluster is untouched
     # As another user (in-process: the checkout need not be readable by one).
-    from mpiscope.cli import main
+    from mpiscope.cli.main import main
 
     monkeypatch.setattr(os, "geteuid", lambda: 65534)
     assert main(["cluster", "up", _name("user"), "--hosts", "2"]) == 2

@@ -7,7 +7,7 @@ import pytest
 from mpiscope.cluster import launching, shaping
 from mpiscope.cluster.spec import (Link, PRESETS, make_spec, parse_link, payload_rate)
 from mpiscope.cluster.topology import ALLOWED, ours, plan, split_hosts
-from mpiscope.errors import UsageError
+from mpiscope.common.errors import UsageError
 
 
 def test_link_spec_units():

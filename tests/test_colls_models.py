@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from mpiscope.costmodels import ALGORITHMS, Costs, predict_time
-from mpiscope.costmodels.params import parse_per_byte, parse_time
-from mpiscope.costmodels.predict import Crossover, crossovers, predict
+from mpiscope.models.costmodels import ALGORITHMS, Costs, predict_time
+from mpiscope.models.costmodels.params import parse_per_byte, parse_time
+from mpiscope.models.costmodels.predict import Crossover, crossovers, predict
 from runcli import mpiscope
 
 # α = 1, β = 0.001 per byte: a 1000-byte message costs 2. γ = 0.0001 per byte.
@@ -164,9 +164,9 @@ def test_model_predict_bad_input_exits_2(argv, message):
 
 
 def test_machine_files(tmp_path):
-    from mpiscope.costmodels.params import load_machine
-    from mpiscope.estimate import Estimate
-    from mpiscope.machine_model import MachineModel, save
+    from mpiscope.models.costmodels.params import load_machine
+    from mpiscope.stats.estimate import Estimate
+    from mpiscope.models.machine_model import MachineModel, save
 
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps({"alpha": "2us", "beta": "10GB/s", "gamma": 1e-10, "segment": 4096}))

@@ -13,8 +13,10 @@ import subprocess
 
 import pytest
 
-from mpiscope import build, launch
-from mpiscope.costmodels import ALGORITHMS
+from mpiscope.engine import build
+
+from mpiscope.measure import launch
+from mpiscope.models.costmodels import ALGORITHMS
 from runcli import mpiscope, run_ok
 
 KIND_TO_BENCH = {"allgather": "allgather", "allreduce": "allreduce",

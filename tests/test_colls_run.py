@@ -5,9 +5,11 @@ import json
 
 import pytest
 
-from mpiscope import benchmarks, coll_options
-from mpiscope.cli import build_parser
-from mpiscope.plan import make_plan
+from mpiscope.measure import benchmarks
+
+from mpiscope.measure import algo_options as coll_options
+from mpiscope.cli.main import build_parser
+from mpiscope.measure.plan import make_plan
 from runcli import mpiscope, run_ok
 
 

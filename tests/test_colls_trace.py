@@ -3,7 +3,7 @@ report's time chart, on a real 4-rank run of the ring allgather."""
 
 import pyarrow.compute as pc
 
-from mpiscope import trace
+from mpiscope.store import trace
 from runcli import mpiscope, run_ok
 
 

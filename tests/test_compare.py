@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 
 from analysis_runs import build_run
-from mpiscope.compare import compare, compare_samples, compare_series, verdict
-from mpiscope.errors import UsageError
-from mpiscope.estimate import Estimate
-from mpiscope.samples import Samples
+from mpiscope.stats.compare import compare, compare_samples, compare_series, verdict
+from mpiscope.common.errors import UsageError
+from mpiscope.stats.estimate import Estimate
+from mpiscope.store.samples import Samples
 
 A_ID, B_ID = "20240401-120000-aaaa", "20240402-120000-bbbb"
 

@@ -24,7 +24,7 @@ def test_check_passes_for_every_collective_mpich(tmp_path):
 
 
 def _library(run):
-    from mpiscope import store
+    from mpiscope.store import ingest as store
     return store.load(run)[1]["mpi_library"]
 
 

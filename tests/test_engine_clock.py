@@ -4,7 +4,7 @@ injection the fit residual is small (real Open MPI ranks on this host)."""
 import numpy as np
 import pyarrow.compute as pc
 
-from mpiscope import store
+from mpiscope.store import ingest as store
 from runcli import run_ok
 
 

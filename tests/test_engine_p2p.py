@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from mpiscope import samples, store
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
 from runcli import run_ok
 
 

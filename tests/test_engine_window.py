@@ -4,7 +4,9 @@ late starts it causes end when the ranks agree on a fresh schedule."""
 
 import numpy as np
 
-from mpiscope import samples, store
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
 from runcli import run_ok
 
 STALL_REP, REPS = 1000, 4000

@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from mpiscope.errors import UsageError
-from mpiscope.export import export, osu_value
-from mpiscope.store import ingest
+from mpiscope.common.errors import UsageError
+from mpiscope.views.export import export, osu_value
+from mpiscope.store.ingest import ingest
 from rawgen import Clock, RunBuilder, SeriesSpec, build_demo_run, context_for
 from snapshot import assert_snapshot
 

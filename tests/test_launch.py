@@ -1,6 +1,6 @@
 """The command lines that start the engine (no MPI needed)."""
 
-from mpiscope import launch
+from mpiscope.measure import launch
 
 
 def cmd(**kw):

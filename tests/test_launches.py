@@ -1,4 +1,4 @@
-"""Variation between and within launches (mpiscope.launches)."""
+"""Variation between and within launches (mpiscope.stats.launches)."""
 
 import json
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from mpiscope.jsonable import plain
-from mpiscope.launches import ONE_LAUNCH, launch_variation
+from mpiscope.common.jsonable import plain
+from mpiscope.stats.launches import ONE_LAUNCH, launch_variation
 
 US = 1e-6
 

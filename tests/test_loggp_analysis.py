@@ -7,13 +7,17 @@ import json
 import numpy as np
 import pytest
 
-from mpiscope import benchmarks, loggp_options, machine_model
-from mpiscope.errors import UsageError
-from mpiscope.layers import layers_series
-from mpiscope.layers_view import format_layers
-from mpiscope.loggp import loggp_series
-from mpiscope.loggp_view import format_loggp, loggp_json
-from mpiscope.samples import Samples, derive
+from mpiscope.measure import benchmarks
+
+from mpiscope.measure import loggp_options
+
+from mpiscope.models import machine_model
+from mpiscope.common.errors import UsageError
+from mpiscope.models.layers import layers_series
+from mpiscope.views.layers import format_layers
+from mpiscope.models.loggp import loggp_series
+from mpiscope.views.loggp import format_loggp, loggp_json
+from mpiscope.store.samples import Samples, derive
 
 US, NS = 1e-6, 1e-9
 STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)

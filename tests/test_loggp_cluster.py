@@ -7,12 +7,13 @@ import subprocess
 
 import pytest
 
-from mpiscope import store
-from mpiscope.build import ensure_engine
-from mpiscope.cluster import cluster_launch, manager, payload_rate
+from mpiscope.store import ingest as store
+from mpiscope.engine.build import ensure_engine
+from mpiscope.cluster.launching import cluster_launch
+from mpiscope.cluster import manager, payload_rate
 from mpiscope.cluster.spec import make_spec
-from mpiscope.layers import layers_run
-from mpiscope.loggp import loggp_run
+from mpiscope.models.layers import layers_run
+from mpiscope.models.loggp import loggp_run
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="emulated clusters need root")
 

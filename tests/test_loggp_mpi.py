@@ -10,9 +10,13 @@ import json
 import numpy as np
 import pytest
 
-from mpiscope import machine_model, samples, store
-from mpiscope.layers import layers_run
-from mpiscope.loggp import loggp_run
+from mpiscope.models import machine_model
+
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
+from mpiscope.models.layers import layers_run
+from mpiscope.models.loggp import loggp_run
 from runcli import mpiscope, run_ok
 
 SIZES = (8, 4096)

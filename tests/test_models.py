@@ -3,10 +3,10 @@ import math
 import numpy as np
 import pytest
 
-from mpiscope.curves import REL_SCALE_FLOOR, as_times, build_curve
-from mpiscope.fits import fit_curve
-from mpiscope.medians import bootstrap_medians, percentile_interval
-from mpiscope.models import fit_quality, hockney, lad_line, lad_lines
+from mpiscope.models.curves import REL_SCALE_FLOOR, as_times, build_curve
+from mpiscope.models.fits import fit_curve
+from mpiscope.stats.medians import bootstrap_medians, percentile_interval
+from mpiscope.models.hockney import fit_quality, hockney, lad_line, lad_lines
 
 US, NS = 1e-6, 1e-9
 SIZES = [0, 1, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304]

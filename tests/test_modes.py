@@ -1,4 +1,4 @@
-"""Modes and retransmission-timeout flags (mpiscope.modes, mpiscope.rto)."""
+"""Modes and retransmission-timeout flags (mpiscope.stats.modes, mpiscope.stats.rto)."""
 
 import json
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpiscope.modes import detect_modes, factorize
-from mpiscope.rto import as_rto, parse_ip_route, rto_min
+from mpiscope.stats.modes import detect_modes, factorize
+from mpiscope.stats.rto import as_rto, parse_ip_route, rto_min
 
 MS = 1e-3
 

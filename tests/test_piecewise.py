@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from mpiscope.curves import build_curve
-from mpiscope.piecewise import piecewise, segment, segment_of, wls_line
+from mpiscope.models.curves import build_curve
+from mpiscope.models.piecewise import piecewise, segment, segment_of, wls_line
 
 US, NS = 1e-6, 1e-9
 SIZES = [2 ** k for k in range(0, 23)]     # 1 B .. 4M, one size step = factor 2

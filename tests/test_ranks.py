@@ -1,4 +1,4 @@
-"""Slowest ranks of collectives (mpiscope.ranks)."""
+"""Slowest ranks of collectives (mpiscope.stats.ranks)."""
 
 import json
 
@@ -6,9 +6,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from mpiscope.ranks import rank_times, slowest_ranks
-from mpiscope.samples import series_samples, split_series
-from mpiscope.store import SCHEMA, ingest
+from mpiscope.stats.ranks import rank_times, slowest_ranks
+from mpiscope.store.samples import series_samples, split_series
+from mpiscope.store.ingest import SCHEMA, ingest
 from rawgen import SMALL, Clock, RunBuilder, SeriesSpec
 
 US = 1e-6

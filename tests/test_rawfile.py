@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpiscope.errors import UsageError
-from mpiscope.rawfile import RawFormatError, read_raw
+from mpiscope.common.errors import UsageError
+from mpiscope.store.rawfile import RawFormatError, read_raw
 from rawgen import encode_block, encode_header, write_raw
 
 HEADER = {"schema_version": 1, "rank": 1, "size": 2, "launch": 0, "host": "n0", "cpus": "1"}

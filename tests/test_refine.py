@@ -1,4 +1,4 @@
-from mpiscope.refine import departures, propose_sizes
+from mpiscope.measure.refine import departures, propose_sizes
 
 
 def test_straight_line_needs_no_refinement():

@@ -9,9 +9,9 @@ import pytest
 from rawgen import RunBuilder, SeriesSpec, context_for
 from runcli import mpiscope, run_ok
 
-from mpiscope.build import REPO
-from mpiscope.report.cli import write_report
-from mpiscope.store import ingest
+from mpiscope.engine.build import REPO
+from mpiscope.cli.report import write_report
+from mpiscope.store.ingest import ingest
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 

@@ -3,7 +3,9 @@ measured before the crash is readable."""
 
 import json
 
-from mpiscope import samples, store
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
 from runcli import mpiscope
 
 

@@ -3,7 +3,9 @@
 import pyarrow.compute as pc
 import pytest
 
-from mpiscope import samples, store
+from mpiscope.store import samples
+
+from mpiscope.store import ingest as store
 from runcli import run_ok
 
 

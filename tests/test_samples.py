@@ -2,9 +2,9 @@ import numpy as np
 import pyarrow.compute as pc
 import pytest
 
-from mpiscope.errors import UsageError
-from mpiscope.samples import is_collective, sample_values, unit
-from mpiscope.store import ingest
+from mpiscope.common.errors import UsageError
+from mpiscope.store.samples import is_collective, sample_values, unit
+from mpiscope.store.ingest import ingest
 from rawgen import COLLECTIVES, Clock, RunBuilder, SeriesSpec
 
 US = 1e-6
@@ -143,7 +143,7 @@ def test_missing_clock_model_makes_samples_invalid(tmp_path):
     # A rank that crashed before writing any sync block has no global times.
     table, rb = _run(tmp_path, [SeriesSpec("oneway", 8, [1 * US])], nranks=2)
     part = rb.run_dir / "raw/launch-0/rank-1.raw"
-    from mpiscope.rawfile import read_raw
+    from mpiscope.store.rawfile import read_raw
     from rawgen import write_raw
     raw = read_raw(part)
     write_raw(part, raw.header, [b for b in raw.blocks if b.meta["kind"] == "series"])

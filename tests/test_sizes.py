@@ -1,7 +1,7 @@
 import pytest
 
-from mpiscope.errors import UsageError
-from mpiscope.sizes import format_size, parse_sizes
+from mpiscope.common.errors import UsageError
+from mpiscope.common.sizes import format_size, parse_sizes
 
 
 def test_lists_units_and_ranges():

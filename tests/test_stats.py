@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from mpiscope.stats import median_ci, median_ci_ranks, summarize
+from mpiscope.stats.summary import median_ci, median_ci_ranks, summarize
 
 
 def test_median_ci_of_1_to_20():

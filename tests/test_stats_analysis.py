@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from mpiscope.analysis import analyze_series
-from mpiscope.jsonable import plain
-from mpiscope.estimate import Estimate
-from mpiscope.samples import series_samples, split_series
-from mpiscope.store import ingest
+from mpiscope.stats.analysis import analyze_series
+from mpiscope.common.jsonable import plain
+from mpiscope.stats.estimate import Estimate
+from mpiscope.store.samples import series_samples, split_series
+from mpiscope.store.ingest import ingest
 from rawgen import Clock, RunBuilder, SeriesSpec
 
 US = 1e-6

@@ -1,4 +1,4 @@
-"""Bootstrap confidence intervals of percentiles (mpiscope.bootstrap)."""
+"""Bootstrap confidence intervals of percentiles (mpiscope.stats.bootstrap)."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpiscope.bootstrap import (median_estimate, percentile_estimate, percentile_of_sorted,
+from mpiscope.stats.bootstrap import (median_estimate, percentile_estimate, percentile_of_sorted,
                                 percentile_replicates)
 
 finite = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False)

@@ -1,4 +1,4 @@
-"""Moments, MAD, Tukey labels and describe() (mpiscope.stats)."""
+"""Moments, MAD, Tukey labels and describe() (mpiscope.stats.summary)."""
 
 import math
 from fractions import Fraction
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpiscope.estimate import Estimate
-from mpiscope.stats import (NORMAL_MAD_SCALE, describe, mad, mean_estimate, mean_var,
+from mpiscope.stats.estimate import Estimate
+from mpiscope.stats.summary import (NORMAL_MAD_SCALE, describe, mad, mean_estimate, mean_var,
                             tukey_fences, tukey_labels)
 
 finite = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False)

@@ -6,8 +6,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from mpiscope.errors import UsageError
-from mpiscope.store import SCHEMA, ingest, load, load_context
+from mpiscope.common.errors import UsageError
+from mpiscope.store.ingest import SCHEMA, ingest, load, load_context
 from rawgen import PERIOD, SMALL, T0, Clock, RunBuilder, SeriesSpec, context_for
 
 US = 1e-6
@@ -217,7 +217,7 @@ def test_series_described_by_a_participating_rank_when_rank_0_is_idle(tmp_path):
 
 
 def test_null_clock_model_gives_nan_global_times(tmp_path):
-    from mpiscope.rawfile import read_raw
+    from mpiscope.store.rawfile import read_raw
     from rawgen import write_raw
 
     rb = RunBuilder(tmp_path / "run", nranks=2, clocks={1: Clock(0.5)})

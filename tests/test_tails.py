@@ -1,4 +1,4 @@
-"""Tail tables (mpiscope.tails)."""
+"""Tail tables (mpiscope.stats.tails)."""
 
 import json
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpiscope.tails import by_min, by_rto, by_sd
+from mpiscope.stats.tails import by_min, by_rto, by_sd
 
 
 def _shares(rows):

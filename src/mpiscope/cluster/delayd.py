@@ -10,9 +10,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from ..build import REPO
-from ..errors import UsageError
-from . import netns as ns
+from mpiscope.engine.build import REPO
+from mpiscope.common.errors import UsageError
+from mpiscope.cluster import netns as ns
 
 SOURCE = REPO / "cluster"
 BINARY = REPO / "build" / "cluster" / "mpiscope-delayd"

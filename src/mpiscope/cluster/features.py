@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import shutil
 
-from ..errors import UsageError
-from . import netns as ns
-from .spec import ClusterSpec
-from .topology import NS_PREFIX
+from mpiscope.common.errors import UsageError
+from mpiscope.cluster import netns as ns
+from mpiscope.cluster.spec import ClusterSpec
+from mpiscope.cluster.topology import NS_PREFIX
 
 TOOLS = {"ip": "iproute2", "tc": "iproute2", "iptables": "iptables", "nsenter": "util-linux",
          "unshare": "util-linux", "mount": "mount", "umount": "mount", "hostname": "hostname"}

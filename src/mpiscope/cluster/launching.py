@@ -15,13 +15,13 @@ import os
 import shlex
 from pathlib import Path
 
-from .. import rto
-from ..atomic import write_text
-from ..errors import UsageError
-from . import state as st
-from .netns import alive, in_ns, run
-from .spec import payload_rate
-from .topology import Plan
+from mpiscope.stats import rto
+from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
+from mpiscope.cluster import state as st
+from mpiscope.cluster.netns import alive, in_ns, run
+from mpiscope.cluster.spec import payload_rate
+from mpiscope.cluster.topology import Plan
 
 OPENMPI_LAUNCHER = "mpirun.openmpi"
 MPICH_LAUNCHER = "mpiexec.hydra"

@@ -15,12 +15,15 @@ import shutil
 import signal
 import subprocess
 
-from ..errors import UsageError
-from . import delayd, features, launching, shaping
-from . import netns as ns
-from . import state as st
-from .spec import ClusterSpec, check_name
-from .topology import Plan, plan as make_plan
+from mpiscope.common.errors import UsageError
+from mpiscope.cluster import delayd
+from mpiscope.cluster import features
+from mpiscope.cluster import launching
+from mpiscope.cluster import shaping
+from mpiscope.cluster import netns as ns
+from mpiscope.cluster import state as st
+from mpiscope.cluster.spec import ClusterSpec, check_name
+from mpiscope.cluster.topology import Plan, plan as make_plan
 
 STEPS = ("namespaces", "wiring", "shaping", "delay", "rules")
 

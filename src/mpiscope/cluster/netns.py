@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .topology import ours
+from mpiscope.cluster.topology import ours
 
 NETNS_DIR = Path("/run/netns")
 

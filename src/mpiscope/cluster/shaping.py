@@ -21,8 +21,8 @@ delay program holds for that path's delay.
 
 from __future__ import annotations
 
-from .spec import ETH_OVERHEAD, ETH_WIRE_EXTRA, ClusterSpec, Link
-from .topology import NETWORK, Plan
+from mpiscope.cluster.spec import ETH_OVERHEAD, ETH_WIRE_EXTRA, ClusterSpec, Link
+from mpiscope.cluster.topology import NETWORK, Plan
 
 CHAIN = "MPISCOPE"
 HOST_TXQUEUE_FRAMES = 1000        # a host's own transmit queue, as Linux's default txqueuelen

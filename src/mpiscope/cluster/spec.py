@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ..errors import UsageError
+from mpiscope.common.errors import UsageError
 
 # Bytes an Ethernet frame occupies on the wire beyond its IP packet:
 # header 14, FCS 4, preamble + start delimiter 8, inter-frame gap 12.

@@ -13,10 +13,10 @@ import dataclasses
 import json
 from pathlib import Path
 
-from ..atomic import write_text
-from ..errors import UsageError
-from .spec import ClusterSpec, Link, check_name
-from .topology import plan as make_plan
+from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
+from mpiscope.cluster.spec import ClusterSpec, Link, check_name
+from mpiscope.cluster.topology import plan as make_plan
 
 ROOT = Path("/run/mpiscope/clusters")
 STATE_VERSION = 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 
-from .spec import ClusterSpec, Link
+from mpiscope.cluster.spec import ClusterSpec, Link
 
 NETWORK = ipaddress.ip_network("198.18.0.0/16")
 ALLOWED = ipaddress.ip_network("198.18.0.0/15")

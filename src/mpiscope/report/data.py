@@ -7,18 +7,18 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import samples as _samples
-from ..analysis import analyze_series
-from ..compare import compare
-from ..errors import UsageError
-from ..fits import fit_series
-from ..ranks import rank_times
-from ..stats import summarize
-from ..timechart import report_chart
-from ..store import load
-from ..views import all_series_samples, bench_label
-from .loggp_data import layer_views, loggp_views
-from .pool import draw, resolved
+from mpiscope.store import samples as _samples
+from mpiscope.stats.analysis import analyze_series
+from mpiscope.stats.compare import compare
+from mpiscope.common.errors import UsageError
+from mpiscope.models.fits import fit_series
+from mpiscope.stats.ranks import rank_times
+from mpiscope.stats.summary import summarize
+from mpiscope.report.timechart import report_chart
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples, bench_label
+from mpiscope.report.loggp_data import layer_views, loggp_views
+from mpiscope.report.pool import draw, resolved
 
 US = 1e6
 MBPS = 1e-6
@@ -197,7 +197,7 @@ def _analysis_views(analysis, factor):
 
 def fit_views(series, context, seed):
     """Hockney and piecewise fits of every benchmark of one run (its
-    views.all_series_samples and context; as fits.fit_run), with figures."""
+    series.all_series_samples and context; as fits.fit_run), with figures."""
     out = {}
     for f in fit_series(series, context, seed=seed).fits:
         c = f.curve

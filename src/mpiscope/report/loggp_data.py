@@ -4,10 +4,10 @@ figures as inline SVG (report/plots.py)."""
 
 from __future__ import annotations
 
-from ..errors import UsageError
-from ..layers import layers_series
-from ..loggp import loggp_series
-from .pool import draw
+from mpiscope.common.errors import UsageError
+from mpiscope.models.layers import layers_series
+from mpiscope.models.loggp import loggp_series
+from mpiscope.report.pool import draw
 
 US = 1e6
 _PARAMS = (("EEL", "EEL", US, "µs"), ("o_s", "o_s", US, "µs"), ("o_r", "o_r", US, "µs"),
@@ -21,7 +21,7 @@ def _scaled(est, factor):
 
 def loggp_views(runs, series, seed=1):
     """One LogGP section per run that has LogGP benchmarks: [dict].
-    runs: [(label, run_dir, table, ctx)]; series: {label: views.all_series_samples}."""
+    runs: [(label, run_dir, table, ctx)]; series: {label: series.all_series_samples}."""
     out = []
     for label, _, _, ctx in runs:
         try:

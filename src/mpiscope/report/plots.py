@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib import cbook
 
 # timechart.py draws with plots.plt, plots.COLORS and plots._svg as well.
-from .figures import COLORS, figure, log_scale, plt, svg as _svg
+from mpiscope.report.figures import COLORS, figure, log_scale, plt, svg as _svg
 
 
 def _size_axis(ax, sizes):

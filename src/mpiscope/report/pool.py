@@ -54,7 +54,7 @@ def drawing(jobs):
 
 
 def _ready():
-    from . import plots  # noqa: F401  (importing is the point)
+    from mpiscope.report import plots  # noqa: F401  (importing is the point)
 
 
 def draw(figure, *args, **kwargs):
@@ -66,7 +66,7 @@ def draw(figure, *args, **kwargs):
 
 
 def _draw(figure, *args, **kwargs):
-    from . import plots  # matplotlib: imported only where figures are drawn
+    from mpiscope.report import plots  # matplotlib: imported only where figures are drawn
 
     return getattr(plots, figure)(*args, **kwargs)
 

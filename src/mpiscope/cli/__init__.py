@@ -1,0 +1,1 @@
+"""The command line: one module per command group, shared options defined once."""

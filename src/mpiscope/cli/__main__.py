@@ -1,0 +1,6 @@
+"""python -m mpiscope.cli ... (the same as `mpiscope ...`)."""
+import sys
+
+from mpiscope.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,145 @@
+"""The analysis subcommands: fit and compare.
+
+Each handler takes the parsed arguments and returns an exit code; bad input
+raises UsageError, which the main CLI turns into a message and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mpiscope.store import catalog
+from mpiscope.stats.compare import DEFAULT_ALPHA, DEFAULT_BOOT as COMPARE_BOOT, DEFAULT_NOISE, compare
+from mpiscope.views.compare import compare_json, format_compare
+from mpiscope.common.errors import UsageError
+from mpiscope.views.fit import fit_json, format_fit
+from mpiscope.models.fits import DEFAULT_BOOT as FIT_BOOT, fit_run
+from mpiscope.common.sizes import parse_size
+from mpiscope.cli.options import RUN_REF, add_json, add_out, add_run, add_seed
+
+
+
+def parse_noise(text: str) -> float:
+    """'2%' -> 0.02; '0.02' -> 0.02. A bare number of 1 or more is refused
+    (write 2% for two percent)."""
+    raw = str(text).strip()
+    try:
+        if raw.endswith("%"):
+            value = float(raw[:-1]) / 100.0
+        else:
+            value = float(raw)
+            if value >= 1.0:
+                raise UsageError(f"--noise {raw}: a fraction must be below 1; for percent write "
+                                 f"{raw}%")
+    except ValueError:
+        raise UsageError(f"--noise '{raw}' is not a number: write 2% or 0.02") from None
+    if not 0.0 <= value < 1.0:
+        raise UsageError(f"--noise {raw} must be at least 0% and below 100%")
+    return value
+
+
+def _parse_alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--alpha '{text}' is not a number: write e.g. 0.05") from None
+    if not 0.0 < value < 1.0:
+        raise UsageError(f"--alpha {text} must be between 0 and 1 (e.g. 0.05)")
+    return value
+
+
+def _parse_size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except UsageError:
+        raise UsageError(f"--size '{text}' is not a size: write bytes with an optional unit "
+                         "B/K/M/G, e.g. 8, 1K, 4M") from None
+
+
+def _positive_int(name, value):
+    if value < 1:
+        raise UsageError(f"{name} must be at least 1 (got {value})")
+    return value
+
+
+def cmd_fit(args) -> int:
+    _positive_int("--resamples", args.resamples)
+    if args.min_points < 2:
+        raise UsageError(f"--min-points must be at least 2 (got {args.min_points})")
+    run_dir = catalog.resolve(args.out, args.run)
+    result = fit_run(run_dir, seed=args.seed, n_boot=args.resamples, bench=args.bench,
+                     min_points=args.min_points)
+    sys.stdout.write(fit_json(result) if args.json else format_fit(result))
+    return 0
+
+
+def cmd_compare(args) -> int:
+    noise = parse_noise(args.noise)
+    alpha = _parse_alpha(args.alpha)
+    _positive_int("--resamples", args.resamples)
+    size = _parse_size(args.size) if args.size is not None else None
+    run_a = catalog.resolve(args.out, args.run_a)
+    run_b = catalog.resolve(args.out, args.run_b)
+    result = compare(run_a, run_b, noise=noise, alpha=alpha, seed=args.seed,
+                     n_boot=args.resamples, bench=args.bench, size=size)
+    sys.stdout.write(compare_json(result) if args.json else format_compare(result))
+    return 0
+
+
+def add_analysis_commands(subparsers) -> None:
+    """Register `fit` and `compare` on an argparse subparsers object."""
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    p = subparsers.add_parser(
+        "fit", help="fit Hockney models (α + β·n) and protocol zones to a run",
+        formatter_class=fmt,
+        description="Fit T(n) = α + β·n per benchmark to the median time at each size:\n"
+                    "  Hockney    one line, robust (weighted least absolute deviations),\n"
+                    "             with asymptotic bandwidth 1/β and n½ = α/β (the size\n"
+                    "             reaching half of it)\n"
+                    "  piecewise  one line per zone of sizes, breakpoints (protocol switches\n"
+                    "             such as eager -> rendezvous) chosen automatically (BIC)\n"
+                    "CIs come from a seeded bootstrap over the samples of each size.\n"
+                    "bw and bibw are fitted as time per message = size / bandwidth.",
+        epilog="examples:\n  mpiscope fit\n  mpiscope fit 2024 --bench pingpong\n"
+               "  mpiscope fit latest --json")
+    add_run(p)
+    p.add_argument("--bench", help="fit only this benchmark")
+    p.add_argument("--min-points", type=int, default=3,
+                   help="sizes a piecewise segment needs at least (default: %(default)s)")
+    add_seed(p)
+    p.add_argument("--resamples", type=int, default=FIT_BOOT,
+                   help="bootstrap resamples (default: %(default)s)")
+    add_json(p, "print the fits as JSON (seconds, s/B, B/s, bytes)")
+    add_out(p)
+    p.set_defaults(func=cmd_fit)
+
+    p = subparsers.add_parser(
+        "compare", help="compare two runs: ratio of medians, test and verdict per size",
+        formatter_class=fmt,
+        description="Compare run B against run A per benchmark × size present in both:\n"
+                    "the ratio of medians B / A with a bootstrap CI, a two-sided Mann-Whitney\n"
+                    "U test, and a verdict: faster or slower only when p < alpha AND the\n"
+                    "whole CI lies outside the noise band 1 ± noise; otherwise same. For\n"
+                    "bw/bibw higher is faster. A geometric mean of the time ratios sums up.\n"
+                    "Runs may differ in MPI library, configuration and hosts; benchmark ×\n"
+                    "sizes measured in only one run are listed, not compared.",
+        epilog="examples:\n  mpiscope compare 20240301 20240302\n"
+               "  mpiscope compare A B --noise 5% --bench pingpong --size 8\n"
+               "  mpiscope compare A B --json")
+    p.add_argument("run_a", metavar="RUN_A", help=f"the baseline run: {RUN_REF}")
+    p.add_argument("run_b", metavar="RUN_B", help=f"the run compared with it: {RUN_REF}")
+    p.add_argument("--noise", default=f"{DEFAULT_NOISE * 100:g}%",
+                   help="noise band: changes within ± this are 'same'; 2%% or 0.02 "
+                        "(default: %(default)s)")
+    p.add_argument("--alpha", default=str(DEFAULT_ALPHA),
+                   help="significance level of the test (default: %(default)s)")
+    p.add_argument("--bench", help="compare only this benchmark")
+    p.add_argument("--size", help="compare only this size (bytes; units B/K/M/G)")
+    add_seed(p)
+    p.add_argument("--resamples", type=int, default=COMPARE_BOOT,
+                   help="bootstrap resamples (default: %(default)s)")
+    add_json(p, "print the comparison as JSON")
+    add_out(p)
+    p.set_defaults(func=cmd_compare)

@@ -1,0 +1,244 @@
+"""`mpiscope model predict` and `mpiscope model check`: the cost models of
+our own collective algorithms (costmodels/), against each other and against
+a run's measurements."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mpiscope.store import catalog
+from mpiscope.models.costmodels import COLLECTIVES
+from mpiscope.models.costmodels.check import check_run
+from mpiscope.models.costmodels.params import ModelParams, from_values, load_machine
+from mpiscope.models.costmodels.predict import crossovers, predict
+from mpiscope.common.errors import UsageError
+from mpiscope.common.sizes import format_size, parse_size
+from mpiscope.views.text import dumps, sig, table
+from mpiscope.cli.options import add_json, add_out, add_run
+
+
+
+def _us(seconds):
+    return sig(None if seconds is None else seconds * 1e6, 5)
+
+
+def _pct(x, signed=True):
+    return "-" if x is None else f"{100 * x:+.1f}%" if signed else f"{100 * x:.1f}%"
+
+
+def _params_line(p: ModelParams) -> str:
+    parts = []
+    if p.alpha is not None:
+        parts.append(f"α = {sig(p.alpha * 1e6)} µs, β = {sig(p.beta * 1e9)} ns/B")
+    if p.has_sr:
+        parts.append(f"αs = {sig(p.alpha_s * 1e6)} µs, βs = {sig(p.beta_s * 1e9)} ns/B, "
+                     f"αr = {sig(p.alpha_r * 1e6)} µs, βr = {sig(p.beta_r * 1e9)} ns/B")
+    parts.append(f"γ = {sig(p.gamma * 1e9)} ns/B")
+    return "; ".join(parts)
+
+
+def _size(text, name="--size"):
+    try:
+        return parse_size(str(text))
+    except UsageError:
+        raise UsageError(f"{name} '{text}' is not a size: write bytes with an optional unit "
+                         "B/K/M/G, e.g. 8, 64K, 4M") from None
+
+
+def _bench(name):
+    if name not in COLLECTIVES:
+        raise UsageError(f"--bench {name}: no cost models; choose from {', '.join(COLLECTIVES)}")
+    return name
+
+
+def _cli_params(args) -> ModelParams:
+    values = {k: getattr(args, k) for k in ("alpha", "beta", "gamma", "alpha_s", "beta_s",
+                                            "alpha_r", "beta_r") if getattr(args, k) is not None}
+    segment = _size(args.segment, "--segment") if args.segment is not None else None
+    cli = from_values(values, "options", segment)
+    if args.machine:
+        machine = load_machine(args.machine)
+        cli = ModelParams(**{k: getattr(cli, k) if k in values else getattr(machine, k)
+                             for k in ("alpha", "beta", "gamma", "alpha_s", "beta_s", "alpha_r",
+                                       "beta_r")},
+                          segment=segment or machine.segment)
+    if cli.hockney_costs() is None:
+        raise UsageError("give --alpha and --beta (Hockney), or --alpha-s, --beta-s, --alpha-r "
+                         "and --beta-r (sender/receiver), or --machine FILE")
+    return cli
+
+
+def _range(text):
+    lo, sep, hi = str(text).partition("-")
+    if not sep:
+        raise UsageError(f"--range '{text}': write LO-HI, e.g. 1-1G")
+    lo, hi = _size(lo, "--range"), _size(hi, "--range")
+    if hi <= lo:
+        raise UsageError(f"--range '{text}' must go from a smaller to a larger size")
+    return lo, hi
+
+
+def cmd_predict(args) -> int:
+    bench = _bench(args.bench)
+    if args.np < 1:
+        raise UsageError(f"-p/--np must be at least 1, got {args.np}")
+    if args.size is None and not args.crossover:
+        raise UsageError("give --size SIZE (or --crossover for the sizes where the best changes)")
+    params = _cli_params(args)
+    hock, sr = params.hockney_costs(), params.sr_costs()
+    by = args.rank_by or ("sr" if sr else "hockney")
+    if by == "sr" and sr is None:
+        raise UsageError("--rank-by sr needs --alpha-s, --beta-s, --alpha-r and --beta-r")
+    doc = {"bench": bench, "p": args.np, "params": params.to_dict(), "rank_by": by}
+    out = [f"{bench} on {args.np} ranks; {_params_line(params)}"]
+    if args.size is not None:
+        size = _size(args.size)
+        rows = predict(bench, size, args.np, hock, sr, by)
+        best = rows[0].key(by) if rows else None
+        doc["size"] = size
+        doc["predictions"] = [{"algo": r.name, "hockney_s": r.hockney,
+                               "sender_receiver_s": r.sender_receiver,
+                               "hockney_formula": r.hockney_formula,
+                               "sender_receiver_formula": r.sr_formula} for r in rows]
+        header = ["rank", "algorithm", "Hockney (us)"] + (["send/recv (us)"] if sr else []) + \
+                 ["x best", "Hockney formula (p = 2^k)"]
+        lines = []
+        for i, r in enumerate(rows, 1):
+            ratio = r.key(by) / best if best else float("nan")
+            lines.append([str(i), r.name, _us(r.hockney)] + ([_us(r.sender_receiver)] if sr else [])
+                         + [f"{ratio:.2f}", r.hockney_formula])
+        right = [True, False, True] + ([True] if sr else []) + [True, False]
+        out.append(f"size {format_size(size)} ({size} B); ranked by "
+                   f"{'sender/receiver' if by == 'sr' else 'Hockney'} model")
+        out.append(table(header, lines, right))
+    if args.crossover:
+        lo, hi = _range(args.range)
+        costs = sr if by == "sr" else hock
+        changes = crossovers(bench, args.np, costs, lo, hi)
+        doc["crossovers"] = [{"size": c.size, "from": c.before, "to": c.to} for c in changes]
+        first = predict(bench, lo, args.np, hock, sr, by)[0].name
+        doc["best_at_start"] = first
+        out.append(f"best algorithm from {format_size(lo)} B to {format_size(hi)} B "
+                   f"({'sender/receiver' if by == 'sr' else 'Hockney'} model):")
+        lines = [[str(lo), first, ""]] + [[str(c.size), c.to, f"(was {c.before})"] for c in changes]
+        out.append(table(["from size (B)", "best", ""], lines, [True, False, False]))
+    sys.stdout.write(dumps(doc) if args.json else "\n".join(out) + "\n")
+    return 0
+
+
+def format_check(result) -> str:
+    sr = result.params.has_sr
+    out = [f"run {result.run_id}: {result.p} ranks; {_params_line(result.params)} "
+           f"(from the {result.source})"]
+    header = ["bench", "algorithm", "size(B)", "n", "measured (us)", "Hockney (us)", "error"]
+    if sr:
+        header += ["send/recv (us)", "error"]
+    lines = []
+    for r in result.rows:
+        line = [r.bench, r.algo, str(r.size), str(r.n), _us(r.measured), _us(r.hockney),
+                _pct(r.hockney_error)]
+        if sr:
+            line += [_us(r.sender_receiver), _pct(r.sr_error)]
+        lines.append(line)
+    out.append(table(header, lines, [False, False] + [True] * (len(header) - 2)))
+    out.append("")
+    out.append("relative error |predicted − measured| / measured, per algorithm:")
+    header = ["bench", "algorithm", "sizes", "Hockney median", "Hockney max"]
+    if sr:
+        header += ["send/recv median", "send/recv max"]
+    lines = []
+    for s in result.summary():
+        line = [s["bench"], s["algo"], str(s["sizes"]), _pct(s["hockney_median_abs_error"], False),
+                _pct(s["hockney_max_abs_error"], False)]
+        if sr:
+            line += [_pct(s["sender_receiver_median_abs_error"], False),
+                     _pct(s["sender_receiver_max_abs_error"], False)]
+        lines.append(line)
+    out.append(table(header, lines, [False, False] + [True] * (len(header) - 2)))
+    return "\n".join(out) + "\n"
+
+
+def cmd_check(args) -> int:
+    run_dir = catalog.resolve(args.out, args.run)
+    machine = load_machine(args.machine) if args.machine else None
+    gamma = None
+    if args.gamma is not None:
+        gamma = from_values({"gamma": args.gamma}, "options").gamma
+    segment = _size(args.segment, "--segment") if args.segment is not None else None
+    if args.bench is not None:
+        _bench(args.bench)
+    result = check_run(run_dir, machine, gamma, segment, args.bench)
+    sys.stdout.write(dumps(result.to_dict()) if args.json else format_check(result))
+    return 0
+
+
+def _model_options(p, machine_help):
+    p.add_argument("--machine", metavar="FILE", help=machine_help)
+    p.add_argument("--gamma", help="reduction cost per byte, e.g. 0.2ns/B (default 0)")
+    p.add_argument("--segment", help="segment size of the pipelined chain broadcast (default 8K)")
+    add_json(p, "print JSON (seconds, seconds per byte)")
+
+
+def add_model_commands(subparsers) -> None:
+    """Register `model predict` and `model check` on an argparse subparsers object."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    model = subparsers.add_parser(
+        "model", help="cost models of our own collective algorithms: predict, check",
+        formatter_class=fmt,
+        description="Cost models of mpiscope's collective algorithms (mpiscope run --algo):\n"
+                    "  Hockney          every message costs α + β·m (+ γ per byte reduced)\n"
+                    "  sender/receiver  a message costs its sender αs + βs·m and its receiver\n"
+                    "                   αr + βr·m, so fan-in and fan-out patterns overlap\n"
+                    "                   (seed 003); Hockney is the case αs = βs = 0.")
+    sub = model.add_subparsers(dest="model_command", metavar="COMMAND")  # model's own parser class
+    sub.required = True
+
+    p = sub.add_parser(
+        "predict", help="predicted time of every algorithm of a collective, ranked",
+        formatter_class=fmt,
+        description="Predicted time of every algorithm of one collective at one size, best\n"
+                    "first; --crossover lists the sizes where the best algorithm changes.\n"
+                    "Sizes mean what they mean for `mpiscope run` (bytes per rank, per block\n"
+                    "for allgather, alltoall and reduce_scatter_block).",
+        epilog="examples:\n"
+               "  mpiscope model predict --alpha 50us --beta 0.01us/B -p 8 --bench allreduce --size 64K\n"
+               "  mpiscope model predict --alpha 2us --beta 10GB/s -p 16 --bench bcast --crossover\n"
+               "  mpiscope model predict --alpha-s 24us --beta-s 0.08us/B --alpha-r 180us "
+               "--beta-r 1.06us/B -p 8 --bench allgather --size 8K")
+    p.add_argument("--bench", required=True, help=f"the collective: {', '.join(COLLECTIVES)}")
+    p.add_argument("-p", "--np", type=int, required=True, help="number of ranks")
+    p.add_argument("--size", help="message size (bytes; units B/K/M/G)")
+    p.add_argument("--alpha", help="Hockney latency per message, e.g. 50us")
+    p.add_argument("--beta", help="Hockney cost per byte, e.g. 0.01us/B or 10GB/s")
+    p.add_argument("--alpha-s", help="sender's cost per message")
+    p.add_argument("--beta-s", help="sender's cost per byte")
+    p.add_argument("--alpha-r", help="receiver's cost per message")
+    p.add_argument("--beta-r", help="receiver's cost per byte")
+    p.add_argument("--rank-by", choices=("hockney", "sr"),
+                   help="model that ranks (default: sr when its four costs are given)")
+    p.add_argument("--crossover", action="store_true",
+                   help="also list the sizes at which the best algorithm changes")
+    p.add_argument("--range", default="1-1G", help="sizes searched by --crossover (default 1-1G)")
+    _model_options(p, "JSON file with alpha, beta, gamma, alpha_s, … (options given override it), "
+                      "or a LogGP model from `mpiscope loggp --save`")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser(
+        "check", help="predicted against measured time per algorithm and size of a run",
+        formatter_class=fmt,
+        description="For every algorithm and size of our own collectives measured in RUN:\n"
+                    "the measured median, the predicted time and the relative error. α and β\n"
+                    "come from the Hockney fit of the run's pingpong (measure it in the same\n"
+                    "run) unless --machine FILE gives them; the sender/receiver model needs\n"
+                    "alpha_s, beta_s, alpha_r and beta_r from such a file.",
+        epilog="examples:\n"
+               "  mpiscope run -n 4 --bench pingpong,allgather --algo all --sizes 8-64K:x8\n"
+               "  mpiscope model check latest\n"
+               "  mpiscope model check latest --machine machine.json --json")
+    add_run(p)
+    p.add_argument("--bench", help="check only this collective")
+    _model_options(p, "JSON file with alpha, beta, gamma, alpha_s, beta_s, alpha_r, beta_r, or a "
+                      "LogGP model from `mpiscope loggp --save`")
+    add_out(p)
+    p.set_defaults(func=cmd_check)

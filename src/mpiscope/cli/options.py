@@ -1,0 +1,26 @@
+"""Options shared by many commands, defined once: the run to read (RUN),
+the output root (--out), JSON output (--json) and the random seed (--seed)."""
+
+from __future__ import annotations
+
+DEFAULT_OUT = "mpiscope-runs"
+RUN_REF = "a run id, a unique prefix of one, a path to a run directory, or 'latest'"
+
+
+def add_run(p, what="the run") -> None:
+    """Positional RUN, 'latest' when left out."""
+    p.add_argument("run", metavar="RUN", nargs="?", default="latest",
+                   help=f"{what}: {RUN_REF} (default: latest)")
+
+
+def add_out(p) -> None:
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+                   help="output root holding the run directories (default: %(default)s)")
+
+
+def add_json(p, what="print JSON") -> None:
+    p.add_argument("--json", action="store_true", help=what)
+
+
+def add_seed(p, what="bootstrap seed") -> None:
+    p.add_argument("--seed", type=int, default=1, help=f"{what} (default: %(default)s)")

@@ -1,0 +1,76 @@
+"""`mpiscope report RUN [RUN…] -o report.html`."""
+
+import argparse
+from pathlib import Path
+
+from mpiscope.store import catalog
+from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
+from mpiscope.cli.options import add_out
+
+
+def add_report_command(subparsers):
+    p = subparsers.add_parser(
+        "report", help="write a self-contained HTML report of one or more runs",
+        description="Write one HTML file (no network needed to open it) with a section per "
+                    "benchmark: curves with CI bands, distributions, per-rank views of "
+                    "collectives, model fits, tails and modes, and the run context. With several "
+                    "runs the first is the baseline the others are compared with.",
+        epilog="examples:\n  mpiscope report -o report.html\n"
+               "  mpiscope report RUN_A RUN_B -o compare.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
+                   help="run ids, unique prefixes, paths, or 'latest' (default: latest)")
+    p.add_argument("-o", "--output", default="report.html", help="HTML file to write (default report.html)")
+    add_out(p)
+    p.add_argument("--jobs", metavar="N", type=_jobs, default=None,
+                   help="worker processes drawing the figures while the runs are analysed; 0 draws "
+                        "them in this process (default: 2; 0 on one CPU or for fewer than 4 benchmarks)")
+    p.set_defaults(func=cmd_report)
+
+
+def _jobs(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes (0 or more)")
+    return n
+
+
+def write_report(run_dirs, output, jobs=None):
+    """Renders the report of `run_dirs` into `output` atomically; returns its
+    path. `jobs`: worker processes drawing the figures (0: none; None:
+    pool.default_jobs(), or none for fewer than pool.MIN_SECTIONS benchmarks)."""
+    from mpiscope.report import pool
+
+    target = Path(output)
+    if target.is_dir() or not target.parent.resolve().is_dir():
+        raise UsageError(f"cannot write the report to {target}: give a file name in an existing directory")
+    if jobs is None:
+        jobs = pool.default_jobs() if _sections(run_dirs) >= pool.MIN_SECTIONS else 0
+    # The workers start now and import matplotlib while this process imports
+    # the analysis modules (SciPy; slow, so only when needed).
+    with pool.drawing(jobs):
+        from mpiscope.report import data
+        from mpiscope.report import render
+        write_text(target, render.render(data.gather(run_dirs)))
+    return target
+
+
+def _sections(run_dirs):
+    """Benchmark sections the report will have (bench × algorithm over all runs)."""
+    from mpiscope.store.ingest import load_context
+
+    return len({(s["bench"], s.get("algo", "mpi"))
+                for d in run_dirs for s in load_context(d).get("series", [])})
+
+
+def cmd_report(args):
+    run_dirs = [catalog.resolve(args.out, ref) for ref in args.runs]
+    if len(set(run_dirs)) != len(run_dirs):
+        raise UsageError("a run is named twice; name each run once")
+    target = write_report(run_dirs, args.output, args.jobs)
+    print(f"report written to {target.resolve()}")
+    return 0

@@ -1,0 +1,93 @@
+"""`mpiscope run`: measure, store, summarize."""
+
+import argparse
+import json
+import sys
+
+from mpiscope.cli.options import add_json, add_out, add_seed
+from mpiscope.measure import algo_options, benchmarks, loggp_options
+from mpiscope.measure.launch import LAUNCHERS, MPIS
+
+
+def add_run_command(sub):
+    """Register `run` on an argparse subparsers object."""
+    p = sub.add_parser(
+        "run", help="measure: launch the engine on MPI ranks and store a run",
+        description="Measure MPI communication. Every repetition is timed on every rank against a "
+                    "globally synchronized clock and stored; a summary table is printed at the end.",
+        epilog="examples:\n  mpiscope run -n 2 --bench pingpong,bw --sizes 1-4M:x2\n"
+               "  mpiscope run -n 4 --bench allreduce --sizes 8,1K,1M --check\n"
+               "  mpiscope run -n 2 --mpi mpich --suite quick",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-n", "--np", type=int, help="number of ranks (default: CPUs here, at least 2)")
+    p.add_argument("--mpi", default="openmpi", choices=MPIS, help="MPI library (default openmpi)")
+    p.add_argument("--launcher", default="mpirun", choices=LAUNCHERS,
+                   help="mpirun (mpirun.openmpi / mpiexec.hydra) or srun (Slurm); default mpirun")
+    p.add_argument("--mpirun", metavar="PROGRAM", help="launcher program to use instead of the default")
+    p.add_argument("--hostfile", help="hostfile for the launcher (Open MPI / MPICH syntax)")
+    p.add_argument("--cluster", metavar="NAME",
+                   help="run on the emulated cluster NAME (see 'mpiscope cluster up'), one rank per slot; "
+                        "-n defaults to all its slots")
+    p.add_argument("--suite", default="quick", choices=sorted(benchmarks.SUITES),
+                   help="default benchmarks and sizes: quick (default) or full")
+    p.add_argument("--bench", help=f"comma list of benchmarks: {', '.join(benchmarks.ALL)}")
+    p.add_argument("--sizes", help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
+    p.add_argument("--pairs", metavar="FILE", help="pairs file for the 'pairs' benchmark: two ranks a line")
+    p.add_argument("--sync", choices=("window", "barrier"),
+                   help="start of each repetition: window (agreed global time, default) or barrier")
+    p.add_argument("--timer", default="tsc", choices=("tsc", "clock", "wtime"),
+                   help="local timer: tsc (default), clock (clock_gettime) or wtime (MPI_Wtime)")
+    p.add_argument("--clock-sync", default="auto", choices=("auto", "tree", "star"),
+                   help="which ranks measure clock offsets with which: tree (binomial, O(log p) rounds of "
+                        "concurrent pairs), star (every rank with rank 0, one at a time), auto (default): "
+                        "tree, but star when ranks outnumber a machine's CPUs")
+    p.add_argument("--cache", default="warm", choices=("warm", "cold"),
+                   help="warm: same buffers every repetition; cold: rotate through 4x the last-level cache")
+    p.add_argument("--reps-min", type=int, default=10, help="repetitions at least (default 10)")
+    p.add_argument("--reps-max", type=int, default=100000, help="repetitions at most (default 100000)")
+    p.add_argument("--ci-width", type=float, default=0.02,
+                   help="stop when the 95%% CI of the median is within ±this fraction (default 0.02)")
+    p.add_argument("--time-budget", type=float, default=1.0,
+                   help="seconds at most per benchmark x size (default 1)")
+    p.add_argument("--warmup", type=int, default=5, help="unrecorded repetitions first (default 5)")
+    p.add_argument("--launches", type=int, default=1,
+                   help="separate launches stored as one run, to see launch-to-launch variation")
+    p.add_argument("--check", action="store_true", help="verify every received message and result")
+    p.add_argument("--root-rotate", action="store_true", help="rotate the root of rooted collectives")
+    p.add_argument("--clock-inject", metavar="US:PPM",
+                   help="test the clock sync: add a seeded random offset (up to US microseconds) and "
+                        "drift (up to PPM) to every rank's timer; the context records the recovery error")
+    p.add_argument("--refine", action="store_true",
+                   help="after the sizes asked for, add sizes where the curve departs from the line "
+                        "through its neighbours (as mpptest and SKaMPI do)")
+    p.add_argument("--refine-threshold", type=float, default=0.1,
+                   help="relative departure that triggers refinement (default 0.1)")
+    p.add_argument("--refine-max", type=int, default=8,
+                   help="sizes added at most per benchmark (default 8)")
+    add_seed(p, "seed for everything random")
+    add_out(p)
+    add_json(p, "print the summary as JSON")
+    loggp_options.add_run_options(p)
+    algo_options.add_run_options(p)
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args):
+    from mpiscope.measure import runner
+    from mpiscope.views import show as views
+    from mpiscope.measure.plan import make_plan
+
+    plan = make_plan(args)
+    run_dir, context = runner.run(plan, sys.argv)
+    rows = views.show_rows(run_dir)
+    if args.json:
+        print(json.dumps({"run": str(run_dir), "status": context["status"], "rows": rows},
+                         indent=2, default=str))
+    else:
+        print(views.format_show(rows, context))
+        print(f"\nrun {context['run_id']} stored in {run_dir}")
+    if context["status"] != "completed":
+        sys.stderr.write(f"mpiscope: run failed: {context['error']}\n"
+                         f"what was measured is stored in {run_dir} (status: failed)\n")
+        return 1
+    return 0

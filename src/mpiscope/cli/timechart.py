@@ -1,0 +1,55 @@
+"""`mpiscope timechart RUN --bench B --algo A --size S [--rep R] [-o FILE.svg]`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mpiscope.common.errors import UsageError
+from mpiscope.common.sizes import parse_size
+from mpiscope.store import catalog
+from mpiscope.cli.options import add_out, add_run
+
+
+def cmd_timechart(args) -> int:
+    run_dir = catalog.resolve(args.out, args.run)
+    try:
+        size = parse_size(str(args.size))
+    except UsageError:
+        raise UsageError(f"--size '{args.size}' is not a size: write e.g. 1000, 64K") from None
+    if args.rep is not None and args.rep < 0:
+        raise UsageError(f"--rep must be at least 0, got {args.rep}")
+    from mpiscope.report.timechart import write_chart
+    from mpiscope.views.timechart import load_chart
+
+    chart = load_chart(run_dir, args.bench, args.algo, size, args.rep, args.launch)
+    target = Path(args.output or f"timechart-{args.bench}-{args.algo}-{size}-rep{chart.rep}.svg")
+    if target.is_dir() or not target.parent.resolve().is_dir():
+        raise UsageError(f"cannot write the chart to {target}: give a file name in an existing "
+                         "directory")
+    write_chart(chart, target)
+    print(f"{chart.title}: {chart.sent} sends, {chart.received} receives; "
+          f"time chart written to {target.resolve()}")
+    return 0
+
+
+def add_timechart_command(subparsers) -> None:
+    """Register `timechart` on an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "timechart", help="draw the sends and receives of a traced algorithm (SVG)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="One row per rank: a bar from when each send and receive was posted to when\n"
+                    "it completed, and an arrow from every send to the completion of its receive,\n"
+                    "on the global clock. Needs a run measured with --trace (our own algorithms).",
+        epilog="examples:\n"
+               "  mpiscope run -n 4 --bench allgather --algo ring,bruck --sizes 1K,64K --trace\n"
+               "  mpiscope timechart latest --bench allgather --algo ring --size 1K -o ring.svg")
+    add_run(p)
+    p.add_argument("--bench", required=True, help="the collective benchmark")
+    p.add_argument("--algo", required=True, help="the algorithm")
+    p.add_argument("--size", required=True, help="the size (bytes; units B/K/M/G)")
+    p.add_argument("--rep", type=int, help="repetition (default: the one with the median time)")
+    p.add_argument("--launch", type=int, default=0, help="launch (default 0)")
+    p.add_argument("-o", "--output", help="SVG file (default timechart-B-A-S-repR.svg here)")
+    add_out(p)
+    p.set_defaults(func=cmd_timechart)

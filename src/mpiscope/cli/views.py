@@ -1,0 +1,97 @@
+"""The read-only subcommands: runs, show, export.
+
+Each handler takes the parsed arguments and returns an exit code; bad input
+raises UsageError, which the main CLI turns into a message and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mpiscope.store import catalog
+from mpiscope.views import export
+from mpiscope.store.series import run_context
+from mpiscope.views import show as views
+from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
+from mpiscope.cli.options import add_json, add_out, add_run
+
+def cmd_runs(args) -> int:
+    sys.stdout.write(views.format_runs(catalog.list_runs(args.out)))
+    return 0
+
+
+def cmd_show(args) -> int:
+    run_dir = catalog.resolve(args.out, args.run)
+    rows = views.show_rows(run_dir)
+    context = run_context(run_dir)
+    if args.json:
+        sys.stdout.write(export.show_json(rows, context))  # the rows computed once
+    else:
+        sys.stdout.write(views.format_show(rows, context))
+    for note in views.notes(rows, context):
+        print(f"mpiscope: warning: {note}", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args) -> int:
+    run_dir = catalog.resolve(args.out, args.run)
+    text = export.export(run_dir, args.format)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+        return 0
+    target = Path(args.output)
+    if not target.parent.is_dir():
+        raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
+    if target.is_dir():
+        raise UsageError(f"cannot write {target}: it is a directory; give a file name")
+    write_text(target, text)
+    return 0
+
+
+def add_view_commands(subparsers) -> None:
+    """Register `runs`, `show` and `export` on an argparse subparsers object."""
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    p = subparsers.add_parser(
+        "runs", help="list the runs under the output root", formatter_class=fmt,
+        description="List the runs under the output root, oldest first: id, creation\n"
+                    "time, status, MPI library, number of ranks, benchmarks.",
+        epilog="example:\n  mpiscope runs --out mpiscope-runs")
+    add_out(p)
+    p.set_defaults(func=cmd_runs)
+
+    p = subparsers.add_parser(
+        "show", help="summarize a run: median with 95%% CI and tails per benchmark and size",
+        formatter_class=fmt,
+        description="Summarize a run. Per benchmark and message size: valid and invalid\n"
+                    "samples, min, median with its 95% confidence interval (distribution-\n"
+                    "free, from order statistics), p90, p99, max, and why measuring stopped.\n"
+                    "Latencies in microseconds, bandwidths in MB/s (1e6 bytes/s).\n"
+                    "Warnings (invalid samples, crashed ranks) go to stderr.",
+        epilog="examples:\n  mpiscope show\n  mpiscope show 2024 --json\n"
+               "  mpiscope show mpiscope-runs/<run_id>")
+    add_run(p)
+    add_json(p, "print the summary rows and the run context as JSON")
+    add_out(p)
+    p.set_defaults(func=cmd_show)
+
+    p = subparsers.add_parser(
+        "export", help="export a run as CSV, JSON or OSU-style text", formatter_class=fmt,
+        description="Export a run.\n"
+                    "  csv  one line per valid sample (seconds, or bytes/s for bw/bibw)\n"
+                    "  json the summary rows of `show` and the run context\n"
+                    "  osu  tables in the layout of the OSU Micro-Benchmarks 7.4\n"
+                    "       (means, as OSU reports, not medians)",
+        epilog="examples:\n  mpiscope export latest --format osu\n"
+               "  mpiscope export 2024 --format csv -o samples.csv")
+    add_run(p)
+    p.add_argument("--format", required=True, choices=export.FORMATS,
+                   help="output format")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (replaced atomically) instead of stdout")
+    add_out(p)
+    p.set_defaults(func=cmd_export)
+

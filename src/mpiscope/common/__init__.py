@@ -1,0 +1,1 @@
+"""What every layer uses: error types, atomic writes, JSON-able values, the size syntax."""

@@ -1,0 +1,71 @@
+"""Message size lists: `1,8,1K`, ranges `1-4M:x2` (multiply) or `0-64:+8` (add).
+
+Units are binary: K = 1024 bytes, M = 1024 K, G = 1024 M; `B` or no unit is bytes.
+"""
+
+import re
+
+from mpiscope.common.errors import UsageError
+
+MAX_SIZE = 2**31 - 1  # MPI counts are C ints
+_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2,
+          "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3}
+_SIZE = re.compile(r"^\s*(\d+)\s*([A-Za-z]*)\s*$")
+_HELP = "use byte counts with units B/K/M/G, lists (1,8,1K) and ranges (1-4M:x2 or 0-64:+8)"
+
+
+def parse_size(text):
+    m = _SIZE.match(text)
+    unit = m and _UNITS.get(m.group(2).upper())
+    if not m or unit is None:
+        raise UsageError(f"--sizes: '{text}' is not a size; {_HELP}")
+    value = int(m.group(1)) * unit
+    if value > MAX_SIZE:
+        raise UsageError(f"--sizes: {text} is larger than the largest MPI message of {MAX_SIZE} bytes")
+    return value
+
+
+def _expand_range(item):
+    span, _, step = item.partition(":")
+    lo_text, _, hi_text = span.partition("-")
+    lo, hi = parse_size(lo_text), parse_size(hi_text)
+    if lo > hi:
+        raise UsageError(f"--sizes: range '{item}' runs backwards; write the smaller size first")
+    step = step.strip() or "x2"
+    try:
+        factor = float(step[1:])
+    except ValueError:
+        factor = None
+    if step[0] == "x" and factor and factor > 1:
+        if lo == 0:
+            raise UsageError(f"--sizes: the multiplying range '{item}' cannot start at 0; start at 1")
+        sizes, s = [], float(lo)
+        while round(s) <= hi:
+            if not sizes or round(s) != sizes[-1]:
+                sizes.append(round(s))
+            s *= factor
+        return sizes
+    if step[0] == "+" and factor and factor >= 1 and factor == int(factor):
+        return list(range(lo, hi + 1, int(factor)))
+    raise UsageError(f"--sizes: step '{step}' in '{item}' must be xF (F > 1) or +N (N >= 1)")
+
+
+def parse_sizes(text):
+    """Sorted, duplicate-free list of byte counts."""
+    if not text or not text.strip():
+        raise UsageError(f"--sizes is empty; {_HELP}")
+    sizes = set()
+    for item in text.split(","):
+        if "-" in item:
+            sizes.update(_expand_range(item))
+        else:
+            sizes.add(parse_size(item))
+    return sorted(sizes)
+
+
+def format_size(n):
+    """1024 -> '1K', 1536 -> '1536'."""
+    for unit, factor in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor}{unit}"
+    return str(n)

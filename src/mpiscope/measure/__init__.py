@@ -1,0 +1,1 @@
+"""Measuring: the run plan and its options, building and launching the engine, refining sizes, recording the run."""

@@ -1,0 +1,99 @@
+"""`mpiscope run` options of our own collective algorithms (engine/colls):
+--algo, --segment and --trace, and how many variants each collective then
+runs (for the progress total).
+
+`--algo` takes a comma list of algorithm names, `mpi` (the library's own
+collective) or `all` (mpi and every algorithm); it applies to allgather,
+allreduce, reduce_scatter_block, bcast and alltoall. A name applies to the
+collectives that have an algorithm of that name and must belong to at least
+one of them.
+"""
+
+from __future__ import annotations
+
+from mpiscope.models.costmodels import ALGORITHMS
+from mpiscope.common.errors import UsageError
+from mpiscope.common.sizes import parse_size
+
+
+def add_run_options(p) -> None:
+    """The collective-algorithm options of `mpiscope run` (an argparse parser)."""
+    p.add_argument("--algo", metavar="LIST",
+                   help="collectives: algorithms to measure as well as or instead of the "
+                        "library's own: names, mpi (the library's, the default) or all; see "
+                        "README for the list per collective")
+    p.add_argument("--segment", metavar="SIZE",
+                   help="bytes per segment of pipelined algorithms (bcast pipelined_chain; "
+                        "default 8K)")
+    p.add_argument("--trace", action="store_true",
+                   help="record every send and receive of our own algorithms (for "
+                        "`mpiscope timechart` and the report)")
+
+
+def resolve(bench: str, algos) -> list[str]:
+    """The variants `bench` runs for the --algo names, in order, each once."""
+    if bench not in ALGORITHMS or not algos:
+        return ["mpi"]
+    out = []
+    for name in algos:
+        for v in (["mpi", *ALGORITHMS[bench]] if name == "all" else [name]):
+            if (v == "mpi" or v in ALGORITHMS[bench]) and v not in out:
+                out.append(v)
+    return out or ["mpi"]
+
+
+def parse_algos(text, benches) -> list[str]:
+    """The --algo names, each once; every name must belong to at least one of
+    the collectives asked for (a collective none of the names belongs to is
+    measured with the library's own algorithm)."""
+    names = [x.strip() for x in str(text).split(",") if x.strip()]
+    if not names:
+        raise UsageError("--algo expects a comma list of algorithm names, mpi or all")
+    colls = [b for b in benches if b in ALGORITHMS]
+    if not colls and any(n != "mpi" for n in names):
+        raise UsageError(f"--algo applies to {', '.join(ALGORITHMS)}; none of the benchmarks "
+                         f"asked for ({', '.join(benches)}) has algorithms of its own")
+    for name in names:
+        if name in ("all", "mpi") or any(name in ALGORITHMS[b] for b in colls):
+            continue
+        valid = "; ".join(f"{b}: {', '.join(ALGORITHMS[b])}" for b in colls)
+        raise UsageError(f"--algo {name}: no benchmark asked for has an algorithm '{name}'; "
+                         f"valid: mpi, all, or for {valid}")
+    return list(dict.fromkeys(names))
+
+
+def plan_fields(args, benches) -> dict:
+    """Validated values for the Plan."""
+    text = getattr(args, "algo", None)
+    algos = parse_algos(text, benches) if text is not None else None
+    seg = getattr(args, "segment", None)
+    segment = None
+    if seg is not None:
+        try:
+            segment = parse_size(str(seg))
+        except UsageError:
+            raise UsageError(f"--segment '{seg}' is not a size: write e.g. 8K") from None
+        if segment < 1:
+            raise UsageError("--segment must be at least 1 byte")
+    trace = bool(getattr(args, "trace", False))
+    if trace and not any(v != "mpi" for b in benches for v in resolve(b, algos)):
+        raise UsageError("--trace records the messages of our own algorithms: choose some with "
+                         "--algo (e.g. --algo ring or --algo all)")
+    return {"algos": algos, "segment": segment, "trace": trace}
+
+
+def engine_args(plan) -> list[str]:
+    out = []
+    if getattr(plan, "algos", None):
+        out += ["--algo", ",".join(plan.algos)]
+    if getattr(plan, "segment", None):
+        out += ["--segment", str(plan.segment)]
+    if getattr(plan, "trace", False):
+        out.append("--trace")
+    return out
+
+
+def variant_counts(plan) -> dict:
+    """{bench: number of variants} of the collectives --algo multiplies."""
+    algos = getattr(plan, "algos", None)
+    return {b: len(resolve(b, algos)) for b in ALGORITHMS} if algos else {}

@@ -1,0 +1,199 @@
+"""A validated run plan: what to measure, how, and how to start it.
+
+Everything the user can get wrong is checked here, before anything is
+created on disk, so bad input leaves no run behind.
+"""
+
+import dataclasses
+import os
+from pathlib import Path
+
+from mpiscope.measure import benchmarks
+from mpiscope.measure import algo_options
+from mpiscope.measure import loggp_options
+from mpiscope.common.errors import UsageError
+from mpiscope.measure.launch import LAUNCHERS, MPIS, local_cpus
+from mpiscope.common.sizes import parse_sizes
+
+
+@dataclasses.dataclass
+class Plan:
+    np: int
+    mpi: str
+    launcher: str
+    benches: list
+    sizes: list
+    sync: str
+    timer: str
+    cache: str
+    reps_min: int
+    reps_max: int
+    ci_width: float
+    time_budget: float
+    launches: int
+    check: bool
+    seed: int
+    out: Path
+    hostfile: Path | None = None
+    pairs: list | None = None
+    root_rotate: bool = False
+    clock_inject: str | None = None
+    warmup: int = 5
+    mpirun: str | None = None
+    oversubscribe: bool = False
+    refine: bool = False
+    cluster: str | None = None
+    refine_threshold: float = 0.1
+    refine_max: int = 8
+    # LogGP benchmarks (loggp_options.py); None: the engine's defaults.
+    queue_depths: list | None = None
+    overhead_steps: list | None = None
+    flood_bytes: int | None = None
+    # Our own collective algorithms (algo_options.py): --algo names, segment, --trace.
+    algos: list | None = None
+    segment: int | None = None
+    trace: bool = False
+    clock_sync: str = "auto"
+
+    def series_count(self):
+        return benchmarks.series_count(self.benches, self.sizes,
+                                       {**loggp_options.variant_counts(self),
+                                        **algo_options.variant_counts(self)})
+
+    def engine_args(self, launch, out_dir, benches=None, sizes=None):
+        """The engine's command line; `benches`/`sizes` narrow it (refinement)."""
+        args = ["--bench", ",".join(benches or self.benches),
+                "--sizes", ",".join(map(str, sizes or self.sizes)),
+                "--sync", self.sync, "--timer", self.timer, "--cache", self.cache,
+                "--clock-sync", self.clock_sync,
+                "--reps-min", str(self.reps_min), "--reps-max", str(self.reps_max),
+                "--ci-width", repr(self.ci_width), "--time-budget", repr(self.time_budget),
+                "--warmup", str(self.warmup), "--launch", str(launch), "--seed", str(self.seed),
+                "--expect-np", str(self.np), "--out", str(out_dir)]
+        if self.check:
+            args.append("--check")
+        if self.root_rotate:
+            args.append("--root-rotate")
+        if self.pairs:
+            args += ["--pairs", ",".join(f"{a}:{b}" for a, b in self.pairs)]
+        if self.clock_inject:
+            args += ["--clock-inject", self.clock_inject]
+        args += loggp_options.engine_args(self)
+        args += algo_options.engine_args(self)
+        return args
+
+
+def read_pairs(path, np):
+    """Pairs file: two rank numbers a line (initiator first); '#' starts a comment."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"--pairs: file {path} does not exist")
+    pairs, seen = [], {}
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        fields = line.split("#", 1)[0].split()
+        if not fields:
+            continue
+        if len(fields) != 2 or not all(f.isdigit() for f in fields):
+            raise UsageError(f"{path}:{lineno}: expected two rank numbers, got '{line.strip()}'")
+        a, b = map(int, fields)
+        for rank in (a, b):
+            if rank >= np:
+                raise UsageError(f"{path}:{lineno}: rank {rank} is out of range for -n {np} "
+                                 f"(ranks are 0..{np - 1})")
+            if rank in seen:
+                raise UsageError(f"{path}:{lineno}: rank {rank} is listed twice (first on line "
+                                 f"{seen[rank]}); every rank may appear in at most one pair")
+            seen[rank] = lineno
+        pairs.append((a, b))
+    if not pairs:
+        raise UsageError(f"--pairs: {path} lists no pairs")
+    return pairs
+
+
+def _positive(name, value, minimum=1):
+    if value is None or value < minimum:
+        raise UsageError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def make_plan(args):
+    """Builds a Plan from parsed CLI arguments, or raises UsageError."""
+    suite = benchmarks.SUITES[args.suite]
+    cluster = getattr(args, "cluster", None)
+    np = _positive("-n/--np", args.np if args.np is not None else _default_np(cluster))
+    if cluster and (args.launcher != "mpirun" or args.hostfile or args.mpirun):
+        raise UsageError("--cluster starts the ranks on the emulated hosts itself: drop --launcher, "
+                         "--hostfile and --mpirun")
+    if args.mpi not in MPIS:
+        raise UsageError(f"--mpi must be one of {', '.join(MPIS)}, got '{args.mpi}'")
+    if args.launcher not in LAUNCHERS:
+        raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
+    benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
+    for b in benches:
+        if b not in benchmarks.ALL:
+            raise UsageError(f"unknown benchmark '{b}'; choose from: {', '.join(benchmarks.ALL)}")
+        if np < benchmarks.MIN_RANKS[b]:
+            raise UsageError(f"benchmark '{b}' needs at least {benchmarks.MIN_RANKS[b]} ranks; "
+                             f"raise -n")
+    if len(set(benches)) != len(benches):
+        raise UsageError("--bench lists a benchmark twice")
+    if "multipair" in benches and np % 2:
+        raise UsageError(f"multipair pairs rank p with p + n/2 and needs an even -n, got {np}")
+    pairs = None
+    if "pairs" in benches:
+        if not args.pairs:
+            raise UsageError("benchmark 'pairs' needs --pairs FILE (two rank numbers a line)")
+        pairs = read_pairs(args.pairs, np)
+    sizes = parse_sizes(args.sizes or suite["sizes"])
+    _positive("--reps-min", args.reps_min)
+    _positive("--reps-max", args.reps_max)
+    if args.reps_min > args.reps_max:
+        raise UsageError(f"--reps-min ({args.reps_min}) is larger than --reps-max ({args.reps_max})")
+    if not args.ci_width >= 0:
+        raise UsageError("--ci-width must be a relative width >= 0, e.g. 0.02 for ±2%")
+    if not args.time_budget > 0:
+        raise UsageError("--time-budget must be a positive number of seconds")
+    _positive("--launches", args.launches)
+    hostfile = Path(args.hostfile) if args.hostfile else None
+    if hostfile and not hostfile.is_file():
+        raise UsageError(f"--hostfile: file {hostfile} does not exist")
+    if args.clock_inject:
+        parts = args.clock_inject.split(":")
+        try:
+            ok = len(parts) == 2 and all(float(p) >= 0 for p in parts)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise UsageError(f"--clock-inject expects MAX_OFFSET_US:MAX_DRIFT_PPM, got "
+                             f"'{args.clock_inject}'")
+    if args.refine_threshold <= 0 or args.refine_max < 1:
+        raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
+    # On an emulated cluster the cluster's launcher decides (it knows the slots).
+    oversubscribe = not cluster and hostfile is None and args.launcher == "mpirun" and np > local_cpus()
+    sync = args.sync or "window"
+    return Plan(np=np, mpi=args.mpi, launcher=args.launcher, benches=benches, sizes=sizes,
+                sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
+                reps_min=args.reps_min,
+                reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
+                launches=args.launches, check=args.check, seed=args.seed,
+                out=Path(args.out), hostfile=hostfile, pairs=pairs, root_rotate=args.root_rotate,
+                clock_inject=args.clock_inject, warmup=args.warmup, mpirun=args.mpirun,
+                oversubscribe=oversubscribe, refine=args.refine,
+                refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
+                **loggp_options.plan_fields(args), **algo_options.plan_fields(args, benches))
+
+
+def _default_np(cluster):
+    """One rank per slot of the emulated cluster, else the CPUs here (at least 2)."""
+    if cluster:
+        from mpiscope.cluster.state import load
+
+        spec = load(cluster)[1].spec
+        return spec.hosts * spec.slots
+    return max(2, local_cpus())
+
+
+def relevant_env():
+    """Environment settings that change what MPI does, for the run's context."""
+    prefixes = ("OMPI_MCA_", "UCX_", "MPIR_CVAR_", "HYDRA_", "SLURM_")
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)}

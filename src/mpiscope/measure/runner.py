@@ -1,0 +1,214 @@
+"""`mpiscope run`: launch the engine, ingest its raw files, record the run.
+
+A run directory is built under a hidden temporary name and renamed once its
+dataset and context are written; bad input removes it, a failed launch or a
+crashed rank leaves a run marked failed with what was measured.
+"""
+
+import datetime
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+import numpy as np
+
+from mpiscope import SCHEMA_VERSION
+from mpiscope.measure import launch
+from mpiscope.stats import rto
+from mpiscope.store import catalog, samples
+from mpiscope.store import ingest as store
+from mpiscope.measure.benchmarks import SIZELESS
+from mpiscope.cluster.launching import cluster_launch
+from mpiscope.cluster import delay_report
+from mpiscope.common.atomic import write_text
+from mpiscope.engine.build import REPO, ensure_engine
+from mpiscope.common.errors import UsageError
+from mpiscope.measure.plan import relevant_env
+from mpiscope.measure.refine import propose_sizes
+from mpiscope.common.sizes import format_size
+
+USAGE_MARKER = "mpiscope-engine: usage error:"
+REFINE_ROUNDS = 3
+
+
+def git_sha():
+    try:
+        sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "-uno"],
+                               capture_output=True, text=True).stdout.strip()
+        return sha + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def new_run_id():
+    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+def _progress():
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=None, transient=False,
+                    disable=not sys.stderr.isatty() and os.environ.get("MPISCOPE_PROGRESS") != "1")
+
+
+class _Launches:
+    """Starts engine launches for one run, numbering them and showing progress."""
+
+    def __init__(self, plan, engine, tmp, progress):
+        self.plan, self.engine, self.tmp, self.progress = plan, engine, tmp, progress
+        self.commands = []
+        self.extra_context = {}  # e.g. the emulated cluster's links as ground truth
+        if not plan.cluster and plan.hostfile is None and plan.launcher == "mpirun":
+            # Ranks on this host only: its RTO_min is the measured hosts'.
+            self.extra_context["rto_min"] = rto.across_hosts({socket.gethostname(): rto.rto_min()})
+        self.task = progress.add_task("measuring", total=plan.series_count() * plan.launches)
+
+    def _on_progress(self, text):
+        item = json.loads(text)
+        algo = "" if item.get("algo", "mpi") == "mpi" else f"/{item['algo']}"
+        self.progress.update(self.task, advance=1,
+                             description=f"{item['bench']}{algo} {format_size(item['size'])} "
+                                         f"({item['reps']} reps, {item['stop']})")
+
+    def run(self, benches=None, sizes=None):
+        """One launch; returns None, or the failure message."""
+        plan, k = self.plan, len(self.commands)
+        out_dir = self.tmp / "raw" / f"launch-{k}"
+        out_dir.mkdir(parents=True)
+        engine_args = plan.engine_args(k, out_dir, benches, sizes)
+        if plan.cluster:
+            cmd, env, extra = cluster_launch(plan.cluster, plan.mpi, plan.np, self.engine, engine_args)
+            self.extra_context.update(extra)
+        else:
+            cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=self.engine,
+                                 engine_args=engine_args, hostfile=plan.hostfile,
+                                 oversubscribe=plan.oversubscribe, mpirun=plan.mpirun)
+            env = launch.launch_env(plan.mpi)
+            if plan.launcher == "srun":
+                env = launch.srun_env(env, plan.hostfile)
+        self.commands.append(cmd)
+        try:
+            rc, err = launch.execute(cmd, env, self.tmp / f"launch-{k}.log", self._on_progress)
+        except FileNotFoundError:
+            raise UsageError(f"launcher '{cmd[0]}' was not found; install it or choose another "
+                             f"with --launcher/--mpirun") from None
+        if rc != 0 and USAGE_MARKER in err:
+            message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
+            raise UsageError(message)
+        return _failure(k, rc, err) if rc != 0 else None
+
+    def refine(self, refined):
+        """Adds sizes where a curve bends (--refine); records them in `refined`."""
+        plan = self.plan
+        for _ in range(REFINE_ROUNDS):
+            table = store.ingest(self.tmp, {})
+            todo = {}
+            for bench in plan.benches:
+                if bench in SIZELESS:
+                    continue
+                measured = sorted(set(plan.sizes) | set(refined.get(bench, [])))
+                room = plan.refine_max - len(refined.get(bench, []))
+                # Every variant (algorithm, queue depth…) is its own curve; a size one of
+                # them needs is measured for all of them.
+                new = set()
+                for algo in samples.algos_of_bench(table, bench):
+                    medians = [_median(table, bench, s, algo) for s in measured]
+                    new |= set(propose_sizes(measured, medians, plan.refine_threshold, room))
+                if new:
+                    todo[bench] = sorted(new)[:room]
+            if not todo:
+                return None
+            for bench, new in todo.items():
+                self.progress.update(self.task, total=self.progress.tasks[0].total + len(new))
+                failure = self.run([bench], new)
+                if failure:
+                    return failure
+                refined.setdefault(bench, []).extend(new)
+        return None
+
+
+def _median(table, bench, size, algo):
+    values = samples.sample_values(table, bench, size, algo=algo).values
+    return float(np.median(values)) if len(values) else float("nan")
+
+
+def _measure(plan, engine, tmp, refined):
+    """Every launch of the plan, then refinement; returns (status, error, commands)."""
+    with _progress() as progress:
+        launches = _Launches(plan, engine, tmp, progress)
+        failure = None
+        try:
+            for _ in range(plan.launches):
+                failure = failure or launches.run()
+            if plan.refine and not failure:
+                failure = launches.refine(refined)
+        except KeyboardInterrupt:
+            failure = "interrupted by the user"
+    if plan.cluster:
+        report = delay_report(plan.cluster)
+        if report and "cluster" in launches.extra_context:
+            launches.extra_context["cluster"]["delay_program"] = report["summary"]
+    return ("failed" if failure else "completed"), failure, launches.commands, launches.extra_context
+
+
+def _failure(launch_index, rc, stderr):
+    """One line for the user: the engine's own message when it left one."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip().strip("-")]
+    ours = [l for l in lines if l.startswith("mpiscope-engine:")]
+    why = ours[0] if ours else (lines[-1] if lines else "no message")
+    return (f"launch {launch_index} exited with code {rc}: {why} "
+            f"(launcher output: launch-{launch_index}.stderr in the run directory)")
+
+
+def run(plan, argv):
+    """Measures `plan`; returns (run directory, context)."""
+    engine = ensure_engine(plan.mpi)
+    plan.out.mkdir(parents=True, exist_ok=True)
+    run_id = new_run_id()
+    tmp = plan.out / f".{run_id}.partial"
+    tmp.mkdir()
+    started = time.time()
+    refined = {}
+    try:
+        status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    context = {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
+        "duration_s": round(time.time() - started, 3),
+        "status": status,
+        "error": error,
+        "command": list(argv),
+        "launch_commands": [list(map(str, c)) for c in commands],
+        "mpi": plan.mpi,
+        "launcher": plan.launcher,
+        "np": plan.np,
+        "benches": plan.benches,
+        "sizes": plan.sizes,
+        "launches": plan.launches,
+        "seed": plan.seed,
+        "git_sha": git_sha(),
+        "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
+        "oversubscribed": plan.oversubscribe,
+        "refined_sizes": refined,
+        **extra_context,
+        "env": relevant_env(),
+    }
+    store.ingest(tmp, context)
+    write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
+    final = plan.out / run_id
+    os.rename(tmp, final)
+    catalog.record(plan.out, final, context)
+    return final, context

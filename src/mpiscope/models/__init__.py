@@ -1,0 +1,1 @@
+"""Models fitted to measurements: Hockney lines, piecewise zones, LogGP, layers, machine models, collective cost models."""

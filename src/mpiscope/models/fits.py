@@ -1,0 +1,94 @@
+"""Model fits of every benchmark of a run: Hockney line and piecewise zones.
+
+Pure computation: loads the run, builds one curve per bench × algo
+(curves.py), fits it (models.py, piecewise.py) and returns data; the text
+and JSON forms are in fit_view.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope.models.curves import Curve, run_curves
+from mpiscope.common.errors import UsageError
+from mpiscope.models.hockney import LineFit, hockney
+from mpiscope.models.piecewise import Piecewise, piecewise
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples
+
+DEFAULT_SEED = 1
+DEFAULT_BOOT = 1000
+UNITS = {"median_s": "s", "scale_s": "s", "alpha": "s", "beta": "s/B", "bandwidth": "B/s",
+         "n_half": "B", "size": "B"}
+
+
+@dataclass
+class BenchFit:
+    """The fits of one bench × algo (None with a note when it cannot be fitted)."""
+
+    curve: Curve
+    hockney: LineFit | None
+    piecewise: Piecewise | None
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        c = self.curve
+        return {
+            "bench": c.bench, "algo": c.algo, "quantity": c.quantity,
+            "points": [{"size": int(s), "median_s": float(m), "scale_s": float(sc), "n": int(n)}
+                       for s, m, sc, n in zip(c.sizes, c.medians, c.scales, c.counts)],
+            "dropped": [{"size": s, "reason": r} for s, r in c.dropped],
+            "hockney": self.hockney.to_dict() if self.hockney else None,
+            "piecewise": self.piecewise.to_dict() if self.piecewise else None,
+            "note": self.note,
+        }
+
+
+@dataclass
+class FitResult:
+    run_id: str
+    context: dict
+    seed: int
+    n_boot: int
+    level: float
+    min_points: int
+    fits: list = field(default_factory=list)   # BenchFit, in run order
+
+    def to_dict(self) -> dict:
+        return {"run_id": self.run_id, "units": UNITS, "seed": self.seed, "n_boot": self.n_boot,
+                "level": self.level, "min_points": self.min_points,
+                "fits": [f.to_dict() for f in self.fits]}
+
+
+def fit_curve(curve: Curve, level: float = 0.95, min_points: int = 3) -> BenchFit:
+    """Hockney and piecewise fits of one curve."""
+    if len(curve) < 2:
+        what = "one size" if len(curve) == 1 else "no usable sizes"
+        return BenchFit(curve, None, None,
+                        f"not fitted: measured at {what}; a line needs at least two")
+    return BenchFit(curve, hockney(curve, level), piecewise(curve, level, min_points))
+
+
+def fit_series(series, context: dict, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
+               level: float = 0.95, min_points: int = 3, bench: str | None = None) -> FitResult:
+    """Fit [(bench, algo, size, Samples)] (as series.all_series_samples returns)."""
+    rng = np.random.default_rng(seed)
+    curves = run_curves(series, rng, n_boot, level, bench)
+    result = FitResult(str(context.get("run_id", "?")), context, seed, n_boot, level, min_points)
+    result.fits = [fit_curve(c, level, min_points) for c in curves]
+    return result
+
+
+def fit_run(run_dir, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT, level: float = 0.95,
+            min_points: int = 3, bench: str | None = None) -> FitResult:
+    """Fit every benchmark of a stored run (or only `bench`)."""
+    table, context = load(Path(run_dir))
+    series = all_series_samples(table, context)
+    if bench is not None and not any(b == bench for b, *_ in series):
+        present = ", ".join(dict.fromkeys(b for b, *_ in series)) or "none"
+        raise UsageError(f"run {context.get('run_id', run_dir)} has no benchmark '{bench}'; "
+                         f"it has: {present}")
+    return fit_series(series, context, seed, n_boot, level, min_points, bench)

@@ -1,0 +1,144 @@
+"""The same message at several layers (seed paper 004): MPI, plain TCP
+sockets and a plain shared-memory ring between the same two ranks, measured
+by layer_pingpong (half round trip) and layer_bw (time per message of a
+stream) in the same harness.
+
+Per layer: the median time at every size, a piecewise α + β·n fit with
+breakpoints chosen automatically (piecewise.py, as the seed's zone tables),
+and the stream bandwidth. Per size: the share of MPI's time that each lower
+layer accounts for, lower / MPI, with a bootstrap CI (ratio of independently
+resampled medians) — the seed found the socket layer at 75–81% of MPICH's
+time over Fast Ethernet. A share near 1 says MPI adds little on top of that
+layer; above 1, the layer is slower than MPI (MPI does not use it, or uses
+it better, e.g. single-copy shared memory for large messages).
+
+Pure computation; text and JSON forms are in layers_view.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope.models.curves import build_curve
+from mpiscope.common.errors import UsageError
+from mpiscope.models.loggp import DEFAULT_BOOT, DEFAULT_SEED, estimate_of, med
+from mpiscope.models.piecewise import Piecewise, piecewise
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples
+
+LAYER_ORDER = ("mpi", "tcp", "shm")
+BENCHES = ("layer_pingpong", "layer_bw")
+
+
+@dataclass
+class LayerCurve:
+    """One layer of one benchmark."""
+
+    bench: str
+    layer: str
+    times: dict                      # size -> Estimate (s: half round trip, or per message)
+    fit: Piecewise | None = None
+    note: str = ""
+    skipped: dict = field(default_factory=dict)  # size -> reason
+
+    def to_dict(self) -> dict:
+        return {"bench": self.bench, "layer": self.layer,
+                "times": [{"size": s, "estimate": e} for s, e in sorted(self.times.items())],
+                "piecewise": self.fit.to_dict() if self.fit else None, "note": self.note,
+                "skipped": [{"size": s, "reason": r} for s, r in sorted(self.skipped.items())]}
+
+
+@dataclass
+class LayersResult:
+    run_id: str
+    context: dict
+    seed: int
+    n_boot: int
+    level: float
+    curves: dict                     # (bench, layer) -> LayerCurve
+    shares: dict                     # (bench, layer) -> {size: Estimate of layer / mpi}
+    transport: str | None            # the lower layer MPI most likely runs over here
+
+    def layers(self, bench) -> list:
+        return [l for b, l in self.curves if b == bench]
+
+    def to_dict(self) -> dict:
+        return {"run_id": self.run_id, "seed": self.seed, "n_boot": self.n_boot, "level": self.level,
+                "units": {"time": "s", "share": "lower layer / MPI"},
+                "mpi_transport_guess": self.transport,
+                "curves": [c.to_dict() for c in self.curves.values()],
+                "shares": [{"bench": b, "layer": l, "by_size": [{"size": s, "share": e}
+                                                                 for s, e in sorted(v.items())]}
+                           for (b, l), v in self.shares.items()]}
+
+
+def _skips(context) -> dict:
+    out = {}
+    for s in context.get("series", []):
+        reason = (s.get("params") or {}).get("skipped")
+        if s.get("bench") in BENCHES and reason:
+            out.setdefault((s["bench"], s.get("algo")), {})[int(s.get("size", 0))] = reason
+    return out
+
+
+def _transport(context) -> str | None:
+    """shm when both ranks of the pair share a host, else tcp."""
+    ranks = (context.get("ranks") or {}).get("0") or {}
+    a, b = ranks.get("0", {}).get("host"), ranks.get("1", {}).get("host")
+    if a is None or b is None:
+        return None
+    return "shm" if a == b else "tcp"
+
+
+def layers_series(series, context, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95,
+                  min_points=3) -> LayersResult:
+    rng = np.random.default_rng(seed)
+    skips = _skips(context)
+    values, meds = {}, {}
+    for bench, algo, size, s in series:
+        if bench not in BENCHES:
+            continue
+        m = med(s.values, rng, n_boot)
+        if m is None:
+            continue
+        values.setdefault((bench, algo), {})[int(size)] = s.values
+        meds.setdefault((bench, algo), {})[int(size)] = m
+    keys = sorted(set(values) | set(skips),
+                  key=lambda k: (BENCHES.index(k[0]), LAYER_ORDER.index(k[1]) if k[1] in LAYER_ORDER
+                                 else len(LAYER_ORDER), k[1]))
+    if not keys:
+        raise UsageError(f"run {context.get('run_id', '?')} has no layer benchmarks: measure them "
+                         "with e.g. `mpiscope run -n 2 --bench layer_pingpong,layer_bw`")
+    curves = {}
+    for key in keys:
+        bench, layer = key
+        times = {size: m.estimate(level) for size, m in sorted(meds.get(key, {}).items())}
+        c = LayerCurve(bench, layer, times, skipped=skips.get(key, {}))
+        if len(times) >= 2:
+            curve = build_curve(bench, layer, values[key], rng, n_boot, level)
+            c.fit = piecewise(curve, level, min_points) if len(curve) >= 2 else None
+        else:
+            c.note = "a fit needs two sizes or more" if times else "not measured"
+        curves[key] = c
+    shares = {}
+    for (bench, layer), by_size in meds.items():
+        if layer == "mpi" or (bench, "mpi") not in meds:
+            continue
+        base = meds[(bench, "mpi")]
+        out = {}
+        for size, m in sorted(by_size.items()):
+            if size in base:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out[size] = estimate_of(m.point / base[size].point, m.boot / base[size].boot, level)
+        shares[(bench, layer)] = out
+    return LayersResult(str(context.get("run_id", "?")), context, seed, n_boot, level, curves, shares,
+                        _transport(context))
+
+
+def layers_run(run_dir, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95,
+               min_points=3) -> LayersResult:
+    table, context = load(Path(run_dir))
+    return layers_series(all_series_samples(table, context), context, seed, n_boot, level, min_points)

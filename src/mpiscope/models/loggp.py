@@ -1,0 +1,424 @@
+"""LogGP parameters of a run, measured as seed paper 001 does.
+
+  EEL   end-to-end latency: the one-way time of the `oneway` benchmark
+        (sender's start to receiver's end on the global clock).
+  o_s   send overhead, from the CPU overlap test (`overhead`, variants
+        "os+<f>g"): computation Δ is inserted between MPI_Isend and MPI_Wait
+        of a queue-depth-1 flood. The time per message is the gap g0 while
+        Δ is short; once o_s + Δ exceeds it, it is o_s + Δ. Every step
+        with Δ ≥ g0 is certainly past that knee (o_s ≥ 0), so
+        o_s = median over those steps of (time per message − Δ).
+        The knee itself brackets o_s as the seed reads it: with Δa the
+        largest step that did not lengthen the time and Δb the smallest
+        that did, g0 − Δb < o_s ≤ g0 − Δa ("knee bounds").
+  o_r   receive overhead, the same with Δ between MPI_Irecv and MPI_Wait
+        ("or+<f>g", rank 1 measured).
+  g     gap: time per message of the `flood` at the smallest size (8 B
+        when measured), at the queue depth that gives the least.
+  G     gap per byte: slope of the flood's time per message against size
+        (best queue depth at each size) in its last piecewise segment
+        (piecewise.py), i.e. among the largest sizes; 1/G is the bandwidth.
+  g/G   the size from which a message is bandwidth-bound (seed §5.5).
+  L     LogP's wire latency EEL − o_s − o_r, defined only when positive;
+        when o_s + o_r > EEL the overheads overlap (the serial LogP model
+        does not hold, as the seed found for MPI on several networks) and
+        the run is flagged. EEL − (o_s + o_r) is also the computation a
+        message can hide ("overlap").
+
+Every quantity is an Estimate: medians with bootstrap replicates (samples
+resampled within each series, seeded), combined replicate by replicate.
+Pure computation: the text and JSON forms are in loggp_view.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope.models.curves import build_curve
+from mpiscope.common.errors import UsageError
+from mpiscope.stats.estimate import Estimate
+from mpiscope.stats.medians import bootstrap_medians, percentile_interval, replicate_stderr
+from mpiscope.models.piecewise import piecewise, wls_lines
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples
+
+DEFAULT_SEED = 1
+DEFAULT_BOOT = 1000
+CI_METHOD = "bootstrap percentile (samples resampled within each series)"
+BASE_SIZE = 8          # the seed's minimum-size message
+KNEE_TOLERANCE = 0.02  # a step lengthens the time when its median exceeds g0 by more (or its CI)
+LOGGP_BENCHES = ("oneway", "flood", "overhead", "rma_lat", "rma_flood")
+
+
+# ---------------------------------------------------------------- medians with replicates
+
+@dataclass(frozen=True)
+class Med:
+    """The median of a series' samples and its bootstrap replicates."""
+
+    n: int
+    point: float
+    boot: np.ndarray
+
+    def estimate(self, level: float) -> Estimate:
+        return estimate_of(self.point, self.boot, level)
+
+
+def med(values, rng: np.random.Generator, n_boot: int) -> Med | None:
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if len(v) == 0:
+        return None
+    return Med(len(v), float(np.median(v)), bootstrap_medians(v, n_boot, rng))
+
+
+def estimate_of(point, boot, level) -> Estimate:
+    lo, hi = percentile_interval(boot, level)
+    return Estimate(float(point), replicate_stderr(boot), level, lo, hi, CI_METHOD)
+
+
+# ---------------------------------------------------------------- results
+
+@dataclass
+class OverheadLevel:
+    """One computation step of the overlap test at one size."""
+
+    step: float            # Δ in multiples of g0
+    compute_s: float       # Δ (mean over launches)
+    per_msg: Estimate      # time per message
+    overhead: Estimate     # time per message − Δ
+    past_knee: bool        # Δ ≥ g0: certainly beyond the knee
+    lengthened: bool       # the time per message grew against step 0
+
+
+@dataclass
+class Overhead:
+    """o_s or o_r at one size."""
+
+    side: str              # "send" or "receive"
+    size: int
+    g0: Estimate | None    # time per message without computation (step 0)
+    value: Estimate | None
+    levels: list = field(default_factory=list)
+    knee: tuple | None = None   # (lower, upper) bound of o from the knee, seconds
+    fake_overhead_s: float | None = None
+    note: str = ""
+    boot: np.ndarray | None = field(default=None, repr=False)  # replicates of value
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "boot"}
+
+
+@dataclass
+class LogGPResult:
+    run_id: str
+    context: dict
+    seed: int
+    n_boot: int
+    level: float
+    base_size: int | None
+    params: dict                # name -> Estimate or None
+    sources: dict               # name -> how it was obtained
+    eel: dict                   # size -> Estimate
+    overheads: dict             # "send"/"receive" -> [Overhead] by size
+    gaps: dict                  # size -> {q: Estimate}
+    best_q: dict                # size -> q of the least gap
+    one_sided: dict             # mode -> {"latency": {size: Est}, "gap": {size: Est}, "G": Est|None}
+    flags: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        def by_size(d):
+            return [{"size": int(s), **({"estimate": e} if not isinstance(e, dict) else e)}
+                    for s, e in sorted(d.items())]
+        return {
+            "run_id": self.run_id, "seed": self.seed, "n_boot": self.n_boot, "level": self.level,
+            "units": {"time": "s", "G": "s/B", "g_over_G": "B", "size": "B"},
+            "base_size": self.base_size,
+            "params": self.params, "sources": self.sources,
+            "eel": by_size(self.eel),
+            "overheads": {side: [o.to_dict() for o in rows] for side, rows in self.overheads.items()},
+            "gaps": [{"size": int(s), "best_q": self.best_q.get(s),
+                      "by_queue_depth": {f"q{q}": e for q, e in sorted(qs.items())}}
+                     for s, qs in sorted(self.gaps.items())],
+            "one_sided": {mode: {"latency": by_size(v["latency"]), "gap": by_size(v["gap"]),
+                                 "G": v["G"]} for mode, v in self.one_sided.items()},
+            "flags": self.flags, "notes": self.notes,
+        }
+
+
+# ---------------------------------------------------------------- computation
+
+def _params_of(context) -> dict:
+    """(bench, algo, size) -> [params of each launch]."""
+    out = {}
+    for s in context.get("series", []):
+        key = (s.get("bench"), s.get("algo", "mpi"), int(s.get("size", 0)))
+        out.setdefault(key, []).append((int(s.get("launch", 0)), s.get("params") or {}))
+    return out
+
+
+def _queue_depth(algo) -> int | None:
+    if isinstance(algo, str) and algo.startswith("q") and algo[1:].isdigit():
+        return int(algo[1:])
+    return None
+
+
+def _side_step(algo):
+    """"os+1.5g" -> ("send", 1.5); None for other names."""
+    if not isinstance(algo, str) or len(algo) < 5 or algo[:3] not in ("os+", "or+") or not algo.endswith("g"):
+        return None
+    try:
+        return ("send" if algo[:2] == "os" else "receive"), float(algo[3:-1])
+    except ValueError:
+        return None
+
+
+def _base_size(sizes) -> int | None:
+    sizes = sorted(s for s in sizes if s > 0)
+    if not sizes:
+        return None
+    return BASE_SIZE if BASE_SIZE in sizes else sizes[0]
+
+
+def _deltas(compute, samples):
+    """Δ of every sample, from its launch's series (NaN when not recorded)."""
+    return np.array([compute.get(int(k), np.nan) for k in np.asarray(samples.launch).tolist()],
+                    dtype=np.float64)
+
+
+def _safe_div(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(b > 0, a / np.where(b > 0, b, 1.0), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+def _overhead_at(side, size, levels, rng, n_boot, level) -> Overhead:
+    """levels: [(step, {launch: compute_s}, fake_s, Samples)] of one side × size."""
+    levels = sorted(levels, key=lambda x: x[0])
+    zero = [x for x in levels if x[0] == 0]
+    fake = next((x[2] for x in levels if x[2]), None)
+    if not zero:
+        return Overhead(side, size, None, None, fake_overhead_s=fake,
+                        note="no step without computation (0 in --overhead-steps) to compare with")
+    g0 = med(zero[0][3].values, rng, n_boot)
+    if g0 is None:
+        return Overhead(side, size, None, None, fake_overhead_s=fake, note="no valid samples at step 0")
+    g0_half = 0.5 * (percentile_interval(g0.boot, level)[1] - percentile_interval(g0.boot, level)[0])
+    threshold = g0.point + max(KNEE_TOLERANCE * g0.point, g0_half)
+    rows, past = [], []
+    for step, compute, _, s in levels:
+        delta = _deltas(compute, s)
+        m = med(s.values, rng, n_boot)
+        o = med(np.asarray(s.values) - delta, rng, n_boot)
+        if m is None or o is None:
+            continue
+        mean_delta = float(np.nanmean(list(compute.values()))) if compute else math.nan
+        is_past = step > 0 and mean_delta >= g0.point
+        rows.append(OverheadLevel(step, mean_delta, m.estimate(level), o.estimate(level), is_past,
+                                  m.point > threshold))
+        if is_past:
+            past.append(o)
+    result = Overhead(side, size, g0.estimate(level), None, rows, fake_overhead_s=fake)
+    if past:
+        point = float(np.median([o.point for o in past]))
+        boot = np.median(np.vstack([o.boot for o in past]), axis=0)
+        result.value = estimate_of(point, boot, level)
+        result.boot = boot
+    elif rows:
+        last = rows[-1]
+        result.value = last.overhead
+        m = med(np.asarray(levels[-1][3].values) - _deltas(levels[-1][1], levels[-1][3]), rng, n_boot)
+        result.boot = m.boot if m else None
+        result.note = (f"no step reached a computation of g0 = {g0.point * 1e6:.3g} us; the value at "
+                       f"the largest step is an upper bound: add larger --overhead-steps")
+    # The knee as the seed reads it: o lies between g0 − Δb and g0 − Δa.
+    quiet = [r.compute_s for r in rows if not r.lengthened]
+    grown = [r.compute_s for r in rows if r.lengthened]
+    if quiet and grown:
+        a = max(quiet)
+        b = min([d for d in grown if d > a] or [max(grown)])
+        result.knee = (max(0.0, g0.point - b), max(0.0, g0.point - a))
+    return result
+
+
+def _gap_curve_G(gaps_values, best_q, rng, n_boot, level, min_points=3):
+    """G from the flood's time per message at the best queue depth per size:
+    the slope of the last piecewise segment, with replicates."""
+    by_size = {size: gaps_values[size][best_q[size]] for size in best_q}
+    curve = build_curve("flood", "best-q", by_size, rng, n_boot, level)
+    if len(curve) < 2:
+        return None, None, "G needs the flood at two sizes or more"
+    pw = piecewise(curve, level, min_points)
+    last = pw.segments[-1]
+    x = curve.sizes.astype(np.float64)
+    inside = (curve.sizes >= last.first_size) & (curve.sizes <= last.last_size)
+    _, boot_beta = wls_lines(x[inside], curve.boot[:, inside], curve.scales[inside])
+    est = estimate_of(last.beta.point, boot_beta, level)
+    how = (f"flood, least gap per size, slope of the last piecewise segment "
+           f"({last.first_size}-{last.last_size} B, {last.n_sizes} sizes)")
+    return est, boot_beta, how
+
+
+def loggp_series(series, context, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95) -> LogGPResult:
+    """LogGP from [(bench, algo, size, Samples)] (series.all_series_samples) and the context."""
+    rng = np.random.default_rng(seed)
+    params = _params_of(context)
+    flags, notes = [], []
+    by = {}
+    for bench, algo, size, s in series:
+        by.setdefault(bench, []).append((algo, int(size), s))
+    if not any(b in by for b in LOGGP_BENCHES):
+        raise UsageError(f"run {context.get('run_id', '?')} has none of the LogGP benchmarks "
+                         f"({', '.join(LOGGP_BENCHES)}): measure them with e.g. `mpiscope run -n 2 "
+                         f"--suite loggp`")
+
+    # EEL(m)
+    eel_med = {}
+    for algo, size, s in by.get("oneway", []):
+        m = med(s.values, rng, n_boot)
+        if m is not None:
+            eel_med[size] = m
+
+    # o_s(m), o_r(m)
+    levels = {}
+    for algo, size, s in by.get("overhead", []):
+        ss = _side_step(algo)
+        if ss is None:
+            continue
+        entries = params.get(("overhead", algo, size), [])
+        compute = {launch: p.get("compute_s") for launch, p in entries if p.get("compute_s") is not None}
+        fake = next((p.get("fake_overhead_s") for _, p in entries if p.get("fake_overhead_s")), None)
+        levels.setdefault((ss[0], size), []).append((ss[1], compute, fake, s))
+    overheads = {"send": [], "receive": []}
+    for (side, size) in sorted(levels, key=lambda k: (k[0] != "send", k[1])):
+        overheads[side].append(_overhead_at(side, size, levels[(side, size)], rng, n_boot, level))
+    if any(o.fake_overhead_s for rows in overheads.values() for o in rows):
+        flags.append("test run: MPISCOPE_TEST_FAKE_OVERHEAD_US replaced the operation under test by a "
+                     "fixed spin; these overheads are not MPI's")
+
+    # g(m, q)
+    gap_values, gaps, gap_meds = {}, {}, {}
+    for algo, size, s in by.get("flood", []):
+        q = _queue_depth(algo)
+        m = med(s.values, rng, n_boot) if q is not None else None
+        if m is None:
+            continue
+        gap_values.setdefault(size, {})[q] = s.values
+        gap_meds.setdefault(size, {})[q] = m
+        gaps.setdefault(size, {})[q] = m.estimate(level)
+    best_q = {size: min(qs, key=lambda q: (qs[q].point, q)) for size, qs in gap_meds.items()}
+
+    base = _base_size(list(eel_med) + list(gap_meds) + [o.size for r in overheads.values() for o in r])
+    out_params, sources, boots = {}, {}, {}
+
+    def put(name, est, boot, how):
+        out_params[name] = est
+        sources[name] = how
+        boots[name] = boot
+
+    if base in eel_med:
+        put("EEL", eel_med[base].estimate(level), eel_med[base].boot, f"oneway, {base} B, median")
+    else:
+        put("EEL", None, None, f"not measured: add oneway at {base} B" if base else "not measured")
+    for side, name in (("send", "o_s"), ("receive", "o_r")):
+        row = next((o for o in overheads[side] if o.size == base), None)
+        if row is not None and row.value is not None:
+            boot = row.boot
+            used = ", ".join(f"{lv.step:g}" for lv in row.levels if lv.past_knee) or "largest"
+            put(name, row.value, boot, f"overhead {'os' if side == 'send' else 'or'}, {base} B, "
+                                       f"steps past the knee ({used} x g0)")
+            if row.note:
+                notes.append(f"{name}: {row.note}")
+        else:
+            put(name, None, None, f"not measured: add overhead at {base} B")
+    if base in gap_meds:
+        q = best_q[base]
+        put("g", gap_meds[base][q].estimate(level), gap_meds[base][q].boot,
+            f"flood q{q} (least of {len(gap_meds[base])} queue depths), {base} B")
+    else:
+        put("g", None, None, f"not measured: add flood at {base} B")
+    G, G_boot, how = (None, None, "not measured: add flood") if not gap_meds else \
+        _gap_curve_G(gap_values, best_q, rng, n_boot, level)
+    put("G", G, G_boot, how)
+    if G is not None and G.point <= 0:
+        notes.append("G is not positive: the largest sizes do not cost more per message; measure "
+                     "larger sizes")
+
+    # Derived quantities, replicate by replicate.
+    def combo(names, fn):
+        if any(boots.get(n) is None for n in names):
+            return None
+        point = fn(*(out_params[n].point for n in names))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            boot = fn(*(boots[n] for n in names))
+        return estimate_of(point, boot, level), boot
+
+    gG = combo(("g", "G"), _safe_div)
+    put("g_over_G", gG[0] if gG else None, gG[1] if gG else None,
+        "g / G: messages larger than this are bandwidth-bound")
+    bw = combo(("G",), lambda G: _safe_div(1.0, G))
+    put("bandwidth", bw[0] if bw else None, bw[1] if bw else None, "1 / G (bytes per second)")
+    ov = combo(("EEL", "o_s", "o_r"), lambda e, s, r: e - s - r)
+    put("overlap", ov[0] if ov else None, ov[1] if ov else None,
+        "EEL - (o_s + o_r): computation a message can hide")
+    if ov:
+        est = ov[0]
+        if est.point >= 0:
+            put("L", est, ov[1], "EEL - o_s - o_r (LogP's serial model)")
+        else:
+            put("L", None, None, "undefined: o_s + o_r > EEL")
+            sure = "" if est.high < 0 else " (within the CI of EEL)"
+            flags.append(f"overlapping overheads: o_s + o_r exceeds EEL by {-est.point * 1e6:.3g} us"
+                         f"{sure}; LogP's serial model EEL = o_s + L + o_r does not hold, L is undefined")
+    else:
+        put("L", None, None, "needs EEL, o_s and o_r")
+
+    # The same question at the other sizes (o(m) against EEL(m)).
+    send = {o.size: o.value for o in overheads["send"] if o.value is not None}
+    recv = {o.size: o.value for o in overheads["receive"] if o.value is not None}
+    over = [(size, send[size].point + recv[size].point - eel_med[size].point)
+            for size in sorted(set(send) & set(recv) & set(eel_med)) if size != base]
+    over = [(size, d) for size, d in over if d > 0]
+    if over:
+        where = ", ".join(f"{size} B (by {d * 1e6:.3g} us)" for size, d in over)
+        flags.append(f"o_s + o_r exceeds EEL at {where}: the overheads overlap there")
+
+    one_sided = _one_sided(by, rng, n_boot, level)
+    for name in ("EEL", "o_s", "o_r", "g", "G"):
+        if out_params.get(name) is None:
+            notes.append(f"{name}: {sources[name]}")
+    return LogGPResult(str(context.get("run_id", "?")), context, seed, n_boot, level, base,
+                       out_params, sources, {s: m.estimate(level) for s, m in sorted(eel_med.items())},
+                       overheads, gaps, best_q, one_sided, flags, notes)
+
+
+def _one_sided(by, rng, n_boot, level) -> dict:
+    out = {}
+    for bench, key in (("rma_lat", "latency"), ("rma_flood", "gap")):
+        for algo, size, s in by.get(bench, []):
+            m = med(s.values, rng, n_boot)
+            if m is None:
+                continue
+            entry = out.setdefault(algo, {"latency": {}, "gap": {}, "G": None, "_values": {}})
+            entry[key][size] = m.estimate(level)
+            if key == "gap":
+                entry["_values"][size] = s.values
+    for mode, entry in out.items():
+        values = entry.pop("_values")
+        if len(values) >= 2:
+            curve = build_curve("rma_flood", mode, values, rng, n_boot, level)
+            if len(curve) >= 2:
+                entry["G"] = piecewise(curve, level).segments[-1].beta
+    return out
+
+
+def loggp_run(run_dir, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95) -> LogGPResult:
+    table, context = load(Path(run_dir))
+    return loggp_series(all_series_samples(table, context), context, seed, n_boot, level)

@@ -1,0 +1,159 @@
+"""Machine model files: the LogGP parameters of a run (loggp.py) as versioned
+JSON, for the simulator and the cost models to load.
+
+    {"format": "mpiscope-machine-model", "schema_version": 1,
+     "created": ISO time, "source": {run_id, mpi_library, hosts, np, git_sha, ...},
+     "units": {...},
+     "params": {"EEL": Estimate | null, "o_s": ..., "o_r": ..., "g": ..., "G": ...,
+                "L": ..., "g_over_G": ..., "bandwidth": ..., "overlap": ...},
+     "base_size": 8,
+     "tables": {"eel": [[size, Estimate]], "o_s": [...], "o_r": [...],
+                "g": {"q1": [[size, Estimate]], ...}},
+     "one_sided": {"put_flush": {"latency": [[size, Estimate]], "gap": [...], "G": Estimate}},
+     "flags": [...], "notes": [...]}
+
+An Estimate is {"point", "stderr", "level", "low", "high", "method"} in base
+units (seconds, seconds per byte, bytes, bytes per second); JSON null stands
+for NaN. The schema version is independent of the package version; the
+loader branches on it and refuses versions it does not know. Writers never
+overwrite an existing file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+from pathlib import Path
+
+from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
+from mpiscope.stats.estimate import Estimate
+from mpiscope.common.jsonable import plain
+
+FORMAT = "mpiscope-machine-model"
+SCHEMA_VERSION = 1
+PARAM_NAMES = ("EEL", "o_s", "o_r", "g", "G", "L", "g_over_G", "bandwidth", "overlap")
+UNITS = {"EEL": "s", "o_s": "s", "o_r": "s", "g": "s", "G": "s/B", "L": "s", "g_over_G": "B",
+         "bandwidth": "B/s", "overlap": "s", "size": "B"}
+
+
+@dataclasses.dataclass
+class MachineModel:
+    schema_version: int
+    created: str
+    source: dict
+    base_size: int | None
+    params: dict           # name -> Estimate or None
+    tables: dict           # "eel"/"o_s"/"o_r": [(size, Estimate)]; "g": {"q1": [(size, Estimate)]}
+    one_sided: dict
+    flags: list
+    notes: list
+
+    def param(self, name) -> float:
+        """The point value of a parameter in base units (NaN when undefined)."""
+        e = self.params.get(name)
+        return math.nan if e is None else e.point
+
+    def to_json(self) -> str:
+        doc = {"format": FORMAT, "schema_version": self.schema_version, "created": self.created,
+               "source": self.source, "units": UNITS, "base_size": self.base_size,
+               "params": {n: self.params.get(n) for n in PARAM_NAMES},
+               "tables": {k: (_pairs_doc(v) if isinstance(v, list) else
+                              {q: _pairs_doc(rows) for q, rows in v.items()})
+                          for k, v in self.tables.items()},
+               "one_sided": {mode: {"latency": _pairs_doc(v.get("latency", [])),
+                                    "gap": _pairs_doc(v.get("gap", [])), "G": v.get("G")}
+                             for mode, v in self.one_sided.items()},
+               "flags": self.flags, "notes": self.notes}
+        return json.dumps(plain(doc), indent=2, sort_keys=False) + "\n"
+
+
+def _pairs_doc(rows):
+    return [[int(size), est] for size, est in rows]
+
+
+def from_loggp(result) -> MachineModel:
+    """The model of a LogGPResult."""
+    ctx = result.context
+    source = {"run_id": result.run_id, "mpi": ctx.get("mpi"),
+              "mpi_library": (str(ctx.get("mpi_library") or "").splitlines() or [""])[0],
+              "hosts": ctx.get("hosts"), "np": ctx.get("np"), "git_sha": ctx.get("git_sha"),
+              "created": ctx.get("created"), "bootstrap": {"seed": result.seed, "resamples": result.n_boot}}
+    if ctx.get("cluster"):
+        source["cluster"] = ctx["cluster"].get("name")
+    tables = {"eel": sorted(result.eel.items()),
+              "o_s": [(o.size, o.value) for o in result.overheads.get("send", []) if o.value is not None],
+              "o_r": [(o.size, o.value) for o in result.overheads.get("receive", []) if o.value is not None],
+              "g": {}}
+    for size, by_q in sorted(result.gaps.items()):
+        for q, est in sorted(by_q.items()):
+            tables["g"].setdefault(f"q{q}", []).append((size, est))
+    one_sided = {mode: {"latency": sorted(v["latency"].items()), "gap": sorted(v["gap"].items()),
+                        "G": v.get("G")} for mode, v in result.one_sided.items()}
+    return MachineModel(SCHEMA_VERSION, datetime.datetime.now().isoformat(timespec="seconds"), source,
+                        result.base_size, {n: result.params.get(n) for n in PARAM_NAMES}, tables,
+                        one_sided, list(result.flags), list(result.notes))
+
+
+def save(model: MachineModel, path) -> Path:
+    """Writes the model to `path` (atomically); refuses to overwrite a file."""
+    path = Path(path)
+    if path.exists():
+        raise UsageError(f"{path} exists; machine model files are never overwritten: choose another "
+                         "name or remove it")
+    if not path.parent.resolve().is_dir():
+        raise UsageError(f"cannot write {path}: directory {path.parent} does not exist")
+    write_text(path, model.to_json())
+    return path
+
+
+# ---------------------------------------------------------------- loading
+
+def _estimate(doc):
+    if doc is None:
+        return None
+    num = {k: (math.nan if doc.get(k) is None else float(doc[k]))
+           for k in ("point", "stderr", "level", "low", "high")}
+    return Estimate(num["point"], num["stderr"], num["level"], num["low"], num["high"],
+                    str(doc.get("method", "")))
+
+
+def _pairs(rows):
+    return [(int(size), _estimate(est)) for size, est in rows]
+
+
+def _load_v1(doc) -> MachineModel:
+    tables = {}
+    for k, v in (doc.get("tables") or {}).items():
+        tables[k] = _pairs(v) if isinstance(v, list) else {q: _pairs(rows) for q, rows in v.items()}
+    one_sided = {mode: {"latency": _pairs(v.get("latency", [])), "gap": _pairs(v.get("gap", [])),
+                        "G": _estimate(v.get("G"))}
+                 for mode, v in (doc.get("one_sided") or {}).items()}
+    return MachineModel(1, str(doc.get("created", "")), dict(doc.get("source") or {}), doc.get("base_size"),
+                        {n: _estimate((doc.get("params") or {}).get(n)) for n in PARAM_NAMES}, tables,
+                        one_sided, list(doc.get("flags") or []), list(doc.get("notes") or []))
+
+
+_LOADERS = {1: _load_v1}
+
+
+def load(path) -> MachineModel:
+    """Reads a machine model file; branches on its schema version."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"machine model {path} does not exist") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path} is not valid JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise UsageError(f"{path} is not an mpiscope machine model (no \"format\": \"{FORMAT}\")")
+    version = doc.get("schema_version")
+    loader = _LOADERS.get(version)
+    if loader is None:
+        raise UsageError(f"{path} has machine model schema version {version!r}, which this mpiscope "
+                         f"does not read (it reads {', '.join(map(str, _LOADERS))}); use the mpiscope "
+                         "that wrote it")
+    return loader(doc)

@@ -1,0 +1,1 @@
+"""Statistics of samples: estimates with intervals, bootstrap, tails, modes, slow ranks, launches, comparisons."""

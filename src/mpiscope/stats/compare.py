@@ -1,0 +1,252 @@
+"""Compare two runs, benchmark × algorithm × size by benchmark × algorithm × size.
+
+Only the benchmark, algorithm and size are matched, so runs with different
+MPI libraries, configurations or hosts compare. For every key in both runs:
+
+- the ratio of medians B / A of the stored values (seconds, or bytes/s for
+  bw/bibw), with a percentile bootstrap CI: each run's samples are
+  resampled independently (medians.bootstrap_medians, seeded);
+- the two-sided Mann–Whitney U test of A against B (rank-based: no
+  assumption on the shape of the distributions, which are skewed);
+- a verdict. "faster" or "slower" needs both p < alpha and the whole CI of
+  the ratio outside the noise band [1 − noise, 1 + noise]; otherwise
+  "same". For times a ratio above the band is slower; for bandwidths it is
+  faster.
+
+The summary is the geometric mean over all compared keys of the time ratios
+(B / A for times, A / B for bandwidths: the same bytes take the inverse of
+the bandwidth), with a bootstrap CI from the same replicates.
+
+Pure computation; the table is formatted by compare_view.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+from mpiscope.common.errors import UsageError
+from mpiscope.stats.estimate import Estimate
+from mpiscope.stats.medians import bootstrap_medians, percentile_interval, replicate_stderr
+from mpiscope.store.samples import unit
+from mpiscope.common.sizes import format_size
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples, bench_label
+
+DEFAULT_NOISE = 0.02
+DEFAULT_ALPHA = 0.05
+DEFAULT_SEED = 1
+DEFAULT_BOOT = 2000
+CI_METHOD = "bootstrap percentile (each run resampled independently)"
+FASTER, SLOWER, SAME = "faster", "slower", "same"
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    bench: str
+    algo: str
+    size: int
+    unit: str              # "s" or "B/s"
+    n_a: int
+    n_b: int
+    median_a: float
+    median_b: float
+    ratio: Estimate        # median B / median A of the stored values
+    p_value: float         # two-sided Mann–Whitney U
+    verdict: str           # faster / slower / same: B against A
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.unit == "B/s"
+
+    @property
+    def time_ratio(self) -> float:
+        """B / A in time (inverted for bandwidths): above 1 means B is slower."""
+        return 1.0 / self.ratio.point if self.higher_is_better else self.ratio.point
+
+    def to_dict(self) -> dict:
+        return {"bench": self.bench, "algo": self.algo, "size": self.size, "unit": self.unit,
+                "n_a": self.n_a, "n_b": self.n_b, "median_a": self.median_a,
+                "median_b": self.median_b, "ratio": self.ratio.to_dict(),
+                "time_ratio": self.time_ratio, "p_value": self.p_value,
+                "verdict": self.verdict}
+
+
+@dataclass
+class Comparison:
+    run_a: str
+    run_b: str
+    context_a: dict
+    context_b: dict
+    noise: float
+    alpha: float
+    level: float
+    seed: int
+    n_boot: int
+    rows: list = field(default_factory=list)      # CompareRow, in run A's order
+    only_a: list = field(default_factory=list)    # (bench, algo, size) measured in A only
+    only_b: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)   # ((bench, algo, size), reason)
+    geomean: Estimate | None = None               # of the time ratios
+
+    def counts(self) -> dict:
+        out = {FASTER: 0, SLOWER: 0, SAME: 0}
+        for r in self.rows:
+            out[r.verdict] += 1
+        return out
+
+    def to_dict(self) -> dict:
+        def key(k):
+            return {"bench": k[0], "algo": k[1], "size": k[2]}
+        return {"run_a": self.run_a, "run_b": self.run_b, "noise": self.noise,
+                "alpha": self.alpha, "level": self.level, "seed": self.seed,
+                "n_boot": self.n_boot, "rows": [r.to_dict() for r in self.rows],
+                "geomean_time_ratio": self.geomean.to_dict() if self.geomean else None,
+                "counts": self.counts(),
+                "only_a": [key(k) for k in self.only_a], "only_b": [key(k) for k in self.only_b],
+                "skipped": [dict(key(k), reason=r) for k, r in self.skipped]}
+
+
+# ---------------------------------------------------------------- one key
+
+def verdict(ratio: Estimate, p_value: float, noise: float, alpha: float,
+            higher_is_better: bool = False) -> str:
+    """faster / slower / same for B against A, from the ratio B / A of the
+    stored values: a change needs p < alpha and the whole CI outside
+    [1 − noise, 1 + noise]."""
+    if not p_value < alpha:
+        return SAME
+    if ratio.low > 1.0 + noise:
+        return FASTER if higher_is_better else SLOWER
+    if ratio.high < 1.0 - noise:
+        return SLOWER if higher_is_better else FASTER
+    return SAME
+
+
+def compare_samples(a, b, rng: np.random.Generator, higher_is_better: bool = False,
+                    noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
+                    level: float = 0.95, n_boot: int = DEFAULT_BOOT):
+    """Compare two samples (both non-empty, positive medians).
+
+    Returns (ratio Estimate, p-value, verdict, bootstrap replicates of the ratio).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    point = float(np.median(b) / np.median(a))
+    boot_a = bootstrap_medians(a, n_boot, rng)
+    boot_b = bootstrap_medians(b, n_boot, rng)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reps = boot_b / boot_a
+    lo, hi = percentile_interval(reps, level)
+    ratio = Estimate(point, replicate_stderr(reps), level, lo, hi, CI_METHOD)
+    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    if math.isnan(p):
+        p = 1.0
+    return ratio, p, verdict(ratio, p, noise, alpha, higher_is_better), reps
+
+
+# ---------------------------------------------------------------- two runs
+
+def _keys(series):
+    return {(b, algo, int(size)): s for b, algo, size, s in series}
+
+
+def describe_keys(keys) -> str:
+    """'pingpong, bw 1, 8, 1K B; barrier 0 B': benchmarks measured at the same
+    sizes share their list (keys in order)."""
+    groups: dict = {}
+    for bench, algo, size in keys:
+        groups.setdefault(bench_label(bench, algo), []).append(format_size(size))
+    by_sizes: dict = {}
+    for label, sizes in groups.items():
+        by_sizes.setdefault(tuple(sizes), []).append(label)
+    return "; ".join(f"{', '.join(labels)} {', '.join(sizes)} B"
+                     for sizes, labels in by_sizes.items()) or "nothing"
+
+
+def _check_request(keys_a, keys_b, names, bench, size):
+    """Refuse a --bench / --size that a run lacks, naming the run."""
+    lacking = []
+    for keys, name in zip((keys_a, keys_b), names):
+        if bench is not None and not any(k[0] == bench for k in keys):
+            benches = ", ".join(dict.fromkeys(bench_label(k[0], k[1]) for k in keys)) or "none"
+            lacking.append(f"run {name} has no benchmark '{bench}' (it has: {benches})")
+        elif size is not None and not any(k[2] == size and (bench is None or k[0] == bench)
+                                          for k in keys):
+            what = f"{bench} at {format_size(size)} B" if bench else f"size {format_size(size)} B"
+            have = [k for k in keys if bench is None or k[0] == bench]
+            lacking.append(f"run {name} has no {what} (it has: {describe_keys(have)})")
+    if lacking:
+        raise UsageError("cannot compare: " + "; ".join(lacking))
+
+
+def compare_series(series_a, series_b, context_a: dict, context_b: dict,
+                   noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
+                   seed: int = DEFAULT_SEED, level: float = 0.95, n_boot: int = DEFAULT_BOOT,
+                   bench: str | None = None, size: int | None = None) -> Comparison:
+    """Compare two lists of [(bench, algo, size, Samples)] (series.all_series_samples)."""
+    if not 0.0 <= noise < 1.0:
+        raise UsageError(f"noise band {noise} must be at least 0 and below 1 (e.g. 2% or 0.02)")
+    if not 0.0 < alpha < 1.0:
+        raise UsageError(f"alpha {alpha} must be between 0 and 1 (e.g. 0.05)")
+    name_a = str(context_a.get("run_id", "A"))
+    name_b = str(context_b.get("run_id", "B"))
+    keys_a, keys_b = _keys(series_a), _keys(series_b)
+    _check_request(keys_a, keys_b, (f"A ({name_a})", f"B ({name_b})"), bench, size)
+
+    def wanted(k):
+        return (bench is None or k[0] == bench) and (size is None or k[2] == size)
+
+    ka = [k for k in keys_a if wanted(k)]
+    kb = [k for k in keys_b if wanted(k)]
+    common = [k for k in ka if k in keys_b]
+    result = Comparison(name_a, name_b, context_a, context_b, noise, alpha, level, seed, n_boot)
+    result.only_a = [k for k in ka if k not in keys_b]
+    result.only_b = [k for k in kb if k not in keys_a]
+    if not common:
+        raise UsageError(
+            f"runs A ({name_a}) and B ({name_b}) have no benchmark × size in common: "
+            f"A has {describe_keys(ka)}; B has {describe_keys(kb)}")
+
+    rng = np.random.default_rng(seed)
+    log_reps = []
+    for key in common:
+        a, b = keys_a[key].values, keys_b[key].values
+        reason = None
+        if len(a) == 0 or len(b) == 0:
+            reason = f"no valid samples in run {'A' if len(a) == 0 else 'B'}"
+        elif not (np.median(a) > 0 and np.median(b) > 0):
+            reason = "a median is not positive, so a ratio means nothing"
+        if reason:
+            result.skipped.append((key, reason))
+            continue
+        u = unit(key[0])
+        ratio, p, v, reps = compare_samples(a, b, rng, u == "B/s", noise, alpha, level, n_boot)
+        row = CompareRow(key[0], key[1], key[2], u, len(a), len(b), float(np.median(a)),
+                         float(np.median(b)), ratio, p, v)
+        result.rows.append(row)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_reps.append(np.log(reps) * (-1.0 if row.higher_is_better else 1.0))
+    if result.rows:
+        point = math.exp(float(np.mean([math.log(r.time_ratio) for r in result.rows])))
+        reps = np.exp(np.mean(np.vstack(log_reps), axis=0))
+        lo, hi = percentile_interval(reps, level)
+        result.geomean = Estimate(point, replicate_stderr(reps), level, lo, hi, CI_METHOD)
+    return result
+
+
+def compare(run_a, run_b, noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
+            seed: int = DEFAULT_SEED, level: float = 0.95, n_boot: int = DEFAULT_BOOT,
+            bench: str | None = None, size: int | None = None) -> Comparison:
+    """Compare two stored runs (directories); see the module note."""
+    table_a, context_a = load(Path(run_a))
+    table_b, context_b = load(Path(run_b))
+    context_a.setdefault("run_id", Path(run_a).name)
+    context_b.setdefault("run_id", Path(run_b).name)
+    return compare_series(all_series_samples(table_a, context_a),
+                          all_series_samples(table_b, context_b),
+                          context_a, context_b, noise, alpha, seed, level, n_boot, bench, size)

@@ -1,0 +1,297 @@
+"""Modes of a distribution, and the ones that look like TCP retransmissions.
+
+The density is a Gaussian kernel estimate with Silverman's robust rule of
+thumb, h = 0.9 · min(sd, IQR/1.349) · n^(-1/5), computed on log(value) when
+the values are positive and span a decade or more (max/min >= 10; timings
+are close to log-normal and a retransmission mode 200 ms above a 1 ms main
+mode is then not a lone speck), else on the values. Samples are binned on
+a grid (bin width h/5, at most `grid_max` bins) and the histogram is
+convolved with the kernel, so a million samples take a fraction of a
+second and nothing is subsampled: the result has no randomness. When ties
+dominate (a coarse timer: at most n/2 distinct values), each distinct value
+stands for the interval it was rounded from (the median gap between
+distinct values, "resolution"), its samples spread evenly over it;
+otherwise every timer tick would make a mode.
+
+Every local maximum of the estimate starts as a mode, the valley between
+two neighbours separating their basins. Sparse tails make many small bumps,
+so valleys are removed, least significant first, until every mode stands
+out: on each side of every remaining valley, the samples above the valley
+level (the "excess", n · ∫ max(f - f_valley, 0) over that side's basin)
+number at least max(min_count, z · sqrt(samples in the basin)), i.e. the
+bump is larger than the counting noise of its own basin.
+
+A mode's weight is the share of the samples in its basin. The main mode is
+the heaviest. A mode above it is flagged as a likely retransmission timeout
+when its distance from the main mode is within tolerance · RTO_min of
+k · RTO_min for k in `multiples`: 1, 2, 4, 8 (the timeout and its doublings
+under exponential backoff) and 3, 7 (cumulative waits after a segment is
+lost two or three times, 1 + 2 and 1 + 2 + 4; 2 and 3 are also two or three
+segments lost once each, as seen in seed 000, chapter 5). RTO_min comes
+with its source (see rto.py); without one, Linux's default 200 ms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mpiscope.stats.bootstrap import percentile_of_sorted
+from mpiscope.stats.rto import as_rto
+from mpiscope.stats.summary import mean_var
+
+RTO_MULTIPLES = (1, 2, 3, 4, 7, 8)
+RTO_TOLERANCE = 0.25          # of RTO_min, either side of k · RTO_min
+LOG_SPAN = 10.0               # max/min from which the estimate is on log(value)
+BINS_PER_BANDWIDTH = 5
+KERNEL_REACH = 5.0            # the kernel is cut at 5 bandwidths
+DEFAULT_GRID_MAX = 1 << 16
+DEFAULT_Z = 3.0
+DEFAULT_MIN_COUNT = 8
+DEFAULT_TOP_SOURCES = 5
+
+
+def factorize(labels) -> tuple[np.ndarray, list]:
+    """(codes, names) with names[codes[i]] == labels[i]; fast for strings too."""
+    arr = np.asarray(labels)
+    if arr.dtype.kind in "iub":
+        names, codes = np.unique(arr, return_inverse=True)
+        return codes.astype(np.int64), names.tolist()
+    enc = pc.dictionary_encode(pa.array(arr.astype(object), type=pa.string()))
+    return (enc.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+            enc.dictionary.to_pylist())
+
+
+def silverman_bandwidth(y: np.ndarray) -> float:
+    """0.9 · min(sd, IQR/1.349) · n^(-1/5) (sd alone when the IQR is 0), of
+    sorted, finite `y`."""
+    n = len(y)
+    if n < 2:
+        return 0.0
+    _, _, var = mean_var(y)
+    sd = math.sqrt(var)
+    q1, q3 = percentile_of_sorted(y, 25.0), percentile_of_sorted(y, 75.0)
+    spread = min(sd, (q3 - q1) / 1.349) if q3 > q1 else sd
+    return 0.9 * spread * n ** -0.2
+
+
+def resolution(a: np.ndarray) -> float:
+    """The data's resolution when ties dominate (a coarse timer makes at most
+    n/2 distinct values): the median gap between consecutive distinct values
+    of sorted `a`; else 0."""
+    gaps = np.diff(a)
+    gaps = gaps[gaps > 0]
+    if len(gaps) == 0 or len(gaps) + 1 > len(a) / 2:
+        return 0.0
+    return float(np.median(gaps))
+
+
+def _tick_cdf(a, q, scale):
+    """Cumulative count (xp, fp) of sorted `a` when each distinct value u
+    stands for [u - q/2, u + q/2] (cut halfway to its neighbours), piecewise
+    linear, on the estimate's scale."""
+    u, c = np.unique(a, return_counts=True)
+    mids = (u[1:] + u[:-1]) / 2.0
+    lo = np.maximum(u - q / 2.0, np.concatenate([[-np.inf], mids]))
+    hi = np.minimum(u + q / 2.0, np.concatenate([mids, [np.inf]]))
+    if scale == "log":
+        lo = np.log(np.maximum(lo, u / 2.0))
+        hi = np.log(hi)
+    cum = np.cumsum(c).astype(np.float64)
+    xp = np.column_stack([lo, hi]).ravel()
+    fp = np.column_stack([cum - c, cum]).ravel()
+    return xp, fp
+
+
+def _runs_extrema(f):
+    """Peak and valley bin indices of f (plateaus count once, at their middle).
+    Peaks and valleys alternate, starting and ending with a peak."""
+    change = np.flatnonzero(np.diff(f) != 0) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(f)]])
+    v = f[starts]
+    left = np.concatenate([[-np.inf], v[:-1]])
+    right = np.concatenate([v[1:], [-np.inf]])
+    mid = (starts + ends - 1) // 2
+    peaks = mid[(v > left) & (v > right)]
+    valleys = []
+    for p0, p1 in zip(peaks[:-1], peaks[1:]):
+        seg = f[p0:p1 + 1]
+        lows = np.flatnonzero(seg == seg.min())
+        valleys.append(p0 + int(lows[(len(lows) - 1) // 2]))
+    return peaks, np.asarray(valleys, dtype=np.int64)
+
+
+class _Basins:
+    """Basins between valleys on the grid, merged until every valley is significant."""
+
+    def __init__(self, f, counts, valleys, z, min_count):
+        self.f = f
+        self.ccounts = np.concatenate([[0], np.cumsum(counts)])
+        self.valleys = list(int(v) for v in valleys)
+        self.z = z
+        self.min_count = min_count
+
+    def bounds(self, i):
+        """Bins [lo, hi) of basin i (a valley bin belongs to the basin on its right)."""
+        lo = self.valleys[i - 1] if i > 0 else 0
+        hi = self.valleys[i] if i < len(self.valleys) else len(self.f)
+        return lo, hi
+
+    def _side_score(self, i, level):
+        lo, hi = self.bounds(i)
+        seg = self.f[lo:hi]
+        excess = float(np.sum(np.maximum(seg - level, 0.0)))
+        count = float(self.ccounts[hi] - self.ccounts[lo])
+        need = max(self.min_count, self.z * math.sqrt(count))
+        return excess / need
+
+    def score(self, j):
+        """Significance of valley j (between basins j and j+1): >= 1 keeps it."""
+        level = self.f[self.valleys[j]]
+        return min(self._side_score(j, level), self._side_score(j + 1, level))
+
+    def merge(self):
+        scores = [self.score(j) for j in range(len(self.valleys))]
+        while scores:
+            j = int(np.argmin(scores))
+            if scores[j] >= 1.0:
+                break
+            del self.valleys[j]
+            del scores[j]
+            # Basin j grew: the valleys on both of its sides are re-scored.
+            for k in (j - 1, j):
+                if 0 <= k < len(scores):
+                    scores[k] = self.score(k)
+        return self.valleys
+
+
+def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: str = "auto",
+                 z: float = DEFAULT_Z, min_count: int = DEFAULT_MIN_COUNT,
+                 multiples=RTO_MULTIPLES, tolerance: float = RTO_TOLERANCE,
+                 grid_max: int = DEFAULT_GRID_MAX, top_sources: int = DEFAULT_TOP_SOURCES) -> dict:
+    """Modes of `values` (seconds; non-finite values ignored).
+
+    `sources` labels each value (rank "3" or pair "0->1"), for the sources
+    of each mode; with `source_names`, `sources` are indices into it (faster
+    than strings for millions of values). `rto` is RTO_min in seconds or
+    rto.rto_min()'s dict. `scale` is "auto", "log" or "linear".
+
+    Returns {"n", "scale", "bandwidth" (in that scale), "bandwidth_rule",
+    "grid_bins", "resolution" (None unless ties dominate), "method",
+    "rto": {"rto_min_s", "source", "multiples", "tolerance_s"},
+    "main" (index of the main mode), "modes": [{"location" (the density's
+    peak), "median", "low", "high" (the basin's extent in the samples),
+    "count", "weight", "sources": [{"source", "count", "share_of_mode",
+    "share_of_source"}] (top ones, most first; only with `sources`),
+    "gap_s" (location - main location), "rto_suspect", "rto_multiple"}]},
+    modes in increasing location.
+    """
+    raw = np.asarray(values, dtype=np.float64).ravel()
+    keep = np.isfinite(raw)
+    order = np.flatnonzero(keep)
+    a_unsorted = raw[order]
+    perm = np.argsort(a_unsorted)
+    a = a_unsorted[perm]
+    order = order[perm]                # original index of each sorted value
+    n = len(a)
+    rto_info = as_rto(rto)
+    rto_min_s = rto_info["rto_min_s"]
+    rto_info.update({"multiples": list(multiples), "tolerance_s": tolerance * rto_min_s})
+    if scale not in ("auto", "log", "linear"):
+        raise ValueError(f"scale must be auto, log or linear, not {scale!r}")
+    if scale == "auto":
+        scale = "log" if n and a[0] > 0 and a[-1] >= LOG_SPAN * a[0] else "linear"
+    if scale == "log" and n and not a[0] > 0:
+        raise ValueError("a log scale needs positive values")
+    out = {"n": n, "scale": scale, "bandwidth": math.nan, "bandwidth_rule": "silverman",
+           "grid_bins": 0, "resolution": None, "rto": rto_info, "main": None, "modes": [],
+           "method": (f"Gaussian KDE on {'log(value)' if scale == 'log' else 'value'}, "
+                      f"Silverman bandwidth, binned; modes kept when each side of a valley "
+                      f"has >= max({min_count}, {z:g}·sqrt(n_basin)) samples above it")}
+    if n == 0:
+        return out
+    y = np.log(a) if scale == "log" else a
+    h = silverman_bandwidth(y)
+    out["bandwidth"] = h
+    q = resolution(a)
+    if q > 0:
+        out["resolution"] = q
+    cuts = []                          # sorted positions where basins start
+    if h > 0:
+        xp, fp = _tick_cdf(a, q, scale) if q > 0 else (None, None)
+        first = min(y[0], xp[0]) if q > 0 else y[0]
+        last = max(y[-1], xp[-1]) if q > 0 else y[-1]
+        lo = first - KERNEL_REACH * h
+        span = (last - first) + 2 * KERNEL_REACH * h
+        nbins = int(min(grid_max, max(256, math.ceil(span / (h / BINS_PER_BANDWIDTH)))))
+        dx = span / nbins
+        b = np.clip(((y - lo) / dx).astype(np.int64), 0, nbins - 1)
+        if q > 0:
+            # Each tick of a coarse timer stands for the interval it rounds:
+            # spread its samples evenly over it, or every tick is a mode.
+            counts = np.diff(np.interp(lo + dx * np.arange(nbins + 1), xp, fp))
+        else:
+            counts = np.bincount(b, minlength=nbins).astype(np.float64)
+        reach = int(math.ceil(KERNEL_REACH * h / dx))
+        kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) * dx / h) ** 2)
+        f = np.convolve(counts, kernel / kernel.sum())[reach:reach + nbins]
+        f[f < 1e-12 * f.max()] = 0.0
+        out["grid_bins"] = nbins
+        _, valleys = _runs_extrema(f)
+        valleys = _Basins(f, counts, valleys, z, min_count).merge()
+        cuts = np.searchsorted(b, valleys, side="left").tolist()
+        peaks_y = []
+        for i in range(len(valleys) + 1):
+            blo = valleys[i - 1] if i > 0 else 0
+            bhi = valleys[i] if i < len(valleys) else nbins
+            peaks_y.append(lo + (blo + int(np.argmax(f[blo:bhi])) + 0.5) * dx)
+    else:
+        peaks_y = [y[0]]               # every value is the same
+    starts = [0] + cuts
+    ends = cuts + [n]
+
+    codes, names, src_total = None, None, None
+    if sources is not None:
+        if source_names is not None:
+            codes = np.asarray(sources, dtype=np.int64)[order]
+            names = list(source_names)
+        else:
+            codes, names = factorize(np.asarray(sources)[order])
+        src_total = np.bincount(codes, minlength=len(names))
+
+    modes = []
+    for i, (s, e) in enumerate(zip(starts, ends)):
+        if e <= s:
+            continue
+        seg = a[s:e]
+        loc = float(np.exp(peaks_y[i])) if scale == "log" else float(peaks_y[i])
+        mode = {"location": loc, "median": float(np.median(seg)),
+                "low": float(seg[0]), "high": float(seg[-1]),
+                "count": int(e - s), "weight": (e - s) / n}
+        if codes is not None:
+            c = np.bincount(codes[s:e], minlength=len(names))
+            top = np.argsort(-c, kind="stable")[:top_sources]
+            mode["sources"] = [{"source": names[k], "count": int(c[k]),
+                                "share_of_mode": float(c[k]) / (e - s),
+                                "share_of_source": float(c[k]) / float(src_total[k])}
+                               for k in top if c[k] > 0]
+        modes.append(mode)
+
+    main = max(range(len(modes)), key=lambda i: (modes[i]["count"], -i))
+    main_loc = modes[main]["location"]
+    for i, mode in enumerate(modes):
+        gap = mode["location"] - main_loc
+        mode["gap_s"] = gap
+        mode["rto_suspect"], mode["rto_multiple"] = False, None
+        if i == main or gap <= 0 or not rto_min_s > 0:
+            continue
+        k = min(multiples, key=lambda m: abs(gap - m * rto_min_s))
+        if abs(gap - k * rto_min_s) <= tolerance * rto_min_s:
+            mode["rto_suspect"], mode["rto_multiple"] = True, int(k)
+    out["main"] = main
+    out["modes"] = modes
+    return out

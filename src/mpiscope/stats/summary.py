@@ -1,0 +1,224 @@
+"""Summary statistics of sample values. Pure functions: no I/O, no printing.
+
+Timing distributions are skewed and heavy-tailed, so the central estimate is
+the median with a distribution-free confidence interval (order statistics
+and the binomial distribution) rather than a mean with a normal interval.
+Percentiles with bootstrap intervals are in bootstrap.py; describe() gathers
+everything about one distribution, every outlier labelled and none removed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import binom
+from scipy.stats import t as student_t
+
+from mpiscope.stats.bootstrap import percentile_estimate_sorted
+from mpiscope.stats.estimate import Estimate
+
+CI_METHOD = "binomial order statistics"
+
+
+def _clean(values):
+    a = np.asarray(values, dtype=np.float64).ravel()
+    return a[~np.isnan(a)]
+
+
+def median_ci_ranks(n: int, level: float = 0.95):
+    """1-based ranks (j, k) of the order statistics bounding the median CI,
+    and the interval's exact coverage.
+
+    The number of samples below the true median is Binomial(n, 1/2), so
+    P(x_(j) <= median < x_(k)) = P(j <= B <= k-1). The interval is chosen
+    symmetric, with j as large as possible while the coverage is at least
+    `level`. For n too small to reach `level` (n <= 5 at 95%) the widest
+    interval (min, max) is returned and the coverage says what it achieves.
+    """
+    if n < 1:
+        raise ValueError("median_ci_ranks needs n >= 1")
+    if not 0.0 < level < 1.0:
+        raise ValueError("level must be between 0 and 1")
+    tail = (1.0 - level) / 2.0
+    # Largest j with P(B <= j-1) <= tail; ppf gives the smallest q with cdf(q) >= tail.
+    q = int(binom.ppf(tail, n, 0.5))
+    if binom.cdf(q, n, 0.5) > tail:
+        q -= 1
+    j = max(q + 1, 1)
+    k = n - j + 1
+    # P(j <= B <= n-j); for n = 1 this is 0: one sample gives a point, no interval.
+    coverage = 1.0 - 2.0 * binom.cdf(j - 1, n, 0.5)
+    return j, k, float(coverage)
+
+
+def median_ci(values, level: float = 0.95) -> tuple[float, float]:
+    """Distribution-free confidence interval of the median (NaNs ignored).
+
+    Returns (nan, nan) for no values; (x, x) for one value.
+    """
+    a = np.sort(_clean(values))
+    if len(a) == 0:
+        return (math.nan, math.nan)
+    j, k, _ = median_ci_ranks(len(a), level)
+    return (float(a[j - 1]), float(a[k - 1]))
+
+
+def summarize(values, level: float = 0.95) -> dict:
+    """n, min, median, CI of the median, p90, p99, max (NaNs ignored).
+
+    Percentiles interpolate linearly between order statistics. With no
+    values every statistic is NaN and n is 0.
+    """
+    a = np.sort(_clean(values))
+    n = len(a)
+    out = {"n": n, "ci_level": level, "ci_method": CI_METHOD}
+    if n == 0:
+        for key in ("min", "median", "ci_low", "ci_high", "ci_coverage", "p90", "p99", "max"):
+            out[key] = math.nan
+        return out
+    j, k, coverage = median_ci_ranks(n, level)
+    p90, p99 = np.percentile(a, [90.0, 99.0])
+    out.update({
+        "min": float(a[0]),
+        "median": float(np.median(a)),
+        "ci_low": float(a[j - 1]),
+        "ci_high": float(a[k - 1]),
+        "ci_coverage": coverage,
+        "p90": float(p90),
+        "p99": float(p99),
+        "max": float(a[-1]),
+    })
+    return out
+
+
+# ---------------------------------------------------------------- moments, spread, outliers
+
+def mean_var(values) -> tuple[int, float, float]:
+    """(n, mean, sample variance) by the corrected two-pass algorithm (NaNs ignored).
+
+    The mean is refined by the mean of the residuals and the variance uses
+    the residuals' sum of squares minus the squared sum of residuals over n
+    (Chan, Golub & LeVeque), so values far from zero with a small spread
+    (timestamps, latencies of 1e-6 s varying by 1e-9 s) lose no precision;
+    numpy's sums are pairwise. The variance is NaN below two values.
+    """
+    a = _clean(values)
+    n = len(a)
+    if n == 0:
+        return 0, math.nan, math.nan
+    m = float(np.sum(a)) / n
+    r = a - m
+    rsum = float(np.sum(r))
+    m += rsum / n
+    if n < 2:
+        return n, m, math.nan
+    ss = float(np.sum(r * r)) - rsum * rsum / n
+    return n, m, max(ss, 0.0) / (n - 1)
+
+
+def mean_estimate(values, level: float = 0.95):
+    """The mean with Student's t interval (NaNs ignored).
+
+    One value gives the value with NaN standard error and interval; a
+    constant sample gives zero width.
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError("level must be between 0 and 1")
+    n, m, var = mean_var(values)
+    method = "t-interval"
+    if n < 2:
+        return Estimate(m, math.nan, level, math.nan, math.nan, method)
+    se = math.sqrt(var / n)
+    half = float(student_t.ppf(0.5 + level / 2.0, n - 1)) * se
+    return Estimate(m, se, level, m - half, m + half, method)
+
+
+def mad(values, scale: float = 1.0) -> float:
+    """Median absolute deviation from the median, times `scale` (NaNs ignored).
+
+    scale = 1 gives the raw MAD; NORMAL_MAD_SCALE makes it estimate the
+    standard deviation of normal data.
+    """
+    a = _clean(values)
+    if len(a) == 0:
+        return math.nan
+    return float(scale * np.median(np.abs(a - np.median(a))))
+
+
+NORMAL_MAD_SCALE = 1.482602218505602  # 1 / Phi^-1(3/4)
+
+TUKEY_INNER = 1.5
+TUKEY_OUTER = 3.0
+LABEL_NONE, LABEL_OUTLIER, LABEL_FAR = "", "outlier", "far"
+
+
+def _tukey_fences_sorted(a) -> dict:
+    if len(a) == 0:
+        q1 = q3 = math.nan
+    else:
+        q1, q3 = (float(x) for x in np.percentile(a, [25.0, 75.0]))
+    iqr = q3 - q1
+    return {"q1": q1, "q3": q3, "iqr": iqr,
+            "low_outlier": q1 - TUKEY_INNER * iqr, "high_outlier": q3 + TUKEY_INNER * iqr,
+            "low_far": q1 - TUKEY_OUTER * iqr, "high_far": q3 + TUKEY_OUTER * iqr}
+
+
+def tukey_fences(values) -> dict:
+    """Quartiles (linear interpolation, as np.percentile), IQR and Tukey's
+    fences: outliers lie outside [Q1 - 1.5 IQR, Q3 + 1.5 IQR], far outliers
+    outside [Q1 - 3 IQR, Q3 + 3 IQR] (NaNs ignored)."""
+    return _tukey_fences_sorted(np.sort(_clean(values)))
+
+
+def tukey_labels(values, fences: dict | None = None) -> np.ndarray:
+    """One label per value, in input order: "" inside the inner fences,
+    "outlier" beyond them, "far" beyond the outer fences. A value on a fence
+    is inside. NaN values get "". Nothing is removed."""
+    a = np.asarray(values, dtype=np.float64).ravel()
+    if fences is None:
+        fences = tukey_fences(a)
+    labels = np.full(len(a), LABEL_NONE, dtype="<U7")
+    with np.errstate(invalid="ignore"):
+        labels[(a < fences["low_outlier"]) | (a > fences["high_outlier"])] = LABEL_OUTLIER
+        labels[(a < fences["low_far"]) | (a > fences["high_far"])] = LABEL_FAR
+    return labels
+
+
+def describe(values, seed: int = 1, level: float = 0.95, n_boot: int = 2000) -> dict:
+    """Everything mpiscope says about one distribution (NaNs ignored).
+
+    Keys: n, min, max (floats); median, p90, p99 (Estimates, percentile
+    bootstrap with `seed`, see bootstrap.py); mean (Estimate, t interval);
+    sd (sample standard deviation); mad (raw) and mad_sd (MAD scaled to
+    estimate a normal sd); tukey (quartiles, IQR, fences, counts of
+    "outlier" and "far" values); labels (Tukey label of every input value,
+    input order, NaN inputs labelled ""); seed, level, n_boot.
+    """
+    raw = np.asarray(values, dtype=np.float64).ravel()
+    a = np.sort(raw[~np.isnan(raw)])
+    n = len(a)
+    _, _, var = mean_var(a)
+    fences = _tukey_fences_sorted(a)
+    labels = tukey_labels(raw, fences)
+    fences["n_outlier"] = int(np.count_nonzero(labels == LABEL_OUTLIER))
+    fences["n_far"] = int(np.count_nonzero(labels == LABEL_FAR))
+    med = percentile_estimate_sorted(a, 50.0, level, seed, n_boot)
+    raw_mad = float(np.median(np.abs(a - med.point))) if n else math.nan
+    return {
+        "n": n,
+        "min": float(a[0]) if n else math.nan,
+        "median": med,
+        "mean": mean_estimate(a, level),
+        "p90": percentile_estimate_sorted(a, 90.0, level, seed, n_boot),
+        "p99": percentile_estimate_sorted(a, 99.0, level, seed, n_boot),
+        "max": float(a[-1]) if n else math.nan,
+        "sd": math.sqrt(var) if not math.isnan(var) else math.nan,
+        "mad": raw_mad,
+        "mad_sd": raw_mad * NORMAL_MAD_SCALE,
+        "tukey": fences,
+        "labels": labels,
+        "seed": seed,
+        "level": level,
+        "n_boot": n_boot,
+    }

@@ -1,0 +1,90 @@
+"""Tail tables: how far the slow samples lie from the fast ones.
+
+Two views of a distribution's breadth and tail, after the tables of
+Abdul Hamid's MPIBench study of Ethernet and Myrinet (seed 000, chapter 5):
+
+- by_min: the share of samples in [k·min, (k+1)·min) for k = 1..K, then at
+  or beyond (K+1)·min. A narrow distribution has everything in the first
+  row; contention and retransmissions push samples down the table.
+- by_sd: the share below mean + sd, then in [mean + k·sd, mean + (k+1)·sd)
+  for k = 1..K, then at or beyond mean + (K+1)·sd. It shows skew and tails
+  heavier than a log-normal.
+- by_rto: the share within one retransmission timeout of the minimum, then
+  in [min + k·RTO, min + (k+1)·RTO) and beyond (chapter 5's "no RTO, 1×RTO,
+  2×RTO" table): how many samples may have suffered k timeouts.
+
+Each function returns a list of rows, plain dicts, whose shares add up to 1:
+{"label", "k", "low", "high", "count", "share"} with low inclusive and high
+exclusive (None for an unbounded side). A table that cannot be formed (no
+values, min <= 0 for by_min, no spread for by_sd) is an empty list.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mpiscope.stats.summary import mean_var
+
+DEFAULT_K = 5
+
+
+def _sorted_clean(values):
+    a = np.asarray(values, dtype=np.float64).ravel()
+    return np.sort(a[np.isfinite(a)])
+
+
+def _rows(a, edges, labels, ks):
+    """Counts of sorted `a` in [-inf, e0), [e0, e1), ..., [e_last, inf)."""
+    pos = np.searchsorted(a, edges, side="left")
+    counts = np.diff(np.concatenate([[0], pos, [len(a)]]))
+    bounds = [None] + [float(e) for e in edges] + [None]
+    n = len(a)
+    return [{"label": labels[i], "k": ks[i], "low": bounds[i], "high": bounds[i + 1],
+             "count": int(counts[i]), "share": float(counts[i]) / n}
+            for i in range(len(counts))]
+
+
+def by_min(values, kmax: int = DEFAULT_K) -> list[dict]:
+    """Share of samples in [k·min, (k+1)·min), k = 1..kmax, then >= (kmax+1)·min."""
+    a = _sorted_clean(values)
+    if len(a) == 0 or not a[0] > 0:
+        return []
+    lo = a[0]
+    edges = [k * lo for k in range(2, kmax + 2)]
+    labels = ([f"[{k}·min, {k + 1}·min)" for k in range(1, kmax + 1)]
+              + [f">= {kmax + 1}·min"])
+    rows = _rows(a, edges, labels, list(range(1, kmax + 2)))
+    rows[0]["low"] = float(lo)  # nothing lies below the minimum
+    return rows
+
+
+def by_sd(values, kmax: int = DEFAULT_K) -> list[dict]:
+    """Share below mean + sd, in [mean + k·sd, mean + (k+1)·sd) for k = 1..kmax,
+    then >= mean + (kmax+1)·sd (sd: sample standard deviation)."""
+    a = _sorted_clean(values)
+    n, m, var = mean_var(a)
+    if n < 2 or not var > 0:
+        return []
+    sd = math.sqrt(var)
+    edges = [m + k * sd for k in range(1, kmax + 2)]
+    labels = (["< mean+sd"] + [f"[mean+{k}·sd, mean+{k + 1}·sd)" for k in range(1, kmax + 1)]
+              + [f">= mean+{kmax + 1}·sd"])
+    return _rows(a, edges, labels, list(range(0, kmax + 2)))
+
+
+def by_rto(values, rto_s: float, kmax: int = 3) -> list[dict]:
+    """Share in [min, min + RTO), then [min + k·RTO, min + (k+1)·RTO) for
+    k = 1..kmax, then >= min + (kmax+1)·RTO: row k is "k timeouts" if every
+    sample without a timeout lies within one RTO of the fastest."""
+    a = _sorted_clean(values)
+    if len(a) == 0 or not rto_s > 0:
+        return []
+    lo = a[0]
+    edges = [lo + k * rto_s for k in range(1, kmax + 2)]
+    labels = (["no RTO"] + [f"{k}×RTO" for k in range(1, kmax + 1)]
+              + [f">= {kmax + 1}×RTO"])
+    rows = _rows(a, edges, labels, list(range(0, kmax + 2)))
+    rows[0]["low"] = float(lo)
+    return rows

@@ -1,0 +1,194 @@
+"""Catalog of the runs under an output root: OUT/catalog.duckdb.
+
+The run directories (OUT/<run_id>/context.json) are the truth; the catalog
+is an index over them, refreshed from the directories whenever it is read,
+so it never disagrees with what is on disk for long. When the database is
+locked by another mpiscope process, reads fall back to scanning the
+directories instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from mpiscope.common.errors import UsageError
+
+CATALOG_FILE = "catalog.duckdb"
+CONTEXT_FILE = "context.json"
+
+_COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path")
+_DDL = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id  VARCHAR PRIMARY KEY,
+    created VARCHAR,
+    status  VARCHAR,
+    mpi     VARCHAR,
+    np      INTEGER,
+    benches VARCHAR,   -- JSON list
+    path    VARCHAR,
+    context VARCHAR    -- the whole context.json
+)
+"""
+
+
+class _Locked(Exception):
+    pass
+
+
+def _connect(out_root, retries=10, wait_s=0.05):
+    path = Path(out_root) / CATALOG_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for attempt in range(retries):
+        try:
+            con = duckdb.connect(str(path))
+            con.execute(_DDL)
+            return con
+        except duckdb.IOException:
+            # Another process holds the file lock; it is released quickly.
+            if attempt == retries - 1:
+                raise _Locked from None
+            time.sleep(wait_s)
+
+
+def _row(run_dir, context):
+    run_dir = Path(run_dir).resolve()
+    np_ = context.get("np")
+    return (str(context.get("run_id") or run_dir.name), context.get("created"),
+            context.get("status"), context.get("mpi"),
+            int(np_) if isinstance(np_, (int, float)) else None,
+            json.dumps(list(context.get("benches") or [])), str(run_dir),
+            json.dumps(context))
+
+
+def _upsert(con, rows):
+    if not rows:
+        return
+    con.executemany("DELETE FROM runs WHERE run_id = ?", [[row[0]] for row in rows])
+    con.executemany("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
+
+
+def record(out_root, run_dir, context: dict) -> None:
+    """Add or update one run in the catalog."""
+    try:
+        con = _connect(out_root)
+    except _Locked:
+        return  # the next refresh picks the run up from its context.json
+    try:
+        _upsert(con, [_row(run_dir, context)])
+    finally:
+        con.close()
+
+
+def _scan(out_root):
+    """Rows for every OUT/<dir>/context.json that parses."""
+    rows = []
+    root = Path(out_root)
+    if not root.is_dir():
+        return rows
+    for cj in sorted(root.glob(f"*/{CONTEXT_FILE}")):
+        if cj.parent.name.startswith("."):
+            continue  # a run still being written (.<id>.partial)
+        try:
+            context = json.loads(cj.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue  # being written, or damaged: not a usable run
+        if isinstance(context, dict):
+            context.setdefault("run_id", cj.parent.name)
+            rows.append(_row(cj.parent, context))
+    return rows
+
+
+def _refresh(con, rows):
+    con.execute("BEGIN TRANSACTION")
+    known = con.execute("SELECT run_id, path FROM runs").fetchall()
+    gone = [[rid] for rid, path in known if not (Path(path) / CONTEXT_FILE).exists()]
+    if gone:
+        con.executemany("DELETE FROM runs WHERE run_id = ?", gone)
+    _upsert(con, rows)
+    con.execute("COMMIT")
+
+
+def refresh(out_root) -> None:
+    """Make the catalog match the run directories: add new runs, update
+    changed ones, drop runs whose directory vanished."""
+    rows = _scan(out_root)
+    try:
+        con = _connect(out_root)
+    except _Locked:
+        return
+    try:
+        _refresh(con, rows)
+    finally:
+        con.close()
+
+
+def _sort_key(run):
+    created = run.get("created") or ""
+    try:
+        ts = datetime.fromisoformat(created).timestamp()
+    except (TypeError, ValueError):
+        ts = float("-inf")
+    return (ts, created, run["run_id"])
+
+
+def list_runs(out_root) -> list[dict]:
+    """All runs under `out_root`, oldest first: run_id, created, status, mpi,
+    np, benches, path."""
+    if not Path(out_root).is_dir():
+        return []
+    scanned = _scan(out_root)
+    try:
+        con = _connect(out_root)
+    except _Locked:
+        rows = [r[:len(_COLUMNS)] for r in scanned]
+    else:
+        try:
+            _refresh(con, scanned)
+            rows = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM runs").fetchall()
+        finally:
+            con.close()
+    runs = []
+    for r in rows:
+        run = dict(zip(_COLUMNS, r))
+        run["benches"] = json.loads(run["benches"]) if run["benches"] else []
+        runs.append(run)
+    return sorted(runs, key=_sort_key)
+
+
+def _is_run_dir(path):
+    return path.is_dir() and ((path / CONTEXT_FILE).exists() or (path / "samples.parquet").exists())
+
+
+def resolve(out_root, ref: str) -> Path:
+    """The directory of the run `ref`: a run id, a unique prefix of one, a path
+    to a run directory, or "latest" (the newest run)."""
+    ref = str(ref)
+    as_path = Path(ref)
+    if _is_run_dir(as_path) and (ref != "latest"):
+        return as_path
+    runs = list_runs(out_root)
+    hint = f"`mpiscope runs --out {out_root}` lists the runs"
+    if not runs:
+        raise UsageError(
+            f"no runs under {out_root}: run `mpiscope run` first, or point --out at the "
+            "directory that holds your runs")
+    if ref == "latest":
+        return Path(runs[-1]["path"])
+    exact = [r for r in runs if r["run_id"] == ref]
+    if exact:
+        return Path(exact[0]["path"])
+    matches = [r for r in runs if r["run_id"].startswith(ref)]
+    if len(matches) == 1:
+        return Path(matches[0]["path"])
+    if matches:
+        ids = ", ".join(r["run_id"] for r in matches[:10])
+        more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+        raise UsageError(f"run '{ref}' is ambiguous: it matches {ids}{more}; "
+                         "give more characters of the run id")
+    raise UsageError(f"no run '{ref}' under {out_root}; {hint}, or give a path to a "
+                     "run directory or 'latest'")

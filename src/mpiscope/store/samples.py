@@ -1,0 +1,429 @@
+"""Samples derived from per-rank rows: one value per measured repetition.
+
+The rules are those of docs/raw-format.md, "Samples derived from rows".
+A sample is valid when every rank that contributes to it is valid; invalid
+samples are counted, never silently dropped. A sample whose value cannot be
+computed (partner row missing after a crash, no clock model) counts as
+invalid too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mpiscope.common.errors import UsageError
+
+COLLECTIVES = frozenset({
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
+    "alltoall", "reduce_scatter_block",
+})
+# Ring is one operation over all ranks, so it is reduced like a collective.
+_COLLECTIVE_LIKE = COLLECTIVES | {"ring"}
+_BANDWIDTH = frozenset({"bw", "bibw"})
+# Durations measured on one rank only: local timer differences, as OSU does.
+# LogGP and layer benchmarks (engine/bench/flood.c, overhead.c, rma.c,
+# layers.c): a repetition's local duration over its number of messages
+# (window_msgs) is the time per message; layer_pingpong is half a round trip.
+_PER_MESSAGE = frozenset({"flood", "overhead", "rma_lat", "rma_flood", "layer_bw"})
+_HALF_ROUND_TRIP = frozenset({"pingpong", "layer_pingpong"})
+# The harness's own cost (engine/bench/harness.c): empty is the duration
+# itself; pingpong_loop is window_msgs round trips timed as a whole.
+_HARNESS = frozenset({"empty", "pingpong_loop"})
+_LOCAL_DURATION = _HALF_ROUND_TRIP | _BANDWIDTH | _PER_MESSAGE | _HARNESS
+_PAIRWISE = frozenset({"multipair", "pairs"})
+DEFAULT_WINDOW_MSGS = 64
+
+# Columns the derivations read.
+COLUMNS = ("launch", "rep", "rank", "role", "peer",
+           "t_start_local", "t_end_local", "t_start", "t_end", "t_sched", "valid")
+
+
+def is_collective(bench: str) -> bool:
+    """True for benchmarks summarized as one operation over all ranks."""
+    return bench in _COLLECTIVE_LIKE
+
+
+def unit(bench: str) -> str:
+    """Unit of the sample values: seconds, or bytes per second for bw/bibw."""
+    return "B/s" if bench in _BANDWIDTH else "s"
+
+
+@dataclass
+class Samples:
+    """Valid sample values of one bench × size (one launch or all launches).
+
+    `values[i]` was measured in launch `launch[i]`, repetition `rep[i]`, by
+    the rank or pair named `source[i]`: a rank number ("3", for collectives
+    the rank that finished last) or "a->b" (sender -> receiver, or
+    initiator -> responder for round trips).
+    """
+
+    values: np.ndarray
+    n_invalid: int
+    rep: np.ndarray
+    launch: np.ndarray
+    source_a: np.ndarray
+    source_b: np.ndarray  # -1 when the source is a single rank
+
+    @property
+    def source(self) -> np.ndarray:
+        return _labels(self.source_a, self.source_b)
+
+    def __len__(self):
+        return len(self.values)
+
+
+def _labels(a, b):
+    if len(a) == 0:
+        return np.array([], dtype=object)
+    # Few distinct sources: build each label once, then index.
+    codes = a.astype(np.int64) * (1 << 32) + (b.astype(np.int64) + 1)
+    uniq, inverse = np.unique(codes, return_inverse=True)
+    names = []
+    for code in uniq:
+        ra, rb = int(code >> 32), int(code & 0xFFFFFFFF) - 1
+        names.append(str(ra) if rb < 0 else f"{ra}->{rb}")
+    return np.array(names, dtype=object)[inverse]
+
+
+@dataclass
+class _Raw:
+    """Derived samples before the valid ones are selected."""
+
+    values: np.ndarray
+    valid: np.ndarray
+    rep: np.ndarray
+    launch: np.ndarray
+    source_a: np.ndarray
+    source_b: np.ndarray
+
+    def to_samples(self) -> Samples:
+        ok = self.valid & np.isfinite(self.values)
+        return Samples(self.values[ok], int((~ok).sum()), self.rep[ok], self.launch[ok],
+                       self.source_a[ok], self.source_b[ok])
+
+
+def _empty():
+    e = np.array([], dtype=np.float64)
+    i = np.array([], dtype=np.int32)
+    return _Raw(e, np.array([], dtype=bool), i, i, i, i)
+
+
+def _partner_index(cols, rows):
+    """Index of the row of each row's peer at the same launch and rep (-1 if absent)."""
+    launch = cols["launch"].astype(np.int64)
+    rank = cols["rank"].astype(np.int64)
+    rep = cols["rep"].astype(np.int64)
+    nrep = int(rep.max()) + 1 if len(rep) else 1
+    nrank = int(max(rank.max(), cols["peer"].max())) + 1 if len(rank) else 1
+    keys = (launch * nrank + rank) * nrep + rep
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    peer = cols["peer"][rows].astype(np.int64)
+    want = (launch[rows] * nrank + peer) * nrep + rep[rows]
+    if len(sorted_keys) == 0:
+        return np.full(len(rows), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(sorted_keys, want), len(sorted_keys) - 1)
+    found = (peer >= 0) & (sorted_keys[pos] == want)
+    return np.where(found, order[pos], -1)
+
+
+def _take_or_nan(arr, idx):
+    out = np.full(len(idx), np.nan)
+    ok = idx >= 0
+    out[ok] = arr[idx[ok]]
+    return out
+
+
+def measured_role(bench, algo) -> str:
+    """The rank whose timer a local-duration sample reads: the initiator, but
+    rank 1 (the responder) in the receive-overhead test (overhead "or+…")."""
+    return "responder" if bench == "overhead" and str(algo or "").startswith("or") else "initiator"
+
+
+def _pair_samples(bench, cols, window_msgs, size, role="initiator"):
+    rows = np.flatnonzero(cols["role"] == role)
+    if len(rows) == 0:
+        return _empty()
+    partner = _partner_index(cols, rows)
+    has_p = partner >= 0
+    p_valid = np.where(has_p, cols["valid"][np.maximum(partner, 0)], True)
+    a = cols["rank"][rows].astype(np.int32)
+    b = cols["peer"][rows].astype(np.int32)
+    launch = cols["launch"][rows].astype(np.int32)
+    rep = cols["rep"][rows].astype(np.int32)
+
+    if bench in _LOCAL_DURATION:
+        # Only the initiator's own timer matters; the responder still
+        # contributes (a late responder stretches the round trip).
+        dur = cols["t_end_local"][rows] - cols["t_start_local"][rows]
+        valid = cols["valid"][rows] & p_valid
+        if bench in _HALF_ROUND_TRIP:
+            values = dur / 2.0
+        elif bench == "empty":
+            values = dur
+        elif bench == "pingpong_loop":
+            values = dur / (2.0 * _per_launch(window_msgs, launch))
+        elif bench in _PER_MESSAGE:
+            values = dur / _per_launch(window_msgs, launch)
+        else:
+            msgs = _per_launch(window_msgs, launch)
+            nbytes = size * msgs * (2.0 if bench == "bibw" else 1.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.where(dur > 0, nbytes / dur, np.nan)
+        return _sorted(_Raw(values, valid, rep, launch, a, b))
+
+    valid = cols["valid"][rows] & p_valid & has_p
+    fwd = _take_or_nan(cols["t_end"], partner) - cols["t_start"][rows]
+    if bench == "oneway":
+        return _sorted(_Raw(fwd, valid, rep, launch, a, b))
+    # Pairwise exchange: the responder replies after its receive, so each
+    # direction is one one-way time.
+    bwd = cols["t_end"][rows] - _take_or_nan(cols["t_start"], partner)
+    raw = _Raw(np.concatenate([fwd, bwd]), np.concatenate([valid, valid]),
+               np.concatenate([rep, rep]), np.concatenate([launch, launch]),
+               np.concatenate([a, b]), np.concatenate([b, a]))
+    return _sorted(raw)
+
+
+def _sorted(raw):
+    order = np.lexsort((raw.source_b, raw.source_a, raw.rep, raw.launch))
+    return _Raw(raw.values[order], raw.valid[order], raw.rep[order], raw.launch[order],
+                raw.source_a[order], raw.source_b[order])
+
+
+def _launch_grids(cols):
+    """[(launch, first row, ranks, reps)] when each launch's rows form a rank x
+    repetition grid as ingest stores them: launches ascending, then ranks
+    ascending, every rank with repetitions 0..reps-1. None otherwise."""
+    launch, rank, rep = cols["launch"], cols["rank"], cols["rep"]
+    firsts = np.concatenate([[0], np.flatnonzero(np.diff(launch)) + 1])
+    if np.any(np.diff(launch[firsts]) <= 0):
+        return None
+    grids = []
+    for first, end in zip(firsts.tolist(), [*firsts[1:].tolist(), len(launch)]):
+        reps = int(rep[end - 1]) + 1
+        if reps < 1 or (end - first) % reps:
+            return None
+        ranks = rank[first:end].reshape(-1, reps)
+        if (np.any(rep[first:end].reshape(-1, reps) != np.arange(reps))
+                or np.any(ranks != ranks[:, :1]) or np.any(np.diff(ranks[:, 0]) <= 0)):
+            return None
+        grids.append((int(launch[first]), first, ranks[:, 0], reps))
+    return grids
+
+
+def _grid_collective_samples(cols, grids):
+    """_collective_samples on launch grids: each repetition is a column of a
+    (ranks, reps) view, so no sorting or gathering is needed."""
+    parts = []
+    for launch, first, ranks, reps in grids:
+        rows, shape = slice(first, first + len(ranks) * reps), (len(ranks), reps)
+        sched = cols["t_sched"][first:first + reps]  # the lowest rank's row
+        window = np.isfinite(sched)
+        metric = cols["t_end"][rows].reshape(shape)
+        if not window.all():
+            local = cols["t_end_local"][rows] - cols["t_start_local"][rows]
+            metric = np.where(window, metric, local.reshape(shape))
+        # max and argmax both let a NaN win, and argmax takes the lowest rank.
+        gmax = metric.max(axis=0)
+        parts.append(_Raw(np.where(window, gmax - sched, gmax),
+                          cols["valid"][rows].reshape(shape).all(axis=0),
+                          np.arange(reps, dtype=np.int32), np.full(reps, launch, dtype=np.int32),
+                          ranks[metric.argmax(axis=0)].astype(np.int32),
+                          np.full(reps, -1, dtype=np.int32)))
+    return _Raw(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(_Raw)))
+
+
+def _collective_samples(cols):
+    member = np.flatnonzero(cols["role"] != "idle")
+    if len(member) == 0:
+        return _empty()
+    grids = _launch_grids(cols) if len(member) == len(cols["role"]) else None
+    if grids is not None:
+        return _grid_collective_samples(cols, grids)
+    launch = cols["launch"][member]
+    rep = cols["rep"][member]
+    rank = cols["rank"][member]
+    order = np.lexsort((rank, rep, launch))
+    idx = member[order]
+    launch, rep, rank = launch[order], rep[order], rank[order]
+    new_group = np.ones(len(idx), dtype=bool)
+    new_group[1:] = (launch[1:] != launch[:-1]) | (rep[1:] != rep[:-1])
+    starts = np.flatnonzero(new_group)
+    group = np.cumsum(new_group) - 1
+
+    # Rows are sorted by rank within a group, so a group's first row is its
+    # lowest rank: rank 0 when present, whose t_sched is the agreed start.
+    sched = cols["t_sched"][idx[starts]]
+    window = np.isfinite(sched)
+    # Window sync: latest global end - agreed global start.
+    # Barrier sync: the longest per-rank local duration.
+    metric = cols["t_end"][idx]
+    if not window.all():  # local durations only when some group needs them
+        local_dur = cols["t_end_local"][idx] - cols["t_start_local"][idx]
+        metric = np.where(window[group], metric, local_dur)
+    # NaN (no clock model) must win the max so the sample is not trusted.
+    gmax = np.maximum.reduceat(metric, starts)
+    values = np.where(window, gmax - sched, gmax)
+    valid = np.logical_and.reduceat(cols["valid"][idx], starts)
+
+    top = gmax[group]
+    hits = np.flatnonzero((metric == top) | (np.isnan(metric) & np.isnan(top)))
+    # Groups ascend along the rows, so each group's first hit is where the
+    # group number changes: its lowest rank reaching the maximum.
+    hit_group = group[hits]
+    first = np.flatnonzero(np.diff(hit_group, prepend=-1))
+    src = np.full(len(starts), -1, dtype=np.int32)
+    src[hit_group[first]] = rank[hits[first]]
+    return _Raw(values, valid, rep[starts].astype(np.int32), launch[starts].astype(np.int32),
+                src, np.full(len(starts), -1, dtype=np.int32))
+
+
+def _per_launch(window_msgs, launch):
+    if isinstance(window_msgs, dict):
+        out = np.full(len(launch), float(DEFAULT_WINDOW_MSGS))
+        for k in np.unique(launch):
+            out[launch == k] = window_msgs.get(int(k)) or DEFAULT_WINDOW_MSGS
+        return out
+    return np.full(len(launch), float(window_msgs if window_msgs else DEFAULT_WINDOW_MSGS))
+
+
+def derive(bench: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS,
+           algo=None) -> Samples:
+    """Derive samples from the rows of one bench × algo × size.
+
+    `cols` maps the names in COLUMNS to numpy arrays (rows of any launches).
+    `window_msgs` is a number or a dict launch -> number (bw/bibw only).
+    """
+    return _derive_raw(bench, size, cols, window_msgs, algo).to_samples()
+
+
+def _derive_raw(bench, size, cols, window_msgs, algo=None):
+    if len(cols["rank"]) == 0:
+        return _empty()
+    if is_collective(bench):
+        return _collective_samples(cols)
+    if bench in _LOCAL_DURATION or bench == "oneway" or bench in _PAIRWISE:
+        return _pair_samples(bench, cols, window_msgs, size, measured_role(bench, algo))
+    # An unknown benchmark (newer engine): treat it like a collective, which
+    # is well defined for any set of ranks.
+    return _collective_samples(cols)
+
+
+def table_context(table: pa.Table) -> dict:
+    """The context JSON stored in a samples table's schema metadata ({} if none)."""
+    meta = table.schema.metadata or {}
+    raw = meta.get(b"mpiscope.context")
+    return json.loads(raw) if raw else {}
+
+
+def _changes(column) -> np.ndarray:
+    """Rows whose value differs from the row before (a null counts as a change).
+
+    Neighbours are compared in place: cheaper than hashing every value, and
+    a series' rows come in long runs of equal values (one per rank and launch).
+    """
+    if len(column) < 2:
+        return np.array([], dtype=np.int64)
+    differs = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, len(column) - 1)), True)
+    return np.flatnonzero(differs.to_numpy(zero_copy_only=False)) + 1
+
+
+def _strings(arr):
+    """A string column as a numpy object array, converting each run of equal values once."""
+    if len(arr) == 0:
+        return np.array([], dtype=object)
+    starts = np.concatenate([[0], _changes(arr)])
+    names = np.empty(len(starts), dtype=object)
+    names[:] = arr.take(starts).to_pylist()
+    return np.repeat(names, np.diff(np.append(starts, len(arr))))
+
+
+def _columns(table):
+    cols = {}
+    for name in COLUMNS:
+        arr = table[name]
+        if name == "role":
+            cols[name] = _strings(arr)
+        else:
+            cols[name] = arr.to_numpy()
+    return cols
+
+
+def split_series(table: pa.Table) -> dict:
+    """{(bench, algo, size): its rows}, in table order, in one pass.
+
+    ingest writes each series contiguously, so this slices; rows of a
+    series that are scattered (a table built otherwise) are gathered.
+    """
+    if table.num_rows == 0:
+        return {}
+    cut = np.union1d(np.union1d(_changes(table["bench"]), _changes(table["algo"])),
+                     _changes(table["size"]))
+    starts = np.concatenate([[0], cut]).astype(np.int64)
+    ends = np.concatenate([cut, [table.num_rows]]).astype(np.int64)
+    keys = zip(*(table[name].take(starts).to_pylist() for name in ("bench", "algo", "size")))
+    runs = {}
+    for (bench, algo, size), start, end in zip(keys, starts.tolist(), ends.tolist()):
+        runs.setdefault((bench, algo, int(size)), []).append((start, end))
+    out = {}
+    for key, spans in runs.items():
+        if len(spans) == 1:
+            out[key] = table.slice(spans[0][0], spans[0][1] - spans[0][0])
+        else:
+            out[key] = table.take(np.concatenate([np.arange(s, e) for s, e in spans]))
+    return out
+
+
+def algos_of_bench(table: pa.Table, bench: str) -> list[str]:
+    """The variants (algorithms, parameters) measured for `bench`."""
+    return sorted(pc.unique(table.filter(pc.equal(table["bench"], bench))["algo"]).to_pylist())
+
+
+def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None,
+                  context=None) -> Samples:
+    """Valid samples of `bench` at `size` (all launches, or only `launch`).
+
+    `algo` selects the algorithm when the run measured several for this
+    bench; by default the only one present. `context` defaults to the one
+    stored in the table's metadata (needed for bw/bibw window_msgs).
+    """
+    if context is None:
+        context = table_context(table)
+    mask = pc.and_(pc.equal(table["bench"], bench), pc.equal(table["size"], int(size)))
+    if launch is not None:
+        mask = pc.and_(mask, pc.equal(table["launch"], int(launch)))
+    sub = table.filter(mask)
+    if algo is None:
+        present = sorted(pc.unique(sub["algo"]).to_pylist())
+        if len(present) > 1:
+            raise UsageError(
+                f"{bench} at {size} B was measured with several algorithms "
+                f"({', '.join(present)}); choose one")
+        algo = present[0] if present else None
+    if algo is not None:
+        sub = sub.filter(pc.equal(sub["algo"], algo))
+    return series_samples(sub, bench, size, algo, context)
+
+
+def window_msgs_of(context, bench, size, algo=None) -> dict:
+    """{launch: window_msgs} of a bw/bibw series, from the context's series list."""
+    out = {}
+    for s in context.get("series", []):
+        if s.get("bench") == bench and int(s.get("size", -1)) == int(size) and \
+                (algo is None or s.get("algo", algo) == algo):
+            out[int(s.get("launch", 0))] = s.get("window_msgs") or DEFAULT_WINDOW_MSGS
+    return out
+
+
+def series_samples(rows: pa.Table, bench, size, algo, context) -> Samples:
+    """Samples from `rows` that are already exactly one series' rows (no filtering)."""
+    return derive(bench, int(size), _columns(rows), window_msgs_of(context, bench, size, algo),
+                  algo)
+

@@ -1,0 +1,46 @@
+"""The series of a stored run: its context, its series keys in run order, and
+each series' samples (launches pooled)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mpiscope.store import samples as _samples
+from mpiscope.store.catalog import CONTEXT_FILE
+from mpiscope.store.ingest import SAMPLES_FILE, load_context
+from mpiscope.store.samples import split_series
+
+
+def run_context(run_dir) -> dict:
+    """The run's context: from samples.parquet when stored (it includes what
+    ingest derived), else from context.json (a run that failed early)."""
+    run_dir = Path(run_dir)
+    if (run_dir / SAMPLES_FILE).exists():
+        return load_context(run_dir)
+    cj = run_dir / CONTEXT_FILE
+    return json.loads(cj.read_text()) if cj.exists() else {}
+
+
+def series_keys(context) -> list[tuple]:
+    """(bench, algo, size), each once (launches pooled): benchmarks in run order,
+    sizes ascending (refined sizes were measured after the others)."""
+    first = {}
+    for s in context.get("series", []):
+        first.setdefault((s["bench"], s.get("algo", "mpi")), len(first))
+    keys = {(s["bench"], s.get("algo", "mpi"), int(s["size"])) for s in context.get("series", [])}
+    return sorted(keys, key=lambda k: (first[k[:2]], k[2]))
+
+
+def all_series_samples(table, context):
+    """[(bench, algo, size, Samples)] for every series, in run order, launches pooled."""
+    groups = split_series(table)
+    empty = table.slice(0, 0)
+    return [(bench, algo, size,
+             _samples.series_samples(groups.get((bench, algo, size), empty), bench, size,
+                                     algo, context))
+            for bench, algo, size in series_keys(context)]
+
+
+def bench_label(bench, algo):
+    return bench if algo in (None, "mpi") else f"{bench}/{algo}"

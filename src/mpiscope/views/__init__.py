@@ -1,0 +1,1 @@
+"""Results as text, JSON and export formats (CSV, OSU), and time charts as data."""

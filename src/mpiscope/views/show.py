@@ -1,0 +1,140 @@
+"""Summaries of a run as data (show_rows) and as plain text (format_*).
+
+Rows keep values in base units (seconds, bytes/s); only the formatters
+convert to microseconds and MB/s.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from mpiscope.stats.summary import summarize
+from mpiscope.store.ingest import SAMPLES_FILE, load
+from mpiscope.store.samples import unit
+from mpiscope.store.series import all_series_samples, bench_label
+
+STAT_KEYS = ("min", "median", "ci_low", "ci_high", "p90", "p99", "max")
+
+
+def show_rows(run_dir) -> list[dict]:
+    """One summary per bench × algo × size, in run order, all launches pooled."""
+    run_dir = Path(run_dir)
+    if not (run_dir / SAMPLES_FILE).exists():
+        return []
+    table, context = load(run_dir)
+    rows = []
+    for bench, algo, size, s in all_series_samples(table, context):
+        st = summarize(s.values)
+        series = [x for x in context.get("series", [])
+                  if x["bench"] == bench and x.get("algo", "mpi") == algo and int(x["size"]) == size]
+        stops = list(dict.fromkeys(str(x.get("stop")) for x in series if x.get("stop")))
+        row = {"bench": bench, "algo": algo, "size": size, "unit": unit(bench),
+               "n": st["n"], "invalid": s.n_invalid}
+        row.update({k: st[k] for k in STAT_KEYS})
+        row["ci_level"] = st["ci_level"]
+        row["stop"] = ",".join(stops)
+        row["launches"] = len({x.get("launch") for x in series})
+        rows.append(row)
+    return rows
+
+
+def _first_line(text):
+    """'Open MPI v4.1.4, package: ...' -> 'Open MPI v4.1.4'; whitespace squeezed."""
+    if not text:
+        return ""
+    line = str(text).strip().splitlines()[0]
+    return " ".join(line.split(",")[0].split())
+
+
+def describe(context) -> str:
+    """One line naming the run."""
+    parts = [f"run {context.get('run_id', '?')}", str(context.get("status", "?"))]
+    mpi = context.get("mpi") or ""
+    lib = _first_line(context.get("mpi_library"))
+    parts.append(f"{mpi} ({lib})" if mpi and lib else (mpi or lib or "mpi ?"))
+    if context.get("np") is not None:
+        parts.append(f"np={context['np']}")
+    if context.get("launches") is not None:
+        parts.append(f"launches={context['launches']}")
+    timer = context.get("timer")
+    if isinstance(timer, dict) and timer.get("name"):
+        parts.append(f"timer={timer['name']}")
+    if context.get("created"):
+        parts.append(str(context["created"]))
+    if context.get("git_sha"):
+        parts.append(f"git {str(context['git_sha'])[:10]}")
+    return "  ".join(parts)
+
+
+def _scaled(value, u):
+    """Display value: microseconds for times, MB/s (1e6 B/s) for bandwidths."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value * 1e6:.2f}" if u == "s" else f"{value / 1e6:.2f}"
+
+
+def _table(header, lines, right):
+    widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h)
+              for i, h in enumerate(header)]
+
+    def fmt(cells):
+        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([fmt(header)] + [fmt(line) for line in lines])
+
+
+def format_show(rows, context) -> str:
+    """Fixed-width table of show_rows, headed by a one-line run description."""
+    head = describe(context)
+    if not rows:
+        reason = context.get("error") or "no samples were stored"
+        return f"{head}\n(no measurements: {reason})\n"
+    level = rows[0].get("ci_level", 0.95)
+    ci = f"ci{round(level * 100):d}"
+    header = ["bench", "size(B)", "unit", "n", "invalid", "min", "median",
+              f"{ci}_low", f"{ci}_high", "p90", "p99", "max", "stop"]
+    right = [False, True, False, True, True, True, True, True, True, True, True, True, False]
+    lines = []
+    for r in rows:
+        u = r["unit"]
+        lines.append([bench_label(r["bench"], r.get("algo")), str(r["size"]),
+                      "us" if u == "s" else "MB/s", str(r["n"]), str(r["invalid"])]
+                     + [_scaled(r[k], u) for k in STAT_KEYS] + [r.get("stop") or "-"])
+    return f"{head}\n{_table(header, lines, right)}\n"
+
+
+def format_runs(runs) -> str:
+    """Fixed-width table of catalog.list_runs()."""
+    if not runs:
+        return "no runs\n"
+    header = ["run_id", "created", "status", "mpi", "np", "benches"]
+    right = [False, False, False, False, True, False]
+    lines = [[str(r["run_id"]), str(r.get("created") or "-"), str(r.get("status") or "-"),
+              str(r.get("mpi") or "-"), "-" if r.get("np") is None else str(r["np"]),
+              ",".join(r.get("benches") or []) or "-"] for r in runs]
+    return _table(header, lines, right) + "\n"
+
+
+INVALID_WARN_FRACTION = 0.05
+
+
+def notes(rows, context) -> list[str]:
+    """Warnings about a run, each saying what to do (the CLI prints them to stderr)."""
+    out = []
+    if context.get("status") == "failed":
+        out.append(f"the run failed: {context.get('error') or 'no error recorded'}; "
+                   "the table holds what was measured before the failure")
+    for launch, rank in context.get("incomplete_ranks", []):
+        out.append(f"launch {launch} rank {rank}: raw file incomplete (the rank stopped "
+                   "early); series it did not finish are missing or partial")
+    for r in rows:
+        total = r["n"] + r["invalid"]
+        # A few late starts are normal OS noise; warn when they thin the sample.
+        if total and r["invalid"] > INVALID_WARN_FRACTION * total:
+            out.append(f"{bench_label(r['bench'], r.get('algo'))} {r['size']} B: "
+                       f"{r['invalid']} of {total} samples invalid (ranks started late for "
+                       "their window); they are excluded: use a longer sync window or "
+                       "reduce load on the nodes")
+    return out
