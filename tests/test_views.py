@@ -6,6 +6,7 @@ from mpiscope.store import catalog
 
 from mpiscope.store.series import run_context
 from mpiscope.views import show as views
+from mpiscope.views.runs import format_runs
 from mpiscope.store.ingest import ingest
 from rawgen import build_demo_run, context_for
 from snapshot import assert_snapshot
@@ -52,8 +53,8 @@ def test_format_runs_snapshot(tmp_path):
                           created=f"2024-04-0{i + 1}T12:00:00+00:00", np=2 + 2 * i,
                           mpi="mpich" if i == 2 else "openmpi")
         (run / "context.json").write_text(json.dumps(ctx))
-    assert_snapshot("runs.txt", views.format_runs(catalog.list_runs(tmp_path)))
-    assert views.format_runs([]) == "no runs\n"
+    assert_snapshot("runs.txt", format_runs(catalog.list_runs(tmp_path)))
+    assert format_runs([]) == "no runs\n"
 
 
 def test_failed_run_without_samples(tmp_path):

@@ -17,6 +17,7 @@ from mpiscope.views.fit import fit_json, format_fit
 from mpiscope.models.fits import DEFAULT_BOOT as FIT_BOOT, fit_run
 from mpiscope.common.sizes import parse_size
 from mpiscope.cli.options import RUN_REF, add_json, add_out, add_run, add_seed
+from mpiscope.cli.commands import COMMANDS
 
 
 
@@ -87,12 +88,12 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def add_analysis_commands(subparsers) -> None:
+def add_commands(subparsers) -> None:
     """Register `fit` and `compare` on an argparse subparsers object."""
     fmt = argparse.RawDescriptionHelpFormatter
 
     p = subparsers.add_parser(
-        "fit", help="fit Hockney models (α + β·n) and protocol zones to a run",
+        "fit", help=COMMANDS["fit"].help,
         formatter_class=fmt,
         description="Fit T(n) = α + β·n per benchmark to the median time at each size:\n"
                     "  Hockney    one line, robust (weighted least absolute deviations),\n"
@@ -116,7 +117,7 @@ def add_analysis_commands(subparsers) -> None:
     p.set_defaults(func=cmd_fit)
 
     p = subparsers.add_parser(
-        "compare", help="compare two runs: ratio of medians, test and verdict per size",
+        "compare", help=COMMANDS["compare"].help,
         formatter_class=fmt,
         description="Compare run B against run A per benchmark × size present in both:\n"
                     "the ratio of medians B / A with a bootstrap CI, a two-sided Mann-Whitney\n"

@@ -12,6 +12,7 @@ import sys
 
 from mpiscope.cluster.netns import ClusterError
 from mpiscope.cluster.spec import PRESETS, format_rate, format_time, make_spec, payload_rate
+from mpiscope.cli.commands import COMMANDS
 
 _EPILOG = """link specs: comma lists of rate=100mbit (bit/kbit/mbit/gbit), delay=50us (ns/us/ms/s),
   jitter=10us, loss=0.1%, queue=64K or queue=20ms (port buffer), mtu=9000 (--link only)
@@ -27,10 +28,10 @@ examples:
   mpiscope cluster down fe"""
 
 
-def add_cluster_commands(subparsers):
+def add_commands(subparsers):
     """Adds `cluster` with its subcommands to an argparse subparsers object."""
     p = subparsers.add_parser(
-        "cluster", help="emulated clusters: hosts with shaped links on this machine (root)",
+        "cluster", help=COMMANDS["cluster"].help,
         description="Emulated clusters: every host a network namespace with its own host name, "
                     "joined by switches (bridges); links shaped for rate (tbf), loss (iptables "
                     "statistic) and delay (mpiscope-delayd on NFQUEUE). Addresses come from "

@@ -8,6 +8,7 @@ import sys
 from mpiscope.store import catalog
 from mpiscope.common.errors import UsageError
 from mpiscope.cli.options import add_json, add_out, add_run, add_seed
+from mpiscope.cli.commands import COMMANDS
 
 
 
@@ -55,11 +56,11 @@ def cmd_layers(args) -> int:
     return 0
 
 
-def add_loggp_commands(subparsers) -> None:
+def add_commands(subparsers) -> None:
     """Register `loggp` and `layers` on an argparse subparsers object."""
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(
-        "loggp", help="LogGP parameters: EEL, o_s, o_r, g, G, L, g/G with CIs",
+        "loggp", help=COMMANDS["loggp"].help,
         formatter_class=fmt,
         description="LogGP parameters of a run, measured as in Bell et al. (seed 001):\n"
                     "  EEL   end-to-end latency (oneway: send start to receive end, global clock)\n"
@@ -82,7 +83,7 @@ def add_loggp_commands(subparsers) -> None:
     p.set_defaults(func=cmd_loggp)
 
     p = subparsers.add_parser(
-        "layers", help="the same message over MPI, TCP sockets and shared memory",
+        "layers", help=COMMANDS["layers"].help,
         formatter_class=fmt,
         description="Per layer (layer_pingpong, layer_bw: mpi, tcp, shm) the median time per size\n"
                     "and a piecewise α + β·n fit with automatic breakpoints; per size the share\n"

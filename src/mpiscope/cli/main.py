@@ -1,9 +1,12 @@
 """The `mpiscope` entry point: one parser, a subcommand per command group (cli/*.py)."""
 
 import argparse
+import importlib
 import sys
 
+from mpiscope.cli.commands import COMMANDS
 from mpiscope.common.errors import UsageError
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: exit 2 with a hint
@@ -12,41 +15,38 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def build_parser():
-    from mpiscope.cli.analysis import add_analysis_commands
-    from mpiscope.cli.run import add_run_command
-    from mpiscope.cli.loggp import add_loggp_commands
-    from mpiscope.cli.views import add_view_commands
-    from mpiscope.cli.cluster import add_cluster_commands
-    from mpiscope.cli.model import add_model_commands
-    from mpiscope.cli.timechart import add_timechart_command
-    from mpiscope.cli.report import add_report_command
-
+def build_parser(command=None):
+    """The parser; with `command` (a known command name), only that command's
+    module is imported and registered, the others stand as names with their help."""
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
                                                    "performance.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    add_run_command(sub)
-    add_view_commands(sub)
-    add_analysis_commands(sub)
-    add_loggp_commands(sub)
-    add_report_command(sub)
-    add_cluster_commands(sub)
-    add_model_commands(sub)
-    add_timechart_command(sub)
+    wanted = {COMMANDS[command].module} if command in COMMANDS else None if command is None else set()
+    registered = set()
+    for name, cmd in COMMANDS.items():
+        if wanted is None or cmd.module in wanted:
+            if cmd.module not in registered:
+                importlib.import_module(f"mpiscope.cli.{cmd.module}").add_commands(sub)
+                registered.add(cmd.module)
+        else:
+            sub.add_parser(name, help=cmd.help)
     return parser
+
+
+def _command_of(argv):
+    """The command named on the command line (the first word not an option), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv=None):
     """Entry point; returns the exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_of(argv)
+    parser = build_parser(command if command in COMMANDS else "")
     args = parser.parse_args(argv)
     try:
         return args.func(args)
     except UsageError as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,6 +16,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import format_size, parse_size
 from mpiscope.views.text import dumps, sig, table
 from mpiscope.cli.options import add_json, add_out, add_run
+from mpiscope.cli.commands import COMMANDS
 
 
 
@@ -180,11 +181,11 @@ def _model_options(p, machine_help):
     add_json(p, "print JSON (seconds, seconds per byte)")
 
 
-def add_model_commands(subparsers) -> None:
+def add_commands(subparsers) -> None:
     """Register `model predict` and `model check` on an argparse subparsers object."""
     fmt = argparse.RawDescriptionHelpFormatter
     model = subparsers.add_parser(
-        "model", help="cost models of our own collective algorithms: predict, check",
+        "model", help=COMMANDS["model"].help,
         formatter_class=fmt,
         description="Cost models of mpiscope's collective algorithms (mpiscope run --algo):\n"
                     "  Hockney          every message costs α + β·m (+ γ per byte reduced)\n"

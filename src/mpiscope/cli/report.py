@@ -7,11 +7,12 @@ from mpiscope.store import catalog
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.cli.options import add_out
+from mpiscope.cli.commands import COMMANDS
 
 
-def add_report_command(subparsers):
+def add_commands(subparsers):
     p = subparsers.add_parser(
-        "report", help="write a self-contained HTML report of one or more runs",
+        "report", help=COMMANDS["report"].help,
         description="Write one HTML file (no network needed to open it) with a section per "
                     "benchmark: curves with CI bands, distributions, per-rank views of "
                     "collectives, model fits, tails and modes, and the run context. With several "

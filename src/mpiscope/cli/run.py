@@ -7,12 +7,13 @@ import sys
 from mpiscope.cli.options import add_json, add_out, add_seed
 from mpiscope.measure import algo_options, benchmarks, loggp_options
 from mpiscope.measure.launch import LAUNCHERS, MPIS
+from mpiscope.cli.commands import COMMANDS
 
 
-def add_run_command(sub):
+def add_commands(sub):
     """Register `run` on an argparse subparsers object."""
     p = sub.add_parser(
-        "run", help="measure: launch the engine on MPI ranks and store a run",
+        "run", help=COMMANDS["run"].help,
         description="Measure MPI communication. Every repetition is timed on every rank against a "
                     "globally synchronized clock and stored; a summary table is printed at the end.",
         epilog="examples:\n  mpiscope run -n 2 --bench pingpong,bw --sizes 1-4M:x2\n"

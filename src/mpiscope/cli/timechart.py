@@ -9,6 +9,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import parse_size
 from mpiscope.store import catalog
 from mpiscope.cli.options import add_out, add_run
+from mpiscope.cli.commands import COMMANDS
 
 
 def cmd_timechart(args) -> int:
@@ -33,10 +34,10 @@ def cmd_timechart(args) -> int:
     return 0
 
 
-def add_timechart_command(subparsers) -> None:
+def add_commands(subparsers) -> None:
     """Register `timechart` on an argparse subparsers object."""
     p = subparsers.add_parser(
-        "timechart", help="draw the sends and receives of a traced algorithm (SVG)",
+        "timechart", help=COMMANDS["timechart"].help,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="One row per rank: a bar from when each send and receive was posted to when\n"
                     "it completed, and an arrow from every send to the completion of its receive,\n"

@@ -10,25 +10,30 @@ import argparse
 import sys
 from pathlib import Path
 
-from mpiscope.store import catalog
-from mpiscope.views import export
-from mpiscope.store.series import run_context
-from mpiscope.views import show as views
+from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.options import add_json, add_out, add_run
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.cli.options import add_json, add_out, add_run
+from mpiscope.store import catalog
+from mpiscope.views import EXPORT_FORMATS
+from mpiscope.views.runs import format_runs
+
 
 def cmd_runs(args) -> int:
-    sys.stdout.write(views.format_runs(catalog.list_runs(args.out)))
+    sys.stdout.write(format_runs(catalog.list_runs(args.out)))
     return 0
 
 
 def cmd_show(args) -> int:
+    from mpiscope.store.series import run_context
+    from mpiscope.views import show as views
+    from mpiscope.views.export import show_json
+
     run_dir = catalog.resolve(args.out, args.run)
     rows = views.show_rows(run_dir)
     context = run_context(run_dir)
     if args.json:
-        sys.stdout.write(export.show_json(rows, context))  # the rows computed once
+        sys.stdout.write(show_json(rows, context))  # the rows computed once
     else:
         sys.stdout.write(views.format_show(rows, context))
     for note in views.notes(rows, context):
@@ -37,8 +42,10 @@ def cmd_show(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from mpiscope.views.export import export
+
     run_dir = catalog.resolve(args.out, args.run)
-    text = export.export(run_dir, args.format)
+    text = export(run_dir, args.format)
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
@@ -51,12 +58,12 @@ def cmd_export(args) -> int:
     return 0
 
 
-def add_view_commands(subparsers) -> None:
+def add_commands(subparsers) -> None:
     """Register `runs`, `show` and `export` on an argparse subparsers object."""
     fmt = argparse.RawDescriptionHelpFormatter
 
     p = subparsers.add_parser(
-        "runs", help="list the runs under the output root", formatter_class=fmt,
+        "runs", help=COMMANDS["runs"].help, formatter_class=fmt,
         description="List the runs under the output root, oldest first: id, creation\n"
                     "time, status, MPI library, number of ranks, benchmarks.",
         epilog="example:\n  mpiscope runs --out mpiscope-runs")
@@ -64,7 +71,7 @@ def add_view_commands(subparsers) -> None:
     p.set_defaults(func=cmd_runs)
 
     p = subparsers.add_parser(
-        "show", help="summarize a run: median with 95%% CI and tails per benchmark and size",
+        "show", help=COMMANDS["show"].help,
         formatter_class=fmt,
         description="Summarize a run. Per benchmark and message size: valid and invalid\n"
                     "samples, min, median with its 95% confidence interval (distribution-\n"
@@ -79,7 +86,7 @@ def add_view_commands(subparsers) -> None:
     p.set_defaults(func=cmd_show)
 
     p = subparsers.add_parser(
-        "export", help="export a run as CSV, JSON or OSU-style text", formatter_class=fmt,
+        "export", help=COMMANDS["export"].help, formatter_class=fmt,
         description="Export a run.\n"
                     "  csv  one line per valid sample (seconds, or bytes/s for bw/bibw)\n"
                     "  json the summary rows of `show` and the run context\n"
@@ -88,7 +95,7 @@ def add_view_commands(subparsers) -> None:
         epilog="examples:\n  mpiscope export latest --format osu\n"
                "  mpiscope export 2024 --format csv -o samples.csv")
     add_run(p)
-    p.add_argument("--format", required=True, choices=export.FORMATS,
+    p.add_argument("--format", required=True, choices=EXPORT_FORMATS,
                    help="output format")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (replaced atomically) instead of stdout")

@@ -14,8 +14,6 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-import duckdb
-
 from mpiscope.common.errors import UsageError
 
 CATALOG_FILE = "catalog.duckdb"
@@ -41,6 +39,8 @@ class _Locked(Exception):
 
 
 def _connect(out_root, retries=10, wait_s=0.05):
+    import duckdb  # here, not at start-up: most commands never open the catalog
+
     path = Path(out_root) / CATALOG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     for attempt in range(retries):
@@ -142,6 +142,8 @@ def list_runs(out_root) -> list[dict]:
     if not Path(out_root).is_dir():
         return []
     scanned = _scan(out_root)
+    if not scanned:  # nothing to list: no need to open (or create) the catalog
+        return []
     try:
         con = _connect(out_root)
     except _Locked:

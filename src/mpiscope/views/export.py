@@ -23,13 +23,13 @@ from pathlib import Path
 import numpy as np
 
 from mpiscope.common.errors import UsageError
+from mpiscope.views import EXPORT_FORMATS
 from mpiscope.common.jsonable import plain
 from mpiscope.store.samples import unit
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.views.show import show_rows
 from mpiscope.store.series import all_series_samples, bench_label, run_context
 
-FORMATS = ("csv", "json", "osu")
 
 OSU_VERSION = "7.4"
 FIELD_WIDTH = 18
@@ -145,4 +145,4 @@ def export(run_dir, fmt: str) -> str:
         return _json(run_dir)
     if fmt == "osu":
         return _osu(run_dir)
-    raise UsageError(f"unknown export format '{fmt}': choose one of {', '.join(FORMATS)}")
+    raise UsageError(f"unknown export format '{fmt}': choose one of {', '.join(EXPORT_FORMATS)}")

@@ -1,4 +1,4 @@
-"""Summaries of a run as data (show_rows) and as plain text (format_*).
+"""Summaries of a run as data (show_rows) and as plain text (format_show, notes).
 
 Rows keep values in base units (seconds, bytes/s); only the formatters
 convert to microseconds and MB/s.
@@ -13,6 +13,7 @@ from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.store.samples import unit
 from mpiscope.store.series import all_series_samples, bench_label
+from mpiscope.views.text import table
 
 STAT_KEYS = ("min", "median", "ci_low", "ci_high", "p90", "p99", "max")
 
@@ -74,17 +75,6 @@ def _scaled(value, u):
     return f"{value * 1e6:.2f}" if u == "s" else f"{value / 1e6:.2f}"
 
 
-def _table(header, lines, right):
-    widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h)
-              for i, h in enumerate(header)]
-
-    def fmt(cells):
-        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
-        return "  ".join(out).rstrip()
-
-    return "\n".join([fmt(header)] + [fmt(line) for line in lines])
-
-
 def format_show(rows, context) -> str:
     """Fixed-width table of show_rows, headed by a one-line run description."""
     head = describe(context)
@@ -102,19 +92,7 @@ def format_show(rows, context) -> str:
         lines.append([bench_label(r["bench"], r.get("algo")), str(r["size"]),
                       "us" if u == "s" else "MB/s", str(r["n"]), str(r["invalid"])]
                      + [_scaled(r[k], u) for k in STAT_KEYS] + [r.get("stop") or "-"])
-    return f"{head}\n{_table(header, lines, right)}\n"
-
-
-def format_runs(runs) -> str:
-    """Fixed-width table of catalog.list_runs()."""
-    if not runs:
-        return "no runs\n"
-    header = ["run_id", "created", "status", "mpi", "np", "benches"]
-    right = [False, False, False, False, True, False]
-    lines = [[str(r["run_id"]), str(r.get("created") or "-"), str(r.get("status") or "-"),
-              str(r.get("mpi") or "-"), "-" if r.get("np") is None else str(r["np"]),
-              ",".join(r.get("benches") or []) or "-"] for r in runs]
-    return _table(header, lines, right) + "\n"
+    return f"{head}\n{table(header, lines, right)}\n"
 
 
 INVALID_WARN_FRACTION = 0.05

@@ -1,0 +1,24 @@
+"""Every command: its name, the module under cli/ that defines it, and its
+one-line help. The top-level parser lists them all without importing any
+command module; only the module of the command that runs is imported, so
+start-up does not pay for SciPy, DuckDB or matplotlib."""
+
+from collections import namedtuple
+
+Command = namedtuple("Command", "module help")
+
+
+COMMANDS = {
+    "run": Command("run", "measure: launch the engine on MPI ranks and store a run"),
+    "runs": Command("views", "list the runs under the output root"),
+    "show": Command("views", "summarize a run: median with 95%% CI and tails per benchmark and size"),
+    "export": Command("views", "export a run as CSV, JSON or OSU-style text"),
+    "fit": Command("analysis", "fit Hockney models (α + β·n) and protocol zones to a run"),
+    "compare": Command("analysis", "compare two runs: ratio of medians, test and verdict per size"),
+    "loggp": Command("loggp", "LogGP parameters: EEL, o_s, o_r, g, G, L, g/G with CIs"),
+    "layers": Command("loggp", "the same message over MPI, TCP sockets and shared memory"),
+    "report": Command("report", "write a self-contained HTML report of one or more runs"),
+    "cluster": Command("cluster", "emulated clusters: hosts with shaped links on this machine (root)"),
+    "model": Command("model", "cost models of our own collective algorithms: predict, check"),
+    "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
+}
