@@ -14,15 +14,16 @@ def _lognormal(seed, n=200, median=2e-6, sigma=0.05):
     return median * np.random.default_rng(seed).lognormal(0.0, sigma, n)
 
 
-def _samples(values):
+def _samples(values, rule="half_round_trip"):
     v = np.asarray(values, dtype=float)
     z = np.zeros(len(v), dtype=np.int32)
-    return Samples(v, 0, z, z, z, z - 1)
+    return Samples(v, 0, z, z, z, z - 1, rule)
 
 
 def _series(spec):
-    """[(bench, algo, size, Samples)] from {(bench, size): values}."""
-    return [(b, "mpi", s, _samples(v)) for (b, s), v in spec.items()]
+    """[(bench, algo, size, Samples)] from {(bench, size): values}; bw is a bandwidth."""
+    return [(b, "mpi", s, _samples(v, "bandwidth" if b == "bw" else "half_round_trip"))
+            for (b, s), v in spec.items()]
 
 
 def _ratio(low, high, point=None):

@@ -192,12 +192,16 @@ def _cols(role_dur):
 
 def test_samples_are_times_per_message_on_the_measured_side():
     cols = _cols({"initiator": 256e-6, "responder": 128e-6})
-    assert derive("flood", 8, cols, {0: 256}).values[0] == pytest.approx(1e-6)
-    assert derive("overhead", 8, cols, {0: 256}, algo="os+1g").values[0] == pytest.approx(1e-6)
-    # the receive-overhead test is timed on rank 1
-    s = derive("overhead", 8, cols, {0: 256}, algo="or+1g")
+    assert derive("per_message", 8, cols, {0: 256}).values[0] == pytest.approx(1e-6)
+    # the receive-overhead test is timed on rank 1, the responder
+    s = derive("per_message", 8, cols, {0: 256}, timed_role="responder")
     assert s.values[0] == pytest.approx(0.5e-6) and s.source[0] == "1->0"
-    assert derive("layer_pingpong", 8, cols, {0: 64}).values[0] == pytest.approx(128e-6)
+    assert derive("half_round_trip", 8, cols, {0: 64}).values[0] == pytest.approx(128e-6)
+
+
+def test_an_unknown_rule_is_refused_not_guessed():
+    with pytest.raises(UsageError, match="unknown sample rule 'median_of_thirds'"):
+        derive("median_of_thirds", 8, _cols({"initiator": 1e-6, "responder": 1e-6}), {0: 64})
 
 
 def test_options_parse_and_count_variants():

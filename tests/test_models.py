@@ -12,11 +12,12 @@ US, NS = 1e-6, 1e-9
 SIZES = [0, 1, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304]
 
 
-def _curve(f, bench="pingpong", sizes=SIZES, reps=5, sigma=0.0, seed=0, n_boot=200):
+def _curve(f, unit="s", sizes=SIZES, reps=5, sigma=0.0, seed=0, n_boot=200):
     rng = np.random.default_rng(seed)
     values = {s: f(s) * rng.lognormal(0.0, sigma, reps) if sigma else np.full(reps, f(s))
               for s in sizes}
-    return build_curve(bench, "mpi", values, np.random.default_rng(seed + 1), n_boot=n_boot)
+    return build_curve("pingpong" if unit == "s" else "bw", "mpi", values,
+                       np.random.default_rng(seed + 1), n_boot=n_boot, unit=unit)
 
 
 # ---------------------------------------------------------------- bootstrap of a median
@@ -120,14 +121,14 @@ def test_bandwidth_benchmark_fitted_as_time_per_message():
     # asymptotic bandwidth; size 0 carries no time and is left out.
     alpha, beta = 0.4 * US, 0.125 * NS
     sizes = [0] + SIZES[1:]
-    c = _curve(lambda n: n / (alpha + beta * n) if n else 0.0, bench="bw", sizes=sizes)
+    c = _curve(lambda n: n / (alpha + beta * n) if n else 0.0, unit="B/s", sizes=sizes)
     assert c.dropped[0][0] == 0 and list(c.sizes) == SIZES[1:]
     assert c.quantity == "time per message = size / bandwidth"
     h = hockney(c)
     assert (h.alpha.point, h.beta.point) == pytest.approx((alpha, beta), rel=1e-9)
     assert h.bandwidth.point == pytest.approx(8e9, rel=1e-9)
-    assert as_times("bw", 1000, [2e9])[0] == pytest.approx(5e-7)
-    assert as_times("pingpong", 1000, [2e-6])[0] == 2e-6
+    assert as_times("B/s", 1000, [2e9])[0] == pytest.approx(5e-7)
+    assert as_times("s", 1000, [2e-6])[0] == 2e-6
 
 
 def test_flat_curve_has_infinite_bandwidth_and_no_n_half():

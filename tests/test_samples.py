@@ -3,7 +3,7 @@ import pyarrow.compute as pc
 import pytest
 
 from mpiscope.common.errors import UsageError
-from mpiscope.store.samples import is_collective, sample_values, unit
+from mpiscope.store.samples import BANDWIDTH_RULES, RULES, sample_values, unit_of
 from mpiscope.store.ingest import ingest
 from rawgen import COLLECTIVES, Clock, RunBuilder, SeriesSpec
 
@@ -159,10 +159,17 @@ def test_absent_series_is_empty(tmp_path):
 
 
 def test_unit_and_kind():
-    assert unit("bw") == unit("bibw") == "B/s"
-    for bench in ("pingpong", "oneway", "multipair", "pairs", "ring", "allreduce"):
-        assert unit(bench) == "s"
-    for bench in COLLECTIVES + ("ring",):
-        assert is_collective(bench)
-    for bench in ("pingpong", "oneway", "multipair", "pairs", "bw", "bibw"):
-        assert not is_collective(bench)
+    assert unit_of("bandwidth") == unit_of("bidirectional_bandwidth") == "B/s"
+    for rule in RULES - BANDWIDTH_RULES:
+        assert unit_of(rule) == "s"
+
+
+def test_samples_carry_their_rule(tmp_path):
+    table, _ = _run(tmp_path, [SeriesSpec("allreduce", 8, [3 * US]), SeriesSpec("ring", 8, [3 * US]),
+                               SeriesSpec("pingpong", 8, [2 * US]), SeriesSpec("bw", 8, [2 * US])])
+    for bench in ("allreduce", "ring"):
+        s = sample_values(table, bench, 8)
+        assert s.collective and s.unit == "s"
+    pp, bw = sample_values(table, "pingpong", 8), sample_values(table, "bw", 8)
+    assert not pp.collective and pp.unit == "s" and pp.rule == "half_round_trip"
+    assert not bw.collective and bw.unit == "B/s"

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mpiscope.stats.medians import bootstrap_medians
-from mpiscope.store.samples import unit
 from mpiscope.stats.summary import median_ci
 
 # A median's uncertainty scale is floored at this fraction of it, so sizes
@@ -50,22 +49,18 @@ class Curve:
         return len(self.sizes)
 
 
-def is_bandwidth(bench: str) -> bool:
-    return unit(bench) == "B/s"
-
-
-def quantity(bench: str) -> str:
+def quantity(unit: str) -> str:
     """What the curve's values are, in words."""
-    if is_bandwidth(bench):
+    if unit == "B/s":
         return "time per message = size / bandwidth"
     return "time per operation"
 
 
-def as_times(bench: str, size: int, values) -> np.ndarray:
+def as_times(unit: str, size: int, values) -> np.ndarray:
     """Sample values as seconds: unchanged for latencies, size / value for
     bandwidths (see the module note)."""
     v = np.asarray(values, dtype=np.float64)
-    if not is_bandwidth(bench):
+    if unit != "B/s":
         return v
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(v > 0, float(size) / v, np.nan)
@@ -78,18 +73,18 @@ def _scale(times, median, level):
 
 
 def build_curve(bench: str, algo: str, values_by_size: dict, rng: np.random.Generator,
-                n_boot: int = 1000, level: float = 0.95) -> Curve:
-    """Curve from {size: sample values as stored (seconds, or B/s for bw/bibw)}.
+                n_boot: int = 1000, level: float = 0.95, unit: str = "s") -> Curve:
+    """Curve from {size: sample values as stored, in `unit` (s, or B/s for bandwidths)}.
 
     Sizes are visited in increasing order, each consuming `n_boot` draws of
     `rng`. Sizes with no usable sample are listed in `dropped`.
     """
     sizes, medians, scales, counts, boots, dropped = [], [], [], [], [], []
     for size in sorted(values_by_size):
-        if is_bandwidth(bench) and size == 0:
+        if unit == "B/s" and size == 0:
             dropped.append((size, "a 0-byte bandwidth says nothing about time"))
             continue
-        t = as_times(bench, size, values_by_size[size])
+        t = as_times(unit, size, values_by_size[size])
         t = t[np.isfinite(t)]
         if len(t) == 0:
             dropped.append((size, "no valid samples"))
@@ -101,7 +96,7 @@ def build_curve(bench: str, algo: str, values_by_size: dict, rng: np.random.Gene
         counts.append(len(t))
         boots.append(bootstrap_medians(t, n_boot, rng))
     boot = np.column_stack(boots) if boots else np.empty((n_boot, 0))
-    return Curve(bench, algo, quantity(bench), np.array(sizes, dtype=np.int64),
+    return Curve(bench, algo, quantity(unit), np.array(sizes, dtype=np.int64),
                  np.array(medians), np.array(scales), np.array(counts, dtype=np.int64),
                  boot, tuple(dropped))
 
@@ -117,6 +112,6 @@ def run_curves(series, rng: np.random.Generator, n_boot: int = 1000,
     for b, algo, size, s in series:
         if bench is not None and b != bench:
             continue
-        grouped.setdefault((b, algo), {})[int(size)] = s.values
-    return [build_curve(b, algo, by_size, rng, n_boot, level)
-            for (b, algo), by_size in grouped.items()]
+        grouped.setdefault((b, algo, s.unit), {})[int(size)] = s.values
+    return [build_curve(b, algo, by_size, rng, n_boot, level, unit)
+            for (b, algo, unit), by_size in grouped.items()]

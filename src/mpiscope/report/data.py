@@ -24,14 +24,14 @@ US = 1e6
 MBPS = 1e-6
 
 
-def _display(bench, values):
+def _display(unit, values):
     """Samples in display units: µs for times, MB/s for bandwidths."""
-    factor = MBPS if _samples.unit(bench) == "B/s" else US
+    factor = MBPS if unit == "B/s" else US
     return np.asarray(values, dtype=float) * factor
 
 
-def display_unit(bench):
-    return "MB/s" if _samples.unit(bench) == "B/s" else "µs"
+def display_unit(unit):
+    return "MB/s" if unit == "B/s" else "µs"
 
 
 def run_summary(run_dir, table, ctx):
@@ -96,9 +96,10 @@ def bench_sections(runs, series):
 def _series_entry(bench, ctx, rows):
     """One run's sizes of one benchmark: summaries, samples, rows and analyses."""
     refined = (ctx.get("refined_sizes") or {}).get(bench, [])
-    entry = {"sizes": [], "summaries": [], "values": {}, "refined": refined, "tables": {}, "analysis": {}}
+    entry = {"sizes": [], "summaries": [], "values": {}, "refined": refined, "tables": {}, "analysis": {},
+             "unit": rows[0][1].unit, "collective": rows[0][1].collective}
     for size, s, table in rows:
-        values = _display(bench, s.values)
+        values = _display(s.unit, s.values)
         entry["sizes"].append(size)
         st = summarize(values)
         st.update({"size": size, "invalid": s.n_invalid, "refined": size in refined})
@@ -111,7 +112,8 @@ def _series_entry(bench, ctx, rows):
 
 
 def _section(bench, algo, runs):
-    unit = display_unit(bench)
+    first = next(iter(runs.values()))
+    unit = display_unit(first["unit"])
     curves = {}
     for label, r in runs.items():
         rows = [x for x in r["summaries"] if x["n"] > 0]
@@ -124,7 +126,7 @@ def _section(bench, algo, runs):
         "bench": bench,
         "algo": algo,
         "unit": unit,
-        "collective": _samples.is_collective(bench),
+        "collective": first["collective"],
         "curve_svg": draw("curve", curves, f"median ({unit}) with 95% CI", log_y=True, refined=refined),
         "runs": [],
     }
@@ -245,7 +247,7 @@ def comparisons(run_dirs, seed):
 
 def _compare_row(r):
     factor = MBPS if r.unit == "B/s" else US
-    return {"bench": bench_label(r.bench, r.algo), "size": r.size, "unit": display_unit(r.bench),
+    return {"bench": bench_label(r.bench, r.algo), "size": r.size, "unit": display_unit(r.unit),
             "a": r.median_a * factor, "b": r.median_b * factor, "ratio": r.ratio, "p": r.p_value,
             "verdict": r.verdict}
 

@@ -26,8 +26,7 @@ from mpiscope.stats import ranks as _ranks
 from mpiscope.stats import rto as _rto
 from mpiscope.stats import tails as _tails
 from mpiscope.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from mpiscope.store.samples import (DEFAULT_WINDOW_MSGS, is_collective, series_samples, unit,
-                      window_msgs_of)
+from mpiscope.store.samples import DEFAULT_WINDOW_MSGS, series_rule, series_samples
 from mpiscope.common.jsonable import plain
 from mpiscope.stats.summary import LABEL_FAR, LABEL_OUTLIER, describe
 
@@ -53,10 +52,10 @@ def _durations(samples, bench, size, algo, context):
     """Duration of each bw/bibw repetition from its bandwidth (None if size is 0)."""
     if size <= 0:
         return None
-    msgs = window_msgs_of(context, bench, size, algo)
+    rule, _, msgs = series_rule(context, bench, size, algo)
     per_launch = np.array([msgs.get(int(k)) or DEFAULT_WINDOW_MSGS
                            for k in samples.launch.tolist()], dtype=np.float64)
-    nbytes = size * per_launch * (2.0 if bench == "bibw" else 1.0)
+    nbytes = size * per_launch * (2.0 if rule == "bidirectional_bandwidth" else 1.0)
     with np.errstate(divide="ignore"):
         return np.where(samples.values > 0, nbytes / samples.values, np.nan)
 
@@ -107,7 +106,7 @@ def analyze_series(series: pa.Table, bench: str, size: int, context: dict,
     summary = describe(samples.values, seed=seed, level=level, n_boot=n_boot)
 
     times, on = samples.values, "value"
-    if unit(bench) == "B/s":
+    if samples.unit == "B/s":
         times = _durations(samples, bench, size, algo, context)
         on = "time per repetition (bytes moved / bandwidth)"
     tails = {"on": on, "rto_min_s": rto_info["rto_min_s"], "by_min": [], "by_sd": [],
@@ -121,13 +120,13 @@ def analyze_series(series: pa.Table, bench: str, size: int, context: dict,
         modes["on"] = on
 
     result = {
-        "bench": bench, "algo": algo, "size": size, "unit": unit(bench), "seed": seed,
+        "bench": bench, "algo": algo, "size": size, "unit": samples.unit, "seed": seed,
         "n": len(samples), "n_invalid": samples.n_invalid,
         "summary": {k: v for k, v in summary.items() if k not in ("labels", "tukey")},
         "outliers": _outliers(summary, samples),
         "tails": tails,
         "modes": modes,
-        "ranks": _ranks.slowest_ranks(series) if is_collective(bench) else None,
+        "ranks": _ranks.slowest_ranks(series) if samples.collective else None,
         "launches": _launches.launch_variation(samples.values, samples.launch, seed=seed,
                                                level=level, n_boot=n_boot),
     }

@@ -32,7 +32,6 @@ from scipy.stats import mannwhitneyu
 from mpiscope.common.errors import UsageError
 from mpiscope.stats.estimate import Estimate
 from mpiscope.stats.medians import bootstrap_medians, percentile_interval, replicate_stderr
-from mpiscope.store.samples import unit
 from mpiscope.common.sizes import format_size
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples, bench_label
@@ -224,7 +223,7 @@ def compare_series(series_a, series_b, context_a: dict, context_b: dict,
         if reason:
             result.skipped.append((key, reason))
             continue
-        u = unit(key[0])
+        u = keys_a[key].unit
         ratio, p, v, reps = compare_samples(a, b, rng, u == "B/s", noise, alpha, level, n_boot)
         row = CompareRow(key[0], key[1], key[2], u, len(a), len(b), float(np.median(a)),
                          float(np.median(b)), ratio, p, v)

@@ -21,7 +21,7 @@ from mpiscope import SCHEMA_VERSION
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.rawfile import read_raw
-from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive
+from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive, entry_rule
 from mpiscope.store.rep_key import REP_KEY_FIELDS
 from mpiscope.store.trace import write_trace
 
@@ -192,6 +192,8 @@ def _series_entry(meta, launch):
         "window_msgs": meta.get("window_msgs"),
         "count": meta.get("count"),
         "datatype": meta.get("datatype"),
+        # How its rows become samples (raw schema 2; older files name none).
+        **{k: meta[k] for k in ("rule", "unit", "timed_role") if meta.get(k) is not None},
         "invalid": 0,
         # Benchmark parameters (queue depth, computation per message, layer, a
         # skip reason…) when the benchmark records any.
@@ -323,7 +325,8 @@ def _count_invalid(arrays, series, series_rows):
                 cols[name] = value[rows]
         entry = series[key]
         wm = entry.get("window_msgs") or DEFAULT_WINDOW_MSGS
-        entry["invalid"] = derive(key[0], key[2], cols, {key[3]: wm}, algo=key[1]).n_invalid
+        rule, timed_role = entry_rule(entry, key[0], key[1])
+        entry["invalid"] = derive(rule, key[2], cols, {key[3]: wm}, timed_role).n_invalid
 
 
 def _context_v1(metadata, run_dir):

@@ -17,25 +17,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mpiscope.common.errors import UsageError
+from mpiscope.store import schema1
 
-COLLECTIVES = frozenset({
-    "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
-    "alltoall", "reduce_scatter_block",
-})
-# Ring is one operation over all ranks, so it is reduced like a collective.
-_COLLECTIVE_LIKE = COLLECTIVES | {"ring"}
-_BANDWIDTH = frozenset({"bw", "bibw"})
-# Durations measured on one rank only: local timer differences, as OSU does.
-# LogGP and layer benchmarks (engine/bench/flood.c, overhead.c, rma.c,
-# layers.c): a repetition's local duration over its number of messages
-# (window_msgs) is the time per message; layer_pingpong is half a round trip.
-_PER_MESSAGE = frozenset({"flood", "overhead", "rma_lat", "rma_flood", "layer_bw"})
-_HALF_ROUND_TRIP = frozenset({"pingpong", "layer_pingpong"})
-# The harness's own cost (engine/bench/harness.c): empty is the duration
-# itself; pingpong_loop is window_msgs round trips timed as a whole.
-_HARNESS = frozenset({"empty", "pingpong_loop"})
-_LOCAL_DURATION = _HALF_ROUND_TRIP | _BANDWIDTH | _PER_MESSAGE | _HARNESS
-_PAIRWISE = frozenset({"multipair", "pairs"})
+# Sample rules: how one series' rows become samples. The engine names each
+# series' rule in its block and lists them all in `mpiscope-engine --describe`.
+SLOWEST_RANK = "slowest_rank"       # one operation over all ranks: collectives, ring
+ONE_WAY = "one_way"                 # responder's global end - initiator's global start
+PAIR_EXCHANGE = "pair_exchange"     # both directions of a pair, each a one-way time
+BANDWIDTH_RULES = frozenset({"bandwidth", "bidirectional_bandwidth"})
+# Durations measured on the timed rank alone (local timer differences, as
+# OSU does), scaled by the messages a repetition carries.
+_LOCAL_RULES = frozenset({"half_round_trip", "duration", "loop_half_round_trip", "per_message"}
+                         | BANDWIDTH_RULES)
+RULES = frozenset({SLOWEST_RANK, ONE_WAY, PAIR_EXCHANGE} | _LOCAL_RULES)
 DEFAULT_WINDOW_MSGS = 64
 
 # Columns the derivations read.
@@ -43,14 +37,9 @@ COLUMNS = ("launch", "rep", "rank", "role", "peer",
            "t_start_local", "t_end_local", "t_start", "t_end", "t_sched", "valid")
 
 
-def is_collective(bench: str) -> bool:
-    """True for benchmarks summarized as one operation over all ranks."""
-    return bench in _COLLECTIVE_LIKE
-
-
-def unit(bench: str) -> str:
-    """Unit of the sample values: seconds, or bytes per second for bw/bibw."""
-    return "B/s" if bench in _BANDWIDTH else "s"
+def unit_of(rule: str) -> str:
+    """Unit of a rule's sample values: seconds, or bytes per second for bandwidths."""
+    return "B/s" if rule in BANDWIDTH_RULES else "s"
 
 
 @dataclass
@@ -69,6 +58,16 @@ class Samples:
     launch: np.ndarray
     source_a: np.ndarray
     source_b: np.ndarray  # -1 when the source is a single rank
+    rule: str = SLOWEST_RANK
+
+    @property
+    def unit(self) -> str:
+        return unit_of(self.rule)
+
+    @property
+    def collective(self) -> bool:
+        """Summarized as one operation over all ranks (collectives, ring)."""
+        return self.rule == SLOWEST_RANK
 
     @property
     def source(self) -> np.ndarray:
@@ -102,10 +101,10 @@ class _Raw:
     source_a: np.ndarray
     source_b: np.ndarray
 
-    def to_samples(self) -> Samples:
+    def to_samples(self, rule) -> Samples:
         ok = self.valid & np.isfinite(self.values)
         return Samples(self.values[ok], int((~ok).sum()), self.rep[ok], self.launch[ok],
-                       self.source_a[ok], self.source_b[ok])
+                       self.source_a[ok], self.source_b[ok], rule)
 
 
 def _empty():
@@ -140,13 +139,22 @@ def _take_or_nan(arr, idx):
     return out
 
 
-def measured_role(bench, algo) -> str:
-    """The rank whose timer a local-duration sample reads: the initiator, but
-    rank 1 (the responder) in the receive-overhead test (overhead "or+…")."""
-    return "responder" if bench == "overhead" and str(algo or "").startswith("or") else "initiator"
+def _local_values(rule, dur, msgs, size):
+    """Sample values of a local-duration rule from the timed rank's durations."""
+    if rule == "half_round_trip":
+        return dur / 2.0
+    if rule == "duration":
+        return dur
+    if rule == "loop_half_round_trip":
+        return dur / (2.0 * msgs)
+    if rule == "per_message":
+        return dur / msgs
+    nbytes = size * msgs * (2.0 if rule == "bidirectional_bandwidth" else 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(dur > 0, nbytes / dur, np.nan)
 
 
-def _pair_samples(bench, cols, window_msgs, size, role="initiator"):
+def _pair_samples(rule, cols, window_msgs, size, role="initiator"):
     rows = np.flatnonzero(cols["role"] == role)
     if len(rows) == 0:
         return _empty()
@@ -158,29 +166,17 @@ def _pair_samples(bench, cols, window_msgs, size, role="initiator"):
     launch = cols["launch"][rows].astype(np.int32)
     rep = cols["rep"][rows].astype(np.int32)
 
-    if bench in _LOCAL_DURATION:
-        # Only the initiator's own timer matters; the responder still
+    if rule in _LOCAL_RULES:
+        # Only the timed rank's own timer matters; its partner still
         # contributes (a late responder stretches the round trip).
         dur = cols["t_end_local"][rows] - cols["t_start_local"][rows]
         valid = cols["valid"][rows] & p_valid
-        if bench in _HALF_ROUND_TRIP:
-            values = dur / 2.0
-        elif bench == "empty":
-            values = dur
-        elif bench == "pingpong_loop":
-            values = dur / (2.0 * _per_launch(window_msgs, launch))
-        elif bench in _PER_MESSAGE:
-            values = dur / _per_launch(window_msgs, launch)
-        else:
-            msgs = _per_launch(window_msgs, launch)
-            nbytes = size * msgs * (2.0 if bench == "bibw" else 1.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                values = np.where(dur > 0, nbytes / dur, np.nan)
+        values = _local_values(rule, dur, _per_launch(window_msgs, launch), size)
         return _sorted(_Raw(values, valid, rep, launch, a, b))
 
     valid = cols["valid"][rows] & p_valid & has_p
     fwd = _take_or_nan(cols["t_end"], partner) - cols["t_start"][rows]
-    if bench == "oneway":
+    if rule == ONE_WAY:
         return _sorted(_Raw(fwd, valid, rep, launch, a, b))
     # Pairwise exchange: the responder replies after its receive, so each
     # direction is one one-way time.
@@ -294,26 +290,26 @@ def _per_launch(window_msgs, launch):
     return np.full(len(launch), float(window_msgs if window_msgs else DEFAULT_WINDOW_MSGS))
 
 
-def derive(bench: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS,
-           algo=None) -> Samples:
-    """Derive samples from the rows of one bench × algo × size.
+def derive(rule: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS,
+           timed_role: str = "initiator") -> Samples:
+    """Derive samples from the rows of one series by its sample `rule`.
 
     `cols` maps the names in COLUMNS to numpy arrays (rows of any launches).
-    `window_msgs` is a number or a dict launch -> number (bw/bibw only).
+    `window_msgs` is a number or a dict launch -> number; `timed_role` is
+    the role whose timer a local-duration rule reads.
     """
-    return _derive_raw(bench, size, cols, window_msgs, algo).to_samples()
+    return _derive_raw(rule, size, cols, window_msgs, timed_role).to_samples(rule)
 
 
-def _derive_raw(bench, size, cols, window_msgs, algo=None):
+def _derive_raw(rule, size, cols, window_msgs, timed_role="initiator"):
+    if rule not in RULES:
+        raise UsageError(f"unknown sample rule '{rule}': the run was measured by a newer engine "
+                         "than this mpiscope knows; update mpiscope to read it")
     if len(cols["rank"]) == 0:
         return _empty()
-    if is_collective(bench):
+    if rule == SLOWEST_RANK:
         return _collective_samples(cols)
-    if bench in _LOCAL_DURATION or bench == "oneway" or bench in _PAIRWISE:
-        return _pair_samples(bench, cols, window_msgs, size, measured_role(bench, algo))
-    # An unknown benchmark (newer engine): treat it like a collective, which
-    # is well defined for any set of ranks.
-    return _collective_samples(cols)
+    return _pair_samples(rule, cols, window_msgs, size, timed_role)
 
 
 def table_context(table: pa.Table) -> dict:
@@ -412,18 +408,30 @@ def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None
     return series_samples(sub, bench, size, algo, context)
 
 
-def window_msgs_of(context, bench, size, algo=None) -> dict:
-    """{launch: window_msgs} of a bw/bibw series, from the context's series list."""
-    out = {}
-    for s in context.get("series", []):
-        if s.get("bench") == bench and int(s.get("size", -1)) == int(size) and \
-                (algo is None or s.get("algo", algo) == algo):
-            out[int(s.get("launch", 0))] = s.get("window_msgs") or DEFAULT_WINDOW_MSGS
-    return out
+def series_entries(context, bench, size, algo=None) -> list[dict]:
+    """The context's entries (one per launch) of one series."""
+    return [s for s in context.get("series", [])
+            if s.get("bench") == bench and int(s.get("size", -1)) == int(size)
+            and (algo is None or s.get("algo", "mpi") == algo)]
+
+
+def series_rule(context, bench, size, algo=None) -> tuple[str, str, dict]:
+    """(rule, timed role, {launch: window_msgs}) of one series, as its entries record."""
+    entries = series_entries(context, bench, size, algo)
+    first = entries[0] if entries else {}
+    window_msgs = {int(s.get("launch", 0)): s.get("window_msgs") or DEFAULT_WINDOW_MSGS
+                   for s in entries}
+    return entry_rule(first, bench, algo) + (window_msgs,)
+
+
+def entry_rule(entry: dict, bench, algo) -> tuple[str, str]:
+    """(rule, timed role) of a series entry; older runs did not record them."""
+    if entry.get("rule"):
+        return entry["rule"], entry.get("timed_role") or "initiator"
+    return schema1.rule(bench), schema1.timed_role(bench, algo)
 
 
 def series_samples(rows: pa.Table, bench, size, algo, context) -> Samples:
     """Samples from `rows` that are already exactly one series' rows (no filtering)."""
-    return derive(bench, int(size), _columns(rows), window_msgs_of(context, bench, size, algo),
-                  algo)
-
+    rule, timed_role, window_msgs = series_rule(context, bench, size, algo)
+    return derive(rule, int(size), _columns(rows), window_msgs, timed_role)

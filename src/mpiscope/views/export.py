@@ -25,7 +25,6 @@ import numpy as np
 from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
 from mpiscope.common.jsonable import plain
-from mpiscope.store.samples import unit
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.views.show import show_rows
 from mpiscope.store.series import all_series_samples, bench_label, run_context
@@ -58,7 +57,7 @@ def _csv(run_dir):
         return buf.getvalue()
     table, context = load(run_dir)
     for bench, algo, size, s in all_series_samples(table, context):
-        u = unit(bench)
+        u = s.unit
         for launch, rep, src, value in zip(s.launch.tolist(), s.rep.tolist(),
                                            s.source.tolist(), s.values.tolist()):
             w.writerow([bench, algo, size, launch, rep, src, repr(value), u])
@@ -75,7 +74,7 @@ def _json(run_dir):
     return show_json(show_rows(run_dir), run_context(run_dir))
 
 
-def osu_value(bench, values):
+def osu_value(unit, values):
     """The number OSU would print for these samples.
 
     OSU reports averages, so this is a mean, not the median mpiscope shows:
@@ -89,12 +88,12 @@ def osu_value(bench, values):
     v = np.asarray(values, dtype=np.float64)
     if len(v) == 0:
         return math.nan
-    if unit(bench) == "B/s":
+    if unit == "B/s":
         return float(len(v) / np.sum(1.0 / v)) / 1e6
     return float(np.mean(v)) * 1e6
 
 
-def _osu_table(bench, algo, sizes_values, datatype):
+def _osu_table(bench, algo, unit, sizes_values, datatype):
     osu = algo in (None, "mpi") and bench in OSU_TITLES
     if osu:
         title = f"{OSU_TITLES[bench]} v{OSU_VERSION}"
@@ -108,7 +107,7 @@ def _osu_table(bench, algo, sizes_values, datatype):
         return "".join(out)
     if datatype != "none":  # the engine's word for "no data passed"
         out.append(f"# Datatype: {datatype}.\n")
-    column = "Bandwidth (MB/s)" if unit(bench) == "B/s" else "Avg Latency(us)"
+    column = "Bandwidth (MB/s)" if unit == "B/s" else "Avg Latency(us)"
     out.append("%-*s%*s\n" % (10, "# Size", FIELD_WIDTH, column))
     for size, value in sizes_values:
         out.append("%-*d%*.*f\n" % (10, size, FIELD_WIDTH, FLOAT_PRECISION, value))
@@ -119,14 +118,14 @@ def _osu(run_dir):
     if not (Path(run_dir) / SAMPLES_FILE).exists():
         return ""
     table, context = load(run_dir)
-    groups = {}  # (bench, algo) -> [(size, value)], run order
+    groups = {}  # (bench, algo, unit) -> [(size, value)], run order
     for bench, algo, size, s in all_series_samples(table, context):
-        groups.setdefault((bench, algo), []).append((size, osu_value(bench, s.values)))
+        groups.setdefault((bench, algo, s.unit), []).append((size, osu_value(s.unit, s.values)))
     tables = []
-    for (bench, algo), sizes_values in groups.items():
+    for (bench, algo, unit), sizes_values in groups.items():
         datatype = next((x.get("datatype") for x in context.get("series", [])
                          if x["bench"] == bench and x.get("datatype")), None) or "MPI_CHAR"
-        tables.append(_osu_table(bench, algo, sizes_values, datatype))
+        tables.append(_osu_table(bench, algo, unit, sizes_values, datatype))
     # Each table starts with OSU's blank line, so tables are separated by one.
     return "".join(tables)
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
-from mpiscope.store.samples import unit
 from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.views.text import table
 
@@ -30,7 +29,7 @@ def show_rows(run_dir) -> list[dict]:
         series = [x for x in context.get("series", [])
                   if x["bench"] == bench and x.get("algo", "mpi") == algo and int(x["size"]) == size]
         stops = list(dict.fromkeys(str(x.get("stop")) for x in series if x.get("stop")))
-        row = {"bench": bench, "algo": algo, "size": size, "unit": unit(bench),
+        row = {"bench": bench, "algo": algo, "size": size, "unit": s.unit,
                "n": st["n"], "invalid": s.n_invalid}
         row.update({k: st[k] for k in STAT_KEYS})
         row["ci_level"] = st["ci_level"]
