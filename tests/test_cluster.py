@@ -344,7 +344,8 @@ def test_mpiscope_run_on_a_cluster_records_the_ground_truth(tmp_path):
         run, summary = run_ok("--cluster", name, "--bench", "pingpong", "--sizes", 8, "--reps-max", 30,
                               "--sync", "barrier", out=tmp_path)  # -n: every slot
         refused = mpiscope("run", "--cluster", name, "--hostfile", "/etc/hosts", out=tmp_path / "x")
-    table, ctx = store.load(run)
+    table, loaded = store.load(run)
+    ctx = loaded.context
     assert ctx["np"] == 2 and ctx["cluster"]["link"]["rate_bps"] == 1e9
     assert set(ctx["hosts"]) == {f"{name}-h0", f"{name}-h1"}
     assert refused.returncode == 2 and "drop --launcher, --hostfile" in refused.stderr

@@ -5,6 +5,7 @@ from analysis_runs import build_run
 from mpiscope.stats.compare import compare, compare_samples, compare_series, verdict
 from mpiscope.common.errors import UsageError
 from mpiscope.stats.estimate import Estimate
+from mpiscope.store.run import Run
 from mpiscope.store.samples import Samples
 
 A_ID, B_ID = "20240401-120000-aaaa", "20240402-120000-bbbb"
@@ -89,11 +90,11 @@ def test_geomean_of_time_ratios_with_bandwidth_inverted():
     a = {("pingpong", 8): [1e-6] * 9, ("bw", 1024): [1e9] * 9}
     # pingpong takes 1.21× longer; bw is unchanged: geomean √1.21 = 1.1.
     b = {("pingpong", 8): [1.21e-6] * 9, ("bw", 1024): [1e9] * 9}
-    cmp = compare_series(_series(a), _series(b), {"run_id": "a"}, {"run_id": "b"})
+    cmp = compare_series(_series(a), _series(b), Run.from_context({"run_id": "a"}), Run.from_context({"run_id": "b"}))
     assert cmp.geomean.point == pytest.approx(1.1)
     # bw 1.21× higher bandwidth is a time ratio 1/1.21: geomean 1.
     b = {("pingpong", 8): [1.21e-6] * 9, ("bw", 1024): [1.21e9] * 9}
-    cmp = compare_series(_series(a), _series(b), {"run_id": "a"}, {"run_id": "b"})
+    cmp = compare_series(_series(a), _series(b), Run.from_context({"run_id": "a"}), Run.from_context({"run_id": "b"}))
     assert cmp.geomean.point == pytest.approx(1.0)
     rows = {r.bench: r for r in cmp.rows}
     assert rows["bw"].ratio.point == pytest.approx(1.21)
@@ -107,7 +108,7 @@ def test_only_in_one_run_is_listed_and_not_compared():
     a = {("pingpong", 8): _lognormal(1), ("pingpong", 64): _lognormal(2),
          ("allreduce", 8): _lognormal(3)}
     b = {("pingpong", 8): _lognormal(4), ("bw", 8): _lognormal(5, median=3e7)}
-    cmp = compare_series(_series(a), _series(b), {"run_id": "a"}, {"run_id": "b"})
+    cmp = compare_series(_series(a), _series(b), Run.from_context({"run_id": "a"}), Run.from_context({"run_id": "b"}))
     assert [(r.bench, r.size) for r in cmp.rows] == [("pingpong", 8)]
     assert cmp.only_a == [("pingpong", "mpi", 64), ("allreduce", "mpi", 8)]
     assert cmp.only_b == [("bw", "mpi", 8)]
@@ -119,7 +120,7 @@ def test_nothing_in_common_is_refused_with_what_each_run_has():
     a = {("pingpong", 8): _lognormal(1)}
     b = {("pingpong", 16): _lognormal(2), ("bw", 1024): _lognormal(3, median=5e8)}
     with pytest.raises(UsageError) as exc:
-        compare_series(_series(a), _series(b), {"run_id": "ra"}, {"run_id": "rb"})
+        compare_series(_series(a), _series(b), Run.from_context({"run_id": "ra"}), Run.from_context({"run_id": "rb"}))
     msg = str(exc.value)
     assert "no benchmark × size in common" in msg
     assert "A has pingpong 8 B" in msg and "B has pingpong 16 B; bw 1K B" in msg
@@ -129,7 +130,7 @@ def test_request_missing_from_one_run_names_the_run():
     a = {("pingpong", 8): _lognormal(1), ("bw", 8): _lognormal(2, median=3e7)}
     b = {("pingpong", 8): _lognormal(3), ("pingpong", 64): _lognormal(4)}
     sa, sb = _series(a), _series(b)
-    ctx = ({"run_id": "ra"}, {"run_id": "rb"})
+    ctx = (Run.from_context({"run_id": "ra"}), Run.from_context({"run_id": "rb"}))
     with pytest.raises(UsageError,
                        match=r"run B \(rb\) has no benchmark 'bw' \(it has: pingpong\)"):
         compare_series(sa, sb, *ctx, bench="bw")
@@ -147,7 +148,7 @@ def test_request_missing_from_one_run_names_the_run():
 def test_series_without_valid_samples_is_skipped():
     a = {("pingpong", 8): _lognormal(1), ("pingpong", 64): []}
     b = {("pingpong", 8): _lognormal(2), ("pingpong", 64): _lognormal(3)}
-    cmp = compare_series(_series(a), _series(b), {"run_id": "a"}, {"run_id": "b"})
+    cmp = compare_series(_series(a), _series(b), Run.from_context({"run_id": "a"}), Run.from_context({"run_id": "b"}))
     assert cmp.skipped == [(("pingpong", "mpi", 64), "no valid samples in run A")]
     assert len(cmp.rows) == 1
 
@@ -155,9 +156,9 @@ def test_series_without_valid_samples_is_skipped():
 def test_bad_noise_and_alpha():
     s = _series({("pingpong", 8): _lognormal(1)})
     with pytest.raises(UsageError, match="noise"):
-        compare_series(s, s, {}, {}, noise=1.5)
+        compare_series(s, s, Run.from_context({}), Run.from_context({}), noise=1.5)
     with pytest.raises(UsageError, match="alpha"):
-        compare_series(s, s, {}, {}, alpha=0.0)
+        compare_series(s, s, Run.from_context({}), Run.from_context({}), alpha=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +174,7 @@ def test_stored_runs_across_libraries(runs):
     _, a, b = runs
     cmp = compare(a, b)
     assert (cmp.run_a, cmp.run_b) == (A_ID, B_ID)
-    assert cmp.context_b["mpi"] == "mpich"
+    assert cmp.b.mpi == "mpich"
     verdicts = {(r.bench, r.size): r.verdict for r in cmp.rows}
     assert len(verdicts) == 12
     # Times 10% longer are slower; bandwidths 10% higher are faster.

@@ -12,7 +12,8 @@ def test_injected_offset_and_drift_recovered_within_1us(tmp_path):
     # 50 ms offsets and 100 ppm drifts, over a measurement of more than 2 s.
     run, _ = run_ok("-n", 4, "--bench", "pingpong", "--sizes", 8, "--clock-inject", "50000:100",
                     "--time-budget", 2.3, "--ci-width", 0, out=tmp_path)
-    table, ctx = store.load(run)
+    table, loaded = store.load(run)
+    ctx = loaded.context
     span = pc.max(table["t_end"]).as_py() - pc.min(table["t_start"]).as_py()
     assert span >= 2.0
     clock = ctx["clock"]["0"]
@@ -30,7 +31,8 @@ def test_injected_offset_and_drift_recovered_within_1us(tmp_path):
 
 def test_residual_below_1us_without_injection(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", 8, out=tmp_path)
-    _, ctx = store.load(run)
+    _, loaded = store.load(run)
+    ctx = loaded.context
     for rank, entry in ctx["clock"]["0"].items():
         assert entry["residual_s"] <= 1e-6, (rank, entry)
         assert "recovery_error_s" not in entry
@@ -43,7 +45,8 @@ def test_tree_sync_composes_offsets_along_the_tree(tmp_path):
     # be off by the injected offsets (ms) or drifts (100 ppm over 2 s: 200 µs).
     run, _ = run_ok("-n", 4, "--bench", "pingpong", "--sizes", 8, "--clock-inject", "50000:100",
                     "--clock-sync", "tree", "--time-budget", 2.3, "--ci-width", 0, out=tmp_path)
-    _, ctx = store.load(run)
+    _, loaded = store.load(run)
+    ctx = loaded.context
     clock = ctx["clock"]["0"]
     assert {r: clock[r]["parent"] for r in ("1", "2", "3")} == {"1": 0, "2": 0, "3": 1}
     for rank, entry in clock.items():
@@ -53,9 +56,11 @@ def test_tree_sync_composes_offsets_along_the_tree(tmp_path):
 
 def test_auto_sync_is_a_star_when_ranks_share_cpus_and_a_tree_otherwise(tmp_path):
     run, _ = run_ok("-n", 4, "--bench", "barrier", out=tmp_path / "four")
-    _, ctx = store.load(run)
+    _, loaded = store.load(run)
+    ctx = loaded.context
     assert ctx["clock_sync"] == "star" and ctx["oversubscribed"]
     assert {e["parent"] for r, e in ctx["clock"]["0"].items() if r != "0"} == {0}
     run, _ = run_ok("-n", 2, "--bench", "barrier", out=tmp_path / "two")
-    _, ctx = store.load(run)
+    _, loaded = store.load(run)
+    ctx = loaded.context
     assert ctx["clock_sync"] == "tree"

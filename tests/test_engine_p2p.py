@@ -40,7 +40,8 @@ def test_every_point_to_point_pattern_on_four_ranks(tmp_path):
 def test_harness_benchmarks_on_real_ranks(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "empty,pingpong_loop", "--sizes", 8, "--reps-max", 100,
                     out=tmp_path)
-    table, context = store.load(run)
+    table, loaded = store.load(run)
+    context = loaded.context
     empty = samples.sample_values(table, "empty", 0)      # sizeless: measured once, at size 0
     loop = samples.sample_values(table, "pingpong_loop", 8)
     assert len(empty) > 0 and len(loop) > 0 and np.all(empty.values > 0)

@@ -18,6 +18,7 @@ from mpiscope.views.layers import format_layers
 from mpiscope.models.loggp import loggp_series
 from mpiscope.views.loggp import format_loggp, loggp_json
 from mpiscope.store.samples import Samples, derive
+from mpiscope.store.run import Run
 
 US, NS = 1e-6, 1e-9
 STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
@@ -57,7 +58,7 @@ def synthetic_run(eel=2.0 * US, o_s=0.3 * US, o_r=0.2 * US, g=1.0 * US, G=0.1 * 
                 delta = f * g0
                 add("overhead", f"{side}+{f:g}g", size, _noisy(rng, max(g0, o + delta)),
                     {"compute_s": delta, "step": f, "g0_s": g0})
-    return series, {"run_id": "synthetic", "series": ctx_series}
+    return series, Run.from_context({"run_id": "synthetic", "series": ctx_series})
 
 
 def test_known_parameters_are_recovered():
@@ -101,7 +102,8 @@ def test_overheads_larger_than_eel_are_flagged_and_leave_L_undefined():
 
 def test_a_run_without_loggp_benchmarks_is_refused():
     with pytest.raises(UsageError, match="LogGP"):
-        loggp_series([("pingpong", "mpi", 8, _samples([1e-6, 2e-6]))], {"run_id": "x", "series": []})
+        loggp_series([("pingpong", "mpi", 8, _samples([1e-6, 2e-6]))],
+                     Run.from_context({"run_id": "x", "series": []}))
 
 
 def test_steps_that_never_reach_the_knee_give_a_bound_with_a_note():
@@ -111,7 +113,7 @@ def test_steps_that_never_reach_the_knee_give_a_bound_with_a_note():
         series.append(("overhead", f"os+{f:g}g", 8, _samples(_noisy(rng, max(1e-6, 0.3e-6 + f * 1e-6)))))
         ctx_series.append({"bench": "overhead", "algo": f"os+{f:g}g", "size": 8, "launch": 0,
                            "params": {"compute_s": f * 1e-6}})
-    r = loggp_series(series, {"run_id": "x", "series": ctx_series}, n_boot=200)
+    r = loggp_series(series, Run.from_context({"run_id": "x", "series": ctx_series}), n_boot=200)
     o = r.overheads["send"][0]
     assert o.value is not None and o.value.point >= 0.3e-6
     assert "upper bound" in o.note
@@ -128,7 +130,7 @@ def test_layer_shares_and_fits():
             ctx_series.append({"bench": "layer_pingpong", "algo": layer, "size": size, "launch": 0})
     ctx = {"run_id": "layers", "series": ctx_series,
            "ranks": {"0": {"0": {"host": "a"}, "1": {"host": "a"}}}}
-    r = layers_series(series, ctx, n_boot=300)
+    r = layers_series(series, Run.from_context(ctx), n_boot=300)
     assert r.transport == "shm"
     share = r.shares[("layer_pingpong", "tcp")][8]
     assert share.point == pytest.approx(1.5 / 2.0, rel=0.03) and share.low < share.point < share.high
@@ -145,7 +147,8 @@ def test_skipped_layer_reason_is_shown():
         {"bench": "layer_pingpong", "algo": "mpi", "size": 8, "launch": 0},
         {"bench": "layer_pingpong", "algo": "shm", "size": 8, "launch": 0,
          "params": {"skipped": "rank 0: ranks on different hosts (h0, h1) share no memory"}}]}
-    r = layers_series([("layer_pingpong", "mpi", 8, _samples([1e-6] * 5))], ctx, n_boot=50)
+    r = layers_series([("layer_pingpong", "mpi", 8, _samples([1e-6] * 5))], Run.from_context(ctx),
+                      n_boot=50)
     assert "shm: skipped (rank 0: ranks on different hosts" in format_layers(r)
 
 

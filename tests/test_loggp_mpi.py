@@ -39,7 +39,8 @@ def _median(table, bench, algo, size):
 
 def test_shared_memory_ring_is_faster_than_mpi_and_tcp_at_8_bytes(run):
     _, run_dir = run
-    table, ctx = store.load(run_dir)
+    table, loaded = store.load(run_dir)
+    ctx = loaded.context
     shm, mpi, tcp = (_median(table, "layer_pingpong", layer, 8) for layer in ("shm", "mpi", "tcp"))
     assert 0 < shm < mpi and shm < tcp, (shm, mpi, tcp)
     # the TCP channel went over the loopback interface, and the series record it

@@ -9,6 +9,7 @@ import pytest
 from mpiscope.stats.ranks import rank_times, slowest_ranks
 from mpiscope.store.samples import series_samples, split_series
 from mpiscope.store.ingest import SCHEMA, ingest
+from mpiscope.store.run import Run
 from rawgen import SMALL, Clock, RunBuilder, SeriesSpec
 
 US = 1e-6
@@ -126,7 +127,7 @@ def test_agrees_with_samples_on_a_synthetic_run(tmp_path, sync):
     table = ingest(rb.run_dir, {})
     for (bench, algo, size), rows in split_series(table).items():
         r = slowest_ranks(rows)
-        s = series_samples(rows, bench, size, algo, {})
+        s = series_samples(rows, bench, size, algo, Run.from_context({}))
         assert r["n_reps"] == len(s) and r["n_invalid"] == s.n_invalid
         assert r["last_order"] == [3]
         assert r["margin_median_s"] == pytest.approx(SMALL, rel=1e-6)

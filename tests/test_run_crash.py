@@ -16,7 +16,8 @@ def test_aborted_rank_leaves_a_failed_readable_run(tmp_path):
     assert "run failed" in p.stderr
     runs = [d for d in tmp_path.iterdir() if d.is_dir()]
     assert len(runs) == 1 and not runs[0].name.startswith(".")
-    table, ctx = store.load(runs[0])
+    table, loaded = store.load(runs[0])
+    ctx = loaded.context
     assert ctx["status"] == "failed" and "exited with code" in ctx["error"]
     assert json.loads((runs[0] / "context.json").read_text())["status"] == "failed"
     # The two series completed before the abort are there, from both ranks.

@@ -17,7 +17,8 @@ def test_stop_reasons_are_recorded(tmp_path):
     # An impossible CI target: reps_max stops one series, the budget the other.
     run, _ = run_ok("-n", 2, "--bench", "pingpong,bw", "--sizes", "8,4M", "--ci-width", 0,
                     "--reps-max", 40, "--time-budget", 0.2, "--sync", "barrier", out=tmp_path)
-    table, ctx = store.load(run)
+    table, loaded = store.load(run)
+    ctx = loaded.context
     (small,) = _series(ctx, "pingpong", 8)
     assert small["stop"] == "reps_max" and small["reps"] == 40
     (big,) = _series(ctx, "bw", 4 * 1024**2)
@@ -30,14 +31,15 @@ def test_stop_reasons_are_recorded(tmp_path):
 def test_ci_rule_stops_before_reps_max(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "allreduce", "--sizes", 8, "--ci-width", 0.5,
                     "--reps-max", 100000, "--time-budget", 30, out=tmp_path)
-    (s,) = _series(store.load(run)[1], "allreduce", 8)
+    (s,) = _series(store.load(run)[1].context, "allreduce", 8)
     assert s["stop"] == "ci" and s["reps"] < 100000
 
 
 def test_several_launches_in_one_run(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", 8, "--launches", 2, "--reps-max", 30,
                     out=tmp_path)
-    table, ctx = store.load(run)
+    table, loaded = store.load(run)
+    ctx = loaded.context
     assert sorted(pc.unique(table["launch"]).to_pylist()) == [0, 1]
     assert set(samples.sample_values(table, "pingpong", 8).launch) == {0, 1}
     assert len(ctx["launch_commands"]) == 2
@@ -47,7 +49,8 @@ def test_several_launches_in_one_run(tmp_path):
 def test_other_timers(tmp_path, timer):
     run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", 8, "--timer", timer, "--reps-max", 50,
                     out=tmp_path)
-    _, ctx = store.load(run)
+    _, loaded = store.load(run)
+    ctx = loaded.context
     assert ctx["timer"]["name"] == timer
     assert 0 < ctx["timer"]["cost_s"] < 1e-5 and ctx["timer"]["resolution_s"] > 0
     # every timer's cost and resolution are reported, whichever is in use
@@ -63,7 +66,8 @@ def test_other_timers(tmp_path, timer):
 def test_cold_cache_and_barrier_sync(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "pingpong,allreduce", "--sizes", "1K", "--cache", "cold",
                     "--sync", "barrier", "--reps-max", 50, out=tmp_path)
-    table, ctx = store.load(run)
+    table, loaded = store.load(run)
+    ctx = loaded.context
     assert pc.all(pc.is_nan(table["t_sched"])).as_py()  # no agreed start with barrier sync
     assert len(samples.sample_values(table, "allreduce", 1024)) == 50
     assert ctx["cache"] == "cold" and ctx["sync_method"] == "barrier"
@@ -74,7 +78,8 @@ def test_refine_adds_bounded_sizes_and_records_them(tmp_path):
     # A tiny threshold makes every bend count, so refinement certainly happens.
     run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", "64-64K:x16", "--refine",
                     "--refine-threshold", 0.001, "--refine-max", 3, "--reps-max", 50, out=tmp_path)
-    table, ctx = store.load(run)
+    table, loaded = store.load(run)
+    ctx = loaded.context
     added = ctx["refined_sizes"]["pingpong"]
     assert 1 <= len(added) <= 3
     assert not set(added) & {64, 1024, 16384}
@@ -86,7 +91,8 @@ def test_refine_with_several_algorithms_measures_new_sizes_for_each(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "allgather", "--algo", "ring,bruck", "--sizes", "64-64K:x16",
                     "--refine", "--refine-threshold", 0.001, "--refine-max", 2, "--reps-max", 20,
                     out=tmp_path)
-    table, ctx = store.load(run)
+    table, loaded = store.load(run)
+    ctx = loaded.context
     added = ctx["refined_sizes"]["allgather"]
     assert 1 <= len(added) <= 2
     for algo in ("ring", "bruck"):

@@ -10,6 +10,7 @@ from mpiscope.common.jsonable import plain
 from mpiscope.stats.estimate import Estimate
 from mpiscope.store.samples import series_samples, split_series
 from mpiscope.store.ingest import ingest
+from mpiscope.store.run import Run
 from rawgen import Clock, RunBuilder, SeriesSpec
 
 US = 1e-6
@@ -33,7 +34,7 @@ def run(tmp_path_factory):
     context = {"series": [{"bench": "bw", "size": 65536, "launch": k, "window_msgs": 32}
                           for k in (0, 1)]}
     table = ingest(rb.run_dir, {})
-    return split_series(table), context
+    return split_series(table), Run.from_context(context)
 
 
 def _analyze(run, key, seed=1):
@@ -131,9 +132,9 @@ def test_rto_min_recorded_on_the_measured_hosts_is_the_default(run):
     groups, context = run
     recorded = {"rto_min_s": 0.005, "source": "read at run time on the measured hosts (smallest: h1)",
                 "per_host": {"h0": {"rto_min_s": 0.2}, "h1": {"rto_min_s": 0.005}}}
-    r = analyze_series(groups[("pingpong", "mpi", 8)], "pingpong", 8, {**context, "rto_min": recorded})
+    r = analyze_series(groups[("pingpong", "mpi", 8)], "pingpong", 8, Run.from_context({**context.context, "rto_min": recorded}))
     assert r["tails"]["rto_min_s"] == 0.005
     assert r["modes"]["rto"]["source"] == recorded["source"]
     # an explicit value still wins
-    r = analyze_series(groups[("pingpong", "mpi", 8)], "pingpong", 8, {**context, "rto_min": recorded}, rto=RTO)
+    r = analyze_series(groups[("pingpong", "mpi", 8)], "pingpong", 8, Run.from_context({**context.context, "rto_min": recorded}), rto=RTO)
     assert r["tails"]["rto_min_s"] == 0.2

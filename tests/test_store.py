@@ -153,7 +153,8 @@ def test_no_raw_files_gives_zero_rows(tmp_path):
     run.mkdir()
     table = ingest(run, context_for(status="failed", error="mpirun exited with 1"))
     assert table.num_rows == 0 and table.schema.remove_metadata() == SCHEMA
-    table2, ctx = load(run)
+    table2, loaded = load(run)
+    ctx = loaded.context
     assert table2.num_rows == 0
     assert ctx["series"] == [] and ctx["incomplete_ranks"] == [] and ctx["status"] == "failed"
 
@@ -178,7 +179,7 @@ def test_load_prefers_context_json_for_runner_keys(tmp_path):
     ingest(rb.run_dir, context_for(status="running"))
     (rb.run_dir / "context.json").write_text(json.dumps(
         context_for(status="completed", series="not this")))
-    _, ctx = load(rb.run_dir)
+    ctx = load(rb.run_dir)[1].context
     assert load_context(rb.run_dir) == ctx
     assert ctx["status"] == "completed"
     assert ctx["series"][0]["bench"] == "allreduce"

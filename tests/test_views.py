@@ -4,7 +4,8 @@ import pytest
 
 from mpiscope.store import catalog
 
-from mpiscope.store.series import run_context
+from mpiscope.store.run import Run
+from mpiscope.store.series import open_run
 from mpiscope.views import show as views
 from mpiscope.views.runs import format_runs
 from mpiscope.store.ingest import ingest
@@ -39,7 +40,7 @@ def test_show_rows(demo):
 
 def test_format_show_snapshot(demo):
     _, run_dir, _ = demo
-    text = views.format_show(views.show_rows(run_dir), run_context(run_dir))
+    text = views.format_show(views.show_rows(run_dir), open_run(run_dir))
     assert_snapshot("show.txt", text)
 
 
@@ -63,10 +64,10 @@ def test_failed_run_without_samples(tmp_path):
     ctx = context_for(run_id=run.name, status="failed", error="mpirun: not enough slots")
     (run / "context.json").write_text(json.dumps(ctx))
     assert views.show_rows(run) == []
-    text = views.format_show([], run_context(run))
+    text = views.format_show([], open_run(run))
     assert text.splitlines()[0].startswith("run 20240101-000000-dead  failed")
     assert "(no measurements: mpirun: not enough slots)" in text
-    assert any("the run failed" in n for n in views.notes([], run_context(run)))
+    assert any("the run failed" in n for n in views.notes([], open_run(run)))
 
 
 def test_failed_run_with_zero_rows(tmp_path):
@@ -76,12 +77,12 @@ def test_failed_run_with_zero_rows(tmp_path):
     (run / "context.json").write_text(json.dumps(ctx))
     ingest(run, ctx)
     assert views.show_rows(run) == []
-    assert "engine crashed" in views.format_show([], run_context(run))
+    assert "engine crashed" in views.format_show([], open_run(run))
 
 
 def test_notes(demo):
     _, run_dir, _ = demo
-    notes = views.notes(views.show_rows(run_dir), run_context(run_dir))
+    notes = views.notes(views.show_rows(run_dir), open_run(run_dir))
     assert len(notes) == 2
     assert notes[0].startswith("pingpong 8 B: 1 of 5 samples invalid")
     assert notes[1].startswith("bcast 8 B: 1 of 3 samples invalid")
@@ -89,4 +90,4 @@ def test_notes(demo):
 
 def test_describe_mpich_library_string():
     ctx = context_for(mpi="mpich", mpi_library="MPICH Version:\t4.0.2\nMPICH Release date: x")
-    assert "mpich (MPICH Version: 4.0.2)" in views.describe(ctx)
+    assert "mpich (MPICH Version: 4.0.2)" in views.describe(Run.from_context(ctx))

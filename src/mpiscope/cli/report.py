@@ -62,10 +62,9 @@ def write_report(run_dirs, output, jobs=None):
 
 def _sections(run_dirs):
     """Benchmark sections the report will have (bench × algorithm over all runs)."""
-    from mpiscope.store.ingest import load_context
+    from mpiscope.store.series import open_run
 
-    return len({(s["bench"], s.get("algo", "mpi"))
-                for d in run_dirs for s in load_context(d).get("series", [])})
+    return len({(s.bench, s.algo) for d in run_dirs for s in open_run(d).series})
 
 
 def cmd_report(args):

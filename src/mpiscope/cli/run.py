@@ -75,20 +75,22 @@ def add_commands(sub):
 
 def cmd_run(args):
     from mpiscope.measure import runner
-    from mpiscope.views import show as views
     from mpiscope.measure.plan import make_plan
+    from mpiscope.store.run import Run
+    from mpiscope.views import show as views
 
     plan = make_plan(args)
     run_dir, context = runner.run(plan, sys.argv)
+    run = Run.from_context(context, run_dir)
     rows = views.show_rows(run_dir)
     if args.json:
-        print(json.dumps({"run": str(run_dir), "status": context["status"], "rows": rows},
+        print(json.dumps({"run": str(run_dir), "status": run.status, "rows": rows},
                          indent=2, default=str))
     else:
-        print(views.format_show(rows, context))
-        print(f"\nrun {context['run_id']} stored in {run_dir}")
-    if context["status"] != "completed":
-        sys.stderr.write(f"mpiscope: run failed: {context['error']}\n"
+        print(views.format_show(rows, run))
+        print(f"\nrun {run.run_id} stored in {run_dir}")
+    if run.status != "completed":
+        sys.stderr.write(f"mpiscope: run failed: {run.error}\n"
                          f"what was measured is stored in {run_dir} (status: failed)\n")
         return 1
     return 0

@@ -25,18 +25,18 @@ def cmd_runs(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from mpiscope.store.series import run_context
+    from mpiscope.store.series import open_run
     from mpiscope.views import show as views
     from mpiscope.views.export import show_json
 
     run_dir = catalog.resolve(args.out, args.run)
     rows = views.show_rows(run_dir)
-    context = run_context(run_dir)
+    run = open_run(run_dir)
     if args.json:
-        sys.stdout.write(show_json(rows, context))  # the rows computed once
+        sys.stdout.write(show_json(rows, run))  # the rows computed once
     else:
-        sys.stdout.write(views.format_show(rows, context))
-    for note in views.notes(rows, context):
+        sys.stdout.write(views.format_show(rows, run))
+    for note in views.notes(rows, run):
         print(f"mpiscope: warning: {note}", file=sys.stderr)
     return 0
 

@@ -17,6 +17,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.models.hockney import LineFit, hockney
 from mpiscope.models.piecewise import Piecewise, piecewise
 from mpiscope.store.ingest import load
+from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples
 
 DEFAULT_SEED = 1
@@ -50,7 +51,7 @@ class BenchFit:
 @dataclass
 class FitResult:
     run_id: str
-    context: dict
+    run: Run
     seed: int
     n_boot: int
     level: float
@@ -72,12 +73,12 @@ def fit_curve(curve: Curve, level: float = 0.95, min_points: int = 3) -> BenchFi
     return BenchFit(curve, hockney(curve, level), piecewise(curve, level, min_points))
 
 
-def fit_series(series, context: dict, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
+def fit_series(series, run: Run, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
                level: float = 0.95, min_points: int = 3, bench: str | None = None) -> FitResult:
     """Fit [(bench, algo, size, Samples)] (as series.all_series_samples returns)."""
     rng = np.random.default_rng(seed)
     curves = run_curves(series, rng, n_boot, level, bench)
-    result = FitResult(str(context.get("run_id", "?")), context, seed, n_boot, level, min_points)
+    result = FitResult(run.run_id, run, seed, n_boot, level, min_points)
     result.fits = [fit_curve(c, level, min_points) for c in curves]
     return result
 
@@ -85,10 +86,10 @@ def fit_series(series, context: dict, seed: int = DEFAULT_SEED, n_boot: int = DE
 def fit_run(run_dir, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT, level: float = 0.95,
             min_points: int = 3, bench: str | None = None) -> FitResult:
     """Fit every benchmark of a stored run (or only `bench`)."""
-    table, context = load(Path(run_dir))
-    series = all_series_samples(table, context)
+    table, run = load(Path(run_dir))
+    series = all_series_samples(table, run)
     if bench is not None and not any(b == bench for b, *_ in series):
         present = ", ".join(dict.fromkeys(b for b, *_ in series)) or "none"
-        raise UsageError(f"run {context.get('run_id', run_dir)} has no benchmark '{bench}'; "
+        raise UsageError(f"run {run.run_id} has no benchmark '{bench}'; "
                          f"it has: {present}")
-    return fit_series(series, context, seed, n_boot, level, min_points, bench)
+    return fit_series(series, run, seed, n_boot, level, min_points, bench)

@@ -27,6 +27,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.models.loggp import DEFAULT_BOOT, DEFAULT_SEED, estimate_of, med
 from mpiscope.models.piecewise import Piecewise, piecewise
 from mpiscope.store.ingest import load
+from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples
 
 LAYER_ORDER = ("mpi", "tcp", "shm")
@@ -54,7 +55,7 @@ class LayerCurve:
 @dataclass
 class LayersResult:
     run_id: str
-    context: dict
+    run: Run
     seed: int
     n_boot: int
     level: float
@@ -75,28 +76,28 @@ class LayersResult:
                            for (b, l), v in self.shares.items()]}
 
 
-def _skips(context) -> dict:
+def _skips(run: Run) -> dict:
     out = {}
-    for s in context.get("series", []):
-        reason = (s.get("params") or {}).get("skipped")
-        if s.get("bench") in BENCHES and reason:
-            out.setdefault((s["bench"], s.get("algo")), {})[int(s.get("size", 0))] = reason
+    for s in run.series:
+        reason = (s.params or {}).get("skipped")
+        if s.bench in BENCHES and reason:
+            out.setdefault((s.bench, s.algo), {})[s.size] = reason
     return out
 
 
-def _transport(context) -> str | None:
+def _transport(run: Run) -> str | None:
     """shm when both ranks of the pair share a host, else tcp."""
-    ranks = (context.get("ranks") or {}).get("0") or {}
+    ranks = run.ranks.get("0") or {}
     a, b = ranks.get("0", {}).get("host"), ranks.get("1", {}).get("host")
     if a is None or b is None:
         return None
     return "shm" if a == b else "tcp"
 
 
-def layers_series(series, context, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95,
+def layers_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95,
                   min_points=3) -> LayersResult:
     rng = np.random.default_rng(seed)
-    skips = _skips(context)
+    skips = _skips(run)
     values, meds = {}, {}
     for bench, algo, size, s in series:
         if bench not in BENCHES:
@@ -110,7 +111,7 @@ def layers_series(series, context, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
                   key=lambda k: (BENCHES.index(k[0]), LAYER_ORDER.index(k[1]) if k[1] in LAYER_ORDER
                                  else len(LAYER_ORDER), k[1]))
     if not keys:
-        raise UsageError(f"run {context.get('run_id', '?')} has no layer benchmarks: measure them "
+        raise UsageError(f"run {run.run_id} has no layer benchmarks: measure them "
                          "with e.g. `mpiscope run -n 2 --bench layer_pingpong,layer_bw`")
     curves = {}
     for key in keys:
@@ -134,11 +135,10 @@ def layers_series(series, context, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
                 with np.errstate(divide="ignore", invalid="ignore"):
                     out[size] = estimate_of(m.point / base[size].point, m.boot / base[size].boot, level)
         shares[(bench, layer)] = out
-    return LayersResult(str(context.get("run_id", "?")), context, seed, n_boot, level, curves, shares,
-                        _transport(context))
+    return LayersResult(run.run_id, run, seed, n_boot, level, curves, shares, _transport(run))
 
 
 def layers_run(run_dir, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95,
                min_points=3) -> LayersResult:
-    table, context = load(Path(run_dir))
-    return layers_series(all_series_samples(table, context), context, seed, n_boot, level, min_points)
+    table, run = load(Path(run_dir))
+    return layers_series(all_series_samples(table, run), run, seed, n_boot, level, min_points)

@@ -44,6 +44,7 @@ from mpiscope.stats.estimate import Estimate
 from mpiscope.stats.medians import bootstrap_medians, percentile_interval, replicate_stderr
 from mpiscope.models.piecewise import piecewise, wls_lines
 from mpiscope.store.ingest import load
+from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples
 
 DEFAULT_SEED = 1
@@ -116,7 +117,7 @@ class Overhead:
 @dataclass
 class LogGPResult:
     run_id: str
-    context: dict
+    run: Run
     seed: int
     n_boot: int
     level: float
@@ -153,12 +154,11 @@ class LogGPResult:
 
 # ---------------------------------------------------------------- computation
 
-def _params_of(context) -> dict:
+def _params_of(run: Run) -> dict:
     """(bench, algo, size) -> [params of each launch]."""
     out = {}
-    for s in context.get("series", []):
-        key = (s.get("bench"), s.get("algo", "mpi"), int(s.get("size", 0)))
-        out.setdefault(key, []).append((int(s.get("launch", 0)), s.get("params") or {}))
+    for s in run.series:
+        out.setdefault((s.bench, s.algo, s.size), []).append((s.launch, s.params or {}))
     return out
 
 
@@ -266,16 +266,16 @@ def _gap_curve_G(gaps_values, best_q, rng, n_boot, level, min_points=3):
     return est, boot_beta, how
 
 
-def loggp_series(series, context, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95) -> LogGPResult:
-    """LogGP from [(bench, algo, size, Samples)] (series.all_series_samples) and the context."""
+def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95) -> LogGPResult:
+    """LogGP from [(bench, algo, size, Samples)] (series.all_series_samples) and its run."""
     rng = np.random.default_rng(seed)
-    params = _params_of(context)
+    params = _params_of(run)
     flags, notes = [], []
     by = {}
     for bench, algo, size, s in series:
         by.setdefault(bench, []).append((algo, int(size), s))
     if not any(b in by for b in LOGGP_BENCHES):
-        raise UsageError(f"run {context.get('run_id', '?')} has none of the LogGP benchmarks "
+        raise UsageError(f"run {run.run_id} has none of the LogGP benchmarks "
                          f"({', '.join(LOGGP_BENCHES)}): measure them with e.g. `mpiscope run -n 2 "
                          f"--suite loggp`")
 
@@ -394,7 +394,7 @@ def loggp_series(series, context, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=
     for name in ("EEL", "o_s", "o_r", "g", "G"):
         if out_params.get(name) is None:
             notes.append(f"{name}: {sources[name]}")
-    return LogGPResult(str(context.get("run_id", "?")), context, seed, n_boot, level, base,
+    return LogGPResult(run.run_id, run, seed, n_boot, level, base,
                        out_params, sources, {s: m.estimate(level) for s, m in sorted(eel_med.items())},
                        overheads, gaps, best_q, one_sided, flags, notes)
 
@@ -420,5 +420,5 @@ def _one_sided(by, rng, n_boot, level) -> dict:
 
 
 def loggp_run(run_dir, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95) -> LogGPResult:
-    table, context = load(Path(run_dir))
-    return loggp_series(all_series_samples(table, context), context, seed, n_boot, level)
+    table, run = load(Path(run_dir))
+    return loggp_series(all_series_samples(table, run), run, seed, n_boot, level)

@@ -76,13 +76,13 @@ def _pairs_doc(rows):
 
 def from_loggp(result) -> MachineModel:
     """The model of a LogGPResult."""
-    ctx = result.context
-    source = {"run_id": result.run_id, "mpi": ctx.get("mpi"),
-              "mpi_library": (str(ctx.get("mpi_library") or "").splitlines() or [""])[0],
-              "hosts": ctx.get("hosts"), "np": ctx.get("np"), "git_sha": ctx.get("git_sha"),
-              "created": ctx.get("created"), "bootstrap": {"seed": result.seed, "resamples": result.n_boot}}
-    if ctx.get("cluster"):
-        source["cluster"] = ctx["cluster"].get("name")
+    run = result.run
+    source = {"run_id": result.run_id, "mpi": run.mpi,
+              "mpi_library": (str(run.mpi_library or "").splitlines() or [""])[0],
+              "hosts": run.hosts, "np": run.np, "git_sha": run.git_sha,
+              "created": run.created, "bootstrap": {"seed": result.seed, "resamples": result.n_boot}}
+    if run.cluster:
+        source["cluster"] = run.cluster.get("name")
     tables = {"eel": sorted(result.eel.items()),
               "o_s": [(o.size, o.value) for o in result.overheads.get("send", []) if o.value is not None],
               "o_r": [(o.size, o.value) for o in result.overheads.get("receive", []) if o.value is not None],

@@ -34,34 +34,34 @@ def display_unit(unit):
     return "MB/s" if unit == "B/s" else "µs"
 
 
-def run_summary(run_dir, table, ctx):
+def run_summary(run_dir, table, run):
     """The run's identity and context, for the header and the context section."""
     clock = []
-    for launch, ranks in sorted(ctx.get("clock", {}).items(), key=lambda kv: int(kv[0])):
+    for launch, ranks in sorted(run.clock.items(), key=lambda kv: int(kv[0])):
         for rank, c in sorted(ranks.items(), key=lambda kv: int(kv[0])):
             rec = c.get("recovery_error_s") or {}
             clock.append({"launch": launch, "rank": rank, "host": c.get("host"), "cpus": c.get("cpus"),
                           "residual_ns": _ns(c.get("residual_s")), "drift_ppm": _ppm(c.get("model")),
                           "recovery_start_ns": _ns(rec.get("start")), "recovery_end_ns": _ns(rec.get("end"))})
-    timer = ctx.get("timer") or {}
+    timer = run.timer
     return {
-        "id": ctx.get("run_id", str(run_dir)),
+        "id": run.run_id,
         "path": str(run_dir),
-        "status": ctx.get("status"),
-        "error": ctx.get("error"),
-        "created": ctx.get("created"),
-        "library": ctx.get("mpi_library") or ctx.get("mpi"),
-        "mpi": ctx.get("mpi"),
-        "np": ctx.get("np"),
-        "hosts": ctx.get("hosts") or {},
+        "status": run.status,
+        "error": run.error,
+        "created": run.created,
+        "library": run.mpi_library or run.mpi,
+        "mpi": run.mpi,
+        "np": run.np,
+        "hosts": run.hosts or {},
         "timer": f"{timer.get('name')} (read {_ns(timer.get('cost_s'))} ns, resolution "
                  f"{_ns(timer.get('resolution_s'))} ns)" if timer else "",
-        "sync": ctx.get("sync_method"),
-        "cache": ctx.get("cache"),
-        "launches": ctx.get("launches"),
-        "seed": ctx.get("seed"),
-        "git_sha": ctx.get("git_sha"),
-        "command": " ".join(map(str, ctx.get("command") or [])),
+        "sync": run.sync_method,
+        "cache": run.cache,
+        "launches": run.launches,
+        "seed": run.seed,
+        "git_sha": run.git_sha,
+        "command": " ".join(map(str, run.command)),
         "clock": clock,
         "max_residual_ns": max((c["residual_ns"] for c in clock if c["residual_ns"] is not None),
                                default=None),
@@ -81,21 +81,21 @@ def bench_sections(runs, series):
     """One section per benchmark (and algorithm) across all runs, each
     complete (its figures on their way) before the next is analysed.
 
-    runs: [(label, run_dir, table, ctx)]; series: {label: all_series_samples of the run}."""
-    by_key = {}  # (bench, algo) -> {label: (ctx, [(size, Samples, rows)])}, in first-seen order
-    for label, _, table, ctx in runs:
+    runs: [(label, run_dir, table, run)]; series: {label: all_series_samples of the run}."""
+    by_key = {}  # (bench, algo) -> {label: (run, [(size, Samples, rows)])}, in first-seen order
+    for label, _, table, run in runs:
         groups = _samples.split_series(table)
         for bench, algo, size, s in series[label]:
-            per_run = by_key.setdefault((bench, algo), {}).setdefault(label, (ctx, []))
+            per_run = by_key.setdefault((bench, algo), {}).setdefault(label, (run, []))
             per_run[1].append((size, s, groups.get((bench, algo, size))))
-    return [_section(bench, algo, {label: _series_entry(bench, ctx, sizes)
-                                   for label, (ctx, sizes) in by_run.items()})
+    return [_section(bench, algo, {label: _series_entry(bench, run, sizes)
+                                   for label, (run, sizes) in by_run.items()})
             for (bench, algo), by_run in by_key.items()]
 
 
-def _series_entry(bench, ctx, rows):
+def _series_entry(bench, run, rows):
     """One run's sizes of one benchmark: summaries, samples, rows and analyses."""
-    refined = (ctx.get("refined_sizes") or {}).get(bench, [])
+    refined = run.refined_sizes.get(bench, [])
     entry = {"sizes": [], "summaries": [], "values": {}, "refined": refined, "tables": {}, "analysis": {},
              "unit": rows[0][1].unit, "collective": rows[0][1].collective}
     for size, s, table in rows:
@@ -107,7 +107,7 @@ def _series_entry(bench, ctx, rows):
         entry["values"][size] = values
         entry["tables"][size] = table
         if table is not None and len(s.values):
-            entry["analysis"][size] = analyze_series(table, bench, size, ctx, seed=ctx.get("seed") or 1)
+            entry["analysis"][size] = analyze_series(table, bench, size, run, seed=run.seed or 1)
     return entry
 
 
@@ -197,11 +197,11 @@ def _analysis_views(analysis, factor):
             if rto else ""}
 
 
-def fit_views(series, context, seed):
+def fit_views(series, run, seed):
     """Hockney and piecewise fits of every benchmark of one run (its
-    series.all_series_samples and context; as fits.fit_run), with figures."""
+    series.all_series_samples and the run; as fits.fit_run), with figures."""
     out = {}
-    for f in fit_series(series, context, seed=seed).fits:
+    for f in fit_series(series, run, seed=seed).fits:
         c = f.curve
         if f.piecewise is None or len(c.sizes) == 0:
             out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None}
@@ -259,13 +259,13 @@ def gather(run_dirs):
     there would need the analysis modules, and SciPy, imported again)."""
     runs = []
     for run_dir in run_dirs:
-        table, ctx = load(run_dir)
-        runs.append((ctx.get("run_id", str(run_dir)), run_dir, table, ctx))
-    seed = runs[0][3].get("seed") or 1
+        table, run = load(run_dir)
+        runs.append((run.run_id, run_dir, table, run))
+    seed = runs[0][3].seed or 1
     # Every view below starts from the same samples: derive them once.
-    series = {label: all_series_samples(table, ctx) for label, _, table, ctx in runs}
+    series = {label: all_series_samples(table, run) for label, _, table, run in runs}
     # Fits first: their figures then are not the last the workers get.
-    fits = {label: fit_views(series[label], ctx, seed) for label, _, _, ctx in runs}
+    fits = {label: fit_views(series[label], run, seed) for label, _, _, run in runs}
     sections = bench_sections(runs, series)
     for s in sections:
         s["fits"] = [{"label": label, **fits[label][key]} for label in fits

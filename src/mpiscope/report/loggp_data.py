@@ -21,11 +21,11 @@ def _scaled(est, factor):
 
 def loggp_views(runs, series, seed=1):
     """One LogGP section per run that has LogGP benchmarks: [dict].
-    runs: [(label, run_dir, table, ctx)]; series: {label: series.all_series_samples}."""
+    runs: [(label, run_dir, table, run)]; series: {label: series.all_series_samples}."""
     out = []
-    for label, _, _, ctx in runs:
+    for label, _, _, run in runs:
         try:
-            r = loggp_series(series[label], ctx, seed=seed)
+            r = loggp_series(series[label], run, seed=seed)
         except UsageError:
             continue  # this run has no LogGP benchmark
         params = [{"name": label_, "unit": unit, "value": _scaled(r.params.get(name), f),
@@ -65,9 +65,9 @@ def loggp_views(runs, series, seed=1):
 def layer_views(runs, series, seed=1):
     """One layers section per run that has layer benchmarks: [dict] (arguments as loggp_views)."""
     out = []
-    for label, _, _, ctx in runs:
+    for label, _, _, run in runs:
         try:
-            r = layers_series(series[label], ctx, seed=seed)
+            r = layers_series(series[label], run, seed=seed)
         except UsageError:
             continue
         curves = {}

@@ -26,6 +26,7 @@ from mpiscope.stats import ranks as _ranks
 from mpiscope.stats import rto as _rto
 from mpiscope.stats import tails as _tails
 from mpiscope.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from mpiscope.store.run import Run
 from mpiscope.store.samples import DEFAULT_WINDOW_MSGS, series_rule, series_samples
 from mpiscope.common.jsonable import plain
 from mpiscope.stats.summary import LABEL_FAR, LABEL_OUTLIER, describe
@@ -48,11 +49,11 @@ def _algo_of(series: pa.Table):
     return algos[0]
 
 
-def _durations(samples, bench, size, algo, context):
+def _durations(samples, bench, size, algo, run):
     """Duration of each bw/bibw repetition from its bandwidth (None if size is 0)."""
     if size <= 0:
         return None
-    rule, _, msgs = series_rule(context, bench, size, algo)
+    rule, _, msgs = series_rule(run, bench, size, algo)
     per_launch = np.array([msgs.get(int(k)) or DEFAULT_WINDOW_MSGS
                            for k in samples.launch.tolist()], dtype=np.float64)
     nbytes = size * per_launch * (2.0 if rule == "bidirectional_bandwidth" else 1.0)
@@ -89,25 +90,25 @@ def _outliers(summary, samples):
     return out
 
 
-def analyze_series(series: pa.Table, bench: str, size: int, context: dict,
+def analyze_series(series: pa.Table, bench: str, size: int, run: Run,
                    seed: int = DEFAULT_SEED, *, rto=None, level: float = 0.95,
                    n_boot: int = DEFAULT_RESAMPLES) -> dict:
     """The statistics of one series: `series` holds exactly its rows (as
-    samples.split_series gives them), `context` is the run's context.
+    samples.split_series gives them), `run` the run it belongs to.
 
     `rto` is RTO_min (seconds, or rto.rto_min()'s dict); by default the
-    one recorded on the measured hosts (context "rto_min"), else this host's,
+    one recorded on the measured hosts (run.rto_min), else this host's,
     with where it came from. Every bootstrap uses `seed`.
     """
     size = int(size)
     algo = _algo_of(series)
-    samples = series_samples(series, bench, size, algo, context)
-    rto_info = _rto.as_rto(rto if rto is not None else context.get("rto_min") or host_rto_min())
+    samples = series_samples(series, bench, size, algo, run)
+    rto_info = _rto.as_rto(rto if rto is not None else run.rto_min or host_rto_min())
     summary = describe(samples.values, seed=seed, level=level, n_boot=n_boot)
 
     times, on = samples.values, "value"
     if samples.unit == "B/s":
-        times = _durations(samples, bench, size, algo, context)
+        times = _durations(samples, bench, size, algo, run)
         on = "time per repetition (bytes moved / bandwidth)"
     tails = {"on": on, "rto_min_s": rto_info["rto_min_s"], "by_min": [], "by_sd": [],
              "by_rto": []}

@@ -34,6 +34,7 @@ from mpiscope.stats.estimate import Estimate
 from mpiscope.stats.medians import bootstrap_medians, percentile_interval, replicate_stderr
 from mpiscope.common.sizes import format_size
 from mpiscope.store.ingest import load
+from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples, bench_label
 
 DEFAULT_NOISE = 0.02
@@ -79,8 +80,8 @@ class CompareRow:
 class Comparison:
     run_a: str
     run_b: str
-    context_a: dict
-    context_b: dict
+    a: Run                                        # the runs, for their descriptions
+    b: Run
     noise: float
     alpha: float
     level: float
@@ -183,7 +184,7 @@ def _check_request(keys_a, keys_b, names, bench, size):
         raise UsageError("cannot compare: " + "; ".join(lacking))
 
 
-def compare_series(series_a, series_b, context_a: dict, context_b: dict,
+def compare_series(series_a, series_b, a: Run, b: Run,
                    noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
                    seed: int = DEFAULT_SEED, level: float = 0.95, n_boot: int = DEFAULT_BOOT,
                    bench: str | None = None, size: int | None = None) -> Comparison:
@@ -192,8 +193,7 @@ def compare_series(series_a, series_b, context_a: dict, context_b: dict,
         raise UsageError(f"noise band {noise} must be at least 0 and below 1 (e.g. 2% or 0.02)")
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"alpha {alpha} must be between 0 and 1 (e.g. 0.05)")
-    name_a = str(context_a.get("run_id", "A"))
-    name_b = str(context_b.get("run_id", "B"))
+    name_a, name_b = a.run_id, b.run_id
     keys_a, keys_b = _keys(series_a), _keys(series_b)
     _check_request(keys_a, keys_b, (f"A ({name_a})", f"B ({name_b})"), bench, size)
 
@@ -203,7 +203,7 @@ def compare_series(series_a, series_b, context_a: dict, context_b: dict,
     ka = [k for k in keys_a if wanted(k)]
     kb = [k for k in keys_b if wanted(k)]
     common = [k for k in ka if k in keys_b]
-    result = Comparison(name_a, name_b, context_a, context_b, noise, alpha, level, seed, n_boot)
+    result = Comparison(name_a, name_b, a, b, noise, alpha, level, seed, n_boot)
     result.only_a = [k for k in ka if k not in keys_b]
     result.only_b = [k for k in kb if k not in keys_a]
     if not common:
@@ -214,19 +214,19 @@ def compare_series(series_a, series_b, context_a: dict, context_b: dict,
     rng = np.random.default_rng(seed)
     log_reps = []
     for key in common:
-        a, b = keys_a[key].values, keys_b[key].values
+        va, vb = keys_a[key].values, keys_b[key].values
         reason = None
-        if len(a) == 0 or len(b) == 0:
-            reason = f"no valid samples in run {'A' if len(a) == 0 else 'B'}"
-        elif not (np.median(a) > 0 and np.median(b) > 0):
+        if len(va) == 0 or len(vb) == 0:
+            reason = f"no valid samples in run {'A' if len(va) == 0 else 'B'}"
+        elif not (np.median(va) > 0 and np.median(vb) > 0):
             reason = "a median is not positive, so a ratio means nothing"
         if reason:
             result.skipped.append((key, reason))
             continue
         u = keys_a[key].unit
-        ratio, p, v, reps = compare_samples(a, b, rng, u == "B/s", noise, alpha, level, n_boot)
-        row = CompareRow(key[0], key[1], key[2], u, len(a), len(b), float(np.median(a)),
-                         float(np.median(b)), ratio, p, v)
+        ratio, p, v, reps = compare_samples(va, vb, rng, u == "B/s", noise, alpha, level, n_boot)
+        row = CompareRow(key[0], key[1], key[2], u, len(va), len(vb), float(np.median(va)),
+                         float(np.median(vb)), ratio, p, v)
         result.rows.append(row)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_reps.append(np.log(reps) * (-1.0 if row.higher_is_better else 1.0))
@@ -242,10 +242,7 @@ def compare(run_a, run_b, noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_A
             seed: int = DEFAULT_SEED, level: float = 0.95, n_boot: int = DEFAULT_BOOT,
             bench: str | None = None, size: int | None = None) -> Comparison:
     """Compare two stored runs (directories); see the module note."""
-    table_a, context_a = load(Path(run_a))
-    table_b, context_b = load(Path(run_b))
-    context_a.setdefault("run_id", Path(run_a).name)
-    context_b.setdefault("run_id", Path(run_b).name)
-    return compare_series(all_series_samples(table_a, context_a),
-                          all_series_samples(table_b, context_b),
-                          context_a, context_b, noise, alpha, seed, level, n_boot, bench, size)
+    table_a, a = load(Path(run_a))
+    table_b, b = load(Path(run_b))
+    return compare_series(all_series_samples(table_a, a), all_series_samples(table_b, b),
+                          a, b, noise, alpha, seed, level, n_boot, bench, size)

@@ -21,7 +21,8 @@ from mpiscope import SCHEMA_VERSION
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.rawfile import read_raw
-from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive, entry_rule
+from mpiscope.store.run import Run
+from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive, rule_of
 from mpiscope.store.rep_key import REP_KEY_FIELDS
 from mpiscope.store.trace import write_trace
 
@@ -325,7 +326,7 @@ def _count_invalid(arrays, series, series_rows):
                 cols[name] = value[rows]
         entry = series[key]
         wm = entry.get("window_msgs") or DEFAULT_WINDOW_MSGS
-        rule, timed_role = entry_rule(entry, key[0], key[1])
+        rule, timed_role = rule_of(entry.get("rule"), entry.get("timed_role"), key[0], key[1])
         entry["invalid"] = derive(rule, key[2], cols, {key[3]: wm}, timed_role).n_invalid
 
 
@@ -368,8 +369,8 @@ def _context_reader(path, metadata):
     return reader
 
 
-def load(run_dir) -> tuple[pa.Table, dict]:
-    """Read `run_dir/samples.parquet`: (table, context). Branches on the schema version."""
+def load(run_dir) -> tuple[pa.Table, Run]:
+    """Read `run_dir/samples.parquet`: (table, run). Branches on the schema version."""
     run_dir = Path(run_dir)
     path = _samples_path(run_dir)
     try:
@@ -377,7 +378,7 @@ def load(run_dir) -> tuple[pa.Table, dict]:
     except (pa.ArrowInvalid, OSError) as exc:
         raise UsageError(f"{path} cannot be read as Parquet ({exc})") from None
     reader = _context_reader(path, table.schema.metadata)
-    return table, reader(table.schema.metadata, run_dir)
+    return table, Run.from_context(reader(table.schema.metadata, run_dir), run_dir)
 
 
 def load_context(run_dir) -> dict:

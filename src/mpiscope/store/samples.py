@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from mpiscope.common.errors import UsageError
 from mpiscope.store import schema1
+from mpiscope.store.run import Run
 
 # Sample rules: how one series' rows become samples. The engine names each
 # series' rule in its block and lists them all in `mpiscope-engine --describe`.
@@ -383,15 +384,15 @@ def algos_of_bench(table: pa.Table, bench: str) -> list[str]:
 
 
 def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None,
-                  context=None) -> Samples:
+                  run: Run | None = None) -> Samples:
     """Valid samples of `bench` at `size` (all launches, or only `launch`).
 
     `algo` selects the algorithm when the run measured several for this
-    bench; by default the only one present. `context` defaults to the one
-    stored in the table's metadata (needed for bw/bibw window_msgs).
+    bench; by default the only one present. `run` defaults to the context
+    stored in the table's metadata (its series records hold rule and window).
     """
-    if context is None:
-        context = table_context(table)
+    if run is None:
+        run = Run.from_context(table_context(table))
     mask = pc.and_(pc.equal(table["bench"], bench), pc.equal(table["size"], int(size)))
     if launch is not None:
         mask = pc.and_(mask, pc.equal(table["launch"], int(launch)))
@@ -405,33 +406,27 @@ def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None
         algo = present[0] if present else None
     if algo is not None:
         sub = sub.filter(pc.equal(sub["algo"], algo))
-    return series_samples(sub, bench, size, algo, context)
+    return series_samples(sub, bench, size, algo, run)
 
 
-def series_entries(context, bench, size, algo=None) -> list[dict]:
-    """The context's entries (one per launch) of one series."""
-    return [s for s in context.get("series", [])
-            if s.get("bench") == bench and int(s.get("size", -1)) == int(size)
-            and (algo is None or s.get("algo", "mpi") == algo)]
+def series_rule(run: Run, bench, size, algo=None) -> tuple[str, str, dict]:
+    """(rule, timed role, {launch: window_msgs}) of one series, as its records say."""
+    records = run.entries(bench, size, algo)
+    first = records[0] if records else None
+    window_msgs = {s.launch: s.window_msgs or DEFAULT_WINDOW_MSGS for s in records}
+    return rule_of(first.rule if first else None, first.timed_role if first else None,
+                   bench, algo) + (window_msgs,)
 
 
-def series_rule(context, bench, size, algo=None) -> tuple[str, str, dict]:
-    """(rule, timed role, {launch: window_msgs}) of one series, as its entries record."""
-    entries = series_entries(context, bench, size, algo)
-    first = entries[0] if entries else {}
-    window_msgs = {int(s.get("launch", 0)): s.get("window_msgs") or DEFAULT_WINDOW_MSGS
-                   for s in entries}
-    return entry_rule(first, bench, algo) + (window_msgs,)
-
-
-def entry_rule(entry: dict, bench, algo) -> tuple[str, str]:
-    """(rule, timed role) of a series entry; older runs did not record them."""
-    if entry.get("rule"):
-        return entry["rule"], entry.get("timed_role") or "initiator"
+def rule_of(rule, timed_role, bench, algo) -> tuple[str, str]:
+    """(rule, timed role) as recorded; runs recorded before the engine named
+    rules get the ones that engine applied (store/schema1.py)."""
+    if rule:
+        return rule, timed_role or "initiator"
     return schema1.rule(bench), schema1.timed_role(bench, algo)
 
 
-def series_samples(rows: pa.Table, bench, size, algo, context) -> Samples:
+def series_samples(rows: pa.Table, bench, size, algo, run: Run) -> Samples:
     """Samples from `rows` that are already exactly one series' rows (no filtering)."""
-    rule, timed_role, window_msgs = series_rule(context, bench, size, algo)
+    rule, timed_role, window_msgs = series_rule(run, bench, size, algo)
     return derive(rule, int(size), _columns(rows), window_msgs, timed_role)

@@ -1,5 +1,5 @@
-"""The series of a stored run: its context, its series keys in run order, and
-each series' samples (launches pooled)."""
+"""The series of a stored run: the run itself, its series keys in run order,
+and each series' samples (launches pooled)."""
 
 from __future__ import annotations
 
@@ -9,37 +9,38 @@ from pathlib import Path
 from mpiscope.store import samples as _samples
 from mpiscope.store.catalog import CONTEXT_FILE
 from mpiscope.store.ingest import SAMPLES_FILE, load_context
+from mpiscope.store.run import Run
 from mpiscope.store.samples import split_series
 
 
-def run_context(run_dir) -> dict:
-    """The run's context: from samples.parquet when stored (it includes what
-    ingest derived), else from context.json (a run that failed early)."""
+def open_run(run_dir) -> Run:
+    """The run, without its rows: its context from samples.parquet when stored
+    (it includes what ingest derived), else from context.json (a run that
+    failed early), else empty."""
     run_dir = Path(run_dir)
     if (run_dir / SAMPLES_FILE).exists():
-        return load_context(run_dir)
+        return Run.from_context(load_context(run_dir), run_dir)
     cj = run_dir / CONTEXT_FILE
-    return json.loads(cj.read_text()) if cj.exists() else {}
+    return Run.from_context(json.loads(cj.read_text()) if cj.exists() else {}, run_dir)
 
 
-def series_keys(context) -> list[tuple]:
+def series_keys(run: Run) -> list[tuple]:
     """(bench, algo, size), each once (launches pooled): benchmarks in run order,
     sizes ascending (refined sizes were measured after the others)."""
     first = {}
-    for s in context.get("series", []):
-        first.setdefault((s["bench"], s.get("algo", "mpi")), len(first))
-    keys = {(s["bench"], s.get("algo", "mpi"), int(s["size"])) for s in context.get("series", [])}
+    for s in run.series:
+        first.setdefault((s.bench, s.algo), len(first))
+    keys = {(s.bench, s.algo, s.size) for s in run.series}
     return sorted(keys, key=lambda k: (first[k[:2]], k[2]))
 
 
-def all_series_samples(table, context):
+def all_series_samples(table, run: Run):
     """[(bench, algo, size, Samples)] for every series, in run order, launches pooled."""
     groups = split_series(table)
     empty = table.slice(0, 0)
     return [(bench, algo, size,
-             _samples.series_samples(groups.get((bench, algo, size), empty), bench, size,
-                                     algo, context))
-            for bench, algo, size in series_keys(context)]
+             _samples.series_samples(groups.get((bench, algo, size), empty), bench, size, algo, run))
+            for bench, algo, size in series_keys(run)]
 
 
 def bench_label(bench, algo):

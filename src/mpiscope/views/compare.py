@@ -41,7 +41,7 @@ def _summary(cmp: Comparison) -> str:
 
 def format_compare(cmp: Comparison) -> str:
     ci = f"ci{round(cmp.level * 100):d}"
-    out = [f"A: {describe(cmp.context_a)}", f"B: {describe(cmp.context_b)}",
+    out = [f"A: {describe(cmp.a)}", f"B: {describe(cmp.b)}",
            f"ratio = median B / median A, {round(cmp.level * 100)}% CI by bootstrap "
            f"({cmp.n_boot} resamples, seed {cmp.seed}); p: two-sided Mann-Whitney U; "
            f"faster/slower needs p < {cmp.alpha:g} and the CI outside 1 ± {_percent(cmp.noise)}"]

@@ -27,7 +27,8 @@ from mpiscope.views import EXPORT_FORMATS
 from mpiscope.common.jsonable import plain
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.views.show import show_rows
-from mpiscope.store.series import all_series_samples, bench_label, run_context
+from mpiscope.store.run import Run
+from mpiscope.store.series import all_series_samples, bench_label, open_run
 
 
 OSU_VERSION = "7.4"
@@ -55,8 +56,8 @@ def _csv(run_dir):
     w.writerow(["bench", "algo", "size", "launch", "rep", "source", "value", "unit"])
     if not (Path(run_dir) / SAMPLES_FILE).exists():
         return buf.getvalue()
-    table, context = load(run_dir)
-    for bench, algo, size, s in all_series_samples(table, context):
+    table, run = load(run_dir)
+    for bench, algo, size, s in all_series_samples(table, run):
         u = s.unit
         for launch, rep, src, value in zip(s.launch.tolist(), s.rep.tolist(),
                                            s.source.tolist(), s.values.tolist()):
@@ -64,14 +65,14 @@ def _csv(run_dir):
     return buf.getvalue()
 
 
-def show_json(rows, context) -> str:
+def show_json(rows, run: Run) -> str:
     """`show`'s rows and the run context as JSON (show --json, export json)."""
-    doc = {"schema_version": 1, "context": context, "rows": rows}
+    doc = {"schema_version": 1, "context": run.context, "rows": rows}
     return json.dumps(plain(doc), indent=2) + "\n"
 
 
 def _json(run_dir):
-    return show_json(show_rows(run_dir), run_context(run_dir))
+    return show_json(show_rows(run_dir), open_run(run_dir))
 
 
 def osu_value(unit, values):
@@ -117,14 +118,13 @@ def _osu_table(bench, algo, unit, sizes_values, datatype):
 def _osu(run_dir):
     if not (Path(run_dir) / SAMPLES_FILE).exists():
         return ""
-    table, context = load(run_dir)
+    table, run = load(run_dir)
     groups = {}  # (bench, algo, unit) -> [(size, value)], run order
-    for bench, algo, size, s in all_series_samples(table, context):
+    for bench, algo, size, s in all_series_samples(table, run):
         groups.setdefault((bench, algo, s.unit), []).append((size, osu_value(s.unit, s.values)))
     tables = []
     for (bench, algo, unit), sizes_values in groups.items():
-        datatype = next((x.get("datatype") for x in context.get("series", [])
-                         if x["bench"] == bench and x.get("datatype")), None) or "MPI_CHAR"
+        datatype = next((x.datatype for x in run.entries(bench) if x.datatype), None) or "MPI_CHAR"
         tables.append(_osu_table(bench, algo, unit, sizes_values, datatype))
     # Each table starts with OSU's blank line, so tables are separated by one.
     return "".join(tables)

@@ -75,7 +75,7 @@ def _piecewise_lines(pw, ci) -> list[str]:
 def format_fit(result: FitResult) -> str:
     """Per benchmark: the Hockney fit, then the piecewise table."""
     ci = f"ci{round(result.level * 100):d}"
-    out = [describe(result.context),
+    out = [describe(result.run),
            f"models fitted to per-size medians; {round(result.level * 100)}% CIs: bootstrap "
            f"over the samples of each size ({result.n_boot} resamples, seed {result.seed})"]
     if not result.fits:

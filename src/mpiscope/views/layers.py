@@ -16,7 +16,7 @@ def _pct(e):
 
 def format_layers(r: LayersResult) -> str:
     ci = f"ci{round(r.level * 100):d}"
-    out = [describe(r.context),
+    out = [describe(r.run),
            f"the same message over MPI and the layers below it; {round(r.level * 100)}% CIs: "
            f"bootstrap within each series ({r.n_boot} resamples, seed {r.seed})"]
     if r.transport:

@@ -34,7 +34,7 @@ def _us(e):
 
 def format_loggp(r: LogGPResult) -> str:
     ci = f"ci{round(r.level * 100):d}"
-    out = [describe(r.context),
+    out = [describe(r.run),
            f"LogGP parameters at {r.base_size} B (seed paper 001's method); {round(r.level * 100)}% "
            f"CIs: bootstrap within each series ({r.n_boot} resamples, seed {r.seed})"]
     rows = []

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
+from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.views.text import table
 
@@ -22,19 +23,18 @@ def show_rows(run_dir) -> list[dict]:
     run_dir = Path(run_dir)
     if not (run_dir / SAMPLES_FILE).exists():
         return []
-    table, context = load(run_dir)
+    table, run = load(run_dir)
     rows = []
-    for bench, algo, size, s in all_series_samples(table, context):
+    for bench, algo, size, s in all_series_samples(table, run):
         st = summarize(s.values)
-        series = [x for x in context.get("series", [])
-                  if x["bench"] == bench and x.get("algo", "mpi") == algo and int(x["size"]) == size]
-        stops = list(dict.fromkeys(str(x.get("stop")) for x in series if x.get("stop")))
+        series = run.entries(bench, size, algo)
+        stops = list(dict.fromkeys(str(x.stop) for x in series if x.stop))
         row = {"bench": bench, "algo": algo, "size": size, "unit": s.unit,
                "n": st["n"], "invalid": s.n_invalid}
         row.update({k: st[k] for k in STAT_KEYS})
         row["ci_level"] = st["ci_level"]
         row["stop"] = ",".join(stops)
-        row["launches"] = len({x.get("launch") for x in series})
+        row["launches"] = len({x.launch for x in series})
         rows.append(row)
     return rows
 
@@ -47,23 +47,22 @@ def _first_line(text):
     return " ".join(line.split(",")[0].split())
 
 
-def describe(context) -> str:
+def describe(run: Run) -> str:
     """One line naming the run."""
-    parts = [f"run {context.get('run_id', '?')}", str(context.get("status", "?"))]
-    mpi = context.get("mpi") or ""
-    lib = _first_line(context.get("mpi_library"))
+    parts = [f"run {run.run_id}", str(run.status or "?")]
+    mpi = run.mpi or ""
+    lib = _first_line(run.mpi_library)
     parts.append(f"{mpi} ({lib})" if mpi and lib else (mpi or lib or "mpi ?"))
-    if context.get("np") is not None:
-        parts.append(f"np={context['np']}")
-    if context.get("launches") is not None:
-        parts.append(f"launches={context['launches']}")
-    timer = context.get("timer")
-    if isinstance(timer, dict) and timer.get("name"):
-        parts.append(f"timer={timer['name']}")
-    if context.get("created"):
-        parts.append(str(context["created"]))
-    if context.get("git_sha"):
-        parts.append(f"git {str(context['git_sha'])[:10]}")
+    if run.np is not None:
+        parts.append(f"np={run.np}")
+    if run.launches is not None:
+        parts.append(f"launches={run.launches}")
+    if isinstance(run.timer, dict) and run.timer.get("name"):
+        parts.append(f"timer={run.timer['name']}")
+    if run.created:
+        parts.append(str(run.created))
+    if run.git_sha:
+        parts.append(f"git {str(run.git_sha)[:10]}")
     return "  ".join(parts)
 
 
@@ -74,11 +73,11 @@ def _scaled(value, u):
     return f"{value * 1e6:.2f}" if u == "s" else f"{value / 1e6:.2f}"
 
 
-def format_show(rows, context) -> str:
+def format_show(rows, run: Run) -> str:
     """Fixed-width table of show_rows, headed by a one-line run description."""
-    head = describe(context)
+    head = describe(run)
     if not rows:
-        reason = context.get("error") or "no samples were stored"
+        reason = run.error or "no samples were stored"
         return f"{head}\n(no measurements: {reason})\n"
     level = rows[0].get("ci_level", 0.95)
     ci = f"ci{round(level * 100):d}"
@@ -97,13 +96,13 @@ def format_show(rows, context) -> str:
 INVALID_WARN_FRACTION = 0.05
 
 
-def notes(rows, context) -> list[str]:
+def notes(rows, run: Run) -> list[str]:
     """Warnings about a run, each saying what to do (the CLI prints them to stderr)."""
     out = []
-    if context.get("status") == "failed":
-        out.append(f"the run failed: {context.get('error') or 'no error recorded'}; "
+    if run.status == "failed":
+        out.append(f"the run failed: {run.error or 'no error recorded'}; "
                    "the table holds what was measured before the failure")
-    for launch, rank in context.get("incomplete_ranks", []):
+    for launch, rank in run.incomplete_ranks:
         out.append(f"launch {launch} rank {rank}: raw file incomplete (the rank stopped "
                    "early); series it did not finish are missing or partial")
     for r in rows:

@@ -97,13 +97,13 @@ def fitted_params(run_dir) -> ModelParams:
 def check_run(run_dir, machine: ModelParams | None = None, gamma=None, segment=None,
               bench=None) -> CheckResult:
     run_dir = Path(run_dir)
-    table, ctx = load(run_dir)
-    p = int(ctx.get("np") or 0)
-    series = [(b, a, s, smp) for b, a, s, smp in all_series_samples(table, ctx)
+    table, run = load(run_dir)
+    p = int(run.np or 0)
+    series = [(b, a, s, smp) for b, a, s, smp in all_series_samples(table, run)
               if b in COLLECTIVES and find(b, a) is not None and (bench is None or b == bench)]
     if not series:
         what = f"benchmark '{bench}'" if bench else "any collective"
-        raise UsageError(f"run {ctx.get('run_id', run_dir.name)} has no measurement of our own "
+        raise UsageError(f"run {run.run_id} has no measurement of our own "
                          f"algorithms for {what}: measure with mpiscope run --bench B --algo all")
     if machine is not None and machine.alpha is not None and machine.beta is not None:
         params, source = machine, "machine model file"
@@ -112,14 +112,14 @@ def check_run(run_dir, machine: ModelParams | None = None, gamma=None, segment=N
     else:
         params = fitted_params(run_dir).with_defaults(machine or ModelParams())
         source = "Hockney fit of this run's pingpong"
-    plan_segment = (ctx.get("plan") or {}).get("segment")
+    plan_segment = run.plan.get("segment")
     params = ModelParams(alpha=params.alpha, beta=params.beta,
                          gamma=gamma if gamma is not None else params.gamma,
                          alpha_s=params.alpha_s, beta_s=params.beta_s, alpha_r=params.alpha_r,
                          beta_r=params.beta_r,
                          segment=segment or plan_segment or params.segment)
     hock, sr = params.hockney_costs(), params.sr_costs()
-    result = CheckResult(str(ctx.get("run_id", run_dir.name)), p, params, source)
+    result = CheckResult(run.run_id, p, params, source)
     for b, a, size, smp in series:
         if len(smp.values) == 0:
             continue
