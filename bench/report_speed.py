@@ -44,7 +44,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from rawgen import RunBuilder, SeriesSpec, context_for  # noqa: E402
 
-from mpiscope.measure.benchmarks import SIZELESS, SUITES  # noqa: E402
+from mpiscope.engine.describe import describe  # noqa: E402
+from mpiscope.measure.benchmarks import SUITES  # noqa: E402
 from mpiscope.store.ingest import ingest  # noqa: E402
 
 RUN_ID = "20240101-000000-big0"
@@ -111,10 +112,11 @@ def build_run(out_root, n_sizes, max_reps, ranks):
     run_dir = out_root / RUN_ID
     rb = RunBuilder(run_dir, nranks=ranks)
     benches = SUITES["full"]["bench"]
+    known = describe("openmpi").benchmarks
     sizes = [2 ** k for k in range(n_sizes)]
     series = samples = 0
     for bench in benches:
-        for size in ([0] if bench in SIZELESS else sizes):
+        for size in ([0] if known[bench].sizeless else sizes):
             reps = max(10, round(max_reps / (1 + size / 8192)))
             rb.add(_spec(rng, bench, size, reps))
             series, samples = series + 1, samples + reps

@@ -5,10 +5,9 @@ import json
 
 import pytest
 
-from mpiscope.measure import benchmarks
-
-from mpiscope.measure import algo_options as coll_options
 from mpiscope.cli.main import build_parser
+from mpiscope.engine.describe import describe
+from mpiscope.measure import algo_options, benchmarks
 from mpiscope.measure.plan import make_plan
 from runcli import mpiscope, run_ok
 
@@ -27,12 +26,13 @@ def test_algo_names_become_engine_variants():
     assert "--trace" in args
     # progress total: 9 allgather variants, 5 bcast variants, pingpong once, at 2 sizes
     assert plan.series_count() == 2 * (9 + 5 + 1)
-    assert coll_options.resolve("bcast", ["binomial", "mpi", "binomial"]) == ["binomial", "mpi"]
-    assert coll_options.resolve("gather", ["all"]) == ["mpi"]
+    algorithms = describe("openmpi").algorithms
+    assert algo_options.resolve("bcast", ["binomial", "mpi", "binomial"], algorithms) == ["binomial", "mpi"]
+    assert algo_options.resolve("gather", ["all"], algorithms) == ["mpi"]
     # a name applies to the collectives that have it; the others run the library's own
     plan = _plan("-n", "2", "--bench", "allgather,bcast", "--algo", "bruck", "--sizes", "8")
     assert plan.series_count() == 2
-    assert coll_options.resolve("bcast", ["bruck"]) == ["mpi"]
+    assert algo_options.resolve("bcast", ["bruck"], algorithms) == ["mpi"]
 
 
 def test_without_algo_nothing_changes():

@@ -31,7 +31,8 @@ def add_commands(sub):
                         "-n defaults to all its slots")
     p.add_argument("--suite", default="quick", choices=sorted(benchmarks.SUITES),
                    help="default benchmarks and sizes: quick (default) or full")
-    p.add_argument("--bench", help=f"comma list of benchmarks: {', '.join(benchmarks.ALL)}")
+    p.add_argument("--bench", help="comma list of benchmarks (README, 'Benchmarks'; the engine "
+                                   "lists them with mpiscope-engine --describe)")
     p.add_argument("--sizes", help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
     p.add_argument("--pairs", metavar="FILE", help="pairs file for the 'pairs' benchmark: two ranks a line")
     p.add_argument("--sync", choices=("window", "barrier"),

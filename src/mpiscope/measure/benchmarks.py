@@ -1,41 +1,31 @@
-"""What the engine can measure, with each benchmark's rank requirements."""
+"""Suites: the benchmarks and sizes `mpiscope run --suite` measures by default.
 
-POINT_TO_POINT = ("pingpong", "oneway", "multipair", "pairs", "ring", "bw", "bibw")
-COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
-               "alltoall", "reduce_scatter_block")
-ALL = POINT_TO_POINT + COLLECTIVES
-MIN_RANKS = {name: 2 for name in POINT_TO_POINT} | {name: 1 for name in COLLECTIVES}
+Which benchmarks exist, and what each one is (rule, unit, minimum ranks,
+sizeless, variants), the engine says itself (engine/describe.py); a suite
+only chooses among them (tests/test_describe.py checks every name here).
+"""
 
 SUITES = {
     # A minute or so on a laptop: the shapes that matter most.
     "quick": {"bench": ("pingpong", "oneway", "bw", "ring", "barrier", "bcast", "allreduce",
                         "allgather", "alltoall"),
               "sizes": "1-1M:x8"},
-    # IMB-like coverage: every benchmark, 1 B to 4 MiB in powers of two.
-    "full": {"bench": tuple(b for b in ALL if b != "pairs"), "sizes": "1-4M:x2"},
+    # IMB-like coverage: every point-to-point benchmark and MPI collective, 1 B to 4 MiB.
+    "full": {"bench": ("pingpong", "oneway", "multipair", "ring", "bw", "bibw", "barrier", "bcast",
+                       "reduce", "allreduce", "allgather", "gather", "scatter", "alltoall",
+                       "reduce_scatter_block"),
+             "sizes": "1-4M:x2"},
+    # LogGP parameters and the same message at several layers (mpiscope loggp,
+    # mpiscope layers). Their variants (queue depths, overhead steps, one-sided
+    # modes, layers) multiply the series, so they are not part of "full".
+    "loggp": {"bench": ("oneway", "flood", "overhead", "rma_lat", "rma_flood", "layer_pingpong",
+                        "layer_bw"),
+              "sizes": "8-1M:x8"},
 }
 
-SIZELESS = ("barrier", "empty")  # measured once, at size 0
 
-# LogGP parameters and the same message at several layers (mpiscope loggp,
-# mpiscope layers). Their variants (queue depths, overhead steps, one-sided
-# modes, layers) multiply the series, so they have a suite of their own and
-# are not part of "full".
-LOGGP = ("flood", "overhead", "rma_lat", "rma_flood")
-LAYERS = ("layer_pingpong", "layer_bw")
-ALL = ALL + LOGGP + LAYERS
-MIN_RANKS.update({name: 2 for name in LOGGP + LAYERS})
-# The harness's own cost (bench/harness_overhead.py): a repetition with
-# nothing timed, and ping-pong as a loop timed as a whole.
-HARNESS = ("empty", "pingpong_loop")
-ALL = ALL + HARNESS
-MIN_RANKS.update({name: 2 for name in HARNESS})
-SUITES["loggp"] = {"bench": ("oneway", "flood", "overhead", "rma_lat", "rma_flood",
-                             "layer_pingpong", "layer_bw"),
-                   "sizes": "8-1M:x8"}
-
-
-def series_count(benches, sizes, variants=None):
-    """Series a run measures per launch; `variants`: {bench: variants it runs} (default 1)."""
+def series_count(benches, sizes, sizeless=(), variants=None):
+    """Series a run measures per launch: a sizeless benchmark once, the others
+    at every size; `variants`: {bench: variants it runs} (default 1)."""
     variants = variants or {}
-    return sum((1 if b in SIZELESS else len(sizes)) * variants.get(b, 1) for b in benches)
+    return sum((1 if b in sizeless else len(sizes)) * variants.get(b, 1) for b in benches)

@@ -14,6 +14,7 @@ from mpiscope.measure import loggp_options
 from mpiscope.common.errors import UsageError
 from mpiscope.measure.launch import LAUNCHERS, MPIS, local_cpus
 from mpiscope.common.sizes import parse_sizes
+from mpiscope.engine.describe import describe
 
 
 @dataclasses.dataclass
@@ -53,10 +54,12 @@ class Plan:
     algos: list | None = None
     segment: int | None = None
     trace: bool = False
+    algo_variants: dict | None = None   # collective -> the variants --algo makes it run
     clock_sync: str = "auto"
+    sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
 
     def series_count(self):
-        return benchmarks.series_count(self.benches, self.sizes,
+        return benchmarks.series_count(self.benches, self.sizes, self.sizeless,
                                        {**loggp_options.variant_counts(self),
                                         **algo_options.variant_counts(self)})
 
@@ -117,7 +120,8 @@ def _positive(name, value, minimum=1):
 
 
 def make_plan(args):
-    """Builds a Plan from parsed CLI arguments, or raises UsageError."""
+    """Builds a Plan from parsed CLI arguments, or raises UsageError. What the
+    benchmarks are, the engine built for --mpi says (engine/describe.py)."""
     suite = benchmarks.SUITES[args.suite]
     cluster = getattr(args, "cluster", None)
     np = _positive("-n/--np", args.np if args.np is not None else _default_np(cluster))
@@ -128,21 +132,25 @@ def make_plan(args):
         raise UsageError(f"--mpi must be one of {', '.join(MPIS)}, got '{args.mpi}'")
     if args.launcher not in LAUNCHERS:
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
+    known = describe(args.mpi)
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
     for b in benches:
-        if b not in benchmarks.ALL:
-            raise UsageError(f"unknown benchmark '{b}'; choose from: {', '.join(benchmarks.ALL)}")
-        if np < benchmarks.MIN_RANKS[b]:
-            raise UsageError(f"benchmark '{b}' needs at least {benchmarks.MIN_RANKS[b]} ranks; "
-                             f"raise -n")
+        if b not in known.benchmarks:
+            raise UsageError(f"unknown benchmark '{b}'; choose from: {', '.join(known.names())}")
+        if np < known.benchmarks[b].min_ranks:
+            raise UsageError(f"benchmark '{b}' needs at least {known.benchmarks[b].min_ranks} "
+                             f"ranks; raise -n")
     if len(set(benches)) != len(benches):
         raise UsageError("--bench lists a benchmark twice")
-    if "multipair" in benches and np % 2:
-        raise UsageError(f"multipair pairs rank p with p + n/2 and needs an even -n, got {np}")
+    pairings = {known.benchmarks[b].pairing: b for b in benches}
+    if "halves" in pairings and np % 2:
+        raise UsageError(f"{pairings['halves']} pairs rank p with p + n/2 and needs an even -n, "
+                         f"got {np}")
     pairs = None
-    if "pairs" in benches:
+    if "listed" in pairings:
         if not args.pairs:
-            raise UsageError("benchmark 'pairs' needs --pairs FILE (two rank numbers a line)")
+            raise UsageError(f"benchmark '{pairings['listed']}' needs --pairs FILE (two rank "
+                             "numbers a line)")
         pairs = read_pairs(args.pairs, np)
     sizes = parse_sizes(args.sizes or suite["sizes"])
     _positive("--reps-min", args.reps_min)
@@ -180,7 +188,9 @@ def make_plan(args):
                 clock_inject=args.clock_inject, warmup=args.warmup, mpirun=args.mpirun,
                 oversubscribe=oversubscribe, refine=args.refine,
                 refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
-                **loggp_options.plan_fields(args), **algo_options.plan_fields(args, benches))
+                sizeless=[b for b in benches if known.benchmarks[b].sizeless],
+                **loggp_options.plan_fields(args),
+                **algo_options.plan_fields(args, benches, known.algorithms))
 
 
 def _default_np(cluster):

@@ -25,7 +25,6 @@ from mpiscope.measure import launch
 from mpiscope.stats import rto
 from mpiscope.store import catalog, samples
 from mpiscope.store import ingest as store
-from mpiscope.measure.benchmarks import SIZELESS
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report
 from mpiscope.common.atomic import write_text
@@ -113,7 +112,7 @@ class _Launches:
             table = store.ingest(self.tmp, {})
             todo = {}
             for bench in plan.benches:
-                if bench in SIZELESS:
+                if bench in plan.sizeless:
                     continue
                 measured = sorted(set(plan.sizes) | set(refined.get(bench, [])))
                 room = plan.refine_max - len(refined.get(bench, []))

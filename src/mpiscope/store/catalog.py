@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
+from mpiscope.store.run import Run
 
 CATALOG_FILE = "catalog.duckdb"
 CONTEXT_FILE = "context.json"
@@ -57,12 +58,10 @@ def _connect(out_root, retries=10, wait_s=0.05):
 
 def _row(run_dir, context):
     run_dir = Path(run_dir).resolve()
-    np_ = context.get("np")
-    return (str(context.get("run_id") or run_dir.name), context.get("created"),
-            context.get("status"), context.get("mpi"),
-            int(np_) if isinstance(np_, (int, float)) else None,
-            json.dumps(list(context.get("benches") or [])), str(run_dir),
-            json.dumps(context))
+    run = Run.from_context(context, run_dir)
+    return (run.run_id, run.created, run.status, run.mpi,
+            int(run.np) if isinstance(run.np, (int, float)) else None,
+            json.dumps(list(run.benches)), str(run_dir), json.dumps(context))
 
 
 def _upsert(con, rows):
