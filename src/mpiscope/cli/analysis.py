@@ -6,7 +6,6 @@ raises UsageError, which the main CLI turns into a message and exit code 2.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from mpiscope.store import catalog
@@ -16,8 +15,8 @@ from mpiscope.common.errors import UsageError
 from mpiscope.views.fit import fit_json, format_fit
 from mpiscope.models.fits import DEFAULT_BOOT as FIT_BOOT, fit_run
 from mpiscope.common.sizes import parse_size
-from mpiscope.cli.options import RUN_REF, add_json, add_out, add_run, add_seed
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.options import RUN_REF, add_bootstrap, add_json, add_out, add_run, check_bootstrap
+from mpiscope.cli.commands import command_parser
 
 
 
@@ -58,14 +57,8 @@ def _parse_size(text: str) -> int:
                          "B/K/M/G, e.g. 8, 1K, 4M") from None
 
 
-def _positive_int(name, value):
-    if value < 1:
-        raise UsageError(f"{name} must be at least 1 (got {value})")
-    return value
-
-
 def cmd_fit(args) -> int:
-    _positive_int("--resamples", args.resamples)
+    check_bootstrap(args)
     if args.min_points < 2:
         raise UsageError(f"--min-points must be at least 2 (got {args.min_points})")
     run_dir = catalog.resolve(args.out, args.run)
@@ -78,7 +71,7 @@ def cmd_fit(args) -> int:
 def cmd_compare(args) -> int:
     noise = parse_noise(args.noise)
     alpha = _parse_alpha(args.alpha)
-    _positive_int("--resamples", args.resamples)
+    check_bootstrap(args)
     size = _parse_size(args.size) if args.size is not None else None
     run_a = catalog.resolve(args.out, args.run_a)
     run_b = catalog.resolve(args.out, args.run_b)
@@ -90,45 +83,49 @@ def cmd_compare(args) -> int:
 
 def add_commands(subparsers) -> None:
     """Register `fit` and `compare` on an argparse subparsers object."""
-    fmt = argparse.RawDescriptionHelpFormatter
 
-    p = subparsers.add_parser(
-        "fit", help=COMMANDS["fit"].help,
-        formatter_class=fmt,
-        description="Fit T(n) = α + β·n per benchmark to the median time at each size:\n"
-                    "  Hockney    one line, robust (weighted least absolute deviations),\n"
-                    "             with asymptotic bandwidth 1/β and n½ = α/β (the size\n"
-                    "             reaching half of it)\n"
-                    "  piecewise  one line per zone of sizes, breakpoints (protocol switches\n"
-                    "             such as eager -> rendezvous) chosen automatically (BIC)\n"
-                    "CIs come from a seeded bootstrap over the samples of each size.\n"
-                    "bw and bibw are fitted as time per message = size / bandwidth.",
-        epilog="examples:\n  mpiscope fit\n  mpiscope fit 2024 --bench pingpong\n"
-               "  mpiscope fit latest --json")
+    p = command_parser(subparsers, "fit",
+        description="""\
+Fit T(n) = α + β·n per benchmark to the median time at each size:
+  Hockney    one line, robust (weighted least absolute deviations),
+             with asymptotic bandwidth 1/β and n½ = α/β (the size
+             reaching half of it)
+  piecewise  one line per zone of sizes, breakpoints (protocol switches
+             such as eager -> rendezvous) chosen automatically (BIC)
+CIs come from a seeded bootstrap over the samples of each size.
+bw and bibw are fitted as time per message = size / bandwidth.\
+""",
+        epilog="""\
+examples:
+  mpiscope fit
+  mpiscope fit 2024 --bench pingpong
+  mpiscope fit latest --json\
+""")
     add_run(p)
     p.add_argument("--bench", help="fit only this benchmark")
     p.add_argument("--min-points", type=int, default=3,
                    help="sizes a piecewise segment needs at least (default: %(default)s)")
-    add_seed(p)
-    p.add_argument("--resamples", type=int, default=FIT_BOOT,
-                   help="bootstrap resamples (default: %(default)s)")
+    add_bootstrap(p, FIT_BOOT)
     add_json(p, "print the fits as JSON (seconds, s/B, B/s, bytes)")
     add_out(p)
     p.set_defaults(func=cmd_fit)
 
-    p = subparsers.add_parser(
-        "compare", help=COMMANDS["compare"].help,
-        formatter_class=fmt,
-        description="Compare run B against run A per benchmark × size present in both:\n"
-                    "the ratio of medians B / A with a bootstrap CI, a two-sided Mann-Whitney\n"
-                    "U test, and a verdict: faster or slower only when p < alpha AND the\n"
-                    "whole CI lies outside the noise band 1 ± noise; otherwise same. For\n"
-                    "bw/bibw higher is faster. A geometric mean of the time ratios sums up.\n"
-                    "Runs may differ in MPI library, configuration and hosts; benchmark ×\n"
-                    "sizes measured in only one run are listed, not compared.",
-        epilog="examples:\n  mpiscope compare 20240301 20240302\n"
-               "  mpiscope compare A B --noise 5% --bench pingpong --size 8\n"
-               "  mpiscope compare A B --json")
+    p = command_parser(subparsers, "compare",
+        description="""\
+Compare run B against run A per benchmark × size present in both:
+the ratio of medians B / A with a bootstrap CI, a two-sided Mann-Whitney
+U test, and a verdict: faster or slower only when p < alpha AND the
+whole CI lies outside the noise band 1 ± noise; otherwise same. For
+bw/bibw higher is faster. A geometric mean of the time ratios sums up.
+Runs may differ in MPI library, configuration and hosts; benchmark ×
+sizes measured in only one run are listed, not compared.\
+""",
+        epilog="""\
+examples:
+  mpiscope compare 20240301 20240302
+  mpiscope compare A B --noise 5% --bench pingpong --size 8
+  mpiscope compare A B --json\
+""")
     p.add_argument("run_a", metavar="RUN_A", help=f"the baseline run: {RUN_REF}")
     p.add_argument("run_b", metavar="RUN_B", help=f"the run compared with it: {RUN_REF}")
     p.add_argument("--noise", default=f"{DEFAULT_NOISE * 100:g}%",
@@ -138,9 +135,7 @@ def add_commands(subparsers) -> None:
                    help="significance level of the test (default: %(default)s)")
     p.add_argument("--bench", help="compare only this benchmark")
     p.add_argument("--size", help="compare only this size (bytes; units B/K/M/G)")
-    add_seed(p)
-    p.add_argument("--resamples", type=int, default=COMPARE_BOOT,
-                   help="bootstrap resamples (default: %(default)s)")
+    add_bootstrap(p, COMPARE_BOOT)
     add_json(p, "print the comparison as JSON")
     add_out(p)
     p.set_defaults(func=cmd_compare)

@@ -12,7 +12,7 @@ import sys
 
 from mpiscope.cluster.netns import ClusterError
 from mpiscope.cluster.spec import PRESETS, format_rate, format_time, make_spec, payload_rate
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.commands import command_parser
 
 _EPILOG = """link specs: comma lists of rate=100mbit (bit/kbit/mbit/gbit), delay=50us (ns/us/ms/s),
   jitter=10us, loss=0.1%, queue=64K or queue=20ms (port buffer), mtu=9000 (--link only)
@@ -30,13 +30,11 @@ examples:
 
 def add_commands(subparsers):
     """Adds `cluster` with its subcommands to an argparse subparsers object."""
-    p = subparsers.add_parser(
-        "cluster", help=COMMANDS["cluster"].help,
-        description="Emulated clusters: every host a network namespace with its own host name, "
-                    "joined by switches (bridges); links shaped for rate (tbf), loss (iptables "
-                    "statistic) and delay (mpiscope-delayd on NFQUEUE). Addresses come from "
-                    "198.18.0.0/15 and exist only inside the cluster.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(subparsers, "cluster",
+        description="""\
+Emulated clusters: every host a network namespace with its own host name, joined by switches (bridges); links shaped for rate (tbf), loss (iptables statistic) and delay (mpiscope-delayd on NFQUEUE). Addresses come from 198.18.0.0/15 and exist only inside the cluster.\
+""",
+        epilog=_EPILOG)
     # The main CLI's parser class (its error() exits 2 with a hint) for the subcommands too.
     sub = p.add_subparsers(dest="cluster_command", metavar="SUBCOMMAND",
                            parser_class=subparsers._parser_class)

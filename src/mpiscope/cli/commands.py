@@ -3,6 +3,7 @@ one-line help. The top-level parser lists them all without importing any
 command module; only the module of the command that runs is imported, so
 start-up does not pay for SciPy, DuckDB or matplotlib."""
 
+import argparse
 from collections import namedtuple
 
 Command = namedtuple("Command", "module help")
@@ -22,3 +23,10 @@ COMMANDS = {
     "model": Command("model", "cost models of our own collective algorithms: predict, check"),
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
 }
+
+
+def command_parser(subparsers, name, **kw):
+    """The parser of command `name`: its help from the table above, descriptions
+    and examples printed as written."""
+    return subparsers.add_parser(name, help=COMMANDS[name].help,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, **kw)

@@ -2,36 +2,27 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from mpiscope.store import catalog
 from mpiscope.common.errors import UsageError
-from mpiscope.cli.options import add_json, add_out, add_run, add_seed
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.options import add_bootstrap, add_json, add_out, add_run, check_bootstrap
+from mpiscope.cli.commands import command_parser
 
 
 
 def _common(p):
     add_run(p)
-    add_seed(p)
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default: %(default)s)")
+    add_bootstrap(p)
     add_json(p, "print JSON (base units: s, s/B, B, B/s)")
     add_out(p)
-
-
-def _check(args):
-    if args.resamples < 2:
-        raise UsageError(f"--resamples must be at least 2 (got {args.resamples})")
-    if args.seed < 0:
-        raise UsageError(f"--seed must be >= 0 (got {args.seed})")
 
 
 def cmd_loggp(args) -> int:
     from mpiscope.models.loggp import loggp_run
     from mpiscope.views.loggp import format_loggp, loggp_json
 
-    _check(args)
+    check_bootstrap(args)
     run_dir = catalog.resolve(args.out, args.run)
     result = loggp_run(run_dir, seed=args.seed, n_boot=args.resamples)
     if args.save:
@@ -47,7 +38,7 @@ def cmd_layers(args) -> int:
     from mpiscope.models.layers import layers_run
     from mpiscope.views.layers import format_layers, layers_json
 
-    _check(args)
+    check_bootstrap(args)
     if args.min_points < 2:
         raise UsageError(f"--min-points must be at least 2 (got {args.min_points})")
     run_dir = catalog.resolve(args.out, args.run)
@@ -58,38 +49,45 @@ def cmd_layers(args) -> int:
 
 def add_commands(subparsers) -> None:
     """Register `loggp` and `layers` on an argparse subparsers object."""
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = subparsers.add_parser(
-        "loggp", help=COMMANDS["loggp"].help,
-        formatter_class=fmt,
-        description="LogGP parameters of a run, measured as in Bell et al. (seed 001):\n"
-                    "  EEL   end-to-end latency (oneway: send start to receive end, global clock)\n"
-                    "  o_s   send overhead: CPU overlap test (overhead os+<f>g), computation\n"
-                    "        between MPI_Isend and MPI_Wait; past the knee, time - computation\n"
-                    "  o_r   receive overhead: the same between MPI_Irecv and MPI_Wait (or+<f>g)\n"
-                    "  g     gap between small messages (flood, least over the queue depths)\n"
-                    "  G     gap per byte: slope of the flood's time per message at large sizes\n"
-                    "  L     EEL - o_s - o_r when positive; o_s + o_r > EEL is flagged\n"
-                    "        (overlapping overheads: LogP's serial model does not hold)\n"
-                    "  g/G   size above which a message is bandwidth-bound\n"
-                    "Also o_s(m), o_r(m) and EEL(m) by size, g(m, q) by size and queue depth,\n"
-                    "and one-sided put/get (flush, fence) beside two-sided.",
-        epilog="examples:\n  mpiscope run -n 2 --suite loggp && mpiscope loggp\n"
-               "  mpiscope loggp latest --json\n  mpiscope loggp RUN --save machine.json")
+    p = command_parser(subparsers, "loggp",
+        description="""\
+LogGP parameters of a run, measured as in Bell et al. (seed 001):
+  EEL   end-to-end latency (oneway: send start to receive end, global clock)
+  o_s   send overhead: CPU overlap test (overhead os+<f>g), computation
+        between MPI_Isend and MPI_Wait; past the knee, time - computation
+  o_r   receive overhead: the same between MPI_Irecv and MPI_Wait (or+<f>g)
+  g     gap between small messages (flood, least over the queue depths)
+  G     gap per byte: slope of the flood's time per message at large sizes
+  L     EEL - o_s - o_r when positive; o_s + o_r > EEL is flagged
+        (overlapping overheads: LogP's serial model does not hold)
+  g/G   size above which a message is bandwidth-bound
+Also o_s(m), o_r(m) and EEL(m) by size, g(m, q) by size and queue depth,
+and one-sided put/get (flush, fence) beside two-sided.\
+""",
+        epilog="""\
+examples:
+  mpiscope run -n 2 --suite loggp && mpiscope loggp
+  mpiscope loggp latest --json
+  mpiscope loggp RUN --save machine.json\
+""")
     _common(p)
     p.add_argument("--save", metavar="FILE",
                    help="also write the parameters as a machine model file (versioned JSON; "
                         "never overwrites)")
     p.set_defaults(func=cmd_loggp)
 
-    p = subparsers.add_parser(
-        "layers", help=COMMANDS["layers"].help,
-        formatter_class=fmt,
-        description="Per layer (layer_pingpong, layer_bw: mpi, tcp, shm) the median time per size\n"
-                    "and a piecewise α + β·n fit with automatic breakpoints; per size the share\n"
-                    "of MPI's time the lower layer accounts for (lower / MPI), as seed 004 does.",
-        epilog="examples:\n  mpiscope run -n 2 --bench layer_pingpong,layer_bw --sizes 8-1M:x4\n"
-               "  mpiscope layers\n  mpiscope layers latest --json")
+    p = command_parser(subparsers, "layers",
+        description="""\
+Per layer (layer_pingpong, layer_bw: mpi, tcp, shm) the median time per size
+and a piecewise α + β·n fit with automatic breakpoints; per size the share
+of MPI's time the lower layer accounts for (lower / MPI), as seed 004 does.\
+""",
+        epilog="""\
+examples:
+  mpiscope run -n 2 --bench layer_pingpong,layer_bw --sizes 8-1M:x4
+  mpiscope layers
+  mpiscope layers latest --json\
+""")
     _common(p)
     p.add_argument("--min-points", type=int, default=3,
                    help="sizes a piecewise segment needs at least (default: %(default)s)")

@@ -16,7 +16,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import format_size, parse_size
 from mpiscope.views.text import dumps, sig, table
 from mpiscope.cli.options import add_json, add_out, add_run
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.commands import command_parser
 
 
 
@@ -184,14 +184,14 @@ def _model_options(p, machine_help):
 def add_commands(subparsers) -> None:
     """Register `model predict` and `model check` on an argparse subparsers object."""
     fmt = argparse.RawDescriptionHelpFormatter
-    model = subparsers.add_parser(
-        "model", help=COMMANDS["model"].help,
-        formatter_class=fmt,
-        description="Cost models of mpiscope's collective algorithms (mpiscope run --algo):\n"
-                    "  Hockney          every message costs α + β·m (+ γ per byte reduced)\n"
-                    "  sender/receiver  a message costs its sender αs + βs·m and its receiver\n"
-                    "                   αr + βr·m, so fan-in and fan-out patterns overlap\n"
-                    "                   (seed 003); Hockney is the case αs = βs = 0.")
+    model = command_parser(subparsers, "model",
+        description="""\
+Cost models of mpiscope's collective algorithms (mpiscope run --algo):
+  Hockney          every message costs α + β·m (+ γ per byte reduced)
+  sender/receiver  a message costs its sender αs + βs·m and its receiver
+                   αr + βr·m, so fan-in and fan-out patterns overlap
+                   (seed 003); Hockney is the case αs = βs = 0.\
+""")
     sub = model.add_subparsers(dest="model_command", metavar="COMMAND")  # model's own parser class
     sub.required = True
 

@@ -1,7 +1,10 @@
 """Options shared by many commands, defined once: the run to read (RUN),
-the output root (--out), JSON output (--json) and the random seed (--seed)."""
+the output root (--out), JSON output (--json), the random seed (--seed) and
+the bootstrap (--seed, --resamples)."""
 
 from __future__ import annotations
+
+from mpiscope.common.errors import UsageError
 
 DEFAULT_OUT = "mpiscope-runs"
 RUN_REF = "a run id, a unique prefix of one, a path to a run directory, or 'latest'"
@@ -24,3 +27,17 @@ def add_json(p, what="print JSON") -> None:
 
 def add_seed(p, what="bootstrap seed") -> None:
     p.add_argument("--seed", type=int, default=1, help=f"{what} (default: %(default)s)")
+
+
+def add_bootstrap(p, resamples=1000) -> None:
+    """--seed and --resamples of the commands whose intervals are bootstrapped."""
+    add_seed(p)
+    p.add_argument("--resamples", type=int, default=resamples,
+                   help="bootstrap resamples (default: %(default)s)")
+
+
+def check_bootstrap(args) -> None:
+    if args.resamples < 2:
+        raise UsageError(f"--resamples must be at least 2 (got {args.resamples})")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0 (got {args.seed})")

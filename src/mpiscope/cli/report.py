@@ -7,19 +7,19 @@ from mpiscope.store import catalog
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.cli.options import add_out
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.commands import command_parser
 
 
 def add_commands(subparsers):
-    p = subparsers.add_parser(
-        "report", help=COMMANDS["report"].help,
-        description="Write one HTML file (no network needed to open it) with a section per "
-                    "benchmark: curves with CI bands, distributions, per-rank views of "
-                    "collectives, model fits, tails and modes, and the run context. With several "
-                    "runs the first is the baseline the others are compared with.",
-        epilog="examples:\n  mpiscope report -o report.html\n"
-               "  mpiscope report RUN_A RUN_B -o compare.html",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(subparsers, "report",
+        description="""\
+Write one HTML file (no network needed to open it) with a section per benchmark: curves with CI bands, distributions, per-rank views of collectives, model fits, tails and modes, and the run context. With several runs the first is the baseline the others are compared with.\
+""",
+        epilog="""\
+examples:
+  mpiscope report -o report.html
+  mpiscope report RUN_A RUN_B -o compare.html\
+""")
     p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
                    help="run ids, unique prefixes, paths, or 'latest' (default: latest)")
     p.add_argument("-o", "--output", default="report.html", help="HTML file to write (default report.html)")

@@ -1,25 +1,26 @@
 """`mpiscope run`: measure, store, summarize."""
 
-import argparse
 import json
 import sys
 
 from mpiscope.cli.options import add_json, add_out, add_seed
 from mpiscope.measure import algo_options, benchmarks, loggp_options
 from mpiscope.measure.launch import LAUNCHERS, MPIS
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.commands import command_parser
 
 
-def add_commands(sub):
+def add_commands(subparsers):
     """Register `run` on an argparse subparsers object."""
-    p = sub.add_parser(
-        "run", help=COMMANDS["run"].help,
-        description="Measure MPI communication. Every repetition is timed on every rank against a "
-                    "globally synchronized clock and stored; a summary table is printed at the end.",
-        epilog="examples:\n  mpiscope run -n 2 --bench pingpong,bw --sizes 1-4M:x2\n"
-               "  mpiscope run -n 4 --bench allreduce --sizes 8,1K,1M --check\n"
-               "  mpiscope run -n 2 --mpi mpich --suite quick",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(subparsers, "run",
+        description="""\
+Measure MPI communication. Every repetition is timed on every rank against a globally synchronized clock and stored; a summary table is printed at the end.\
+""",
+        epilog="""\
+examples:
+  mpiscope run -n 2 --bench pingpong,bw --sizes 1-4M:x2
+  mpiscope run -n 4 --bench allreduce --sizes 8,1K,1M --check
+  mpiscope run -n 2 --mpi mpich --suite quick\
+""")
     p.add_argument("-n", "--np", type=int, help="number of ranks (default: CPUs here, at least 2)")
     p.add_argument("--mpi", default="openmpi", choices=MPIS, help="MPI library (default openmpi)")
     p.add_argument("--launcher", default="mpirun", choices=LAUNCHERS,

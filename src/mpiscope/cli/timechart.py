@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import parse_size
 from mpiscope.store import catalog
 from mpiscope.cli.options import add_out, add_run
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.commands import command_parser
 
 
 def cmd_timechart(args) -> int:
@@ -36,15 +35,17 @@ def cmd_timechart(args) -> int:
 
 def add_commands(subparsers) -> None:
     """Register `timechart` on an argparse subparsers object."""
-    p = subparsers.add_parser(
-        "timechart", help=COMMANDS["timechart"].help,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="One row per rank: a bar from when each send and receive was posted to when\n"
-                    "it completed, and an arrow from every send to the completion of its receive,\n"
-                    "on the global clock. Needs a run measured with --trace (our own algorithms).",
-        epilog="examples:\n"
-               "  mpiscope run -n 4 --bench allgather --algo ring,bruck --sizes 1K,64K --trace\n"
-               "  mpiscope timechart latest --bench allgather --algo ring --size 1K -o ring.svg")
+    p = command_parser(subparsers, "timechart",
+        description="""\
+One row per rank: a bar from when each send and receive was posted to when
+it completed, and an arrow from every send to the completion of its receive,
+on the global clock. Needs a run measured with --trace (our own algorithms).\
+""",
+        epilog="""\
+examples:
+  mpiscope run -n 4 --bench allgather --algo ring,bruck --sizes 1K,64K --trace
+  mpiscope timechart latest --bench allgather --algo ring --size 1K -o ring.svg\
+""")
     add_run(p)
     p.add_argument("--bench", required=True, help="the collective benchmark")
     p.add_argument("--algo", required=True, help="the algorithm")

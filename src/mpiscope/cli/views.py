@@ -6,11 +6,10 @@ raises UsageError, which the main CLI turns into a message and exit code 2.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from mpiscope.cli.commands import COMMANDS
+from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json, add_out, add_run
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
@@ -60,40 +59,51 @@ def cmd_export(args) -> int:
 
 def add_commands(subparsers) -> None:
     """Register `runs`, `show` and `export` on an argparse subparsers object."""
-    fmt = argparse.RawDescriptionHelpFormatter
 
-    p = subparsers.add_parser(
-        "runs", help=COMMANDS["runs"].help, formatter_class=fmt,
-        description="List the runs under the output root, oldest first: id, creation\n"
-                    "time, status, MPI library, number of ranks, benchmarks.",
-        epilog="example:\n  mpiscope runs --out mpiscope-runs")
+    p = command_parser(subparsers, "runs",
+        description="""\
+List the runs under the output root, oldest first: id, creation
+time, status, MPI library, number of ranks, benchmarks.\
+""",
+        epilog="""\
+example:
+  mpiscope runs --out mpiscope-runs\
+""")
     add_out(p)
     p.set_defaults(func=cmd_runs)
 
-    p = subparsers.add_parser(
-        "show", help=COMMANDS["show"].help,
-        formatter_class=fmt,
-        description="Summarize a run. Per benchmark and message size: valid and invalid\n"
-                    "samples, min, median with its 95% confidence interval (distribution-\n"
-                    "free, from order statistics), p90, p99, max, and why measuring stopped.\n"
-                    "Latencies in microseconds, bandwidths in MB/s (1e6 bytes/s).\n"
-                    "Warnings (invalid samples, crashed ranks) go to stderr.",
-        epilog="examples:\n  mpiscope show\n  mpiscope show 2024 --json\n"
-               "  mpiscope show mpiscope-runs/<run_id>")
+    p = command_parser(subparsers, "show",
+        description="""\
+Summarize a run. Per benchmark and message size: valid and invalid
+samples, min, median with its 95% confidence interval (distribution-
+free, from order statistics), p90, p99, max, and why measuring stopped.
+Latencies in microseconds, bandwidths in MB/s (1e6 bytes/s).
+Warnings (invalid samples, crashed ranks) go to stderr.\
+""",
+        epilog="""\
+examples:
+  mpiscope show
+  mpiscope show 2024 --json
+  mpiscope show mpiscope-runs/<run_id>\
+""")
     add_run(p)
     add_json(p, "print the summary rows and the run context as JSON")
     add_out(p)
     p.set_defaults(func=cmd_show)
 
-    p = subparsers.add_parser(
-        "export", help=COMMANDS["export"].help, formatter_class=fmt,
-        description="Export a run.\n"
-                    "  csv  one line per valid sample (seconds, or bytes/s for bw/bibw)\n"
-                    "  json the summary rows of `show` and the run context\n"
-                    "  osu  tables in the layout of the OSU Micro-Benchmarks 7.4\n"
-                    "       (means, as OSU reports, not medians)",
-        epilog="examples:\n  mpiscope export latest --format osu\n"
-               "  mpiscope export 2024 --format csv -o samples.csv")
+    p = command_parser(subparsers, "export",
+        description="""\
+Export a run.
+  csv  one line per valid sample (seconds, or bytes/s for bw/bibw)
+  json the summary rows of `show` and the run context
+  osu  tables in the layout of the OSU Micro-Benchmarks 7.4
+       (means, as OSU reports, not medians)\
+""",
+        epilog="""\
+examples:
+  mpiscope export latest --format osu
+  mpiscope export 2024 --format csv -o samples.csv\
+""")
     add_run(p)
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS,
                    help="output format")
