@@ -79,5 +79,7 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_flood = {.name = "flood", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                               .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
+                               .variant_option = "--queue-depths",
                                .footprint = footprint, .describe = describe, .run_rep = run_rep,
                                .nvariants = nvariants, .variant_name = variant_name, .finish = finish};

@@ -142,9 +142,11 @@ static void run_bw(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_layer_pingpong = {.name = "layer_pingpong", .pat = PAT_PINGPONG, .min_np = 2, .sizeless = 0,
+                                        .rule = RULE_HALF_ROUND_TRIP, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                         .footprint = footprint, .describe = describe_pingpong,
                                         .run_rep = run_pingpong, .nvariants = nvariants,
                                         .variant_name = variant_name, .finish = finish};
 const bench_def bench_layer_bw = {.name = "layer_bw", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                  .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                   .footprint = footprint, .describe = describe_bw, .run_rep = run_bw,
                                   .nvariants = nvariants, .variant_name = variant_name, .finish = finish};

@@ -58,14 +58,6 @@ void loggp_spin_for(const timer *t, double seconds)
     while (timer_now(t) < end) continue; /* no pause: it would overshoot the end by its latency */
 }
 
-double loggp_fake_overhead_s(void)
-{
-    const char *v = getenv("MPISCOPE_TEST_FAKE_OVERHEAD_US");
-    if (!v || !*v) return 0;
-    double us = atof(v);
-    return us > 0 ? us * 1e-6 : 0;
-}
-
 void loggp_relax(const series *s, unsigned *spins)
 {
     ++*spins;

@@ -103,8 +103,10 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_rma_lat = {.name = "rma_lat", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                 .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                  .footprint = footprint, .describe = describe_lat, .run_rep = run_rep,
                                  .nvariants = nvariants, .variant_name = variant_name, .finish = finish};
 const bench_def bench_rma_flood = {.name = "rma_flood", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                   .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                    .footprint = footprint, .describe = describe_flood, .run_rep = run_rep,
                                    .nvariants = nvariants, .variant_name = variant_name, .finish = finish};
