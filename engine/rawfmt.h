@@ -25,6 +25,24 @@ int rawfmt_series(engine *e, const bench_def *def, const series *s, long reps, s
 int rawfmt_trace(struct rawfile *raw, const series *s, const char *bench, const struct coll_trace *tr, long reps);
 /* A series some rank cannot run: its params say why. */
 void rawfmt_skip_params(series *s, const char *why);
+/* The benchmarks' own "params" (rawfmt_params.c); a negative count or a
+ * NULL address leaves its key out. */
+typedef struct overhead_params {
+    int receive;
+    double step, compute_s, compute_nominal_s, g0_s, fake_overhead_s;
+    long msgs;
+} overhead_params;
+typedef struct layer_params {
+    const char *layer, *address;
+    long msgs, wire_bytes, ring_bytes;
+    int port;
+} layer_params;
+void rawfmt_params_flood(series *s, int queue_depth, long msgs);
+void rawfmt_params_overhead(series *s, const overhead_params *p);
+void rawfmt_params_rma(series *s, int get, int fence, long msgs, int queue_depth);
+void rawfmt_params_layer(series *s, const layer_params *p);
+void rawfmt_params_segment(series *s, size_t segment);
+
 /* Rank 0's "@progress {...}" line on stdout after each series. */
 void rawfmt_progress(const bench_def *def, const series *s, long reps, stop_reason stop, long invalid);
 

@@ -116,7 +116,7 @@ void coll_own_describe(series *s, coll_kind kind)
         return;
     }
     if (kind == COLL_BCAST && !strcmp(a->name, "pipelined_chain"))
-        snprintf(s->params, sizeof s->params, "{\"segment\": %zu}", st->ctx.segment);
+        rawfmt_params_segment(s, st->ctx.segment);
 }
 
 int coll_own_run(series *s, long rep, const void *sbuf, void *rbuf, int root)

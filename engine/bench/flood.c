@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "../options.h"
+#include "../rawfmt.h"
 #include "loggp.h"
 
 enum { TAG = 31, TAG_ACK = 32 };
@@ -33,13 +34,7 @@ static void describe(series *s)
     st->req = malloc(sizeof(MPI_Request) * (size_t)st->q);
     s->state = st;
     s->window_msgs = (int)st->msgs;
-    strbuf b = {0};
-    sb_printf(&b, "{");
-    sb_key_int(&b, "queue_depth", st->q);
-    sb_key_int(&b, "msgs", st->msgs);
-    sb_printf(&b, "}");
-    loggp_set_params(s, &b);
-    sb_free(&b);
+    rawfmt_params_flood(s, st->q, st->msgs);
 }
 
 static void finish(series *s)

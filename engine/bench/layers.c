@@ -15,6 +15,7 @@
 
 #include "../options.h"
 #include "layers.h"
+#include "../rawfmt.h"
 #include "loggp.h"
 
 enum { TAG = 47, TAG_ACK = 48 };
@@ -46,19 +47,12 @@ static void setup(series *s, int bw)
         if (st->layer == LAYER_SHM) why = shm_chan_open(&st->shm, s);
     }
     if (why) s->skip = why;
-    strbuf p = {0};
-    sb_printf(&p, "{");
-    sb_key_str(&p, "layer", names[st->layer]);
-    if (bw) sb_key_int(&p, "msgs", s->window_msgs);
-    if (st->layer != LAYER_MPI) sb_key_int(&p, "wire_bytes", s->bytes ? (long long)s->bytes : 1);
-    if (st->layer == LAYER_TCP && !why && s->role != ROLE_IDLE) {
-        sb_key_str(&p, "address", st->tcp.address);
-        sb_key_int(&p, "port", st->tcp.port);
-    }
-    if (st->layer == LAYER_SHM) sb_key_int(&p, "ring_bytes", (long long)shm_chan_capacity());
-    sb_printf(&p, "}");
-    loggp_set_params(s, &p);
-    sb_free(&p);
+    int tcp_open = st->layer == LAYER_TCP && !why && s->role != ROLE_IDLE;
+    rawfmt_params_layer(s, &(layer_params){
+        .layer = names[st->layer], .msgs = bw ? s->window_msgs : -1,
+        .wire_bytes = st->layer != LAYER_MPI ? (s->bytes ? (long)s->bytes : 1) : -1,
+        .address = tcp_open ? st->tcp.address : NULL, .port = tcp_open ? st->tcp.port : 0,
+        .ring_bytes = st->layer == LAYER_SHM ? (long)shm_chan_capacity() : -1});
 }
 
 static void describe_pingpong(series *s) { setup(s, 0); }

@@ -51,9 +51,6 @@ void loggp_spin_for(const timer *t, double seconds);
  * keeps its CPU (a yield would hand it to any other process for a time slice). */
 void loggp_relax(const series *s, unsigned *spins);
 
-/* Copies a JSON object into s->params (truncated objects are dropped). */
-void loggp_set_params(series *s, const strbuf *b);
-
 /* Largest of the options' queue depths. */
 int loggp_max_queue_depth(const struct options *o);
 

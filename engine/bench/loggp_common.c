@@ -65,12 +65,6 @@ void loggp_relax(const series *s, unsigned *spins)
     else if (*spins > 2000) _mm_pause();
 }
 
-void loggp_set_params(series *s, const strbuf *b)
-{
-    if (b->s && b->len < sizeof s->params) memcpy(s->params, b->s, b->len + 1);
-    else s->params[0] = 0;
-}
-
 int loggp_max_queue_depth(const options *o)
 {
     int q = 1;

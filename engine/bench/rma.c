@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../options.h"
+#include "../rawfmt.h"
 #include "loggp.h"
 
 enum { TAG_DONE = 35 };
@@ -50,15 +51,7 @@ static void setup(series *s, int flood)
     st->msgs = flood ? loggp_msgs(s->o, s->bytes, st->q) : 1;
     s->window_msgs = (int)st->msgs;
     st->win = MPI_WIN_NULL;
-    strbuf p = {0};
-    sb_printf(&p, "{");
-    sb_key_str(&p, "op", st->get ? "get" : "put");
-    sb_key_str(&p, "sync", st->fence ? "fence" : "flush");
-    sb_key_int(&p, "msgs", st->msgs);
-    if (flood && !st->fence) sb_key_int(&p, "queue_depth", st->q);
-    sb_printf(&p, "}");
-    loggp_set_params(s, &p);
-    sb_free(&p);
+    rawfmt_params_rma(s, st->get, st->fence, st->msgs, flood && !st->fence ? st->q : 0);
     if (s->role == ROLE_IDLE) return;
     st->target = loggp_pc_peer(s);
     MPI_Win_allocate((MPI_Aint)(s->bytes ? s->bytes : 1), 1, MPI_INFO_NULL, s->pc, &st->base, &st->win);
