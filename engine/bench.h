@@ -10,10 +10,20 @@
 
 struct options;
 struct rawfile;
+struct testhooks;
 
 /* How per-rank timestamps become samples (docs/raw-format.md). */
 typedef enum { PAT_PINGPONG, PAT_ONEWAY, PAT_PAIRS, PAT_BW, PAT_COLL } pattern;
 typedef enum { ROLE_IDLE, ROLE_INITIATOR, ROLE_RESPONDER, ROLE_MEMBER } role;
+/* How Python turns a series' rows into samples (docs/raw-format.md, "Sample
+ * rules"); recorded in every series block, listed by --describe. */
+typedef enum {
+    RULE_SLOWEST_RANK, RULE_HALF_ROUND_TRIP, RULE_DURATION, RULE_LOOP_HALF_ROUND_TRIP, RULE_PER_MESSAGE,
+    RULE_BANDWIDTH, RULE_BIDIRECTIONAL_BANDWIDTH, RULE_ONE_WAY, RULE_PAIR_EXCHANGE, RULE_COUNT
+} sample_rule;
+typedef enum { UNIT_SECONDS, UNIT_BYTES_PER_SECOND } sample_unit;
+/* Which ranks take part: ranks 0 and 1; p with p + n/2; the --pairs list; all. */
+typedef enum { PAIRING_FIRST_TWO, PAIRING_HALVES, PAIRING_LISTED, PAIRING_ALL } pairing;
 
 typedef struct series {
     MPI_Comm world, pc; /* pc: the ranks taking part (MPI_COMM_NULL when idle) */
@@ -25,6 +35,7 @@ typedef struct series {
     const timer *t;
     int check, root_rotate, window_msgs;
     int corrupt; /* test-only: --check must see this added to every received element */
+    const struct testhooks *hooks;
     MPI_Request *reqs;  /* 2 * window_msgs, for the windowed bandwidth tests */
     /* Which variant of the benchmark (an algorithm, a queue depth, a layer…):
      * index into the benchmark's variants and its name, "mpi" by default. */
@@ -51,6 +62,12 @@ typedef struct bench_def {
     pattern pat;
     int min_np;
     int sizeless; /* runs once, at size 0, whatever sizes were asked for */
+    sample_rule rule;
+    sample_unit unit;
+    pairing pairing;
+    int collective; /* summarized as one operation over all ranks */
+    /* The engine option that chooses the variants, or NULL. */
+    const char *variant_option;
     /* Bytes one repetition touches on one side, for buffer sizing. */
     size_t (*footprint)(size_t bytes, int np);
     void (*describe)(series *s);
@@ -64,6 +81,9 @@ typedef struct bench_def {
      * variant i (recorded as the series' "algo"). NULL: one variant, "mpi". */
     int (*nvariants)(const struct options *o);
     const char *(*variant_name)(const struct options *o, int i);
+    /* Optional: the role whose rows give variant i's samples. NULL: the
+     * initiator (ROLE_MEMBER for collectives). */
+    role (*timed_role)(const struct options *o, int i);
     /* Optional: releases what describe() set up (sockets, windows, segments);
      * called on every rank at the end of the series, also a skipped one. */
     void (*finish)(series *s);
@@ -74,6 +94,10 @@ typedef struct bench_def {
 } bench_def;
 
 const bench_def *bench_find(const char *name);
+/* The i-th benchmark in registry order, NULL past the last. */
+const bench_def *bench_at(int i);
+/* Whose rows give the samples of the def's variant i. */
+role bench_timed_role(const bench_def *def, const struct options *o, int i);
 void bench_list(char *out, size_t n);
 
 /* --check helpers: a byte pattern keyed by (who, index, rep) */

@@ -10,9 +10,11 @@
 #include "options.h"
 #include "record.h"
 #include "sync.h"
+#include "testhooks.h"
 
 typedef struct engine {
     options *o;
+    testhooks hooks; /* parsed once at start (docs/test-hooks.md) */
     MPI_Comm world;
     int rank, size;
     int oversubscribed; /* more ranks on this host than CPUs: yield while waiting */

@@ -8,4 +8,10 @@
  * when the kernel's boot id cannot be read. */
 int ranks_sharing_cpus(MPI_Comm world, int node_size);
 
+/* This rank's host, CPU affinity, MPI library and every timer's cost, for
+ * the raw file header. */
+struct header_facts;
+struct timer;
+void header_facts_gather(struct header_facts *f, const struct timer *in_use);
+
 #endif

@@ -141,7 +141,7 @@ static const struct option longopts[] = {
     {0, 0, 0, 0},
 };
 
-int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
+void options_defaults(options *o)
 {
     memset(o, 0, sizeof *o);
     o->sync_window = 1;
@@ -154,6 +154,25 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
     o->window_msgs = 64;
     o->sync_points = 10;
     o->expect_np = -1;
+}
+
+/* The lists an option may replace: filled after parsing, when not given. */
+void options_default_lists(options *o)
+{
+    if (!o->nqueue_depths) {
+        char dflt[] = "1,2,4,8,16,32,64";
+        parse_queue_depths(dflt, o);
+    }
+    if (!o->noverhead_steps) {
+        char dflt[] = "0,0.5,1,1.5,2,3";
+        parse_overhead_steps(dflt, o);
+    }
+    if (!o->flood_bytes) o->flood_bytes = 8L << 20;
+}
+
+int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
+{
+    options_defaults(o);
     long v;
     int c;
     optind = 1;
@@ -262,15 +281,7 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
         }
     }
     if (optind < argc) return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
-    if (!o->nqueue_depths) {
-        char dflt[] = "1,2,4,8,16,32,64";
-        parse_queue_depths(dflt, o);
-    }
-    if (!o->noverhead_steps) {
-        char dflt[] = "0,0.5,1,1.5,2,3";
-        parse_overhead_steps(dflt, o);
-    }
-    if (!o->flood_bytes) o->flood_bytes = 8L << 20;
+    options_default_lists(o);
     if (!o->out) return fail(err, errlen, "%s", "--out DIR is required");
     if (!o->nbenches) return fail(err, errlen, "%s", "--bench is required");
     if (!o->nsizes) return fail(err, errlen, "%s", "--sizes is required");

@@ -55,6 +55,9 @@ typedef struct options {
     int trace;
 } options;
 
+/* Every option at its default (what --describe reports variants under). */
+void options_defaults(options *o);
+void options_default_lists(options *o);
 /* Returns 0, or -1 with a message for the user in `err`. */
 int options_parse(options *o, int argc, char **argv, char *err, size_t errlen);
 

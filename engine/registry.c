@@ -28,6 +28,17 @@ const bench_def *bench_find(const char *name)
     return NULL;
 }
 
+const bench_def *bench_at(int i)
+{
+    return i >= 0 && (size_t)i < sizeof all / sizeof *all ? all[i] : NULL;
+}
+
+role bench_timed_role(const bench_def *def, const struct options *o, int i)
+{
+    if (def->timed_role) return def->timed_role(o, i);
+    return def->collective ? ROLE_MEMBER : ROLE_INITIATOR;
+}
+
 void bench_list(char *out, size_t n)
 {
     size_t used = 0;

@@ -1,29 +1,47 @@
-/* One benchmark x size: warm-up, then batches of synchronized repetitions
- * until the stopping rule holds; the records are written afterwards. */
+/* One benchmark x size: describe, warm-up, then batches of synchronized
+ * repetitions until the stopping rule holds (decided on rank 0), then the
+ * records are written. */
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine.h"
-#include "json.h"
+#include "procsync.h"
+#include "rawfmt.h"
 #include "stoprule.h"
 
-enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET, STOP_SKIPPED };
-static const char *const stop_names[] = {"none", "ci", "reps_max", "time_budget", "skipped"};
+/* Decision broadcast by rank 0 after each batch (doubles: one MPI_Bcast). */
+typedef struct decision {
+    double next_batch, window_s, stop, invalid;
+} decision;
 
-/* (initiator, responder) pairs of a point-to-point benchmark; 0 for collectives. */
+/* One series on this rank, from its description to its record. */
+typedef struct run {
+    engine *e;
+    const bench_def *def;
+    series s;
+    int *pairs, npairs; /* (initiator, responder) world ranks; none for collectives */
+    int active;         /* this rank takes part */
+    procsync ps;
+    stop_state st;      /* rank 0: the samples so far */
+    double *mine, *all; /* this batch's records, on the global clock (all: rank 0) */
+    int *counts, *displs;
+    double started;     /* local time the recorded repetitions began */
+    long done;
+    decision d;
+} run;
+
+/* (initiator, responder) pairs of the definition's pairing; 0 when every rank takes part. */
 static int pairs_of(const engine *e, const bench_def *def, int **pairs)
 {
-    if (def->pat == PAT_COLL) return *pairs = NULL, 0;
-    if (!strcmp(def->name, "pairs")) {
+    if (def->pairing == PAIRING_ALL) return *pairs = NULL, 0;
+    if (def->pairing == PAIRING_LISTED) {
         *pairs = malloc(2 * sizeof(int) * (size_t)e->o->npairs);
         memcpy(*pairs, e->o->pairs, 2 * sizeof(int) * (size_t)e->o->npairs);
         return e->o->npairs;
     }
-    int n = !strcmp(def->name, "multipair") ? e->size / 2 : 1;
+    int n = def->pairing == PAIRING_HALVES ? e->size / 2 : 1;
     *pairs = malloc(2 * sizeof(int) * (size_t)n);
     for (int k = 0; k < n; k++) {
         (*pairs)[2 * k] = k;
@@ -34,7 +52,7 @@ static int pairs_of(const engine *e, const bench_def *def, int **pairs)
 
 static void assign_role(series *s, const bench_def *def, const int *pairs, int npairs)
 {
-    s->role = def->pat == PAT_COLL ? ROLE_MEMBER : ROLE_IDLE;
+    s->role = def->pairing == PAIRING_ALL ? ROLE_MEMBER : ROLE_IDLE;
     s->peer = -1;
     for (int k = 0; k < npairs; k++) {
         if (pairs[2 * k] == s->rank) s->role = ROLE_INITIATOR, s->peer = pairs[2 * k + 1];
@@ -42,69 +60,89 @@ static void assign_role(series *s, const bench_def *def, const int *pairs, int n
     }
 }
 
-static const char *role_name(role r)
+/* Who takes part, in which role, and what the benchmark hands to MPI. */
+static void describe(run *r, int variant, size_t bytes)
 {
-    return r == ROLE_INITIATOR ? "initiator" : r == ROLE_RESPONDER ? "responder" : r == ROLE_MEMBER ? "member" : "idle";
+    engine *e = r->e;
+    const options *o = e->o;
+    const bench_def *def = r->def;
+    r->npairs = pairs_of(e, def, &r->pairs);
+    r->s = (series){.world = e->world, .rank = e->rank, .size = e->size, .bytes = bytes, .buf = &e->buf,
+                    .t = &e->t, .check = o->check, .variant = variant, .o = o, .hooks = &e->hooks,
+                    .algo = def->variant_name ? def->variant_name(o, variant) : "mpi",
+                    .root_rotate = o->root_rotate, .window_msgs = o->window_msgs,
+                    .corrupt = e->hooks.corrupt, .oversubscribed = e->oversubscribed};
+    assign_role(&r->s, def, r->pairs, r->npairs);
+    r->active = r->s.role != ROLE_IDLE;
+    MPI_Comm_split(e->world, r->active ? 0 : MPI_UNDEFINED, e->rank, &r->s.pc);
+    def->describe(&r->s);
 }
 
-/* How long after its agreed start a rank may leave the wait and still be on
- * time: a few timer reads. More means it was preempted while waiting, and its
- * peers may already have sent to it. */
-static const double LATE_SLACK_S = 1e-6;
-
-/* Test-only: MPISCOPE_TEST_STALL=RANK:REP:MS holds that rank up for MS
- * milliseconds while it waits for the start of repetition REP of every
- * series (as lost scheduler ticks do), to show that the late starts this
- * causes are marked, and end. */
-static void test_stall(const engine *e, long rep)
+/* A series some rank cannot run (series.skip): every rank records it empty,
+ * with the reason of the lowest such rank, so the run says why it is missing. */
+static int any_skip(engine *e, series *s)
 {
-    static int parsed, rank = -1;
-    static long at = -1, ms;
-    if (!parsed) {
-        const char *v = getenv("MPISCOPE_TEST_STALL");
-        if (v && sscanf(v, "%d:%ld:%ld", &rank, &at, &ms) != 3) rank = -1;
-        parsed = 1;
+    int me = s->skip ? e->rank : e->size, first;
+    MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, e->world);
+    if (first == e->size) return 0;
+    char why[256] = {0};
+    if (e->rank == first) snprintf(why, sizeof why, "rank %d: %s", e->rank, s->skip);
+    MPI_Bcast(why, sizeof why, MPI_CHAR, first, e->world);
+    rawfmt_skip_params(s, why);
+    s->role = ROLE_IDLE; /* no rows */
+    return 1;
+}
+
+/* Warm-up repetitions (not recorded) also size the start window. */
+static double warm_up(run *r)
+{
+    engine *e = r->e;
+    series *s = &r->s;
+    sync_measure(&e->sync, 1); /* one fresh offset sample per series keeps the drift fit current */
+    double longest = 0, a, b;
+    for (long i = 0; r->active && i < e->o->warmup; i++) {
+        if (r->def->pre_rep) r->def->pre_rep(s, i);
+        MPI_Barrier(s->pc);
+        r->def->run_rep(s, i, &a, &b);
+        if (b - a > longest) longest = b - a;
     }
-    if (rank == e->rank && rep == at) nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
+    MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, e->world);
+    s->measuring = 1;
+    return 2 * longest + 5e-6;
 }
 
-/* Waits until local time `until` to start repetition `rep`; returns 1 if the
- * rank started on time. */
-static int wait_until(const engine *e, double until, long rep)
+/* Repetitions done .. done + batch - 1, each started by procsync. */
+static void run_batch(run *r, long batch, double window_s)
 {
-    double now = timer_now(&e->t);
-    int arrived_in_time = now <= until;
-    test_stall(e, rep);
-    while (now < until) {
-        /* With more ranks than CPUs a spinning rank would starve the others. */
-        if (e->oversubscribed && until - now > 50e-6) sched_yield();
-        now = timer_now(&e->t);
+    engine *e = r->e;
+    if (e->o->sync_window) procsync_batch(&r->ps, window_s);
+    for (long i = 0; r->active && i < batch; i++) {
+        long k = r->done + i;
+        if (r->def->pre_rep) r->def->pre_rep(&r->s, k);
+        e->valid[k] = procsync_start(&r->ps, i, k, &e->t_sched[k]);
+        r->def->run_rep(&r->s, k, &e->t_start[k], &e->t_end[k]);
     }
-    /* A rank that must yield its CPU cannot promise to leave on time; it is
-     * late only when it arrives after the start. */
-    return e->oversubscribed ? arrived_in_time : arrived_in_time && now - until <= LATE_SLACK_S;
 }
 
-/* How long one agreed schedule of window starts lasts (see series_run): a
- * scheduler tick lost (4 ms) costs at most the rest of it. Long windows catch
- * up quickly, and need not pay the lead of a new schedule often. */
-static const double SCHEDULE_S = 0.01;
-static const double MIN_PER_SCHEDULE = 64;
-
-/* A global start time all participants agree on, far enough ahead for the
- * message carrying it to reach every one of them: a broadcast takes no longer
- * than a few of the operations that sized the window. */
-static double agree_on_start(const engine *e, const series *s, const clock_model *m, double window_s)
+/* Rank 0 needs every rank's records, on the global clock, to apply the rule. */
+static void gather_batch(run *r, long batch)
 {
-    double start = sync_to_global(m, timer_now(&e->t)) + 200e-6 + 2 * window_s;
-    MPI_Bcast(&start, 1, MPI_DOUBLE, 0, s->pc);
-    return start;
+    engine *e = r->e;
+    const clock_model *m = &e->sync.model;
+    r->mine = realloc(r->mine, 4 * sizeof(double) * (size_t)batch);
+    for (long i = 0; i < batch; i++) {
+        long k = r->done + i;
+        r->mine[4 * i] = r->active ? sync_to_global(m, e->t_start[k]) : NAN;
+        r->mine[4 * i + 1] = r->active ? sync_to_global(m, e->t_end[k]) : NAN;
+        r->mine[4 * i + 2] = r->active ? sync_to_global(m, e->t_sched[k]) : NAN;
+        r->mine[4 * i + 3] = r->active ? e->valid[k] : 0;
+    }
+    if (e->rank == 0) {
+        r->all = realloc(r->all, 4 * sizeof(double) * (size_t)batch * (size_t)e->size);
+        for (int k = 0; k < e->size; k++) r->counts[k] = (int)(4 * batch), r->displs[k] = (int)(4 * batch * k);
+    }
+    MPI_Gatherv(r->mine, (int)(4 * batch), MPI_DOUBLE, r->all, r->counts, r->displs, MPI_DOUBLE, 0, e->world);
 }
-
-/* Decision broadcast by rank 0 after each batch. */
-typedef struct decision {
-    double next_batch, window_s, stop, invalid;
-} decision;
 
 static decision decide(const engine *e, stop_state *st, long done, long batch, long bad, double elapsed,
                        double window_s, int samples_per_rep)
@@ -128,167 +166,83 @@ static decision decide(const engine *e, stop_state *st, long done, long batch, l
     return d;
 }
 
-static int write_block(engine *e, const bench_def *def, const series *s, long n, decision d)
+/* Rank 0 applies the stopping rule to the batch; every rank learns the outcome. */
+static void decide_batch(run *r, long batch, double window_s)
 {
-    strbuf b = {0};
-    sb_printf(&b, "{");
-    sb_key_str(&b, "kind", "series");
-    sb_key_str(&b, "bench", def->name);
-    sb_key_str(&b, "algo", s->algo);
-    sb_key_int(&b, "size", (long long)s->bytes);
-    sb_key_int(&b, "launch", e->o->launch);
-    sb_key_int(&b, "reps", n);
-    sb_key_str(&b, "stop", stop_names[(int)d.stop]);
-    sb_key_num(&b, "window_s", e->o->sync_window ? d.window_s : NAN);
-    sb_key_str(&b, "role", role_name(s->role));
-    sb_key_int(&b, "peer", s->peer);
-    sb_key_int(&b, "window_msgs", s->window_msgs);
-    sb_key_int(&b, "count", s->count);
-    sb_key_str(&b, "datatype", s->datatype);
-    sb_key_int(&b, "invalid", (long long)d.invalid);
-    if (s->params[0]) sb_printf(&b, ", \"params\": %s", s->params);
-    sb_printf(&b, ", \"root_rotate\": %s}", e->o->root_rotate ? "true" : "false");
-    long rows = s->role == ROLE_IDLE ? 0 : n;
-    int rc = raw_block(&e->raw, b.s, (uint64_t)rows, e->t_start, e->t_end, e->t_sched, e->valid);
-    sb_free(&b);
+    engine *e = r->e;
+    gather_batch(r, batch);
+    if (e->rank == 0) {
+        long bad = stop_add_batch(&r->st, r->def->pat, e->o->sync_window, r->all, e->size, batch, r->pairs,
+                                  r->npairs);
+        int samples_per_rep = r->def->pat == PAT_PAIRS ? 2 * r->npairs : 1;
+        r->d = decide(e, &r->st, r->done + batch, batch, bad, timer_now(&e->t) - r->started, window_s,
+                      samples_per_rep);
+    }
+    MPI_Bcast(&r->d, 4, MPI_DOUBLE, 0, e->world);
+}
+
+/* The series' block (and the benchmark's own blocks), then rank 0's progress line. */
+static int record(run *r)
+{
+    engine *e = r->e;
+    stop_reason stop = (stop_reason)r->d.stop;
+    int rc = rawfmt_series(e, r->def, &r->s, r->done, stop, r->d.window_s, (long)r->d.invalid);
     if (rc) perror("mpiscope-engine: writing the raw file");
+    if (!rc && stop != STOP_SKIPPED && r->def->extra_blocks && r->active)
+        rc = r->def->extra_blocks(&r->s, &e->raw, r->done);
+    if (e->rank == 0) rawfmt_progress(r->def, &r->s, r->done, stop, (long)r->d.invalid);
     return rc;
 }
 
-/* A series some rank cannot run (series.skip): every rank records it empty,
- * with the reason of the lowest such rank, so the run says why it is missing. */
-static int any_skip(engine *e, series *s)
+static void release(run *r)
 {
-    int me = s->skip ? e->rank : e->size, first;
-    MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, e->world);
-    if (first == e->size) return 0;
-    char why[256] = {0};
-    if (e->rank == first) snprintf(why, sizeof why, "rank %d: %s", e->rank, s->skip);
-    MPI_Bcast(why, sizeof why, MPI_CHAR, first, e->world);
-    strbuf b = {0};
-    sb_printf(&b, "{");
-    sb_key_str(&b, "skipped", why);
-    sb_printf(&b, "}");
-    snprintf(s->params, sizeof s->params, "%s", b.s);
-    sb_free(&b);
-    s->role = ROLE_IDLE; /* no rows */
-    return 1;
+    free(r->mine);
+    free(r->all);
+    free(r->counts);
+    free(r->displs);
+    free(r->pairs);
+    free(r->s.reqs);
+    if (r->def->finish) r->def->finish(&r->s);
+    free(r->s.state);
+    stop_free(&r->st);
+    if (r->s.pc != MPI_COMM_NULL) MPI_Comm_free(&r->s.pc);
+}
+
+/* Working memory and the start synchronization of the recorded repetitions. */
+static void prepare(run *r)
+{
+    engine *e = r->e;
+    r->s.reqs = malloc(2 * sizeof(MPI_Request) * (size_t)e->o->window_msgs);
+    r->counts = calloc((size_t)e->size, sizeof(int));
+    r->displs = calloc((size_t)e->size, sizeof(int));
+    r->ps = (procsync){.t = &e->t, .m = &e->sync.model, .hooks = &e->hooks, .pc = r->s.pc, .rank = e->rank,
+                       .window = e->o->sync_window, .oversubscribed = e->oversubscribed};
 }
 
 int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
 {
-    const options *o = e->o;
-    int *pairs, npairs = pairs_of(e, def, &pairs);
-    series s = {.world = e->world, .rank = e->rank, .size = e->size, .bytes = bytes, .buf = &e->buf,
-                .t = &e->t, .check = o->check, .variant = variant, .o = o,
-                .algo = def->variant_name ? def->variant_name(o, variant) : "mpi", .root_rotate = o->root_rotate, .window_msgs = o->window_msgs,
-                /* test-only: proves that --check can fail */
-                .corrupt = getenv("MPISCOPE_TEST_CORRUPT") != NULL};
-    assign_role(&s, def, pairs, npairs);
-    s.oversubscribed = e->oversubscribed;
-    int active = s.role != ROLE_IDLE;
-    MPI_Comm_split(e->world, active ? 0 : MPI_UNDEFINED, e->rank, &s.pc);
-    def->describe(&s);
-    if (any_skip(e, &s)) {
-        decision none = {.stop = STOP_SKIPPED};
-        int rc = write_block(e, def, &s, 0, none);
-        if (e->rank == 0) {
-            printf("@progress {\"bench\": \"%s\", \"algo\": \"%s\", \"size\": %zu, \"reps\": 0, "
-                   "\"stop\": \"skipped\", \"invalid\": 0}\n", def->name, s.algo, bytes);
-            fflush(stdout);
-        }
-        if (def->finish) def->finish(&s);
-        free(s.state);
-        free(pairs);
-        if (s.pc != MPI_COMM_NULL) MPI_Comm_free(&s.pc);
+    run r = {.e = e, .def = def};
+    describe(&r, variant, bytes);
+    if (any_skip(e, &r.s)) {
+        r.d.stop = STOP_SKIPPED;
+        int rc = record(&r);
+        release(&r);
         return rc;
     }
-    s.reqs = malloc(2 * sizeof(MPI_Request) * (size_t)o->window_msgs);
-
-    sync_measure(&e->sync, 1); /* one fresh offset sample per series keeps the drift fit current */
-    const clock_model *m = &e->sync.model;
-
-    /* Warm-up (not recorded) also sizes the start window. */
-    double longest = 0, a, b;
-    for (long i = 0; active && i < o->warmup; i++) {
-        if (def->pre_rep) def->pre_rep(&s, i);
-        MPI_Barrier(s.pc);
-        def->run_rep(&s, i, &a, &b);
-        if (b - a > longest) longest = b - a;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, e->world);
-    s.measuring = 1;
-    double window_s = 2 * longest + 5e-6;
+    prepare(&r);
+    double window_s = warm_up(&r);
     if (isnan(e->t_first)) e->t_first = timer_now(&e->t);
-
-    stop_state st = {0};
-    int samples_per_rep = def->pat == PAT_PAIRS ? 2 * npairs : 1;
-    double *mine = NULL, *all = NULL, started = timer_now(&e->t);
-    int *counts = calloc((size_t)e->size, sizeof(int)), *displs = calloc((size_t)e->size, sizeof(int));
-    long done = 0, batch = o->reps_min < o->reps_max ? o->reps_min : o->reps_max;
-    decision d = {0};
-    /* Repetitions per agreed schedule: a rank held up for milliseconds makes
-     * every later start of a schedule late until the windows' slack has caught
-     * up, so the participants agree on a fresh schedule this often. */
-    long per_schedule = 1;
+    r.started = timer_now(&e->t);
+    long batch = e->o->reps_min < e->o->reps_max ? e->o->reps_min : e->o->reps_max;
     while (batch > 0) {
-        double base = 0;
-        if (o->sync_window) per_schedule = (long)fmax(MIN_PER_SCHEDULE, SCHEDULE_S / window_s);
-        for (long i = 0; active && i < batch; i++) {
-            long k = done + i;
-            if (def->pre_rep) def->pre_rep(&s, k);
-            if (o->sync_window) {
-                if (i % per_schedule == 0) base = agree_on_start(e, &s, m, window_s) - (double)i * window_s;
-                e->t_sched[k] = sync_to_local(m, base + (double)i * window_s);
-                e->valid[k] = (uint8_t)wait_until(e, e->t_sched[k], k);
-            } else {
-                MPI_Barrier(s.pc);
-                e->t_sched[k] = NAN;
-                e->valid[k] = 1;
-            }
-            def->run_rep(&s, k, &e->t_start[k], &e->t_end[k]);
-        }
-        /* Rank 0 needs every rank's records, on the global clock, to apply the rule. */
-        mine = realloc(mine, 4 * sizeof(double) * (size_t)batch);
-        for (long i = 0; i < batch; i++) {
-            long k = done + i;
-            mine[4 * i] = active ? sync_to_global(m, e->t_start[k]) : NAN;
-            mine[4 * i + 1] = active ? sync_to_global(m, e->t_end[k]) : NAN;
-            mine[4 * i + 2] = active ? sync_to_global(m, e->t_sched[k]) : NAN;
-            mine[4 * i + 3] = active ? e->valid[k] : 0;
-        }
-        if (e->rank == 0) {
-            all = realloc(all, 4 * sizeof(double) * (size_t)batch * (size_t)e->size);
-            for (int r = 0; r < e->size; r++) counts[r] = (int)(4 * batch), displs[r] = (int)(4 * batch * r);
-        }
-        MPI_Gatherv(mine, (int)(4 * batch), MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, e->world);
-        if (e->rank == 0) {
-            long bad = stop_add_batch(&st, def->pat, o->sync_window, all, e->size, batch, pairs, npairs);
-            d = decide(e, &st, done + batch, batch, bad, timer_now(&e->t) - started, window_s, samples_per_rep);
-        }
-        MPI_Bcast(&d, 4, MPI_DOUBLE, 0, e->world);
-        done += batch;
-        batch = (long)d.next_batch;
-        window_s = d.window_s;
+        run_batch(&r, batch, window_s);
+        decide_batch(&r, batch, window_s);
+        r.done += batch;
+        batch = (long)r.d.next_batch;
+        window_s = r.d.window_s;
     }
     e->t_last = timer_now(&e->t);
-    int rc = write_block(e, def, &s, done, d);
-    if (!rc && def->extra_blocks && active) rc = def->extra_blocks(&s, &e->raw, done);
-    if (e->rank == 0) {
-        printf("@progress {\"bench\": \"%s\", \"algo\": \"%s\", \"size\": %zu, \"reps\": %ld, "
-               "\"stop\": \"%s\", \"invalid\": %ld}\n",
-               def->name, s.algo, bytes, done, stop_names[(int)d.stop], (long)d.invalid);
-        fflush(stdout);
-    }
-    free(mine);
-    free(all);
-    free(counts);
-    free(displs);
-    free(pairs);
-    free(s.reqs);
-    if (def->finish) def->finish(&s);
-    free(s.state);
-    stop_free(&st);
-    if (s.pc != MPI_COMM_NULL) MPI_Comm_free(&s.pc);
+    int rc = record(&r);
+    release(&r);
     return rc;
 }

@@ -6,6 +6,9 @@
 
 #include "bench.h"
 
+/* Why a series ended (recorded as the block's "stop"). */
+typedef enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET, STOP_SKIPPED } stop_reason;
+
 typedef struct stop_state {
     double *values; /* valid samples so far */
     long n, cap;

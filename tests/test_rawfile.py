@@ -80,8 +80,8 @@ def test_bad_magic(tmp_path):
 
 
 def test_unknown_schema_version(tmp_path):
-    path = write_raw(tmp_path / "rank-0.raw", {**HEADER, "schema_version": 2}, [], version=2)
-    with pytest.raises(RawFormatError, match="schema version 2 is not supported"):
+    path = write_raw(tmp_path / "rank-0.raw", {**HEADER, "schema_version": 99}, [], version=99)
+    with pytest.raises(RawFormatError, match="schema version 99 is not supported"):
         read_raw(path)
 
 

@@ -180,30 +180,44 @@ static void run_reduce_scatter_block(series *s, long rep, double *t_start, doubl
 }
 
 const bench_def bench_barrier = {.name = "barrier", .pat = PAT_COLL, .min_np = 1, .sizeless = 1,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
                                 .footprint = fp_block, .describe = desc_none, .run_rep = run_barrier};
 const bench_def bench_bcast = {.name = "bcast", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
+                                .variant_option = "--algo",
                                 .footprint = fp_block, .describe = desc_bcast, .run_rep = run_bcast,
                                 .nvariants = nvar_bcast, .variant_name = var_bcast, .finish = coll_own_finish,
                                 .extra_blocks = coll_own_extra_blocks};
 const bench_def bench_reduce = {.name = "reduce", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
                                 .footprint = fp_block, .describe = desc_ints, .run_rep = run_reduce};
 const bench_def bench_allreduce = {.name = "allreduce", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
+                                .variant_option = "--algo",
                                 .footprint = fp_block, .describe = desc_allreduce, .run_rep = run_allreduce,
                                 .nvariants = nvar_allreduce, .variant_name = var_allreduce, .finish = coll_own_finish,
                                 .extra_blocks = coll_own_extra_blocks};
 const bench_def bench_allgather = {.name = "allgather", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
+                                .variant_option = "--algo",
                                 .footprint = fp_all, .describe = desc_allgather, .run_rep = run_allgather,
                                 .nvariants = nvar_allgather, .variant_name = var_allgather, .finish = coll_own_finish,
                                 .extra_blocks = coll_own_extra_blocks};
 const bench_def bench_gather = {.name = "gather", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
                                 .footprint = fp_all, .describe = desc_bytes, .run_rep = run_gather};
 const bench_def bench_scatter = {.name = "scatter", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
                                 .footprint = fp_all, .describe = desc_bytes, .run_rep = run_scatter};
 const bench_def bench_alltoall = {.name = "alltoall", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
+                                .variant_option = "--algo",
                                 .footprint = fp_all, .describe = desc_alltoall, .run_rep = run_alltoall,
                                 .nvariants = nvar_alltoall, .variant_name = var_alltoall, .finish = coll_own_finish,
                                 .extra_blocks = coll_own_extra_blocks};
 const bench_def bench_reduce_scatter_block = {.name = "reduce_scatter_block", .pat = PAT_COLL, .min_np = 1, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
+                                .variant_option = "--algo",
                                 .footprint = fp_all, .describe = desc_reduce_scatter_block, .run_rep = run_reduce_scatter_block,
                                 .nvariants = nvar_reduce_scatter_block, .variant_name = var_reduce_scatter_block, .finish = coll_own_finish,
                                 .extra_blocks = coll_own_extra_blocks};

@@ -7,7 +7,7 @@
 
 #include "../json.h"
 #include "../options.h"
-#include "../record.h"
+#include "../rawfmt.h"
 
 /* At most this many trace events per rank and series (37 bytes each). */
 #define TRACE_MAX_EVENTS (1L << 19)
@@ -116,7 +116,7 @@ void coll_own_describe(series *s, coll_kind kind)
         return;
     }
     if (kind == COLL_BCAST && !strcmp(a->name, "pipelined_chain"))
-        snprintf(s->params, sizeof s->params, "{\"segment\": %zu}", st->ctx.segment);
+        rawfmt_params_segment(s, st->ctx.segment);
 }
 
 int coll_own_run(series *s, long rep, const void *sbuf, void *rbuf, int root)
@@ -135,25 +135,7 @@ int coll_own_extra_blocks(series *s, struct rawfile *raw, long reps)
 {
     own_state *st = s->state;
     if (!st || !st->ctx.trace) return 0;
-    const coll_trace *tr = st->ctx.trace;
-    strbuf b = {0};
-    sb_printf(&b, "{");
-    sb_key_str(&b, "kind", "trace");
-    sb_key_str(&b, "bench", bench_of_kind[st->kind]);
-    sb_key_str(&b, "algo", s->algo);
-    sb_key_int(&b, "size", (long long)s->bytes);
-    sb_key_int(&b, "launch", s->o->launch);
-    sb_key_int(&b, "rank", s->rank);
-    sb_key_int(&b, "reps", reps);
-    sb_key_int(&b, "reps_traced", tr->first_dropped_rep >= 0 ? tr->first_dropped_rep : reps);
-    sb_key_int(&b, "dropped", tr->dropped);
-    sb_printf(&b, ", \"columns\": [[\"rep\", \"i32\"], [\"seq\", \"i32\"], [\"op\", \"u8\"], [\"peer\", \"i32\"], "
-                  "[\"tag\", \"i32\"], [\"bytes\", \"i64\"], [\"t_post\", \"f64\"], [\"t_done\", \"f64\"]]}");
-    const void *cols[] = {tr->rep_col, tr->seq_col, tr->op, tr->peer, tr->tag, tr->bytes, tr->t_post, tr->t_done};
-    const size_t widths[] = {4, 4, 1, 4, 4, 8, 8, 8};
-    int rc = raw_block_columns(raw, b.s, (uint64_t)tr->n, 8, cols, widths);
-    sb_free(&b);
-    return rc;
+    return rawfmt_trace(raw, s, bench_of_kind[st->kind], st->ctx.trace, reps);
 }
 
 void coll_own_finish(series *s)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "../options.h"
+#include "../rawfmt.h"
 #include "loggp.h"
 
 enum { TAG = 31, TAG_ACK = 32 };
@@ -33,13 +34,7 @@ static void describe(series *s)
     st->req = malloc(sizeof(MPI_Request) * (size_t)st->q);
     s->state = st;
     s->window_msgs = (int)st->msgs;
-    strbuf b = {0};
-    sb_printf(&b, "{");
-    sb_key_int(&b, "queue_depth", st->q);
-    sb_key_int(&b, "msgs", st->msgs);
-    sb_printf(&b, "}");
-    loggp_set_params(s, &b);
-    sb_free(&b);
+    rawfmt_params_flood(s, st->q, st->msgs);
 }
 
 static void finish(series *s)
@@ -79,5 +74,7 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_flood = {.name = "flood", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                               .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
+                               .variant_option = "--queue-depths",
                                .footprint = footprint, .describe = describe, .run_rep = run_rep,
                                .nvariants = nvariants, .variant_name = variant_name, .finish = finish};

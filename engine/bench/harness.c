@@ -47,6 +47,8 @@ static void run_loop(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_empty = {.name = "empty", .pat = PAT_PINGPONG, .min_np = 2, .sizeless = 1,
+                               .rule = RULE_DURATION, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                .footprint = footprint, .describe = describe_empty, .run_rep = run_empty};
 const bench_def bench_pingpong_loop = {.name = "pingpong_loop", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                       .rule = RULE_LOOP_HALF_ROUND_TRIP, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                        .footprint = footprint, .describe = describe_loop, .run_rep = run_loop};

@@ -15,6 +15,7 @@
 
 #include "../options.h"
 #include "layers.h"
+#include "../rawfmt.h"
 #include "loggp.h"
 
 enum { TAG = 47, TAG_ACK = 48 };
@@ -46,19 +47,12 @@ static void setup(series *s, int bw)
         if (st->layer == LAYER_SHM) why = shm_chan_open(&st->shm, s);
     }
     if (why) s->skip = why;
-    strbuf p = {0};
-    sb_printf(&p, "{");
-    sb_key_str(&p, "layer", names[st->layer]);
-    if (bw) sb_key_int(&p, "msgs", s->window_msgs);
-    if (st->layer != LAYER_MPI) sb_key_int(&p, "wire_bytes", s->bytes ? (long long)s->bytes : 1);
-    if (st->layer == LAYER_TCP && !why && s->role != ROLE_IDLE) {
-        sb_key_str(&p, "address", st->tcp.address);
-        sb_key_int(&p, "port", st->tcp.port);
-    }
-    if (st->layer == LAYER_SHM) sb_key_int(&p, "ring_bytes", (long long)shm_chan_capacity());
-    sb_printf(&p, "}");
-    loggp_set_params(s, &p);
-    sb_free(&p);
+    int tcp_open = st->layer == LAYER_TCP && !why && s->role != ROLE_IDLE;
+    rawfmt_params_layer(s, &(layer_params){
+        .layer = names[st->layer], .msgs = bw ? s->window_msgs : -1,
+        .wire_bytes = st->layer != LAYER_MPI ? (s->bytes ? (long)s->bytes : 1) : -1,
+        .address = tcp_open ? st->tcp.address : NULL, .port = tcp_open ? st->tcp.port : 0,
+        .ring_bytes = st->layer == LAYER_SHM ? (long)shm_chan_capacity() : -1});
 }
 
 static void describe_pingpong(series *s) { setup(s, 0); }
@@ -142,9 +136,11 @@ static void run_bw(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_layer_pingpong = {.name = "layer_pingpong", .pat = PAT_PINGPONG, .min_np = 2, .sizeless = 0,
+                                        .rule = RULE_HALF_ROUND_TRIP, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                         .footprint = footprint, .describe = describe_pingpong,
                                         .run_rep = run_pingpong, .nvariants = nvariants,
                                         .variant_name = variant_name, .finish = finish};
 const bench_def bench_layer_bw = {.name = "layer_bw", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                  .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                   .footprint = footprint, .describe = describe_bw, .run_rep = run_bw,
                                   .nvariants = nvariants, .variant_name = variant_name, .finish = finish};

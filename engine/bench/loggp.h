@@ -45,18 +45,11 @@ double loggp_compute_calibrate(const timer *t, double seconds, int calls);
 /* Spins (no system call) until `seconds` have passed on `t`. */
 void loggp_spin_for(const timer *t, double seconds);
 
-/* Test-only: MPISCOPE_TEST_FAKE_OVERHEAD_US=x makes the operation under test
- * a spin of x µs; returns x in seconds, or 0 when unset. */
-double loggp_fake_overhead_s(void);
-
 /* One step of a polling loop: a bare spin, after a while a pause; with more
  * ranks than CPUs (s->oversubscribed), soon a yield so the partner can run.
  * Otherwise never a yield: like an MPI library's progress loop, a waiting rank
  * keeps its CPU (a yield would hand it to any other process for a time slice). */
 void loggp_relax(const series *s, unsigned *spins);
-
-/* Copies a JSON object into s->params (truncated objects are dropped). */
-void loggp_set_params(series *s, const strbuf *b);
 
 /* Largest of the options' queue depths. */
 int loggp_max_queue_depth(const struct options *o);

@@ -58,25 +58,11 @@ void loggp_spin_for(const timer *t, double seconds)
     while (timer_now(t) < end) continue; /* no pause: it would overshoot the end by its latency */
 }
 
-double loggp_fake_overhead_s(void)
-{
-    const char *v = getenv("MPISCOPE_TEST_FAKE_OVERHEAD_US");
-    if (!v || !*v) return 0;
-    double us = atof(v);
-    return us > 0 ? us * 1e-6 : 0;
-}
-
 void loggp_relax(const series *s, unsigned *spins)
 {
     ++*spins;
     if (s->oversubscribed && *spins > 100) sched_yield();
     else if (*spins > 2000) _mm_pause();
-}
-
-void loggp_set_params(series *s, const strbuf *b)
-{
-    if (b->s && b->len < sizeof s->params) memcpy(s->params, b->s, b->len + 1);
-    else s->params[0] = 0;
 }
 
 int loggp_max_queue_depth(const options *o)

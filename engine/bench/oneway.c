@@ -36,5 +36,6 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_oneway = {.name = "oneway", .pat = PAT_ONEWAY, .min_np = 2, .sizeless = 0,
+                                .rule = RULE_ONE_WAY, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                 .footprint = footprint, .describe = describe, .run_rep = run_rep,
                                 .pre_rep = pre_rep};

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 
 #include "../options.h"
+#include "../testhooks.h"
+#include "../rawfmt.h"
 #include "loggp.h"
 
 enum { TAG = 33, TAG_ACK = 34, PROBE_TRIALS = 5, CALIBRATION_CALLS = 101 };
@@ -39,27 +41,55 @@ static size_t footprint(size_t bytes, int np) { (void)np; return bytes; }
 
 static int nvariants(const options *o) { return 2 * o->noverhead_steps; }
 static const char *variant_name(const options *o, int i) { return o->overhead_names[i]; }
+/* The receive-overhead variants ("or+…") are measured on rank 1. */
+static role timed_role(const options *o, int i) { return i < o->noverhead_steps ? ROLE_INITIATOR : ROLE_RESPONDER; }
+
+/* The acknowledgement that ends a flood: the sender's clock stops when it
+ * arrives, the receiver's before it is sent. */
+static void acknowledge(series *s, int sender, double *t_end)
+{
+    char ack = 0;
+    if (sender) {
+        MPI_Recv(&ack, 1, MPI_BYTE, s->peer, TAG_ACK, s->world, MPI_STATUS_IGNORE);
+        *t_end = timer_now(s->t);
+    } else {
+        *t_end = timer_now(s->t);
+        MPI_Send(&ack, 1, MPI_BYTE, s->peer, TAG_ACK, s->world);
+    }
+}
+
+/* Test hook MPISCOPE_TEST_FAKE_OVERHEAD_US: the operation under test is a
+ * fixed spin; the other side idles. */
+static void fake_once(series *s, overhead_state *st, double compute_s, double *t_start, double *t_end)
+{
+    int sender = s->role == ROLE_INITIATOR, measured = sender == (st->side == 0);
+    uint64_t x = st->sink;
+    *t_start = timer_now(s->t);
+    for (long i = 0; measured && i < st->msgs; i++) {
+        loggp_spin_for(s->t, st->fake_s);
+        x = loggp_compute(s->t, compute_s, x);
+    }
+    acknowledge(s, sender, t_end);
+    st->sink = x;
+}
 
 /* Rank 0 sends `msgs` messages and waits for the acknowledgement; rank 1
- * receives them and acknowledges. The measured side inserts `iters` of
+ * receives them and acknowledges. The measured side inserts `compute_s` of
  * computation between starting and completing each operation. Returns the
  * measured side's time (or 0 on the other side) through t_start/t_end. */
 static void flood_once(series *s, overhead_state *st, double compute_s, long rep, double *t_start, double *t_end)
 {
+    if (st->fake_s > 0) { /* decided before the clock starts */
+        fake_once(s, st, compute_s, t_start, t_end);
+        return;
+    }
     int sender = s->role == ROLE_INITIATOR, measured = sender == (st->side == 0);
     int n = (int)s->bytes;
     char *sb = buffers_send(s->buf, s->bytes, rep), *rb = buffers_recv(s->buf, s->bytes, rep);
-    char ack = 0;
     uint64_t x = st->sink;
     MPI_Request r;
     *t_start = timer_now(s->t);
-    if (st->fake_s > 0) {
-        /* The operation under test is a fixed spin; the other side idles. */
-        for (long i = 0; measured && i < st->msgs; i++) {
-            loggp_spin_for(s->t, st->fake_s);
-            x = loggp_compute(s->t, compute_s, x);
-        }
-    } else if (sender) {
+    if (sender) {
         for (long i = 0; i < st->msgs; i++) {
             MPI_Isend(sb, n, MPI_BYTE, s->peer, TAG, s->world, &r);
             if (measured) x = loggp_compute(s->t, compute_s, x);
@@ -72,13 +102,7 @@ static void flood_once(series *s, overhead_state *st, double compute_s, long rep
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
     }
-    if (sender) {
-        MPI_Recv(&ack, 1, MPI_BYTE, s->peer, TAG_ACK, s->world, MPI_STATUS_IGNORE);
-        *t_end = timer_now(s->t);
-    } else {
-        *t_end = timer_now(s->t);
-        MPI_Send(&ack, 1, MPI_BYTE, s->peer, TAG_ACK, s->world);
-    }
+    acknowledge(s, sender, t_end);
     st->sink = x;
 }
 
@@ -92,7 +116,7 @@ static void describe(series *s)
     st->side = s->variant / o->noverhead_steps;
     st->step = o->overhead_steps[s->variant % o->noverhead_steps];
     st->msgs = loggp_msgs(o, s->bytes, 1);
-    st->fake_s = loggp_fake_overhead_s();
+    st->fake_s = s->hooks->fake_overhead_s;
     s->window_msgs = (int)st->msgs;
     if (s->role == ROLE_IDLE) return;
 
@@ -114,18 +138,9 @@ static void describe(series *s)
     double g0 = got[0], actual = got[1];
     st->compute_s = st->step * g0;
 
-    strbuf p = {0};
-    sb_printf(&p, "{");
-    sb_key_str(&p, "side", st->side ? "receive" : "send");
-    sb_key_num(&p, "step", st->step);
-    sb_key_num(&p, "compute_s", actual);
-    sb_key_num(&p, "compute_nominal_s", st->compute_s);
-    sb_key_num(&p, "g0_s", g0);
-    sb_key_int(&p, "msgs", st->msgs);
-    sb_key_num(&p, "fake_overhead_s", st->fake_s > 0 ? st->fake_s : NAN);
-    sb_printf(&p, "}");
-    loggp_set_params(s, &p);
-    sb_free(&p);
+    rawfmt_params_overhead(s, &(overhead_params){.receive = st->side, .step = st->step, .compute_s = actual,
+                                                 .compute_nominal_s = st->compute_s, .g0_s = g0,
+                                                 .msgs = st->msgs, .fake_overhead_s = st->fake_s});
 }
 
 static void run_rep(series *s, long rep, double *t_start, double *t_end)
@@ -135,5 +150,8 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_overhead = {.name = "overhead", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                  .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
+                                  .variant_option = "--overhead-steps",
                                   .footprint = footprint, .describe = describe, .run_rep = run_rep,
-                                  .nvariants = nvariants, .variant_name = variant_name};
+                                  .nvariants = nvariants, .variant_name = variant_name,
+                                  .timed_role = timed_role};

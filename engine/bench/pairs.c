@@ -42,8 +42,10 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_multipair = {.name = "multipair", .pat = PAT_PAIRS, .min_np = 2, .sizeless = 0,
+                                .rule = RULE_PAIR_EXCHANGE, .unit = UNIT_SECONDS, .pairing = PAIRING_HALVES,
                                 .footprint = footprint, .describe = describe, .run_rep = run_rep,
                                 .pre_rep = pre_rep};
 const bench_def bench_pairs = {.name = "pairs", .pat = PAT_PAIRS, .min_np = 2, .sizeless = 0,
+                                .rule = RULE_PAIR_EXCHANGE, .unit = UNIT_SECONDS, .pairing = PAIRING_LISTED,
                                 .footprint = footprint, .describe = describe, .run_rep = run_rep,
                                 .pre_rep = pre_rep};

@@ -24,4 +24,5 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_ring = {.name = "ring", .pat = PAT_COLL, .min_np = 2, .sizeless = 0,
+                                .rule = RULE_SLOWEST_RANK, .unit = UNIT_SECONDS, .pairing = PAIRING_ALL, .collective = 1,
                                 .footprint = footprint, .describe = describe, .run_rep = run_rep};

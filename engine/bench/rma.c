@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../options.h"
+#include "../rawfmt.h"
 #include "loggp.h"
 
 enum { TAG_DONE = 35 };
@@ -50,15 +51,7 @@ static void setup(series *s, int flood)
     st->msgs = flood ? loggp_msgs(s->o, s->bytes, st->q) : 1;
     s->window_msgs = (int)st->msgs;
     st->win = MPI_WIN_NULL;
-    strbuf p = {0};
-    sb_printf(&p, "{");
-    sb_key_str(&p, "op", st->get ? "get" : "put");
-    sb_key_str(&p, "sync", st->fence ? "fence" : "flush");
-    sb_key_int(&p, "msgs", st->msgs);
-    if (flood && !st->fence) sb_key_int(&p, "queue_depth", st->q);
-    sb_printf(&p, "}");
-    loggp_set_params(s, &p);
-    sb_free(&p);
+    rawfmt_params_rma(s, st->get, st->fence, st->msgs, flood && !st->fence ? st->q : 0);
     if (s->role == ROLE_IDLE) return;
     st->target = loggp_pc_peer(s);
     MPI_Win_allocate((MPI_Aint)(s->bytes ? s->bytes : 1), 1, MPI_INFO_NULL, s->pc, &st->base, &st->win);
@@ -103,8 +96,10 @@ static void run_rep(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_rma_lat = {.name = "rma_lat", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                 .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                  .footprint = footprint, .describe = describe_lat, .run_rep = run_rep,
                                  .nvariants = nvariants, .variant_name = variant_name, .finish = finish};
 const bench_def bench_rma_flood = {.name = "rma_flood", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                   .rule = RULE_PER_MESSAGE, .unit = UNIT_SECONDS, .pairing = PAIRING_FIRST_TWO,
                                    .footprint = footprint, .describe = describe_flood, .run_rep = run_rep,
                                    .nvariants = nvariants, .variant_name = variant_name, .finish = finish};

@@ -48,6 +48,8 @@ static void run_bibw(series *s, long rep, double *t_start, double *t_end)
 }
 
 const bench_def bench_bw = {.name = "bw", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                .rule = RULE_BANDWIDTH, .unit = UNIT_BYTES_PER_SECOND, .pairing = PAIRING_FIRST_TWO,
                                 .footprint = footprint, .describe = describe, .run_rep = run_bw};
 const bench_def bench_bibw = {.name = "bibw", .pat = PAT_BW, .min_np = 2, .sizeless = 0,
+                                .rule = RULE_BIDIRECTIONAL_BANDWIDTH, .unit = UNIT_BYTES_PER_SECOND, .pairing = PAIRING_FIRST_TWO,
                                 .footprint = footprint, .describe = describe, .run_rep = run_bibw};

@@ -87,6 +87,8 @@ int coll_count(void);
 const coll_algo *coll_at(int i);
 const coll_algo *coll_find(coll_kind kind, const char *name);
 const char *coll_kind_name(coll_kind kind);
+/* The benchmark that measures the collective. */
+const char *coll_bench_name(coll_kind kind);
 /* The collective whose algorithms a benchmark can use, or -1. */
 int coll_kind_of_bench(const char *bench);
 /* Names of `kind`'s algorithms, comma separated, into out. */

@@ -37,6 +37,7 @@ static const char *const kind_names[COLL_KINDS] = {"allgather", "allreduce", "re
 int coll_count(void) { return (int)(sizeof all / sizeof *all); }
 const coll_algo *coll_at(int i) { return i >= 0 && i < coll_count() ? all[i] : NULL; }
 const char *coll_kind_name(coll_kind kind) { return kind_names[kind]; }
+const char *coll_bench_name(coll_kind kind) { return bench_names[kind]; }
 
 const coll_algo *coll_find(coll_kind kind, const char *name)
 {

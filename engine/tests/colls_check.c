@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../colls/colls.h"
+#include "../testhooks.h"
 
 static unsigned char byte_of(int rank, size_t i, int salt) { return (unsigned char)(rank * 131 + i * 7 + salt * 29 + i / 251); }
 static int int_of(int rank, size_t i, int salt) { return (int)((rank + 1) * 1009 + (long)(i % 65521) * 3 - salt * 17); }
 
 typedef struct bufs {
     char *s, *r, *want;
+    int corrupt; /* test hook MPISCOPE_TEST_CORRUPT (docs/test-hooks.md) */
 } bufs;
 
 /* Runs `a` (traced or not) three times on one context, each time against
@@ -68,7 +70,7 @@ static size_t one_case(const coll_algo *a, size_t count, int root, int traced, c
                           .root = root};
         coll_run(&c, call, &args);
         /* Test-only: proves that a wrong result is noticed. */
-        if (getenv("MPISCOPE_TEST_CORRUPT") && rank == 0 && rn) b->r[0] ^= 1;
+        if (b->corrupt && rank == 0 && rn) b->r[0] ^= 1;
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < rn * elem; i++)
             if (b->r[i] != b->want[i] && !bad++) first = i;
@@ -103,7 +105,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < ncounts; i++)
         if (counts[i] > most) most = counts[i];
     size_t bytes = (size_t)p * most * sizeof(int);
-    bufs b = {malloc(bytes), malloc(bytes), malloc(bytes)};
+    testhooks hooks;
+    testhooks_parse(&hooks);
+    bufs b = {malloc(bytes), malloc(bytes), malloc(bytes), hooks.corrupt};
     timer t = {.kind = TIMER_CLOCK};
     long failures = 0;
     for (int i = 0; i < coll_count(); i++) {

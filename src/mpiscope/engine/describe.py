@@ -35,7 +35,7 @@ class Benchmark:
 @dataclass(frozen=True)
 class Description:
     benchmarks: dict     # name -> Benchmark, in the engine's registry order
-    algorithms: dict     # collective -> (algorithm names…), our own, in registry order
+    algorithms: dict     # collective benchmark -> (names of our own algorithms…), registry order
     rules: dict          # sample rule -> what one sample is
     raw_schema_version: int
 
@@ -50,7 +50,7 @@ def parse(doc: dict) -> Description:
             b["name"], b["pattern"], b["rule"], b["unit"], int(b["min_ranks"]), bool(b["sizeless"]),
             b["pairing"], bool(b["collective"]), tuple(b.get("variants") or ("mpi",)),
             b.get("variant_option"))
-    algos = {c["name"]: tuple(a["name"] for a in c["algorithms"]) for c in doc.get("collectives", [])}
+    algos = {c["bench"]: tuple(a["name"] for a in c["algorithms"]) for c in doc.get("collectives", [])}
     return Description(benches, algos, dict(doc.get("rules", {})), int(doc["raw_schema_version"]))
 
 

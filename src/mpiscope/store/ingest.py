@@ -21,6 +21,7 @@ from mpiscope import SCHEMA_VERSION
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.rawfile import read_raw
+from mpiscope.store.recovery import recovery_error
 from mpiscope.store.run import Run
 from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive, rule_of
 from mpiscope.store.rep_key import REP_KEY_FIELDS
@@ -226,6 +227,7 @@ def ingest(run_dir, context: dict) -> pa.Table:
     from_idle = set()  # series described so far only by an idle rank's block
     clock, ranks, incomplete = {}, {}, []
     traces = []        # "trace" blocks of our own algorithms (trace.py)
+    recoveries, injects0 = [], {}  # clock recovery errors, computed once rank 0's injection is known
     first_header = None
 
     for launch_k, rank_k, path in _raw_files(run_dir):
@@ -246,7 +248,11 @@ def ingest(run_dir, context: dict) -> pa.Table:
                  "residual_s": sync_meta.get("residual_s") if sync_meta else None,
                  "parent": sync_meta.get("parent") if sync_meta else None}
         if sync_meta and sync_meta.get("recovery_error_s") is not None:
-            entry["recovery_error_s"] = sync_meta["recovery_error_s"]
+            entry["recovery_error_s"] = sync_meta["recovery_error_s"]  # raw schema 1
+        else:
+            recoveries.append((entry, launch, sync_meta, model, h.get("inject")))
+        if rank == 0:
+            injects0[launch] = h.get("inject")
         clock.setdefault(str(launch), {})[str(rank)] = entry
 
         for block in raw.blocks:
@@ -271,6 +277,11 @@ def ingest(run_dir, context: dict) -> pa.Table:
                      strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},
                      ints={"size": key[2], "launch": launch, "rank": rank,
                            "peer": int(meta.get("peer", -1))})
+
+    for entry, launch, sync_meta, model, inject in recoveries:
+        err = recovery_error(sync_meta, model, inject, injects0.get(launch))
+        if err is not None:
+            entry["recovery_error_s"] = err
 
     raw = None  # the last file's buffer: its rows are copied by cols.arrays()
     arrays, series_rows = cols.arrays()

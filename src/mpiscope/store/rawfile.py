@@ -1,4 +1,4 @@
-"""Reader for the engine's per-rank raw files (docs/raw-format.md, schema 1).
+"""Reader for the engine's per-rank raw files (docs/raw-format.md, schemas 1 and 2).
 
 A file is a header followed by blocks. The reader returns every complete
 block; a block cut short by a crash is ignored and the file is marked
@@ -19,7 +19,9 @@ from mpiscope.common.errors import UsageError
 FILE_MAGIC = b"MPSCRAW1"
 BLOCK_MAGIC = b"BLOCK___"
 BLOCK_END = b"ENDBLOCK"
-SUPPORTED_VERSIONS = (1,)
+# 2 adds to series blocks their sample rule, and to the "after" sync block the
+# local times recovery.py needs; version 1 files stay readable.
+SUPPORTED_VERSIONS = (1, 2)
 
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")

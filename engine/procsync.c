@@ -1,0 +1,64 @@
+#include "procsync.h"
+
+#include <math.h>
+#include <sched.h>
+
+/* How long after its agreed start a rank may leave the wait and still be on
+ * time: a few timer reads. More means it was preempted while waiting, and its
+ * peers may already have sent to it. */
+static const double LATE_SLACK_S = 1e-6;
+
+/* How long one agreed schedule of window starts lasts: a scheduler tick
+ * lost (4 ms) costs at most the rest of it. Long windows catch up quickly,
+ * and need not pay the lead of a new schedule often. */
+static const double SCHEDULE_S = 0.01;
+static const double MIN_PER_SCHEDULE = 64;
+
+/* Waits until local time `until` to start repetition `rep`; returns 1 if the
+ * rank started on time. */
+static int wait_until(const procsync *p, double until, long rep)
+{
+    double now = timer_now(p->t);
+    int arrived_in_time = now <= until;
+    testhooks_stall(p->hooks, p->rank, rep);
+    while (now < until) {
+        /* With more ranks than CPUs a spinning rank would starve the others. */
+        if (p->oversubscribed && until - now > 50e-6) sched_yield();
+        now = timer_now(p->t);
+    }
+    /* A rank that must yield its CPU cannot promise to leave on time; it is
+     * late only when it arrives after the start. */
+    return p->oversubscribed ? arrived_in_time : arrived_in_time && now - until <= LATE_SLACK_S;
+}
+
+/* A global start time all participants agree on, far enough ahead for the
+ * message carrying it to reach every one of them: a broadcast takes no longer
+ * than a few of the operations that sized the window. */
+static double agree_on_start(const procsync *p)
+{
+    double start = sync_to_global(p->m, timer_now(p->t)) + 200e-6 + 2 * p->window_s;
+    MPI_Bcast(&start, 1, MPI_DOUBLE, 0, p->pc);
+    return start;
+}
+
+/* A rank held up for milliseconds makes every later start of a schedule late
+ * until the windows' slack has caught up, so the participants agree on a
+ * fresh schedule this often. */
+void procsync_batch(procsync *p, double window_s)
+{
+    p->window_s = window_s;
+    p->per_schedule = (long)fmax(MIN_PER_SCHEDULE, SCHEDULE_S / window_s);
+    p->base = 0;
+}
+
+uint8_t procsync_start(procsync *p, long i, long k, double *t_sched)
+{
+    if (!p->window) {
+        MPI_Barrier(p->pc);
+        *t_sched = NAN;
+        return 1;
+    }
+    if (i % p->per_schedule == 0) p->base = agree_on_start(p) - (double)i * p->window_s;
+    *t_sched = sync_to_local(p->m, p->base + (double)i * p->window_s);
+    return (uint8_t)wait_until(p, *t_sched, k);
+}

@@ -1,0 +1,32 @@
+/* The start of each repetition: a barrier, or a window on the global clock
+ * (every participant starts at an agreed time, one window after another). */
+#ifndef MPISCOPE_PROCSYNC_H
+#define MPISCOPE_PROCSYNC_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include "clock.h"
+#include "sync.h"
+#include "testhooks.h"
+
+typedef struct procsync {
+    const timer *t;
+    const clock_model *m;
+    const testhooks *hooks;
+    MPI_Comm pc;        /* the participants */
+    int rank;           /* in world (test hooks name world ranks) */
+    int window;         /* 1: window, 0: barrier */
+    int oversubscribed; /* more ranks than CPUs: yield while waiting */
+    double window_s;
+    long per_schedule;  /* repetitions per agreed schedule */
+    double base;        /* global start of the current schedule's repetition 0 */
+} procsync;
+
+/* Starts a batch whose repetitions are `window_s` apart (window sync). */
+void procsync_batch(procsync *p, double window_s);
+/* Waits for the start of the batch's repetition i (k overall): records the
+ * local time it was scheduled at (NaN with a barrier) and returns 1 if this
+ * rank started on time. */
+uint8_t procsync_start(procsync *p, long i, long k, double *t_sched);
+
+#endif
