@@ -59,9 +59,12 @@ def _block_args(block):
     return tuple(block)
 
 
-def write_raw(path, header: dict, blocks, cut_last: int = 0, version: int = 1) -> Path:
+def write_raw(path, header: dict, blocks, cut_last: int = 0, version: int | None = None) -> Path:
     """Write a raw file. `blocks` holds dicts (meta, t_start, ...), RawBlocks or
-    tuples. `cut_last` drops that many bytes from the end (a crash)."""
+    tuples. `cut_last` drops that many bytes from the end (a crash). The
+    binary schema version is the header's unless `version` says otherwise."""
+    if version is None:
+        version = header.get("schema_version", 1)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = encode_header(header, version) + b"".join(encode_block(*_block_args(b)) for b in blocks)
@@ -123,12 +126,26 @@ class SeriesSpec:
     stop: str = "ci"
 
 
+def _rule_keys(bench, algo):
+    """What the engine records of a series' sample rule (its --describe)."""
+    from mpiscope.engine.describe import describe
+
+    b = describe("openmpi").benchmarks[bench]
+    timed = "member" if b.collective else \
+        "responder" if bench == "overhead" and algo.startswith("or") else "initiator"
+    return {"rule": b.rule, "unit": b.unit, "timed_role": timed}
+
+
 class RunBuilder:
     """Accumulates blocks per (launch, rank) and writes a run directory."""
 
     def __init__(self, run_dir, nranks=2, sync="window", clocks=None, launches=(0,),
-                 before_error_s=1.0, hosts=None, inject=None):
+                 before_error_s=1.0, hosts=None, inject=None, schema=2):
+        """`schema` 2 writes what today's engine writes (every series block names
+        its sample rule, from `mpiscope-engine --describe`); 1, what the engine
+        wrote before it named rules."""
         self.run_dir = Path(run_dir)
+        self.schema = schema
         self.nranks = nranks
         self.sync = sync
         self.clocks = clocks or {}
@@ -148,7 +165,7 @@ class RunBuilder:
 
     def header(self, launch, rank):
         return {
-            "schema_version": 1, "rank": rank, "size": self.nranks, "launch": launch,
+            "schema_version": self.schema, "rank": rank, "size": self.nranks, "launch": launch,
             "host": self.hosts.get(rank, "node0"), "cpus": f"{rank % 2}",
             "mpi_library": MPI_LIBRARY, "mpi_version": "3.1",
             "timer": {"name": "tsc", "cost_s": 1.25e-08, "resolution_s": 4e-10,
@@ -188,6 +205,8 @@ class RunBuilder:
                 "role": role, "peer": peer,
                 "window_msgs": spec.window_msgs if spec.bench in ("bw", "bibw", "pingpong_loop") else None,
                 "count": spec.size, "datatype": "MPI_BYTE", "root_rotate": False}
+        if self.schema >= 2:
+            meta.update(_rule_keys(spec.bench, spec.algo))
         return {"meta": meta, "t_start": c.to_local(np.asarray(g_start, dtype=float)),
                 "t_end": c.to_local(np.asarray(g_end, dtype=float)),
                 "t_sched": sched, "valid": valid}
@@ -281,9 +300,10 @@ class RunBuilder:
             path = self.run_dir / "raw" / f"launch-{launch}" / f"rank-{rank}.raw"
             if (launch, rank) in crashed:
                 write_raw(path.with_name(path.name + ".part"), self.header(launch, rank),
-                          [before, *series], cut_last=cut_bytes)
+                          [before, *series], cut_last=cut_bytes, version=self.schema)
             else:
-                write_raw(path, self.header(launch, rank), [before, *series, after])
+                write_raw(path, self.header(launch, rank), [before, *series, after],
+                          version=self.schema)
         return self.run_dir
 
 

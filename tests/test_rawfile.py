@@ -86,7 +86,7 @@ def test_unknown_schema_version(tmp_path):
 
 
 def test_header_version_disagreeing_with_binary_field(tmp_path):
-    path = write_raw(tmp_path / "rank-0.raw", {**HEADER, "schema_version": 3}, [])
+    path = write_raw(tmp_path / "rank-0.raw", {**HEADER, "schema_version": 3}, [], version=1)
     with pytest.raises(RawFormatError, match="schema_version"):
         read_raw(path)
 

@@ -173,3 +173,20 @@ def test_samples_carry_their_rule(tmp_path):
     pp, bw = sample_values(table, "pingpong", 8), sample_values(table, "bw", 8)
     assert not pp.collective and pp.unit == "s" and pp.rule == "half_round_trip"
     assert not bw.collective and bw.unit == "B/s"
+
+
+def test_runs_recorded_before_the_engine_named_rules_give_the_same_samples(tmp_path):
+    specs = [SeriesSpec("pingpong", 8, [2 * US, 3 * US]), SeriesSpec("bibw", 64, [1e9, 2e9]),
+             SeriesSpec("oneway", 8, [US]), SeriesSpec("multipair", 8, [(4 * US, 5 * US)]),
+             SeriesSpec("allreduce", 8, [3 * US, 5 * US])]
+    tables = []
+    for schema in (1, 2):
+        rb = RunBuilder(tmp_path / f"s{schema}", nranks=4, clocks=CLOCKS, schema=schema)
+        for spec in specs:
+            rb.add(spec)
+        rb.write()
+        tables.append(ingest(rb.run_dir, {}))
+    for spec in specs:
+        old, new = (sample_values(t, spec.bench, spec.size) for t in tables)
+        assert old.rule == new.rule and old.values.tolist() == new.values.tolist(), spec.bench
+        assert old.source.tolist() == new.source.tolist() and old.n_invalid == new.n_invalid

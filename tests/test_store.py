@@ -92,7 +92,8 @@ def test_parquet_file_schema_and_metadata(tmp_path):
     pp, bw = ctx["series"]
     assert pp == {"bench": "pingpong", "algo": "mpi", "size": 8, "launch": 0, "reps": 3,
                   "stop": "ci", "window_s": 0.001, "window_msgs": None, "count": 8,
-                  "datatype": "MPI_BYTE", "invalid": 1}
+                  "datatype": "MPI_BYTE", "invalid": 1,
+                  "rule": "half_round_trip", "unit": "s", "timed_role": "initiator"}
     assert bw["window_msgs"] == 16 and bw["invalid"] == 0
     assert ctx["ranks"] == {"0": {"0": {"host": "a", "cpus": "0"}, "1": {"host": "a", "cpus": "1"},
                                   "2": {"host": "b", "cpus": "0"}}}
