@@ -266,27 +266,18 @@ def _gap_curve_G(gaps_values, best_q, rng, n_boot, level, min_points=3):
     return est, boot_beta, how
 
 
-def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95) -> LogGPResult:
-    """LogGP from [(bench, algo, size, Samples)] (series.all_series_samples) and its run."""
-    rng = np.random.default_rng(seed)
-    params = _params_of(run)
-    flags, notes = [], []
-    by = {}
-    for bench, algo, size, s in series:
-        by.setdefault(bench, []).append((algo, int(size), s))
-    if not any(b in by for b in LOGGP_BENCHES):
-        raise UsageError(f"run {run.run_id} has none of the LogGP benchmarks "
-                         f"({', '.join(LOGGP_BENCHES)}): measure them with e.g. `mpiscope run -n 2 "
-                         f"--suite loggp`")
-
-    # EEL(m)
+def _eel_medians(by, rng, n_boot) -> dict:
+    """EEL(m): {size: bootstrapped median of oneway}."""
     eel_med = {}
     for algo, size, s in by.get("oneway", []):
         m = med(s.values, rng, n_boot)
         if m is not None:
             eel_med[size] = m
+    return eel_med
 
-    # o_s(m), o_r(m)
+
+def _overheads(by, params, rng, n_boot, level) -> dict:
+    """o_s(m), o_r(m): {"send": [Overhead by size], "receive": [...]}."""
     levels = {}
     for algo, size, s in by.get("overhead", []):
         ss = _side_step(algo)
@@ -299,11 +290,11 @@ def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
     overheads = {"send": [], "receive": []}
     for (side, size) in sorted(levels, key=lambda k: (k[0] != "send", k[1])):
         overheads[side].append(_overhead_at(side, size, levels[(side, size)], rng, n_boot, level))
-    if any(o.fake_overhead_s for rows in overheads.values() for o in rows):
-        flags.append("test run: MPISCOPE_TEST_FAKE_OVERHEAD_US replaced the operation under test by a "
-                     "fixed spin; these overheads are not MPI's")
+    return overheads
 
-    # g(m, q)
+
+def _flood_gaps(by, rng, n_boot, level):
+    """g(m, q): (values, estimates, medians), each {size: {q: …}}, and the best q per size."""
     gap_values, gaps, gap_meds = {}, {}, {}
     for algo, size, s in by.get("flood", []):
         q = _queue_depth(algo)
@@ -314,88 +305,130 @@ def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
         gap_meds.setdefault(size, {})[q] = m
         gaps.setdefault(size, {})[q] = m.estimate(level)
     best_q = {size: min(qs, key=lambda q: (qs[q].point, q)) for size, qs in gap_meds.items()}
+    return gap_values, gaps, gap_meds, best_q
 
-    base = _base_size(list(eel_med) + list(gap_meds) + [o.size for r in overheads.values() for o in r])
-    out_params, sources, boots = {}, {}, {}
 
-    def put(name, est, boot, how):
-        out_params[name] = est
-        sources[name] = how
-        boots[name] = boot
+class _Params:
+    """The parameters as they are found: estimate, bootstrap replicates and how."""
 
+    def __init__(self, level):
+        self.level, self.values, self.sources, self.boots = level, {}, {}, {}
+
+    def put(self, name, est, boot, how):
+        self.values[name], self.boots[name], self.sources[name] = est, boot, how
+
+    def combo(self, names, fn):
+        """fn of other parameters, replicate by replicate; None if one is missing."""
+        if any(self.boots.get(n) is None for n in names):
+            return None
+        point = fn(*(self.values[n].point for n in names))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            boot = fn(*(self.boots[n] for n in names))
+        return estimate_of(point, boot, self.level), boot
+
+    def put_combo(self, name, names, fn, how):
+        c = self.combo(names, fn)
+        self.put(name, c[0] if c else None, c[1] if c else None, how)
+        return c
+
+
+def _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes):
+    """EEL, o_s, o_r and g at the base size."""
+    level = p.level
     if base in eel_med:
-        put("EEL", eel_med[base].estimate(level), eel_med[base].boot, f"oneway, {base} B, median")
+        p.put("EEL", eel_med[base].estimate(level), eel_med[base].boot, f"oneway, {base} B, median")
     else:
-        put("EEL", None, None, f"not measured: add oneway at {base} B" if base else "not measured")
+        p.put("EEL", None, None, f"not measured: add oneway at {base} B" if base else "not measured")
     for side, name in (("send", "o_s"), ("receive", "o_r")):
         row = next((o for o in overheads[side] if o.size == base), None)
         if row is not None and row.value is not None:
-            boot = row.boot
             used = ", ".join(f"{lv.step:g}" for lv in row.levels if lv.past_knee) or "largest"
-            put(name, row.value, boot, f"overhead {'os' if side == 'send' else 'or'}, {base} B, "
-                                       f"steps past the knee ({used} x g0)")
+            p.put(name, row.value, row.boot, f"overhead {'os' if side == 'send' else 'or'}, {base} B, "
+                                             f"steps past the knee ({used} x g0)")
             if row.note:
                 notes.append(f"{name}: {row.note}")
         else:
-            put(name, None, None, f"not measured: add overhead at {base} B")
+            p.put(name, None, None, f"not measured: add overhead at {base} B")
     if base in gap_meds:
         q = best_q[base]
-        put("g", gap_meds[base][q].estimate(level), gap_meds[base][q].boot,
-            f"flood q{q} (least of {len(gap_meds[base])} queue depths), {base} B")
+        p.put("g", gap_meds[base][q].estimate(level), gap_meds[base][q].boot,
+              f"flood q{q} (least of {len(gap_meds[base])} queue depths), {base} B")
     else:
-        put("g", None, None, f"not measured: add flood at {base} B")
-    G, G_boot, how = (None, None, "not measured: add flood") if not gap_meds else \
-        _gap_curve_G(gap_values, best_q, rng, n_boot, level)
-    put("G", G, G_boot, how)
-    if G is not None and G.point <= 0:
-        notes.append("G is not positive: the largest sizes do not cost more per message; measure "
-                     "larger sizes")
+        p.put("g", None, None, f"not measured: add flood at {base} B")
 
-    # Derived quantities, replicate by replicate.
-    def combo(names, fn):
-        if any(boots.get(n) is None for n in names):
-            return None
-        point = fn(*(out_params[n].point for n in names))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            boot = fn(*(boots[n] for n in names))
-        return estimate_of(point, boot, level), boot
 
-    gG = combo(("g", "G"), _safe_div)
-    put("g_over_G", gG[0] if gG else None, gG[1] if gG else None,
-        "g / G: messages larger than this are bandwidth-bound")
-    bw = combo(("G",), lambda G: _safe_div(1.0, G))
-    put("bandwidth", bw[0] if bw else None, bw[1] if bw else None, "1 / G (bytes per second)")
-    ov = combo(("EEL", "o_s", "o_r"), lambda e, s, r: e - s - r)
-    put("overlap", ov[0] if ov else None, ov[1] if ov else None,
-        "EEL - (o_s + o_r): computation a message can hide")
-    if ov:
-        est = ov[0]
-        if est.point >= 0:
-            put("L", est, ov[1], "EEL - o_s - o_r (LogP's serial model)")
-        else:
-            put("L", None, None, "undefined: o_s + o_r > EEL")
-            sure = "" if est.high < 0 else " (within the CI of EEL)"
-            flags.append(f"overlapping overheads: o_s + o_r exceeds EEL by {-est.point * 1e6:.3g} us"
-                         f"{sure}; LogP's serial model EEL = o_s + L + o_r does not hold, L is undefined")
-    else:
-        put("L", None, None, "needs EEL, o_s and o_r")
+def _derived(p, flags):
+    """g/G, bandwidth, the overlap EEL − o_s − o_r and L, replicate by replicate."""
+    p.put_combo("g_over_G", ("g", "G"), _safe_div, "g / G: messages larger than this are bandwidth-bound")
+    p.put_combo("bandwidth", ("G",), lambda G: _safe_div(1.0, G), "1 / G (bytes per second)")
+    ov = p.put_combo("overlap", ("EEL", "o_s", "o_r"), lambda e, s, r: e - s - r,
+                     "EEL - (o_s + o_r): computation a message can hide")
+    if not ov:
+        p.put("L", None, None, "needs EEL, o_s and o_r")
+        return
+    est = ov[0]
+    if est.point >= 0:
+        p.put("L", est, ov[1], "EEL - o_s - o_r (LogP's serial model)")
+        return
+    p.put("L", None, None, "undefined: o_s + o_r > EEL")
+    sure = "" if est.high < 0 else " (within the CI of EEL)"
+    flags.append(f"overlapping overheads: o_s + o_r exceeds EEL by {-est.point * 1e6:.3g} us"
+                 f"{sure}; LogP's serial model EEL = o_s + L + o_r does not hold, L is undefined")
 
-    # The same question at the other sizes (o(m) against EEL(m)).
+
+def _overlap_elsewhere(overheads, eel_med, base):
+    """The same question at the other sizes (o(m) against EEL(m)): a flag, or None."""
     send = {o.size: o.value for o in overheads["send"] if o.value is not None}
     recv = {o.size: o.value for o in overheads["receive"] if o.value is not None}
     over = [(size, send[size].point + recv[size].point - eel_med[size].point)
             for size in sorted(set(send) & set(recv) & set(eel_med)) if size != base]
     over = [(size, d) for size, d in over if d > 0]
-    if over:
-        where = ", ".join(f"{size} B (by {d * 1e6:.3g} us)" for size, d in over)
-        flags.append(f"o_s + o_r exceeds EEL at {where}: the overheads overlap there")
+    if not over:
+        return None
+    where = ", ".join(f"{size} B (by {d * 1e6:.3g} us)" for size, d in over)
+    return f"o_s + o_r exceeds EEL at {where}: the overheads overlap there"
+
+
+def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95) -> LogGPResult:
+    """LogGP from [(bench, algo, size, Samples)] (series.all_series_samples) and its run.
+    Bootstrap draws come from one generator in a fixed order: EEL, overheads, gaps, G,
+    one-sided."""
+    rng = np.random.default_rng(seed)
+    flags, notes = [], []
+    by = {}
+    for bench, algo, size, s in series:
+        by.setdefault(bench, []).append((algo, int(size), s))
+    if not any(b in by for b in LOGGP_BENCHES):
+        raise UsageError(f"run {run.run_id} has none of the LogGP benchmarks "
+                         f"({', '.join(LOGGP_BENCHES)}): measure them with e.g. `mpiscope run -n 2 "
+                         f"--suite loggp`")
+    eel_med = _eel_medians(by, rng, n_boot)
+    overheads = _overheads(by, _params_of(run), rng, n_boot, level)
+    if any(o.fake_overhead_s for rows in overheads.values() for o in rows):
+        flags.append("test run: MPISCOPE_TEST_FAKE_OVERHEAD_US replaced the operation under test by a "
+                     "fixed spin; these overheads are not MPI's")
+    gap_values, gaps, gap_meds, best_q = _flood_gaps(by, rng, n_boot, level)
+
+    base = _base_size(list(eel_med) + list(gap_meds) + [o.size for r in overheads.values() for o in r])
+    p = _Params(level)
+    _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes)
+    G, G_boot, how = (None, None, "not measured: add flood") if not gap_meds else \
+        _gap_curve_G(gap_values, best_q, rng, n_boot, level)
+    p.put("G", G, G_boot, how)
+    if G is not None and G.point <= 0:
+        notes.append("G is not positive: the largest sizes do not cost more per message; measure "
+                     "larger sizes")
+    _derived(p, flags)
+    elsewhere = _overlap_elsewhere(overheads, eel_med, base)
+    if elsewhere:
+        flags.append(elsewhere)
 
     one_sided = _one_sided(by, rng, n_boot, level)
     for name in ("EEL", "o_s", "o_r", "g", "G"):
-        if out_params.get(name) is None:
-            notes.append(f"{name}: {sources[name]}")
+        if p.values.get(name) is None:
+            notes.append(f"{name}: {p.sources[name]}")
     return LogGPResult(run.run_id, run, seed, n_boot, level, base,
-                       out_params, sources, {s: m.estimate(level) for s, m in sorted(eel_med.items())},
+                       p.values, p.sources, {s: m.estimate(level) for s, m in sorted(eel_med.items())},
                        overheads, gaps, best_q, one_sided, flags, notes)
 
 

@@ -190,13 +190,7 @@ def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: st
     "gap_s" (location - main location), "rto_suspect", "rto_multiple"}]},
     modes in increasing location.
     """
-    raw = np.asarray(values, dtype=np.float64).ravel()
-    keep = np.isfinite(raw)
-    order = np.flatnonzero(keep)
-    a_unsorted = raw[order]
-    perm = np.argsort(a_unsorted)
-    a = a_unsorted[perm]
-    order = order[perm]                # original index of each sorted value
+    a, order = _sorted_finite(values)
     n = len(a)
     rto_info = as_rto(rto)
     rto_min_s = rto_info["rto_min_s"]
@@ -220,67 +214,88 @@ def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: st
     q = resolution(a)
     if q > 0:
         out["resolution"] = q
-    cuts = []                          # sorted positions where basins start
     if h > 0:
-        xp, fp = _tick_cdf(a, q, scale) if q > 0 else (None, None)
-        first = min(y[0], xp[0]) if q > 0 else y[0]
-        last = max(y[-1], xp[-1]) if q > 0 else y[-1]
-        lo = first - KERNEL_REACH * h
-        span = (last - first) + 2 * KERNEL_REACH * h
-        nbins = int(min(grid_max, max(256, math.ceil(span / (h / BINS_PER_BANDWIDTH)))))
-        dx = span / nbins
-        b = np.clip(((y - lo) / dx).astype(np.int64), 0, nbins - 1)
-        if q > 0:
-            # Each tick of a coarse timer stands for the interval it rounds:
-            # spread its samples evenly over it, or every tick is a mode.
-            counts = np.diff(np.interp(lo + dx * np.arange(nbins + 1), xp, fp))
-        else:
-            counts = np.bincount(b, minlength=nbins).astype(np.float64)
-        reach = int(math.ceil(KERNEL_REACH * h / dx))
-        kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) * dx / h) ** 2)
-        f = np.convolve(counts, kernel / kernel.sum())[reach:reach + nbins]
-        f[f < 1e-12 * f.max()] = 0.0
-        out["grid_bins"] = nbins
-        _, valleys = _runs_extrema(f)
-        valleys = _Basins(f, counts, valleys, z, min_count).merge()
-        cuts = np.searchsorted(b, valleys, side="left").tolist()
-        peaks_y = []
-        for i in range(len(valleys) + 1):
-            blo = valleys[i - 1] if i > 0 else 0
-            bhi = valleys[i] if i < len(valleys) else nbins
-            peaks_y.append(lo + (blo + int(np.argmax(f[blo:bhi])) + 0.5) * dx)
+        cuts, peaks_y, out["grid_bins"] = _basins(a, y, h, q, scale, z, min_count, grid_max)
     else:
-        peaks_y = [y[0]]               # every value is the same
-    starts = [0] + cuts
-    ends = cuts + [n]
+        cuts, peaks_y = [], [y[0]]     # every value is the same
+    codes, names = _source_codes(sources, source_names, order)
+    totals = np.bincount(codes, minlength=len(names)) if codes is not None else None
+    modes = [_mode(a, s, e, peaks_y[i], scale, codes, names, totals, top_sources)
+             for i, (s, e) in enumerate(zip([0] + cuts, cuts + [n])) if e > s]
+    out["main"] = _flag_rto(modes, rto_min_s, multiples, tolerance)
+    out["modes"] = modes
+    return out
 
-    codes, names, src_total = None, None, None
-    if sources is not None:
-        if source_names is not None:
-            codes = np.asarray(sources, dtype=np.int64)[order]
-            names = list(source_names)
-        else:
-            codes, names = factorize(np.asarray(sources)[order])
-        src_total = np.bincount(codes, minlength=len(names))
 
-    modes = []
-    for i, (s, e) in enumerate(zip(starts, ends)):
-        if e <= s:
-            continue
-        seg = a[s:e]
-        loc = float(np.exp(peaks_y[i])) if scale == "log" else float(peaks_y[i])
-        mode = {"location": loc, "median": float(np.median(seg)),
-                "low": float(seg[0]), "high": float(seg[-1]),
-                "count": int(e - s), "weight": (e - s) / n}
-        if codes is not None:
-            c = np.bincount(codes[s:e], minlength=len(names))
-            top = np.argsort(-c, kind="stable")[:top_sources]
-            mode["sources"] = [{"source": names[k], "count": int(c[k]),
-                                "share_of_mode": float(c[k]) / (e - s),
-                                "share_of_source": float(c[k]) / float(src_total[k])}
-                               for k in top if c[k] > 0]
-        modes.append(mode)
+def _sorted_finite(values):
+    """The finite values sorted, and the original index of each."""
+    raw = np.asarray(values, dtype=np.float64).ravel()
+    order = np.flatnonzero(np.isfinite(raw))
+    perm = np.argsort(raw[order])
+    return raw[order][perm], order[perm]
 
+
+def _basins(a, y, h, q, scale, z, min_count, grid_max):
+    """The binned density's basins: (sorted positions where basins start,
+    each basin's peak in the density's scale, number of bins)."""
+    xp, fp = _tick_cdf(a, q, scale) if q > 0 else (None, None)
+    first = min(y[0], xp[0]) if q > 0 else y[0]
+    last = max(y[-1], xp[-1]) if q > 0 else y[-1]
+    lo = first - KERNEL_REACH * h
+    span = (last - first) + 2 * KERNEL_REACH * h
+    nbins = int(min(grid_max, max(256, math.ceil(span / (h / BINS_PER_BANDWIDTH)))))
+    dx = span / nbins
+    b = np.clip(((y - lo) / dx).astype(np.int64), 0, nbins - 1)
+    if q > 0:
+        # Each tick of a coarse timer stands for the interval it rounds:
+        # spread its samples evenly over it, or every tick is a mode.
+        counts = np.diff(np.interp(lo + dx * np.arange(nbins + 1), xp, fp))
+    else:
+        counts = np.bincount(b, minlength=nbins).astype(np.float64)
+    reach = int(math.ceil(KERNEL_REACH * h / dx))
+    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) * dx / h) ** 2)
+    f = np.convolve(counts, kernel / kernel.sum())[reach:reach + nbins]
+    f[f < 1e-12 * f.max()] = 0.0
+    _, valleys = _runs_extrema(f)
+    valleys = _Basins(f, counts, valleys, z, min_count).merge()
+    cuts = np.searchsorted(b, valleys, side="left").tolist()
+    peaks_y = []
+    for i in range(len(valleys) + 1):
+        blo = valleys[i - 1] if i > 0 else 0
+        bhi = valleys[i] if i < len(valleys) else nbins
+        peaks_y.append(lo + (blo + int(np.argmax(f[blo:bhi])) + 0.5) * dx)
+    return cuts, peaks_y, nbins
+
+
+def _source_codes(sources, source_names, order):
+    """(code of each sorted value's source, source names), or (None, None)."""
+    if sources is None:
+        return None, None
+    if source_names is not None:
+        return np.asarray(sources, dtype=np.int64)[order], list(source_names)
+    return factorize(np.asarray(sources)[order])
+
+
+def _mode(a, s, e, peak_y, scale, codes, names, totals, top_sources):
+    """The mode of the sorted values a[s:e], with its top sources (`totals`:
+    every source's count over all values)."""
+    seg = a[s:e]
+    loc = float(np.exp(peak_y)) if scale == "log" else float(peak_y)
+    mode = {"location": loc, "median": float(np.median(seg)),
+            "low": float(seg[0]), "high": float(seg[-1]),
+            "count": int(e - s), "weight": (e - s) / len(a)}
+    if codes is not None:
+        c = np.bincount(codes[s:e], minlength=len(names))
+        top = np.argsort(-c, kind="stable")[:top_sources]
+        mode["sources"] = [{"source": names[k], "count": int(c[k]),
+                            "share_of_mode": float(c[k]) / (e - s),
+                            "share_of_source": float(c[k]) / float(totals[k])}
+                           for k in top if c[k] > 0]
+    return mode
+
+
+def _flag_rto(modes, rto_min_s, multiples, tolerance) -> int:
+    """Marks the modes a whole number of RTO_min after the main one; returns the main's index."""
     main = max(range(len(modes)), key=lambda i: (modes[i]["count"], -i))
     main_loc = modes[main]["location"]
     for i, mode in enumerate(modes):
@@ -292,6 +307,4 @@ def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: st
         k = min(multiples, key=lambda m: abs(gap - m * rto_min_s))
         if abs(gap - k * rto_min_s) <= tolerance * rto_min_s:
             mode["rto_suspect"], mode["rto_multiple"] = True, int(k)
-    out["main"] = main
-    out["modes"] = modes
-    return out
+    return main
