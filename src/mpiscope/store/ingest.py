@@ -212,6 +212,80 @@ def _ranks_per_host(ranks):
     return counts
 
 
+class _Reading:
+    """What ingest learns from the raw files, one file at a time."""
+
+    def __init__(self):
+        self.cols = _Columns()
+        self.series = {}         # (bench, algo, size, launch) -> entry, in run order
+        self.order = {}          # (bench, algo, size) -> position in run order
+        self.from_idle = set()   # series described so far only by an idle rank's block
+        self.clock, self.ranks, self.incomplete = {}, {}, []
+        self.traces = []         # "trace" blocks of our own algorithms (trace.py)
+        self.recoveries, self.injects0 = [], {}  # clock recovery errors, once rank 0's injection is known
+        self.first_header = None
+
+    def read(self, launch_k, rank_k, path):
+        raw = read_raw(path)
+        h = raw.header
+        launch = int(h.get("launch", launch_k))
+        rank = int(h.get("rank", rank_k))
+        if not raw.complete:
+            self.incomplete.append([launch, rank])
+        if h and self.first_header is None:
+            self.first_header = h
+        model = self._clock(launch, rank, h, [b for b in raw.blocks if b.meta.get("kind") == "sync"])
+        for block in raw.blocks:
+            if block.meta.get("kind") == "trace":
+                self.traces.append((launch, rank, model, block))
+            elif block.meta.get("kind") == "series":
+                self._series(launch, rank, model, block)
+
+    def _clock(self, launch, rank, h, syncs):
+        """Records the rank's clock entry; returns its model onto rank 0's time."""
+        model, sync_meta = _clock_model(rank, syncs)
+        host, cpus = h.get("host"), h.get("cpus")
+        self.ranks.setdefault(str(launch), {})[str(rank)] = {"host": host, "cpus": cpus}
+        entry = {"host": host, "cpus": cpus, "model": model,
+                 "phase": sync_meta.get("phase") if sync_meta else None,
+                 "residual_s": sync_meta.get("residual_s") if sync_meta else None,
+                 "parent": sync_meta.get("parent") if sync_meta else None}
+        if sync_meta and sync_meta.get("recovery_error_s") is not None:
+            entry["recovery_error_s"] = sync_meta["recovery_error_s"]  # raw schema 1
+        else:
+            self.recoveries.append((entry, launch, sync_meta, model, h.get("inject")))
+        if rank == 0:
+            self.injects0[launch] = h.get("inject")
+        self.clock.setdefault(str(launch), {})[str(rank)] = entry
+        return model
+
+    def _series(self, launch, rank, model, block):
+        meta = block.meta
+        key = (meta.get("bench"), meta.get("algo", "mpi"), int(meta.get("size", 0)), launch)
+        if key not in self.series:
+            self.series[key] = _series_entry(meta, launch)
+            if block.nrows == 0:
+                self.from_idle.add(key)
+        elif block.nrows and key in self.from_idle:
+            # Rank 0 sat this one out: describe it by a participating rank.
+            self.series[key] = _series_entry(meta, launch)
+            self.from_idle.discard(key)
+        if block.nrows == 0:
+            return  # an idle rank
+        pos = self.order.setdefault(key[:3], len(self.order))
+        self.cols.add((pos, launch, rank), key, block, model,
+                      strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},
+                      ints={"size": key[2], "launch": launch, "rank": rank,
+                            "peer": int(meta.get("peer", -1))})
+
+    def recover(self):
+        """The clock recovery errors of an injected run (raw schema 2)."""
+        for entry, launch, sync_meta, model, inject in self.recoveries:
+            err = recovery_error(sync_meta, model, inject, self.injects0.get(launch))
+            if err is not None:
+                entry["recovery_error_s"] = err
+
+
 def ingest(run_dir, context: dict) -> pa.Table:
     """Read every raw file of a run, write `run_dir/samples.parquet`, return the table.
 
@@ -221,70 +295,11 @@ def ingest(run_dir, context: dict) -> pa.Table:
     carries the same metadata. A run without raw files gives zero rows.
     """
     run_dir = Path(run_dir)
-    cols = _Columns()
-    series = {}        # (bench, algo, size, launch) -> entry, in run order
-    order = {}         # (bench, algo, size) -> position in run order
-    from_idle = set()  # series described so far only by an idle rank's block
-    clock, ranks, incomplete = {}, {}, []
-    traces = []        # "trace" blocks of our own algorithms (trace.py)
-    recoveries, injects0 = [], {}  # clock recovery errors, computed once rank 0's injection is known
-    first_header = None
-
+    r = _Reading()
     for launch_k, rank_k, path in _raw_files(run_dir):
-        raw = read_raw(path)
-        h = raw.header
-        launch = int(h.get("launch", launch_k))
-        rank = int(h.get("rank", rank_k))
-        if not raw.complete:
-            incomplete.append([launch, rank])
-        if h and first_header is None:
-            first_header = h
-        syncs = [b for b in raw.blocks if b.meta.get("kind") == "sync"]
-        model, sync_meta = _clock_model(rank, syncs)
-        host, cpus = h.get("host"), h.get("cpus")
-        ranks.setdefault(str(launch), {})[str(rank)] = {"host": host, "cpus": cpus}
-        entry = {"host": host, "cpus": cpus, "model": model,
-                 "phase": sync_meta.get("phase") if sync_meta else None,
-                 "residual_s": sync_meta.get("residual_s") if sync_meta else None,
-                 "parent": sync_meta.get("parent") if sync_meta else None}
-        if sync_meta and sync_meta.get("recovery_error_s") is not None:
-            entry["recovery_error_s"] = sync_meta["recovery_error_s"]  # raw schema 1
-        else:
-            recoveries.append((entry, launch, sync_meta, model, h.get("inject")))
-        if rank == 0:
-            injects0[launch] = h.get("inject")
-        clock.setdefault(str(launch), {})[str(rank)] = entry
-
-        for block in raw.blocks:
-            meta = block.meta
-            if meta.get("kind") == "trace":
-                traces.append((launch, rank, model, block))
-            if meta.get("kind") != "series":
-                continue
-            key = (meta.get("bench"), meta.get("algo", "mpi"), int(meta.get("size", 0)), launch)
-            if key not in series:
-                series[key] = _series_entry(meta, launch)
-                if block.nrows == 0:
-                    from_idle.add(key)
-            elif block.nrows and key in from_idle:
-                # Rank 0 sat this one out: describe it by a participating rank.
-                series[key] = _series_entry(meta, launch)
-                from_idle.discard(key)
-            if block.nrows == 0:
-                continue  # an idle rank
-            pos = order.setdefault(key[:3], len(order))
-            cols.add((pos, launch, rank), key, block, model,
-                     strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},
-                     ints={"size": key[2], "launch": launch, "rank": rank,
-                           "peer": int(meta.get("peer", -1))})
-
-    for entry, launch, sync_meta, model, inject in recoveries:
-        err = recovery_error(sync_meta, model, inject, injects0.get(launch))
-        if err is not None:
-            entry["recovery_error_s"] = err
-
-    raw = None  # the last file's buffer: its rows are copied by cols.arrays()
-    arrays, series_rows = cols.arrays()
+        r.read(launch_k, rank_k, path)
+    r.recover()
+    arrays, series_rows = r.cols.arrays()
     encoded = _to_table(arrays)
     with atomic_path(run_dir / SAMPLES_FILE) as tmp, \
             pq.ParquetWriter(tmp, encoded.schema, **_PARQUET_OPTIONS) as writer:
@@ -293,12 +308,12 @@ def ingest(run_dir, context: dict) -> pa.Table:
         # footer needs, and decodes the strings of the table returned.
         with ThreadPoolExecutor(1) as pool:
             written = pool.submit(writer.write_table, encoded)
-            _count_invalid(arrays, series, series_rows)
+            _count_invalid(arrays, r.series, series_rows)
             table = encoded.cast(SCHEMA)
             written.result()
-        metadata = _metadata(context, series, clock, ranks, incomplete, first_header or {})
+        metadata = _metadata(context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {})
         writer.add_key_value_metadata(metadata)
-    write_trace(run_dir, traces)  # trace.parquet, when the run traced messages
+    write_trace(run_dir, r.traces)  # trace.parquet, when the run traced messages
     return table.replace_schema_metadata(metadata)
 
 
