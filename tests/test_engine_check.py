@@ -25,7 +25,7 @@ def test_check_passes_for_every_collective_mpich(tmp_path):
 
 def _library(run):
     from mpiscope.store import ingest as store
-    return store.load(run)[1]["mpi_library"]
+    return store.load(run)[1].mpi_library
 
 
 @pytest.mark.parametrize("bench", ["allreduce", "alltoall", "pingpong"])
