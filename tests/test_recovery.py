@@ -4,7 +4,7 @@ exactly has no error; one off by 1 µs is off by 1 µs."""
 
 import pytest
 
-from mpiscope.recovery import recovery_error, true_global
+from mpiscope.store.recovery import recovery_error, true_global
 
 INJECT = {"offset_s": 0.05, "drift": 1e-4, "epoch_s": 100.0}
 INJECT0 = {"offset_s": -0.02, "drift": -5e-5, "epoch_s": 100.0}
