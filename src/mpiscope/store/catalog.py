@@ -15,7 +15,6 @@ from datetime import datetime
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-from mpiscope.store.run import Run
 
 CATALOG_FILE = "catalog.duckdb"
 CONTEXT_FILE = "context.json"
@@ -57,6 +56,8 @@ def _connect(out_root, retries=10, wait_s=0.05):
 
 
 def _row(run_dir, context):
+    from mpiscope.store.run import Run  # here: `mpiscope runs` on an empty root never needs it
+
     run_dir = Path(run_dir).resolve()
     run = Run.from_context(context, run_dir)
     return (run.run_id, run.created, run.status, run.mpi,
