@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "json.h"
 #include "machine.h"
+#include "quiet_exit.h"
 #include "bench/coll_own.h"
 
 static int usage_error(int rank, const char *msg)
@@ -204,6 +205,7 @@ int main(int argc, char **argv)
             if (o.pairs[i] >= e.size) return usage_error(e.rank, "--pairs names a rank outside the job");
     }
 
+    quiet_exit_init(e.world);
     MPI_Comm node;
     MPI_Comm_split_type(e.world, MPI_COMM_TYPE_SHARED, e.rank, MPI_INFO_NULL, &node);
     int node_size;
@@ -257,6 +259,7 @@ int main(int argc, char **argv)
     sync_free(&e.sync);
     buffers_free(&e.buf);
     MPI_Comm_free(&node);
+    quiet_exit_barrier();  /* nothing that progresses MPI between this and MPI_Finalize */
     MPI_Finalize();
     return 0;
 }
