@@ -9,6 +9,7 @@
 #include "describe.h"
 #include "engine.h"
 #include "machine.h"
+#include "quiet_exit.h"
 #include "rawfmt.h"
 #include "bench/coll_own.h"
 
@@ -130,6 +131,7 @@ int main(int argc, char **argv)
     e.o = &o;
     if (check_request(&e, &o, err, sizeof err)) return usage_error(e.rank, err);
 
+    quiet_exit_init(e.world);
     MPI_Comm node;
     MPI_Comm_split_type(e.world, MPI_COMM_TYPE_SHARED, e.rank, MPI_INFO_NULL, &node);
     int node_size;
@@ -148,6 +150,7 @@ int main(int argc, char **argv)
     sync_free(&e.sync);
     buffers_free(&e.buf);
     MPI_Comm_free(&node);
+    quiet_exit_barrier();  /* nothing that progresses MPI between this and MPI_Finalize */
     MPI_Finalize();
     return 0;
 }

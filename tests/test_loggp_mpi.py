@@ -115,12 +115,24 @@ def test_report_has_the_loggp_and_layer_sections(tmp_path):
         assert text in html, text
 
 
-def test_fake_overhead_of_5_us_is_recovered(tmp_path):
+@pytest.mark.parametrize("fake_us", [5, 20])
+def test_fake_overhead_is_recovered_as_a_floor(tmp_path, fake_us):
+    # The hook replaces the measured operation by a spin timed to last fake_us: a floor
+    # that load can only lengthen (a preempted spin ends late), never shorten. So o_s and
+    # o_r are at least the injected time (less estimation noise), and that floor rises
+    # with the injection (5 and 20 us); how close they come is load-dependent and is
+    # printed by bench/loggp_fake_overhead.py.
+    # A step of 6 g: past the knee even when load makes the time per message without
+    # computation (g) seem several times longer at analysis than when it was calibrated.
     run_dir, _ = run_ok("-n", 2, "--bench", "overhead", "--sizes", 8, "--time-budget", 0.3,
-                        out=tmp_path, env={"MPISCOPE_TEST_FAKE_OVERHEAD_US": "5"})
+                        "--overhead-steps", "0,1,2,3,6",
+                        out=tmp_path, env={"MPISCOPE_TEST_FAKE_OVERHEAD_US": str(fake_us)})
     r = loggp_run(run_dir, n_boot=200)
     for name in ("o_s", "o_r"):
-        assert r.params[name].point == pytest.approx(5e-6, rel=0.10), (name, r.params[name])
+        assert r.params[name] is not None, (name, r.overheads)
+        assert r.params[name].point >= 0.9 * fake_us * 1e-6, (name, r.params[name])
+    assert all(o.fake_overhead_s == pytest.approx(fake_us * 1e-6)
+               for side in ("send", "receive") for o in r.overheads[side])
     assert any("MPISCOPE_TEST_FAKE_OVERHEAD_US" in f for f in r.flags)
 
 
