@@ -16,21 +16,23 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(command=None):
-    """The parser; with `command` (a known command name), only that command's
-    module is imported and registered, the others stand as names with their help."""
+    """The parser. None: every command, whole. A known command name: only its
+    module is imported and registered. Anything else (no command, or an
+    unknown one): every command as a name with its help, for the listing."""
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
                                                    "performance.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    wanted = {COMMANDS[command].module} if command in COMMANDS else None if command is None else set()
-    registered = set()
-    for name, cmd in COMMANDS.items():
-        if wanted is None or cmd.module in wanted:
-            if cmd.module not in registered:
-                importlib.import_module(f"mpiscope.cli.{cmd.module}").add_commands(sub)
-                registered.add(cmd.module)
-        else:
+    if command in COMMANDS:
+        modules = [COMMANDS[command].module]
+    elif command is None:
+        modules = dict.fromkeys(cmd.module for cmd in COMMANDS.values())
+    else:  # the listing: names and help, no module imported
+        modules = []
+        for name, cmd in COMMANDS.items():
             sub.add_parser(name, help=cmd.help)
+    for module in modules:
+        importlib.import_module(f"mpiscope.cli.{module}").add_commands(sub)
     return parser
 
 

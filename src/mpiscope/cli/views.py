@@ -11,7 +11,6 @@ from pathlib import Path
 
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json, add_out, add_run
-from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.store import catalog
 from mpiscope.views import EXPORT_FORMATS
@@ -41,6 +40,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from mpiscope.common.atomic import write_text
     from mpiscope.views.export import export
 
     run_dir = catalog.resolve(args.out, args.run)

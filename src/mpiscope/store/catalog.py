@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
@@ -130,6 +129,8 @@ def refresh(out_root) -> None:
 def _sort_key(run):
     created = run.get("created") or ""
     try:
+        from datetime import datetime  # only when there are runs to sort
+
         ts = datetime.fromisoformat(created).timestamp()
     except (TypeError, ValueError):
         ts = float("-inf")
