@@ -1,5 +1,6 @@
 """Builds the C engine for one MPI library (make decides what is out of date)."""
 
+import functools
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +16,7 @@ def engine_path(mpi):
     return REPO / "build" / mpi / "mpiscope-engine"
 
 
+@functools.cache  # once per process: planning and launching both need it
 def ensure_engine(mpi):
     """Returns the engine binary for `mpi`, (re)building it when sources changed."""
     if shutil.which(f"mpicc.{mpi}") is None:
