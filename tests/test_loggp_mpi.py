@@ -31,17 +31,20 @@ def run(tmp_path_factory):
     return out, run_dir
 
 
-def _median(table, bench, algo, size):
+def _fastest(table, bench, algo, size):
+    """The fastest repetition: what the mechanism costs when nothing else runs.
+    Series run at different moments, and load on shared cores moves their
+    medians, not the floor (bench/ and the README give the medians)."""
     v = samples.sample_values(table, bench, size, algo=algo).values
     assert len(v) > 5, (bench, algo, size)
-    return float(np.median(v))
+    return float(np.min(v))
 
 
 def test_shared_memory_ring_is_faster_than_mpi_and_tcp_at_8_bytes(run):
     _, run_dir = run
     table, loaded = store.load(run_dir)
     ctx = loaded.context
-    shm, mpi, tcp = (_median(table, "layer_pingpong", layer, 8) for layer in ("shm", "mpi", "tcp"))
+    shm, mpi, tcp = (_fastest(table, "layer_pingpong", layer, 8) for layer in ("shm", "mpi", "tcp"))
     assert 0 < shm < mpi and shm < tcp, (shm, mpi, tcp)
     # the TCP channel went over the loopback interface, and the series record it
     params = {s["algo"]: s.get("params") for s in ctx["series"] if s["bench"] == "layer_pingpong"}
@@ -70,12 +73,10 @@ def test_overheads_are_positive_and_below_eel(run):
 
 def test_a_deep_queue_is_not_slower_than_a_shallow_one(run):
     _, run_dir = run
-    r = loggp_run(run_dir, n_boot=300)
+    table, _ = store.load(run_dir)
     for size in SIZES:
-        g1, g64 = r.gaps[size][1], r.gaps[size][64]
-        # Usually clearly faster; the two series run at different moments, and
-        # on two shared cores a moment can be 1.3x slower than the next.
-        assert g64.point <= 1.5 * g1.point, (size, g1, g64)
+        g1, g64 = (_fastest(table, "flood", f"q{q}", size) for q in (1, 64))
+        assert g64 <= 1.25 * g1, (size, g1, g64)
 
 
 def test_one_sided_modes_are_measured_beside_two_sided(run):

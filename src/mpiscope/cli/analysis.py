@@ -81,10 +81,8 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def add_commands(subparsers) -> None:
-    """Register `fit` and `compare` on an argparse subparsers object."""
-
-    p = command_parser(subparsers, "fit",
+def add_fit_command(subparsers) -> None:
+    p = command_parser(subparsers, "fit", cmd_fit,
         description="""\
 Fit T(n) = α + β·n per benchmark to the median time at each size:
   Hockney    one line, robust (weighted least absolute deviations),
@@ -108,9 +106,10 @@ examples:
     add_bootstrap(p, FIT_BOOT)
     add_json(p, "print the fits as JSON (seconds, s/B, B/s, bytes)")
     add_out(p)
-    p.set_defaults(func=cmd_fit)
 
-    p = command_parser(subparsers, "compare",
+
+def add_compare_command(subparsers) -> None:
+    p = command_parser(subparsers, "compare", cmd_compare,
         description="""\
 Compare run B against run A per benchmark × size present in both:
 the ratio of medians B / A with a bootstrap CI, a two-sided Mann-Whitney
@@ -138,4 +137,3 @@ examples:
     add_bootstrap(p, COMPARE_BOOT)
     add_json(p, "print the comparison as JSON")
     add_out(p)
-    p.set_defaults(func=cmd_compare)

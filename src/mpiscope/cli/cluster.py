@@ -28,11 +28,13 @@ examples:
   mpiscope cluster down fe"""
 
 
-def add_commands(subparsers):
-    """Adds `cluster` with its subcommands to an argparse subparsers object."""
+def add_cluster_command(subparsers) -> None:
     p = command_parser(subparsers, "cluster",
         description="""\
-Emulated clusters: every host a network namespace with its own host name, joined by switches (bridges); links shaped for rate (tbf), loss (iptables statistic) and delay (mpiscope-delayd on NFQUEUE). Addresses come from 198.18.0.0/15 and exist only inside the cluster.\
+Emulated clusters: every host a network namespace with its own host name, joined by
+switches (bridges); links shaped for rate (tbf), loss (iptables statistic) and delay
+(mpiscope-delayd on NFQUEUE). Addresses come from 198.18.0.0/15 and exist only inside the
+cluster.\
 """,
         epilog=_EPILOG)
     # The main CLI's parser class (its error() exits 2 with a hint) for the subcommands too.

@@ -1,5 +1,5 @@
-"""Every command: its name, the module under cli/ that defines it, and its
-one-line help. The top-level parser lists them all without importing any
+"""Every command: its name, the module under cli/ that defines it (as
+add_<name>_command), and its one-line help. The top-level parser lists them all without importing any
 command module; only the module of the command that runs is imported, so
 start-up does not pay for SciPy, DuckDB or matplotlib."""
 
@@ -25,8 +25,11 @@ COMMANDS = {
 }
 
 
-def command_parser(subparsers, name, **kw):
+def command_parser(subparsers, name, func=None, **kw):
     """The parser of command `name`: its help from the table above, descriptions
-    and examples printed as written."""
-    return subparsers.add_parser(name, help=COMMANDS[name].help,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+    and examples printed as written, `func(args)` what it runs."""
+    p = subparsers.add_parser(name, help=COMMANDS[name].help,
+                              formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+    if func is not None:
+        p.set_defaults(func=func)
+    return p

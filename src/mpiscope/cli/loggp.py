@@ -47,9 +47,8 @@ def cmd_layers(args) -> int:
     return 0
 
 
-def add_commands(subparsers) -> None:
-    """Register `loggp` and `layers` on an argparse subparsers object."""
-    p = command_parser(subparsers, "loggp",
+def add_loggp_command(subparsers) -> None:
+    p = command_parser(subparsers, "loggp", cmd_loggp,
         description="""\
 LogGP parameters of a run, measured as in Bell et al. (seed 001):
   EEL   end-to-end latency (oneway: send start to receive end, global clock)
@@ -74,9 +73,10 @@ examples:
     p.add_argument("--save", metavar="FILE",
                    help="also write the parameters as a machine model file (versioned JSON; "
                         "never overwrites)")
-    p.set_defaults(func=cmd_loggp)
 
-    p = command_parser(subparsers, "layers",
+
+def add_layers_command(subparsers) -> None:
+    p = command_parser(subparsers, "layers", cmd_layers,
         description="""\
 Per layer (layer_pingpong, layer_bw: mpi, tcp, shm) the median time per size
 and a piecewise α + β·n fit with automatic breakpoints; per size the share
@@ -91,4 +91,3 @@ examples:
     _common(p)
     p.add_argument("--min-points", type=int, default=3,
                    help="sizes a piecewise segment needs at least (default: %(default)s)")
-    p.set_defaults(func=cmd_layers)

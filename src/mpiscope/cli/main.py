@@ -16,23 +16,25 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(command=None):
-    """The parser. None: every command, whole. A known command name: only its
-    module is imported and registered. Anything else (no command, or an
-    unknown one): every command as a name with its help, for the listing."""
+    """The parser. None: every command, whole. A known command name: only that
+    command, from its module (cli/<module>.py, add_<name>_command). Anything
+    else (no command, or an unknown one): every command as a name with its
+    help, for the listing."""
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
                                                    "performance.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     if command in COMMANDS:
-        modules = [COMMANDS[command].module]
+        names = [command]
     elif command is None:
-        modules = dict.fromkeys(cmd.module for cmd in COMMANDS.values())
-    else:  # the listing: names and help, no module imported
-        modules = []
+        names = list(COMMANDS)
+    else:  # the listing: names and help, no command module imported
+        names = []
         for name, cmd in COMMANDS.items():
             sub.add_parser(name, help=cmd.help)
-    for module in modules:
-        importlib.import_module(f"mpiscope.cli.{module}").add_commands(sub)
+    for name in names:
+        module = importlib.import_module(f"mpiscope.cli.{COMMANDS[name].module}")
+        getattr(module, f"add_{name}_command")(sub)
     return parser
 
 

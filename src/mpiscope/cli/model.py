@@ -181,8 +181,7 @@ def _model_options(p, machine_help):
     add_json(p, "print JSON (seconds, seconds per byte)")
 
 
-def add_commands(subparsers) -> None:
-    """Register `model predict` and `model check` on an argparse subparsers object."""
+def add_model_command(subparsers) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
     model = command_parser(subparsers, "model",
         description="""\

@@ -10,10 +10,13 @@ from mpiscope.cli.options import add_out
 from mpiscope.cli.commands import command_parser
 
 
-def add_commands(subparsers):
-    p = command_parser(subparsers, "report",
+def add_report_command(subparsers) -> None:
+    p = command_parser(subparsers, "report", cmd_report,
         description="""\
-Write one HTML file (no network needed to open it) with a section per benchmark: curves with CI bands, distributions, per-rank views of collectives, model fits, tails and modes, and the run context. With several runs the first is the baseline the others are compared with.\
+Write one HTML file (no network needed to open it) with a section per benchmark: curves
+with CI bands, distributions, per-rank views of collectives, model fits, tails and modes,
+and the run context. With several runs the first is the baseline the others are compared
+with.\
 """,
         epilog="""\
 examples:
@@ -27,7 +30,6 @@ examples:
     p.add_argument("--jobs", metavar="N", type=_jobs, default=None,
                    help="worker processes drawing the figures while the runs are analysed; 0 draws "
                         "them in this process (default: 2; 0 on one CPU or for fewer than 4 benchmarks)")
-    p.set_defaults(func=cmd_report)
 
 
 def _jobs(text):

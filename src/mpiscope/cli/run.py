@@ -9,11 +9,11 @@ from mpiscope.measure.launch import LAUNCHERS, MPIS
 from mpiscope.cli.commands import command_parser
 
 
-def add_commands(subparsers):
-    """Register `run` on an argparse subparsers object."""
-    p = command_parser(subparsers, "run",
+def add_run_command(subparsers) -> None:
+    p = command_parser(subparsers, "run", cmd_run,
         description="""\
-Measure MPI communication. Every repetition is timed on every rank against a globally synchronized clock and stored; a summary table is printed at the end.\
+Measure MPI communication. Every repetition is timed on every rank against a globally
+synchronized clock and stored; a summary table is printed at the end.\
 """,
         epilog="""\
 examples:
@@ -72,7 +72,6 @@ examples:
     add_json(p, "print the summary as JSON")
     loggp_options.add_run_options(p)
     algo_options.add_run_options(p)
-    p.set_defaults(func=cmd_run)
 
 
 def cmd_run(args):

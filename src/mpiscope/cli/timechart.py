@@ -33,9 +33,8 @@ def cmd_timechart(args) -> int:
     return 0
 
 
-def add_commands(subparsers) -> None:
-    """Register `timechart` on an argparse subparsers object."""
-    p = command_parser(subparsers, "timechart",
+def add_timechart_command(subparsers) -> None:
+    p = command_parser(subparsers, "timechart", cmd_timechart,
         description="""\
 One row per rank: a bar from when each send and receive was posted to when
 it completed, and an arrow from every send to the completion of its receive,
@@ -54,4 +53,3 @@ examples:
     p.add_argument("--launch", type=int, default=0, help="launch (default 0)")
     p.add_argument("-o", "--output", help="SVG file (default timechart-B-A-S-repR.svg here)")
     add_out(p)
-    p.set_defaults(func=cmd_timechart)

@@ -57,10 +57,8 @@ def cmd_export(args) -> int:
     return 0
 
 
-def add_commands(subparsers) -> None:
-    """Register `runs`, `show` and `export` on an argparse subparsers object."""
-
-    p = command_parser(subparsers, "runs",
+def add_runs_command(subparsers) -> None:
+    p = command_parser(subparsers, "runs", cmd_runs,
         description="""\
 List the runs under the output root, oldest first: id, creation
 time, status, MPI library, number of ranks, benchmarks.\
@@ -70,9 +68,10 @@ example:
   mpiscope runs --out mpiscope-runs\
 """)
     add_out(p)
-    p.set_defaults(func=cmd_runs)
 
-    p = command_parser(subparsers, "show",
+
+def add_show_command(subparsers) -> None:
+    p = command_parser(subparsers, "show", cmd_show,
         description="""\
 Summarize a run. Per benchmark and message size: valid and invalid
 samples, min, median with its 95% confidence interval (distribution-
@@ -89,9 +88,10 @@ examples:
     add_run(p)
     add_json(p, "print the summary rows and the run context as JSON")
     add_out(p)
-    p.set_defaults(func=cmd_show)
 
-    p = command_parser(subparsers, "export",
+
+def add_export_command(subparsers) -> None:
+    p = command_parser(subparsers, "export", cmd_export,
         description="""\
 Export a run.
   csv  one line per valid sample (seconds, or bytes/s for bw/bibw)
@@ -110,5 +110,3 @@ examples:
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (replaced atomically) instead of stdout")
     add_out(p)
-    p.set_defaults(func=cmd_export)
-
