@@ -7,22 +7,27 @@ raises UsageError, which the main CLI turns into a message and exit code 2.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json, add_out, add_run
 from mpiscope.common.errors import UsageError
-from mpiscope.store import catalog
+from mpiscope.store.layout import context_files
 from mpiscope.views import EXPORT_FORMATS
 from mpiscope.views.runs import format_runs
 
 
 def cmd_runs(args) -> int:
+    if not context_files(args.out):  # no run: the catalog need not even be imported
+        sys.stdout.write(format_runs([]))
+        return 0
+    from mpiscope.store import catalog
+
     sys.stdout.write(format_runs(catalog.list_runs(args.out)))
     return 0
 
 
 def cmd_show(args) -> int:
+    from mpiscope.store import catalog
     from mpiscope.store.series import open_run
     from mpiscope.views import show as views
     from mpiscope.views.export import show_json
@@ -41,6 +46,7 @@ def cmd_show(args) -> int:
 
 def cmd_export(args) -> int:
     from mpiscope.common.atomic import write_text
+    from mpiscope.store import catalog
     from mpiscope.views.export import export
 
     run_dir = catalog.resolve(args.out, args.run)
@@ -48,6 +54,8 @@ def cmd_export(args) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
+    from pathlib import Path
+
     target = Path(args.output)
     if not target.parent.is_dir():
         raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")

@@ -14,9 +14,7 @@ import time
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-
-CATALOG_FILE = "catalog.duckdb"
-CONTEXT_FILE = "context.json"
+from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE, context_files
 
 _COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path")
 _DDL = """
@@ -86,12 +84,7 @@ def record(out_root, run_dir, context: dict) -> None:
 def _scan(out_root):
     """Rows for every OUT/<dir>/context.json that parses."""
     rows = []
-    root = Path(out_root)
-    if not root.is_dir():
-        return rows
-    for cj in sorted(root.glob(f"*/{CONTEXT_FILE}")):
-        if cj.parent.name.startswith("."):
-            continue  # a run still being written (.<id>.partial)
+    for cj in map(Path, context_files(out_root)):
         try:
             context = json.loads(cj.read_text())
         except (OSError, json.JSONDecodeError):

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from mpiscope.store import samples as _samples
-from mpiscope.store.catalog import CONTEXT_FILE
+from mpiscope.store.layout import CONTEXT_FILE
 from mpiscope.store.ingest import SAMPLES_FILE, load_context
 from mpiscope.store.run import Run
 from mpiscope.store.samples import split_series

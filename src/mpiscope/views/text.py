@@ -3,7 +3,6 @@ with a few significant digits, JSON without NaN."""
 
 from __future__ import annotations
 
-import json
 import math
 
 
@@ -44,4 +43,6 @@ def interval(low, high, digits: int = 4) -> str:
 
 def dumps(doc) -> str:
     """JSON text of `doc` (NaN and infinities become null), newline-terminated."""
+    import json  # here: the runs table needs this module, not JSON
+
     return json.dumps(plain(doc), indent=2) + "\n"

@@ -1,0 +1,21 @@
+"""Where runs live under an output root: OUT/<run_id>/ holding its
+context.json, and OUT/catalog.duckdb indexing them. Hidden directories
+(.<run_id>.partial) are runs still being written. Standard library only:
+`mpiscope runs` asks this before anything heavier is imported."""
+
+import os
+
+CONTEXT_FILE = "context.json"
+CATALOG_FILE = "catalog.duckdb"
+
+
+def context_files(out_root) -> list[str]:
+    """OUT/<dir>/context.json of every visible run directory, by directory name."""
+    try:
+        entries = os.scandir(out_root)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    with entries:
+        names = sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+    paths = (os.path.join(out_root, name, CONTEXT_FILE) for name in names)
+    return [p for p in paths if os.path.isfile(p)]
