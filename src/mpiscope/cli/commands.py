@@ -1,7 +1,8 @@
 """Every command: its name, the module under cli/ that defines it (as
-add_<name>_command), and its one-line help. The top-level parser lists them all without importing any
-command module; only the module of the command that runs is imported, so
-start-up does not pay for SciPy, DuckDB or matplotlib."""
+add_<name>_command), and its one-line help. The top-level parser lists them
+all without importing any command module; only the command that runs is
+imported and registered, so start-up does not pay for SciPy, DuckDB or
+matplotlib."""
 
 import argparse
 from collections import namedtuple
