@@ -25,9 +25,11 @@ SIZES = (8, 4096)
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("loggp")
+    # Barrier starts: beside other work, windowed starts of these short series can
+    # all be late (and so invalid); what is tested here is the analysis.
     run_dir, _ = run_ok("-n", 2, "--bench", "oneway,flood,overhead,rma_lat,rma_flood,layer_pingpong,layer_bw",
                         "--sizes", ",".join(map(str, SIZES)), "--queue-depths", "1,64",
-                        "--time-budget", 0.3, "--reps-max", 3000, out=out)
+                        "--time-budget", 0.3, "--reps-max", 3000, "--sync", "barrier", out=out)
     return out, run_dir
 
 
@@ -65,10 +67,13 @@ def test_overheads_are_positive_and_below_eel(run):
         assert o is not None and o.point > 0, (name, o)
         assert o.point < eel.point + (o.high - o.low) / 2, (name, o, eel)
     assert r.params["g"].point > 0 and r.params["G"].point > 0
-    # o(m) at every size, on the steps past the knee
+    # o(m) at every size: from the steps past the knee, or, when load stretched g0
+    # beyond the largest computation inserted, marked as an upper bound saying so
     for side in ("send", "receive"):
         assert [o.size for o in r.overheads[side]] == list(SIZES)
-        assert all(any(lv.past_knee for lv in o.levels) for o in r.overheads[side])
+        for o in r.overheads[side]:
+            assert o.levels and o.value is not None, o
+            assert any(lv.past_knee for lv in o.levels) or "upper bound" in (o.note or ""), o
 
 
 def test_a_deep_queue_is_not_slower_than_a_shallow_one(run):
