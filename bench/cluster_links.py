@@ -37,6 +37,9 @@ from mpiscope.cluster import delay_report, manager, payload_rate
 from mpiscope.cluster import state as st
 from mpiscope.cluster.spec import make_spec
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from tcp_stream import STREAM  # noqa: E402  (the test suite's TCP stream program)
+
 
 def measure(name, tmp, bench, sizes, *extra):
     engine = ensure_engine("openmpi")
@@ -101,36 +104,15 @@ def delay(tmp):
               f"{rep['error_min_s'] * 1e6:+.1f} us, max {rep['error_max_s'] * 1e6:+.1f} us")
 
 
-_STREAM = """
-import socket, sys, time
-if sys.argv[1] == "recv":
-    s = socket.socket(); s.bind(("0.0.0.0", 5001)); s.listen(1)
-    print("listening", flush=True)
-    c, _ = s.accept(); n = 0
-    while True:
-        d = c.recv(1 << 16)
-        if not d:
-            break
-        n += len(d)
-    print(n, flush=True)
-else:
-    s = socket.create_connection((sys.argv[2], 5001)); buf = b"x" * 65536
-    end = time.monotonic() + 1.0
-    while time.monotonic() < end:
-        s.sendall(buf)
-    s.close()
-"""
-
-
 def jitter(tmp):
     print("jitter: 1 s TCP stream, 100 Mbit/s, delay 200 us +- 150 us; delay program's error "
           "against each packet's order-constrained due time")
     with Cluster("jit", link="rate=100mbit,delay=200us,jitter=150us") as name:
         rsh = str(st.cluster_dir(name) / "rsh")
-        recv = subprocess.Popen([rsh, "--argv", "h1", "python3", "-c", _STREAM, "recv"],
+        recv = subprocess.Popen([rsh, "--argv", "h1", "python3", "-c", STREAM, "recv"],
                                 stdout=subprocess.PIPE, text=True)
         recv.stdout.readline()
-        subprocess.run([rsh, "--argv", "h0", "python3", "-c", _STREAM, "send", f"{name}-h1"],
+        subprocess.run([rsh, "--argv", "h0", "python3", "-c", STREAM, "send", f"{name}-h1"],
                        check=True, timeout=30)
         received = int(recv.stdout.readline())
         recv.wait(timeout=10)

@@ -26,6 +26,7 @@ from mpiscope.cluster import state as st
 from mpiscope.cluster.features import MissingFeature, probe
 from mpiscope.cluster.spec import make_spec
 from mpiscope.common.errors import UsageError
+from tcp_stream import STREAM
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="emulated clusters need root")
 
@@ -321,28 +322,6 @@ def test_launch_refuses_when_the_delay_program_died():
             cluster_launch(name, "openmpi", 2, "/bin/true", [])
 
 
-_STREAM = """
-import socket, sys, time
-if sys.argv[1] == "recv":
-    s = socket.socket(); s.bind(("0.0.0.0", 5001)); s.listen(1)
-    print("listening", flush=True)
-    c, _ = s.accept(); n = 0
-    while True:
-        d = c.recv(1 << 16)
-        if not d:
-            break
-        n += len(d)
-    print(n, flush=True)
-else:
-    s = socket.create_connection((sys.argv[2], 5001)); buf = b"x" * 65536
-    end = time.monotonic() + 1.0; n = 0
-    while time.monotonic() < end:
-        s.sendall(buf); n += len(buf)
-    s.close()
-    print(n, flush=True)
-"""
-
-
 def _tcp_counters(rsh, host):
     text = subprocess.run([rsh, "--argv", host, "cat", "/proc/net/netstat"], capture_output=True,
                           text=True, check=True).stdout.splitlines()
@@ -353,10 +332,10 @@ def _tcp_counters(rsh, host):
 def test_jitter_keeps_every_flow_in_order():
     with cluster("jit", 2, link="rate=100mbit,delay=200us,jitter=150us") as name:
         rsh = str(st.cluster_dir(name) / "rsh")
-        recv = subprocess.Popen([rsh, "--argv", "h1", "python3", "-c", _STREAM, "recv"],
+        recv = subprocess.Popen([rsh, "--argv", "h1", "python3", "-c", STREAM, "recv"],
                                 stdout=subprocess.PIPE, text=True)
         assert recv.stdout.readline().strip() == "listening"
-        sent = int(subprocess.run([rsh, "--argv", "h0", "python3", "-c", _STREAM, "send",
+        sent = int(subprocess.run([rsh, "--argv", "h0", "python3", "-c", STREAM, "send",
                                    f"{name}-h1"], check=True, timeout=30, capture_output=True,
                                   text=True).stdout)
         received = int(recv.stdout.readline())

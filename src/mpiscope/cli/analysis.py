@@ -14,7 +14,7 @@ from mpiscope.views.compare import compare_json, format_compare
 from mpiscope.common.errors import UsageError
 from mpiscope.views.fit import fit_json, format_fit
 from mpiscope.models.fits import DEFAULT_BOOT as FIT_BOOT, fit_run
-from mpiscope.common.sizes import parse_size
+from mpiscope.common.sizes import parse_size_option
 from mpiscope.cli.options import RUN_REF, add_bootstrap, add_json, add_out, add_run, check_bootstrap
 from mpiscope.cli.commands import command_parser
 
@@ -49,14 +49,6 @@ def _parse_alpha(text: str) -> float:
     return value
 
 
-def _parse_size(text: str) -> int:
-    try:
-        return parse_size(text)
-    except UsageError:
-        raise UsageError(f"--size '{text}' is not a size: write bytes with an optional unit "
-                         "B/K/M/G, e.g. 8, 1K, 4M") from None
-
-
 def cmd_fit(args) -> int:
     check_bootstrap(args)
     if args.min_points < 2:
@@ -72,7 +64,7 @@ def cmd_compare(args) -> int:
     noise = parse_noise(args.noise)
     alpha = _parse_alpha(args.alpha)
     check_bootstrap(args)
-    size = _parse_size(args.size) if args.size is not None else None
+    size = parse_size_option("--size", args.size) if args.size is not None else None
     run_a = catalog.resolve(args.out, args.run_a)
     run_b = catalog.resolve(args.out, args.run_b)
     result = compare(run_a, run_b, noise=noise, alpha=alpha, seed=args.seed,

@@ -13,7 +13,7 @@ from mpiscope.models.costmodels.check import check_run
 from mpiscope.models.costmodels.params import ModelParams, from_values, load_machine
 from mpiscope.models.costmodels.predict import crossovers, predict
 from mpiscope.common.errors import UsageError
-from mpiscope.common.sizes import format_size, parse_size
+from mpiscope.common.sizes import format_size, parse_size_option
 from mpiscope.views.text import dumps, sig, table
 from mpiscope.cli.options import add_json, add_out, add_run
 from mpiscope.cli.commands import command_parser
@@ -39,14 +39,6 @@ def _params_line(p: ModelParams) -> str:
     return "; ".join(parts)
 
 
-def _size(text, name="--size"):
-    try:
-        return parse_size(str(text))
-    except UsageError:
-        raise UsageError(f"{name} '{text}' is not a size: write bytes with an optional unit "
-                         "B/K/M/G, e.g. 8, 64K, 4M") from None
-
-
 def _bench(name):
     if name not in COLLECTIVES:
         raise UsageError(f"--bench {name}: no cost models; choose from {', '.join(COLLECTIVES)}")
@@ -56,7 +48,7 @@ def _bench(name):
 def _cli_params(args) -> ModelParams:
     values = {k: getattr(args, k) for k in ("alpha", "beta", "gamma", "alpha_s", "beta_s",
                                             "alpha_r", "beta_r") if getattr(args, k) is not None}
-    segment = _size(args.segment, "--segment") if args.segment is not None else None
+    segment = parse_size_option("--segment", args.segment) if args.segment is not None else None
     cli = from_values(values, "options", segment)
     if args.machine:
         machine = load_machine(args.machine)
@@ -74,7 +66,7 @@ def _range(text):
     lo, sep, hi = str(text).partition("-")
     if not sep:
         raise UsageError(f"--range '{text}': write LO-HI, e.g. 1-1G")
-    lo, hi = _size(lo, "--range"), _size(hi, "--range")
+    lo, hi = parse_size_option("--range", lo), parse_size_option("--range", hi)
     if hi <= lo:
         raise UsageError(f"--range '{text}' must go from a smaller to a larger size")
     return lo, hi
@@ -94,7 +86,7 @@ def cmd_predict(args) -> int:
     doc = {"bench": bench, "p": args.np, "params": params.to_dict(), "rank_by": by}
     out = [f"{bench} on {args.np} ranks; {_params_line(params)}"]
     if args.size is not None:
-        size = _size(args.size)
+        size = parse_size_option("--size", args.size)
         rows = predict(bench, size, args.np, hock, sr, by)
         best = rows[0].key(by) if rows else None
         doc["size"] = size
@@ -166,7 +158,7 @@ def cmd_check(args) -> int:
     gamma = None
     if args.gamma is not None:
         gamma = from_values({"gamma": args.gamma}, "options").gamma
-    segment = _size(args.segment, "--segment") if args.segment is not None else None
+    segment = parse_size_option("--segment", args.segment) if args.segment is not None else None
     if args.bench is not None:
         _bench(args.bench)
     result = check_run(run_dir, machine, gamma, segment, args.bench)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-from mpiscope.common.sizes import parse_size
+from mpiscope.common.sizes import parse_size_option
 from mpiscope.store import catalog
 from mpiscope.cli.options import add_out, add_run
 from mpiscope.cli.commands import command_parser
@@ -13,10 +13,7 @@ from mpiscope.cli.commands import command_parser
 
 def cmd_timechart(args) -> int:
     run_dir = catalog.resolve(args.out, args.run)
-    try:
-        size = parse_size(str(args.size))
-    except UsageError:
-        raise UsageError(f"--size '{args.size}' is not a size: write e.g. 1000, 64K") from None
+    size = parse_size_option("--size", args.size)
     if args.rep is not None and args.rep < 0:
         raise UsageError(f"--rep must be at least 0, got {args.rep}")
     from mpiscope.report.timechart import write_chart

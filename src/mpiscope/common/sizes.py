@@ -25,6 +25,18 @@ def parse_size(text):
     return value
 
 
+def parse_size_option(name, text, minimum=0) -> int:
+    """The size an option gives (`--segment 8K`), or a UsageError naming the option."""
+    try:
+        value = parse_size(str(text))
+    except UsageError:
+        raise UsageError(f"{name} '{text}' is not a size: write bytes with an optional unit "
+                         "B/K/M/G, e.g. 8, 64K, 4M") from None
+    if value < minimum:
+        raise UsageError(f"{name} must be at least {minimum} byte{'s' if minimum != 1 else ''}")
+    return value
+
+
 def _expand_range(item):
     span, _, step = item.partition(":")
     lo_text, _, hi_text = span.partition("-")

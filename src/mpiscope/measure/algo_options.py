@@ -13,7 +13,7 @@ engine/describe.py).
 from __future__ import annotations
 
 from mpiscope.common.errors import UsageError
-from mpiscope.common.sizes import parse_size
+from mpiscope.common.sizes import parse_size_option
 
 
 def add_run_options(p) -> None:
@@ -68,14 +68,7 @@ def plan_fields(args, benches, algorithms: dict) -> dict:
     text = getattr(args, "algo", None)
     algos = parse_algos(text, benches, algorithms) if text is not None else None
     seg = getattr(args, "segment", None)
-    segment = None
-    if seg is not None:
-        try:
-            segment = parse_size(str(seg))
-        except UsageError:
-            raise UsageError(f"--segment '{seg}' is not a size: write e.g. 8K") from None
-        if segment < 1:
-            raise UsageError("--segment must be at least 1 byte")
+    segment = parse_size_option("--segment", seg, minimum=1) if seg is not None else None
     trace = bool(getattr(args, "trace", False))
     algo_variants = {b: resolve(b, algos, algorithms) for b in benches if b in algorithms}
     if trace and not any(v != "mpi" for vs in algo_variants.values() for v in vs):

@@ -8,7 +8,7 @@ engine's command line each need one line for them.
 from __future__ import annotations
 
 from mpiscope.common.errors import UsageError
-from mpiscope.common.sizes import parse_size
+from mpiscope.common.sizes import parse_size_option
 
 DEFAULT_QUEUE_DEPTHS = (1, 2, 4, 8, 16, 32, 64)
 DEFAULT_OVERHEAD_STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
@@ -68,14 +68,7 @@ def plan_fields(args) -> dict:
     qd = getattr(args, "queue_depths", None)
     st = getattr(args, "overhead_steps", None)
     fb = getattr(args, "flood_bytes", None)
-    flood_bytes = None
-    if fb is not None:
-        try:
-            flood_bytes = parse_size(str(fb))
-        except UsageError:
-            raise UsageError(f"--flood-bytes '{fb}' is not a size: write e.g. 1M") from None
-        if flood_bytes < 1:
-            raise UsageError("--flood-bytes must be at least 1 byte")
+    flood_bytes = parse_size_option("--flood-bytes", fb, minimum=1) if fb is not None else None
     return {"queue_depths": parse_queue_depths(qd) if qd is not None else None,
             "overhead_steps": parse_overhead_steps(st) if st is not None else None,
             "flood_bytes": flood_bytes}
