@@ -10,7 +10,9 @@ measures, side by side on the same 2 Open MPI ranks:
 A standalone minimal loop (bench/minimal_pingpong.c, its own job) checks that
 the in-engine loop is the plain thing. Prints the cost of each timer read
 (from the run's context), the empty-operation overhead, and the ratios
-pingpong / pingpong_loop, medians over the trials. Target: ratio <= 1.02.
+pingpong / pingpong_loop, raw and with the calibrated timer interval (which
+every timed round trip contains once) taken off, medians over the trials.
+Target: the ratio with the interval removed <= 1.02.
 
     .venv/bin/python bench/harness_overhead.py [--trials 5]
 """
@@ -53,12 +55,14 @@ def engine_job(out_root, sync, benches):
            "--sizes", "8", "--sync", sync, "--reps-min", "20000", "--ci-width", "0.005", "--json",
            "--out", str(out_root)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    table, context = store.load(json.loads(out.stdout)["run"])
+    table, run = store.load(json.loads(out.stdout)["run"])
     medians = {}
     for bench in benches:
         size = 0 if bench == "empty" else 8
-        medians[bench] = float(np.median(samples.sample_values(table, bench, size).values)) * 1e6
-    return medians, context
+        medians[bench] = float(np.median(samples.sample_values(table, bench, size, run=run).values)) * 1e6
+    pingpong = samples.sample_values(table, "pingpong", 8, run=run, remove_timer=True).values
+    medians["pingpong, timer removed"] = float(np.median(pingpong)) * 1e6
+    return medians, run.context
 
 
 def main():
@@ -82,11 +86,13 @@ def main():
                 m, context = engine_job(Path(tmp), sync, benches)
                 for name, timer in context["timers"].items():
                     timers.setdefault(name, []).append((timer["cost_s"], timer["resolution_s"]))
+                keep("timer interval (ns)", context["timer"]["interval_s"] * 1e9)
                 if "empty" in m:
                     keep("empty operation (per sample)", m["empty"])
                 keep(f"pingpong, {sync} sync", m["pingpong"])
                 keep(f"pingpong_loop, {sync} sync job", m["pingpong_loop"])
                 keep(f"ratio pingpong / loop, {sync}", m["pingpong"] / m["pingpong_loop"])
+                keep(f"ratio (timer removed) / loop, {sync}", m["pingpong, timer removed"] / m["pingpong_loop"])
             keep("standalone minimal loop", minimal_us(binary, args.iters))
             print(f"trial {t + 1}/{args.trials}: " + ", ".join(f"{k} {v[-1]:.3f}" for k, v in rows.items()),
                   file=sys.stderr)

@@ -1,6 +1,7 @@
 #include "clock.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *timer_name(timer_kind k)
@@ -38,12 +39,22 @@ static double tsc_calibrate(void)
     return (m1 - m0) / (double)(c1 - c0);
 }
 
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Mean cost of a read, the smallest step it shows, and the median interval of
+ * two back-to-back reads (robust to a preemption among them). */
 static void measure_cost_and_resolution(timer *t)
 {
     enum { N = 2000 };
+    double steps[N];
     double first = timer_raw(t), prev = first, res = INFINITY;
     for (int i = 0; i < N; i++) {
         double now = timer_raw(t);
+        steps[i] = now - prev;
         if (now > prev && now - prev < res) res = now - prev;
         prev = now;
     }
@@ -51,6 +62,8 @@ static void measure_cost_and_resolution(timer *t)
     t->resolution_s = isinf(res) ? 0.0 : res;
     if (t->kind == TIMER_WTIME && MPI_Wtick() > t->resolution_s)
         t->resolution_s = MPI_Wtick();
+    qsort(steps, N, sizeof *steps, by_value);
+    t->interval_s = steps[N / 2];
 }
 
 void timer_measure(timer *t, timer_kind kind, double tsc_period_s)

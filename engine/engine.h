@@ -8,6 +8,7 @@
 #include "buffers.h"
 #include "clock.h"
 #include "options.h"
+#include "phases.h"
 #include "record.h"
 #include "sync.h"
 #include "testhooks.h"
@@ -26,6 +27,7 @@ typedef struct engine {
     double *t_start, *t_end, *t_sched;
     uint8_t *valid;
     double t_first, t_last; /* local time of the first series' start, the last one's end */
+    phases ph;              /* where the job's time went */
 } engine;
 
 /* Measures one benchmark x size on every rank and appends its block.

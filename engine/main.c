@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 {
     if (wants_describe(argc, argv)) return describe_engine(); /* no launcher needed */
     MPI_Init(&argc, &argv);
+    double t = MPI_Wtime();
     engine e = {.world = MPI_COMM_WORLD, .t_first = NAN, .t_last = NAN};
     testhooks_parse(&e.hooks);
     MPI_Comm_rank(e.world, &e.rank);
@@ -137,16 +138,23 @@ int main(int argc, char **argv)
     int node_size;
     MPI_Comm_size(node, &node_size);
     e.oversubscribed = ranks_sharing_cpus(e.world, node_size) > sysconf(_SC_NPROCESSORS_ONLN);
+    t = phase_done(&e.ph, PHASE_STARTUP, t);
     start_clocks(&e, node);
+    t = phase_done(&e.ph, PHASE_CLOCK, t);
     if (allocate(&e)) return io_error(&e, "allocating buffers and records");
 
     header_facts facts;
     header_facts_gather(&facts, &e.t);
     if (rawfmt_open(&e, &facts, argc, argv)) return io_error(&e, "creating the raw file");
     if (rawfmt_sync(&e, "before")) return io_error(&e, "writing the raw file");
+    t = phase_done(&e.ph, PHASE_STARTUP, t);
     if (run_all(&e)) return io_error(&e, "writing the raw file");
+    t = MPI_Wtime();
     sync_measure(&e.sync, o.sync_points);
+    t = phase_done(&e.ph, PHASE_CLOCK, t);
     if (rawfmt_sync(&e, "after") || raw_close(&e.raw)) return io_error(&e, "finishing the raw file");
+    phase_done(&e.ph, PHASE_RECORD, t);
+    if (e.rank == 0) rawfmt_timing(&e.ph);
     sync_free(&e.sync);
     buffers_free(&e.buf);
     MPI_Comm_free(&node);

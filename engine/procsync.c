@@ -15,8 +15,8 @@ static const double SCHEDULE_S = 0.01;
 static const double MIN_PER_SCHEDULE = 64;
 
 /* Waits until local time `until` to start repetition `rep`; returns 1 if the
- * rank started on time. */
-static int wait_until(const procsync *p, double until, long rep)
+ * rank started on time, and counts why it did not. */
+static int wait_until(procsync *p, double until, long rep)
 {
     double now = timer_now(p->t);
     int arrived_in_time = now <= until;
@@ -28,7 +28,10 @@ static int wait_until(const procsync *p, double until, long rep)
     }
     /* A rank that must yield its CPU cannot promise to leave on time; it is
      * late only when it arrives after the start. */
-    return p->oversubscribed ? arrived_in_time : arrived_in_time && now - until <= LATE_SLACK_S;
+    int left_in_time = p->oversubscribed || now - until <= LATE_SLACK_S;
+    p->late_arrived += !arrived_in_time;
+    p->late_left += arrived_in_time && !left_in_time;
+    return arrived_in_time && left_in_time;
 }
 
 /* A global start time all participants agree on, far enough ahead for the

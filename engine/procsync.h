@@ -15,11 +15,13 @@ typedef struct procsync {
     const testhooks *hooks;
     MPI_Comm pc;        /* the participants */
     int rank;           /* in world (test hooks name world ranks) */
-    int window;         /* 1: window, 0: barrier */
+    int window;         /* 1: window, 0: barrier (from the start, or after falling back) */
     int oversubscribed; /* more ranks than CPUs: yield while waiting */
     double window_s;
     long per_schedule;  /* repetitions per agreed schedule */
     double base;        /* global start of the current schedule's repetition 0 */
+    long late_arrived;  /* window starts this rank reached after the agreed time */
+    long late_left;     /* window starts reached in time but left late (preempted while waiting) */
 } procsync;
 
 /* Starts a batch whose repetitions are `window_s` apart (window sync). */

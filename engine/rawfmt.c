@@ -42,6 +42,7 @@ static void put_timers(strbuf *b, const engine *e, const header_facts *f)
     sb_key_str(b, "name", timer_name(e->t.kind));
     sb_key_num(b, "cost_s", e->t.cost_s);
     sb_key_num(b, "resolution_s", e->t.resolution_s);
+    sb_key_num(b, "interval_s", e->t.interval_s);
     sb_key_num(b, "freq_hz", e->t.kind == TIMER_TSC ? 1.0 / e->t.tsc_period_s : NAN);
     sb_printf(b, "}");
     sb_printf(b, ", \"timers\": {");
@@ -143,9 +144,20 @@ int rawfmt_sync(engine *e, const char *phase)
     return rc;
 }
 
-int rawfmt_series(engine *e, const bench_def *def, const series *s, long reps, stop_reason stop, double window_s,
-                  long invalid)
+/* How the series' repetitions started: "window", "barrier", or window starts
+ * that fell back to barriers ("window,barrier", from "fallback_rep" on). */
+static void put_start(strbuf *b, const options *o, const series_outcome *out)
 {
+    sb_key_str(b, "start", !o->sync_window ? "barrier" : out->fallback_rep < 0 ? "window" : "window,barrier");
+    if (!o->sync_window) return;
+    sb_key_int(b, "fallback_rep", out->fallback_rep);
+    sb_key_int(b, "late_arrived", out->late_arrived);
+    sb_key_int(b, "late_left", out->late_left);
+}
+
+int rawfmt_series(engine *e, const bench_def *def, const series *s, const series_outcome *out)
+{
+    long reps = out->reps;
     const options *o = e->o;
     strbuf b = {0};
     sb_printf(&b, "{");
@@ -155,8 +167,9 @@ int rawfmt_series(engine *e, const bench_def *def, const series *s, long reps, s
     sb_key_int(&b, "size", (long long)s->bytes);
     sb_key_int(&b, "launch", o->launch);
     sb_key_int(&b, "reps", reps);
-    sb_key_str(&b, "stop", stop_names[stop]);
-    sb_key_num(&b, "window_s", o->sync_window ? window_s : NAN);
+    sb_key_str(&b, "stop", stop_names[out->stop]);
+    sb_key_num(&b, "window_s", o->sync_window ? out->window_s : NAN);
+    put_start(&b, o, out);
     sb_key_str(&b, "role", rawfmt_role_name(s->role));
     sb_key_int(&b, "peer", s->peer);
     sb_key_str(&b, "rule", rule_names[def->rule]);
@@ -165,7 +178,7 @@ int rawfmt_series(engine *e, const bench_def *def, const series *s, long reps, s
     sb_key_int(&b, "window_msgs", s->window_msgs);
     sb_key_int(&b, "count", s->count);
     sb_key_str(&b, "datatype", s->datatype);
-    sb_key_int(&b, "invalid", invalid);
+    sb_key_int(&b, "invalid", out->invalid);
     if (s->params[0]) sb_printf(&b, ", \"params\": %s", s->params);
     sb_printf(&b, ", \"root_rotate\": %s}", o->root_rotate ? "true" : "false");
     long rows = s->role == ROLE_IDLE ? 0 : reps; /* an idle rank has no rows */
@@ -206,18 +219,31 @@ int rawfmt_trace(struct rawfile *raw, const series *s, const char *bench, const 
     return rc;
 }
 
-void rawfmt_progress(const bench_def *def, const series *s, long reps, stop_reason stop, long invalid)
+void rawfmt_progress(const bench_def *def, const series *s, const series_outcome *out)
 {
     strbuf b = {0};
     sb_printf(&b, "{");
     sb_key_str(&b, "bench", def->name);
     sb_key_str(&b, "algo", s->algo);
     sb_key_int(&b, "size", (long long)s->bytes);
-    sb_key_int(&b, "reps", reps);
-    sb_key_str(&b, "stop", stop_names[stop]);
-    sb_key_int(&b, "invalid", invalid);
+    sb_key_int(&b, "reps", out->reps);
+    sb_key_str(&b, "stop", stop_names[out->stop]);
+    sb_key_int(&b, "invalid", out->invalid);
     sb_printf(&b, "}");
     printf("@progress %s\n", b.s);
+    fflush(stdout);
+    sb_free(&b);
+}
+
+void rawfmt_timing(const phases *ph)
+{
+    static const char *const names[PHASE_COUNT] = {"startup", "clock_sync", "series_setup", "warmup",
+                                                   "measure", "decide", "record"};
+    strbuf b = {0};
+    sb_printf(&b, "{");
+    for (int p = 0; p < PHASE_COUNT; p++) sb_key_num(&b, names[p], ph->s[p]);
+    sb_printf(&b, "}");
+    printf("@timing %s\n", b.s);
     fflush(stdout);
     sb_free(&b);
 }

@@ -20,8 +20,7 @@ typedef struct header_facts {
 /* Each returns 0, or -1 with errno set (I/O error). */
 int rawfmt_open(engine *e, const header_facts *f, int argc, char **argv);
 int rawfmt_sync(engine *e, const char *phase);
-int rawfmt_series(engine *e, const bench_def *def, const series *s, long reps, stop_reason stop, double window_s,
-                  long invalid);
+int rawfmt_series(engine *e, const bench_def *def, const series *s, const series_outcome *out);
 int rawfmt_trace(struct rawfile *raw, const series *s, const char *bench, const struct coll_trace *tr, long reps);
 /* A series some rank cannot run: its params say why. */
 void rawfmt_skip_params(series *s, const char *why);
@@ -44,7 +43,9 @@ void rawfmt_params_layer(series *s, const layer_params *p);
 void rawfmt_params_segment(series *s, size_t segment);
 
 /* Rank 0's "@progress {...}" line on stdout after each series. */
-void rawfmt_progress(const bench_def *def, const series *s, long reps, stop_reason stop, long invalid);
+void rawfmt_progress(const bench_def *def, const series *s, const series_outcome *out);
+/* Rank 0's seconds per phase, on stdout: "@timing {...}". */
+void rawfmt_timing(const phases *ph);
 
 const char *rawfmt_rule_name(sample_rule r);
 const char *rawfmt_rule_text(sample_rule r);

@@ -13,8 +13,15 @@
 
 /* Decision broadcast by rank 0 after each batch (doubles: one MPI_Bcast). */
 typedef struct decision {
-    double next_batch, window_s, stop, invalid;
+    double next_batch, window_s, stop, invalid, barrier;
 } decision;
+#define DECISION_DOUBLES 5
+
+/* More than a tenth of a batch's window starts late: the window is too short
+ * for the operation, and doubles. More than half late, or still a tenth after
+ * this many doublings: a rank is losing its CPU (a busy node), which no window
+ * fixes, so the rest of the series starts with barriers. */
+static const int MAX_DOUBLINGS = 2;
 
 /* One series on this rank, from its description to its record. */
 typedef struct run {
@@ -29,6 +36,8 @@ typedef struct run {
     int *counts, *displs;
     double started;     /* local time the recorded repetitions began */
     long done;
+    long fallback_rep;  /* first repetition started by a barrier after window starts failed; -1: none */
+    int doublings;      /* rank 0: of the window, in this series */
     decision d;
 } run;
 
@@ -93,29 +102,41 @@ static int any_skip(engine *e, series *s)
     return 1;
 }
 
-/* Warm-up repetitions (not recorded) also size the start window. */
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Warm-up repetitions (not recorded) also size the start window: twice the
+ * median repetition (its slowest rank), so that repetitions preempted on a
+ * busy node do not make every window milliseconds long. Too short a window
+ * doubles. */
 static double warm_up(run *r)
 {
     engine *e = r->e;
     series *s = &r->s;
-    sync_measure(&e->sync, 1); /* one fresh offset sample per series keeps the drift fit current */
-    double longest = 0, a, b;
-    for (long i = 0; r->active && i < e->o->warmup; i++) {
+    long n = e->o->warmup;
+    double *took = calloc((size_t)n + 1, sizeof *took), a, b;
+    for (long i = 0; r->active && i < n; i++) {
         if (r->def->pre_rep) r->def->pre_rep(s, i);
         MPI_Barrier(s->pc);
         r->def->run_rep(s, i, &a, &b);
-        if (b - a > longest) longest = b - a;
+        took[i] = b - a;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, e->world);
+    MPI_Allreduce(MPI_IN_PLACE, took, (int)n, MPI_DOUBLE, MPI_MAX, e->world);
+    qsort(took, (size_t)n, sizeof *took, by_value);
+    double median = took[n / 2];
+    free(took);
     s->measuring = 1;
-    return 2 * longest + 5e-6;
+    return 2 * median + 5e-6;
 }
 
 /* Repetitions done .. done + batch - 1, each started by procsync. */
 static void run_batch(run *r, long batch, double window_s)
 {
     engine *e = r->e;
-    if (e->o->sync_window) procsync_batch(&r->ps, window_s);
+    if (r->ps.window) procsync_batch(&r->ps, window_s);
     for (long i = 0; r->active && i < batch; i++) {
         long k = r->done + i;
         if (r->def->pre_rep) r->def->pre_rep(&r->s, k);
@@ -144,11 +165,12 @@ static void gather_batch(run *r, long batch)
     MPI_Gatherv(r->mine, (int)(4 * batch), MPI_DOUBLE, r->all, r->counts, r->displs, MPI_DOUBLE, 0, e->world);
 }
 
-static decision decide(const engine *e, stop_state *st, long done, long batch, long bad, double elapsed,
-                       double window_s, int samples_per_rep)
+static decision decide(run *r, long done, long batch, long bad, double elapsed, double window_s,
+                       int samples_per_rep)
 {
-    const options *o = e->o;
-    decision d = {0, window_s, STOP_NONE, (double)st->invalid};
+    const options *o = r->e->o;
+    stop_state *st = &r->st;
+    decision d = {0, window_s, STOP_NONE, (double)st->invalid, !r->ps.window};
     double hw = stop_ci_halfwidth(st);
     if (done >= o->reps_min && hw <= o->ci_width) d.stop = STOP_CI;
     else if (done >= o->reps_max) d.stop = STOP_REPS_MAX;
@@ -161,8 +183,10 @@ static decision decide(const engine *e, stop_state *st, long done, long batch, l
         next = floor((o->time_budget_s - elapsed) / per_rep) + 1;
     if (next > o->reps_max - done) next = (double)(o->reps_max - done);
     d.next_batch = next;
-    /* Too many late starts: the window is too short for this operation. */
-    if (o->sync_window && bad * 10 > batch * samples_per_rep) d.window_s = 2 * window_s;
+    if (r->ps.window && bad * 10 > batch * samples_per_rep) {
+        if (bad * 2 > batch * samples_per_rep || r->doublings++ == MAX_DOUBLINGS) d.barrier = 1;
+        else d.window_s = 2 * window_s;
+    }
     return d;
 }
 
@@ -172,25 +196,25 @@ static void decide_batch(run *r, long batch, double window_s)
     engine *e = r->e;
     gather_batch(r, batch);
     if (e->rank == 0) {
-        long bad = stop_add_batch(&r->st, r->def->pat, e->o->sync_window, r->all, e->size, batch, r->pairs,
-                                  r->npairs);
+        long bad = stop_add_batch(&r->st, r->def->pat, r->all, e->size, batch, r->pairs, r->npairs);
         int samples_per_rep = r->def->pat == PAT_PAIRS ? 2 * r->npairs : 1;
-        r->d = decide(e, &r->st, r->done + batch, batch, bad, timer_now(&e->t) - r->started, window_s,
-                      samples_per_rep);
+        r->d = decide(r, r->done + batch, batch, bad, timer_now(&e->t) - r->started, window_s, samples_per_rep);
     }
-    MPI_Bcast(&r->d, 4, MPI_DOUBLE, 0, e->world);
+    MPI_Bcast(&r->d, DECISION_DOUBLES, MPI_DOUBLE, 0, e->world);
 }
 
 /* The series' block (and the benchmark's own blocks), then rank 0's progress line. */
 static int record(run *r)
 {
     engine *e = r->e;
-    stop_reason stop = (stop_reason)r->d.stop;
-    int rc = rawfmt_series(e, r->def, &r->s, r->done, stop, r->d.window_s, (long)r->d.invalid);
+    series_outcome out = {.reps = r->done, .invalid = (long)r->d.invalid, .stop = (stop_reason)r->d.stop,
+                          .window_s = r->d.window_s, .fallback_rep = r->fallback_rep,
+                          .late_arrived = r->ps.late_arrived, .late_left = r->ps.late_left};
+    int rc = rawfmt_series(e, r->def, &r->s, &out);
     if (rc) perror("mpiscope-engine: writing the raw file");
-    if (!rc && stop != STOP_SKIPPED && r->def->extra_blocks && r->active)
+    if (!rc && out.stop != STOP_SKIPPED && r->def->extra_blocks && r->active)
         rc = r->def->extra_blocks(&r->s, &e->raw, r->done);
-    if (e->rank == 0) rawfmt_progress(r->def, &r->s, r->done, stop, (long)r->d.invalid);
+    if (e->rank == 0) rawfmt_progress(r->def, &r->s, &out);
     return rc;
 }
 
@@ -219,30 +243,52 @@ static void prepare(run *r)
                        .window = e->o->sync_window, .oversubscribed = e->oversubscribed};
 }
 
+/* reps_min repetitions, unless the warm-up says they would not fit in the
+ * time budget: the budget bounds a series' wall time, and reps_min yields
+ * (the stop reason then says "time_budget"). Every rank computes the same
+ * number from the same (reduced) window. */
+static long first_batch(const options *o, double window_s)
+{
+    long batch = o->reps_min < o->reps_max ? o->reps_min : o->reps_max;
+    double fit = floor(o->time_budget_s / window_s);
+    if (fit < batch) batch = fit > 1 ? (long)fit : 1;
+    return batch;
+}
+
 int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
 {
-    run r = {.e = e, .def = def};
+    run r = {.e = e, .def = def, .fallback_rep = -1};
+    double t = MPI_Wtime();
     describe(&r, variant, bytes);
     if (any_skip(e, &r.s)) {
         r.d.stop = STOP_SKIPPED;
         int rc = record(&r);
         release(&r);
+        phase_done(&e->ph, PHASE_RECORD, t);
         return rc;
     }
     prepare(&r);
+    t = phase_done(&e->ph, PHASE_SETUP, t);
+    sync_measure(&e->sync, 1); /* one fresh offset sample per series keeps the drift fit current */
+    t = phase_done(&e->ph, PHASE_CLOCK, t);
     double window_s = warm_up(&r);
+    t = phase_done(&e->ph, PHASE_WARMUP, t);
     if (isnan(e->t_first)) e->t_first = timer_now(&e->t);
     r.started = timer_now(&e->t);
-    long batch = e->o->reps_min < e->o->reps_max ? e->o->reps_min : e->o->reps_max;
+    long batch = first_batch(e->o, window_s);
     while (batch > 0) {
         run_batch(&r, batch, window_s);
+        t = phase_done(&e->ph, PHASE_MEASURE, t);
         decide_batch(&r, batch, window_s);
+        t = phase_done(&e->ph, PHASE_DECIDE, t);
         r.done += batch;
         batch = (long)r.d.next_batch;
         window_s = r.d.window_s;
+        if (r.d.barrier && r.ps.window) r.ps.window = 0, r.fallback_rep = r.done;
     }
     e->t_last = timer_now(&e->t);
     int rc = record(&r);
     release(&r);
+    phase_done(&e->ph, PHASE_RECORD, t);
     return rc;
 }

@@ -22,16 +22,16 @@ static int keep(stop_state *st, int ok, double v)
     return !(ok && isfinite(v));
 }
 
-long stop_add_batch(stop_state *st, pattern pat, int window_sync, const double *g, int np, long nrep,
+long stop_add_batch(stop_state *st, pattern pat, const double *g, int np, long nrep,
                     const int *pairs, int npairs)
 {
     long bad = 0;
     for (long i = 0; i < nrep; i++) {
         if (pat == PAT_COLL) {
             double worst = -INFINITY;
-            int ok = 1;
+            int ok = 1, window = isfinite(REC(0, i, SCHED));
             for (int r = 0; r < np; r++) {
-                double t = window_sync ? REC(r, i, END) - REC(0, i, SCHED) : REC(r, i, END) - REC(r, i, START);
+                double t = window ? REC(r, i, END) - REC(0, i, SCHED) : REC(r, i, END) - REC(r, i, START);
                 if (t > worst) worst = t;
                 ok &= REC(r, i, VALID) != 0;
             }

@@ -9,6 +9,16 @@
 /* Why a series ended (recorded as the block's "stop"). */
 typedef enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET, STOP_SKIPPED } stop_reason;
 
+/* How a series went, as its block records it. */
+typedef struct series_outcome {
+    long reps, invalid;
+    stop_reason stop;
+    double window_s;     /* the last batch's window (window starts) */
+    long fallback_rep;   /* first repetition started by a barrier after window starts failed; -1: none */
+    long late_arrived;   /* this rank's window starts it reached after the agreed time */
+    long late_left;      /* ... reached in time but left late: preempted while waiting */
+} series_outcome;
+
 typedef struct stop_state {
     double *values; /* valid samples so far */
     long n, cap;
@@ -17,9 +27,11 @@ typedef struct stop_state {
 
 /* `g`: per world rank r, `nrep` records of 4 doubles (start, end, sched in
  * global time, valid), at g + r * nrep * 4; ranks without data have valid 0.
+ * A collective repetition with a scheduled start (window) is timed from it;
+ * one without (barrier) by the longest local duration.
  * `pairs`: (initiator, responder) world ranks for point-to-point patterns.
  * Returns how many samples of this batch were invalid. */
-long stop_add_batch(stop_state *st, pattern pat, int window_sync, const double *g, int np, long nrep,
+long stop_add_batch(stop_state *st, pattern pat, const double *g, int np, long nrep,
                     const int *pairs, int npairs);
 /* Relative half-width of the distribution-free 95% CI of the median, or
  * infinity with fewer than 6 samples. */

@@ -9,7 +9,8 @@ void testhooks_parse(testhooks *h)
     *h = (testhooks){.stall_rank = -1, .abort_rank = -1};
     h->corrupt = getenv("MPISCOPE_TEST_CORRUPT") != NULL;
     const char *v = getenv("MPISCOPE_TEST_STALL");
-    if (v && sscanf(v, "%d:%ld:%ld", &h->stall_rank, &h->stall_rep, &h->stall_ms) != 3) h->stall_rank = -1;
+    if (v && sscanf(v, "%d:%ld:%ld:%ld", &h->stall_rank, &h->stall_rep, &h->stall_ms, &h->stall_every) < 3)
+        h->stall_rank = -1;
     if ((v = getenv("MPISCOPE_TEST_ABORT_AFTER"))) h->abort_after = atoi(v);
     if ((v = getenv("MPISCOPE_TEST_ABORT_RANK"))) h->abort_rank = atoi(v);
     v = getenv("MPISCOPE_TEST_FAKE_OVERHEAD_US");

@@ -6,8 +6,8 @@
 
 typedef struct testhooks {
     int corrupt;                /* MPISCOPE_TEST_CORRUPT: received data seen off by one */
-    int stall_rank;             /* MPISCOPE_TEST_STALL=RANK:REP:MS; -1: off */
-    long stall_rep, stall_ms;
+    int stall_rank;             /* MPISCOPE_TEST_STALL=RANK:REP:MS[:EVERY]; -1: off */
+    long stall_rep, stall_ms, stall_every; /* every: also each EVERY-th repetition after REP; 0: once */
     int abort_after;            /* MPISCOPE_TEST_ABORT_AFTER=K; 0: off */
     int abort_rank;             /* MPISCOPE_TEST_ABORT_RANK; -1: the last rank */
     double fake_overhead_s;     /* MPISCOPE_TEST_FAKE_OVERHEAD_US, in seconds; 0: off */
@@ -19,7 +19,9 @@ void testhooks_parse(testhooks *h);
 void testhooks_stall_now(const testhooks *h);
 static inline void testhooks_stall(const testhooks *h, int rank, long rep)
 {
-    if (h->stall_rank == rank && h->stall_rep == rep) testhooks_stall_now(h);
+    if (h->stall_rank != rank || rep < h->stall_rep) return;
+    if (rep == h->stall_rep || (h->stall_every > 0 && (rep - h->stall_rep) % h->stall_every == 0))
+        testhooks_stall_now(h);
 }
 
 /* MPISCOPE_TEST_ABORT_AFTER: aborts the victim rank after its K-th series. */

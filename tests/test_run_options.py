@@ -100,3 +100,13 @@ def test_refine_with_several_algorithms_measures_new_sizes_for_each(tmp_path):
     for algo in ("ring", "bruck"):
         for size in added:
             assert len(samples.sample_values(table, "allgather", size, algo=algo)) > 0
+
+
+def test_the_time_budget_bounds_a_series_before_reps_min(tmp_path):
+    # 1000 repetitions of a window at least 5 µs apart cannot fit in 1 ms: the
+    # budget wins over --reps-min, and says so as the stop reason.
+    run, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", 8, "--reps-min", 1000, "--ci-width", 0,
+                    "--time-budget", 0.001, "--sync", "window", out=tmp_path)
+    (series,) = _series(store.load(run)[1].context, "pingpong", 8)
+    assert series["stop"] == "time_budget"
+    assert 1 <= series["reps"] < 1000

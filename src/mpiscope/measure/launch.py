@@ -59,10 +59,10 @@ def srun_env(env, hostfile):
     return env
 
 
-def execute(cmd, env, log_path, on_progress):
+def execute(cmd, env, log_path, on_progress, on_timing=None):
     """Runs one launch; engine lines starting with '@progress ' go to
-    `on_progress(json_text)`, everything else to `log_path`. Returns
-    (exit code, last lines of stderr)."""
+    `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
+    else to `log_path`. Returns (exit code, last lines of stderr)."""
     err_path = log_path.with_suffix(".stderr")
     with open(log_path, "w") as log, open(err_path, "w") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
@@ -71,6 +71,8 @@ def execute(cmd, env, log_path, on_progress):
             for line in proc.stdout:
                 if line.startswith("@progress "):
                     on_progress(line[len("@progress "):])
+                elif line.startswith("@timing ") and on_timing:
+                    on_timing(line[len("@timing "):])
                 else:
                     log.write(line)
             rc = proc.wait()

@@ -65,6 +65,7 @@ class _Launches:
     def __init__(self, plan, engine, tmp, progress):
         self.plan, self.engine, self.tmp, self.progress = plan, engine, tmp, progress
         self.commands = []
+        self.timing = {"launch_s": 0.0, "engine": {}}  # wall time of the launches; the engine's phases
         self.extra_context = {}  # e.g. the emulated cluster's links as ground truth
         if not plan.cluster and plan.hostfile is None and plan.launcher == "mpirun":
             # Ranks on this host only: its RTO_min is the measured hosts'.
@@ -77,6 +78,10 @@ class _Launches:
         self.progress.update(self.task, advance=1,
                              description=f"{item['bench']}{algo} {format_size(item['size'])} "
                                          f"({item['reps']} reps, {item['stop']})")
+
+    def _on_timing(self, text):
+        for phase, seconds in json.loads(text).items():
+            self.timing["engine"][phase] = self.timing["engine"].get(phase, 0.0) + (seconds or 0.0)
 
     def run(self, benches=None, sizes=None):
         """One launch; returns None, or the failure message."""
@@ -95,11 +100,14 @@ class _Launches:
             if plan.launcher == "srun":
                 env = launch.srun_env(env, plan.hostfile)
         self.commands.append(cmd)
+        started = time.perf_counter()
         try:
-            rc, err = launch.execute(cmd, env, self.tmp / f"launch-{k}.log", self._on_progress)
+            rc, err = launch.execute(cmd, env, self.tmp / f"launch-{k}.log", self._on_progress,
+                                     self._on_timing)
         except FileNotFoundError:
             raise UsageError(f"launcher '{cmd[0]}' was not found; install it or choose another "
                              f"with --launcher/--mpirun") from None
+        self.timing["launch_s"] += time.perf_counter() - started
         if rc != 0 and USAGE_MARKER in err:
             message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
             raise UsageError(message)
@@ -156,6 +164,7 @@ def _measure(plan, engine, tmp, refined):
         report = delay_report(plan.cluster)
         if report and "cluster" in launches.extra_context:
             launches.extra_context["cluster"]["delay_program"] = report["summary"]
+    launches.extra_context["timing"] = launches.timing
     return ("failed" if failure else "completed"), failure, launches.commands, launches.extra_context
 
 
@@ -170,7 +179,9 @@ def _failure(launch_index, rc, stderr):
 
 def run(plan, argv):
     """Measures `plan`; returns (run directory, context)."""
+    began = time.perf_counter()
     engine = ensure_engine(plan.mpi)
+    build_check_s = time.perf_counter() - began
     plan.out.mkdir(parents=True, exist_ok=True)
     run_id = new_run_id()
     tmp = plan.out / f".{run_id}.partial"
@@ -205,7 +216,10 @@ def run(plan, argv):
         **extra_context,
         "env": relevant_env(),
     }
+    context["timing"]["build_check_s"] = build_check_s
+    began = time.perf_counter()
     store.ingest(tmp, context)
+    context["timing"]["ingest_s"] = time.perf_counter() - began
     write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
     final = plan.out / run_id
     os.rename(tmp, final)

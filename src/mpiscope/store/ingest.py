@@ -196,6 +196,9 @@ def _series_entry(meta, launch):
         "datatype": meta.get("datatype"),
         # How its rows become samples (raw schema 2; older files name none).
         **{k: meta[k] for k in ("rule", "unit", "timed_role") if meta.get(k) is not None},
+        # How its repetitions started (raw schema 2 engines since window starts
+        # could fall back to barriers); `late` is summed over the ranks.
+        **{k: meta[k] for k in ("start", "fallback_rep") if meta.get(k) is not None},
         "invalid": 0,
         # Benchmark parameters (queue depth, computation per message, layer, a
         # skip reason…) when the benchmark records any.
@@ -272,6 +275,10 @@ class _Reading:
             self.from_idle.discard(key)
         if block.nrows == 0:
             return  # an idle rank
+        if "late_arrived" in meta:
+            late = self.series[key].setdefault("late", {"arrived": 0, "left": 0})
+            late["arrived"] += int(meta["late_arrived"])
+            late["left"] += int(meta["late_left"])
         pos = self.order.setdefault(key[:3], len(self.order))
         self.cols.add((pos, launch, rank), key, block, model,
                       strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},

@@ -31,13 +31,17 @@ class SeriesRecord:
     rule: str | None = None        # None: recorded before the engine named rules
     unit: str | None = None
     timed_role: str | None = None
+    start: str | None = None       # "window", "barrier", "window,barrier" (fell back); None: not recorded
+    fallback_rep: int | None = None  # first repetition started by a barrier after the fallback
+    late: dict | None = None       # window starts reached late ("arrived") or left late ("left"), all ranks
 
     @classmethod
     def from_entry(cls, e: dict) -> SeriesRecord:
         return cls(e.get("bench"), e.get("algo", "mpi"), int(e.get("size", 0)), int(e.get("launch", 0)),
                    e.get("reps"), e.get("stop"), e.get("window_s"), e.get("window_msgs"), e.get("count"),
                    e.get("datatype"), int(e.get("invalid") or 0), e.get("params"), e.get("rule"),
-                   e.get("unit"), e.get("timed_role"))
+                   e.get("unit"), e.get("timed_role"), e.get("start"),
+                   e.get("fallback_rep") if e.get("fallback_rep", -1) >= 0 else None, e.get("late"))
 
 
 @dataclass(frozen=True)

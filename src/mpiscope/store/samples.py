@@ -10,7 +10,7 @@ invalid too.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pyarrow as pa
@@ -155,7 +155,7 @@ def _local_values(rule, dur, msgs, size):
         return np.where(dur > 0, nbytes / dur, np.nan)
 
 
-def _pair_samples(rule, cols, window_msgs, size, role="initiator"):
+def _pair_samples(rule, cols, window_msgs, size, role="initiator", timer_s=0.0):
     rows = np.flatnonzero(cols["role"] == role)
     if len(rows) == 0:
         return _empty()
@@ -170,18 +170,18 @@ def _pair_samples(rule, cols, window_msgs, size, role="initiator"):
     if rule in _LOCAL_RULES:
         # Only the timed rank's own timer matters; its partner still
         # contributes (a late responder stretches the round trip).
-        dur = cols["t_end_local"][rows] - cols["t_start_local"][rows]
+        dur = cols["t_end_local"][rows] - cols["t_start_local"][rows] - timer_s
         valid = cols["valid"][rows] & p_valid
         values = _local_values(rule, dur, _per_launch(window_msgs, launch), size)
         return _sorted(_Raw(values, valid, rep, launch, a, b))
 
     valid = cols["valid"][rows] & p_valid & has_p
-    fwd = _take_or_nan(cols["t_end"], partner) - cols["t_start"][rows]
+    fwd = _take_or_nan(cols["t_end"], partner) - cols["t_start"][rows] - timer_s
     if rule == ONE_WAY:
         return _sorted(_Raw(fwd, valid, rep, launch, a, b))
     # Pairwise exchange: the responder replies after its receive, so each
     # direction is one one-way time.
-    bwd = cols["t_end"][rows] - _take_or_nan(cols["t_start"], partner)
+    bwd = cols["t_end"][rows] - _take_or_nan(cols["t_start"], partner) - timer_s
     raw = _Raw(np.concatenate([fwd, bwd]), np.concatenate([valid, valid]),
                np.concatenate([rep, rep]), np.concatenate([launch, launch]),
                np.concatenate([a, b]), np.concatenate([b, a]))
@@ -292,25 +292,28 @@ def _per_launch(window_msgs, launch):
 
 
 def derive(rule: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS,
-           timed_role: str = "initiator") -> Samples:
+           timed_role: str = "initiator", timer_s: float = 0.0) -> Samples:
     """Derive samples from the rows of one series by its sample `rule`.
 
     `cols` maps the names in COLUMNS to numpy arrays (rows of any launches).
     `window_msgs` is a number or a dict launch -> number; `timed_role` is
-    the role whose timer a local-duration rule reads.
+    the role whose timer a local-duration rule reads. `timer_s` is taken off
+    every timed span first: the timer interval (the time two back-to-back
+    reads measure) that each span contains besides the operation.
     """
-    return _derive_raw(rule, size, cols, window_msgs, timed_role).to_samples(rule)
+    return _derive_raw(rule, size, cols, window_msgs, timed_role, timer_s).to_samples(rule)
 
 
-def _derive_raw(rule, size, cols, window_msgs, timed_role="initiator"):
+def _derive_raw(rule, size, cols, window_msgs, timed_role="initiator", timer_s=0.0):
     if rule not in RULES:
         raise UsageError(f"unknown sample rule '{rule}': the run was measured by a newer engine "
                          "than this mpiscope knows; update mpiscope to read it")
     if len(cols["rank"]) == 0:
         return _empty()
     if rule == SLOWEST_RANK:
-        return _collective_samples(cols)
-    return _pair_samples(rule, cols, window_msgs, size, timed_role)
+        raw = _collective_samples(cols)
+        return replace(raw, values=raw.values - timer_s) if timer_s else raw
+    return _pair_samples(rule, cols, window_msgs, size, timed_role, timer_s)
 
 
 def table_context(table: pa.Table) -> dict:
@@ -384,12 +387,13 @@ def algos_of_bench(table: pa.Table, bench: str) -> list[str]:
 
 
 def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None,
-                  run: Run | None = None) -> Samples:
+                  run: Run | None = None, remove_timer=False) -> Samples:
     """Valid samples of `bench` at `size` (all launches, or only `launch`).
 
     `algo` selects the algorithm when the run measured several for this
     bench; by default the only one present. `run` defaults to the context
     stored in the table's metadata (its series records hold rule and window).
+    `remove_timer` takes the run's timer interval off every timed span.
     """
     if run is None:
         run = Run.from_context(table_context(table))
@@ -406,7 +410,7 @@ def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None
         algo = present[0] if present else None
     if algo is not None:
         sub = sub.filter(pc.equal(sub["algo"], algo))
-    return series_samples(sub, bench, size, algo, run)
+    return series_samples(sub, bench, size, algo, run, remove_timer)
 
 
 def series_rule(run: Run, bench, size, algo=None) -> tuple[str, str, dict]:
@@ -426,7 +430,15 @@ def rule_of(rule, timed_role, bench, algo) -> tuple[str, str]:
     return schema1.rule(bench), schema1.timed_role(bench, algo)
 
 
-def series_samples(rows: pa.Table, bench, size, algo, run: Run) -> Samples:
-    """Samples from `rows` that are already exactly one series' rows (no filtering)."""
+def timer_interval(run: Run) -> float:
+    """The calibrated timer interval the engine recorded (0 for runs before it did)."""
+    return float((run.timer or {}).get("interval_s") or 0.0)
+
+
+def series_samples(rows: pa.Table, bench, size, algo, run: Run, remove_timer=False) -> Samples:
+    """Samples from `rows` that are already exactly one series' rows (no
+    filtering); with `remove_timer`, the run's timer interval is taken off
+    every timed span (the stored rows are unchanged)."""
     rule, timed_role, window_msgs = series_rule(run, bench, size, algo)
-    return derive(rule, int(size), _columns(rows), window_msgs, timed_role)
+    return derive(rule, int(size), _columns(rows), window_msgs, timed_role,
+                  timer_interval(run) if remove_timer else 0.0)

@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
+
 from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.store.run import Run
+from mpiscope.store.samples import timer_interval
 from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.views.text import table
 
@@ -25,7 +28,10 @@ def show_rows(run_dir) -> list[dict]:
         return []
     table, run = load(run_dir)
     rows = []
-    for bench, algo, size, s in all_series_samples(table, run):
+    # The same samples with the timer interval taken off each timed span.
+    interval = timer_interval(run)
+    removed = all_series_samples(table, run, remove_timer=True) if interval else None
+    for i, (bench, algo, size, s) in enumerate(all_series_samples(table, run)):
         st = summarize(s.values)
         series = run.entries(bench, size, algo)
         stops = list(dict.fromkeys(str(x.stop) for x in series if x.stop))
@@ -33,6 +39,9 @@ def show_rows(run_dir) -> list[dict]:
                "n": st["n"], "invalid": s.n_invalid}
         row.update({k: st[k] for k in STAT_KEYS})
         row["ci_level"] = st["ci_level"]
+        row["median_timer_removed"] = (float(np.median(removed[i][3].values))
+                                       if removed and len(removed[i][3]) else None)
+        row["timer_interval_s"] = interval or None
         row["stop"] = ",".join(stops)
         row["launches"] = len({x.launch for x in series})
         rows.append(row)
@@ -81,16 +90,23 @@ def format_show(rows, run: Run) -> str:
         return f"{head}\n(no measurements: {reason})\n"
     level = rows[0].get("ci_level", 0.95)
     ci = f"ci{round(level * 100):d}"
-    header = ["bench", "size(B)", "unit", "n", "invalid", "min", "median",
+    removed = any(r.get("median_timer_removed") is not None for r in rows)
+    header = ["bench", "size(B)", "unit", "n", "invalid", "min", "median", *(["median*"] if removed else []),
               f"{ci}_low", f"{ci}_high", "p90", "p99", "max", "stop"]
-    right = [False, True, False, True, True, True, True, True, True, True, True, True, False]
+    right = [False, True, False, True, True, True, True, *([True] if removed else []),
+             True, True, True, True, True, False]
     lines = []
     for r in rows:
         u = r["unit"]
+        stats = [_scaled(r[k], u) for k in STAT_KEYS]
+        if removed:
+            stats.insert(2, _scaled(r.get("median_timer_removed"), u))
         lines.append([bench_label(r["bench"], r.get("algo")), str(r["size"]),
                       "us" if u == "s" else "MB/s", str(r["n"]), str(r["invalid"])]
-                     + [_scaled(r[k], u) for k in STAT_KEYS] + [r.get("stop") or "-"])
-    return f"{head}\n{table(header, lines, right)}\n"
+                     + stats + [r.get("stop") or "-"])
+    foot = (f"median*: the median with the timer interval ({rows[0]['timer_interval_s'] * 1e9:.0f} ns, what two "
+            "back-to-back timer reads measure) taken off every timed span\n") if removed else ""
+    return f"{head}\n{table(header, lines, right)}\n{foot}"
 
 
 INVALID_WARN_FRACTION = 0.05
