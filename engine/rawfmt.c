@@ -8,7 +8,7 @@
 #include "colls/colls.h"
 #include "json.h"
 
-static const char *const stop_names[] = {"none", "ci", "reps_max", "time_budget", "skipped"};
+static const char *const stop_names[] = {"none", "ci", "reps_max", "time_budget", "skipped", "ci_out_of_reach"};
 
 static const char *const rule_names[RULE_COUNT] = {
     "slowest_rank", "half_round_trip", "duration", "loop_half_round_trip", "per_message",

@@ -165,6 +165,16 @@ static void gather_batch(run *r, long batch)
     MPI_Gatherv(r->mine, (int)(4 * batch), MPI_DOUBLE, r->all, r->counts, r->displs, MPI_DOUBLE, 0, e->world);
 }
 
+/* The CI's half-width shrinks about as 1/sqrt(n). Once a quarter of the
+ * budget is spent, a target that would take more than twice the whole budget
+ * will not be reached: the rest of the budget is not spent on it. */
+static int out_of_reach(const options *o, long done, double hw, double elapsed, double per_rep)
+{
+    if (!(o->ci_width > 0) || !isfinite(hw) || done < o->reps_min || elapsed < o->time_budget_s / 4) return 0;
+    double needed = (double)done * (hw / o->ci_width) * (hw / o->ci_width);
+    return needed * per_rep > 2 * o->time_budget_s;
+}
+
 static decision decide(run *r, long done, long batch, long bad, double elapsed, double window_s,
                        int samples_per_rep)
 {
@@ -172,13 +182,14 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     stop_state *st = &r->st;
     decision d = {0, window_s, STOP_NONE, (double)st->invalid, !r->ps.window};
     double hw = stop_ci_halfwidth(st);
+    double per_rep = elapsed / done;
     if (done >= o->reps_min && hw <= o->ci_width) d.stop = STOP_CI;
     else if (done >= o->reps_max) d.stop = STOP_REPS_MAX;
     else if (elapsed >= o->time_budget_s) d.stop = STOP_BUDGET;
+    else if (out_of_reach(o, done, hw, elapsed, per_rep)) d.stop = STOP_OUT_OF_REACH;
     if (d.stop != STOP_NONE) return d;
     /* Grow batches geometrically, within reps_max and the remaining budget. */
     double next = done / 2 > 1 ? done / 2 : 1;
-    double per_rep = elapsed / done;
     if (per_rep > 0 && next > (o->time_budget_s - elapsed) / per_rep + 1)
         next = floor((o->time_budget_s - elapsed) / per_rep) + 1;
     if (next > o->reps_max - done) next = (double)(o->reps_max - done);

@@ -7,7 +7,7 @@
 #include "bench.h"
 
 /* Why a series ended (recorded as the block's "stop"). */
-typedef enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET, STOP_SKIPPED } stop_reason;
+typedef enum { STOP_NONE, STOP_CI, STOP_REPS_MAX, STOP_BUDGET, STOP_SKIPPED, STOP_OUT_OF_REACH } stop_reason;
 
 /* How a series went, as its block records it. */
 typedef struct series_outcome {
