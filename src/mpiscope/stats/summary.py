@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binom
-from scipy.stats import t as student_t
+# scipy.special, not scipy.stats: the same distribution functions without a
+# second of imports in every `mpiscope run` and `show`.
+from scipy.special import bdtr, bdtrik, stdtrit
 
 from mpiscope.stats.bootstrap import percentile_estimate_sorted
 from mpiscope.stats.estimate import Estimate
@@ -41,14 +42,17 @@ def median_ci_ranks(n: int, level: float = 0.95):
     if not 0.0 < level < 1.0:
         raise ValueError("level must be between 0 and 1")
     tail = (1.0 - level) / 2.0
-    # Largest j with P(B <= j-1) <= tail; ppf gives the smallest q with cdf(q) >= tail.
-    q = int(binom.ppf(tail, n, 0.5))
-    if binom.cdf(q, n, 0.5) > tail:
+    # Largest j with P(B <= j-1) <= tail: q = j-1 is the largest q with cdf(q) <= tail,
+    # found from the continuous inverse and checked against the exact cdf.
+    q = int(math.floor(bdtrik(tail, n, 0.5))) if n > 1 else 0
+    while q < n and bdtr(q + 1, n, 0.5) <= tail:
+        q += 1
+    while q >= 0 and bdtr(q, n, 0.5) > tail:
         q -= 1
     j = max(q + 1, 1)
     k = n - j + 1
     # P(j <= B <= n-j); for n = 1 this is 0: one sample gives a point, no interval.
-    coverage = 1.0 - 2.0 * binom.cdf(j - 1, n, 0.5)
+    coverage = 1.0 - 2.0 * bdtr(j - 1, n, 0.5)
     return j, k, float(coverage)
 
 
@@ -130,7 +134,7 @@ def mean_estimate(values, level: float = 0.95):
     if n < 2:
         return Estimate(m, math.nan, level, math.nan, math.nan, method)
     se = math.sqrt(var / n)
-    half = float(student_t.ppf(0.5 + level / 2.0, n - 1)) * se
+    half = float(stdtrit(n - 1, 0.5 + level / 2.0)) * se
     return Estimate(m, se, level, m - half, m + half, method)
 
 
