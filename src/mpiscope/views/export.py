@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import NamedTuple
 
 from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
-from mpiscope.common.jsonable import plain
+from mpiscope.views.documents import json_document
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.views.show import show_rows
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples, open_run
-
-SHOW_SCHEMA_VERSION = 1  # docs/schemas/show.schema.json
 
 
 class Exported(NamedTuple):
@@ -43,9 +40,9 @@ def _csv(run_dir):
 
 def show_json(rows, run: Run) -> str:
     """`show`'s rows and the run context as JSON (show --json, export json, run --json)."""
-    doc = {"schema_version": SHOW_SCHEMA_VERSION, "run_dir": None if run.path is None else str(run.path),
-           "context": run.context, "rows": rows}
-    return json.dumps(plain(doc), indent=2) + "\n"
+    return json_document("show", {"run_id": run.run_id,
+                                  "run_dir": None if run.path is None else str(run.path),
+                                  "context": run.context, "rows": rows})
 
 
 def _json(run_dir):
