@@ -7,8 +7,7 @@ import pytest
 from mpiscope.common.errors import UsageError
 from mpiscope.views.export import export
 from mpiscope.store.ingest import ingest
-from rawgen import Clock, RunBuilder, SeriesSpec, build_demo_run, context_for
-from snapshot import assert_snapshot
+from rawgen import RunBuilder, SeriesSpec, build_demo_run, context_for
 
 
 @pytest.fixture(scope="module")

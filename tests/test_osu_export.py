@@ -9,7 +9,7 @@ import reframe.utility.sanity as sn
 from mpiscope.common.errors import UsageError
 from mpiscope.store.ingest import ingest
 from mpiscope.views.export import export
-from mpiscope.views.osu import OSU_PROGRAMS, osu_value
+from mpiscope.views.osu import osu_value
 from mpiscope.views.show import show_rows
 from rawgen import RunBuilder, SeriesSpec, build_demo_run, context_for
 from snapshot import assert_snapshot
