@@ -87,6 +87,7 @@ class Run(stored.Run):
         rows = show_rows(self.path) if self.path is not None else []
         return pd.DataFrame(rows) if rows else _frame({}, SUMMARY_COLUMNS)
 
+
 def _optional_rank(ranks):
     """-1 (the derivation's "no such rank") as <NA>."""
     ranks = np.asarray(ranks, dtype=np.int64)
