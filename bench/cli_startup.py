@@ -1,5 +1,6 @@
 """CLI start-up, side by side in one run: `mpiscope --help`, `mpiscope runs`
-on an empty output root, and the bare interpreter (`python -c pass`).
+on an empty output root, `import mpiscope` (the Python API, imported lazily)
+and the bare interpreter (`python -c pass`).
 
 Commands run in turns (one of each per round), each a fresh process, so
 load on the machine hits all of them alike. Prints the median wall time of
@@ -44,6 +45,7 @@ def main():
         "python -c pass": [sys.executable, "-c", "pass"],
         "mpiscope --help": [*mpiscope_argv(args.via_module), "--help"],
         "mpiscope runs (empty root)": [*mpiscope_argv(args.via_module), "runs", "--out", empty],
+        "python -c 'import mpiscope'": [sys.executable, "-c", "import mpiscope"],
     }
     times = {name: [] for name in cmds}
     for name, argv in cmds.items():  # warm the page cache once

@@ -29,7 +29,7 @@ def one_job(out_root, np_, method):
            "--reps-max", "50", "--clock-sync", method, "--clock-inject", "50000:100", "--json",
            "--out", str(out_root)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    run = Path(json.loads(out.stdout)["run"])
+    run = Path(json.loads(out.stdout)["run_dir"])
     _, ctx = store.load(run)
     assert ctx["clock_sync"] == method, ctx["clock_sync"]
     worst = max(max(e["recovery_error_s"].values()) for e in ctx["clock"]["0"].values())

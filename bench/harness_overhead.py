@@ -55,7 +55,7 @@ def engine_job(out_root, sync, benches):
            "--sizes", "8", "--sync", sync, "--reps-min", "20000", "--ci-width", "0.005", "--json",
            "--out", str(out_root)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    table, run = store.load(json.loads(out.stdout)["run"])
+    table, run = store.load(json.loads(out.stdout)["run_dir"])
     medians = {}
     for bench in benches:
         size = 0 if bench == "empty" else 8

@@ -28,7 +28,7 @@ def recovered(us, tmp):
     p = subprocess.run([sys.executable, "-m", "mpiscope.cli", "run", "-n", "2", "--bench", "overhead",
                         "--sizes", "8", "--time-budget", "0.3", "--overhead-steps", "0,1,2,3,6", "--json", "--out", str(tmp)],
                        capture_output=True, text=True, env=env, check=True)
-    r = loggp_run(Path(json.loads(p.stdout)["run"]), n_boot=200)
+    r = loggp_run(Path(json.loads(p.stdout)["run_dir"]), n_boot=200)
     return tuple(r.params[k].point if r.params[k] else float("nan") for k in ("o_s", "o_r"))
 
 

@@ -36,7 +36,7 @@ def main():
             p = subprocess.run([sys.executable, "-m", "mpiscope.cli", "run", "-n", "2", "--bench",
                                 "pingpong,oneway", "--sizes", "8", "--reps-min", "200", "--json",
                                 "--out", tmp], capture_output=True, text=True, env=env, check=True)
-            table, _ = store.load(Path(json.loads(p.stdout)["run"]))
+            table, _ = store.load(Path(json.loads(p.stdout)["run_dir"]))
             ow = samples.sample_values(table, "oneway", 8).values
             hr = samples.sample_values(table, "pingpong", 8).values
             ratios.append(np.median(ow) / np.median(hr))

@@ -51,7 +51,7 @@ def measure(out_root, sync):
     cmd = [sys.executable, "-m", "mpiscope.cli", "run", "-n", "2", "--bench", "pingpong",
            "--sizes", "1-64K:x2", "--sync", sync, "--json", "--out", str(out_root)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    table, run = ingest.load(json.loads(out.stdout)["run"])
+    table, run = ingest.load(json.loads(out.stdout)["run_dir"])
     medians, n_valid, n_invalid = {}, 0, 0
     for size in SIZES:
         s = samples.sample_values(table, "pingpong", size, run=run)

@@ -61,7 +61,7 @@ def ours(out_root, extra):
     result = json.loads(stdout)
     rows = [r for r in result["rows"] if r.get("median")]
     within = sum((r["ci_high"] - r["ci_low"]) / 2 <= CI_TARGET * r["median"] for r in rows)
-    timing = json.loads((Path(result["run"]) / "context.json").read_text())["timing"]
+    timing = json.loads((Path(result["run_dir"]) / "context.json").read_text())["timing"]
     engine = timing["engine"]
     engine_total = sum(engine.values())
     parts = {"build check": timing["build_check_s"],

@@ -42,7 +42,7 @@ def one_run(out_root, np_, bench, algos, traced, reps_min):
     if traced:
         cmd.append("--trace")
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    run = Path(json.loads(out.stdout)["run"])
+    run = Path(json.loads(out.stdout)["run_dir"])
     table, _ = store.load(run)
     medians = {}
     for algo in algos:

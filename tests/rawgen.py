@@ -126,6 +126,16 @@ class SeriesSpec:
     stop: str = "ci"
 
 
+def _datatype_keys(bench, size):
+    """What the engine passes to MPI (engine/bench/coll_mpi.c): reductions sum
+    max(1, size/4) MPI_INTs, barrier passes nothing, the rest size MPI_BYTEs."""
+    if bench == "barrier":
+        return {"count": 0, "datatype": "none"}
+    if bench in ("reduce", "allreduce", "reduce_scatter_block"):
+        return {"count": max(1, size // 4), "datatype": "MPI_INT"}
+    return {"count": size, "datatype": "MPI_BYTE"}
+
+
 def _rule_keys(bench, algo):
     """What the engine records of a series' sample rule (its --describe)."""
     from mpiscope.engine.describe import describe
@@ -204,7 +214,7 @@ class RunBuilder:
                 "window_s": 0.001 if self.sync == "window" else None,
                 "role": role, "peer": peer,
                 "window_msgs": spec.window_msgs if spec.bench in ("bw", "bibw", "pingpong_loop") else None,
-                "count": spec.size, "datatype": "MPI_BYTE", "root_rotate": False}
+                **_datatype_keys(spec.bench, spec.size), "root_rotate": False}
         if self.schema >= 2:
             meta.update(_rule_keys(spec.bench, spec.algo))
         return {"meta": meta, "t_start": c.to_local(np.asarray(g_start, dtype=float)),

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
+
 
 def mpiscope(*args, out=None, env=None, timeout=600):
     cmd = [sys.executable, "-m", "mpiscope.cli", *map(str, args)]
@@ -22,7 +24,11 @@ def run_ok(*args, out, env=None):
     p = mpiscope("run", *args, "--json", out=out, env=env)
     assert p.returncode == 0, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
     summary = json.loads(p.stdout)
-    return Path(summary["run"]), summary
+    # Every real run's summary is held to the schema of the show document.
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "schemas" /
+                         "show.schema.json").read_text())
+    jsonschema.validate(summary, schema, cls=jsonschema.Draft202012Validator)
+    return Path(summary["run_dir"]), summary
 
 
 def run_dirs(out):

@@ -42,7 +42,8 @@ def test_show_json(out, capsys):
 
 def test_export_to_file(out, tmp_path, capsys):
     target = tmp_path / "result.txt"
-    assert _run(["export", "latest", "--format", "osu", "-o", str(target), "--out", str(out)]) == 0
+    assert _run(["export", "latest", "--format", "osu", "--bench", "pingpong", "-o", str(target),
+                 "--out", str(out)]) == 0
     assert capsys.readouterr().out == ""
     assert target.read_text().startswith("\n# OSU MPI Latency Test v7.4\n")
     assert [p.name for p in tmp_path.iterdir()] == ["result.txt"]  # no temporary left

@@ -83,7 +83,7 @@ def test_engine_runs_every_algorithm_with_check(tmp_path):
     run, summary = run_ok("-n", 3, "--bench", "allgather,allreduce,reduce_scatter_block,bcast,alltoall",
                           "--algo", "all", "--sizes", "1,1000", "--check", "--root-rotate",
                           "--reps-min", 3, "--reps-max", 3, "--warmup", 1, out=tmp_path)
-    assert summary["status"] == "completed"
+    assert summary["context"]["status"] == "completed"
     measured = {(r["bench"], r["algo"]) for r in summary["rows"]}
     assert measured == REGISTRY | {(b, "mpi") for b in ALGORITHMS}
     assert all(r["n"] >= 1 for r in summary["rows"])

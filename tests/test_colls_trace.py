@@ -10,7 +10,7 @@ from runcli import mpiscope, run_ok
 def test_ring_allgather_trace_and_time_chart(tmp_path):
     run, summary = run_ok("-n", 4, "--bench", "allgather", "--algo", "ring,mpi", "--sizes", "1K",
                           "--trace", "--reps-min", 5, "--reps-max", 8, "--warmup", 2, out=tmp_path)
-    assert summary["status"] == "completed"
+    assert summary["context"]["status"] == "completed"
     table, blocks = trace.load_trace(run)
     # only our own algorithm is traced, every recorded repetition of it, no warm-up
     assert trace.traced_series(table) == [("allgather", "ring", 1024)]

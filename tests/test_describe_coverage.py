@@ -13,7 +13,7 @@ from mpiscope.measure.benchmarks import SUITES
 from mpiscope.models.costmodels import ALGORITHMS
 from mpiscope.store import schema1
 from mpiscope.store.samples import RULES, unit_of
-from mpiscope.views.export import OSU_TITLES
+from mpiscope.views.osu import OSU_PROGRAMS
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_runs_recorded_before_rules_were_named_read_as_the_engine_measures(known
 
 
 def test_export_titles_and_cost_models_name_what_the_engine_measures(known):
-    assert set(OSU_TITLES) <= set(known.benchmarks)
+    assert set(OSU_PROGRAMS) <= set(known.benchmarks)
     for coll, algos in ALGORITHMS.items():
         assert coll in known.algorithms, coll
         assert set(algos) <= set(known.algorithms[coll]), (coll, set(algos) - set(known.algorithms[coll]))

@@ -11,7 +11,7 @@ COLLECTIVES = "barrier,bcast,reduce,allreduce,allgather,gather,scatter,alltoall,
 def test_check_passes_for_every_collective_open_mpi(tmp_path, np_):
     _, summary = run_ok("-n", np_, "--bench", COLLECTIVES, "--sizes", "1,7,4K,64K", "--check",
                         "--root-rotate", "--reps-min", 5, "--reps-max", 20, out=tmp_path)
-    assert summary["status"] == "completed"
+    assert summary["context"]["status"] == "completed"
     benches = {r["bench"] for r in summary["rows"]}
     assert benches == set(COLLECTIVES.split(","))
 
@@ -19,8 +19,8 @@ def test_check_passes_for_every_collective_open_mpi(tmp_path, np_):
 def test_check_passes_for_every_collective_mpich(tmp_path):
     _, summary = run_ok("-n", 2, "--mpi", "mpich", "--bench", COLLECTIVES, "--sizes", "1,7,4K,64K",
                         "--check", "--reps-min", 5, "--reps-max", 20, out=tmp_path)
-    assert summary["status"] == "completed"
-    assert "MPICH" in _library(summary["run"])
+    assert summary["context"]["status"] == "completed"
+    assert "MPICH" in _library(summary["run_dir"])
 
 
 def _library(run):

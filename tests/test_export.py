@@ -1,15 +1,13 @@
 import csv
 import io
 import json
-import math
 
 import pytest
 
 from mpiscope.common.errors import UsageError
-from mpiscope.views.export import export, osu_value
+from mpiscope.views.export import export
 from mpiscope.store.ingest import ingest
-from rawgen import Clock, RunBuilder, SeriesSpec, build_demo_run, context_for
-from snapshot import assert_snapshot
+from rawgen import RunBuilder, SeriesSpec, build_demo_run, context_for
 
 
 @pytest.fixture(scope="module")
@@ -19,52 +17,9 @@ def demo(tmp_path_factory):
     return run_dir, rb
 
 
-def test_osu_snapshot(demo):
-    run_dir, _ = demo
-    assert_snapshot("osu.txt", export(run_dir, "osu"))
-
-
-def test_osu_layout_matches_omb_7_4(demo):
-    """The exact strings OMB 7.4 prints (FIELD_WIDTH 18, FLOAT_PRECISION 2)."""
-    lines = export(run_dir := demo[0], "osu").split("\n")
-    assert lines[0] == ""  # print_preamble starts with a newline
-    assert lines[1] == "# OSU MPI Latency Test v7.4"
-    assert lines[2] == "# Datatype: MPI_BYTE."
-    assert lines[3] == "# Size       Avg Latency(us)"
-    assert lines[4] == "0                       0.20"        # "%-10d%18.2f"
-    assert "# Size      Bandwidth (MB/s)" in lines
-    assert "# OSU MPI Bi-Directional Bandwidth Test v7.4" in lines
-    # osu_barrier: no size column, "%17.2f".
-    i = lines.index("# OSU MPI Barrier Latency Test v7.4")
-    assert lines[i + 1] == "# Avg Latency(us)"
-    assert lines[i + 2] == "             0.92"
-    assert "# mpiscope oneway (OSU layout)" in lines
-    assert run_dir.exists()
-
-
-def test_osu_value_is_a_mean():
-    assert osu_value("s", [1e-6, 2e-6, 6e-6]) == pytest.approx(3.0)
-    # bw: total bytes / total time = harmonic mean of the bandwidths, in MB/s.
-    assert osu_value("B/s", [1e9, 3e9]) == pytest.approx(1500.0)
-    assert math.isnan(osu_value("B/s", []))
-
-
-def test_osu_other_algorithm_and_launches(tmp_path):
-    rb = RunBuilder(tmp_path / "run", nranks=2, clocks={1: Clock(0.5)}, launches=(0, 1))
-    rb.add(SeriesSpec("allreduce", 8, [1e-6, 3e-6], launches=(0, 1)))
-    rb.add(SeriesSpec("allreduce", 8, [5e-6], algo="ring"))
-    rb.write()
-    ingest(rb.run_dir, context_for())
-    text = export(rb.run_dir, "osu")
-    assert text == ("\n# OSU MPI Allreduce Latency Test v7.4\n# Datatype: MPI_BYTE.\n"
-                    "# Size       Avg Latency(us)\n8                       2.00\n"
-                    "\n# mpiscope allreduce/ring (OSU layout)\n# Datatype: MPI_BYTE.\n"
-                    "# Size       Avg Latency(us)\n8                       5.00\n")
-
-
 def test_csv(demo):
     run_dir, rb = demo
-    rows = list(csv.DictReader(io.StringIO(export(run_dir, "csv"))))
+    rows = list(csv.DictReader(io.StringIO(export(run_dir, "csv").text)))
     n_valid = sum(1 for e in rb.expected.values() for _, ok in e.samples.values() if ok)
     assert len(rows) == n_valid
     assert list(rows[0]) == ["bench", "algo", "size", "launch", "rep", "source", "value", "unit"]
@@ -80,7 +35,7 @@ def test_csv(demo):
 
 def test_json(demo):
     run_dir, _ = demo
-    doc = json.loads(export(run_dir, "json"))
+    doc = json.loads(export(run_dir, "json").text)
     assert doc["schema_version"] == 1
     assert doc["context"]["run_id"] == run_dir.name
     assert doc["context"]["series"][0]["bench"] == "pingpong"
@@ -92,7 +47,7 @@ def test_json_has_no_nan(tmp_path):
     rb.add(SeriesSpec("allreduce", 8, [1e-6], late=((1, 0),)))  # no valid sample
     rb.write()
     ingest(rb.run_dir, context_for())
-    text = export(rb.run_dir, "json")
+    text = export(rb.run_dir, "json").text
     assert "NaN" not in text
     row = json.loads(text)["rows"][0]
     assert row["n"] == 0 and row["invalid"] == 1 and row["median"] is None
@@ -100,9 +55,10 @@ def test_json_has_no_nan(tmp_path):
 
 def test_zero_row_run(tmp_path):
     ingest(tmp_path, context_for(status="failed"))
-    assert export(tmp_path, "osu") == ""
-    assert export(tmp_path, "csv") == "bench,algo,size,launch,rep,source,value,unit\n"
-    assert json.loads(export(tmp_path, "json"))["rows"] == []
+    with pytest.raises(UsageError, match="did not measure it; it has none"):
+        export(tmp_path, "osu", "pingpong")
+    assert export(tmp_path, "csv").text == "bench,algo,size,launch,rep,source,value,unit\n"
+    assert json.loads(export(tmp_path, "json").text)["rows"] == []
 
 
 def test_unknown_format(demo):

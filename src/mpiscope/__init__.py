@@ -1,3 +1,23 @@
-"""mpiscope: measure, explain and improve MPI communication performance."""
+"""mpiscope: measure, explain and improve MPI communication performance.
+
+The Python API (mpiscope/api.py): `mpiscope.load_run(path)`, `mpiscope.runs(out)`.
+They are imported on first use, so `import mpiscope` (and every CLI start)
+does not pay for pandas, pyarrow or DuckDB.
+"""
 
 SCHEMA_VERSION = 1  # raw files and Parquet datasets; independent of the package version
+
+_API = ("load_run", "runs", "Run")
+__all__ = ["SCHEMA_VERSION", *_API]
+
+
+def __getattr__(name):
+    if name in _API:
+        from mpiscope import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'mpiscope' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))

@@ -7,7 +7,6 @@ main CLI; `python -m mpiscope.cli cluster ...` runs them without the installed s
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from mpiscope.cluster.netns import ClusterError
@@ -109,7 +108,9 @@ def _cmd_up(args):
     plan = make_plan(spec)
     truth = launching.ground_truth(plan)
     if args.json:
-        print(json.dumps(truth, indent=2))
+        from mpiscope.views.documents import json_document
+
+        sys.stdout.write(json_document("cluster-up", truth))
         return 0
     print(f"cluster {spec.name}: {spec.hosts} hosts x {spec.slots} slots on {spec.switches} "
           f"switch{'es' if spec.switches > 1 else ''}")
@@ -131,7 +132,9 @@ def _cmd_list(args):
 
     rows = manager.list_clusters()
     if args.json:
-        print(json.dumps(rows, indent=2))
+        from mpiscope.views.documents import json_document
+
+        sys.stdout.write(json_document("cluster-list", {"clusters": rows}))
         return 0
     if not rows:
         print("no emulated clusters")

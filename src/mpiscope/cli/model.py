@@ -14,7 +14,8 @@ from mpiscope.models.costmodels.params import ModelParams, from_values, load_mac
 from mpiscope.models.costmodels.predict import crossovers, predict
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import format_size, parse_size_option
-from mpiscope.views.text import dumps, sig, table
+from mpiscope.views.documents import json_document
+from mpiscope.views.text import sig, table
 from mpiscope.cli.options import add_json, add_out, add_run
 from mpiscope.cli.commands import command_parser
 
@@ -116,7 +117,7 @@ def cmd_predict(args) -> int:
                    f"({'sender/receiver' if by == 'sr' else 'Hockney'} model):")
         lines = [[str(lo), first, ""]] + [[str(c.size), c.to, f"(was {c.before})"] for c in changes]
         out.append(table(["from size (B)", "best", ""], lines, [True, False, False]))
-    sys.stdout.write(dumps(doc) if args.json else "\n".join(out) + "\n")
+    sys.stdout.write(json_document("model-predict", doc) if args.json else "\n".join(out) + "\n")
     return 0
 
 
@@ -162,7 +163,7 @@ def cmd_check(args) -> int:
     if args.bench is not None:
         _bench(args.bench)
     result = check_run(run_dir, machine, gamma, segment, args.bench)
-    sys.stdout.write(dumps(result.to_dict()) if args.json else format_check(result))
+    sys.stdout.write(json_document("model-check", result.to_dict()) if args.json else format_check(result))
     return 0
 
 

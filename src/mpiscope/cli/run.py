@@ -1,6 +1,5 @@
 """`mpiscope run`: measure, store, summarize."""
 
-import json
 import sys
 
 from mpiscope.cli.options import add_json, add_out, add_seed
@@ -85,8 +84,9 @@ def cmd_run(args):
     run = Run.from_context(context, run_dir)
     rows = views.show_rows(run_dir)
     if args.json:
-        print(json.dumps({"run": str(run_dir), "status": run.status, "rows": rows},
-                         indent=2, default=str))
+        from mpiscope.views.export import show_json
+
+        sys.stdout.write(show_json(rows, run))  # the document of show --json
     else:
         print(views.format_show(rows, run))
         print(f"\nrun {run.run_id} stored in {run_dir}")

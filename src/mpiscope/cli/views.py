@@ -50,7 +50,9 @@ def cmd_export(args) -> int:
     from mpiscope.views.export import export
 
     run_dir = catalog.resolve(args.out, args.run)
-    text = export(run_dir, args.format)
+    text, notes = export(run_dir, args.format, args.bench)
+    for note in notes:
+        print(f"mpiscope: note: {note}", file=sys.stderr)
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
@@ -104,17 +106,20 @@ def add_export_command(subparsers) -> None:
 Export a run.
   csv  one line per valid sample (seconds, or bytes/s for bw/bibw)
   json the summary rows of `show` and the run context
-  osu  tables in the layout of the OSU Micro-Benchmarks 7.4
-       (means, as OSU reports, not medians)\
+  osu  one benchmark (--bench) as the matching OSU Micro-Benchmarks 7.4
+       program prints it (means, as OSU reports, not medians); what OSU
+       would not print is left out with a note on stderr\
 """,
         epilog="""\
 examples:
-  mpiscope export latest --format osu
+  mpiscope export latest --format osu --bench pingpong
   mpiscope export 2024 --format csv -o samples.csv\
 """)
     add_run(p)
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS,
                    help="output format")
+    p.add_argument("--bench", help="--format osu: the benchmark to print (pingpong, bw, bibw, "
+                                   "or a collective of the MPI library)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (replaced atomically) instead of stdout")
     add_out(p)

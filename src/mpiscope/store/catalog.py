@@ -156,7 +156,7 @@ def list_runs(out_root) -> list[dict]:
     return sorted(runs, key=_sort_key)
 
 
-def _is_run_dir(path):
+def is_run_dir(path):
     return path.is_dir() and ((path / CONTEXT_FILE).exists() or (path / "samples.parquet").exists())
 
 
@@ -165,7 +165,7 @@ def resolve(out_root, ref: str) -> Path:
     to a run directory, or "latest" (the newest run)."""
     ref = str(ref)
     as_path = Path(ref)
-    if _is_run_dir(as_path) and (ref != "latest"):
+    if is_run_dir(as_path) and (ref != "latest"):
         return as_path
     runs = list_runs(out_root)
     hint = f"`mpiscope runs --out {out_root}` lists the runs"

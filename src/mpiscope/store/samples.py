@@ -92,8 +92,9 @@ def _labels(a, b):
 
 
 @dataclass
-class _Raw:
-    """Derived samples before the valid ones are selected."""
+class Derived:
+    """Every derived sample of a series, valid or not (`valid`), before the
+    valid ones are selected; sources as in Samples (source_b -1: one rank)."""
 
     values: np.ndarray
     valid: np.ndarray
@@ -111,7 +112,7 @@ class _Raw:
 def _empty():
     e = np.array([], dtype=np.float64)
     i = np.array([], dtype=np.int32)
-    return _Raw(e, np.array([], dtype=bool), i, i, i, i)
+    return Derived(e, np.array([], dtype=bool), i, i, i, i)
 
 
 def _partner_index(cols, rows):
@@ -173,16 +174,16 @@ def _pair_samples(rule, cols, window_msgs, size, role="initiator", timer_s=0.0):
         dur = cols["t_end_local"][rows] - cols["t_start_local"][rows] - timer_s
         valid = cols["valid"][rows] & p_valid
         values = _local_values(rule, dur, _per_launch(window_msgs, launch), size)
-        return _sorted(_Raw(values, valid, rep, launch, a, b))
+        return _sorted(Derived(values, valid, rep, launch, a, b))
 
     valid = cols["valid"][rows] & p_valid & has_p
     fwd = _take_or_nan(cols["t_end"], partner) - cols["t_start"][rows] - timer_s
     if rule == ONE_WAY:
-        return _sorted(_Raw(fwd, valid, rep, launch, a, b))
+        return _sorted(Derived(fwd, valid, rep, launch, a, b))
     # Pairwise exchange: the responder replies after its receive, so each
     # direction is one one-way time.
     bwd = cols["t_end"][rows] - _take_or_nan(cols["t_start"], partner) - timer_s
-    raw = _Raw(np.concatenate([fwd, bwd]), np.concatenate([valid, valid]),
+    raw = Derived(np.concatenate([fwd, bwd]), np.concatenate([valid, valid]),
                np.concatenate([rep, rep]), np.concatenate([launch, launch]),
                np.concatenate([a, b]), np.concatenate([b, a]))
     return _sorted(raw)
@@ -190,7 +191,7 @@ def _pair_samples(rule, cols, window_msgs, size, role="initiator", timer_s=0.0):
 
 def _sorted(raw):
     order = np.lexsort((raw.source_b, raw.source_a, raw.rep, raw.launch))
-    return _Raw(raw.values[order], raw.valid[order], raw.rep[order], raw.launch[order],
+    return Derived(raw.values[order], raw.valid[order], raw.rep[order], raw.launch[order],
                 raw.source_a[order], raw.source_b[order])
 
 
@@ -229,12 +230,12 @@ def _grid_collective_samples(cols, grids):
             metric = np.where(window, metric, local.reshape(shape))
         # max and argmax both let a NaN win, and argmax takes the lowest rank.
         gmax = metric.max(axis=0)
-        parts.append(_Raw(np.where(window, gmax - sched, gmax),
+        parts.append(Derived(np.where(window, gmax - sched, gmax),
                           cols["valid"][rows].reshape(shape).all(axis=0),
                           np.arange(reps, dtype=np.int32), np.full(reps, launch, dtype=np.int32),
                           ranks[metric.argmax(axis=0)].astype(np.int32),
                           np.full(reps, -1, dtype=np.int32)))
-    return _Raw(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(_Raw)))
+    return Derived(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Derived)))
 
 
 def _collective_samples(cols):
@@ -278,7 +279,7 @@ def _collective_samples(cols):
     first = np.flatnonzero(np.diff(hit_group, prepend=-1))
     src = np.full(len(starts), -1, dtype=np.int32)
     src[hit_group[first]] = rank[hits[first]]
-    return _Raw(values, valid, rep[starts].astype(np.int32), launch[starts].astype(np.int32),
+    return Derived(values, valid, rep[starts].astype(np.int32), launch[starts].astype(np.int32),
                 src, np.full(len(starts), -1, dtype=np.int32))
 
 
@@ -433,6 +434,15 @@ def rule_of(rule, timed_role, bench, algo) -> tuple[str, str]:
 def timer_interval(run: Run) -> float:
     """The calibrated timer interval the engine recorded (0 for runs before it did)."""
     return float((run.timer or {}).get("interval_s") or 0.0)
+
+
+def series_derived(rows: pa.Table, bench, size, algo, run: Run) -> tuple[str, Derived]:
+    """(rule, every sample) of `rows`, exactly one series' rows; a sample is
+    valid when its `valid` is set and its value finite (what Samples keeps)."""
+    rule, timed_role, window_msgs = series_rule(run, bench, size, algo)
+    derived = _derive_raw(rule, int(size), _columns(rows), window_msgs, timed_role)
+    derived.valid = derived.valid & np.isfinite(derived.values)
+    return rule, derived
 
 
 def series_samples(rows: pa.Table, bench, size, algo, run: Run, remove_timer=False) -> Samples:

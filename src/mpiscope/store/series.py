@@ -34,15 +34,16 @@ def series_keys(run: Run) -> list[tuple]:
     return sorted(keys, key=lambda k: (first[k[:2]], k[2]))
 
 
-def all_series_samples(table, run: Run, remove_timer=False):
-    """[(bench, algo, size, Samples)] for every series, in run order, launches
-    pooled; with `remove_timer`, the timer interval taken off every timed span."""
+def all_series_samples(table, run: Run, keys=None, remove_timer=False):
+    """[(bench, algo, size, Samples)] for every series (or only those in `keys`),
+    in run order, launches pooled; with `remove_timer`, the timer interval
+    taken off every timed span."""
     groups = split_series(table)
     empty = table.slice(0, 0)
     return [(bench, algo, size,
              _samples.series_samples(groups.get((bench, algo, size), empty), bench, size, algo, run,
                                      remove_timer))
-            for bench, algo, size in series_keys(run)]
+            for bench, algo, size in series_keys(run) if keys is None or (bench, algo, size) in keys]
 
 
 def bench_label(bench, algo):

@@ -7,7 +7,8 @@ Medians are shown as `show` shows them: microseconds for times, MB/s
 from __future__ import annotations
 
 from mpiscope.stats.compare import Comparison, describe_keys
-from mpiscope.views.text import dumps, table
+from mpiscope.views.documents import json_document
+from mpiscope.views.text import table
 from mpiscope.views.show import describe
 from mpiscope.store.series import bench_label
 
@@ -68,4 +69,4 @@ def format_compare(cmp: Comparison) -> str:
 
 def compare_json(cmp: Comparison) -> str:
     """The comparison as JSON: medians in base units (s or B/s), NaN as null."""
-    return dumps(cmp.to_dict())
+    return json_document("compare", cmp.to_dict())

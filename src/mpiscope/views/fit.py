@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from mpiscope.models.fits import FitResult
 from mpiscope.common.sizes import format_size
-from mpiscope.views.text import dumps, interval, sig, table
+from mpiscope.views.documents import json_document
+from mpiscope.views.text import interval, sig, table
 from mpiscope.views.show import describe
 from mpiscope.store.series import bench_label
 
@@ -97,4 +98,4 @@ def format_fit(result: FitResult) -> str:
 
 def fit_json(result: FitResult) -> str:
     """The fits as JSON: base units (s, s/B, B/s, B), NaN and infinity as null."""
-    return dumps(result.to_dict())
+    return json_document("fit", result.to_dict())

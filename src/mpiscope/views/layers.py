@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from mpiscope.models.layers import LayersResult
 from mpiscope.common.sizes import format_size
-from mpiscope.views.text import dumps, interval, sig, table
+from mpiscope.views.documents import json_document
+from mpiscope.views.text import interval, sig, table
 from mpiscope.views.show import describe
 
 _WHAT = {"layer_pingpong": "ping-pong, half round trip", "layer_bw": "stream, time per message"}
@@ -75,4 +76,4 @@ def format_layers(r: LayersResult) -> str:
 
 
 def layers_json(r: LayersResult) -> str:
-    return dumps(r.to_dict())
+    return json_document("layers", r.to_dict())

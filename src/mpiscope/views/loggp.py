@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from mpiscope.models.loggp import LogGPResult
 from mpiscope.common.sizes import format_size
-from mpiscope.views.text import dumps, interval, sig, table
+from mpiscope.views.documents import json_document
+from mpiscope.views.text import interval, sig, table
 from mpiscope.views.show import describe
 
 # name, label, factor, unit
@@ -110,4 +111,4 @@ def _knee(o):
 
 
 def loggp_json(r: LogGPResult) -> str:
-    return dumps(r.to_dict())
+    return json_document("loggp", r.to_dict())

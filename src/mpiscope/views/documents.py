@@ -1,0 +1,30 @@
+"""The JSON documents mpiscope prints (every `--json`): each is an object
+whose `schema_version` says which shape it has, described by
+docs/schemas/<name>.schema.json (tests/test_json_schemas.py validates real
+outputs against them).
+
+A version goes up when a field is removed or renamed, or changes meaning or
+unit; adding a field keeps it, so readers ignore fields they do not know.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSIONS = {
+    "show": 1,             # show --json, export --format json, run --json
+    "fit": 1,
+    "compare": 1,
+    "loggp": 1,
+    "layers": 1,
+    "model-predict": 1,
+    "model-check": 1,
+    "cluster-up": 1,
+    "cluster-list": 1,
+}
+
+
+def json_document(name: str, doc: dict) -> str:
+    """`doc` as JSON text headed by the schema version of document `name`
+    (NaN and infinities become null)."""
+    from mpiscope.views.text import dumps  # here: the cluster commands need no views otherwise
+
+    return dumps({"schema_version": SCHEMA_VERSIONS[name], **doc})
