@@ -165,21 +165,6 @@ static void gather_batch(run *r, long batch)
     MPI_Gatherv(r->mine, (int)(4 * batch), MPI_DOUBLE, r->all, r->counts, r->displs, MPI_DOUBLE, 0, e->world);
 }
 
-/* The CI's half-width shrinks about as 1/sqrt(n): the repetitions the target
- * needs, projected from those done. */
-static double needed_reps(const options *o, long done, double hw)
-{
-    return (double)done * (hw / o->ci_width) * (hw / o->ci_width);
-}
-
-/* Once a quarter of the budget is spent, a target that would take more than
- * twice the whole budget will not be reached: the rest is not spent on it. */
-static int out_of_reach(const options *o, long done, double hw, double elapsed, double per_rep)
-{
-    if (!(o->ci_width > 0) || !isfinite(hw) || done < o->reps_min || elapsed < o->time_budget_s / 4) return 0;
-    return needed_reps(o, done, hw) * per_rep > 2 * o->time_budget_s;
-}
-
 static decision decide(run *r, long done, long batch, long bad, double elapsed, double window_s,
                        int samples_per_rep)
 {
@@ -191,14 +176,15 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     if (done >= o->reps_min && hw <= o->ci_width) d.stop = STOP_CI;
     else if (done >= o->reps_max) d.stop = STOP_REPS_MAX;
     else if (elapsed >= o->time_budget_s) d.stop = STOP_BUDGET;
-    else if (out_of_reach(o, done, hw, elapsed, per_rep)) d.stop = STOP_OUT_OF_REACH;
+    else if (stop_out_of_reach(o->ci_width, o->time_budget_s, done >= o->reps_min, done, hw, elapsed))
+        d.stop = STOP_OUT_OF_REACH;
     if (d.stop != STOP_NONE) return d;
     /* Grow batches geometrically, within reps_max and the remaining budget:
      * by what the CI projects (a tenth more, between an eighth and all of
      * what was done), or by half when it projects nothing yet. */
     double next = 0.5 * (double)done;
     if (o->ci_width > 0 && isfinite(hw))
-        next = fmin(fmax(1.1 * needed_reps(o, done, hw) - (double)done, done / 8.0), (double)done);
+        next = fmin(fmax(1.1 * stop_needed_reps(o->ci_width, done, hw) - (double)done, done / 8.0), (double)done);
     if (next < 1) next = 1;
     if (per_rep > 0 && next > (o->time_budget_s - elapsed) / per_rep + 1)
         next = floor((o->time_budget_s - elapsed) / per_rep) + 1;

@@ -76,4 +76,15 @@ double stop_ci_halfwidth(stop_state *st)
     return 0.5 * (st->values[hi] - st->values[lo]) / median;
 }
 
+double stop_needed_reps(double ci_width, long done, double hw)
+{
+    return (double)done * (hw / ci_width) * (hw / ci_width);
+}
+
+int stop_out_of_reach(double ci_width, double budget_s, int reps_min_done, long done, double hw, double elapsed)
+{
+    if (!(ci_width > 0) || !isfinite(hw) || !reps_min_done || done < 1 || elapsed < budget_s / 4) return 0;
+    return stop_needed_reps(ci_width, done, hw) * (elapsed / (double)done) > 2 * budget_s;
+}
+
 void stop_free(stop_state *st) { free(st->values); }

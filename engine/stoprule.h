@@ -36,6 +36,13 @@ long stop_add_batch(stop_state *st, pattern pat, const double *g, int np, long n
 /* Relative half-width of the distribution-free 95% CI of the median, or
  * infinity with fewer than 6 samples. */
 double stop_ci_halfwidth(stop_state *st);
+/* Repetitions the target half-width `ci_width` needs in all, projected from
+ * `done` with half-width `hw`: it shrinks about as 1/sqrt(n). */
+double stop_needed_reps(double ci_width, long done, double hw);
+/* Once a quarter of the budget is spent (and reps_min done), a target that
+ * would take more than twice the whole budget will not be reached: 1 then,
+ * so the rest is not spent on it. Never with ci_width 0 (no target). */
+int stop_out_of_reach(double ci_width, double budget_s, int reps_min_done, long done, double hw, double elapsed);
 void stop_free(stop_state *st);
 
 #endif
