@@ -75,6 +75,7 @@ examples:
 
 
 def cmd_run(args):
+    from mpiscope.common.jsonable import plain
     from mpiscope.measure import runner
     from mpiscope.measure.plan import make_plan
     from mpiscope.store.run import Run
@@ -85,11 +86,14 @@ def cmd_run(args):
     run = Run.from_context(context, run_dir)
     rows = views.show_rows(run_dir)
     if args.json:
-        print(json.dumps({"run": str(run_dir), "status": run.status, "rows": rows},
+        print(json.dumps(plain({"run": str(run_dir), "status": run.status,
+                                "quality": views.quality_summary(rows, run), "rows": rows}),
                          indent=2, default=str))
     else:
         print(views.format_show(rows, run))
         print(f"\nrun {run.run_id} stored in {run_dir}")
+    for note in views.notes(rows, run, status=False):  # as `show`; a failure is said below
+        print(f"mpiscope: warning: {note}", file=sys.stderr)
     if run.status != "completed":
         sys.stderr.write(f"mpiscope: run failed: {run.error}\n"
                          f"what was measured is stored in {run_dir} (status: failed)\n")

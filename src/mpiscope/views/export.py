@@ -26,7 +26,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
 from mpiscope.common.jsonable import plain
 from mpiscope.store.ingest import SAMPLES_FILE, load
-from mpiscope.views.show import show_rows
+from mpiscope.views.show import quality_summary, show_rows
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples, bench_label, open_run
 
@@ -66,8 +66,10 @@ def _csv(run_dir):
 
 
 def show_json(rows, run: Run) -> str:
-    """`show`'s rows and the run context as JSON (show --json, export json)."""
-    doc = {"schema_version": 1, "context": run.context, "rows": rows}
+    """`show`'s rows (each with its quality verdict), the quality summary and
+    the run context as JSON (show --json, export json)."""
+    doc = {"schema_version": 1, "context": run.context, "quality": quality_summary(rows, run),
+           "rows": rows}
     return json.dumps(plain(doc), indent=2) + "\n"
 
 
