@@ -196,3 +196,25 @@ def test_run_stores_verdicts_and_warns_once_per_kind(tmp_path):
     assert summary["quality"]["warnings"][0].startswith("2 of 2 series: fewer than 6 valid samples")
     assert "mpiscope: warning: 2 of 2 series: fewer than 6 valid samples" in p.stderr
     assert p.stderr.count("fewer than 6 valid samples") == 1
+
+
+def test_loggp_save_refuses_a_model_from_one_sample(tmp_path, capsys):
+    from mpiscope.cli.main import main
+
+    for run_id, n in (("20240601-000000-one1", 1), ("20240601-000001-many", 20)):
+        rb = RunBuilder(tmp_path / run_id, nranks=2)
+        rb.add(SeriesSpec("oneway", 8, _tight(25.5 * US, n, 12)))
+        rb.write()
+        ctx = context_for(run_id=run_id, benches=["oneway"])
+        (tmp_path / run_id / "context.json").write_text(json.dumps(ctx))
+        ingest(tmp_path / run_id, ctx)
+    target = tmp_path / "model.json"
+    argv = ["loggp", "20240601-000000-one1", "--save", str(target), "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "not saving a machine model from insufficient data: EEL rests on 1 valid sample " \
+           "(oneway, 8 B, median)" in err
+    assert "at least 6 valid samples" in err
+    assert not target.exists() and list(tmp_path.glob("*.json")) == []
+    assert main(["loggp", "20240601-000001-many", "--save", str(target), "--out", str(tmp_path)]) == 0
+    assert json.loads(target.read_text())["params"]["EEL"]["point"] == pytest.approx(25.5 * US, rel=0.05)

@@ -204,7 +204,8 @@ def fit_views(series, run, seed):
     for f in fit_series(series, run, seed=seed).fits:
         c = f.curve
         if f.piecewise is None or len(c.sizes) == 0:
-            out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None}
+            out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None,
+                                      "flags": []}
             continue
         predicted = np.empty(len(c.sizes))
         for seg in f.piecewise.segments:
@@ -218,6 +219,7 @@ def fit_views(series, run, seed):
             "hockney": _line_row(f.hockney) if f.hockney else None,
             "segments": [_line_row(seg) for seg in f.piecewise.segments],
             "breaks": [f"{lo}–{hi}" for lo, hi in f.piecewise.breaks],
+            "flags": f.flags,
         }
     return out
 
@@ -225,7 +227,9 @@ def fit_views(series, run, seed):
 def _line_row(line):
     return {"sizes": f"{line.first_size}–{line.last_size}", "n": line.n_sizes,
             "alpha_us": line.alpha.scaled(US), "beta_ns": line.beta.scaled(1e9),
-            "bandwidth_mbs": line.bandwidth.scaled(MBPS), "n_half": line.n_half, "r2": line.r2,
+            # 1/β only where β > 0: otherwise it is no bandwidth.
+            "bandwidth_mbs": line.bandwidth.scaled(MBPS) if line.beta.point > 0 else None,
+            "n_half": line.n_half, "r2": line.r2,
             "max_res": line.max_rel_residual}
 
 
