@@ -218,3 +218,33 @@ def test_loggp_save_refuses_a_model_from_one_sample(tmp_path, capsys):
     assert not target.exists() and list(tmp_path.glob("*.json")) == []
     assert main(["loggp", "20240601-000001-many", "--save", str(target), "--out", str(tmp_path)]) == 0
     assert json.loads(target.read_text())["params"]["EEL"]["point"] == pytest.approx(25.5 * US, rel=0.05)
+
+
+def test_report_opens_with_the_summary_card_and_quality_banner(built, tmp_path):
+    import html as html_lib
+
+    from mpiscope.cli.report import write_report
+    from mpiscope.report.card_data import card
+    from mpiscope.store.series import all_series_samples
+
+    _, run_dir, run, by = built
+    table, _ = load(run_dir)
+    series = all_series_samples(table, run)
+    c = card("r", series, quality.verdicts_of(run_dir, series, run), run)
+    assert (c["latency"]["bench"], c["latency"]["size"]) == ("pingpong", 8)
+    assert c["latency"]["median"] == pytest.approx(1.0, rel=0.03)          # µs
+    assert c["latency"]["flags"] == ["heavy_invalid"]
+    (bw,) = c["bandwidth"]                                                 # bibw was skipped
+    assert (bw["bench"], bw["size"]) == ("bw", 8) and bw["median"] == pytest.approx(100, rel=0.03)
+    rows = {r["bench"]: r["cells"] for r in c["collectives"]}
+    assert set(rows) == {"allreduce", "ring"}
+    assert rows["allreduce"][0]["flags"] == ["bimodal"] and rows["allreduce"][1] is None
+    assert [x["bench"] for x in c["sizeless"]] == ["barrier"]
+    assert not c["clean"] and len(c["warnings"]) == 6
+
+    text = html_lib.unescape(write_report([run_dir], tmp_path / "r.html", jobs=0).read_text())
+    assert text.index('id="summary"') < text.index('id="bench-')
+    assert "Quality: 6 of 12 series pass every check (1 skipped)." in text
+    for line in c["warnings"]:
+        assert line in text
+    assert "latency, 8 B (pingpong)" in text and "peak bandwidth (bw, at 8 B)" in text
