@@ -81,7 +81,7 @@ examples:
     _common(p)
     p.add_argument("--save", metavar="FILE",
                    help="also write the parameters as a machine model file (versioned JSON; "
-                        "never overwrites)")
+                        "never overwrites; refused when a parameter rests on fewer than 6 samples)")
 
 
 def add_layers_command(subparsers) -> None:
