@@ -258,6 +258,10 @@ def test_layer_slower_than_mpi_is_a_marked_ratio_not_a_share():
     assert row[3].endswith("×") and float(row[3][:-1]) == pytest.approx(56.2, rel=0.01)
     assert row[5] == "60%"
     assert "×: the layer takes longer than MPI there" in text
+    assert "insufficient" not in text
+    short = [(b, a, s, _samples(smp.values[:2]) if a == "tcp" else smp) for b, a, s, smp in series]
+    assert "  tcp: insufficient data at 8 B: fewer than 6 valid samples" in \
+        format_layers(layers_series(short, Run.from_context(ctx), n_boot=100))
     # No cell shows a percentage above 100.
     assert not [c for l in text.splitlines() for c in l.split()
                 if c.endswith("%") and c[:-1].isdigit() and int(c[:-1]) > 100]

@@ -19,6 +19,7 @@ from mpiscope.models.piecewise import Piecewise, piecewise
 from mpiscope.store.ingest import load
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples
+from mpiscope.stats.quality import MIN_SAMPLES
 
 DEFAULT_SEED = 1
 DEFAULT_BOOT = 1000
@@ -96,6 +97,11 @@ def fit_curve(curve: Curve, level: float = 0.95, min_points: int = 3) -> BenchFi
                         f"not fitted: measured at {what}; a line needs at least two")
     h, pw = hockney(curve, level), piecewise(curve, level, min_points)
     flags = line_flags(h, "Hockney")
+    few = [int(size) for size, n in zip(curve.sizes, curve.counts) if n < MIN_SAMPLES]
+    if few:
+        flags.append(f"insufficient data at {len(few)} of {len(curve)} sizes ("
+                     + ", ".join(f"{size} B" for size in few) + f"): fewer than {MIN_SAMPLES} valid "
+                     "samples give a median no 95% CI")
     for seg in pw.segments if pw.n_segments > 1 else ():
         flags += line_flags(seg, f"segment {seg.first_size}-{seg.last_size} B", judge_r2=False)
     return BenchFit(curve, h, pw, flags=flags)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mpiscope.models.layers import LayersResult
+from mpiscope.stats.quality import MIN_SAMPLES
 from mpiscope.common.sizes import format_size
 from mpiscope.views.text import dumps, interval, sig, table
 from mpiscope.views.show import describe
@@ -57,6 +58,9 @@ def format_layers(r: LayersResult) -> str:
                        "of MPI's time")
         for l in layers:
             c = r.curves[(bench, l)]
+            if c.few():
+                out.append(f"  {l}: insufficient data at {', '.join(format_size(s) + ' B' for s in c.few())}: "
+                           f"fewer than {MIN_SAMPLES} valid samples give a median no 95% CI")
             reasons = sorted(set(c.skipped.values()))
             if reasons:
                 out.append(f"  {l}: skipped ({'; '.join(reasons)})")
