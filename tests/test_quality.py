@@ -248,3 +248,14 @@ def test_report_opens_with_the_summary_card_and_quality_banner(built, tmp_path):
     for line in c["warnings"]:
         assert line in text
     assert "latency, 8 B (pingpong)" in text and "peak bandwidth (bw, at 8 B)" in text
+
+
+def test_a_verdict_that_fails_does_not_cost_the_run(tmp_path, monkeypatch, capsys):
+    run_dir, table = _build(tmp_path)
+
+    def broken(series, run):
+        raise ValueError("a bug in a check")
+    monkeypatch.setattr(quality, "run_verdicts", broken)
+    _store_quality(run_dir, table)       # returns: the runner goes on to store the run
+    assert not (run_dir / QUALITY_FILE).exists()
+    assert "quality verdicts not stored (ValueError('a bug in a check'))" in capsys.readouterr().err

@@ -173,7 +173,12 @@ def _failure(launch_index, rc, stderr):
 def _store_quality(run_dir, table):
     """Every series' verdict (stats/quality.py), stored beside its samples."""
     run = Run.from_context(samples.table_context(table), run_dir)
-    quality.save(run_dir, quality.run_verdicts(all_series_samples(table, run), run))
+    try:
+        quality.save(run_dir, quality.run_verdicts(all_series_samples(table, run), run))
+    except Exception as exc:  # noqa: BLE001 - the measurements must be stored whatever this hits
+        # Readers compute missing verdicts themselves; losing the run would be worse.
+        sys.stderr.write(f"mpiscope: warning: quality verdicts not stored ({exc!r}); they are "
+                         "computed when the run is read\n")
 
 
 def run(plan, argv):

@@ -138,7 +138,7 @@ def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_wid
     adds it), and its summary. `records`: its SeriesRecords, one per launch."""
     st = summarize(samples.values)
     stops = list(dict.fromkeys(str(r.stop) for r in records if r.stop))
-    starts = list(dict.fromkeys(str(r.start) for r in records if getattr(r, "start", None)))
+    starts = list(dict.fromkeys(str(r.start) for r in records if r.start))
     half = _halfwidth(st)
     v = Verdict(bench, algo, int(size), samples.unit, st["n"], int(samples.n_invalid), ",".join(stops),
                 _ci_reached(stops, half, ci_width), half, ",".join(starts) or None)
