@@ -115,7 +115,7 @@ def test_grouped_warnings_one_line_per_kind(built):
         "raise --reps-min (was 10) or --time-budget",
         "1 of 13 series: more than 25% of samples invalid (late starts) (pingpong 8 B) — "
         "rerun with --sync barrier, or on less loaded nodes",
-        "1 of 13 series: the CI of the median did not reach ±2% target (stopped by: time_budget 1) "
+        "1 of 13 series: the CI of the median did not reach the ±2% target (stopped by: time_budget 1) "
         "(ring 8 B) — raise --time-budget (was 1.0 s) or accept a wider --ci-width",
         "1 of 13 series: slower than the next larger size by more than 5%, beyond both CIs "
         "(oneway 8 B) — rerun with --launches 3: a protocol or algorithm switch repeats in every "

@@ -258,14 +258,14 @@ def _fix(kind, flagged, run: Run) -> tuple[str, str]:
                 if s not in ("ci", ""):
                     by[s] = by.get(s, 0) + 1
         width = plan.get("ci_width")
-        target = f"±{width:.0%}" if isinstance(width, (int, float)) else "its"
+        target = f"the ±{width:.0%} target" if isinstance(width, (int, float)) else "its target"
         fixes = []
         if "time_budget" in by:
             fixes.append(f"raise --time-budget (was {plan.get('time_budget', 1)} s)")
         if "reps_max" in by:
             fixes.append(f"raise --reps-max (was {plan.get('reps_max', 100000)})")
         stops = ", ".join(f"{k} {n}" for k, n in sorted(by.items()))
-        return (f"the CI of the median did not reach {target} target (stopped by: {stops})",
+        return (f"the CI of the median did not reach {target} (stopped by: {stops})",
                 " or ".join(fixes + ["accept a wider --ci-width"]))
     if kind == "non_monotone":
         return (f"slower than the next larger size by more than {NON_MONOTONE_MARGIN:.0%}, beyond both CIs",
