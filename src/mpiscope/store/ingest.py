@@ -194,8 +194,9 @@ def _series_entry(meta, launch):
         "window_msgs": meta.get("window_msgs"),
         "count": meta.get("count"),
         "datatype": meta.get("datatype"),
-        # How its rows become samples (raw schema 2; older files name none).
-        **{k: meta[k] for k in ("rule", "unit", "timed_role") if meta.get(k) is not None},
+        # How its rows become samples (raw schema 2; older files name none),
+        # and how its repetitions started, when the engine says.
+        **{k: meta[k] for k in ("rule", "unit", "timed_role", "start") if meta.get(k) is not None},
         "invalid": 0,
         # Benchmark parameters (queue depth, computation per message, layer, a
         # skip reason…) when the benchmark records any.

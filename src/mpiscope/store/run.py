@@ -31,13 +31,14 @@ class SeriesRecord:
     rule: str | None = None        # None: recorded before the engine named rules
     unit: str | None = None
     timed_role: str | None = None
+    start: str | None = None       # how repetitions started, when the engine records it
 
     @classmethod
     def from_entry(cls, e: dict) -> SeriesRecord:
         return cls(e.get("bench"), e.get("algo", "mpi"), int(e.get("size", 0)), int(e.get("launch", 0)),
                    e.get("reps"), e.get("stop"), e.get("window_s"), e.get("window_msgs"), e.get("count"),
                    e.get("datatype"), int(e.get("invalid") or 0), e.get("params"), e.get("rule"),
-                   e.get("unit"), e.get("timed_role"))
+                   e.get("unit"), e.get("timed_role"), e.get("start"))
 
 
 @dataclass(frozen=True)
