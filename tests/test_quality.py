@@ -3,6 +3,7 @@ defects, the grouped warning lines of `run` and `show`, and verdicts stored
 with a run."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -190,7 +191,7 @@ def test_run_stores_verdicts_and_warns_once_per_kind(tmp_path):
                  "--reps-max", "3", "--json", out=tmp_path)
     assert p.returncode == 0, p.stderr
     summary = json.loads(p.stdout)
-    stored = json.loads((tmp_path / summary["run"].split("/")[-1] / QUALITY_FILE).read_text())
+    stored = json.loads((Path(summary["run_dir"]) / QUALITY_FILE).read_text())
     assert [(d["size"], d["n"] <= 3, "few_samples" in d["flags"]) for d in stored["series"]] == \
         [(8, True, True), (64, True, True)]
     assert summary["quality"]["warnings"][0].startswith("2 of 2 series: fewer than 6 valid samples")
