@@ -124,6 +124,7 @@ class SeriesSpec:
     window_msgs: int = 64
     pairs: tuple = ()       # "pairs" bench: user-listed (a, b)
     stop: str = "ci"
+    start: str | None = None  # the series block's "start" (how repetitions started), when set
 
 
 def _datatype_keys(bench, size):
@@ -217,6 +218,8 @@ class RunBuilder:
                 **_datatype_keys(spec.bench, spec.size), "root_rotate": False}
         if self.schema >= 2:
             meta.update(_rule_keys(spec.bench, spec.algo))
+        if spec.start is not None:
+            meta["start"] = spec.start
         return {"meta": meta, "t_start": c.to_local(np.asarray(g_start, dtype=float)),
                 "t_end": c.to_local(np.asarray(g_end, dtype=float)),
                 "t_sched": sched, "valid": valid}

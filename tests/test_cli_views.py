@@ -31,7 +31,7 @@ def test_show_defaults_to_latest(out, capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith("run 20240315-101500-a1b2  completed")
     assert "pingpong" in captured.out
-    assert "mpiscope: warning: pingpong 8 B: 1 of 5 samples invalid" in captured.err
+    assert "mpiscope: warning: 1 of 13 series: more than 25% of samples invalid" in captured.err
 
 
 def test_show_json(out, capsys):

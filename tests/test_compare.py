@@ -182,7 +182,7 @@ def test_stored_runs_across_libraries(runs):
     assert all(v == "faster" for (bench, _), v in verdicts.items() if bench == "bw")
     # Geomean of time ratios: 8 rows at 1.1 and 4 at 1/1.1 -> 1.1^(4/12).
     assert cmp.geomean.contains(1.1 ** (4 / 12))
-    assert cmp.counts() == {"faster": 4, "slower": 8, "same": 0}
+    assert cmp.counts() == {"faster": 4, "slower": 8, "same": 0, "insufficient": 0}
 
 
 def test_stored_runs_seeded(runs):
@@ -199,3 +199,40 @@ def test_run_against_itself_is_same(runs):
     cmp = compare(a, a)
     assert all(r.verdict == "same" and r.ratio.point == 1.0 for r in cmp.rows)
     assert cmp.geomean.point == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- too few samples for a verdict
+
+def test_min_samples_is_what_the_test_needs():
+    from mpiscope.stats.compare import min_samples
+    assert min_samples(0.05) == 6       # a median's 95% CI needs 6; the U test 4
+    assert min_samples(0.002) == 7      # 6 against 6 cannot reach p < 0.0022
+    assert min_samples(0.0005) == 8
+
+
+def test_one_sample_gets_no_verdict():
+    """A 10% slowdown measured once in B: significant against 200 samples of A
+    by the U test, yet no verdict."""
+    a = _lognormal(1)
+    ratio, p, v, _ = compare_samples(a, [1.10 * np.median(a)], np.random.default_rng(1))
+    assert v == "insufficient" and ratio.point == pytest.approx(1.10)
+    # Six against six, clearly apart: a verdict; at alpha 0.001 the test cannot get there.
+    a6, b6 = _lognormal(1, n=6), 1.5 * _lognormal(2, n=6)
+    assert compare_samples(a6, b6, np.random.default_rng(1))[2] == "slower"
+    assert compare_samples(a6, b6, np.random.default_rng(1), alpha=0.001)[2] == "insufficient"
+    assert compare_samples(a6[:5], b6, np.random.default_rng(1))[2] == "insufficient"
+
+
+def test_insufficient_rows_are_shown_not_summed():
+    from mpiscope.views.compare import format_compare
+    a = {("pingpong", 8): _lognormal(1), ("pingpong", 64): _lognormal(3)}
+    b = {("pingpong", 8): _lognormal(2), ("pingpong", 64): [3.0 * np.median(_lognormal(3))]}
+    cmp = compare_series(_series(a), _series(b), Run.from_context({"run_id": "a"}),
+                         Run.from_context({"run_id": "b"}))
+    assert [r.verdict for r in cmp.rows] == ["same", "insufficient"]
+    assert cmp.counts()["insufficient"] == 1 and cmp.to_dict()["min_samples"] == 6
+    # The geometric mean is that of the judged row alone, not pulled up by the 3x.
+    assert cmp.geomean.point == pytest.approx(cmp.rows[0].time_ratio)
+    text = format_compare(cmp)
+    assert "over 1 benchmark × sizes" in text
+    assert "insufficient (1): fewer than 6 valid samples in a run" in text

@@ -224,3 +224,44 @@ def test_options_parse_and_count_variants():
     assert loggp_options.engine_args(P) == ["--queue-depths", "1,8", "--flood-bytes", "1048576"]
     assert "flood" not in benchmarks.SUITES["full"]["bench"]
     assert "overhead" in benchmarks.SUITES["loggp"]["bench"]
+
+
+# ---------------------------------------------------------------- too little data
+
+def test_parameters_count_their_samples_and_one_sample_is_insufficient():
+    series, ctx = synthetic_run()
+    r = loggp_series(series, ctx, n_boot=100)
+    assert r.samples["EEL"] == 41 and r.samples["G"] == 41 and r.samples["L"] == 41
+    assert r.insufficient() == {} and not any("insufficient" in f for f in r.flags)
+    # EEL measured once (the finding: 25.5 us from one sample, CI [25.48, 25.48]).
+    series = [(b, a, s, _samples(smp.values[:1]) if (b, s) == ("oneway", 8) else smp)
+              for b, a, s, smp in series]
+    r = loggp_series(series, ctx, n_boot=100)
+    assert r.samples["EEL"] == 1 and r.samples["L"] == 1 and r.samples["o_s"] == 41
+    assert r.insufficient() == {"EEL": 1}
+    assert any(f.startswith("insufficient data: EEL rests on series of as few as 1 valid sample ")
+               for f in r.flags)
+    assert json.loads(loggp_json(r))["samples"]["EEL"] == 1
+    row = next(l for l in format_loggp(r).splitlines() if l.split()[:1] == ["EEL"])
+    assert row.split()[5] == "1"          # the n column, after "[low, high]"
+
+
+def test_layer_slower_than_mpi_is_a_marked_ratio_not_a_share():
+    rng = np.random.default_rng(4)
+    series = [("layer_pingpong", layer, 8, _samples(_noisy(rng, t * US)))
+              for layer, t in (("mpi", 0.5), ("tcp", 28.1), ("shm", 0.3))]
+    ctx = {"run_id": "layers", "series": [{"bench": b, "algo": a, "size": s, "launch": 0}
+                                          for b, a, s, _ in series]}
+    r = layers_series(series, Run.from_context(ctx), n_boot=100)
+    text = format_layers(r)
+    row = next(l.split() for l in text.splitlines() if l.split()[:1] == ["8"])
+    assert row[3].endswith("×") and float(row[3][:-1]) == pytest.approx(56.2, rel=0.01)
+    assert row[5] == "60%"
+    assert "×: the layer takes longer than MPI there" in text
+    assert "insufficient" not in text
+    short = [(b, a, s, _samples(smp.values[:2]) if a == "tcp" else smp) for b, a, s, smp in series]
+    assert "  tcp: insufficient data at 8 B: fewer than 6 valid samples" in \
+        format_layers(layers_series(short, Run.from_context(ctx), n_boot=100))
+    # No cell shows a percentage above 100.
+    assert not [c for l in text.splitlines() for c in l.split()
+                if c.endswith("%") and c[:-1].isdigit() and int(c[:-1]) > 100]

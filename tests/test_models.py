@@ -156,3 +156,52 @@ def test_one_size_is_not_fitted():
     assert "one size" in bf.note
     with pytest.raises(ValueError):
         hockney(_curve(lambda n: 1 * US, sizes=[8]))
+
+
+# ---------------------------------------------------------------- flags of doubtful fits
+
+def _flags_and_text(f, sizes):
+    from mpiscope.models.fits import FitResult
+    from mpiscope.store.run import Run
+    from mpiscope.views.fit import format_fit
+
+    fit = fit_curve(_curve(f, sizes=sizes, reps=6))
+    result = FitResult("r", Run.from_context({"run_id": "r"}), 1, 200, 0.95, 3, [fit])
+    return fit, format_fit(result)
+
+
+def test_negative_alpha_is_flagged_and_n_half_not_printed():
+    fit, text = _flags_and_text(lambda s: -0.5 * US + 1 * NS * s, [1000, 2000, 3000, 4000])
+    assert fit.hockney.alpha.point == pytest.approx(-0.5 * US)
+    assert [f.split(":")[0] for f in fit.flags] == ["Hockney"]
+    assert "α < 0 (-0.5 us)" in fit.flags[0]
+    assert "  FLAG: Hockney: α < 0" in text
+    assert [l.split()[:3] for l in text.splitlines() if "n½" in l] == [["n½", "=", "α/β"]]
+    assert next(l for l in text.splitlines() if "n½" in l).split()[3] == "-"
+
+
+def test_falling_time_flags_beta_and_prints_no_bandwidth():
+    fit, text = _flags_and_text(lambda s: 4 * US - 1 * NS * s, [0, 1000, 2000, 3000])
+    assert fit.hockney.beta.point < 0 and math.isinf(fit.hockney.bandwidth.point)
+    assert any("β < 0" in f and "1/β is undefined" in f for f in fit.flags)
+    assert any("β = 0" in f for f in fit_curve(_curve(lambda s: 1 * US, sizes=[0, 1000, 2000], reps=6)).flags)
+    line = next(l for l in text.splitlines() if l.strip().startswith("1/β"))
+    assert line.split()[1:] == ["-", "MB/s", "-"]          # not "inf MB/s"
+    assert "inf" not in text
+
+
+def test_poor_fit_is_flagged():
+    fit, text = _flags_and_text(lambda s: 100 * US if s == 3000 else 1 * US, [0, 1000, 2000, 3000])
+    assert fit.hockney.r2 < 0.9
+    assert any(f.startswith("Hockney: poor fit, R²") for f in fit.flags)
+    # A straight line with noise: nothing to flag.
+    clean = fit_curve(_curve(lambda s: 1.5 * US + 0.1 * NS * s, reps=6, sigma=0.01))
+    assert clean.flags == [] and clean.to_dict()["flags"] == []
+
+
+def test_sizes_with_too_few_samples_are_flagged():
+    few = fit_curve(_curve(lambda s: 1.5 * US + 0.1 * NS * s, reps=3, sigma=0.01))
+    assert any(f.startswith(f"insufficient data at {len(SIZES)} of {len(SIZES)} sizes (0 B, 1 B")
+               for f in few.flags)
+    assert not any("insufficient" in f
+                   for f in fit_curve(_curve(lambda s: 1.5 * US + 0.1 * NS * s, reps=6, sigma=0.01)).flags)

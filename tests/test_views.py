@@ -81,11 +81,13 @@ def test_failed_run_with_zero_rows(tmp_path):
 
 
 def test_notes(demo):
+    """One line per kind of flag, not one per series."""
     _, run_dir, _ = demo
     notes = views.notes(views.show_rows(run_dir), open_run(run_dir))
-    assert len(notes) == 2
-    assert notes[0].startswith("pingpong 8 B: 1 of 5 samples invalid")
-    assert notes[1].startswith("bcast 8 B: 1 of 3 samples invalid")
+    assert [n.split(":")[0] for n in notes] == ["12 of 13 series", "1 of 13 series", "2 of 13 series"]
+    assert "fewer than 6 valid samples" in notes[0]
+    assert "more than 25% of samples invalid (late starts) (bcast 8 B)" in notes[1]
+    assert "(stopped by: reps_max 1, time_budget 1) (ring 8 B, allreduce 1K B)" in notes[2]
 
 
 def test_describe_mpich_library_string():

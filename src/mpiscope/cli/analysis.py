@@ -83,7 +83,8 @@ Fit T(n) = α + β·n per benchmark to the median time at each size:
   piecewise  one line per zone of sizes, breakpoints (protocol switches
              such as eager -> rendezvous) chosen automatically (BIC)
 CIs come from a seeded bootstrap over the samples of each size.
-bw and bibw are fitted as time per message = size / bandwidth.\
+bw and bibw are fitted as time per message = size / bandwidth.
+Flagged: α < 0, β <= 0 (1/β then not printed), Hockney R² < 0.9.\
 """,
         epilog="""\
 examples:
@@ -107,7 +108,9 @@ Compare run B against run A per benchmark × size present in both:
 the ratio of medians B / A with a bootstrap CI, a two-sided Mann-Whitney
 U test, and a verdict: faster or slower only when p < alpha AND the
 whole CI lies outside the noise band 1 ± noise; otherwise same. For
-bw/bibw higher is faster. A geometric mean of the time ratios sums up.
+bw/bibw higher is faster. Below 6 valid samples in a run (more for a
+small alpha: what the U test needs) the verdict is insufficient. A
+geometric mean of the time ratios of the judged rows sums up.
 Runs may differ in MPI library, configuration and hosts; benchmark ×
 sizes measured in only one run are listed, not compared.\
 """,

@@ -20,6 +20,7 @@ def _common(p):
 
 def cmd_loggp(args) -> int:
     from mpiscope.models.loggp import loggp_run
+    from mpiscope.stats.quality import MIN_SAMPLES
     from mpiscope.views.loggp import format_loggp, loggp_json
 
     check_bootstrap(args)
@@ -27,6 +28,14 @@ def cmd_loggp(args) -> int:
     result = loggp_run(run_dir, seed=args.seed, n_boot=args.resamples)
     if args.save:
         from mpiscope.models import machine_model
+
+        few = result.insufficient()
+        if few:
+            what = "; ".join(f"{name} rests on {n} valid sample{'s' if n != 1 else ''} "
+                             f"({result.sources[name]})" for name, n in few.items())
+            raise UsageError(f"not saving a machine model from insufficient data: {what}. Every "
+                             f"parameter needs at least {MIN_SAMPLES} valid samples in each series it "
+                             "comes from: measure again with a larger --reps-min or --time-budget")
 
         path = machine_model.save(machine_model.from_loggp(result), args.save)
         sys.stderr.write(f"machine model written to {path}\n")
@@ -72,7 +81,7 @@ examples:
     _common(p)
     p.add_argument("--save", metavar="FILE",
                    help="also write the parameters as a machine model file (versioned JSON; "
-                        "never overwrites)")
+                        "never overwrites; refused when a parameter rests on fewer than 6 samples)")
 
 
 def add_layers_command(subparsers) -> None:

@@ -90,6 +90,8 @@ def cmd_run(args):
     else:
         print(views.format_show(rows, run))
         print(f"\nrun {run.run_id} stored in {run_dir}")
+    for note in views.notes(rows, run, status=False):  # as `show`; a failure is said below
+        print(f"mpiscope: warning: {note}", file=sys.stderr)
     if run.status != "completed":
         sys.stderr.write(f"mpiscope: run failed: {run.error}\n"
                          f"what was measured is stored in {run_dir} (status: failed)\n")

@@ -85,9 +85,10 @@ def add_show_command(subparsers) -> None:
         description="""\
 Summarize a run. Per benchmark and message size: valid and invalid
 samples, min, median with its 95% confidence interval (distribution-
-free, from order statistics), p90, p99, max, and why measuring stopped.
-Latencies in microseconds, bandwidths in MB/s (1e6 bytes/s).
-Warnings (invalid samples, crashed ranks) go to stderr.\
+free, from order statistics), p90, p99, max, why measuring stopped and
+the series' quality flags. Latencies in microseconds, bandwidths in MB/s
+(1e6 bytes/s). Warnings go to stderr: crashed ranks, and one line per
+kind of quality flag with the option that addresses it.\
 """,
         epilog="""\
 examples:

@@ -22,9 +22,11 @@ import numpy as np
 
 from mpiscope import SCHEMA_VERSION
 from mpiscope.measure import launch
-from mpiscope.stats import rto
+from mpiscope.stats import quality, rto
 from mpiscope.store import catalog, samples
 from mpiscope.store import ingest as store
+from mpiscope.store.run import Run
+from mpiscope.store.series import all_series_samples
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report
 from mpiscope.common.atomic import write_text
@@ -177,6 +179,17 @@ def _failure(launch_index, rc, stderr):
             f"(launcher output: launch-{launch_index}.stderr in the run directory)")
 
 
+def _store_quality(run_dir, table):
+    """Every series' verdict (stats/quality.py), stored beside its samples."""
+    run = Run.from_context(samples.table_context(table), run_dir)
+    try:
+        quality.save(run_dir, quality.run_verdicts(all_series_samples(table, run), run))
+    except Exception as exc:  # noqa: BLE001 - the measurements must be stored whatever this hits
+        # Readers compute missing verdicts themselves; losing the run would be worse.
+        sys.stderr.write(f"mpiscope: warning: quality verdicts not stored ({exc!r}); they are "
+                         "computed when the run is read\n")
+
+
 def run(plan, argv):
     """Measures `plan`; returns (run directory, context)."""
     began = time.perf_counter()
@@ -218,8 +231,9 @@ def run(plan, argv):
     }
     context["timing"]["build_check_s"] = build_check_s
     began = time.perf_counter()
-    store.ingest(tmp, context)
+    table = store.ingest(tmp, context)
     context["timing"]["ingest_s"] = time.perf_counter() - began
+    _store_quality(tmp, table)
     write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
     final = plan.out / run_id
     os.rename(tmp, final)

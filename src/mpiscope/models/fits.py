@@ -19,9 +19,13 @@ from mpiscope.models.piecewise import Piecewise, piecewise
 from mpiscope.store.ingest import load
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples
+from mpiscope.stats.quality import MIN_SAMPLES
 
 DEFAULT_SEED = 1
 DEFAULT_BOOT = 1000
+# A line that explains less than 90% of how the medians vary says little
+# about α and β: the piecewise fit is then the model to read.
+POOR_R2 = 0.9
 UNITS = {"median_s": "s", "scale_s": "s", "alpha": "s", "beta": "s/B", "bandwidth": "B/s",
          "n_half": "B", "size": "B"}
 
@@ -34,6 +38,7 @@ class BenchFit:
     hockney: LineFit | None
     piecewise: Piecewise | None
     note: str = ""
+    flags: list = field(default_factory=list)   # what makes α, β or the fit doubtful
 
     def to_dict(self) -> dict:
         c = self.curve
@@ -44,7 +49,7 @@ class BenchFit:
             "dropped": [{"size": s, "reason": r} for s, r in c.dropped],
             "hockney": self.hockney.to_dict() if self.hockney else None,
             "piecewise": self.piecewise.to_dict() if self.piecewise else None,
-            "note": self.note,
+            "note": self.note, "flags": self.flags,
         }
 
 
@@ -64,13 +69,42 @@ class FitResult:
                 "fits": [f.to_dict() for f in self.fits]}
 
 
+def line_flags(line: LineFit, what: str, judge_r2: bool = True) -> list[str]:
+    """Negative α, β ≤ 0 (no latency or time per byte is negative), and with
+    `judge_r2` a poor fit (R² below POOR_R2)."""
+    out = []
+    for name, e, unit, factor in (("α", line.alpha, "us", 1e6), ("β", line.beta, "ns/B", 1e9)):
+        # β = 0 too: a slope of nothing gives no bandwidth.
+        if e.point < 0 or (name == "β" and e.point == 0):
+            ci = ", its CI reaches 0" if e.high >= 0 and e.point < 0 else ""
+            sign = "<" if e.point < 0 else "="
+            out.append(f"{what}: {name} {sign} 0 ({e.point * factor:.4g} {unit}{ci}): the medians do not lie "
+                       "on a line with a positive " + ("intercept" if name == "α" else "slope") +
+                       "; read the piecewise fit" + (", 1/β is undefined" if name == "β" else ""))
+    if judge_r2 and line.r2 < POOR_R2:  # NaN (constant medians) is not judged
+        out.append(f"{what}: poor fit, R² {line.r2:.3g} < {POOR_R2:g} (largest residual "
+                   f"{100 * line.max_rel_residual:.0f}% at {line.worst_size} B)")
+    return out
+
+
 def fit_curve(curve: Curve, level: float = 0.95, min_points: int = 3) -> BenchFit:
-    """Hockney and piecewise fits of one curve."""
+    """Hockney and piecewise fits of one curve, with their flags. A segment's
+    R² is not judged: over a few sizes of nearly equal time it is near 0
+    however well the line fits."""
     if len(curve) < 2:
         what = "one size" if len(curve) == 1 else "no usable sizes"
         return BenchFit(curve, None, None,
                         f"not fitted: measured at {what}; a line needs at least two")
-    return BenchFit(curve, hockney(curve, level), piecewise(curve, level, min_points))
+    h, pw = hockney(curve, level), piecewise(curve, level, min_points)
+    flags = line_flags(h, "Hockney")
+    few = [int(size) for size, n in zip(curve.sizes, curve.counts) if n < MIN_SAMPLES]
+    if few:
+        flags.append(f"insufficient data at {len(few)} of {len(curve)} sizes ("
+                     + ", ".join(f"{size} B" for size in few) + f"): fewer than {MIN_SAMPLES} valid "
+                     "samples give a median no 95% CI")
+    for seg in pw.segments if pw.n_segments > 1 else ():
+        flags += line_flags(seg, f"segment {seg.first_size}-{seg.last_size} B", judge_r2=False)
+    return BenchFit(curve, h, pw, flags=flags)
 
 
 def fit_series(series, run: Run, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,

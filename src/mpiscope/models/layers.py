@@ -26,6 +26,7 @@ from mpiscope.models.curves import build_curve
 from mpiscope.common.errors import UsageError
 from mpiscope.models.loggp import DEFAULT_BOOT, DEFAULT_SEED, estimate_of, med
 from mpiscope.models.piecewise import Piecewise, piecewise
+from mpiscope.stats.quality import MIN_SAMPLES
 from mpiscope.store.ingest import load
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples
@@ -44,12 +45,18 @@ class LayerCurve:
     fit: Piecewise | None = None
     note: str = ""
     skipped: dict = field(default_factory=dict)  # size -> reason
+    counts: dict = field(default_factory=dict)   # size -> valid samples
+
+    def few(self) -> list:
+        """Sizes whose median rests on fewer than MIN_SAMPLES samples."""
+        return [s for s, n in sorted(self.counts.items()) if n < MIN_SAMPLES]
 
     def to_dict(self) -> dict:
         return {"bench": self.bench, "layer": self.layer,
                 "times": [{"size": s, "estimate": e} for s, e in sorted(self.times.items())],
                 "piecewise": self.fit.to_dict() if self.fit else None, "note": self.note,
-                "skipped": [{"size": s, "reason": r} for s, r in sorted(self.skipped.items())]}
+                "skipped": [{"size": s, "reason": r} for s, r in sorted(self.skipped.items())],
+                "samples": [{"size": s, "n": n} for s, n in sorted(self.counts.items())]}
 
 
 @dataclass
@@ -117,7 +124,8 @@ def layers_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, leve
     for key in keys:
         bench, layer = key
         times = {size: m.estimate(level) for size, m in sorted(meds.get(key, {}).items())}
-        c = LayerCurve(bench, layer, times, skipped=skips.get(key, {}))
+        c = LayerCurve(bench, layer, times, skipped=skips.get(key, {}),
+                       counts={size: m.n for size, m in meds.get(key, {}).items()})
         if len(times) >= 2:
             curve = build_curve(bench, layer, values[key], rng, n_boot, level)
             c.fit = piecewise(curve, level, min_points) if len(curve) >= 2 else None

@@ -27,6 +27,9 @@
 
 Every quantity is an Estimate: medians with bootstrap replicates (samples
 resampled within each series, seeded), combined replicate by replicate.
+Each parameter also records the fewest valid samples of the series it
+comes from ("samples"); below quality.MIN_SAMPLES it is flagged, and a
+machine model is not saved from it (`insufficient()`).
 Pure computation: the text and JSON forms are in loggp_view.py.
 """
 
@@ -43,6 +46,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.stats.estimate import Estimate
 from mpiscope.stats.medians import bootstrap_medians, percentile_interval, replicate_stderr
 from mpiscope.models.piecewise import piecewise, wls_lines
+from mpiscope.stats.quality import MIN_SAMPLES
 from mpiscope.store.ingest import load
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples
@@ -53,6 +57,7 @@ CI_METHOD = "bootstrap percentile (samples resampled within each series)"
 BASE_SIZE = 8          # the seed's minimum-size message
 KNEE_TOLERANCE = 0.02  # a step lengthens the time when its median exceeds g0 by more (or its CI)
 LOGGP_BENCHES = ("oneway", "flood", "overhead", "rma_lat", "rma_flood")
+MEASURED = ("EEL", "o_s", "o_r", "g", "G")   # the others are derived from these
 
 
 # ---------------------------------------------------------------- medians with replicates
@@ -109,6 +114,7 @@ class Overhead:
     fake_overhead_s: float | None = None
     note: str = ""
     boot: np.ndarray | None = field(default=None, repr=False)  # replicates of value
+    n: int = 0             # fewest valid samples of the steps' series
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "boot"}
@@ -131,6 +137,12 @@ class LogGPResult:
     one_sided: dict             # mode -> {"latency": {size: Est}, "gap": {size: Est}, "G": Est|None}
     flags: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    samples: dict = field(default_factory=dict)   # name -> fewest valid samples behind it
+
+    def insufficient(self) -> dict:
+        """{name: samples} of the measured parameters resting on fewer than MIN_SAMPLES."""
+        return {name: n for name, n in self.samples.items()
+                if name in MEASURED and n is not None and n < MIN_SAMPLES}
 
     def to_dict(self) -> dict:
         def by_size(d):
@@ -140,7 +152,8 @@ class LogGPResult:
             "run_id": self.run_id, "seed": self.seed, "n_boot": self.n_boot, "level": self.level,
             "units": {"time": "s", "G": "s/B", "g_over_G": "B", "size": "B"},
             "base_size": self.base_size,
-            "params": self.params, "sources": self.sources,
+            "params": self.params, "sources": self.sources, "samples": self.samples,
+            "min_samples": MIN_SAMPLES,
             "eel": by_size(self.eel),
             "overheads": {side: [o.to_dict() for o in rows] for side, rows in self.overheads.items()},
             "gaps": [{"size": int(s), "best_q": self.best_q.get(s),
@@ -212,7 +225,7 @@ def _overhead_at(side, size, levels, rng, n_boot, level) -> Overhead:
         return Overhead(side, size, None, None, fake_overhead_s=fake, note="no valid samples at step 0")
     g0_half = 0.5 * (percentile_interval(g0.boot, level)[1] - percentile_interval(g0.boot, level)[0])
     threshold = g0.point + max(KNEE_TOLERANCE * g0.point, g0_half)
-    rows, past = [], []
+    rows, past, used_n = [], [], [g0.n]
     for step, compute, _, s in levels:
         delta = _deltas(compute, s)
         m = med(s.values, rng, n_boot)
@@ -223,9 +236,10 @@ def _overhead_at(side, size, levels, rng, n_boot, level) -> Overhead:
         is_past = step > 0 and mean_delta >= g0.point
         rows.append(OverheadLevel(step, mean_delta, m.estimate(level), o.estimate(level), is_past,
                                   m.point > threshold))
+        used_n.append(m.n)
         if is_past:
             past.append(o)
-    result = Overhead(side, size, g0.estimate(level), None, rows, fake_overhead_s=fake)
+    result = Overhead(side, size, g0.estimate(level), None, rows, fake_overhead_s=fake, n=min(used_n))
     if past:
         point = float(np.median([o.point for o in past]))
         boot = np.median(np.vstack([o.boot for o in past]), axis=0)
@@ -254,7 +268,7 @@ def _gap_curve_G(gaps_values, best_q, rng, n_boot, level, min_points=3):
     by_size = {size: gaps_values[size][best_q[size]] for size in best_q}
     curve = build_curve("flood", "best-q", by_size, rng, n_boot, level)
     if len(curve) < 2:
-        return None, None, "G needs the flood at two sizes or more"
+        return None, None, "G needs the flood at two sizes or more", None
     pw = piecewise(curve, level, min_points)
     last = pw.segments[-1]
     x = curve.sizes.astype(np.float64)
@@ -263,7 +277,7 @@ def _gap_curve_G(gaps_values, best_q, rng, n_boot, level, min_points=3):
     est = estimate_of(last.beta.point, boot_beta, level)
     how = (f"flood, least gap per size, slope of the last piecewise segment "
            f"({last.first_size}-{last.last_size} B, {last.n_sizes} sizes)")
-    return est, boot_beta, how
+    return est, boot_beta, how, int(curve.counts.min())
 
 
 def _eel_medians(by, rng, n_boot) -> dict:
@@ -312,10 +326,12 @@ class _Params:
     """The parameters as they are found: estimate, bootstrap replicates and how."""
 
     def __init__(self, level):
-        self.level, self.values, self.sources, self.boots = level, {}, {}, {}
+        self.level, self.values, self.sources, self.boots, self.samples = level, {}, {}, {}, {}
 
-    def put(self, name, est, boot, how):
+    def put(self, name, est, boot, how, n=None):
+        """`n`: the fewest valid samples of the series behind it (None: not measured)."""
         self.values[name], self.boots[name], self.sources[name] = est, boot, how
+        self.samples[name] = n if est is not None else None
 
     def combo(self, names, fn):
         """fn of other parameters, replicate by replicate; None if one is missing."""
@@ -328,7 +344,8 @@ class _Params:
 
     def put_combo(self, name, names, fn, how):
         c = self.combo(names, fn)
-        self.put(name, c[0] if c else None, c[1] if c else None, how)
+        n = min((self.samples[x] for x in names), default=None) if c else None
+        self.put(name, c[0] if c else None, c[1] if c else None, how, n)
         return c
 
 
@@ -336,7 +353,8 @@ def _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes):
     """EEL, o_s, o_r and g at the base size."""
     level = p.level
     if base in eel_med:
-        p.put("EEL", eel_med[base].estimate(level), eel_med[base].boot, f"oneway, {base} B, median")
+        p.put("EEL", eel_med[base].estimate(level), eel_med[base].boot, f"oneway, {base} B, median",
+              eel_med[base].n)
     else:
         p.put("EEL", None, None, f"not measured: add oneway at {base} B" if base else "not measured")
     for side, name in (("send", "o_s"), ("receive", "o_r")):
@@ -344,7 +362,7 @@ def _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes):
         if row is not None and row.value is not None:
             used = ", ".join(f"{lv.step:g}" for lv in row.levels if lv.past_knee) or "largest"
             p.put(name, row.value, row.boot, f"overhead {'os' if side == 'send' else 'or'}, {base} B, "
-                                             f"steps past the knee ({used} x g0)")
+                                             f"steps past the knee ({used} x g0)", row.n)
             if row.note:
                 notes.append(f"{name}: {row.note}")
         else:
@@ -352,7 +370,7 @@ def _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes):
     if base in gap_meds:
         q = best_q[base]
         p.put("g", gap_meds[base][q].estimate(level), gap_meds[base][q].boot,
-              f"flood q{q} (least of {len(gap_meds[base])} queue depths), {base} B")
+              f"flood q{q} (least of {len(gap_meds[base])} queue depths), {base} B", gap_meds[base][q].n)
     else:
         p.put("g", None, None, f"not measured: add flood at {base} B")
 
@@ -368,7 +386,7 @@ def _derived(p, flags):
         return
     est = ov[0]
     if est.point >= 0:
-        p.put("L", est, ov[1], "EEL - o_s - o_r (LogP's serial model)")
+        p.put("L", est, ov[1], "EEL - o_s - o_r (LogP's serial model)", p.samples["overlap"])
         return
     p.put("L", None, None, "undefined: o_s + o_r > EEL")
     sure = "" if est.high < 0 else " (within the CI of EEL)"
@@ -412,9 +430,9 @@ def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
     base = _base_size(list(eel_med) + list(gap_meds) + [o.size for r in overheads.values() for o in r])
     p = _Params(level)
     _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes)
-    G, G_boot, how = (None, None, "not measured: add flood") if not gap_meds else \
+    G, G_boot, how, G_n = (None, None, "not measured: add flood", None) if not gap_meds else \
         _gap_curve_G(gap_values, best_q, rng, n_boot, level)
-    p.put("G", G, G_boot, how)
+    p.put("G", G, G_boot, how, G_n)
     if G is not None and G.point <= 0:
         notes.append("G is not positive: the largest sizes do not cost more per message; measure "
                      "larger sizes")
@@ -424,12 +442,17 @@ def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
         flags.append(elsewhere)
 
     one_sided = _one_sided(by, rng, n_boot, level)
-    for name in ("EEL", "o_s", "o_r", "g", "G"):
+    for name in MEASURED:
         if p.values.get(name) is None:
             notes.append(f"{name}: {p.sources[name]}")
-    return LogGPResult(run.run_id, run, seed, n_boot, level, base,
-                       p.values, p.sources, {s: m.estimate(level) for s, m in sorted(eel_med.items())},
-                       overheads, gaps, best_q, one_sided, flags, notes)
+    result = LogGPResult(run.run_id, run, seed, n_boot, level, base,
+                         p.values, p.sources, {s: m.estimate(level) for s, m in sorted(eel_med.items())},
+                         overheads, gaps, best_q, one_sided, flags, notes, p.samples)
+    for name, n in result.insufficient().items():
+        flags.append(f"insufficient data: {name} rests on series of as few as {n} valid sample"
+                     f"{'s' if n != 1 else ''} ({p.sources[name]}); fewer than {MIN_SAMPLES} give its "
+                     "median no 95% CI")
+    return result
 
 
 def _one_sided(by, rng, n_boot, level) -> dict:

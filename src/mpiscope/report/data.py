@@ -17,7 +17,9 @@ from mpiscope.stats.summary import summarize
 from mpiscope.report.timechart import report_chart
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples, bench_label
+from mpiscope.report.card_data import card
 from mpiscope.report.loggp_data import layer_views, loggp_views
+from mpiscope.stats import quality
 from mpiscope.report.pool import draw, resolved
 
 US = 1e6
@@ -77,17 +79,19 @@ def _ppm(model):
     return None if not model or model.get("drift") is None else round(model["drift"] * 1e6, 3)
 
 
-def bench_sections(runs, series):
+def bench_sections(runs, series, verdicts=None):
     """One section per benchmark (and algorithm) across all runs, each
     complete (its figures on their way) before the next is analysed.
 
-    runs: [(label, run_dir, table, run)]; series: {label: all_series_samples of the run}."""
-    by_key = {}  # (bench, algo) -> {label: (run, [(size, Samples, rows)])}, in first-seen order
+    runs: [(label, run_dir, table, run)]; series: {label: all_series_samples of the run};
+    verdicts: {label: the quality verdicts of those series, in their order}."""
+    by_key = {}  # (bench, algo) -> {label: (run, [(size, Samples, rows, flags)])}, first-seen order
     for label, _, table, run in runs:
         groups = _samples.split_series(table)
-        for bench, algo, size, s in series[label]:
+        flags = [v.flags for v in (verdicts or {}).get(label, ())] or [()] * len(series[label])
+        for (bench, algo, size, s), f in zip(series[label], flags):
             per_run = by_key.setdefault((bench, algo), {}).setdefault(label, (run, []))
-            per_run[1].append((size, s, groups.get((bench, algo, size))))
+            per_run[1].append((size, s, groups.get((bench, algo, size)), f))
     return [_section(bench, algo, {label: _series_entry(bench, run, sizes)
                                    for label, (run, sizes) in by_run.items()})
             for (bench, algo), by_run in by_key.items()]
@@ -98,11 +102,12 @@ def _series_entry(bench, run, rows):
     refined = run.refined_sizes.get(bench, [])
     entry = {"sizes": [], "summaries": [], "values": {}, "refined": refined, "tables": {}, "analysis": {},
              "unit": rows[0][1].unit, "collective": rows[0][1].collective}
-    for size, s, table in rows:
+    for size, s, table, flags in rows:
         values = _display(s.unit, s.values)
         entry["sizes"].append(size)
         st = summarize(values)
-        st.update({"size": size, "invalid": s.n_invalid, "refined": size in refined})
+        st.update({"size": size, "invalid": s.n_invalid, "refined": size in refined,
+                   "flags": list(flags)})
         entry["summaries"].append(st)
         entry["values"][size] = values
         entry["tables"][size] = table
@@ -204,7 +209,8 @@ def fit_views(series, run, seed):
     for f in fit_series(series, run, seed=seed).fits:
         c = f.curve
         if f.piecewise is None or len(c.sizes) == 0:
-            out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None}
+            out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None,
+                                      "flags": []}
             continue
         predicted = np.empty(len(c.sizes))
         for seg in f.piecewise.segments:
@@ -218,6 +224,7 @@ def fit_views(series, run, seed):
             "hockney": _line_row(f.hockney) if f.hockney else None,
             "segments": [_line_row(seg) for seg in f.piecewise.segments],
             "breaks": [f"{lo}–{hi}" for lo, hi in f.piecewise.breaks],
+            "flags": f.flags,
         }
     return out
 
@@ -225,7 +232,9 @@ def fit_views(series, run, seed):
 def _line_row(line):
     return {"sizes": f"{line.first_size}–{line.last_size}", "n": line.n_sizes,
             "alpha_us": line.alpha.scaled(US), "beta_ns": line.beta.scaled(1e9),
-            "bandwidth_mbs": line.bandwidth.scaled(MBPS), "n_half": line.n_half, "r2": line.r2,
+            # 1/β only where β > 0: otherwise it is no bandwidth.
+            "bandwidth_mbs": line.bandwidth.scaled(MBPS) if line.beta.point > 0 else None,
+            "n_half": line.n_half, "r2": line.r2,
             "max_res": line.max_rel_residual}
 
 
@@ -264,9 +273,10 @@ def gather(run_dirs):
     seed = runs[0][3].seed or 1
     # Every view below starts from the same samples: derive them once.
     series = {label: all_series_samples(table, run) for label, _, table, run in runs}
+    verdicts = {label: quality.verdicts_of(d, series[label], run) for label, d, _, run in runs}
     # Fits first: their figures then are not the last the workers get.
     fits = {label: fit_views(series[label], run, seed) for label, _, _, run in runs}
-    sections = bench_sections(runs, series)
+    sections = bench_sections(runs, series, verdicts)
     for s in sections:
         s["fits"] = [{"label": label, **fits[label][key]} for label in fits
                      for key in [(s["bench"], s["algo"])] if key in fits[label]]
@@ -276,6 +286,7 @@ def gather(run_dirs):
     return resolved({
         "generated": datetime.datetime.now().isoformat(timespec="seconds"),
         "runs": [run_summary(d, t, c) for _, d, t, c in runs],
+        "cards": [card(label, series[label], verdicts[label], run) for label, _, _, run in runs],
         "sections": sections,
         "comparisons": comparisons([Path(d) for _, d, _, _ in runs], seed),
         # LogGP parameters and layers, for the runs that measured them (loggp_data.py).

@@ -8,6 +8,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.models.layers import layers_series
 from mpiscope.models.loggp import loggp_series
 from mpiscope.report.pool import draw
+from mpiscope.stats.quality import MIN_SAMPLES
 
 US = 1e6
 _PARAMS = (("EEL", "EEL", US, "µs"), ("o_s", "o_s", US, "µs"), ("o_r", "o_r", US, "µs"),
@@ -29,7 +30,8 @@ def loggp_views(runs, series, seed=1):
         except UsageError:
             continue  # this run has no LogGP benchmark
         params = [{"name": label_, "unit": unit, "value": _scaled(r.params.get(name), f),
-                   "source": r.sources.get(name, "")} for name, label_, f, unit in _PARAMS]
+                   "n": r.samples.get(name), "source": r.sources.get(name, "")}
+                  for name, label_, f, unit in _PARAMS]
         send = {o.size: o for o in r.overheads["send"]}
         recv = {o.size: o for o in r.overheads["receive"]}
         sizes = sorted(set(r.eel) | set(send) | set(recv))
@@ -47,6 +49,7 @@ def loggp_views(runs, series, seed=1):
         g, G = r.params.get("g"), r.params.get("G")
         out.append({
             "label": label, "base_size": r.base_size, "params": params, "flags": r.flags,
+            "min_samples": MIN_SAMPLES,
             "notes": r.notes, "rows": rows, "queue_depths": qs, "gap_rows": gap_rows,
             "one_sided": one_sided,
             "overheads_svg": draw(
@@ -77,7 +80,8 @@ def layer_views(runs, series, seed=1):
         for (bench, layer), c in r.curves.items():
             segs = [] if c.fit is None else [
                 {"sizes": f"{s.first_size}–{s.last_size}", "n": s.n_sizes, "alpha_us": s.alpha.scaled(US),
-                 "beta_ns": s.beta.scaled(1e9), "bandwidth_mbs": s.bandwidth.scaled(1e-6), "r2": s.r2}
+                 "beta_ns": s.beta.scaled(1e9),
+                 "bandwidth_mbs": s.bandwidth.scaled(1e-6) if s.beta.point > 0 else None, "r2": s.r2}
                 for s in c.fit.segments]
             skipped = sorted(set(c.skipped.values()))
             tables.append({"bench": bench, "layer": layer, "segments": segs,

@@ -20,6 +20,13 @@ def _pct(value, digits=1):
     return "–" if value is None else f"{100 * value:.{digits}f}%"
 
 
+def _share(value):
+    """lower / MPI: a share up to 100%, above it a ratio (the layer is slower)."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"{value:.3g}×" if value > 1 else f"{100 * value:.0f}%"
+
+
 def _environment():
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resources.files("mpiscope.report") / "templates")),
@@ -28,6 +35,7 @@ def _environment():
         trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
     env.filters["pct"] = _pct
+    env.filters["share"] = _share
     # Figures are SVG we drew ourselves (matplotlib escapes the text in them).
     env.filters["svg"] = lambda s: Markup(s) if s else ""
     return env

@@ -11,9 +11,10 @@ MPI libraries, configurations or hosts compare. For every key in both runs:
 - a verdict. "faster" or "slower" needs both p < alpha and the whole CI of
   the ratio outside the noise band [1 − noise, 1 + noise]; otherwise
   "same". For times a ratio above the band is slower; for bandwidths it is
-  faster.
+  faster. With fewer valid samples in a run than min_samples(alpha) there
+  is no verdict ("insufficient"): the ratio and p are shown, not judged.
 
-The summary is the geometric mean over all compared keys of the time ratios
+The summary is the geometric mean over the judged keys of the time ratios
 (B / A for times, A / B for bandwidths: the same bytes take the inverse of
 the bandwidth), with a bootstrap CI from the same replicates.
 
@@ -33,6 +34,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.stats.estimate import Estimate
 from mpiscope.stats.medians import bootstrap_medians, percentile_interval, replicate_stderr
 from mpiscope.common.sizes import format_size
+from mpiscope.stats.quality import MIN_SAMPLES
 from mpiscope.store.ingest import load
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples, bench_label
@@ -42,7 +44,18 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_SEED = 1
 DEFAULT_BOOT = 2000
 CI_METHOD = "bootstrap percentile (each run resampled independently)"
-FASTER, SLOWER, SAME = "faster", "slower", "same"
+FASTER, SLOWER, SAME, INSUFFICIENT = "faster", "slower", "same", "insufficient"
+
+
+def min_samples(alpha: float = DEFAULT_ALPHA) -> int:
+    """The fewest valid samples each run needs for a verdict: MIN_SAMPLES (a
+    median with a 95% CI), and enough for the exact two-sided Mann–Whitney
+    test of n against n samples to reach p < alpha at all (its smallest p is
+    2 / C(2n, n): 0.0022 at n = 6, 0.00058 at n = 7)."""
+    n = MIN_SAMPLES
+    while 2.0 / math.comb(2 * n, n) >= alpha:
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)
@@ -57,7 +70,7 @@ class CompareRow:
     median_b: float
     ratio: Estimate        # median B / median A of the stored values
     p_value: float         # two-sided Mann–Whitney U
-    verdict: str           # faster / slower / same: B against A
+    verdict: str           # faster / slower / same / insufficient: B against A
 
     @property
     def higher_is_better(self) -> bool:
@@ -93,8 +106,17 @@ class Comparison:
     skipped: list = field(default_factory=list)   # ((bench, algo, size), reason)
     geomean: Estimate | None = None               # of the time ratios
 
+    @property
+    def min_samples(self) -> int:
+        return min_samples(self.alpha)
+
+    @property
+    def judged(self) -> list:
+        """The rows with a verdict (enough samples in both runs)."""
+        return [r for r in self.rows if r.verdict != INSUFFICIENT]
+
     def counts(self) -> dict:
-        out = {FASTER: 0, SLOWER: 0, SAME: 0}
+        out = {FASTER: 0, SLOWER: 0, SAME: 0, INSUFFICIENT: 0}
         for r in self.rows:
             out[r.verdict] += 1
         return out
@@ -104,7 +126,8 @@ class Comparison:
             return {"bench": k[0], "algo": k[1], "size": k[2]}
         return {"run_a": self.run_a, "run_b": self.run_b, "noise": self.noise,
                 "alpha": self.alpha, "level": self.level, "seed": self.seed,
-                "n_boot": self.n_boot, "rows": [r.to_dict() for r in self.rows],
+                "n_boot": self.n_boot, "min_samples": self.min_samples,
+                "rows": [r.to_dict() for r in self.rows],
                 "geomean_time_ratio": self.geomean.to_dict() if self.geomean else None,
                 "counts": self.counts(),
                 "only_a": [key(k) for k in self.only_a], "only_b": [key(k) for k in self.only_b],
@@ -132,7 +155,9 @@ def compare_samples(a, b, rng: np.random.Generator, higher_is_better: bool = Fal
                     level: float = 0.95, n_boot: int = DEFAULT_BOOT):
     """Compare two samples (both non-empty, positive medians).
 
-    Returns (ratio Estimate, p-value, verdict, bootstrap replicates of the ratio).
+    Returns (ratio Estimate, p-value, verdict, bootstrap replicates of the
+    ratio); the verdict is "insufficient" when a sample has fewer values than
+    min_samples(alpha).
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -146,6 +171,8 @@ def compare_samples(a, b, rng: np.random.Generator, higher_is_better: bool = Fal
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
     if math.isnan(p):
         p = 1.0
+    if min(len(a), len(b)) < min_samples(alpha):
+        return ratio, p, INSUFFICIENT, reps
     return ratio, p, verdict(ratio, p, noise, alpha, higher_is_better), reps
 
 
@@ -228,10 +255,12 @@ def compare_series(series_a, series_b, a: Run, b: Run,
         row = CompareRow(key[0], key[1], key[2], u, len(va), len(vb), float(np.median(va)),
                          float(np.median(vb)), ratio, p, v)
         result.rows.append(row)
+        if v == INSUFFICIENT:
+            continue  # too few samples to judge: not summed up either
         with np.errstate(divide="ignore", invalid="ignore"):
             log_reps.append(np.log(reps) * (-1.0 if row.higher_is_better else 1.0))
-    if result.rows:
-        point = math.exp(float(np.mean([math.log(r.time_ratio) for r in result.rows])))
+    if result.judged:
+        point = math.exp(float(np.mean([math.log(r.time_ratio) for r in result.judged])))
         reps = np.exp(np.mean(np.vstack(log_reps), axis=0))
         lo, hi = percentile_interval(reps, level)
         result.geomean = Estimate(point, replicate_stderr(reps), level, lo, hi, CI_METHOD)

@@ -7,6 +7,7 @@ import os
 
 CONTEXT_FILE = "context.json"
 CATALOG_FILE = "catalog.duckdb"
+QUALITY_FILE = "quality.json"     # per-series verdicts (stats/quality.py)
 
 
 def context_files(out_root) -> list[str]:

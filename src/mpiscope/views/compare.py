@@ -35,7 +35,7 @@ def _summary(cmp: Comparison) -> str:
         how = f"B {abs(change) * 100:.1f}% {'slower' if change > 0 else 'faster'}"
     if g.low <= 1.0 <= g.high:
         how += " (the CI includes 1)"
-    return (f"geometric mean of time ratios B/A (bandwidths inverted) over {len(cmp.rows)} "
+    return (f"geometric mean of time ratios B/A (bandwidths inverted) over {len(cmp.judged)} "
             f"benchmark × sizes: {g.point:.3f} [{g.low:.3f}, {g.high:.3f}], {how}; "
             f"{counts['faster']} faster, {counts['slower']} slower, {counts['same']} same")
 
@@ -58,6 +58,11 @@ def format_compare(cmp: Comparison) -> str:
     out.append(table(header, lines, right))
     if cmp.geomean is not None:
         out.append(_summary(cmp))
+    few = cmp.counts()["insufficient"]
+    if few:
+        out.append(f"insufficient ({few}): fewer than {cmp.min_samples} valid samples in a run, the "
+                   f"fewest for a median's 95% CI and a U test that can reach p < {cmp.alpha:g}; "
+                   "no verdict, not in the geometric mean: measure more repetitions (--reps-min)")
     if cmp.only_a:
         out.append(f"only in A (not compared): {describe_keys(cmp.only_a)}")
     if cmp.only_b:

@@ -13,7 +13,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
 from mpiscope.views.documents import json_document
 from mpiscope.store.ingest import SAMPLES_FILE, load
-from mpiscope.views.show import show_rows
+from mpiscope.views.show import quality_summary, show_rows
 from mpiscope.store.run import Run
 from mpiscope.store.series import all_series_samples, open_run
 
@@ -39,10 +39,12 @@ def _csv(run_dir):
 
 
 def show_json(rows, run: Run) -> str:
-    """`show`'s rows and the run context as JSON (show --json, export json, run --json)."""
+    """`show`'s rows (each with its quality verdict), the quality summary and
+    the run context as JSON (show --json, export json, run --json)."""
     return json_document("show", {"run_id": run.run_id,
                                   "run_dir": None if run.path is None else str(run.path),
-                                  "context": run.context, "rows": rows})
+                                  "context": run.context, "quality": quality_summary(rows, run),
+                                  "rows": rows})
 
 
 def _json(run_dir):

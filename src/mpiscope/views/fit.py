@@ -39,13 +39,20 @@ def _r2(x) -> str:
     return "-" if x != x else f"{x:.4f}"
 
 
+def _bandwidth(line) -> str:
+    """1/β in MB/s, only where β > 0 (else it is no bandwidth)."""
+    return sig(line.bandwidth.point / 1e6) if line.beta.point > 0 else "-"
+
+
 def _hockney_lines(h, ci) -> list[str]:
+    positive = h.alpha.point > 0 and h.beta.point > 0
     rows = [
         ["α", sig(h.alpha.point * 1e6), "us", interval(h.alpha.low * 1e6, h.alpha.high * 1e6)],
         ["β", sig(h.beta.point * 1e9), "ns/B", interval(h.beta.low * 1e9, h.beta.high * 1e9)],
-        ["1/β", sig(h.bandwidth.point / 1e6), "MB/s",
-         interval(h.bandwidth.low / 1e6, h.bandwidth.high / 1e6)],
-        ["n½ = α/β", sig(h.n_half.point), "B", interval(h.n_half.low, h.n_half.high)],
+        ["1/β", _bandwidth(h), "MB/s",
+         interval(h.bandwidth.low / 1e6, h.bandwidth.high / 1e6) if h.beta.point > 0 else "-"],
+        ["n½ = α/β", sig(h.n_half.point) if positive else "-", "B",
+         interval(h.n_half.low, h.n_half.high) if positive else "-"],
     ]
     text = table(["", "value", "unit", ci], rows, [False, True, False, False])
     out = ["    " + line for line in text.splitlines()]
@@ -69,7 +76,7 @@ def _piecewise_lines(pw, ci) -> list[str]:
         rows.append([_range(s.first_size, s.last_size), str(s.n_sizes),
                      sig(s.alpha.point * 1e6), interval(s.alpha.low * 1e6, s.alpha.high * 1e6),
                      sig(s.beta.point * 1e9), interval(s.beta.low * 1e9, s.beta.high * 1e9),
-                     sig(s.bandwidth.point / 1e6), _r2(s.r2), _pct(s.max_rel_residual)])
+                     _bandwidth(s), _r2(s.r2), _pct(s.max_rel_residual)])
     return [head] + ["    " + line for line in table(header, rows, right).splitlines()]
 
 
@@ -93,6 +100,7 @@ def format_fit(result: FitResult) -> str:
         out.append(f"  Hockney T(n) = α + β·n ({f.hockney.method})")
         out.extend(_hockney_lines(f.hockney, ci))
         out.extend(_piecewise_lines(f.piecewise, ci))
+        out.extend(f"  FLAG: {flag}" for flag in f.flags)
     return "\n".join(out) + "\n"
 
 

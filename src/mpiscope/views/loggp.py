@@ -4,6 +4,7 @@ G in nanoseconds per byte, bandwidth in MB/s, g/G in bytes."""
 from __future__ import annotations
 
 from mpiscope.models.loggp import LogGPResult
+from mpiscope.stats.quality import MIN_SAMPLES
 from mpiscope.common.sizes import format_size
 from mpiscope.views.documents import json_document
 from mpiscope.views.text import interval, sig, table
@@ -41,9 +42,13 @@ def format_loggp(r: LogGPResult) -> str:
     rows = []
     for name, label, factor, unit in _PARAM_ROWS:
         value, ivl = _est(r.params.get(name), factor)
-        rows.append([label, value, unit, ivl, r.sources.get(name, "")])
+        n = r.samples.get(name)
+        rows.append([label, value, unit, ivl, "-" if n is None else str(n), r.sources.get(name, "")])
     out += ["  " + line for line in
-            table(["param", "value", "unit", ci, "from"], rows, [False, True, False, False, False]).splitlines()]
+            table(["param", "value", "unit", ci, "n", "from"], rows,
+                  [False, True, False, False, True, False]).splitlines()]
+    out.append(f"  n: the fewest valid samples of a series the value comes from (at least "
+               f"{MIN_SAMPLES} for a median's 95% CI)")
     for f in r.flags:
         out.append(f"  FLAG: {f}")
     for n in r.notes:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mpiscope.stats import quality
 from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.store.run import Run
@@ -19,22 +20,26 @@ from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.views.text import table
 
 STAT_KEYS = ("min", "median", "ci_low", "ci_high", "p90", "p99", "max")
+# What a row's "quality" holds beside the row's own n, invalid and stop.
+QUALITY_KEYS = ("invalid_share", "ci_reached", "ci_halfwidth", "start", "flags", "details")
 
 
 def show_rows(run_dir) -> list[dict]:
-    """One summary per bench × algo × size, in run order, all launches pooled."""
+    """One summary per bench × algo × size, in run order, all launches pooled,
+    each with its quality verdict (stored with the run, or computed now)."""
     run_dir = Path(run_dir)
     if not (run_dir / SAMPLES_FILE).exists():
         return []
     table, run = load(run_dir)
+    series = all_series_samples(table, run)
+    verdicts = quality.verdicts_of(run_dir, series, run)
     rows = []
     # The same samples with the timer interval taken off each timed span.
     interval = timer_interval(run)
     removed = all_series_samples(table, run, remove_timer=True) if interval else None
-    for i, (bench, algo, size, s) in enumerate(all_series_samples(table, run)):
+    for i, ((bench, algo, size, s), v) in enumerate(zip(series, verdicts)):
         st = summarize(s.values)
-        series = run.entries(bench, size, algo)
-        stops = list(dict.fromkeys(str(x.stop) for x in series if x.stop))
+        records = run.entries(bench, size, algo)
         row = {"bench": bench, "algo": algo, "size": size, "unit": s.unit,
                "n": st["n"], "invalid": s.n_invalid}
         row.update({k: st[k] for k in STAT_KEYS})
@@ -42,10 +47,17 @@ def show_rows(run_dir) -> list[dict]:
         row["median_timer_removed"] = (float(np.median(removed[i][3].values))
                                        if removed and len(removed[i][3]) else None)
         row["timer_interval_s"] = interval or None
-        row["stop"] = ",".join(stops)
-        row["launches"] = len({x.launch for x in series})
+        row["stop"] = v.stop
+        row["launches"] = len({x.launch for x in records})
+        d = v.to_dict()
+        row["quality"] = {k: d[k] for k in QUALITY_KEYS}
         rows.append(row)
     return rows
+
+
+def verdicts(rows) -> list[quality.Verdict]:
+    """The verdicts of show_rows' rows."""
+    return [quality.Verdict.from_dict({**r, **r["quality"]}) for r in rows if "quality" in r]
 
 
 def _first_line(text):
@@ -82,6 +94,14 @@ def _scaled(value, u):
     return f"{value * 1e6:.2f}" if u == "s" else f"{value / 1e6:.2f}"
 
 
+def quality_summary(rows, run: Run) -> dict:
+    """The run's quality in brief: the headline, the grouped warnings and the
+    thresholds they use (JSON of show, run and export)."""
+    vs = verdicts(rows)
+    return {"headline": quality.headline(vs), "warnings": quality.warnings(vs, run),
+            "thresholds": quality.thresholds()}
+
+
 def format_show(rows, run: Run) -> str:
     """Fixed-width table of show_rows, headed by a one-line run description."""
     head = describe(run)
@@ -92,41 +112,33 @@ def format_show(rows, run: Run) -> str:
     ci = f"ci{round(level * 100):d}"
     removed = any(r.get("median_timer_removed") is not None for r in rows)
     header = ["bench", "size(B)", "unit", "n", "invalid", "min", "median", *(["median*"] if removed else []),
-              f"{ci}_low", f"{ci}_high", "p90", "p99", "max", "stop"]
+              f"{ci}_low", f"{ci}_high", "p90", "p99", "max", "stop", "flags"]
     right = [False, True, False, True, True, True, True, *([True] if removed else []),
-             True, True, True, True, True, False]
+             True, True, True, True, True, False, False]
     lines = []
     for r in rows:
         u = r["unit"]
         stats = [_scaled(r[k], u) for k in STAT_KEYS]
         if removed:
             stats.insert(2, _scaled(r.get("median_timer_removed"), u))
+        flags = ",".join((r.get("quality") or {}).get("flags") or ())
         lines.append([bench_label(r["bench"], r.get("algo")), str(r["size"]),
                       "us" if u == "s" else "MB/s", str(r["n"]), str(r["invalid"])]
-                     + stats + [r.get("stop") or "-"])
+                     + stats + [r.get("stop") or "-", flags or "-"])
     foot = (f"median*: the median with the timer interval ({rows[0]['timer_interval_s'] * 1e9:.0f} ns, what two "
             "back-to-back timer reads measure) taken off every timed span\n") if removed else ""
     return f"{head}\n{table(header, lines, right)}\n{foot}"
 
 
-INVALID_WARN_FRACTION = 0.05
-
-
-def notes(rows, run: Run) -> list[str]:
-    """Warnings about a run, each saying what to do (the CLI prints them to stderr)."""
+def notes(rows, run: Run, status: bool = True) -> list[str]:
+    """Warnings about a run, each saying what to do (the CLI prints them to
+    stderr): the run's own (its failure only with `status`), then one line
+    per kind of quality flag."""
     out = []
-    if run.status == "failed":
+    if status and run.status == "failed":
         out.append(f"the run failed: {run.error or 'no error recorded'}; "
                    "the table holds what was measured before the failure")
     for launch, rank in run.incomplete_ranks:
         out.append(f"launch {launch} rank {rank}: raw file incomplete (the rank stopped "
                    "early); series it did not finish are missing or partial")
-    for r in rows:
-        total = r["n"] + r["invalid"]
-        # A few late starts are normal OS noise; warn when they thin the sample.
-        if total and r["invalid"] > INVALID_WARN_FRACTION * total:
-            out.append(f"{bench_label(r['bench'], r.get('algo'))} {r['size']} B: "
-                       f"{r['invalid']} of {total} samples invalid (ranks started late for "
-                       "their window); they are excluded: use a longer sync window or "
-                       "reduce load on the nodes")
-    return out
+    return out + quality.warnings(verdicts(rows), run)

@@ -1,0 +1,309 @@
+"""How far each series' numbers can be trusted: a verdict per series, stored
+with the run (quality.json) and shown by `run`, `show` and the report.
+
+A verdict (bench × algo × size, launches pooled) holds the valid samples n,
+the invalid ones and their share, the engine's stop reasons and whether they
+say the CI target was reached, the relative half-width of the pooled
+median's CI, the start scheme the engine recorded (when it records one),
+and flags:
+
+  few_samples     n < MIN_SAMPLES
+  heavy_invalid   more than HEAVY_INVALID of the samples invalid
+  ci_not_reached  a launch stopped at --reps-max or the --time-budget
+  non_monotone    a time above the next larger size's of the same curve,
+                  beyond both CIs and by more than NON_MONOTONE_MARGIN
+  bimodal         two or more modes (modes.py) of BIMODAL_MIN_WEIGHT or more
+  start           repetitions started otherwise than the run's --sync says
+
+A skipped series (the engine recorded why, e.g. no shared memory between
+hosts) carries no flag. `warnings()` turns verdicts into one line per flag,
+with how many series have it and the option that addresses it; `run` and
+`show` print those lines, the report shows them as its banner.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope.common.atomic import write_text
+from mpiscope.common.jsonable import plain
+from mpiscope.common.sizes import format_size
+from mpiscope.stats.modes import detect_modes
+from mpiscope.stats.summary import summarize
+from mpiscope.store.layout import QUALITY_FILE
+from mpiscope.store.run import Run
+from mpiscope.store.series import bench_label
+
+# The fewest valid samples whose order statistics give the median a 95% CI:
+# P(x_(1) <= median <= x_(6)) = 1 - 2 * 2^-6 = 96.9%; with 5 it is 93.8%.
+MIN_SAMPLES = 6
+# Beyond a quarter, the valid samples are those that happened to start on
+# time: a selection, which can move the median.
+HEAVY_INVALID = 0.25
+# Neighbouring sizes differ by a few percent through alignment and copy
+# paths; a smaller message slower by more than this is worth a look.
+NON_MONOTONE_MARGIN = 0.05
+# A minor mode lighter than this is a tail, not a second state.
+BIMODAL_MIN_WEIGHT = 0.10
+
+FLAGS = ("few_samples", "heavy_invalid", "ci_not_reached", "non_monotone", "bimodal", "start")
+FORMAT = "mpiscope-quality"
+SCHEMA_VERSION = 1
+MAX_EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The quality of one series; `details` says per flag what was seen."""
+
+    bench: str
+    algo: str
+    size: int
+    unit: str
+    n: int
+    invalid: int
+    stop: str                    # the launches' stop reasons, comma-joined ("" unrecorded)
+    ci_reached: bool | None      # None: not known (nothing recorded, or skipped)
+    ci_halfwidth: float          # of the pooled median's CI, relative to it (NaN: no CI)
+    start: str | None = None     # how repetitions started, when the engine records it
+    flags: tuple = ()
+    details: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple:
+        return (self.bench, self.algo, self.size)
+
+    @property
+    def invalid_share(self) -> float:
+        total = self.n + self.invalid
+        return self.invalid / total if total else 0.0
+
+    @property
+    def skipped(self) -> bool:
+        return "skipped" in self.stop.split(",")
+
+    def label(self) -> str:
+        return f"{bench_label(self.bench, self.algo)} {format_size(self.size)} B"
+
+    def to_dict(self) -> dict:
+        return {"bench": self.bench, "algo": self.algo, "size": self.size, "unit": self.unit,
+                "n": self.n, "invalid": self.invalid, "invalid_share": self.invalid_share,
+                "stop": self.stop, "ci_reached": self.ci_reached, "ci_halfwidth": self.ci_halfwidth,
+                "start": self.start, "flags": list(self.flags), "details": dict(self.details)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Verdict:
+        half = d.get("ci_halfwidth")
+        return cls(d["bench"], d.get("algo", "mpi"), int(d["size"]), d.get("unit", "s"), int(d["n"]),
+                   int(d.get("invalid", 0)), d.get("stop") or "", d.get("ci_reached"),
+                   math.nan if half is None else float(half), d.get("start"),
+                   tuple(d.get("flags") or ()), dict(d.get("details") or {}))
+
+
+# ---------------------------------------------------------------- one series
+
+def _ci_reached(stops, halfwidth, ci_width):
+    """The engine's word when it recorded stop reasons; else the pooled CI
+    against the run's --ci-width; else unknown."""
+    known = [s for s in stops if s and s != "none"]
+    if known:
+        return None if "skipped" in known else all(s == "ci" for s in known)
+    if ci_width is not None and math.isfinite(halfwidth):
+        return bool(halfwidth <= ci_width)
+    return None
+
+
+def _halfwidth(st) -> float:
+    if st["n"] < MIN_SAMPLES or not st["median"] > 0:
+        return math.nan
+    return 0.5 * (st["ci_high"] - st["ci_low"]) / st["median"]
+
+
+def _modes_over(values):
+    """Weights of the modes of at least BIMODAL_MIN_WEIGHT."""
+    v = np.asarray(values, dtype=np.float64)
+    if len(v) < MIN_SAMPLES:
+        return []
+    modes = detect_modes(v)["modes"]
+    return [m["weight"] for m in modes if m["weight"] >= BIMODAL_MIN_WEIGHT]
+
+
+def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_width=None):
+    """The verdict of one series without the neighbour check (run_verdicts
+    adds it), and its summary. `records`: its SeriesRecords, one per launch."""
+    st = summarize(samples.values)
+    stops = list(dict.fromkeys(str(r.stop) for r in records if r.stop))
+    starts = list(dict.fromkeys(str(r.start) for r in records if r.start))
+    half = _halfwidth(st)
+    v = Verdict(bench, algo, int(size), samples.unit, st["n"], int(samples.n_invalid), ",".join(stops),
+                _ci_reached(stops, half, ci_width), half, ",".join(starts) or None)
+    if v.skipped:
+        return v, st
+    flags, details = [], {}
+    if v.n < MIN_SAMPLES:
+        flags.append("few_samples")
+        details["few_samples"] = f"{v.n} valid samples"
+    if v.invalid_share > HEAVY_INVALID:
+        flags.append("heavy_invalid")
+        details["heavy_invalid"] = f"{v.invalid} of {v.n + v.invalid} invalid"
+    if v.ci_reached is False:
+        flags.append("ci_not_reached")
+        details["ci_not_reached"] = f"stopped by {v.stop}"
+    weights = _modes_over(samples.values)
+    if len(weights) > 1:
+        flags.append("bimodal")
+        details["bimodal"] = "modes of " + ", ".join(f"{100 * w:.0f}%" for w in weights)
+    foreign = [s for s in starts if s != sync_method]
+    if sync_method and foreign:
+        flags.append("start")
+        details["start"] = f"start {', '.join(foreign)} in a --sync {sync_method} run"
+    return replace(v, flags=tuple(flags), details=details), st
+
+
+def _non_monotone(verdicts, summaries):
+    """Flags a latency above the next larger size's beyond both CIs (same curve)."""
+    curves = {}
+    for i, v in enumerate(verdicts):
+        if v.unit == "s" and summaries[i]["n"] > 0:
+            curves.setdefault((v.bench, v.algo), []).append(i)
+    out = list(verdicts)
+    for idx in curves.values():
+        idx.sort(key=lambda i: verdicts[i].size)
+        for i, j in zip(idx, idx[1:]):
+            a, b = summaries[i], summaries[j]
+            if a["ci_low"] > b["ci_high"] and a["median"] > b["median"] * (1.0 + NON_MONOTONE_MARGIN):
+                v = out[i]
+                details = dict(v.details, non_monotone=(
+                    f"median {a['median'] * 1e6:.3g} us above {b['median'] * 1e6:.3g} us at "
+                    f"{format_size(verdicts[j].size)} B"))
+                out[i] = replace(v, flags=_ordered(v.flags + ("non_monotone",)), details=details)
+    return out
+
+
+def _ordered(flags):
+    return tuple(f for f in FLAGS if f in flags)
+
+
+def run_verdicts(series, run: Run) -> list[Verdict]:
+    """Verdicts of [(bench, algo, size, Samples)] (series.all_series_samples), in its order."""
+    sync = run.sync_method
+    ci_width = (run.plan or {}).get("ci_width")
+    verdicts, summaries = [], []
+    for bench, algo, size, s in series:
+        v, st = series_verdict(bench, algo, size, s, run.entries(bench, size, algo), sync, ci_width)
+        verdicts.append(v)
+        summaries.append(st)
+    return _non_monotone(verdicts, summaries)
+
+
+# ---------------------------------------------------------------- stored with the run
+
+def save(run_dir, verdicts) -> Path:
+    """Writes the verdicts to RUN/quality.json (atomically)."""
+    doc = {"format": FORMAT, "schema_version": SCHEMA_VERSION, "thresholds": thresholds(),
+           "series": [v.to_dict() for v in verdicts]}
+    path = Path(run_dir) / QUALITY_FILE
+    write_text(path, json.dumps(plain(doc), indent=1) + "\n")
+    return path
+
+
+def load_stored(run_dir) -> list[Verdict] | None:
+    """The stored verdicts; None when there are none this version reads."""
+    try:
+        doc = json.loads((Path(run_dir) / QUALITY_FILE).read_text())
+        if doc.get("format") != FORMAT or doc.get("schema_version") != SCHEMA_VERSION:
+            return None
+        return [Verdict.from_dict(d) for d in doc["series"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent (a run older than verdicts) or damaged: computed again
+
+
+def verdicts_of(run_dir, series, run: Run) -> list[Verdict]:
+    """The stored verdicts when they cover exactly these series, else computed
+    now (runs recorded before verdicts were stored); in the order of `series`."""
+    stored = load_stored(run_dir) if run_dir is not None else None
+    keys = [(b, a, int(s)) for b, a, s, _ in series]
+    if stored is not None:
+        by_key = {v.key: v for v in stored}
+        if set(by_key) == set(keys) and len(stored) == len(keys):
+            return [by_key[k] for k in keys]
+    return run_verdicts(series, run)
+
+
+def thresholds() -> dict:
+    return {"min_samples": MIN_SAMPLES, "heavy_invalid": HEAVY_INVALID,
+            "non_monotone_margin": NON_MONOTONE_MARGIN, "bimodal_min_weight": BIMODAL_MIN_WEIGHT}
+
+
+# ---------------------------------------------------------------- what to tell the user
+
+def _fix(kind, flagged, run: Run) -> tuple[str, str]:
+    """(what was seen, what to do) for one kind of flag."""
+    plan = (run.plan or {}) if run is not None else {}
+    if kind == "few_samples":
+        return (f"fewer than {MIN_SAMPLES} valid samples (the median has no 95% CI)",
+                f"raise --reps-min (was {plan.get('reps_min', 10)}) or --time-budget")
+    if kind == "heavy_invalid":
+        return (f"more than {HEAVY_INVALID:.0%} of samples invalid (late starts)",
+                "rerun with --sync barrier, or on less loaded nodes")
+    if kind == "ci_not_reached":
+        by = {}
+        for v in flagged:
+            for s in v.stop.split(","):
+                if s not in ("ci", ""):
+                    by[s] = by.get(s, 0) + 1
+        width = plan.get("ci_width")
+        target = f"the ±{width:.0%} target" if isinstance(width, (int, float)) else "its target"
+        fixes = []
+        if "time_budget" in by:
+            fixes.append(f"raise --time-budget (was {plan.get('time_budget', 1)} s)")
+        if "reps_max" in by:
+            fixes.append(f"raise --reps-max (was {plan.get('reps_max', 100000)})")
+        stops = ", ".join(f"{k} {n}" for k, n in sorted(by.items()))
+        return (f"the CI of the median did not reach {target} (stopped by: {stops})",
+                " or ".join(fixes + ["accept a wider --ci-width"]))
+    if kind == "non_monotone":
+        return (f"slower than the next larger size by more than {NON_MONOTONE_MARGIN:.0%}, beyond both CIs",
+                "rerun with --launches 3: a protocol or algorithm switch repeats in every launch, "
+                "a disturbance does not")
+    if kind == "bimodal":
+        return (f"two or more modes of at least {BIMODAL_MIN_WEIGHT:.0%} each",
+                "rerun with --launches 3 to see whether the modes follow the launch (placement), or "
+                "with fewer ranks than CPUs, where ranks are pinned to cores")
+    sync = run.sync_method if run is not None else None
+    return (f"repetitions did not all start as --sync {sync} says ({flagged[0].start})",
+            "rerun with --sync barrier for one start scheme throughout")
+
+
+def warnings(verdicts, run: Run | None = None) -> list[str]:
+    """One line per kind of flag: how many series, a few of them, what to do."""
+    total = len(verdicts)
+    out = []
+    for kind in FLAGS:
+        flagged = [v for v in verdicts if kind in v.flags]
+        if not flagged:
+            continue
+        seen, todo = _fix(kind, flagged, run)
+        names = ", ".join(v.label() for v in flagged[:MAX_EXAMPLES])
+        more = f" and {len(flagged) - MAX_EXAMPLES} more" if len(flagged) > MAX_EXAMPLES else ""
+        out.append(f"{len(flagged)} of {total} series: {seen} ({names}{more}) — {todo}")
+    return out
+
+
+def clean(verdicts) -> int:
+    """Series without a flag (skipped ones not counted as measured)."""
+    return sum(1 for v in verdicts if not v.flags and not v.skipped)
+
+
+def headline(verdicts) -> str:
+    """One line for a banner: how many series pass every check."""
+    measured = [v for v in verdicts if not v.skipped]
+    skipped = len(verdicts) - len(measured)
+    text = f"{clean(verdicts)} of {len(measured)} series pass every check"
+    return text + (f" ({skipped} skipped)" if skipped else "")
+
