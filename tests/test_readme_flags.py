@@ -119,6 +119,7 @@ def readme_problems(text, tree):
     """Every difference between the README and the parsers, one line each."""
     problems = []
     documented = {path: {} for path in tree}
+    table_lines = {path: [] for path in tree}
     for t in flag_tables(text, tree):
         where = f"README.md:{t['line']} (flag table under '## {t['heading']}')"
         for u in t["unknown"]:
@@ -126,6 +127,7 @@ def readme_problems(text, tree):
         if not t["paths"]:
             problems.append(f"{where}: the heading names no command; put `mpiscope COMMAND` in it")
         for path in t["paths"]:
+            table_lines[path].append(t["line"])
             have = parser_flags(tree[path])
             for flag, line in t["flags"].items():
                 documented[path][flag] = line
@@ -134,9 +136,12 @@ def readme_problems(text, tree):
                                     f"has no such flag (its flags: {', '.join(sorted(have))})")
     for path, parser in tree.items():
         missing = {f: h for f, h in parser_flags(parser).items() if f not in documented[path]}
+        where = (f"add a row to its flag table at README.md:{table_lines[path][0]}"
+                 if table_lines[path] else
+                 f"README.md has no flag table under a heading naming {name(path)}: add one")
         for flag, help_text in missing.items():
-            problems.append(f"{name(path)} has {flag} ({help_text or 'no help'}) but README.md has "
-                            f"no row for it in a flag table under a heading naming {name(path)}")
+            problems.append(f"{name(path)} has {flag} ({help_text or 'no help'}) but no README "
+                            f"row; {where}")
         if path and not re.search(r"(?<![\w-])" + re.escape(" ".join(("mpiscope",) + path))
                                   + r"(?![\w-])", text):
             problems.append(f"{name(path)} is not mentioned in README.md")
@@ -201,7 +206,8 @@ def test_checker_accepts_a_complete_readme():
 def test_checker_names_the_missing_and_the_unknown_flag():
     text = _TOY_README.replace("`-n/--np N`, ", "").replace("| `--version` |", "| `--verbose` |")
     problems = readme_problems(text, _toy())
-    assert any("`mpiscope run` has -n" in p for p in problems), problems
+    assert any("`mpiscope run` has -n" in p and "flag table at README.md:14" in p
+               for p in problems), problems
     assert any("`mpiscope run` has --np" in p for p in problems), problems
     assert any("documents --verbose for `mpiscope`" in p for p in problems), problems
     assert any("`mpiscope` has --version" in p for p in problems), problems
@@ -214,7 +220,7 @@ def test_checker_wants_a_heading_naming_a_known_command():
     problems = readme_problems(text, _toy())
     assert any("names no command" in p for p in problems), problems
     assert any("`mpiscope rns`, which is not a command" in p for p in problems), problems
-    assert any("`mpiscope runs` has --out" in p for p in problems), problems
+    assert any("`mpiscope runs` has --out" in p and "no flag table" in p for p in problems), problems
 
 
 def test_checker_wants_every_command_mentioned():

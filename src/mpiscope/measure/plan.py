@@ -197,19 +197,17 @@ def make_plan(args):
 
 
 def _exclude(benches, text, known):
-    """`benches` without the --exclude LIST; every name must be a benchmark."""
-    if text is None:
-        return benches
-    names = [x.strip() for x in str(text).split(",") if x.strip()]
-    if not names:
-        raise UsageError("--exclude expects a comma list of benchmarks")
+    """`benches` without the --exclude LIST; every name must be a benchmark.
+    An empty list excludes nothing (it overrides a config file's)."""
+    names = [x.strip() for x in str(text or "").split(",") if x.strip()]
     for name in names:
         if name not in known.benchmarks:
             raise UsageError(f"--exclude: unknown benchmark '{name}'; choose from: "
                              f"{', '.join(known.names())}")
     left = [b for b in benches if b not in names]
     if not left:
-        raise UsageError(f"--exclude {text} leaves no benchmark to measure")
+        raise UsageError(f"--exclude {text} leaves no benchmark to measure (`mpiscope config "
+                         "show` tells whether a config file set it)")
     return left
 
 
