@@ -69,7 +69,8 @@ def _upsert(con, rows):
     if not rows:
         return
     con.executemany("DELETE FROM runs WHERE run_id = ?", [[row[0]] for row in rows])
-    con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({', '.join('?' * len(_STORED))})",
+    marks = ", ".join("?" * len(_STORED))
+    con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})",
                     [list(r) for r in rows])
 
 
