@@ -11,6 +11,7 @@ packages=(
   iproute2 iptables util-linux mount # emulated clusters: namespaces, veths, tbf, loss/delay rules
   libnetfilter-queue-dev             # the emulated clusters' delay program (cluster/delayd.c)
   chromium chromium-driver           # the report test renders in a real browser
+  zsh                                # the completion test loads the zsh script
 )
 
 missing=()

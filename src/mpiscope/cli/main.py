@@ -8,6 +8,30 @@ from mpiscope.cli.commands import COMMANDS
 from mpiscope.common.errors import UsageError
 
 
+class _Version(argparse.Action):
+    """--version: the package version and the data formats it reads, looked
+    up only when asked for (the raw reader imports numpy)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version of mpiscope and of the formats it reads, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        from mpiscope import SCHEMA_VERSION
+        from mpiscope.store.rawfile import SUPPORTED_VERSIONS
+
+        try:
+            ours = version("mpiscope")
+        except PackageNotFoundError:  # a source tree on PYTHONPATH, never installed
+            ours = "(not installed)"
+        raw = ", ".join(map(str, SUPPORTED_VERSIONS))
+        sys.stdout.write(f"mpiscope {ours} (raw files: schema {raw}; run context: schema "
+                         f"{SCHEMA_VERSION})\n")
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: exit 2 with a hint
         self.print_usage(sys.stderr)
@@ -22,6 +46,7 @@ def build_parser(command=None):
     help, for the listing."""
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
                                                    "performance.")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     if command in COMMANDS:
@@ -48,8 +73,12 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
     parser = build_parser(command if command in COMMANDS else "")
-    args = parser.parse_args(argv)
     try:
+        if command in COMMANDS:  # defaults from MPISCOPE_OUT and the config files
+            from mpiscope.cli import settings
+
+            settings.apply(parser, command)
+        args = parser.parse_args(argv)
         return args.func(args)
     except UsageError as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")

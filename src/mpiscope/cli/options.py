@@ -4,10 +4,13 @@ the bootstrap (--seed, --resamples)."""
 
 from __future__ import annotations
 
+import argparse
+
 from mpiscope.common.errors import UsageError
 
 DEFAULT_OUT = "mpiscope-runs"
-RUN_REF = "a run id, a unique prefix of one, a path to a run directory, or 'latest'"
+RUN_REF = ("a run id, a unique prefix of one, a run's --label, a path to a run directory, "
+           "or 'latest'")
 
 
 def add_run(p, what="the run") -> None:
@@ -16,7 +19,14 @@ def add_run(p, what="the run") -> None:
                    help=f"{what}: {RUN_REF} (default: latest)")
 
 
-def add_out(p) -> None:
+def add_out(p, of_parent=None) -> None:
+    """--out DIR. `of_parent`: the command above a subcommand that has --out
+    as well; left out after the subcommand, --out keeps the parent's value
+    (argparse would otherwise reset it to the default)."""
+    if of_parent:
+        p.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS,
+                       help=f"output root holding the run directories (default: as for {of_parent})")
+        return
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
                    help="output root holding the run directories (default: %(default)s)")
 

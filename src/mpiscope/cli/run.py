@@ -33,6 +33,8 @@ examples:
                    help="default benchmarks and sizes: quick (default) or full")
     p.add_argument("--bench", help="comma list of benchmarks (README, 'Benchmarks'; the engine "
                                    "lists them with mpiscope-engine --describe)")
+    p.add_argument("--exclude", metavar="LIST",
+                   help="comma list of benchmarks to leave out of the suite or the --bench list")
     p.add_argument("--sizes", help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
     p.add_argument("--pairs", metavar="FILE", help="pairs file for the 'pairs' benchmark: two ranks a line")
     p.add_argument("--sync", choices=("window", "barrier"),
@@ -66,6 +68,9 @@ examples:
                    help="relative departure that triggers refinement (default 0.1)")
     p.add_argument("--refine-max", type=int, default=8,
                    help="sizes added at most per benchmark (default 8)")
+    p.add_argument("--label", metavar="TEXT",
+                   help="a name for the run, stored in its context and listed by `mpiscope runs`; "
+                        "it can name the run wherever a RUN is asked for")
     add_seed(p, "seed for everything random")
     add_out(p)
     add_json(p, "print the summary as JSON")

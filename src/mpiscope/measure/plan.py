@@ -56,6 +56,7 @@ class Plan:
     trace: bool = False
     algo_variants: dict | None = None   # collective -> the variants --algo makes it run
     clock_sync: str = "auto"
+    label: str | None = None
     sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
 
     def series_count(self):
@@ -134,6 +135,7 @@ def make_plan(args):
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
     known = describe(args.mpi)
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
+    benches = _exclude(benches, getattr(args, "exclude", None), known)
     for b in benches:
         if b not in known.benchmarks:
             raise UsageError(f"unknown benchmark '{b}'; choose from: {', '.join(known.names())}")
@@ -189,8 +191,35 @@ def make_plan(args):
                 oversubscribe=oversubscribe, refine=args.refine,
                 refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
                 sizeless=[b for b in benches if known.benchmarks[b].sizeless],
+                label=_label(getattr(args, "label", None)),
                 **loggp_options.plan_fields(args),
                 **algo_options.plan_fields(args, benches, known.algorithms))
+
+
+def _exclude(benches, text, known):
+    """`benches` without the --exclude LIST; every name must be a benchmark.
+    An empty list excludes nothing (it overrides a config file's)."""
+    names = [x.strip() for x in str(text or "").split(",") if x.strip()]
+    for name in names:
+        if name not in known.benchmarks:
+            raise UsageError(f"--exclude: unknown benchmark '{name}'; choose from: "
+                             f"{', '.join(known.names())}")
+    left = [b for b in benches if b not in names]
+    if not left:
+        raise UsageError(f"--exclude {text} leaves no benchmark to measure (`mpiscope config "
+                         "show` tells whether a config file set it)")
+    return left
+
+
+def _label(text):
+    """--label: one line of text; not 'latest', which names the newest run."""
+    if text is None:
+        return None
+    label = str(text).strip()
+    if not label or "\n" in label or label == "latest":
+        raise UsageError(f"--label {text!r}: give one line of text (not 'latest', which "
+                         "names the newest run)")
+    return label
 
 
 def _default_np(cluster):

@@ -198,6 +198,7 @@ def run(plan, argv):
     context = {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
+        "label": plan.label,
         "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
         "duration_s": round(time.time() - started, 3),
         "status": status,
