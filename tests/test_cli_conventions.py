@@ -102,7 +102,7 @@ def test_run_takes_defaults_from_the_project_file_and_stores_its_label(clean_env
     p = mpiscope("run", "--bench", "pingpong,bw", "--sizes", 8, "--reps-max", 20,
                  "--label", "first try", "--json", cwd=work, env=clean_env["env"])
     assert p.returncode == 0, p.stderr
-    run = json.loads(p.stdout)["run"]
+    run = json.loads(p.stdout)["run_dir"]
     ctx = json.loads((work / run / "context.json").read_text())
     assert (work / run).parent == work / "from-project"
     assert ctx["np"] == 2 and ctx["benches"] == ["pingpong"]
@@ -117,7 +117,7 @@ def test_run_takes_defaults_from_the_project_file_and_stores_its_label(clean_env
     p = mpiscope("run", "--bench", "pingpong", "--sizes", 8, "--reps-max", 20, "--sync", "window",
                  "--out", "from-cli", "--json", cwd=work, env=clean_env["env"])
     assert p.returncode == 0, p.stderr
-    ctx = json.loads((work / json.loads(p.stdout)["run"] / "context.json").read_text())
+    ctx = json.loads((work / json.loads(p.stdout)["run_dir"] / "context.json").read_text())
     assert ctx["plan"]["sync"] == "window" and (work / "from-cli").is_dir()
 
 

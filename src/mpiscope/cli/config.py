@@ -53,9 +53,9 @@ def _files():
 def cmd_show(args) -> int:
     rows = resolved()
     if args.json:
-        from mpiscope.views.text import dumps
+        from mpiscope.views.documents import json_document
 
-        sys.stdout.write(dumps({
+        sys.stdout.write(json_document("config-show", {
             "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
             "files": {name: {"path": path, "exists": os.path.isfile(path)}
                       for name, path in _files().items()}}))
