@@ -7,16 +7,14 @@ build root is the checkout's build/ or the user's cache (locations.py).
 
 from __future__ import annotations
 
-import fcntl
 import functools
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from mpiscope.common.errors import BuildFailed
 from mpiscope.engine.locations import REPO, build_root, source_dir  # noqa: F401 (REPO: tests, bench/)
+from mpiscope.engine.make import make as run_make
 from mpiscope.engine.mpi import Mpi, find_mpi
 
 ENGINE_SRC = source_dir("engine")
@@ -38,19 +36,13 @@ def engine_path(mpi) -> Path:
 
 def make(mpi, *targets) -> Path:
     """Runs make on the engine's sources for `mpi` (the engine by default, or
-    `targets`); returns the build directory. Concurrent builds for one MPI
-    wait for each other."""
+    `targets`); returns the build directory."""
     mpi = as_mpi(mpi)
     out = build_dir(mpi)
-    out.mkdir(parents=True, exist_ok=True)
-    jobs = str(len(os.sched_getaffinity(0)))
-    with open(out / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        result = subprocess.run(["make", "-s", "-j", jobs, "-C", str(ENGINE_SRC), f"MPICC={mpi.wrapper}",
-                                 f"BUILD={out}", *targets], capture_output=True, text=True)
+    result = run_make(ENGINE_SRC, out, f"MPICC={mpi.wrapper}", *targets)
     if result.returncode != 0:
         raise BuildFailed(f"building the engine with {mpi.wrapper} ({mpi.name}) failed:\n"
-                           f"{result.stderr[-3000:]}")
+                          f"{result.stderr[-3000:]}")
     return out
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.engine.locations import build_root, source_dir
+from mpiscope.engine.make import make
 
 ENV_VAR = "MPISCOPE_MPICC"
 DEBIAN = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
@@ -63,6 +64,7 @@ class Mpi:
         return {**asdict(self), "family": self.family, "name": self.name, "key": self.key}
 
 
+@functools.cache
 def _our_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -141,8 +143,7 @@ def _probe(wrapper: str, show: str):
     built once per compile line."""
     out = build_root() / "probes" / hashlib.sha256(show.encode()).hexdigest()[:16]
     binary = out / "mpi-identity"
-    made = subprocess.run(["make", "-s", "-C", str(source_dir("engine")), f"MPICC={wrapper}",
-                           f"BUILD={out}", "identity"], capture_output=True, text=True)
+    made = make(source_dir("engine"), out, f"MPICC={wrapper}", "identity")
     if made.returncode != 0:
         raise UsageError(f"{wrapper} cannot compile a small MPI program; is its MPI installed "
                          f"completely (headers, libraries, C compiler)?\n{made.stderr[-2000:]}")
