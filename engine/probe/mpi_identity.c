@@ -3,7 +3,7 @@
  * MPI_Get_library_version and MPI_Get_version may be called before MPI_Init.
  * Prints three lines and then the library's own version text:
  *   family       open-mpi | intel-mpi | mpich (MPICH and its other derivatives) | unknown
- *   mpi.h        the version string of the header compiled against
+ *   mpi.h        the version string of the header compiled against (the fallback)
  *   standard     MPI standard version, major.minor
  * The family comes from mpi.h's macros, which name the ABI the engine is
  * compiled for; Intel MPI is MPICH-derived and defines MPICH_VERSION too.

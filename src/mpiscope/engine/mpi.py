@@ -38,15 +38,14 @@ class Mpi:
     wrapper: str        # absolute path of the compiler wrapper
     show: str           # what the wrapper runs (its -show output)
     implementation: str  # open-mpi | mpich | intel-mpi (from mpi.h's macros)
-    version: str        # the implementation's version, from mpi.h
+    version: str        # the implementation's version, as the library reports it
     standard: str       # MPI standard version the library implements
     library: str        # MPI_Get_library_version, as the library says it
     launcher: str | None  # mpirun / mpiexec beside the wrapper
 
     @property
     def family(self) -> str:
-        """How it is launched: openmpi, or mpich (MPICH and its derivatives, Intel MPI)."""
-        return "openmpi" if self.implementation == "open-mpi" else "mpich"
+        return family_of(self.implementation)
 
     @property
     def name(self) -> str:
@@ -62,6 +61,11 @@ class Mpi:
     def identity(self) -> dict:
         """What a run's context records."""
         return {**asdict(self), "family": self.family, "name": self.name, "key": self.key}
+
+
+def family_of(implementation: str) -> str:
+    """How it is launched: openmpi, or mpich (MPICH and its derivatives, Intel MPI)."""
+    return "openmpi" if implementation == "open-mpi" else "mpich"
 
 
 @functools.cache
@@ -118,8 +122,8 @@ def identify(wrapper: str) -> Mpi:
         raise UsageError(f"{wrapper} builds against an MPI that is neither Open MPI nor MPICH-derived "
                          f"({library.splitlines()[0] if library else 'no version'}); mpiscope knows how "
                          f"to launch those two families")
-    family = "openmpi" if implementation == "open-mpi" else "mpich"
-    return Mpi(wrapper, show, implementation, version, standard, library, find_launcher(wrapper, family))
+    return Mpi(wrapper, show, implementation, version, standard, library,
+               find_launcher(wrapper, family_of(implementation)))
 
 
 def _show(wrapper: str) -> str:
@@ -140,7 +144,9 @@ def _show(wrapper: str) -> str:
 
 def _probe(wrapper: str, show: str):
     """(implementation, version, standard, library text) from the probe program,
-    built once per compile line."""
+    built once per compile line. The version is the running library's (the
+    first dotted number of its text), so a library updated in place under the
+    same compile line is seen; mpi.h's is the fallback."""
     out = build_root() / "probes" / hashlib.sha256(show.encode()).hexdigest()[:16]
     binary = out / "mpi-identity"
     made = make(source_dir("engine"), out, f"MPICC={wrapper}", "identity")
@@ -152,8 +158,9 @@ def _probe(wrapper: str, show: str):
     if p.returncode != 0 or len(lines) < 4:
         raise UsageError(f"a program built with {wrapper} does not run (exit {p.returncode}): "
                          f"{p.stderr.strip()[-1000:]}")
-    implementation, version, standard, library = lines
-    return implementation, version.strip() or "unknown", standard, library.strip()
+    implementation, header, standard, library = (line.strip() for line in lines)
+    number = re.search(r"\d+(?:\.\d+)+", library)
+    return implementation, number.group(0) if number else (header or "unknown"), standard, library
 
 
 def find_launcher(wrapper: str, family: str) -> str | None:
