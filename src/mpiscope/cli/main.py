@@ -5,7 +5,7 @@ import importlib
 import sys
 
 from mpiscope.cli.commands import COMMANDS
-from mpiscope.common.errors import UsageError
+from mpiscope.common.errors import BuildFailed, UsageError
 
 
 class _Version(argparse.Action):
@@ -83,3 +83,6 @@ def main(argv=None):
     except UsageError as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 2
+    except BuildFailed as e:
+        sys.stderr.write(f"mpiscope: error: {e}\n")
+        return 1

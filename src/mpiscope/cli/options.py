@@ -1,6 +1,6 @@
 """Options shared by many commands, defined once: the run to read (RUN),
-the output root (--out), JSON output (--json), the random seed (--seed) and
-the bootstrap (--seed, --resamples)."""
+the output root (--out), JSON output (--json), the random seed (--seed),
+the bootstrap (--seed, --resamples) and the MPI (--mpicc, --mpi)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,15 @@ def add_json(p, what="print JSON") -> None:
 
 def add_seed(p, what="bootstrap seed") -> None:
     p.add_argument("--seed", type=int, default=1, help=f"{what} (default: %(default)s)")
+
+
+def add_mpi(p) -> None:
+    """--mpicc and --mpi: which MPI the engine is built with and runs on (engine/mpi.py)."""
+    p.add_argument("--mpicc", metavar="PATH",
+                   help="the MPI's C compiler wrapper: any MPI (default: $MPISCOPE_MPICC, else Debian's "
+                        "mpicc.openmpi or mpicc.mpich, else mpicc on PATH)")
+    p.add_argument("--mpi", choices=("openmpi", "mpich"),
+                   help="shorthand for Debian's wrappers: --mpicc mpicc.openmpi | mpicc.mpich")
 
 
 def add_bootstrap(p, resamples=1000) -> None:

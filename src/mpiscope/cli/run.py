@@ -2,9 +2,9 @@
 
 import sys
 
-from mpiscope.cli.options import add_json, add_out, add_seed
+from mpiscope.cli.options import add_json, add_mpi, add_out, add_seed
 from mpiscope.measure import algo_options, benchmarks, loggp_options
-from mpiscope.measure.launch import LAUNCHERS, MPIS
+from mpiscope.measure.launch import LAUNCHERS
 from mpiscope.cli.commands import command_parser
 
 
@@ -18,13 +18,15 @@ synchronized clock and stored; a summary table is printed at the end.\
 examples:
   mpiscope run -n 2 --bench pingpong,bw --sizes 1-4M:x2
   mpiscope run -n 4 --bench allreduce --sizes 8,1K,1M --check
-  mpiscope run -n 2 --mpi mpich --suite quick\
+  mpiscope run -n 2 --mpi mpich --suite quick
+  mpiscope run -n 2 --mpicc /opt/mpich/bin/mpicc --bench pingpong\
 """)
     p.add_argument("-n", "--np", type=int, help="number of ranks (default: CPUs here, at least 2)")
-    p.add_argument("--mpi", default="openmpi", choices=MPIS, help="MPI library (default openmpi)")
+    add_mpi(p)
     p.add_argument("--launcher", default="mpirun", choices=LAUNCHERS,
-                   help="mpirun (mpirun.openmpi / mpiexec.hydra) or srun (Slurm); default mpirun")
-    p.add_argument("--mpirun", metavar="PROGRAM", help="launcher program to use instead of the default")
+                   help="mpirun (the MPI's mpirun / mpiexec) or srun (Slurm); default mpirun")
+    p.add_argument("--mpirun", metavar="PROGRAM",
+                   help="launcher program to use instead of the MPI's (mpirun / mpiexec beside its mpicc)")
     p.add_argument("--hostfile", help="hostfile for the launcher (Open MPI / MPICH syntax)")
     p.add_argument("--cluster", metavar="NAME",
                    help="run on the emulated cluster NAME (see 'mpiscope cluster up'), one rank per slot; "

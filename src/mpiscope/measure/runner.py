@@ -30,7 +30,9 @@ from mpiscope.store.series import all_series_samples
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report
 from mpiscope.common.atomic import write_text
-from mpiscope.engine.build import REPO, ensure_engine
+from mpiscope.engine.build import as_mpi, ensure_engine
+from mpiscope.engine.locations import CHECKOUT
+from mpiscope.engine.mpi import identify
 from mpiscope.common.errors import UsageError
 from mpiscope.measure.plan import relevant_env
 from mpiscope.measure.refine import propose_sizes
@@ -41,10 +43,13 @@ REFINE_ROUNDS = 3
 
 
 def git_sha():
+    """The commit of the checkout mpiscope runs from (None for an installed package)."""
+    if CHECKOUT is None:
+        return None
     try:
-        sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+        sha = subprocess.run(["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"], capture_output=True,
                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "-uno"],
+        dirty = subprocess.run(["git", "-C", str(CHECKOUT), "status", "--porcelain", "-uno"],
                                capture_output=True, text=True).stdout.strip()
         return sha + ("-dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
@@ -183,7 +188,8 @@ def _store_quality(run_dir, table):
 
 def run(plan, argv):
     """Measures `plan`; returns (run directory, context)."""
-    engine = ensure_engine(plan.mpi)
+    mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
+    engine = ensure_engine(mpi)
     plan.out.mkdir(parents=True, exist_ok=True)
     run_id = new_run_id()
     tmp = plan.out / f".{run_id}.partial"
@@ -206,6 +212,7 @@ def run(plan, argv):
         "command": list(argv),
         "launch_commands": [list(map(str, c)) for c in commands],
         "mpi": plan.mpi,
+        "mpi_identity": {**mpi.identity(), "engine": str(engine)},
         "launcher": plan.launcher,
         "np": plan.np,
         "benches": plan.benches,
