@@ -12,6 +12,7 @@ Command = namedtuple("Command", "module help")
 
 COMMANDS = {
     "run": Command("run", "measure: launch the engine on MPI ranks and store a run"),
+    "sbatch": Command("sbatch", "print a Slurm batch script for a run (mpiscope sbatch ... > job.sh)"),
     "runs": Command("views", "list the runs under the output root"),
     "show": Command("views", "summarize a run: median with 95%% CI and tails per benchmark and size"),
     "export": Command("views", "export a run as CSV, JSON or OSU-style text"),

@@ -6,12 +6,15 @@ created on disk, so bad input leaves no run behind.
 
 import dataclasses
 import os
+import shlex
 from pathlib import Path
 
 from mpiscope.measure import benchmarks
 from mpiscope.measure import algo_options
 from mpiscope.measure import loggp_options
+from mpiscope.common import hostfiles
 from mpiscope.common.errors import UsageError
+from mpiscope.measure import launch
 from mpiscope.measure.launch import LAUNCHERS, MPIS, local_cpus
 from mpiscope.common.sizes import parse_sizes
 from mpiscope.engine.describe import describe
@@ -57,6 +60,19 @@ class Plan:
     algo_variants: dict | None = None   # collective -> the variants --algo makes it run
     clock_sync: str = "auto"
     sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
+    # Where ranks go: -N/--nodes, --ppn, the hostfile's (host, slots) as used
+    # (first `nodes` hosts, `ppn` slots each), words added to the launcher's command.
+    nodes: int | None = None
+    ppn: int | None = None
+    hosts: list | None = None
+    launcher_args: list = dataclasses.field(default_factory=list)
+    notes: list = dataclasses.field(default_factory=list)  # said before the run starts
+
+    def hostfile_text(self):
+        """The hostfile in the launcher's own syntax (None without --hostfile)."""
+        if self.hosts is None:
+            return None
+        return hostfiles.render(launch.syntax(self.mpi, self.launcher), self.hosts, self.np)
 
     def series_count(self):
         return benchmarks.series_count(self.benches, self.sizes, self.sizeless,
@@ -124,7 +140,6 @@ def make_plan(args):
     benchmarks are, the engine built for --mpi says (engine/describe.py)."""
     suite = benchmarks.SUITES[args.suite]
     cluster = getattr(args, "cluster", None)
-    np = _positive("-n/--np", args.np if args.np is not None else _default_np(cluster))
     if cluster and (args.launcher != "mpirun" or args.hostfile or args.mpirun):
         raise UsageError("--cluster starts the ranks on the emulated hosts itself: drop --launcher, "
                          "--hostfile and --mpirun")
@@ -132,6 +147,8 @@ def make_plan(args):
         raise UsageError(f"--mpi must be one of {', '.join(MPIS)}, got '{args.mpi}'")
     if args.launcher not in LAUNCHERS:
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
+    layout = _layout(args, cluster)
+    np = layout.pop("np")
     known = describe(args.mpi)
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
     for b in benches:
@@ -162,9 +179,6 @@ def make_plan(args):
     if not args.time_budget > 0:
         raise UsageError("--time-budget must be a positive number of seconds")
     _positive("--launches", args.launches)
-    hostfile = Path(args.hostfile) if args.hostfile else None
-    if hostfile and not hostfile.is_file():
-        raise UsageError(f"--hostfile: file {hostfile} does not exist")
     if args.clock_inject:
         parts = args.clock_inject.split(":")
         try:
@@ -176,21 +190,83 @@ def make_plan(args):
                              f"'{args.clock_inject}'")
     if args.refine_threshold <= 0 or args.refine_max < 1:
         raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
-    # On an emulated cluster the cluster's launcher decides (it knows the slots).
-    oversubscribe = not cluster and hostfile is None and args.launcher == "mpirun" and np > local_cpus()
     sync = args.sync or "window"
     return Plan(np=np, mpi=args.mpi, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
                 reps_min=args.reps_min,
                 reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
                 launches=args.launches, check=args.check, seed=args.seed,
-                out=Path(args.out), hostfile=hostfile, pairs=pairs, root_rotate=args.root_rotate,
+                out=Path(args.out), pairs=pairs, root_rotate=args.root_rotate,
                 clock_inject=args.clock_inject, warmup=args.warmup, mpirun=args.mpirun,
-                oversubscribe=oversubscribe, refine=args.refine,
+                refine=args.refine,
                 refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
-                sizeless=[b for b in benches if known.benchmarks[b].sizeless],
+                sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
                 **loggp_options.plan_fields(args),
                 **algo_options.plan_fields(args, benches, known.algorithms))
+
+
+def _layout(args, cluster):
+    """Where the ranks go: np, nodes, ppn, the hostfile's hosts as used, the
+    launcher's extra words, whether a machine gets more ranks than cores, and
+    notes for the user. -n defaults to nodes x ppn, else the hostfile's slots,
+    else the emulated cluster's slots, else the CPUs here (at least 2)."""
+    nodes, ppn = getattr(args, "nodes", None), getattr(args, "ppn", None)
+    np = args.np
+    for name, value in (("-n/--np", np), ("-N/--nodes", nodes), ("--ppn", ppn)):
+        if value is not None:
+            _positive(name, value)
+    try:
+        words = shlex.split(getattr(args, "launcher_args", None) or "")
+    except ValueError as e:
+        raise UsageError(f"--launcher-args: {e} in '{args.launcher_args}'; quote it as a shell "
+                         f"would") from None
+    kind = launch.syntax(args.mpi, args.launcher)
+    if cluster and (nodes or ppn):
+        raise UsageError("--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
+                         "and --ppn (choose -n, or the cluster's --slots)")
+    if (nodes or ppn) and launch.gives(words, launch.MAPPING_OPTIONS[kind]):
+        raise UsageError("-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
+                         f"'{args.launcher_args}': give one or the other")
+    if nodes and not ppn:
+        if np is not None and np % nodes:
+            raise UsageError(f"-n {np} ranks do not split evenly over -N {nodes} nodes; give --ppn "
+                             f"or a multiple of {nodes}")
+        ppn = np // nodes if np is not None else 1
+    if nodes and np is not None and np != nodes * ppn:
+        raise UsageError(f"-n {np} is not -N {nodes} nodes x --ppn {ppn}; drop -n or change it")
+    hosts = None
+    if args.hostfile:
+        path = Path(args.hostfile)
+        if not path.is_file():
+            raise UsageError(f"--hostfile: file {path} does not exist")
+        hosts = hostfiles.select(hostfiles.parse(path.read_text(errors="replace"), str(path)),
+                                 nodes, ppn)
+    if np is None:
+        if nodes:
+            np = nodes * ppn
+        elif hosts:
+            np = sum(slots for _, slots in hosts)
+        elif ppn:
+            np = ppn
+        else:
+            np = _default_np(cluster)
+    notes, here = [], None
+    if hosts:
+        # The hostfile's slots say how many ranks a host takes; this machine's cores we know.
+        here = hostfiles.ranks_here(hosts, np)
+        oversubscribe = np > sum(slots for _, slots in hosts) or here > local_cpus()
+        if oversubscribe:
+            notes.append(f"the hostfile puts {np} ranks on {sum(s for _, s in hosts)} slots"
+                         + (f" ({here} on this machine's {local_cpus()} CPUs)" if here else "")
+                         + ": mpiscope binds no rank; binding is left to the hostfile, the "
+                           "launcher's defaults and --launcher-args")
+    else:
+        # On an emulated cluster the cluster's launcher decides (it knows the slots);
+        # under srun, Slurm's allocation does.
+        oversubscribe = not cluster and args.launcher == "mpirun" and not nodes and np > local_cpus()
+    return {"np": np, "nodes": nodes, "ppn": ppn, "hosts": hosts, "launcher_args": words,
+            "hostfile": Path(args.hostfile) if args.hostfile else None,
+            "oversubscribe": oversubscribe, "notes": notes}
 
 
 def _default_np(cluster):
