@@ -6,10 +6,9 @@ created on disk, so bad input leaves no run behind.
 
 import dataclasses
 import os
-import shlex
 from pathlib import Path
 
-from mpiscope.measure import benchmarks
+from mpiscope.measure import benchmarks, placement
 from mpiscope.measure import algo_options
 from mpiscope.measure import loggp_options
 from mpiscope.common import hostfiles
@@ -147,7 +146,7 @@ def make_plan(args):
         raise UsageError(f"--mpi must be one of {', '.join(MPIS)}, got '{args.mpi}'")
     if args.launcher not in LAUNCHERS:
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
-    layout = _layout(args, cluster)
+    layout = placement.resolve(args, cluster, _default_np)
     np = layout.pop("np")
     known = describe(args.mpi)
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
@@ -203,70 +202,6 @@ def make_plan(args):
                 sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
                 **loggp_options.plan_fields(args),
                 **algo_options.plan_fields(args, benches, known.algorithms))
-
-
-def _layout(args, cluster):
-    """Where the ranks go: np, nodes, ppn, the hostfile's hosts as used, the
-    launcher's extra words, whether a machine gets more ranks than cores, and
-    notes for the user. -n defaults to nodes x ppn, else the hostfile's slots,
-    else the emulated cluster's slots, else the CPUs here (at least 2)."""
-    nodes, ppn = getattr(args, "nodes", None), getattr(args, "ppn", None)
-    np = args.np
-    for name, value in (("-n/--np", np), ("-N/--nodes", nodes), ("--ppn", ppn)):
-        if value is not None:
-            _positive(name, value)
-    try:
-        words = shlex.split(getattr(args, "launcher_args", None) or "")
-    except ValueError as e:
-        raise UsageError(f"--launcher-args: {e} in '{args.launcher_args}'; quote it as a shell "
-                         f"would") from None
-    kind = launch.syntax(args.mpi, args.launcher)
-    if cluster and (nodes or ppn):
-        raise UsageError("--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
-                         "and --ppn (choose -n, or the cluster's --slots)")
-    if (nodes or ppn) and launch.gives(words, launch.MAPPING_OPTIONS[kind]):
-        raise UsageError("-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
-                         f"'{args.launcher_args}': give one or the other")
-    if nodes and not ppn:
-        if np is not None and np % nodes:
-            raise UsageError(f"-n {np} ranks do not split evenly over -N {nodes} nodes; give --ppn "
-                             f"or a multiple of {nodes}")
-        ppn = np // nodes if np is not None else 1
-    if nodes and np is not None and np != nodes * ppn:
-        raise UsageError(f"-n {np} is not -N {nodes} nodes x --ppn {ppn}; drop -n or change it")
-    hosts = None
-    if args.hostfile:
-        path = Path(args.hostfile)
-        if not path.is_file():
-            raise UsageError(f"--hostfile: file {path} does not exist")
-        hosts = hostfiles.select(hostfiles.parse(path.read_text(errors="replace"), str(path)),
-                                 nodes, ppn)
-    if np is None:
-        if nodes:
-            np = nodes * ppn
-        elif hosts:
-            np = sum(slots for _, slots in hosts)
-        elif ppn:
-            np = ppn
-        else:
-            np = _default_np(cluster)
-    notes, here = [], None
-    if hosts:
-        # The hostfile's slots say how many ranks a host takes; this machine's cores we know.
-        here = hostfiles.ranks_here(hosts, np)
-        oversubscribe = np > sum(slots for _, slots in hosts) or here > local_cpus()
-        if oversubscribe:
-            notes.append(f"the hostfile puts {np} ranks on {sum(s for _, s in hosts)} slots"
-                         + (f" ({here} on this machine's {local_cpus()} CPUs)" if here else "")
-                         + ": mpiscope binds no rank; binding is left to the hostfile, the "
-                           "launcher's defaults and --launcher-args")
-    else:
-        # On an emulated cluster the cluster's launcher decides (it knows the slots);
-        # under srun, Slurm's allocation does.
-        oversubscribe = not cluster and args.launcher == "mpirun" and not nodes and np > local_cpus()
-    return {"np": np, "nodes": nodes, "ppn": ppn, "hosts": hosts, "launcher_args": words,
-            "hostfile": Path(args.hostfile) if args.hostfile else None,
-            "oversubscribe": oversubscribe, "notes": notes}
 
 
 def _default_np(cluster):
