@@ -68,9 +68,27 @@ def _command_of(argv):
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+# Options whose value may itself start with '-' (a launcher's options): argparse
+# would read `--launcher-args --oversubscribe` as two options.
+DASH_VALUES = ("--launcher-args",)
+
+
+def _glue_dash_values(argv):
+    """`--launcher-args -x` as `--launcher-args=-x`."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in DASH_VALUES and i + 1 < len(argv):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv=None):
     """Entry point; returns the exit code."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _glue_dash_values(sys.argv[1:] if argv is None else list(argv))
     command = _command_of(argv)
     parser = build_parser(command if command in COMMANDS else "")
     try:

@@ -8,10 +8,12 @@ import dataclasses
 import os
 from pathlib import Path
 
-from mpiscope.measure import benchmarks
+from mpiscope.measure import benchmarks, placement
 from mpiscope.measure import algo_options
 from mpiscope.measure import loggp_options
+from mpiscope.common import hostfiles
 from mpiscope.common.errors import UsageError
+from mpiscope.measure import launch
 from mpiscope.measure.launch import LAUNCHERS, local_cpus
 from mpiscope.common.sizes import parse_sizes
 from mpiscope.engine.describe import describe
@@ -60,6 +62,19 @@ class Plan:
     label: str | None = None
     mpicc: str | None = None  # the MPI's compiler wrapper (engine/mpi.py); None: Debian's for `mpi`
     sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
+    # Where ranks go: -N/--nodes, --ppn, the hostfile's (host, slots) as used
+    # (first `nodes` hosts, `ppn` slots each), words added to the launcher's command.
+    nodes: int | None = None
+    ppn: int | None = None
+    hosts: list | None = None
+    launcher_args: list = dataclasses.field(default_factory=list)
+    notes: list = dataclasses.field(default_factory=list)  # said before the run starts
+
+    def hostfile_text(self):
+        """The hostfile in the launcher's own syntax (None without --hostfile)."""
+        if self.hosts is None:
+            return None
+        return hostfiles.render(launch.syntax(self.mpi, self.launcher), self.hosts, self.np)
 
     def series_count(self):
         return benchmarks.series_count(self.benches, self.sizes, self.sizeless,
@@ -127,7 +142,6 @@ def make_plan(args):
     benchmarks are, the engine built for the MPI chosen says (engine/describe.py)."""
     suite = benchmarks.SUITES[args.suite]
     cluster = getattr(args, "cluster", None)
-    np = _positive("-n/--np", args.np if args.np is not None else _default_np(cluster))
     if cluster and (args.launcher != "mpirun" or args.hostfile or args.mpirun):
         raise UsageError("--cluster starts the ranks on the emulated hosts itself: drop --launcher, "
                          "--hostfile and --mpirun")
@@ -135,6 +149,8 @@ def make_plan(args):
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
     mpi = find_mpi(mpicc=getattr(args, "mpicc", None), mpi=args.mpi)
     mpirun = _mpirun(args, mpi, cluster)
+    layout = placement.resolve(args, mpi.family, cluster, _default_np)
+    np = layout.pop("np")
     known = describe(mpi)
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
     benches = _exclude(benches, getattr(args, "exclude", None), known)
@@ -166,9 +182,6 @@ def make_plan(args):
     if not args.time_budget > 0:
         raise UsageError("--time-budget must be a positive number of seconds")
     _positive("--launches", args.launches)
-    hostfile = Path(args.hostfile) if args.hostfile else None
-    if hostfile and not hostfile.is_file():
-        raise UsageError(f"--hostfile: file {hostfile} does not exist")
     if args.clock_inject:
         parts = args.clock_inject.split(":")
         try:
@@ -180,19 +193,17 @@ def make_plan(args):
                              f"'{args.clock_inject}'")
     if args.refine_threshold <= 0 or args.refine_max < 1:
         raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
-    # On an emulated cluster the cluster's launcher decides (it knows the slots).
-    oversubscribe = not cluster and hostfile is None and args.launcher == "mpirun" and np > local_cpus()
     sync = args.sync or "window"
     return Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
                 reps_min=args.reps_min,
                 reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
                 launches=args.launches, check=args.check, seed=args.seed,
-                out=Path(args.out), hostfile=hostfile, pairs=pairs, root_rotate=args.root_rotate,
+                out=Path(args.out), pairs=pairs, root_rotate=args.root_rotate,
                 clock_inject=args.clock_inject, warmup=args.warmup, mpirun=mpirun,
-                oversubscribe=oversubscribe, refine=args.refine,
+                refine=args.refine,
                 refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
-                sizeless=[b for b in benches if known.benchmarks[b].sizeless],
+                sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
                 label=_label(getattr(args, "label", None)),
                 **loggp_options.plan_fields(args),
                 **algo_options.plan_fields(args, benches, known.algorithms))
