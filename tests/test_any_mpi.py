@@ -63,7 +63,7 @@ def test_engine_builds_and_checked_run_passes(name, mpi_envs, tmp_path):
     run_dir, summary = run_ok("--mpicc", wrapper, "-n", "2", "--bench", ",".join(BENCHES),
                               "--sizes", ",".join(map(str, SIZES)), "--check", "--sync", "barrier", "--reps-min", "10",
                               "--time-budget", "0.3", out=tmp_path, env=env)
-    assert summary["status"] == "completed"
+    assert summary["context"]["status"] == "completed"
     measured = {(r["bench"], r["size"]) for r in summary["rows"] if r["n"] > 0}
     assert measured == {(b, s) for b in BENCHES for s in SIZES}
     context = ingest.load_context(run_dir)  # with what ingest read from the raw files

@@ -45,7 +45,7 @@ def test_installed_package_carries_the_c_sources_and_runs(tmp_path):
     assert found["engine"] == str(CACHE / "mpiscope" / "engines" / found["key"] / "mpiscope-engine")
     summary, _ = mpiscope("run", "-n", "2", "--bench", "pingpong", "--sizes", "8", "--sync", "barrier",
                        "--json")
-    assert summary["status"] == "completed" and summary["rows"][0]["n"] > 0
-    context = json.loads((elsewhere / summary["run"] / "context.json").read_text())
+    assert summary["context"]["status"] == "completed" and summary["rows"][0]["n"] > 0
+    context = json.loads((elsewhere / summary["run_dir"] / "context.json").read_text())
     assert context["mpi_identity"]["engine"] == found["engine"]
     assert context["git_sha"] is None  # not run from a checkout

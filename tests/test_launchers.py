@@ -38,7 +38,7 @@ def test_dry_run_prints_the_command_the_run_executes(tmp_path):
 
     p = mpiscope("run", *args, "--json", out=tmp_path / "real")
     assert p.returncode == 0, p.stderr
-    run = json.loads(p.stdout)["run"]
+    run = json.loads(p.stdout)["run_dir"]
     ctx = store.load(run)[1].context
     (executed,) = ctx["launch_commands"]
     assert _without_run_id(executed) == _without_run_id(
@@ -85,7 +85,7 @@ def test_oversubscribing_hostfile_runs_unbound_and_says_so(tmp_path):
     p = mpiscope("run", "--hostfile", hosts, *SMALL, "--json", out=tmp_path / "runs")
     assert p.returncode == 0, p.stderr
     assert f"the hostfile puts {np} ranks on {np} slots" in p.stderr and "binds no rank" in p.stderr
-    ctx = store.load(json.loads(p.stdout)["run"])[1].context
+    ctx = store.load(json.loads(p.stdout)["run_dir"])[1].context
     (cmd,) = ctx["launch_commands"]
     assert ctx["np"] == np and not any(w.startswith("--bind-to") for w in cmd)
 

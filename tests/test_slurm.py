@@ -41,7 +41,7 @@ def in_allocation(slurm, *run_args):
 
 def _context(p):
     assert p.returncode == 0, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
-    run = Path(json.loads(p.stdout)["run"])
+    run = Path(json.loads(p.stdout)["run_dir"])
     return run, store.load(run)[1].context
 
 
