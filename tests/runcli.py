@@ -9,14 +9,14 @@ from pathlib import Path
 import jsonschema
 
 
-def mpiscope(*args, out=None, env=None, timeout=600):
+def mpiscope(*args, out=None, env=None, timeout=600, cwd=None):
     cmd = [sys.executable, "-m", "mpiscope.cli", *map(str, args)]
     if out is not None:
         cmd += ["--out", str(out)]
     full_env = dict(os.environ)
     full_env.pop("MPISCOPE_PROGRESS", None)
     full_env.update(env or {})
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=cwd)
 
 
 def run_ok(*args, out, env=None):

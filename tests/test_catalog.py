@@ -118,3 +118,56 @@ def test_run_still_being_written_is_not_listed(out):
     partial.mkdir()
     (partial / "context.json").write_text(json.dumps(context_for(run_id="20240310-000000-eeee")))
     assert "20240310-000000-eeee" not in [r["run_id"] for r in catalog.list_runs(out)]
+
+
+def test_resolve_by_label(out):
+    run = out / "20240302-090000-bbbb"
+    ctx = json.loads((run / "context.json").read_text())
+    (run / "context.json").write_text(json.dumps({**ctx, "label": "20240303"}))
+    assert {r["run_id"]: r["label"] for r in catalog.list_runs(out)} == {
+        "20240301-090000-aaaa": None, "20240302-090000-bbbb": "20240303",
+        "20240302-100000-cccc": None}
+    # A label wins over a prefix of another run's id; an id wins over a label.
+    assert catalog.resolve(out, "20240303").name == "20240302-090000-bbbb"
+    _make_run(out, "20240304-000000-dddd", "2024-03-04T00:00:00+00:00")
+    ctx = json.loads((out / "20240304-000000-dddd" / "context.json").read_text())
+    (out / "20240304-000000-dddd" / "context.json").write_text(
+        json.dumps({**ctx, "label": "20240301-090000-aaaa"}))
+    assert catalog.resolve(out, "20240301-090000-aaaa").name == "20240301-090000-aaaa"
+
+
+def test_label_of_several_runs_is_refused(out):
+    for run_id in ("20240301-090000-aaaa", "20240302-100000-cccc"):
+        ctx = json.loads((out / run_id / "context.json").read_text())
+        (out / run_id / "context.json").write_text(json.dumps({**ctx, "label": "base"}))
+    with pytest.raises(UsageError, match="label 'base' names 2 runs") as exc:
+        catalog.resolve(out, "base")
+    assert "20240301-090000-aaaa" in str(exc.value) and "give a run id" in str(exc.value)
+
+
+def test_catalog_written_before_labels_gains_the_column(out):
+    import duckdb
+
+    con = duckdb.connect(str(out / "catalog.duckdb"))
+    con.execute("CREATE TABLE runs (run_id VARCHAR PRIMARY KEY, created VARCHAR, status VARCHAR, "
+                "mpi VARCHAR, np INTEGER, benches VARCHAR, path VARCHAR, context VARCHAR)")
+    con.execute("INSERT INTO runs VALUES ('19990101-000000-gone', NULL, 'completed', 'openmpi', 2, "
+                "'[]', '/nonexistent/run', '{}')")
+    con.close()
+    run = out / "20240301-090000-aaaa"
+    ctx = json.loads((run / "context.json").read_text())
+    (run / "context.json").write_text(json.dumps({**ctx, "label": "old"}))
+    runs = catalog.list_runs(out)
+    assert [r["run_id"] for r in runs][0] == "20240301-090000-aaaa" and runs[0]["label"] == "old"
+    assert "19990101-000000-gone" not in [r["run_id"] for r in runs]
+
+
+def test_forget_drops_rows(out):
+    catalog.list_runs(out)
+    catalog.forget(out, [out / "20240301-090000-aaaa"])
+    import duckdb
+
+    con = duckdb.connect(str(out / "catalog.duckdb"))
+    ids = sorted(r[0] for r in con.execute("SELECT run_id FROM runs").fetchall())
+    con.close()
+    assert ids == ["20240302-090000-bbbb", "20240302-100000-cccc"]

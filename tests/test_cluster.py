@@ -357,10 +357,17 @@ def test_mpiscope_run_on_a_cluster_records_the_ground_truth(tmp_path):
 
     with cluster("run", 2, link="rate=1gbit") as name:
         run, summary = run_ok("--cluster", name, "--bench", "pingpong", "--sizes", 8, "--reps-max", 30,
-                              "--sync", "barrier", out=tmp_path)  # -n: every slot
+                              "--sync", "barrier", "--launcher-args", "--mca btl_tcp_links 1",
+                              out=tmp_path)  # -n: every slot
         refused = mpiscope("run", "--cluster", name, "--hostfile", "/etc/hosts", out=tmp_path / "x")
+        no_nodes = mpiscope("run", "--cluster", name, "-N", 2, out=tmp_path / "x")
     table, loaded = store.load(run)
     ctx = loaded.context
     assert ctx["np"] == 2 and ctx["cluster"]["link"]["rate_bps"] == 1e9
     assert set(ctx["hosts"]) == {f"{name}-h0", f"{name}-h1"}
+    # the launcher's words go to the MPI launcher on the first host, before the engine
+    (cmd,) = ctx["launch_commands"]
+    engine = next(i for i, w in enumerate(cmd) if w.endswith("mpiscope-engine"))
+    assert cmd[engine - 3:engine] == ["--mca", "btl_tcp_links", "1"]
     assert refused.returncode == 2 and "drop --launcher, --hostfile" in refused.stderr
+    assert no_nodes.returncode == 2 and "drop -N/--nodes and --ppn" in no_nodes.stderr

@@ -26,11 +26,7 @@ KIND_TO_BENCH = {"allgather": "allgather", "allreduce": "allreduce",
 def _checker(mpi):
     if shutil.which(f"mpicc.{mpi}") is None:
         pytest.skip(f"mpicc.{mpi} is not installed")
-    result = subprocess.run(["make", "-s", "-C", str(build.ENGINE_SRC), f"MPI={mpi}",
-                             f"BUILD={build.REPO / 'build' / mpi}", "tests"],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return build.REPO / "build" / mpi / "colls-check"
+    return build.make(mpi, "tests") / "colls-check"
 
 
 def _run_checker(mpi, np_, args=(), env=None):

@@ -21,6 +21,7 @@ from mpiscope.views.layers import layers_json
 from mpiscope.views.loggp import loggp_json
 from analysis_runs import build_run
 from rawgen import RunBuilder, SeriesSpec, build_demo_run, context_for
+from runcli import mpiscope
 from test_loggp_analysis import _noisy, _samples, synthetic_run
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
@@ -64,7 +65,7 @@ def out(tmp_path_factory):
 # Every command with --json, and the document it prints.
 JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compare", "loggp": "loggp",
                  "layers": "layers", "model predict": "model-predict", "model check": "model-check",
-                 "cluster up": "cluster-up", "cluster list": "cluster-list"}
+                 "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show"}
 
 
 def _commands_with_json(parser, prefix=()):
@@ -160,3 +161,9 @@ def test_cluster_up_and_list(capsys):
         assert name in {c["name"] for c in doc["clusters"]}
     finally:
         manager.teardown(name)
+
+
+def test_config_show_validates(tmp_path):
+    p = mpiscope("config", "show", "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    validate("config-show", json.loads(p.stdout))

@@ -53,6 +53,8 @@ def test_format_runs_snapshot(tmp_path):
         ctx = context_for(run_id=run.name, status=status, benches=benches,
                           created=f"2024-04-0{i + 1}T12:00:00+00:00", np=2 + 2 * i,
                           mpi="mpich" if i == 2 else "openmpi")
+        if i == 0:
+            ctx["label"] = "before upgrade"
         (run / "context.json").write_text(json.dumps(ctx))
     assert_snapshot("runs.txt", format_runs(catalog.list_runs(tmp_path)))
     assert format_runs([]) == "no runs\n"

@@ -12,7 +12,9 @@ Command = namedtuple("Command", "module help")
 
 COMMANDS = {
     "run": Command("run", "measure: launch the engine on MPI ranks and store a run"),
-    "runs": Command("views", "list the runs under the output root"),
+    "build": Command("build", "build the engine for an MPI (--mpicc) now and show what was found"),
+    "sbatch": Command("sbatch", "print a Slurm batch script for a run (mpiscope sbatch ... > job.sh)"),
+    "runs": Command("runs", "list the runs under the output root; runs rm deletes runs"),
     "show": Command("views", "summarize a run: median with 95%% CI and tails per benchmark and size"),
     "export": Command("views", "export a run as CSV, JSON or OSU-style text"),
     "fit": Command("analysis", "fit Hockney models (α + β·n) and protocol zones to a run"),
@@ -23,6 +25,9 @@ COMMANDS = {
     "cluster": Command("cluster", "emulated clusters: hosts with shaped links on this machine (root)"),
     "model": Command("model", "cost models of our own collective algorithms: predict, check"),
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
+    "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where "
+                                "each comes from"),
+    "completion": Command("completion", "print a bash or zsh completion script"),
 }
 
 

@@ -5,7 +5,31 @@ import importlib
 import sys
 
 from mpiscope.cli.commands import COMMANDS
-from mpiscope.common.errors import UsageError
+from mpiscope.common.errors import BuildFailed, UsageError
+
+
+class _Version(argparse.Action):
+    """--version: the package version and the data formats it reads, looked
+    up only when asked for (the raw reader imports numpy)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version of mpiscope and of the formats it reads, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        from mpiscope import SCHEMA_VERSION
+        from mpiscope.store.rawfile import SUPPORTED_VERSIONS
+
+        try:
+            ours = version("mpiscope")
+        except PackageNotFoundError:  # a source tree on PYTHONPATH, never installed
+            ours = "(not installed)"
+        raw = ", ".join(map(str, SUPPORTED_VERSIONS))
+        sys.stdout.write(f"mpiscope {ours} (raw files: schema {raw}; run context: schema "
+                         f"{SCHEMA_VERSION})\n")
+        parser.exit(0)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,6 +46,7 @@ def build_parser(command=None):
     help, for the listing."""
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
                                                    "performance.")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     if command in COMMANDS:
@@ -43,14 +68,39 @@ def _command_of(argv):
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+# Options whose value may itself start with '-' (a launcher's options): argparse
+# would read `--launcher-args --oversubscribe` as two options.
+DASH_VALUES = ("--launcher-args",)
+
+
+def _glue_dash_values(argv):
+    """`--launcher-args -x` as `--launcher-args=-x`."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in DASH_VALUES and i + 1 < len(argv):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv=None):
     """Entry point; returns the exit code."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _glue_dash_values(sys.argv[1:] if argv is None else list(argv))
     command = _command_of(argv)
     parser = build_parser(command if command in COMMANDS else "")
-    args = parser.parse_args(argv)
     try:
+        if command in COMMANDS:  # defaults from MPISCOPE_OUT and the config files
+            from mpiscope.cli import settings
+
+            settings.apply(parser, command)
+        args = parser.parse_args(argv)
         return args.func(args)
     except UsageError as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 2
+    except BuildFailed as e:
+        sys.stderr.write(f"mpiscope: error: {e}\n")
+        return 1

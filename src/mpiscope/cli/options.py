@@ -1,13 +1,16 @@
 """Options shared by many commands, defined once: the run to read (RUN),
-the output root (--out), JSON output (--json), the random seed (--seed) and
-the bootstrap (--seed, --resamples)."""
+the output root (--out), JSON output (--json), the random seed (--seed),
+the bootstrap (--seed, --resamples) and the MPI (--mpicc, --mpi)."""
 
 from __future__ import annotations
+
+import argparse
 
 from mpiscope.common.errors import UsageError
 
 DEFAULT_OUT = "mpiscope-runs"
-RUN_REF = "a run id, a unique prefix of one, a path to a run directory, or 'latest'"
+RUN_REF = ("a run id, a unique prefix of one, a run's --label, a path to a run directory, "
+           "or 'latest'")
 
 
 def add_run(p, what="the run") -> None:
@@ -16,7 +19,14 @@ def add_run(p, what="the run") -> None:
                    help=f"{what}: {RUN_REF} (default: latest)")
 
 
-def add_out(p) -> None:
+def add_out(p, of_parent=None) -> None:
+    """--out DIR. `of_parent`: the command above a subcommand that has --out
+    as well; left out after the subcommand, --out keeps the parent's value
+    (argparse would otherwise reset it to the default)."""
+    if of_parent:
+        p.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS,
+                       help=f"output root holding the run directories (default: as for {of_parent})")
+        return
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
                    help="output root holding the run directories (default: %(default)s)")
 
@@ -27,6 +37,15 @@ def add_json(p, what="print JSON") -> None:
 
 def add_seed(p, what="bootstrap seed") -> None:
     p.add_argument("--seed", type=int, default=1, help=f"{what} (default: %(default)s)")
+
+
+def add_mpi(p) -> None:
+    """--mpicc and --mpi: which MPI the engine is built with and runs on (engine/mpi.py)."""
+    p.add_argument("--mpicc", metavar="PATH",
+                   help="the MPI's C compiler wrapper: any MPI (default: $MPISCOPE_MPICC, else Debian's "
+                        "mpicc.openmpi or mpicc.mpich, else mpicc on PATH)")
+    p.add_argument("--mpi", choices=("openmpi", "mpich"),
+                   help="shorthand for Debian's wrappers: --mpicc mpicc.openmpi | mpicc.mpich")
 
 
 def add_bootstrap(p, resamples=1000) -> None:

@@ -24,7 +24,7 @@ examples:
   mpiscope report RUN_A RUN_B -o compare.html\
 """)
     p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
-                   help="run ids, unique prefixes, paths, or 'latest' (default: latest)")
+                   help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest)")
     p.add_argument("-o", "--output", default="report.html", help="HTML file to write (default report.html)")
     add_out(p)
     p.add_argument("--jobs", metavar="N", type=_jobs, default=None,

@@ -2,9 +2,9 @@
 
 import sys
 
-from mpiscope.cli.options import add_json, add_out, add_seed
+from mpiscope.cli.options import add_json, add_mpi, add_out, add_seed
 from mpiscope.measure import algo_options, benchmarks, loggp_options
-from mpiscope.measure.launch import LAUNCHERS, MPIS
+from mpiscope.measure.launch import LAUNCHERS
 from mpiscope.cli.commands import command_parser
 
 
@@ -18,14 +18,35 @@ synchronized clock and stored; a summary table is printed at the end.\
 examples:
   mpiscope run -n 2 --bench pingpong,bw --sizes 1-4M:x2
   mpiscope run -n 4 --bench allreduce --sizes 8,1K,1M --check
-  mpiscope run -n 2 --mpi mpich --suite quick\
+  mpiscope run -n 2 --mpi mpich --suite quick
+  mpiscope run -n 2 --mpicc /opt/mpich/bin/mpicc --bench pingpong
+  mpiscope run -N 2 --ppn 1 --launcher srun --bench pingpong     (inside salloc)
+  mpiscope run --hostfile hosts --launcher-args "--mca btl tcp,self" --dry-run\
 """)
+    add_run_options(p)
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the launcher command lines, the planned series and an estimate of "
+                        "the wall time; run nothing")
+
+
+def add_run_options(p) -> None:
+    """The options of a run (`mpiscope run`, `mpiscope sbatch`)."""
     p.add_argument("-n", "--np", type=int, help="number of ranks (default: CPUs here, at least 2)")
-    p.add_argument("--mpi", default="openmpi", choices=MPIS, help="MPI library (default openmpi)")
+    add_mpi(p)
     p.add_argument("--launcher", default="mpirun", choices=LAUNCHERS,
-                   help="mpirun (mpirun.openmpi / mpiexec.hydra) or srun (Slurm); default mpirun")
-    p.add_argument("--mpirun", metavar="PROGRAM", help="launcher program to use instead of the default")
-    p.add_argument("--hostfile", help="hostfile for the launcher (Open MPI / MPICH syntax)")
+                   help="mpirun (the MPI's mpirun / mpiexec) or srun (Slurm); default mpirun")
+    p.add_argument("--mpirun", metavar="PROGRAM",
+                   help="launcher program to use instead of the MPI's (mpirun / mpiexec beside its mpicc)")
+    p.add_argument("--hostfile", help="hosts and slots: 'host slots=N' (Open MPI), 'host:N' (MPICH) or "
+                                      "a host a line; converted to the launcher's syntax")
+    p.add_argument("-N", "--nodes", type=int,
+                   help="nodes to run on (the launcher's own option: srun --nodes, or the first N "
+                        "hosts of the hostfile or allocation); -n defaults to nodes x ppn")
+    p.add_argument("--ppn", type=int, help="ranks per node (srun --ntasks-per-node, mpirun --map-by "
+                                           "ppr:N:node, mpiexec.hydra -ppn)")
+    p.add_argument("--launcher-args", metavar="WORDS",
+                   help="more options for the launcher, split as a shell would and passed as words "
+                        "(no shell), e.g. \"--mca btl tcp,self -x UCX_TLS\"")
     p.add_argument("--cluster", metavar="NAME",
                    help="run on the emulated cluster NAME (see 'mpiscope cluster up'), one rank per slot; "
                         "-n defaults to all its slots")
@@ -33,6 +54,8 @@ examples:
                    help="default benchmarks and sizes: quick (default) or full")
     p.add_argument("--bench", help="comma list of benchmarks (README, 'Benchmarks'; the engine "
                                    "lists them with mpiscope-engine --describe)")
+    p.add_argument("--exclude", metavar="LIST",
+                   help="comma list of benchmarks to leave out of the suite or the --bench list")
     p.add_argument("--sizes", help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
     p.add_argument("--pairs", metavar="FILE", help="pairs file for the 'pairs' benchmark: two ranks a line")
     p.add_argument("--sync", choices=("window", "barrier"),
@@ -66,6 +89,9 @@ examples:
                    help="relative departure that triggers refinement (default 0.1)")
     p.add_argument("--refine-max", type=int, default=8,
                    help="sizes added at most per benchmark (default 8)")
+    p.add_argument("--label", metavar="TEXT",
+                   help="a name for the run, stored in its context and listed by `mpiscope runs`; "
+                        "it can name the run wherever a RUN is asked for")
     add_seed(p, "seed for everything random")
     add_out(p)
     add_json(p, "print the summary as JSON")
@@ -80,6 +106,11 @@ def cmd_run(args):
     from mpiscope.views import show as views
 
     plan = make_plan(args)
+    if args.dry_run:
+        from mpiscope.measure import preview
+
+        print(preview.as_json(plan) if args.json else preview.as_text(plan))
+        return 0
     run_dir, context = runner.run(plan, sys.argv)
     run = Run.from_context(context, run_dir)
     rows = views.show_rows(run_dir)
@@ -93,7 +124,11 @@ def cmd_run(args):
     for note in views.notes(rows, run, status=False):  # as `show`; a failure is said below
         print(f"mpiscope: warning: {note}", file=sys.stderr)
     if run.status != "completed":
-        sys.stderr.write(f"mpiscope: run failed: {run.error}\n"
-                         f"what was measured is stored in {run_dir} (status: failed)\n")
+        sys.stderr.write(f"mpiscope: run failed: {run.error}\n")
+        if context.get("failed_launch") is not None:
+            output = runner.launcher_output(run_dir, context["failed_launch"])
+            sys.stderr.write(f"what the launcher wrote on stderr:\n{output}"
+                             + ("" if output.endswith("\n") else "\n"))
+        sys.stderr.write(f"what was measured is stored in {run_dir} (status: failed)\n")
         return 1
     return 0

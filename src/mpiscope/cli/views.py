@@ -1,4 +1,4 @@
-"""The read-only subcommands: runs, show, export.
+"""The read-only subcommands: show, export.
 
 Each handler takes the parsed arguments and returns an exit code; bad input
 raises UsageError, which the main CLI turns into a message and exit code 2.
@@ -11,19 +11,7 @@ import sys
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json, add_out, add_run
 from mpiscope.common.errors import UsageError
-from mpiscope.store.layout import context_files
 from mpiscope.views import EXPORT_FORMATS
-from mpiscope.views.runs import format_runs
-
-
-def cmd_runs(args) -> int:
-    if not context_files(args.out):  # no run: the catalog need not even be imported
-        sys.stdout.write(format_runs([]))
-        return 0
-    from mpiscope.store import catalog
-
-    sys.stdout.write(format_runs(catalog.list_runs(args.out)))
-    return 0
 
 
 def cmd_show(args) -> int:
@@ -65,19 +53,6 @@ def cmd_export(args) -> int:
         raise UsageError(f"cannot write {target}: it is a directory; give a file name")
     write_text(target, text)
     return 0
-
-
-def add_runs_command(subparsers) -> None:
-    p = command_parser(subparsers, "runs", cmd_runs,
-        description="""\
-List the runs under the output root, oldest first: id, creation
-time, status, MPI library, number of ranks, benchmarks.\
-""",
-        epilog="""\
-example:
-  mpiscope runs --out mpiscope-runs\
-""")
-    add_out(p)
 
 
 def add_show_command(subparsers) -> None:

@@ -10,12 +10,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from mpiscope.engine.build import REPO
+from mpiscope.engine.locations import build_root, source_dir
 from mpiscope.common.errors import UsageError
 from mpiscope.cluster import netns as ns
 
-SOURCE = REPO / "cluster"
-BINARY = REPO / "build" / "cluster" / "mpiscope-delayd"
+SOURCE = source_dir("cluster")
+BINARY = build_root() / "cluster" / "mpiscope-delayd"
 RT_PRIORITY = 10  # it only ever sleeps on timers, so real-time priority starves nobody
 
 

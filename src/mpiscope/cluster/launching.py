@@ -16,6 +16,7 @@ import shlex
 from pathlib import Path
 
 from mpiscope.stats import rto
+from mpiscope.common import hostfiles
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.cluster import state as st
@@ -80,10 +81,8 @@ def placement(plan: Plan, np: int):
 
 def _hostfile(plan: Plan, np: int, mpi: str, cluster_dir: Path) -> Path:
     used = plan.hosts[: -(-np // plan.spec.slots)]
-    if mpi == "openmpi":
-        text = "".join(f"{h.hostname} slots={plan.spec.slots}\n" for h in used)
-    else:
-        text = "".join(f"{h.hostname}:{plan.spec.slots}\n" for h in used)
+    text = hostfiles.render("openmpi" if mpi == "openmpi" else "hydra",
+                            [(h.hostname, plan.spec.slots) for h in used], np)
     path = cluster_dir / f"hostfile-{mpi}-{np}"
     if not path.exists() or path.read_text() != text:
         write_text(path, text)
@@ -128,7 +127,7 @@ def rto_min_per_host(plan: Plan) -> dict:
     return rto.across_hosts(per_host)
 
 
-def cluster_launch(name, mpi, np, engine, engine_args):
+def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=()):
     """The command that starts `np` ranks of `engine` across cluster `name`.
 
     Returns (argv, env, extra_context): argv to run from anywhere (it enters
@@ -137,6 +136,7 @@ def cluster_launch(name, mpi, np, engine, engine_args):
     One rank per slot, h0's slots first. Open MPI: TCP BTL on eth0, daemons
     started through the cluster's rsh; MPICH: hydra's ssh launcher through
     the same rsh, UCX restricted to TCP so no shared memory crosses hosts.
+    `launcher_args` go to the MPI launcher, after these options.
     """
     state, plan = st.load(name)
     spec = plan.spec
@@ -173,7 +173,7 @@ def cluster_launch(name, mpi, np, engine, engine_args):
                "-n", str(np), "-iface", "eth0", "-bind-to", "none"]
     else:
         raise UsageError(f"--mpi must be openmpi or mpich, got '{mpi}'")
-    argv = [rsh, "--argv", first, *cmd, str(engine), *map(str, engine_args)]
+    argv = [rsh, "--argv", first, *cmd, *launcher_args, str(engine), *map(str, engine_args)]
     context = ground_truth(plan, np)
     context["mpi_launch"] = {"mpi": mpi, "first_host": plan.hosts[0].hostname,
                              "oversubscribed_cores": oversubscribed}

@@ -1,29 +1,65 @@
-"""Builds the C engine for one MPI library (make decides what is out of date)."""
+"""Builds the C engine for one MPI (make decides what is out of date).
+
+Each MPI gets its own build directory, <build root>/engines/<key>/, the key
+naming the MPI and hashing its compile line and library (engine/mpi.py); the
+build root is the checkout's build/ or the user's cache (locations.py).
+"""
+
+from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
+import sys
+import time
 from pathlib import Path
 
-from mpiscope.common.errors import UsageError
+from mpiscope.common.errors import BuildFailed
+from mpiscope.engine.locations import REPO, build_root, source_dir  # noqa: F401 (REPO: tests, bench/)
+from mpiscope.engine.make import make as run_make
+from mpiscope.engine.mpi import Mpi, find_mpi
 
-REPO = Path(__file__).resolve().parents[3]
-ENGINE_SRC = REPO / "engine"
-APT_PACKAGES = {"openmpi": "openmpi-bin libopenmpi-dev", "mpich": "mpich libmpich-dev"}
+ENGINE_SRC = source_dir("engine")
+ENGINE_NAME = "mpiscope-engine"
 
 
-def engine_path(mpi):
-    return REPO / "build" / mpi / "mpiscope-engine"
+def as_mpi(mpi) -> Mpi:
+    """An Mpi, from an Mpi or the --mpi shorthand (openmpi | mpich)."""
+    return mpi if isinstance(mpi, Mpi) else find_mpi(mpi=mpi)
+
+
+def build_dir(mpi) -> Path:
+    return build_root() / "engines" / as_mpi(mpi).key
+
+
+def engine_path(mpi) -> Path:
+    return build_dir(mpi) / ENGINE_NAME
+
+
+def make(mpi, *targets) -> Path:
+    """Runs make on the engine's sources for `mpi` (the engine by default, or
+    `targets`); returns the build directory."""
+    mpi = as_mpi(mpi)
+    out = build_dir(mpi)
+    result = run_make(ENGINE_SRC, out, f"MPICC={mpi.wrapper}", *targets)
+    if result.returncode != 0:
+        raise BuildFailed(f"building the engine with {mpi.wrapper} ({mpi.name}) failed:\n"
+                          f"{result.stderr[-3000:]}")
+    return out
 
 
 @functools.cache  # once per process: planning and launching both need it
-def ensure_engine(mpi):
-    """Returns the engine binary for `mpi`, (re)building it when sources changed."""
-    if shutil.which(f"mpicc.{mpi}") is None:
-        raise UsageError(f"the {mpi} compiler wrapper mpicc.{mpi} is not installed; "
-                         f"run 'make setup' or apt-get install {APT_PACKAGES[mpi]}")
-    result = subprocess.run(["make", "-s", "-C", str(ENGINE_SRC), f"MPI={mpi}",
-                             f"BUILD={REPO / 'build' / mpi}"], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"building the engine for {mpi} failed:\n{result.stderr[-3000:]}")
-    return engine_path(mpi)
+def ensure_engine(mpi) -> Path:
+    """Returns the engine binary for `mpi`, (re)building it when sources changed;
+    the first build for an MPI says so on stderr (it takes a while)."""
+    mpi = as_mpi(mpi)
+    binary = engine_path(mpi)
+    first = not binary.exists()
+    if first:
+        sys.stderr.write(f"mpiscope: building the engine for {mpi.name} ({mpi.wrapper}) into "
+                         f"{binary.parent}; once per MPI, this takes a minute\n")
+        sys.stderr.flush()
+    started = time.monotonic()
+    make(mpi)
+    if first:
+        sys.stderr.write(f"mpiscope: engine built in {time.monotonic() - started:.0f} s\n")
+    return binary
+

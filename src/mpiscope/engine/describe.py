@@ -79,8 +79,9 @@ def describe_engine(engine) -> Description:
     return parse(doc)
 
 
-def describe(mpi: str = "openmpi") -> Description:
-    """The description of the engine built for `mpi` (built first when needed)."""
+def describe(mpi="openmpi") -> Description:
+    """The description of the engine built for `mpi`, an Mpi (engine/mpi.py) or
+    the --mpi shorthand openmpi | mpich (built first when needed)."""
     from mpiscope.engine.build import ensure_engine
 
     return describe_engine(ensure_engine(mpi))

@@ -1,18 +1,51 @@
 """Command lines for starting the engine: mpirun (Open MPI), mpiexec.hydra
-(MPICH) or srun (Slurm), and running one launch with live progress."""
+(MPICH) or srun (Slurm), and running one launch with live progress.
+
+The launcher program and the MPI library come in as parameters; the library
+and the launcher decide the syntax (`syntax()`): Open MPI's mpirun, MPICH's
+hydra, or Slurm's srun.
+"""
 
 import os
 import subprocess
 
 LAUNCHERS = ("mpirun", "srun")
-MPIS = ("openmpi", "mpich")
 DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
-# Slurm's PMI plugin for each library's wire-up.
+# Slurm's PMI plugin for each library's wire-up (`srun --mpi=list` shows what Slurm has).
 SRUN_MPI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
+
+# Options by which --launcher-args take binding or placement over from mpiscope.
+BINDING_OPTIONS = {
+    "openmpi": ("--bind-to", "-bind-to", "--rankfile", "-rf", "--cpu-set", "--cpu-list"),
+    "hydra": ("-bind-to", "--bind-to", "-binding"),
+    "slurm": ("--cpu-bind", "--cpu_bind"),
+}
+MAPPING_OPTIONS = {
+    "openmpi": ("--map-by", "-map-by", "--npernode", "-npernode", "-N", "--ppr", "-ppr",
+                "--rankfile", "-rf", "--host", "-host", "-H"),
+    "hydra": ("-ppn", "--ppn", "-perhost", "-rr", "-hosts", "-host", "--host"),
+    "slurm": ("--nodes", "-N", "--ntasks-per-node", "--distribution", "-m", "--nodelist", "-w"),
+}
 
 
 def local_cpus():
     return len(os.sched_getaffinity(0))
+
+
+def syntax(mpi, launcher):
+    """Whose options and hostfile syntax: 'openmpi', 'hydra' or 'slurm'."""
+    if launcher == "srun":
+        return "slurm"
+    return "openmpi" if mpi == "openmpi" else "hydra"
+
+
+def gives(args, options):
+    """Whether `args` contain one of `options` (as `-x`, `--opt=v` or `-N2`)."""
+    for a in args:
+        for o in options:
+            if a == o or a.startswith(o + "=") or (len(o) == 2 and a.startswith(o) and a[2:].isdigit()):
+                return True
+    return False
 
 
 def launch_env(mpi, base=None):
@@ -25,32 +58,55 @@ def launch_env(mpi, base=None):
 
 
 def command(*, mpi, launcher, np, engine, engine_args, hostfile=None, oversubscribe=False,
-            mpirun=None, extra=()):
-    """The full argv that starts `np` engine ranks."""
-    argv = [str(engine), *engine_args]
-    if launcher == "srun":
-        cmd = [mpirun or "srun", f"--ntasks={np}", f"--mpi={SRUN_MPI_PLUGIN[mpi]}",
-               "--kill-on-bad-exit=1"]
+            mpirun=None, nodes=None, ppn=None, launcher_args=()):
+    """The full argv that starts `np` engine ranks.
+
+    `hostfile` is already in the launcher's syntax; `nodes` and `ppn` become the
+    launcher's own options; `launcher_args` go last before the engine, and when
+    they bind or place ranks themselves mpiscope adds no option of that kind.
+    Oversubscribed (more ranks than cores somewhere): without a hostfile ranks
+    are left unbound and yield; with one, binding is left to it and the user.
+    """
+    kind = syntax(mpi, launcher)
+    user = list(launcher_args)
+    binds = not gives(user, BINDING_OPTIONS[kind])
+    if kind == "slurm":
+        cmd = [mpirun or "srun", f"--ntasks={np}"]
+        if not gives(user, ("--mpi",)):
+            cmd.append(f"--mpi={SRUN_MPI_PLUGIN[mpi]}")
+        cmd.append("--kill-on-bad-exit=1")
         if hostfile:
             # srun places tasks on the listed hosts in order with SLURM_HOSTFILE.
             cmd.append("--distribution=arbitrary")
-        cmd.append("--cpu-bind=none" if oversubscribe else "--cpu-bind=cores")
-        return cmd + list(extra) + argv
-    if mpi == "openmpi":
+        else:
+            cmd += [f"--nodes={nodes}"] if nodes else []
+            cmd += [f"--ntasks-per-node={ppn}"] if ppn else []
+        if binds and not (oversubscribe and hostfile):
+            cmd.append("--cpu-bind=none" if oversubscribe else "--cpu-bind=cores")
+    elif kind == "openmpi":
         cmd = [mpirun or DEFAULT_MPIRUN[mpi], "-n", str(np)]
         if hostfile:
             cmd += ["--hostfile", str(hostfile)]
+        if ppn:
+            cmd += ["--map-by", f"ppr:{ppn}:node"]
         if oversubscribe:
-            # More ranks than cores: without yielding, TCP latency becomes milliseconds.
-            cmd += ["--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"]
-        else:
+            cmd.append("--oversubscribe")
+            if binds and not hostfile:
+                cmd += ["--bind-to", "none"]
+            if "mpi_yield_when_idle" not in user:
+                # More ranks than cores: without yielding, TCP latency becomes milliseconds.
+                cmd += ["--mca", "mpi_yield_when_idle", "1"]
+        elif binds:
             cmd += ["--bind-to", "core"]
-        return cmd + list(extra) + argv
-    cmd = [mpirun or DEFAULT_MPIRUN[mpi], "-n", str(np)]
-    if hostfile:
-        cmd += ["-f", str(hostfile)]
-    cmd += ["-bind-to", "none" if oversubscribe else "core"]
-    return cmd + list(extra) + argv
+    else:
+        cmd = [mpirun or DEFAULT_MPIRUN[mpi], "-n", str(np)]
+        if hostfile:
+            cmd += ["-f", str(hostfile)]
+        if ppn:
+            cmd += ["-ppn", str(ppn)]
+        if binds and not (oversubscribe and hostfile):
+            cmd += ["-bind-to", "none" if oversubscribe else "core"]
+    return cmd + user + [str(engine), *engine_args]
 
 
 def srun_env(env, hostfile):
@@ -62,7 +118,8 @@ def srun_env(env, hostfile):
 def execute(cmd, env, log_path, on_progress, on_timing=None):
     """Runs one launch; engine lines starting with '@progress ' go to
     `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
-    else to `log_path`. Returns (exit code, last lines of stderr)."""
+    else to `log_path`. Returns (exit code, everything the launcher wrote on
+    stderr)."""
     err_path = log_path.with_suffix(".stderr")
     with open(log_path, "w") as log, open(err_path, "w") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,

@@ -8,19 +8,22 @@ import dataclasses
 import os
 from pathlib import Path
 
-from mpiscope.measure import benchmarks
+from mpiscope.measure import benchmarks, placement
 from mpiscope.measure import algo_options
 from mpiscope.measure import loggp_options
+from mpiscope.common import hostfiles
 from mpiscope.common.errors import UsageError
-from mpiscope.measure.launch import LAUNCHERS, MPIS, local_cpus
+from mpiscope.measure import launch
+from mpiscope.measure.launch import LAUNCHERS, local_cpus
 from mpiscope.common.sizes import parse_sizes
 from mpiscope.engine.describe import describe
+from mpiscope.engine.mpi import find_mpi, is_debian
 
 
 @dataclasses.dataclass
 class Plan:
     np: int
-    mpi: str
+    mpi: str            # how the MPI is launched: openmpi, or mpich (MPICH and its derivatives)
     launcher: str
     benches: list
     sizes: list
@@ -56,7 +59,22 @@ class Plan:
     trace: bool = False
     algo_variants: dict | None = None   # collective -> the variants --algo makes it run
     clock_sync: str = "auto"
+    label: str | None = None
+    mpicc: str | None = None  # the MPI's compiler wrapper (engine/mpi.py); None: Debian's for `mpi`
     sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
+    # Where ranks go: -N/--nodes, --ppn, the hostfile's (host, slots) as used
+    # (first `nodes` hosts, `ppn` slots each), words added to the launcher's command.
+    nodes: int | None = None
+    ppn: int | None = None
+    hosts: list | None = None
+    launcher_args: list = dataclasses.field(default_factory=list)
+    notes: list = dataclasses.field(default_factory=list)  # said before the run starts
+
+    def hostfile_text(self):
+        """The hostfile in the launcher's own syntax (None without --hostfile)."""
+        if self.hosts is None:
+            return None
+        return hostfiles.render(launch.syntax(self.mpi, self.launcher), self.hosts, self.np)
 
     def series_count(self):
         return benchmarks.series_count(self.benches, self.sizes, self.sizeless,
@@ -121,19 +139,21 @@ def _positive(name, value, minimum=1):
 
 def make_plan(args):
     """Builds a Plan from parsed CLI arguments, or raises UsageError. What the
-    benchmarks are, the engine built for --mpi says (engine/describe.py)."""
+    benchmarks are, the engine built for the MPI chosen says (engine/describe.py)."""
     suite = benchmarks.SUITES[args.suite]
     cluster = getattr(args, "cluster", None)
-    np = _positive("-n/--np", args.np if args.np is not None else _default_np(cluster))
     if cluster and (args.launcher != "mpirun" or args.hostfile or args.mpirun):
         raise UsageError("--cluster starts the ranks on the emulated hosts itself: drop --launcher, "
                          "--hostfile and --mpirun")
-    if args.mpi not in MPIS:
-        raise UsageError(f"--mpi must be one of {', '.join(MPIS)}, got '{args.mpi}'")
     if args.launcher not in LAUNCHERS:
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
-    known = describe(args.mpi)
+    mpi = find_mpi(mpicc=getattr(args, "mpicc", None), mpi=args.mpi)
+    mpirun = _mpirun(args, mpi, cluster)
+    layout = placement.resolve(args, mpi.family, cluster, _default_np)
+    np = layout.pop("np")
+    known = describe(mpi)
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
+    benches = _exclude(benches, getattr(args, "exclude", None), known)
     for b in benches:
         if b not in known.benchmarks:
             raise UsageError(f"unknown benchmark '{b}'; choose from: {', '.join(known.names())}")
@@ -162,9 +182,6 @@ def make_plan(args):
     if not args.time_budget > 0:
         raise UsageError("--time-budget must be a positive number of seconds")
     _positive("--launches", args.launches)
-    hostfile = Path(args.hostfile) if args.hostfile else None
-    if hostfile and not hostfile.is_file():
-        raise UsageError(f"--hostfile: file {hostfile} does not exist")
     if args.clock_inject:
         parts = args.clock_inject.split(":")
         try:
@@ -176,21 +193,59 @@ def make_plan(args):
                              f"'{args.clock_inject}'")
     if args.refine_threshold <= 0 or args.refine_max < 1:
         raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
-    # On an emulated cluster the cluster's launcher decides (it knows the slots).
-    oversubscribe = not cluster and hostfile is None and args.launcher == "mpirun" and np > local_cpus()
     sync = args.sync or "window"
-    return Plan(np=np, mpi=args.mpi, launcher=args.launcher, benches=benches, sizes=sizes,
+    return Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
                 reps_min=args.reps_min,
                 reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
                 launches=args.launches, check=args.check, seed=args.seed,
-                out=Path(args.out), hostfile=hostfile, pairs=pairs, root_rotate=args.root_rotate,
-                clock_inject=args.clock_inject, warmup=args.warmup, mpirun=args.mpirun,
-                oversubscribe=oversubscribe, refine=args.refine,
+                out=Path(args.out), pairs=pairs, root_rotate=args.root_rotate,
+                clock_inject=args.clock_inject, warmup=args.warmup, mpirun=mpirun,
+                refine=args.refine,
                 refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
-                sizeless=[b for b in benches if known.benchmarks[b].sizeless],
+                sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
+                label=_label(getattr(args, "label", None)),
                 **loggp_options.plan_fields(args),
                 **algo_options.plan_fields(args, benches, known.algorithms))
+
+
+def _exclude(benches, text, known):
+    """`benches` without the --exclude LIST; every name must be a benchmark.
+    An empty list excludes nothing (it overrides a config file's)."""
+    names = [x.strip() for x in str(text or "").split(",") if x.strip()]
+    for name in names:
+        if name not in known.benchmarks:
+            raise UsageError(f"--exclude: unknown benchmark '{name}'; choose from: "
+                             f"{', '.join(known.names())}")
+    left = [b for b in benches if b not in names]
+    if not left:
+        raise UsageError(f"--exclude {text} leaves no benchmark to measure (`mpiscope config "
+                         "show` tells whether a config file set it)")
+    return left
+
+
+def _label(text):
+    """--label: one line of text; not 'latest', which names the newest run."""
+    if text is None:
+        return None
+    label = str(text).strip()
+    if not label or "\n" in label or label == "latest":
+        raise UsageError(f"--label {text!r}: give one line of text (not 'latest', which "
+                         "names the newest run)")
+    return label
+
+
+def _mpirun(args, mpi, cluster):
+    """The launcher program: --mpirun, else the MPI's own (beside its wrapper)."""
+    if cluster and not is_debian(mpi):
+        raise UsageError(f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
+                         f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there")
+    if args.mpirun or args.launcher != "mpirun" or cluster:
+        return args.mpirun
+    if mpi.launcher is None:
+        raise UsageError(f"no mpirun or mpiexec beside {mpi.wrapper}; name {mpi.name}'s launcher "
+                         f"with --mpirun PROGRAM")
+    return mpi.launcher
 
 
 def _default_np(cluster):
@@ -205,5 +260,6 @@ def _default_np(cluster):
 
 def relevant_env():
     """Environment settings that change what MPI does, for the run's context."""
-    prefixes = ("OMPI_MCA_", "UCX_", "MPIR_CVAR_", "HYDRA_", "SLURM_")
+    prefixes = ("OMPI_MCA_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "MPIR_CVAR_", "HYDRA_", "I_MPI_", "FI_",
+                "SLURM_")
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)}

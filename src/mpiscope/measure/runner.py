@@ -16,8 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 import numpy as np
 
 from mpiscope import SCHEMA_VERSION
@@ -30,9 +28,12 @@ from mpiscope.store.series import all_series_samples
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report
 from mpiscope.common.atomic import write_text
-from mpiscope.engine.build import REPO, ensure_engine
+from mpiscope.engine.build import as_mpi, ensure_engine
+from mpiscope.engine.locations import CHECKOUT
+from mpiscope.engine.mpi import identify
 from mpiscope.common.errors import UsageError
 from mpiscope.measure.plan import relevant_env
+from mpiscope.measure.progress import progress
 from mpiscope.measure.refine import propose_sizes
 from mpiscope.common.sizes import format_size
 
@@ -41,10 +42,13 @@ REFINE_ROUNDS = 3
 
 
 def git_sha():
+    """The commit of the checkout mpiscope runs from (None for an installed package)."""
+    if CHECKOUT is None:
+        return None
     try:
-        sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+        sha = subprocess.run(["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"], capture_output=True,
                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "-uno"],
+        dirty = subprocess.run(["git", "-C", str(CHECKOUT), "status", "--porcelain", "-uno"],
                                capture_output=True, text=True).stdout.strip()
         return sha + ("-dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
@@ -55,10 +59,26 @@ def new_run_id():
     return datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
-def _progress():
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=None, transient=False,
-                    disable=not sys.stderr.isatty() and os.environ.get("MPISCOPE_PROGRESS") != "1")
+HOSTFILE = "hostfile"  # the --hostfile in the launcher's syntax, in the run directory
+STDERR_SHOWN = 64 * 1024  # of a failed launch's stderr, printed whole up to this
+
+
+def launch_spec(plan, engine, run_dir, k, benches=None, sizes=None):
+    """Launch `k` of the plan: (argv, environment, extra context). The engine
+    writes under `run_dir`/raw/launch-<k>; a hostfile is run_dir/hostfile."""
+    engine_args = plan.engine_args(k, run_dir / "raw" / f"launch-{k}", benches, sizes)
+    if plan.cluster:
+        return cluster_launch(plan.cluster, plan.mpi, plan.np, engine, engine_args,
+                              launcher_args=plan.launcher_args)
+    hostfile = (run_dir / HOSTFILE).absolute() if plan.hosts else None
+    cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=engine,
+                         engine_args=engine_args, hostfile=hostfile,
+                         oversubscribe=plan.oversubscribe, mpirun=plan.mpirun, nodes=plan.nodes,
+                         ppn=plan.ppn, launcher_args=plan.launcher_args)
+    env = launch.launch_env(plan.mpi)
+    if plan.launcher == "srun":
+        env = launch.srun_env(env, hostfile)
+    return cmd, env, {}
 
 
 class _Launches:
@@ -68,18 +88,19 @@ class _Launches:
         self.plan, self.engine, self.tmp, self.progress = plan, engine, tmp, progress
         self.commands = []
         self.timing = {"launch_s": 0.0, "engine": {}}  # wall time of the launches; the engine's phases
+        self.failed_launch = None
         self.extra_context = {}  # e.g. the emulated cluster's links as ground truth
-        if not plan.cluster and plan.hostfile is None and plan.launcher == "mpirun":
+        if not plan.cluster and plan.hosts is None and plan.launcher == "mpirun" and not plan.nodes:
             # Ranks on this host only: its RTO_min is the measured hosts'.
             self.extra_context["rto_min"] = rto.across_hosts({socket.gethostname(): rto.rto_min()})
-        self.task = progress.add_task("measuring", total=plan.series_count() * plan.launches)
+        if plan.hosts is not None:
+            write_text(tmp / HOSTFILE, plan.hostfile_text())
 
     def _on_progress(self, text):
         item = json.loads(text)
         algo = "" if item.get("algo", "mpi") == "mpi" else f"/{item['algo']}"
-        self.progress.update(self.task, advance=1,
-                             description=f"{item['bench']}{algo} {format_size(item['size'])} "
-                                         f"({item['reps']} reps, {item['stop']})")
+        self.progress.step(f"{item['bench']}{algo} {format_size(item['size'])} "
+                           f"({item['reps']} reps, {item['stop']})")
 
     def _on_timing(self, text):
         for phase, seconds in json.loads(text).items():
@@ -87,20 +108,10 @@ class _Launches:
 
     def run(self, benches=None, sizes=None):
         """One launch; returns None, or the failure message."""
-        plan, k = self.plan, len(self.commands)
-        out_dir = self.tmp / "raw" / f"launch-{k}"
-        out_dir.mkdir(parents=True)
-        engine_args = plan.engine_args(k, out_dir, benches, sizes)
-        if plan.cluster:
-            cmd, env, extra = cluster_launch(plan.cluster, plan.mpi, plan.np, self.engine, engine_args)
-            self.extra_context.update(extra)
-        else:
-            cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=self.engine,
-                                 engine_args=engine_args, hostfile=plan.hostfile,
-                                 oversubscribe=plan.oversubscribe, mpirun=plan.mpirun)
-            env = launch.launch_env(plan.mpi)
-            if plan.launcher == "srun":
-                env = launch.srun_env(env, plan.hostfile)
+        k = len(self.commands)
+        (self.tmp / "raw" / f"launch-{k}").mkdir(parents=True)
+        cmd, env, extra = launch_spec(self.plan, self.engine, self.tmp, k, benches, sizes)
+        self.extra_context.update(extra)
         self.commands.append(cmd)
         started = time.perf_counter()
         try:
@@ -113,7 +124,10 @@ class _Launches:
         if rc != 0 and USAGE_MARKER in err:
             message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
             raise UsageError(message)
-        return _failure(k, rc, err) if rc != 0 else None
+        if rc == 0:
+            return None
+        self.failed_launch = k
+        return _failure(k, rc, err)
 
     def refine(self, refined):
         """Adds sizes where a curve bends (--refine); records them in `refined`."""
@@ -137,7 +151,7 @@ class _Launches:
             if not todo:
                 return None
             for bench, new in todo.items():
-                self.progress.update(self.task, total=self.progress.tasks[0].total + len(new))
+                self.progress.add(len(new))
                 failure = self.run([bench], new)
                 if failure:
                     return failure
@@ -152,8 +166,10 @@ def _median(table, bench, size, algo):
 
 def _measure(plan, engine, tmp, refined):
     """Every launch of the plan, then refinement; returns (status, error, commands)."""
-    with _progress() as progress:
-        launches = _Launches(plan, engine, tmp, progress)
+    for note in plan.notes:
+        sys.stderr.write(f"mpiscope: note: {note}\n")
+    with progress(plan.series_count() * plan.launches) as shown:
+        launches = _Launches(plan, engine, tmp, shown)
         failure = None
         try:
             for _ in range(plan.launches):
@@ -167,14 +183,29 @@ def _measure(plan, engine, tmp, refined):
         if report and "cluster" in launches.extra_context:
             launches.extra_context["cluster"]["delay_program"] = report["summary"]
     launches.extra_context["timing"] = launches.timing
+    if launches.failed_launch is not None:
+        launches.extra_context["failed_launch"] = launches.failed_launch
     return ("failed" if failure else "completed"), failure, launches.commands, launches.extra_context
 
 
+def launcher_output(run_dir, k, limit=STDERR_SHOWN):
+    """What launch `k` wrote on stderr, whole up to `limit` characters; beyond,
+    its beginning and end with a note."""
+    path = Path(run_dir) / f"launch-{k}.stderr"
+    text = path.read_text(errors="replace") if path.is_file() else ""
+    if len(text) > limit:
+        cut = len(text) - limit
+        text = (text[: limit // 2] + f"\n[... {cut} characters left out; the whole output is in "
+                f"{path} ...]\n" + text[-limit // 2:])
+    return text
+
+
 def _failure(launch_index, rc, stderr):
-    """One line for the user: the engine's own message when it left one."""
+    """One line for the user: the engine's own message when it left one, else
+    the launcher's first line (the whole output is shown apart)."""
     lines = [l.strip() for l in stderr.splitlines() if l.strip().strip("-")]
     ours = [l for l in lines if l.startswith("mpiscope-engine:")]
-    why = ours[0] if ours else (lines[-1] if lines else "no message")
+    why = ours[0] if ours else (lines[0] if lines else "no message")
     return (f"launch {launch_index} exited with code {rc}: {why} "
             f"(launcher output: launch-{launch_index}.stderr in the run directory)")
 
@@ -193,7 +224,8 @@ def _store_quality(run_dir, table):
 def run(plan, argv):
     """Measures `plan`; returns (run directory, context)."""
     began = time.perf_counter()
-    engine = ensure_engine(plan.mpi)
+    mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
+    engine = ensure_engine(mpi)
     build_check_s = time.perf_counter() - began
     plan.out.mkdir(parents=True, exist_ok=True)
     run_id = new_run_id()
@@ -209,6 +241,7 @@ def run(plan, argv):
     context = {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
+        "label": plan.label,
         "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
         "duration_s": round(time.time() - started, 3),
         "status": status,
@@ -216,6 +249,7 @@ def run(plan, argv):
         "command": list(argv),
         "launch_commands": [list(map(str, c)) for c in commands],
         "mpi": plan.mpi,
+        "mpi_identity": {**mpi.identity(), "engine": str(engine)},
         "launcher": plan.launcher,
         "np": plan.np,
         "benches": plan.benches,

@@ -16,7 +16,8 @@ from pathlib import Path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE, context_files
 
-_COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path")
+_COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path", "label")
+_STORED = _COLUMNS + ("context",)  # a row as _row() makes it
 _DDL = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id  VARCHAR PRIMARY KEY,
@@ -27,7 +28,9 @@ CREATE TABLE IF NOT EXISTS runs (
     benches VARCHAR,   -- JSON list
     path    VARCHAR,
     context VARCHAR    -- the whole context.json
-)
+);
+-- catalogs written before runs had labels gain the column
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS label VARCHAR;
 """
 
 
@@ -59,14 +62,16 @@ def _row(run_dir, context):
     run = Run.from_context(context, run_dir)
     return (run.run_id, run.created, run.status, run.mpi,
             int(run.np) if isinstance(run.np, (int, float)) else None,
-            json.dumps(list(run.benches)), str(run_dir), json.dumps(context))
+            json.dumps(list(run.benches)), str(run_dir), run.label, json.dumps(context))
 
 
 def _upsert(con, rows):
     if not rows:
         return
     con.executemany("DELETE FROM runs WHERE run_id = ?", [[row[0]] for row in rows])
-    con.executemany("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
+    marks = ", ".join("?" * len(_STORED))
+    con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})",
+                    [list(r) for r in rows])
 
 
 def record(out_root, run_dir, context: dict) -> None:
@@ -130,9 +135,25 @@ def _sort_key(run):
     return (ts, created, run["run_id"])
 
 
+def forget(out_root, run_dirs) -> None:
+    """Drop the runs stored in `run_dirs` from the catalog (the directories
+    are gone or going)."""
+    if not run_dirs or not (Path(out_root) / CATALOG_FILE).exists():
+        return
+    try:
+        con = _connect(out_root)
+    except _Locked:
+        return  # the next refresh drops them: their directories are gone
+    try:
+        con.executemany("DELETE FROM runs WHERE path = ?",
+                        [[str(Path(d).resolve())] for d in run_dirs])
+    finally:
+        con.close()
+
+
 def list_runs(out_root) -> list[dict]:
     """All runs under `out_root`, oldest first: run_id, created, status, mpi,
-    np, benches, path."""
+    np, benches, path, label."""
     if not Path(out_root).is_dir():
         return []
     scanned = _scan(out_root)
@@ -161,8 +182,9 @@ def is_run_dir(path):
 
 
 def resolve(out_root, ref: str) -> Path:
-    """The directory of the run `ref`: a run id, a unique prefix of one, a path
-    to a run directory, or "latest" (the newest run)."""
+    """The directory of the run `ref`: a run id, the label of one run
+    (`mpiscope run --label`), a unique prefix of a run id, a path to a run
+    directory, or "latest" (the newest run)."""
     ref = str(ref)
     as_path = Path(ref)
     if is_run_dir(as_path) and (ref != "latest"):
@@ -178,6 +200,12 @@ def resolve(out_root, ref: str) -> Path:
     exact = [r for r in runs if r["run_id"] == ref]
     if exact:
         return Path(exact[0]["path"])
+    labelled = [r for r in runs if r.get("label") == ref]
+    if len(labelled) > 1:
+        raise UsageError(f"label '{ref}' names {len(labelled)} runs ("
+                         f"{', '.join(r['run_id'] for r in labelled)}); give a run id")
+    if labelled:
+        return Path(labelled[0]["path"])
     matches = [r for r in runs if r["run_id"].startswith(ref)]
     if len(matches) == 1:
         return Path(matches[0]["path"])
@@ -186,5 +214,5 @@ def resolve(out_root, ref: str) -> Path:
         more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
         raise UsageError(f"run '{ref}' is ambiguous: it matches {ids}{more}; "
                          "give more characters of the run id")
-    raise UsageError(f"no run '{ref}' under {out_root}; {hint}, or give a path to a "
-                     "run directory or 'latest'")
+    raise UsageError(f"no run '{ref}' under {out_root} (no run id, prefix of one, or label); "
+                     f"{hint}, or give a path to a run directory or 'latest'")

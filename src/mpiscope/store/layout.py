@@ -1,6 +1,7 @@
 """Where runs live under an output root: OUT/<run_id>/ holding its
 context.json, and OUT/catalog.duckdb indexing them. Hidden directories
-(.<run_id>.partial) are runs still being written. Standard library only:
+are runs still being written (.<run_id>.partial) or being deleted
+(.<run_id>.removing). Standard library only:
 `mpiscope runs` asks this before anything heavier is imported."""
 
 import os

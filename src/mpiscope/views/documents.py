@@ -19,6 +19,7 @@ SCHEMA_VERSIONS = {
     "model-check": 1,
     "cluster-up": 1,
     "cluster-list": 1,
+    "config-show": 1,
 }
 
 

@@ -1,0 +1,86 @@
+"""Hostfiles: read the Open MPI (`host slots=N`), MPICH hydra (`host:N`) and
+plain (a host a line, Slurm's SLURM_HOSTFILE too) syntaxes into (host, slots)
+pairs, and write each launcher's own syntax. Standard library only.
+"""
+
+from __future__ import annotations
+
+import socket
+
+from mpiscope.common.errors import UsageError
+
+SYNTAXES = ("openmpi", "hydra", "slurm")
+# Open MPI keys that change nothing mpiscope decides (it never exceeds a host's slots
+# unless the ranks outnumber them all).
+IGNORED_KEYS = ("max_slots", "max-slots")
+
+
+def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
+    """(host, slots) in the order hosts first appear; a host listed again adds
+    its slots (a plain line is one slot, as Open MPI and Slurm count it)."""
+    hosts: dict[str, int] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        fields = raw.split("#", 1)[0].split()
+        if not fields:
+            continue
+        host, slots = fields[0], 1
+        if host.count(":") == 1:  # hydra's host:N (an IPv6 address has several colons)
+            host, count = host.split(":")
+            slots = _count(count, source, lineno, raw)
+        for field in fields[1:]:
+            key, eq, value = field.partition("=")
+            if key == "slots" and eq:
+                slots = _count(value, source, lineno, raw)
+            elif key not in IGNORED_KEYS or not eq:
+                raise UsageError(f"{source}:{lineno}: cannot read '{raw.strip()}': expected "
+                                 f"'HOST', 'HOST slots=N' (Open MPI) or 'HOST:N' (MPICH)")
+        if not host:
+            raise UsageError(f"{source}:{lineno}: no host name in '{raw.strip()}'")
+        hosts[host] = hosts.get(host, 0) + slots
+    if not hosts:
+        raise UsageError(f"{source} lists no hosts")
+    return list(hosts.items())
+
+
+def _count(text, source, lineno, raw):
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"{source}:{lineno}: the slot count in '{raw.strip()}' must be a "
+                         f"positive integer")
+    return int(text)
+
+
+def select(hosts, nodes=None, ppn=None):
+    """The first `nodes` hosts (all by default), each with `ppn` slots when given."""
+    if nodes is not None and nodes > len(hosts):
+        raise UsageError(f"-N/--nodes {nodes}: the hostfile lists only {len(hosts)} host(s)")
+    return [(h, ppn or slots) for h, slots in hosts[:nodes]]
+
+
+def place(hosts, np: int) -> list[str]:
+    """The host of every rank: each host's slots filled in order, and again
+    from the first host when the ranks outnumber the slots."""
+    order = [h for h, slots in hosts for _ in range(slots)]
+    return [order[r % len(order)] for r in range(np)]
+
+
+def render(syntax: str, hosts, np: int) -> str:
+    """The hostfile text for a launcher: Open MPI `host slots=N`, hydra `host:N`,
+    Slurm (SLURM_HOSTFILE with --distribution=arbitrary) one line per rank."""
+    if syntax == "openmpi":
+        return "".join(f"{h} slots={n}\n" for h, n in hosts)
+    if syntax == "hydra":
+        return "".join(f"{h}:{n}\n" for h, n in hosts)
+    if syntax == "slurm":
+        return "".join(f"{h}\n" for h in place(hosts, np))
+    raise ValueError(f"unknown hostfile syntax {syntax!r}")
+
+
+def this_host_names() -> set[str]:
+    name = socket.gethostname()
+    return {"localhost", "127.0.0.1", "::1", name, name.split(".")[0]}
+
+
+def ranks_here(hosts, np: int) -> int:
+    """Ranks the placement puts on this machine (under any of its names)."""
+    here = this_host_names()
+    return sum(1 for h in place(hosts, np) if h in here)

@@ -1,0 +1,184 @@
+"""Which MPI to build and run with: its compiler wrapper, what the wrapper
+compiles with (`-show`), the library it links (a probe program asks
+MPI_Get_library_version, which needs no launcher), and the launcher beside it.
+
+The choice: --mpicc PATH, else --mpi openmpi|mpich (Debian's mpicc.openmpi /
+mpicc.mpich), else $MPISCOPE_MPICC, else Debian's Open MPI then MPICH
+wrapper, else `mpicc` on PATH.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, asdict
+from pathlib import Path
+
+from mpiscope.common.errors import UsageError
+from mpiscope.engine.locations import build_root, source_dir
+from mpiscope.engine.make import make
+
+ENV_VAR = "MPISCOPE_MPICC"
+DEBIAN = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
+APT_PACKAGES = {"openmpi": "openmpi-bin libopenmpi-dev", "mpich": "mpich libmpich-dev"}
+NAMES = {"open-mpi": "Open MPI", "mpich": "MPICH", "intel-mpi": "Intel MPI"}
+# Launcher programs in the order tried beside the wrapper: Open MPI's own is
+# mpirun; MPICH's are mpiexec (Hydra) and mpirun, the same program.
+LAUNCHERS = {"openmpi": ("mpirun", "mpiexec"), "mpich": ("mpiexec", "mpirun")}
+# Intel MPI's wrappers hold this text until I_MPI_ROOT names the installation.
+INTEL_UNSET = "I_MPI_SUBSTITUTE_INSTALLDIR"
+
+
+@dataclass(frozen=True)
+class Mpi:
+    wrapper: str        # absolute path of the compiler wrapper
+    show: str           # what the wrapper runs (its -show output)
+    implementation: str  # open-mpi | mpich | intel-mpi (from mpi.h's macros)
+    version: str        # the implementation's version, as the library reports it
+    standard: str       # MPI standard version the library implements
+    library: str        # MPI_Get_library_version, as the library says it
+    launcher: str | None  # mpirun / mpiexec beside the wrapper
+
+    @property
+    def family(self) -> str:
+        return family_of(self.implementation)
+
+    @property
+    def name(self) -> str:
+        return f"{NAMES.get(self.implementation, self.implementation)} {self.version}"
+
+    @property
+    def key(self) -> str:
+        """Names this MPI's engine build: readable, and a hash of everything that
+        changes the binary (the wrapper's compile line, the library, our version)."""
+        digest = hashlib.sha256("\n".join((self.show, self.library, _our_version())).encode())
+        return f"{self.implementation}-{self.version}-{digest.hexdigest()[:10]}"
+
+    def identity(self) -> dict:
+        """What a run's context records."""
+        return {**asdict(self), "family": self.family, "name": self.name, "key": self.key}
+
+
+def family_of(implementation: str) -> str:
+    """How it is launched: openmpi, or mpich (MPICH and its derivatives, Intel MPI)."""
+    return "openmpi" if implementation == "open-mpi" else "mpich"
+
+
+@functools.cache
+def _our_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mpiscope")
+    except PackageNotFoundError:
+        return "source"
+
+
+def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Mpi:
+    """The MPI chosen by --mpicc / --mpi / $MPISCOPE_MPICC / the defaults."""
+    if mpicc and mpi:
+        raise UsageError("--mpicc and --mpi both choose the MPI; give one of them")
+    if mpi:
+        if mpi not in DEBIAN:
+            raise UsageError(f"--mpi must be one of {', '.join(DEBIAN)}, got '{mpi}' "
+                             f"(for any other MPI give its compiler wrapper with --mpicc PATH)")
+        if shutil.which(DEBIAN[mpi]) is None:
+            raise UsageError(f"the {mpi} compiler wrapper {DEBIAN[mpi]} is not installed; "
+                             f"run 'make setup' or apt-get install {APT_PACKAGES[mpi]}")
+        return identify(os.path.abspath(shutil.which(DEBIAN[mpi])))
+    if mpicc or os.environ.get(ENV_VAR):
+        given, source = (mpicc, "--mpicc") if mpicc else (os.environ[ENV_VAR], ENV_VAR)
+        found = shutil.which(given)
+        if found is None:
+            raise UsageError(f"{source}: compiler wrapper '{given}' was not found or is not executable; "
+                             f"give the path of your MPI's mpicc")
+        return identify(os.path.abspath(found))
+    for name in (*DEBIAN.values(), "mpicc"):
+        if shutil.which(name):
+            return identify(os.path.abspath(shutil.which(name)))
+    raise UsageError("no MPI compiler wrapper found (mpicc.openmpi, mpicc.mpich or mpicc on PATH); "
+                     "install an MPI ('make setup' installs Debian's) or name one with --mpicc PATH")
+
+
+def is_debian(mpi: Mpi) -> bool:
+    """Whether `mpi` is Debian's mpicc.openmpi / mpicc.mpich (under any of its names)."""
+    debian = shutil.which(DEBIAN[mpi.family])
+    return debian is not None and os.path.realpath(debian) == os.path.realpath(mpi.wrapper)
+
+
+@functools.cache  # once per process: planning, building and the context all ask
+def identify(wrapper: str) -> Mpi:
+    show = _show(wrapper)
+    if INTEL_UNSET in show:
+        root = Path(wrapper).resolve().parent.parent
+        raise UsageError(f"the Intel MPI wrapper {wrapper} does not know its installation; "
+                         f"export I_MPI_ROOT={root} (what Intel's vars.sh or its conda activation does)")
+    implementation, version, standard, library = _probe(wrapper, show)
+    if implementation == "unknown":
+        raise UsageError(f"{wrapper} builds against an MPI that is neither Open MPI nor MPICH-derived "
+                         f"({library.splitlines()[0] if library else 'no version'}); mpiscope knows how "
+                         f"to launch those two families")
+    return Mpi(wrapper, show, implementation, version, standard, library,
+               find_launcher(wrapper, family_of(implementation)))
+
+
+def _show(wrapper: str) -> str:
+    """The wrapper's compile line: -show (MPICH, Intel MPI; Open MPI accepts it
+    too), -showme (Open MPI's own spelling)."""
+    errors = []
+    for flag in ("-show", "-showme"):
+        try:
+            p = subprocess.run([wrapper, flag], capture_output=True, text=True, timeout=60)
+        except OSError as e:
+            raise UsageError(f"cannot run the compiler wrapper {wrapper}: {e}") from None
+        if p.returncode == 0 and p.stdout.strip():
+            return p.stdout.strip()
+        errors.append(f"{flag}: {(p.stderr or p.stdout).strip()[:300]}")
+    raise UsageError(f"{wrapper} is not an MPI compiler wrapper (neither -show nor -showme "
+                     f"printed its compile line: {'; '.join(errors)})")
+
+
+def _probe(wrapper: str, show: str):
+    """(implementation, version, standard, library text) from the probe program,
+    built once per compile line. The version is the running library's (the
+    first dotted number of its text), so a library updated in place under the
+    same compile line is seen; mpi.h's is the fallback."""
+    out = build_root() / "probes" / hashlib.sha256(show.encode()).hexdigest()[:16]
+    binary = out / "mpi-identity"
+    made = make(source_dir("engine"), out, f"MPICC={wrapper}", "identity")
+    if made.returncode != 0:
+        raise UsageError(f"{wrapper} cannot compile a small MPI program; is its MPI installed "
+                         f"completely (headers, libraries, C compiler)?\n{made.stderr[-2000:]}")
+    p = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    lines = p.stdout.split("\n", 3)
+    if p.returncode != 0 or len(lines) < 4:
+        raise UsageError(f"a program built with {wrapper} does not run (exit {p.returncode}): "
+                         f"{p.stderr.strip()[-1000:]}")
+    implementation, header, standard, library = (line.strip() for line in lines)
+    number = re.search(r"\d+(?:\.\d+)+", library)
+    return implementation, number.group(0) if number else (header or "unknown"), standard, library
+
+
+def find_launcher(wrapper: str, family: str) -> str | None:
+    """mpirun / mpiexec in the wrapper's directory, with its suffix
+    (mpicc.openmpi → mpirun.openmpi). Symbolic links are followed name by
+    name, the last mpicc-like name first: /usr/bin/mpicc is Debian's
+    alternatives link to mpicc.openmpi, whose launcher is mpirun.openmpi."""
+    chain, path = [], Path(wrapper)
+    for _ in range(40):  # a loop of links ends the walk
+        chain.append(path)
+        if not path.is_symlink():
+            break
+        path = path.parent / os.readlink(path)
+    named = [link for link in chain if link.name.startswith("mpicc")] or chain[:1]
+    for link in reversed(named):
+        suffix = link.name[len("mpicc"):] if link.name.startswith("mpicc") else ""
+        for program in LAUNCHERS[family]:
+            candidate = link.parent / f"{program}{suffix}"
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(Path(os.path.abspath(candidate)))
+    return None

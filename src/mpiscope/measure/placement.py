@@ -1,0 +1,88 @@
+"""Where a run's ranks go: -n, -N/--nodes, --ppn, the hostfile, the words
+added to the launcher's command, and whether a machine gets more ranks than
+it has cores (then mpiscope binds no rank, and says so when a hostfile asked
+for it). Checked before anything is written."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from mpiscope.common import hostfiles
+from mpiscope.common.errors import UsageError
+from mpiscope.measure import launch
+from mpiscope.measure.launch import local_cpus
+
+
+def resolve(args, family, cluster, default_np):
+    """{np, nodes, ppn, hosts, hostfile, launcher_args, oversubscribe, notes}
+    for the Plan, for an MPI of launch `family` ("openmpi" or "mpich"). -n
+    defaults to nodes x ppn, else the hostfile's slots, else --ppn, else
+    `default_np(cluster)`."""
+    nodes, ppn, np = getattr(args, "nodes", None), getattr(args, "ppn", None), args.np
+    for name, value in (("-n/--np", np), ("-N/--nodes", nodes), ("--ppn", ppn)):
+        if value is not None and value < 1:
+            raise UsageError(f"{name} must be at least 1, got {value}")
+    words = launcher_words(args)
+    if cluster and (nodes or ppn):
+        raise UsageError("--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
+                         "and --ppn (choose -n, or the cluster's --slots)")
+    if (nodes or ppn) and launch.gives(words, launch.MAPPING_OPTIONS[launch.syntax(family, args.launcher)]):
+        raise UsageError("-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
+                         f"'{args.launcher_args}': give one or the other")
+    ppn = _ranks_per_node(np, nodes, ppn)
+    hosts = _hosts(args.hostfile, nodes, ppn)
+    if np is None and nodes:
+        np = nodes * ppn
+    elif np is None and hosts:
+        np = sum(s for _, s in hosts)
+    elif np is None:
+        np = ppn or default_np(cluster)
+    notes = []
+    if hosts:
+        # The hostfile's slots say how many ranks a host takes; this machine's cores we know.
+        slots, here = sum(s for _, s in hosts), hostfiles.ranks_here(hosts, np)
+        oversubscribe = np > slots or here > local_cpus()
+        if oversubscribe:
+            notes.append(f"the hostfile puts {np} ranks on {slots} slots"
+                         + (f" ({here} on this machine's {local_cpus()} CPUs)" if here else "")
+                         + ": mpiscope binds no rank; binding is left to the hostfile, the "
+                           "launcher's defaults and --launcher-args")
+    else:
+        # On an emulated cluster its launcher decides (it knows the slots); under
+        # srun or across -N nodes, the allocation does.
+        oversubscribe = not cluster and args.launcher == "mpirun" and not nodes and np > local_cpus()
+    return {"np": np, "nodes": nodes, "ppn": ppn, "hosts": hosts, "launcher_args": words,
+            "hostfile": Path(args.hostfile) if args.hostfile else None,
+            "oversubscribe": oversubscribe, "notes": notes}
+
+
+def launcher_words(args):
+    """--launcher-args split as a shell would (no shell runs them)."""
+    text = getattr(args, "launcher_args", None) or ""
+    try:
+        return shlex.split(text)
+    except ValueError as e:
+        raise UsageError(f"--launcher-args: {e} in '{text}'; quote it as a shell would") from None
+
+
+def _ranks_per_node(np, nodes, ppn):
+    """--ppn, or with -N alone: -n split evenly over the nodes, or one a node."""
+    if nodes and not ppn:
+        if np is not None and np % nodes:
+            raise UsageError(f"-n {np} ranks do not split evenly over -N {nodes} nodes; give --ppn "
+                             f"or a multiple of {nodes}")
+        ppn = np // nodes if np is not None else 1
+    if nodes and np is not None and np != nodes * ppn:
+        raise UsageError(f"-n {np} is not -N {nodes} nodes x --ppn {ppn}; drop -n or change it")
+    return ppn
+
+
+def _hosts(hostfile, nodes, ppn):
+    """The hostfile's (host, slots) as used: its first `nodes` hosts, `ppn` slots each."""
+    if not hostfile:
+        return None
+    path = Path(hostfile)
+    if not path.is_file():
+        raise UsageError(f"--hostfile: file {path} does not exist")
+    return hostfiles.select(hostfiles.parse(path.read_text(errors="replace"), str(path)), nodes, ppn)
