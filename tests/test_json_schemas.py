@@ -65,7 +65,8 @@ def out(tmp_path_factory):
 # Every command with --json, and the document it prints.
 JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compare", "loggp": "loggp",
                  "layers": "layers", "model predict": "model-predict", "model check": "model-check",
-                 "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show"}
+                 "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show",
+                 "build": "build", "sbatch": "show"}
 
 
 def _commands_with_json(parser, prefix=()):
@@ -167,3 +168,9 @@ def test_config_show_validates(tmp_path):
     p = mpiscope("config", "show", "--json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     validate("config-show", json.loads(p.stdout))
+
+
+def test_build_validates():
+    p = mpiscope("build", "--mpi", "openmpi", "--json")
+    assert p.returncode == 0, p.stderr
+    validate("build", json.loads(p.stdout))

@@ -1,7 +1,7 @@
 """`mpiscope build [--mpicc PATH | --mpi openmpi|mpich]`: build the engine
 for an MPI ahead of time and say what was found."""
 
-import json
+import sys
 import time
 
 from mpiscope.cli.commands import command_parser
@@ -19,7 +19,9 @@ def cmd_build(args) -> int:
     found = {**mpi.identity(), "engine": str(engine), "was_built": was_built,
              "seconds": round(time.monotonic() - started, 1)}
     if args.json:
-        print(json.dumps(found, indent=2))
+        from mpiscope.views.documents import json_document
+
+        sys.stdout.write(json_document("build", found))
         return 0
     library = mpi.library.splitlines()[0] if mpi.library else ""
     style = "Open MPI" if mpi.family == "openmpi" else "MPICH"

@@ -10,7 +10,7 @@ unit; adding a field keeps it, so readers ignore fields they do not know.
 from __future__ import annotations
 
 SCHEMA_VERSIONS = {
-    "show": 1,             # show --json, export --format json, run --json
+    "show": 1,             # show --json, export --format json, run --json (and the run of sbatch --json)
     "fit": 1,
     "compare": 1,
     "loggp": 1,
@@ -20,6 +20,7 @@ SCHEMA_VERSIONS = {
     "cluster-up": 1,
     "cluster-list": 1,
     "config-show": 1,
+    "build": 1,
 }
 
 
