@@ -7,7 +7,9 @@ Prints, per way, the share of invalid samples and why they were invalid
 (rank arrived after the agreed start, or was preempted while waiting), how
 many series fell back to barrier starts, and the pingpong medians; then the
 loaded window run against the quiet window run: the largest median ratio
-and whether the medians from 2 KiB to 16 KiB rise with the size.
+and whether the medians from 2 KiB to 16 KiB rise with the size; and the
+loaded window run against the loaded barrier run, which separates what the
+start scheme adds from what the busy core costs any scheme.
 Targets: invalid share <= 10 %, medians within 10 % of the quiet run,
 monotone from 2 KiB to 16 KiB.
 
@@ -102,20 +104,23 @@ def main():
               f"{statistics.median(r[3] for r in rows):>9} "
               f"{sum(monotone(r[0]) for r in rows):>5}/{len(rows)}")
     print()
-    print("median pingpong (us), median over trials; ratio = hog / quiet, same start scheme")
+    print("median pingpong (us), median over trials; ratio = hog / quiet, same start scheme; "
+          "w/b = hog window / hog barrier")
     print(f"{'size':>6} " + " ".join(f"{load[0] + '-' + sync:>10}" for load, _, sync in ways)
-          + f" {'ratio win':>10} {'ratio bar':>10}")
+          + f" {'ratio win':>10} {'ratio bar':>10} {'w/b hog':>10}")
     med = {way: {s: statistics.median(r[0][s] for r in rows) for s in SIZES} for way, rows in results.items()}
     worst = {}
     for size in SIZES:
-        ratios = [med[ways[2]][size] / med[ways[0]][size], med[ways[3]][size] / med[ways[1]][size]]
-        for sync, r in zip(("window", "barrier"), ratios):
+        ratios = [med[ways[2]][size] / med[ways[0]][size], med[ways[3]][size] / med[ways[1]][size],
+                  med[ways[2]][size] / med[ways[3]][size]]
+        for sync, r in zip(("window", "barrier", "window against barrier, both loaded,"), ratios):
             worst[sync] = max(worst.get(sync, 0), r)
         print(f"{size:>6} " + " ".join(f"{med[w][size]:>10.2f}" for w in ways)
               + "".join(f" {r:>10.2f}" for r in ratios))
     print()
     for sync in ("window", "barrier"):
         print(f"largest hog/quiet median ratio, {sync} starts: {worst[sync]:.2f}")
+    print(f"largest hog window / hog barrier median ratio: {worst['window against barrier, both loaded,']:.2f}")
 
 
 if __name__ == "__main__":

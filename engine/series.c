@@ -17,11 +17,12 @@ typedef struct decision {
 } decision;
 #define DECISION_DOUBLES 5
 
-/* More than a tenth of a batch's window starts late: the window is too short
- * for the operation, and doubles. More than half late, or still a tenth after
- * this many doublings: a rank is losing its CPU (a busy node), which no window
- * fixes, so the rest of the series starts with barriers. */
-static const int MAX_DOUBLINGS = 2;
+/* More than a tenth of a batch's window starts late: the window may be too
+ * short for the operation, and doubles, once. More than a quarter late, or
+ * still a tenth after the doubling: a rank is losing its CPU (a busy node),
+ * which no window fixes (and the clock it needs is then off by microseconds
+ * too), so the rest of the series starts with barriers. */
+static const int MAX_DOUBLINGS = 1;
 
 /* One series on this rank, from its description to its record. */
 typedef struct run {
@@ -191,7 +192,7 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     if (next > o->reps_max - done) next = (double)(o->reps_max - done);
     d.next_batch = next;
     if (r->ps.window && bad * 10 > batch * samples_per_rep) {
-        if (bad * 2 > batch * samples_per_rep || r->doublings++ == MAX_DOUBLINGS) d.barrier = 1;
+        if (bad * 4 > batch * samples_per_rep || r->doublings++ == MAX_DOUBLINGS) d.barrier = 1;
         else d.window_s = 2 * window_s;
     }
     return d;
