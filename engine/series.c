@@ -174,7 +174,7 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     decision d = {0, window_s, STOP_NONE, (double)st->invalid, !r->ps.window};
     double hw = stop_ci_halfwidth(st);
     double per_rep = elapsed / done;
-    if (done >= o->reps_min && hw <= o->ci_width) d.stop = STOP_CI;
+    if (done >= o->reps_min && o->ci_width > 0 && hw <= o->ci_width) d.stop = STOP_CI; /* 0: no target */
     else if (done >= o->reps_max) d.stop = STOP_REPS_MAX;
     else if (elapsed >= o->time_budget_s) d.stop = STOP_BUDGET;
     else if (stop_out_of_reach(o->ci_width, o->time_budget_s, done >= o->reps_min, done, hw, elapsed))

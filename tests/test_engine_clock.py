@@ -22,8 +22,9 @@ def _stated_uncertainty(run, rank, entry):
 
 def test_injected_offset_and_drift_recovered_within_the_stated_uncertainty(tmp_path):
     # 50 ms offsets and 100 ppm drifts, over a measurement of more than 2 s.
+    # No CI target and room for millions of repetitions: the budget ends the series.
     run, _ = run_ok("-n", 4, "--bench", "pingpong", "--sizes", 8, "--clock-inject", "50000:100",
-                    "--time-budget", 2.3, "--ci-width", 0, out=tmp_path)
+                    "--time-budget", 2.3, "--ci-width", 0, "--reps-max", 2_000_000, out=tmp_path)
     table, loaded = store.load(run)
     ctx = loaded.context
     span = pc.max(table["t_end"]).as_py() - pc.min(table["t_start"]).as_py()

@@ -275,7 +275,11 @@ def _fix(kind, flagged, run: Run) -> tuple[str, str]:
         return (f"two or more modes of at least {BIMODAL_MIN_WEIGHT:.0%} each",
                 "rerun with --launches 3 to see whether the modes follow the launch (placement), or "
                 "with fewer ranks than CPUs, where ranks are pinned to cores")
-    sync = run.sync_method if run is not None else None
+    if all(v.start == "window,barrier" for v in flagged):
+        return ("window starts fell back to barrier starts (too many started late: ranks kept "
+                "losing their CPU)", "rerun on less loaded nodes, or with --sync barrier for one start "
+                "scheme throughout")
+    sync = (run.sync_method if run is not None else None) or "window"
     return (f"repetitions did not all start as --sync {sync} says ({flagged[0].start})",
             "rerun with --sync barrier for one start scheme throughout")
 
