@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mpiscope.cli.options import DEFAULT_OUT
+from mpiscope.store.layout import DEFAULT_OUT
 from mpiscope.common.errors import UsageError
 from mpiscope.store import catalog
 from mpiscope.store import run as stored

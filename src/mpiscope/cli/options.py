@@ -7,8 +7,7 @@ from __future__ import annotations
 import argparse
 
 from mpiscope.common.errors import UsageError
-
-DEFAULT_OUT = "mpiscope-runs"
+from mpiscope.store.layout import DEFAULT_OUT
 RUN_REF = ("a run id, a unique prefix of one, a run's --label, a path to a run directory, "
            "or 'latest'")
 
