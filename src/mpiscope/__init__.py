@@ -5,7 +5,7 @@ They are imported on first use, so `import mpiscope` (and every CLI start)
 does not pay for pandas, pyarrow or DuckDB.
 """
 
-SCHEMA_VERSION = 1  # raw files and Parquet datasets; independent of the package version
+from mpiscope.store.layout import SCHEMA_VERSION  # of run contexts and datasets (standard library only)
 
 _API = ("load_run", "runs", "Run")
 __all__ = ["SCHEMA_VERSION", *_API]

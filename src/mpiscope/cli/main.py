@@ -19,7 +19,7 @@ class _Version(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         from importlib.metadata import PackageNotFoundError, version
 
-        from mpiscope import SCHEMA_VERSION
+        from mpiscope.store.layout import SCHEMA_VERSION
         from mpiscope.store.rawfile import SUPPORTED_VERSIONS
 
         try:

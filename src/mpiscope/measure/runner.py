@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope import SCHEMA_VERSION
+from mpiscope.store.layout import SCHEMA_VERSION
 from mpiscope.measure import launch
 from mpiscope.stats import quality, rto
 from mpiscope.store import catalog, samples

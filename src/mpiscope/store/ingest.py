@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mpiscope import SCHEMA_VERSION
+from mpiscope.store.layout import SCHEMA_VERSION
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.rawfile import read_raw

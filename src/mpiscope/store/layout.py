@@ -6,6 +6,7 @@ are runs still being written (.<run_id>.partial) or being deleted
 
 import os
 
+SCHEMA_VERSION = 1  # of the run context and Parquet datasets; independent of the package version
 DEFAULT_OUT = "mpiscope-runs"     # the output root unless --out, MPISCOPE_OUT or a config file says
 CONTEXT_FILE = "context.json"
 CATALOG_FILE = "catalog.duckdb"
