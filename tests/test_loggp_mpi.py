@@ -42,12 +42,16 @@ def _fastest(table, bench, algo, size):
     return float(np.min(v))
 
 
-def test_shared_memory_ring_is_faster_than_mpi_and_tcp_at_8_bytes(run):
+def test_shared_memory_is_faster_than_tcp_at_8_bytes(run):
     _, run_dir = run
     table, loaded = store.load(run_dir)
     ctx = loaded.context
     shm, mpi, tcp = (_fastest(table, "layer_pingpong", layer, 8) for layer in ("shm", "mpi", "tcp"))
-    assert 0 < shm < mpi and shm < tcp, (shm, mpi, tcp)
+    # Memory beats the kernel's loopback by an order of magnitude on any machine;
+    # shm against MPI's own shared memory is a few per cent either way beside
+    # other work (a CPU hog: 0.275 against 0.260 µs), so `mpiscope layers`
+    # reports it and this does not assert it.
+    assert 0 < shm < tcp and 0 < mpi < tcp, (shm, mpi, tcp)
     # the TCP channel went over the loopback interface, and the series record it
     params = {s["algo"]: s.get("params") for s in ctx["series"] if s["bench"] == "layer_pingpong"}
     assert params["tcp"]["address"] == "127.0.0.1" and params["shm"]["ring_bytes"] > 0
