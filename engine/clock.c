@@ -1,4 +1,5 @@
 #include "clock.h"
+#include "sorted.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -39,12 +40,6 @@ static double tsc_calibrate(void)
     return (m1 - m0) / (double)(c1 - c0);
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Mean cost of a read, the smallest step it shows, and the median interval of
  * two back-to-back reads (robust to a preemption among them). */
 static void measure_cost_and_resolution(timer *t)
@@ -62,7 +57,7 @@ static void measure_cost_and_resolution(timer *t)
     t->resolution_s = isinf(res) ? 0.0 : res;
     if (t->kind == TIMER_WTIME && MPI_Wtick() > t->resolution_s)
         t->resolution_s = MPI_Wtick();
-    qsort(steps, N, sizeof *steps, by_value);
+    sort_doubles(steps, N);
     t->interval_s = steps[N / 2];
 }
 

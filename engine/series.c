@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "procsync.h"
 #include "rawfmt.h"
+#include "sorted.h"
 #include "stoprule.h"
 
 /* Decision broadcast by rank 0 after each batch (doubles: one MPI_Bcast). */
@@ -103,12 +104,6 @@ static int any_skip(engine *e, series *s)
     return 1;
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Warm-up repetitions (not recorded) also size the start window: twice the
  * median repetition (its slowest rank), so that repetitions preempted on a
  * busy node do not make every window milliseconds long. Too short a window
@@ -126,7 +121,7 @@ static double warm_up(run *r)
         took[i] = b - a;
     }
     MPI_Allreduce(MPI_IN_PLACE, took, (int)n, MPI_DOUBLE, MPI_MAX, e->world);
-    qsort(took, (size_t)n, sizeof *took, by_value);
+    sort_doubles(took, (size_t)n);
     double median = took[n / 2];
     free(took);
     s->measuring = 1;

@@ -1,4 +1,5 @@
 #include "stoprule.h"
+#include "sorted.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,17 +55,11 @@ long stop_add_batch(stop_state *st, pattern pat, const double *g, int np, long n
     return bad;
 }
 
-static int cmp(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 double stop_ci_halfwidth(stop_state *st)
 {
     long n = st->n;
     if (n < 6) return INFINITY;
-    qsort(st->values, (size_t)n, sizeof *st->values, cmp);
+    sort_doubles(st->values, (size_t)n);
     /* Order statistics bracketing the median: normal approximation of the
      * binomial(n, 1/2) rank distribution. */
     double h = 1.96 * sqrt((double)n) / 2;
