@@ -35,6 +35,7 @@ engines: $(VENV)/.installed
 	@$(BIN)/mpiscope build --mpi openmpi >/dev/null
 	@$(BIN)/mpiscope build --mpi mpich >/dev/null
 	@$(MAKE) -s -C cluster BUILD=$(CURDIR)/build/cluster
+	@$(MAKE) -s -C sim BUILD=$(CURDIR)/build/sim
 
 mpi-envs: $(MPI_ENVS)/openmpi5/.installed $(MPI_ENVS)/mpich5/.installed $(MPI_ENVS)/intelmpi/.installed
 

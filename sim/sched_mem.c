@@ -1,0 +1,105 @@
+/* A schedule in flat arrays, filled rank by rank, then turned around: the
+ * simulator needs, per operation, the operations that wait for it. */
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+
+#define GROW(arr, cap_new) ((arr) = realloc((arr), (size_t)(cap_new) * sizeof *(arr)))
+
+static int grow_ops(sim_sched *sc, uint64_t need)
+{
+    if (need <= sc->ops_cap) return 0;
+    uint64_t c = sc->ops_cap ? sc->ops_cap : 4096;
+    while (c < need) c *= 2;
+    if (!GROW(sc->type, c) || !GROW(sc->peer, c) || !GROW(sc->tag, c) || !GROW(sc->value, c) ||
+        !GROW(sc->rank_of, c) || !GROW(sc->ndeps, c))
+        return -1;
+    sc->ops_cap = c;
+    return 0;
+}
+
+static int grow_edges(sim_sched *sc, uint64_t need)
+{
+    if (need <= sc->edges_cap) return 0;
+    uint64_t c = sc->edges_cap ? sc->edges_cap : 4096;
+    while (c < need) c *= 2;
+    if (!GROW(sc->ea, c) || !GROW(sc->eb, c)) return -1;
+    sc->edges_cap = c;
+    return 0;
+}
+
+static int m_begin(sched_sink *s, long nranks)
+{
+    sim_sched *sc = s->state;
+    uint64_t max_ops = sc->max_ops;
+    memset(sc, 0, sizeof *sc);
+    sc->max_ops = max_ops;
+    sc->nranks = nranks;
+    sc->first = calloc((size_t)nranks + 1, sizeof *sc->first);
+    return sc->first ? 0 : -1;
+}
+
+static int m_rank(sched_sink *s, const rank_sched *r)
+{
+    sim_sched *sc = s->state;
+    uint64_t base = sc->nops;
+    if (sc->max_ops && base + r->nops > sc->max_ops) return sc->failed = 3, -1;
+    if (base + r->nops >= UINT32_MAX || sc->nedges + r->ndeps >= UINT32_MAX) return sc->failed = 2, -1;
+    if (grow_ops(sc, base + r->nops) || grow_edges(sc, sc->nedges + r->ndeps)) return sc->failed = 1, -1;
+    sc->first[r->rank] = base;
+    for (uint32_t i = 0; i < r->nops; i++) {
+        const sched_op *o = &r->ops[i];
+        uint64_t g = base + i;
+        sc->type[g] = o->type, sc->peer[g] = o->peer, sc->tag[g] = o->tag, sc->value[g] = o->value;
+        sc->rank_of[g] = (uint32_t)r->rank, sc->ndeps[g] = o->ndeps;
+        for (uint32_t k = 0; k < o->ndeps; k++) {
+            sc->ea[sc->nedges] = (uint32_t)g;
+            sc->eb[sc->nedges++] = (uint32_t)(base + r->deps[o->dep0 + k]);
+        }
+    }
+    sc->nops += r->nops;
+    sc->first[r->rank + 1] = sc->nops;
+    return 0;
+}
+
+static int m_end(sched_sink *s) { return 0; }
+
+void sim_sched_sink(sched_sink *s, sim_sched *sc, uint64_t max_ops)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->max_ops = max_ops;
+    s->begin = m_begin, s->rank = m_rank, s->end = m_end, s->state = sc;
+}
+
+int sim_sched_finish(sim_sched *sc, char *err, size_t n)
+{
+    if (sc->failed == 3) {
+        snprintf(err, n, "the schedule has more than %llu operations (--max-ops)", (unsigned long long)sc->max_ops);
+        return -3;
+    }
+    if (sc->failed) {
+        snprintf(err, n, sc->failed == 2 ? "the schedule has more than 2^32 operations or dependencies"
+                                         : "out of memory holding the schedule");
+        return -1;
+    }
+    sc->dstart = calloc(sc->nops + 2, sizeof *sc->dstart);
+    sc->dlist = malloc((sc->nedges ? sc->nedges : 1) * sizeof *sc->dlist);
+    if (!sc->dstart || !sc->dlist) {
+        snprintf(err, n, "out of memory holding the schedule");
+        return -1;
+    }
+    /* Count into dstart[b + 2], prefix-sum, fill through dstart[b + 1]: it ends as dstart[b]'s end. */
+    for (uint64_t e = 0; e < sc->nedges; e++) sc->dstart[sc->eb[e] + 2]++;
+    for (uint64_t i = 2; i < sc->nops + 2; i++) sc->dstart[i] += sc->dstart[i - 1];
+    for (uint64_t e = 0; e < sc->nedges; e++) sc->dlist[sc->dstart[sc->eb[e] + 1]++] = sc->ea[e];
+    free(sc->ea), free(sc->eb);
+    sc->ea = sc->eb = NULL;
+    return 0;
+}
+
+void sim_sched_free(sim_sched *sc)
+{
+    free(sc->type), free(sc->peer), free(sc->tag), free(sc->value), free(sc->rank_of), free(sc->ndeps);
+    free(sc->first), free(sc->ea), free(sc->eb), free(sc->dstart), free(sc->dlist);
+    memset(sc, 0, sizeof *sc);
+}

@@ -1,0 +1,452 @@
+/* The discrete-event simulation of a schedule (sim.h).
+ *
+ * A send of m bytes takes its rank's CPU for o_s + O·m, then its send
+ * channel for αs + βs·m + G·m (the next message leaves no sooner than g
+ * after it); it reaches the receiver L later, after crossing the uplinks of
+ * the switches between them. There it is matched against the receives
+ * posted for its (source, tag) in posting order, or waits in the unexpected
+ * queue; once both are there the receive channel takes αr + βr·m (or a time
+ * drawn from measurements), then the CPU o_r + O·m. Larger than S bytes, a
+ * message goes by rendezvous: a request (L) to the receiver, a clear-to-send
+ * (L) back once the receive is posted, then the data. Computation takes the
+ * CPU. With every cost but αr, βr zero this is the Hockney model. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+
+enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA };
+#define NONE UINT32_MAX
+
+typedef struct { double t; uint32_t op, kind; } event;
+
+/* Posted receives or unexpected sends of one (receiver, source, tag). */
+typedef struct { uint64_t key; uint32_t head, tail; uint32_t unexpected; } match_q;
+#define EMPTY_KEY UINT64_MAX
+
+typedef struct {
+    const sim_sched *sc;
+    const sim_opts *o;
+    sim_result *res;
+    event *heap;
+    size_t nheap, heap_cap;
+    match_q *mq;
+    size_t mq_cap, mq_n;
+    uint32_t *pending, *link;
+    double *cpu, *tx, *rx, *up;
+    uint64_t rng[4];
+    int failed;
+} state;
+
+/* ------------------------------------------------------------ randomness */
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static double uniform(state *st) /* xoshiro256**, in [0, 1) */
+{
+    uint64_t *s = st->rng, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+    return (double)(r >> 11) * 0x1.0p-53;
+}
+
+/* A message's time drawn from the measured quantiles. */
+static double draw(state *st, double m)
+{
+    const sim_dist *d = st->o->dist;
+    double u = uniform(st) * (d->nq - 1);
+    int j = (int)u;
+    if (j >= d->nq - 1) j = d->nq - 2;
+    double w = u - j;
+    int i = 0;
+    while (i < d->nsizes - 2 && d->sizes[i + 1] < m) i++;
+    double a = d->q[i * d->nq + j] * (1 - w) + d->q[i * d->nq + j + 1] * w;
+    if (d->nsizes == 1) return a;
+    double b = d->q[(i + 1) * d->nq + j] * (1 - w) + d->q[(i + 1) * d->nq + j + 1] * w;
+    double x0 = d->sizes[i], x1 = d->sizes[i + 1];
+    if (m <= x0 && i == 0) return a; /* below the smallest size: its time */
+    double v = a + (b - a) * (m - x0) / (x1 - x0); /* beyond the largest: the last slope */
+    return v > 0 ? v : 0;
+}
+
+/* ------------------------------------------------------------------ heap */
+
+static void push(state *st, double t, uint32_t op, uint32_t kind)
+{
+    if (st->nheap == st->heap_cap) {
+        size_t c = st->heap_cap ? 2 * st->heap_cap : 1 << 16;
+        event *h = realloc(st->heap, c * sizeof *h);
+        if (!h) {
+            st->failed = 1;
+            return;
+        }
+        st->heap = h, st->heap_cap = c;
+    }
+    size_t i = st->nheap++;
+    event e = {t, op, kind};
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (st->heap[p].t <= t) break;
+        st->heap[i] = st->heap[p];
+        i = p;
+    }
+    st->heap[i] = e;
+}
+
+static event pop(state *st)
+{
+    event top = st->heap[0], last = st->heap[--st->nheap];
+    size_t i = 0, n = st->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && st->heap[c + 1].t < st->heap[c].t) c++;
+        if (st->heap[c].t >= last.t) break;
+        st->heap[i] = st->heap[c];
+        i = c;
+    }
+    if (n) st->heap[i] = last;
+    return top;
+}
+
+/* -------------------------------------------------------------- matching */
+
+static inline uint64_t mkey(uint32_t dst, uint32_t src, int32_t tag)
+{
+    return ((uint64_t)dst << 40) | ((uint64_t)src << 16) | (uint64_t)(uint16_t)tag;
+}
+
+static inline size_t mslot(const state *st, uint64_t k)
+{
+    uint64_t x = k;
+    return (size_t)(splitmix(&x) & (st->mq_cap - 1));
+}
+
+static match_q *mq_find(state *st, uint64_t k)
+{
+    for (size_t i = mslot(st, k);; i = (i + 1) & (st->mq_cap - 1)) {
+        if (st->mq[i].key == k) return &st->mq[i];
+        if (st->mq[i].key == EMPTY_KEY) return NULL;
+    }
+}
+
+static match_q *mq_insert(state *st, uint64_t k);
+
+static void mq_grow(state *st)
+{
+    match_q *old = st->mq;
+    size_t oc = st->mq_cap;
+    st->mq_cap = oc ? 2 * oc : 1 << 12;
+    st->mq = malloc(st->mq_cap * sizeof *st->mq);
+    if (!st->mq) {
+        st->failed = 1, st->mq = old, st->mq_cap = oc;
+        return;
+    }
+    for (size_t i = 0; i < st->mq_cap; i++) st->mq[i].key = EMPTY_KEY;
+    st->mq_n = 0;
+    for (size_t i = 0; i < oc; i++)
+        if (old[i].key != EMPTY_KEY) *mq_insert(st, old[i].key) = old[i];
+    free(old);
+}
+
+static match_q *mq_insert(state *st, uint64_t k)
+{
+    if (2 * (st->mq_n + 1) > st->mq_cap) mq_grow(st);
+    size_t i = mslot(st, k);
+    while (st->mq[i].key != EMPTY_KEY) i = (i + 1) & (st->mq_cap - 1);
+    st->mq_n++;
+    st->mq[i].key = k;
+    return &st->mq[i];
+}
+
+/* Removes an entry, shifting later ones of its probe run back (no tombstones). */
+static void mq_remove(state *st, match_q *q)
+{
+    size_t mask = st->mq_cap - 1, i = (size_t)(q - st->mq), j = i;
+    st->mq_n--;
+    for (;;) {
+        st->mq[i].key = EMPTY_KEY;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (st->mq[j].key == EMPTY_KEY) return;
+            size_t h = mslot(st, st->mq[j].key);
+            /* Can entry j move into the hole at i? Only if its home is not in (i, j]. */
+            if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) break;
+        }
+        st->mq[i] = st->mq[j];
+        i = j;
+    }
+}
+
+/* Appends op to the queue of key k (kind: 1 unexpected sends, 0 posted receives). */
+static void enqueue(state *st, uint64_t k, uint32_t op, uint32_t unexpected)
+{
+    match_q *q = mq_find(st, k);
+    st->link[op] = NONE;
+    if (!q) {
+        q = mq_insert(st, k);
+        q->head = q->tail = op, q->unexpected = unexpected;
+        return;
+    }
+    st->link[q->tail] = op;
+    q->tail = op;
+}
+
+/* The first waiting op of the other kind for key k, removed; NONE if none. */
+static uint32_t dequeue(state *st, uint64_t k, uint32_t unexpected)
+{
+    match_q *q = mq_find(st, k);
+    if (!q || q->unexpected != unexpected) return NONE;
+    uint32_t op = q->head;
+    if (op == q->tail) mq_remove(st, q);
+    else q->head = st->link[op];
+    return op;
+}
+
+/* ------------------------------------------------------------ the model */
+
+static inline double maxd(double a, double b) { return a > b ? a : b; }
+
+static inline long switch_of(const state *st, uint32_t rank)
+{
+    const sim_topo *t = &st->o->topo;
+    return (long)rank / t->ranks_per_host / t->hosts_per_switch;
+}
+
+/* The data of send s leaves its rank's send channel no sooner than t:
+ * returns when its last byte reaches the receiver, sets *left. */
+static double transmit(state *st, uint32_t s, double t, double *left)
+{
+    const sim_sched *sc = st->sc;
+    const sim_costs *c = &st->o->c;
+    uint32_t r = sc->rank_of[s];
+    double m = sc->value[s];
+    double start = maxd(t, st->tx[r]), busy = c->alpha_s + c->beta_s * m + c->G * m;
+    st->tx[r] = start + maxd(c->g, busy);
+    double end = start + busy;
+    *left = end;
+    if (st->up && st->o->topo.uplink_G > 0) {
+        long a = switch_of(st, r), b = switch_of(st, (uint32_t)sc->peer[s]);
+        if (a != b) { /* traffic between switches shares the sender's switch uplink */
+            double u = maxd(start, st->up[a]);
+            st->up[a] = u + m * st->o->topo.uplink_G;
+            end = maxd(end, st->up[a]);
+        }
+    }
+    return end + c->L;
+}
+
+static void receive(state *st, uint32_t rv, uint32_t s, double now)
+{
+    const sim_sched *sc = st->sc;
+    const sim_costs *c = &st->o->c;
+    uint32_t d = sc->rank_of[rv];
+    double m = sc->value[s];
+    double busy = st->o->dist ? draw(st, m) : c->alpha_r + c->beta_r * m;
+    double start = maxd(now, st->rx[d]);
+    st->rx[d] = start + maxd(c->g, busy);
+    if (c->o_r + c->O * m > 0) push(st, start + busy, rv, EV_RXCPU);
+    else push(st, start + busy, rv, EV_DONE);
+}
+
+static void matched(state *st, uint32_t s, uint32_t rv, double now)
+{
+    if (st->sc->value[s] <= st->o->c.S) {
+        receive(st, rv, s, now);
+    } else {
+        st->link[s] = rv;
+        push(st, now + st->o->c.L, s, EV_CTS);
+    }
+}
+
+static void start(state *st, uint32_t op, double now)
+{
+    const sim_sched *sc = st->sc;
+    const sim_costs *c = &st->o->c;
+    uint32_t r = sc->rank_of[op];
+    double m = sc->value[op];
+    if (st->res->t_start) st->res->t_start[op] = now;
+    switch (sc->type[op]) {
+    case OP_CALC:
+    case OP_REDUCE: {
+        double dur = sc->type[op] == OP_CALC ? m : m * c->gamma;
+        if (dur <= 0) {
+            push(st, now, op, EV_DONE);
+            return;
+        }
+        st->cpu[r] = maxd(now, st->cpu[r]) + dur;
+        push(st, st->cpu[r], op, EV_DONE);
+        return;
+    }
+    case OP_SEND: {
+        double cpu = c->o_s + c->O * m, t = now;
+        if (cpu > 0) t = st->cpu[r] = maxd(now, st->cpu[r]) + cpu;
+        st->res->messages++;
+        if (m <= c->S) {
+            double left, arrive = transmit(st, op, t, &left);
+            push(st, arrive, op, EV_ARRIVE);
+            push(st, left, op, EV_DONE);
+        } else {
+            st->res->rendezvous++;
+            push(st, t + c->L, op, EV_ARRIVE); /* the request to send */
+        }
+        return;
+    }
+    case OP_RECV: {
+        uint32_t s = dequeue(st, mkey(r, (uint32_t)sc->peer[op], sc->tag[op]), 1);
+        if (s == NONE) enqueue(st, mkey(r, (uint32_t)sc->peer[op], sc->tag[op]), op, 0);
+        else matched(st, s, op, now);
+        return;
+    }
+    }
+}
+
+static void handle(state *st, event e)
+{
+    const sim_sched *sc = st->sc;
+    const sim_costs *c = &st->o->c;
+    sim_result *res = st->res;
+    uint32_t op = e.op, r = sc->rank_of[op];
+    switch (e.kind) {
+    case EV_READY:
+        start(st, op, e.t);
+        break;
+    case EV_DONE:
+        if (res->t_end) res->t_end[op] = e.t;
+        if (e.t > res->finish[r]) res->finish[r] = e.t;
+        for (uint32_t k = sc->dstart[op]; k < sc->dstart[op + 1]; k++) {
+            uint32_t a = sc->dlist[k];
+            if (--st->pending[a] == 0) {
+                if (res->cause) res->cause[a] = op;
+                start(st, a, e.t);
+            }
+        }
+        break;
+    case EV_ARRIVE: {
+        uint32_t d = (uint32_t)sc->peer[op];
+        uint64_t k = mkey(d, r, sc->tag[op]);
+        uint32_t rv = dequeue(st, k, 0);
+        if (rv == NONE) {
+            res->unexpected++;
+            enqueue(st, k, op, 1);
+        } else {
+            if (res->cause) res->cause[rv] = op;
+            matched(st, op, rv, e.t);
+        }
+        break;
+    }
+    case EV_RXCPU: {
+        double m = sc->value[op];
+        st->cpu[r] = maxd(e.t, st->cpu[r]) + c->o_r + c->O * m;
+        push(st, st->cpu[r], op, EV_DONE);
+        break;
+    }
+    case EV_CTS: {
+        double left, arrive = transmit(st, op, e.t, &left);
+        push(st, arrive, op, EV_DATA);
+        push(st, left, op, EV_DONE);
+        break;
+    }
+    case EV_DATA:
+        receive(st, st->link[op], op, e.t);
+        break;
+    }
+}
+
+static void *alloc_array(void **p, size_t n, size_t elem)
+{
+    if (!*p) *p = malloc((n ? n : 1) * elem);
+    return *p;
+}
+
+int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t n)
+{
+    state st;
+    memset(&st, 0, sizeof st);
+    st.sc = sc, st.o = o, st.res = res;
+    long p = sc->nranks;
+    uint64_t seed = o->seed;
+    for (int i = 0; i < 4; i++) st.rng[i] = splitmix(&seed);
+    st.pending = malloc((sc->nops ? sc->nops : 1) * sizeof *st.pending);
+    st.link = malloc((sc->nops ? sc->nops : 1) * sizeof *st.link);
+    st.cpu = calloc((size_t)p, sizeof(double)), st.tx = calloc((size_t)p, sizeof(double));
+    st.rx = calloc((size_t)p, sizeof(double));
+    if (o->topo.ranks_per_host > 0 && o->topo.hosts_per_switch > 0)
+        st.up = calloc((size_t)(p / o->topo.ranks_per_host / o->topo.hosts_per_switch + 1), sizeof(double));
+    int ok = st.pending && st.link && st.cpu && st.tx && st.rx && alloc_array((void **)&res->finish, p, sizeof(double));
+    if (ok && o->keep_times)
+        ok = alloc_array((void **)&res->t_start, sc->nops, sizeof(double)) &&
+             alloc_array((void **)&res->t_end, sc->nops, sizeof(double)) &&
+             alloc_array((void **)&res->cause, sc->nops, sizeof(uint32_t));
+    if (ok) mq_grow(&st), ok = !st.failed;
+    if (!ok) {
+        snprintf(err, n, "out of memory for the simulation of %llu operations", (unsigned long long)sc->nops);
+        goto out;
+    }
+    memcpy(st.pending, sc->ndeps, sc->nops * sizeof *st.pending);
+    if (res->cause) {
+        for (uint64_t i = 0; i < sc->nops; i++) res->cause[i] = NONE, res->t_start[i] = res->t_end[i] = NAN;
+    }
+    res->events = res->messages = res->unexpected = res->rendezvous = 0;
+    for (long r = 0; r < p; r++) {
+        double t0 = o->skew ? o->skew[r] : 0.0;
+        if (o->skew_pool && o->nskew_pool > 0) t0 = o->skew_pool[(long)(uniform(&st) * (double)o->nskew_pool)];
+        res->finish[r] = t0;
+        st.cpu[r] = st.tx[r] = st.rx[r] = t0;
+        for (uint64_t i = sc->first[r]; i < sc->first[r + 1]; i++)
+            if (!sc->ndeps[i]) push(&st, t0, (uint32_t)i, EV_READY);
+    }
+    uint64_t events = 0;
+    while (st.nheap && !st.failed) {
+        handle(&st, pop(&st));
+        events++;
+    }
+    res->events = events;
+    if (st.failed) {
+        snprintf(err, n, "out of memory during the simulation");
+        ok = 0;
+        goto out;
+    }
+    /* Operations never started: a receive without its send, or a cycle. */
+    uint64_t stuck = 0, first_stuck = 0;
+    for (uint64_t i = 0; i < sc->nops; i++)
+        if (st.pending[i]) stuck += !stuck ? (first_stuck = i, 1) : 1;
+    if (st.mq_n || stuck) {
+        uint64_t i = first_stuck;
+        if (!stuck) /* a queue still holds something: name its head */
+            for (size_t k = 0; k < st.mq_cap; k++)
+                if (st.mq[k].key != EMPTY_KEY) {
+                    i = st.mq[k].head;
+                    break;
+                }
+        snprintf(err, n, "the schedule deadlocks: %s operation %llu of rank %u (%s %d, tag %d) never %s",
+                 stuck ? "" : "matched", (unsigned long long)(i - sc->first[sc->rank_of[i]]), sc->rank_of[i],
+                 sc->type[i] == OP_SEND ? "send to" : sc->type[i] == OP_RECV ? "receive from" : "calc", sc->peer[i],
+                 sc->tag[i], stuck ? "starts (what it requires never completes)" : "finds its partner");
+        ok = 0;
+        goto out;
+    }
+    double sum = 0, mx = -INFINITY, mn = INFINITY;
+    for (long r = 0; r < p; r++) {
+        sum += res->finish[r];
+        mx = maxd(mx, res->finish[r]);
+        mn = res->finish[r] < mn ? res->finish[r] : mn;
+    }
+    res->makespan = mx, res->finish_mean = sum / (double)p, res->finish_min = mn;
+out:
+    free(st.heap), free(st.mq), free(st.pending), free(st.link), free(st.cpu), free(st.tx), free(st.rx), free(st.up);
+    return ok ? 0 : -1;
+}
+
+void sim_result_free(sim_result *r)
+{
+    free(r->finish), free(r->t_start), free(r->t_end), free(r->cause);
+    memset(r, 0, sizeof *r);
+}

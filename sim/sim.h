@@ -1,0 +1,76 @@
+/* The discrete-event simulator (sim.c): a schedule in flat arrays, LogGOPS
+ * costs with seed 003's sender/receiver costs, a CPU, a send channel and a
+ * receive channel per rank, MPI matching (source, tag, posting order, an
+ * unexpected queue), eager and rendezvous messages, optional uplinks. */
+#ifndef MPISCOPE_SIM_SIM_H
+#define MPISCOPE_SIM_SIM_H
+
+#include <stdint.h>
+#include "schedule.h"
+
+typedef struct sim_costs {
+    double L;            /* wire latency (s) */
+    double o_s, o_r;     /* CPU overhead of a send and of a receive (s) */
+    double O;            /* CPU overhead per byte (s/B) */
+    double g, G;         /* gap between messages (s), per byte on the wire (s/B) */
+    double S;            /* largest eager message (bytes); larger ones go by rendezvous */
+    double alpha_s, beta_s, alpha_r, beta_r; /* sender's / receiver's channel per message and byte */
+    double gamma;        /* reduction, per byte (s/B) */
+} sim_costs;
+
+/* Measured per-message times: at each size, nq quantiles (ascending) of
+ * the time a message takes; a message draws one quantile level u for all
+ * sizes and interpolates linearly between the sizes around its own. */
+typedef struct sim_dist {
+    int nsizes, nq;
+    double *sizes, *q; /* q[i * nq + j] */
+} sim_dist;
+
+typedef struct sim_topo {
+    long ranks_per_host, hosts_per_switch; /* 0: no topology */
+    double uplink_G;                       /* s/B of a switch's uplink */
+} sim_topo;
+
+/* A schedule held for simulation. */
+typedef struct sim_sched {
+    long nranks;
+    uint64_t nops, nedges, ops_cap, edges_cap;
+    uint8_t *type;
+    int32_t *peer, *tag;
+    double *value;
+    uint32_t *rank_of, *ndeps;
+    uint64_t *first;           /* nranks + 1 */
+    uint32_t *ea, *eb;         /* while loading: op ea requires op eb */
+    uint32_t *dstart, *dlist;  /* dependents of op i: dlist[dstart[i] .. dstart[i + 1]) */
+    uint64_t max_ops;          /* 0: no limit */
+    int failed;
+} sim_sched;
+
+/* A sink that fills `sc` (call sim_sched_finish after the producer). */
+void sim_sched_sink(sched_sink *s, sim_sched *sc, uint64_t max_ops);
+int sim_sched_finish(sim_sched *sc, char *err, size_t n);
+void sim_sched_free(sim_sched *sc);
+
+typedef struct sim_opts {
+    sim_costs c;
+    const sim_dist *dist;  /* NULL: costs only */
+    const double *skew;    /* per-rank start (nranks values), or NULL */
+    const double *skew_pool; long nskew_pool; /* or drawn per rank from these */
+    sim_topo topo;
+    uint64_t seed;
+    int keep_times;        /* per-operation start and end, and what made each late */
+} sim_opts;
+
+typedef struct sim_result {
+    double makespan, finish_mean, finish_min;
+    uint64_t events, messages, unexpected, rendezvous;
+    double *finish;              /* per rank (nranks) */
+    double *t_start, *t_end;     /* per operation, with keep_times */
+    uint32_t *cause;             /* the operation whose end let it start or finish, UINT32_MAX: none */
+} sim_result;
+
+/* One replicate; res arrays are allocated on first use and reused. */
+int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t n);
+void sim_result_free(sim_result *r);
+
+#endif

@@ -1,0 +1,371 @@
+"""`mpiscope sim schedule|run|predict|check`: schedules of our own
+collective algorithms and their simulation, with costs from a machine model,
+from options, or from a run's measurements (sim/)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mpiscope.common.errors import UsageError
+from mpiscope.common.sizes import format_size, parse_size_option
+from mpiscope.models.costmodels import ALGORITHMS, COLLECTIVES
+from mpiscope.models.costmodels.params import parse_per_byte, parse_time
+from mpiscope.store import catalog
+from mpiscope.views.documents import json_document
+from mpiscope.views.text import sig, table
+from mpiscope.cli.options import add_json, add_out, add_run, add_seed
+from mpiscope.cli.commands import command_parser
+
+_TIMES = ("alpha", "alpha_s", "alpha_r", "L", "o", "g")
+_PER_BYTE = ("beta", "beta_s", "beta_r", "gamma", "G", "O")
+
+
+def _us(seconds):
+    return sig(None if seconds is None else seconds * 1e6, 5)
+
+
+def _bench(name):
+    if name not in COLLECTIVES:
+        raise UsageError(f"--bench {name}: choose from {', '.join(COLLECTIVES)}")
+    return name
+
+
+def _costs(args):
+    """SimCosts from --machine or --from-run, then the cost options over them."""
+    from mpiscope.sim.costs import SimCosts, load_costs, override
+    from mpiscope.sim.measured import fitted_costs
+
+    if args.machine and args.from_run:
+        raise UsageError("give --machine FILE or --from-run RUN, not both")
+    given = {k: getattr(args, k) for k in _TIMES + _PER_BYTE if getattr(args, k) is not None}
+    if args.machine:
+        base = load_costs(args.machine)
+    elif args.from_run:
+        base = fitted_costs(catalog.resolve(args.out, args.from_run))
+    elif given:
+        base = SimCosts()
+    else:
+        raise UsageError("give the costs: --machine FILE, --from-run RUN, or options such as "
+                         "--alpha 2us --beta 1ns/B (Hockney) or --L, --o, --g, --G (LogGP)")
+    v = {k: parse_time(t, f"--{k.replace('_', '-')}") for k, t in given.items() if k in _TIMES}
+    v.update({k: parse_per_byte(t, f"--{k.replace('_', '-')}") for k, t in given.items() if k in _PER_BYTE})
+    if "alpha" in v or "beta" in v:  # Hockney: the whole message cost at the receiver
+        v["alpha_r"], v["beta_r"] = v.pop("alpha", base.alpha_r), v.pop("beta", base.beta_r)
+    if "o" in v:
+        v["o_s"] = v["o_r"] = v.pop("o")
+    if args.eager is not None:
+        v["S"] = float(parse_size_option("--eager", args.eager))
+    if args.segment is not None:
+        v["segment"] = parse_size_option("--segment", args.segment, minimum=1)
+    return override(base, **v)
+
+
+def _extras(args, p=None):
+    from mpiscope.sim.measured import arrival_skew, pingpong_quantiles
+    from mpiscope.sim.simulate import Extras, Topology
+
+    if args.replicates < 1:
+        raise UsageError(f"--replicates must be at least 1, got {args.replicates}")
+    ex = Extras(replicates=args.replicates, seed=args.seed)
+    if args.sample:
+        if not args.from_run:
+            raise UsageError("--sample draws message times from a run: give --from-run RUN")
+        ex.dist = pingpong_quantiles(catalog.resolve(args.out, args.from_run))
+    if getattr(args, "skew_from_run", False):
+        if not args.from_run:
+            raise UsageError("--skew-from-run takes the arrival skew of --from-run RUN: give it")
+        ex.skew = arrival_skew(catalog.resolve(args.out, args.from_run))
+    if getattr(args, "uplink", None) is not None:
+        if not args.hosts_per_switch:
+            raise UsageError("--uplink needs --hosts-per-switch (and --ranks-per-host, 1 by default)")
+        ex.topology = Topology(args.ranks_per_host, args.hosts_per_switch,
+                               parse_per_byte(args.uplink, "--uplink"))
+    return ex
+
+
+# ------------------------------------------------------------------ schedule
+
+def cmd_schedule(args) -> int:
+    from mpiscope.common.atomic import atomic_path
+    from mpiscope.sim import binary
+
+    _bench(args.bench)
+    size = parse_size_option("--size", args.size)
+    fmt = args.format or ("bin" if str(args.output).endswith(".bin") else "goal")
+    gamma = parse_per_byte(args.gamma, "--gamma") if args.gamma is not None else 0.0
+    argv = ["--bench", args.bench, "--algo", args.algo, "-p", args.np, "--size", size, "--format", fmt,
+            "--gamma", repr(gamma)]
+    if args.segment is not None:
+        argv += ["--segment", parse_size_option("--segment", args.segment, minimum=1)]
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; remove it or give --force")
+    with atomic_path(out) as tmp:
+        binary.schedule(argv + ["-o", tmp])
+    print(f"wrote {out} ({fmt}): {args.bench}/{args.algo} on {args.np} ranks at {format_size(size)} B")
+    return 0
+
+
+# ----------------------------------------------------------------------- run
+
+def _chart(trace_csv, title_bits, path):
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    from mpiscope.report.timechart import write_chart
+    from mpiscope.views.timechart import Chart
+
+    t = pcsv.read_csv(trace_csv)
+    ops = ["send" if x == 0 else "recv" for x in t["op"].to_pylist()]
+    t = t.set_column(t.schema.get_field_index("op"), "op", pa.array(ops))
+    ranks = sorted(set(t["rank"].to_pylist()))
+    bench, algo, size = title_bits
+    chart = Chart(bench, algo, size, 0, 0, ranks, t, 0.0, {}, sent=ops.count("send"),
+                  received=ops.count("recv"))
+    return write_chart(chart, path)
+
+
+def cmd_run(args) -> int:
+    import tempfile
+
+    from mpiscope.sim.simulate import answer, run_argv
+
+    costs, extras = _costs(args), _extras(args)
+    sched = Path(args.schedule)
+    if not sched.is_file():
+        raise UsageError(f"schedule {sched} does not exist (write one with mpiscope sim schedule)")
+    more = []
+    if args.critical_path:
+        more += ["--critical-path", args.critical_path]
+    with tempfile.TemporaryDirectory(prefix="mpiscope-sim-") as tmp:
+        trace = Path(tmp) / "trace.csv"
+        if args.chart:
+            more += ["--trace", trace]
+        doc = run_argv(["--schedule", sched], costs, extras, more)
+        if args.chart:
+            _chart(trace, ("schedule", sched.name, 0), args.chart)
+    ans = answer(doc)
+    out = {"schedule": str(sched), "costs": costs.to_dict(), **ans.to_dict(), "nranks": doc["nranks"],
+           "nops": doc["nops"], "messages": doc["replicates"][0]["messages"],
+           "unexpected": doc["replicates"][0]["unexpected"],
+           "rendezvous": doc["replicates"][0]["rendezvous"], "makespans_s": ans.replicates,
+           "simulate_s": doc["simulate_s"], "peak_rss_bytes": doc["peak_rss_bytes"],
+           "critical_path": doc.get("critical_path", [])}
+    if args.json:
+        sys.stdout.write(json_document("sim-run", out))
+        return 0
+    lines = [f"{sched}: {doc['nranks']} ranks, {doc['nops']} operations, {out['messages']} messages "
+             f"({out['unexpected']} unexpected, {out['rendezvous']} by rendezvous); costs: {costs.source}",
+             f"finish time: median {_us(ans.median)} µs over {len(ans.replicates)} replicate(s)"
+             + (f", 95% prediction interval [{_us(ans.low)}, {_us(ans.high)}] µs"
+                if len(ans.replicates) > 1 else ""),
+             f"simulated {doc['events']} events in {doc['simulate_s']:.3g} s "
+             f"({doc['events_per_s'] / 1e6:.3g} M events/s)"]
+    if out["critical_path"]:
+        lines.append("critical path, last operation first:")
+        rows = [[str(c["rank"]), str(c["index"]), c["op"], "" if c["peer"] < 0 else str(c["peer"]),
+                 sig(c["value"]), _us(c["start_s"]), _us(c["end_s"])] for c in out["critical_path"]]
+        lines.append(table(["rank", "op#", "op", "peer", "bytes", "start (us)", "end (us)"], rows,
+                           [True, True, False, True, True, True, True]))
+    if args.chart:
+        lines.append(f"wrote {args.chart}")
+    print("\n".join(lines))
+    return 0
+
+
+# ------------------------------------------------------------------- predict
+
+def cmd_predict(args) -> int:
+    from mpiscope.sim.predict import crossovers, rank
+
+    bench = _bench(args.bench)
+    if args.np < 1:
+        raise UsageError(f"-p/--np must be at least 1, got {args.np}")
+    algos = ALGORITHMS[bench] if args.algo in (None, "all") else tuple(args.algo.split(","))
+    for a in algos:
+        if a not in ALGORITHMS[bench]:
+            raise UsageError(f"--algo {a}: {bench} has {', '.join(ALGORITHMS[bench])}")
+    if args.size is None and not args.crossover:
+        raise UsageError("give --size SIZE (or --crossover for the sizes where the best changes)")
+    costs, extras = _costs(args), _extras(args)
+    doc = {"bench": bench, "p": args.np, "costs": costs.to_dict(), "replicates": extras.replicates}
+    out = [f"{bench} on {args.np} ranks, simulated; costs: {costs.source}"]
+    if args.size is not None:
+        size = parse_size_option("--size", args.size)
+        rows = rank(bench, algos, args.np, size, costs, extras)
+        doc["size"] = size
+        doc["predictions"] = [{"algo": r.algo, **r.answer.to_dict()} for r in rows]
+        best = rows[0].answer.median
+        out.append(f"size {format_size(size)} ({size} B), {extras.replicates} replicate(s); "
+                   "interval: 95% of the replicates")
+        out.append(table(["rank", "algorithm", "median (us)", "low (us)", "high (us)", "x best", "regime"],
+                         [[str(i), r.algo, _us(r.answer.median), _us(r.answer.low), _us(r.answer.high),
+                           f"{r.answer.median / best:.2f}" if best > 0 else "-", r.answer.regime]
+                          for i, r in enumerate(rows, 1)],
+                         [True, False, True, True, True, True, False]))
+    if args.crossover:
+        lo, sep, hi = str(args.range).partition("-")
+        if not sep:
+            raise UsageError(f"--range '{args.range}': write LO-HI, e.g. 1-1M")
+        lo, hi = parse_size_option("--range", lo), parse_size_option("--range", hi)
+        if hi <= lo:
+            raise UsageError(f"--range '{args.range}' must go from a smaller to a larger size")
+        changes = crossovers(bench, algos, args.np, costs, extras, lo, hi)
+        first = rank(bench, algos, args.np, lo, costs, extras)[0].algo
+        doc["best_at_start"] = first
+        doc["crossovers"] = [{"size": s, "from": a, "to": b} for s, a, b in changes]
+        out.append(f"best algorithm from {format_size(lo)} B to {format_size(hi)} B (simulated):")
+        out.append(table(["from size (B)", "best", ""], [[str(lo), first, ""]] +
+                         [[str(s), b, f"(was {a})"] for s, a, b in changes], [True, False, False]))
+    sys.stdout.write(json_document("sim-predict", doc) if args.json else "\n".join(out) + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------- check
+
+def format_check(res) -> str:
+    out = [f"run {res.run_id}: {res.p} ranks; costs: {res.costs.source}"
+           + ("; message times drawn from the run's pingpong" if res.sampled else "")]
+    rows = [[r.bench, r.algo, str(r.size), str(r.n), _us(r.measured), _us(r.simulated),
+             f"[{_us(r.low)}, {_us(r.high)}]", "-" if r.error is None else f"{100 * r.error:+.1f}%"]
+            for r in res.rows]
+    out.append(table(["bench", "algorithm", "size(B)", "n", "measured (us)", "simulated (us)", "interval",
+                      "error"], rows, [False, False, True, True, True, True, False, True]))
+    out.append(f"simulated within 15% of measured: {100 * res.within(0.15):.0f}% of cells")
+    rk = res.rankings()
+    if rk:
+        out.append("rankings (Kendall τ between measured and simulated order):")
+        out.append(table(["bench", "size(B)", "algorithms", "τ", "best measured", "best simulated"],
+                         [[r["bench"], str(r["size"]), str(r["algos"]),
+                           "-" if r["kendall_tau"] is None else f"{r['kendall_tau']:.2f}",
+                           r["best_measured"], r["best_simulated"]] for r in rk],
+                         [False, True, True, True, False, False]))
+    return "\n".join(out) + "\n"
+
+
+def cmd_check(args) -> int:
+    from mpiscope.sim.check import check_run
+
+    run_dir = catalog.resolve(args.out, args.run)
+    if args.bench is not None:
+        _bench(args.bench)
+    if not args.machine and not args.from_run:
+        args.from_run = args.run  # the run's own point-to-point data
+    res = check_run(run_dir, _costs(args), _extras(args), args.bench)
+    sys.stdout.write(json_document("sim-check", res.to_dict()) if args.json else format_check(res))
+    return 0
+
+
+# -------------------------------------------------------------------- parser
+
+def _cost_options(p, from_run=True):
+    g = p.add_argument_group("costs")
+    g.add_argument("--machine", metavar="FILE",
+                   help="a machine model: LogGP from `mpiscope loggp --save`, or JSON with alpha, beta, "
+                        "alpha_s, … as for `mpiscope model`")
+    if from_run:
+        g.add_argument("--from-run", metavar="RUN",
+                       help="the Hockney fit of this run's pingpong (measure it in the run)")
+    g.add_argument("--sample", action="store_true",
+                   help="draw every message's time from --from-run's pingpong distributions "
+                        "(per size, interpolated between sizes)")
+    g.add_argument("--alpha", help="Hockney latency per message, e.g. 2us")
+    g.add_argument("--beta", help="Hockney cost per byte, e.g. 1ns/B or 1GB/s")
+    g.add_argument("--alpha-s", help="sender's cost per message (seed 003)")
+    g.add_argument("--beta-s", help="sender's cost per byte")
+    g.add_argument("--alpha-r", help="receiver's cost per message")
+    g.add_argument("--beta-r", help="receiver's cost per byte")
+    g.add_argument("--L", dest="L", help="LogGP: wire latency")
+    g.add_argument("--o", dest="o", help="LogGP: CPU overhead of a send and of a receive")
+    g.add_argument("--g", dest="g", help="LogGP: gap between messages")
+    g.add_argument("--G", dest="G", help="LogGP: gap per byte (a time per byte or a bandwidth)")
+    g.add_argument("--O", dest="O", help="LogGOPS: CPU overhead per byte")
+    g.add_argument("--eager", metavar="SIZE", help="LogGOPS S: larger messages go by rendezvous "
+                                                   "(default: all eager)")
+    g.add_argument("--gamma", help="reduction cost per byte (default 0)")
+    g.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
+    g.add_argument("--replicates", type=int, default=1,
+                   help="Monte Carlo replicates (default: %(default)s)")
+    add_seed(g, "seed of the first replicate; replicate k uses seed + k")
+
+
+def add_sim_command(subparsers) -> None:
+    fmt = argparse.RawDescriptionHelpFormatter
+    sim = command_parser(subparsers, "sim", description="""\
+Our own collective algorithms (engine/colls) run unchanged against a
+recording backend and become schedules (GOAL text, as LogGOPSim reads, or
+a compact binary form); a discrete-event simulator runs them under LogGOPS
+and sender/receiver costs from a machine model, options or a run.""")
+    sub = sim.add_subparsers(dest="sim_command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("schedule", help="write the schedule of one of our algorithms (GOAL text or binary)",
+                       formatter_class=fmt,
+                       epilog="examples:\n"
+                              "  mpiscope sim schedule --bench allreduce --algo ring -p 1024 --size 64K "
+                              "-o ring.goal\n"
+                              "  mpiscope sim schedule --bench bcast --algo binomial -p 1048576 --size 8 "
+                              "-o bcast.bin")
+    p.add_argument("--bench", required=True, help=f"the collective: {', '.join(COLLECTIVES)}")
+    p.add_argument("--algo", required=True, help="one of its algorithms")
+    p.add_argument("-p", "--np", type=int, required=True, help="number of ranks")
+    p.add_argument("--size", required=True, help="the benchmark's size (units B/K/M/G)")
+    p.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
+    p.add_argument("--format", choices=("goal", "bin"),
+                   help="GOAL text or binary (default: bin for a .bin file, else goal)")
+    p.add_argument("--gamma", help="reduction cost per byte, written into GOAL's calc (default 0)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the schedule file")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.set_defaults(func=cmd_schedule)
+
+    p = sub.add_parser("run", help="simulate a schedule: finish times, critical path, time chart",
+                       formatter_class=fmt,
+                       epilog="examples:\n"
+                              "  mpiscope sim run ring.goal --alpha 2us --beta 1GB/s\n"
+                              "  mpiscope sim run ring.goal --machine model.json --chart ring.svg\n"
+                              "  mpiscope sim run ring.goal --from-run latest --sample --replicates 20")
+    p.add_argument("schedule", metavar="SCHEDULE", help="a schedule file (GOAL text or binary)")
+    _cost_options(p)
+    p.add_argument("--skew-from-run", action="store_true",
+                   help="draw each rank's start from --from-run's measured arrival skew")
+    p.add_argument("--ranks-per-host", type=int, default=1, help="ranks per host (default: %(default)s)")
+    p.add_argument("--hosts-per-switch", type=int, help="hosts per switch; switches share their uplinks")
+    p.add_argument("--uplink", help="a switch uplink's bandwidth (or time per byte), e.g. 12.5MB/s")
+    p.add_argument("--critical-path", type=int, metavar="N", default=0,
+                   help="list the last N operations of the critical path")
+    p.add_argument("--chart", metavar="FILE", help="also draw the time chart of replicate 0 (SVG)")
+    add_json(p, "print JSON (seconds)")
+    add_out(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("predict", help="rank the algorithms of a collective by simulation, at any scale",
+                       formatter_class=fmt,
+                       epilog="examples:\n"
+                              "  mpiscope sim predict --bench allreduce -p 4096 --size 64K --alpha 2us "
+                              "--beta 1GB/s\n"
+                              "  mpiscope sim predict --bench bcast -p 64 --crossover --from-run latest "
+                              "--sample --replicates 20")
+    p.add_argument("--bench", required=True, help=f"the collective: {', '.join(COLLECTIVES)}")
+    p.add_argument("--algo", help="algorithms, comma separated, or all (default)")
+    p.add_argument("-p", "--np", type=int, required=True, help="number of ranks")
+    p.add_argument("--size", help="the size (units B/K/M/G); required unless --crossover")
+    p.add_argument("--crossover", action="store_true", help="also list the sizes where the best changes")
+    p.add_argument("--range", default="1-1M", help="sizes --crossover searches (default %(default)s)")
+    _cost_options(p)
+    add_json(p, "print JSON (seconds)")
+    add_out(p)
+    p.set_defaults(func=cmd_predict, skew_from_run=False, uplink=None)
+
+    p = sub.add_parser("check", help="simulated against measured, per algorithm and size of a run",
+                       formatter_class=fmt,
+                       epilog="examples:\n"
+                              "  mpiscope run -n 4 --bench pingpong,allgather --algo all --sizes 8-64K:x8\n"
+                              "  mpiscope sim check latest --sample --replicates 20")
+    add_run(p)
+    p.add_argument("--bench", help="check only this collective")
+    _cost_options(p, from_run=False)
+    add_json(p, "print JSON (seconds)")
+    add_out(p)
+    p.set_defaults(func=cmd_check, from_run=None, skew_from_run=False, uplink=None)

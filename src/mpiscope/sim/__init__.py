@@ -1,0 +1,4 @@
+"""The simulator: schedules of our own collective algorithms (engine/colls
+run unchanged against a recording backend) and their discrete-event
+simulation under LogGOPS and sender/receiver costs, with costs taken from
+measurements (sim/ in C; this package drives it)."""

@@ -1,0 +1,61 @@
+"""Costs from a run's measurements: the Hockney fit of its pingpong, the
+per-size distributions of its pingpong half round trips (the simulator
+draws each message's time from them), and the arrival skew of its
+collectives (each rank's start minus the earliest rank's, per repetition)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow.compute as pc
+
+from mpiscope.common.errors import UsageError
+from mpiscope.models.costmodels.check import fitted_params
+from mpiscope.models.costmodels import COLLECTIVES
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples
+from mpiscope.sim.costs import SimCosts, from_model_params
+
+QUANTILES = 101  # levels 0, 1 %, ..., 100 % of each size's samples
+
+
+def fitted_costs(run_dir) -> SimCosts:
+    return from_model_params(fitted_params(run_dir), "Hockney fit of the run's pingpong")
+
+
+def pingpong_quantiles(run_dir) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, quantiles[size, QUANTILES]) of the run's pingpong half round trips."""
+    table, run = load(Path(run_dir))
+    rows = [(int(size), np.asarray(smp.values, dtype=float))
+            for bench, algo, size, smp in all_series_samples(table, run)
+            if bench == "pingpong" and algo in (None, "mpi") and len(smp.values) >= 2]
+    if not rows:
+        raise UsageError("the run has no pingpong with two samples or more to draw message times from: "
+                         "measure it too (mpiscope run --bench pingpong,…)")
+    rows.sort()
+    levels = np.linspace(0, 1, QUANTILES)
+    return (np.array([s for s, _ in rows], dtype=float),
+            np.array([np.quantile(v, levels) for _, v in rows]))
+
+
+def write_dist(path, sizes, quantiles) -> Path:
+    """The simulator's --dist file."""
+    path = Path(path)
+    lines = [f"{quantiles.shape[1]}"] + [" ".join([f"{s:.0f}"] + [f"{q:.9e}" for q in row])
+                                          for s, row in zip(sizes, quantiles)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def arrival_skew(run_dir) -> np.ndarray:
+    """Every rank's start minus the earliest start of its repetition, over
+    the run's collective series (seconds, global clock)."""
+    table, run = load(Path(run_dir))
+    t = table.filter(pc.field("valid")).select(["bench", "algo", "size", "launch", "rep", "t_start"])
+    df = t.to_pandas()
+    df = df[df["bench"].isin(list(COLLECTIVES))]
+    if df.empty:
+        raise UsageError("the run has no collective repetitions to take the arrival skew from")
+    first = df.groupby(["bench", "algo", "size", "launch", "rep"])["t_start"].transform("min")
+    return (df["t_start"] - first).to_numpy(dtype=float)

@@ -1,0 +1,102 @@
+"""One simulation request: a schedule (a file, or one of our algorithms
+generated on the fly), costs, replicates; the answer is the median of the
+replicates' finish times with a prediction interval."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope.common.errors import UsageError
+from mpiscope.models.costmodels import predict_time
+from mpiscope.models.costmodels.base import Costs
+from mpiscope.sim import binary
+from mpiscope.sim.costs import SimCosts
+from mpiscope.sim.measured import write_dist
+
+# Schedules beyond this many operations are not simulated: the cost model answers.
+MAX_OPS = 200_000_000
+LEVEL = 0.95
+
+
+@dataclass
+class Topology:
+    ranks_per_host: int
+    hosts_per_switch: int
+    uplink_G: float  # s/B
+
+    def argv(self):
+        return ["--ranks-per-host", self.ranks_per_host, "--hosts-per-switch", self.hosts_per_switch,
+                "--uplink-G", repr(self.uplink_G)]
+
+
+@dataclass
+class Extras:
+    """What a simulation may add to plain costs."""
+    dist: tuple | None = None          # (sizes, quantiles) to draw message times from
+    skew: np.ndarray | None = None     # per-rank starts, or a pool to draw them from
+    topology: Topology | None = None
+    replicates: int = 1
+    seed: int = 1
+
+
+@dataclass
+class SimAnswer:
+    regime: str                   # "simulated" or "cost model"
+    median: float
+    low: float
+    high: float
+    replicates: list = field(default_factory=list)
+    raw: dict = field(default_factory=dict)
+
+    def to_dict(self):
+        return {"regime": self.regime, "median_s": self.median, "low_s": self.low, "high_s": self.high,
+                "level": LEVEL, "replicates": len(self.replicates) or None,
+                "events_per_s": self.raw.get("events_per_s"), "events": self.raw.get("events"),
+                "nops": self.raw.get("nops")}
+
+
+def interval(values) -> tuple[float, float, float]:
+    """Median and the central LEVEL range of the replicates (a prediction interval)."""
+    v = np.asarray(values, dtype=float)
+    lo, hi = (1 - LEVEL) / 2, (1 + LEVEL) / 2
+    return float(np.median(v)), float(np.quantile(v, lo)), float(np.quantile(v, hi))
+
+
+def run_argv(argv, costs: SimCosts, extras: Extras, more=()) -> dict:
+    with tempfile.TemporaryDirectory(prefix="mpiscope-sim-") as tmp:
+        args = list(argv) + costs.argv() + ["--replicates", extras.replicates, "--seed", extras.seed]
+        if extras.dist is not None:
+            args += ["--dist", write_dist(Path(tmp) / "dist.txt", *extras.dist)]
+        if extras.skew is not None:
+            skew = Path(tmp) / "skew.txt"
+            skew.write_text("\n".join(f"{x:.9e}" for x in extras.skew) + "\n")
+            args += ["--skew", skew]
+        if extras.topology is not None:
+            args += extras.topology.argv()
+        return binary.simulate(args + list(more))
+
+
+def answer(doc: dict) -> SimAnswer:
+    spans = [r["makespan_s"] for r in doc["replicates"]]
+    med, lo, hi = interval(spans)
+    return SimAnswer("simulated", med, lo, hi, spans, doc)
+
+
+def algorithm(bench, algo, p, size, costs: SimCosts, extras: Extras, more=()) -> SimAnswer:
+    """Our algorithm `algo` of `bench` on p ranks at `size`, simulated; the
+    cost model answers when the schedule would exceed MAX_OPS operations."""
+    if p < 1:
+        raise UsageError(f"-p/--np must be at least 1, got {p}")
+    argv = ["--bench", bench, "--algo", algo, "-p", p, "--size", size, "--max-ops", MAX_OPS]
+    try:
+        return answer(run_argv(argv, costs, extras, more))
+    except binary.TooLarge:
+        t = predict_time(bench, algo, size, p, Costs(costs.alpha_s + costs.o_s, costs.beta_s + costs.G + costs.O,
+                                                      costs.alpha_r + costs.o_r + costs.L, costs.beta_r + costs.O,
+                                                      costs.gamma, costs.segment))
+        return SimAnswer("cost model", t, t, t, [], {})
