@@ -18,7 +18,11 @@
 enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA };
 #define NONE UINT32_MAX
 
-typedef struct { double t; uint32_t op, kind; } event;
+/* Equal times keep the order they were pushed in (seq): operations that
+ * become ready together start in program order. */
+typedef struct { double t; uint64_t seq; uint32_t op, kind; } event;
+
+static inline int before(const event *a, const event *b) { return a->t < b->t || (a->t == b->t && a->seq < b->seq); }
 
 /* Posted receives or unexpected sends of one (receiver, source, tag). */
 typedef struct { uint64_t key; uint32_t head, tail; uint32_t unexpected; } match_q;
@@ -30,6 +34,7 @@ typedef struct {
     sim_result *res;
     event *heap;
     size_t nheap, heap_cap;
+    uint64_t seq;
     match_q *mq;
     size_t mq_cap, mq_n;
     uint32_t *pending, *link;
@@ -90,10 +95,10 @@ static void push(state *st, double t, uint32_t op, uint32_t kind)
         st->heap = h, st->heap_cap = c;
     }
     size_t i = st->nheap++;
-    event e = {t, op, kind};
+    event e = {t, st->seq++, op, kind};
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (st->heap[p].t <= t) break;
+        if (!before(&e, &st->heap[p])) break;
         st->heap[i] = st->heap[p];
         i = p;
     }
@@ -107,8 +112,8 @@ static event pop(state *st)
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n) break;
-        if (c + 1 < n && st->heap[c + 1].t < st->heap[c].t) c++;
-        if (st->heap[c].t >= last.t) break;
+        if (c + 1 < n && before(&st->heap[c + 1], &st->heap[c])) c++;
+        if (!before(&st->heap[c], &last)) break;
         st->heap[i] = st->heap[c];
         i = c;
     }
@@ -426,8 +431,8 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
                     i = st.mq[k].head;
                     break;
                 }
-        snprintf(err, n, "the schedule deadlocks: %s operation %llu of rank %u (%s %d, tag %d) never %s",
-                 stuck ? "" : "matched", (unsigned long long)(i - sc->first[sc->rank_of[i]]), sc->rank_of[i],
+        snprintf(err, n, "the schedule deadlocks: operation %llu of rank %u (%s %d, tag %d) never %s",
+                 (unsigned long long)(i - sc->first[sc->rank_of[i]]), sc->rank_of[i],
                  sc->type[i] == OP_SEND ? "send to" : sc->type[i] == OP_RECV ? "receive from" : "calc", sc->peer[i],
                  sc->tag[i], stuck ? "starts (what it requires never completes)" : "finds its partner");
         ok = 0;

@@ -51,8 +51,8 @@ def _costs(args):
                          "--alpha 2us --beta 1ns/B (Hockney) or --L, --o, --g, --G (LogGP)")
     v = {k: parse_time(t, f"--{k.replace('_', '-')}") for k, t in given.items() if k in _TIMES}
     v.update({k: parse_per_byte(t, f"--{k.replace('_', '-')}") for k, t in given.items() if k in _PER_BYTE})
-    if "alpha" in v or "beta" in v:  # Hockney: the whole message cost at the receiver
-        v["alpha_r"], v["beta_r"] = v.pop("alpha", base.alpha_r), v.pop("beta", base.beta_r)
+    if "alpha" in v or "beta" in v:  # Hockney: the whole message on the sender's channel (costs.py)
+        v["alpha_s"], v["beta_s"] = v.pop("alpha", base.alpha_s), v.pop("beta", base.beta_s)
     if "o" in v:
         v["o_s"] = v["o_r"] = v.pop("o")
     if args.eager is not None:

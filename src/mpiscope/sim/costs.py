@@ -1,6 +1,9 @@
 """What a simulation charges: LogGOPS (L, o, g, G, O, the eager limit S)
 and seed 003's sender/receiver costs (αs, βs, αr, βr), in base units, as
-the simulator's options. Hockney α + β·m is αr = α, βr = β and the rest 0.
+the simulator's options. Hockney α + β·m without overlap is αs = α,
+βs = β and the rest 0: a message keeps its sender's send channel busy for
+α + β·m, so a rank's sends follow one another, as the classical formulas
+(binomial broadcast ⌈lg p⌉(α + nβ), ...) count them.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def from_model_params(p: ModelParams, source: str) -> SimCosts:
                         gamma=p.gamma, segment=p.segment, source=source + " (sender/receiver)")
     if p.alpha is None or p.beta is None:
         raise UsageError(f"{source}: needs alpha and beta, or alpha_s, beta_s, alpha_r and beta_r")
-    return SimCosts(alpha_r=p.alpha, beta_r=p.beta, gamma=p.gamma, segment=p.segment,
+    return SimCosts(alpha_s=p.alpha, beta_s=p.beta, gamma=p.gamma, segment=p.segment,
                     source=source + " (Hockney)")
 
 

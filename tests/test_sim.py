@@ -1,0 +1,170 @@
+"""The simulator's model on hand-written GOAL schedules (LogGP terms, MPI
+matching, rendezvous, CPU overlap, uplinks, sampling), the schedule formats,
+and the `mpiscope sim` commands' errors. No MPI."""
+
+import json
+
+import numpy as np
+import pytest
+
+from mpiscope.common.errors import UsageError
+from mpiscope.sim import binary
+from runcli import mpiscope
+
+US = 1e-6
+
+
+def goal(tmp_path, text, name="s.goal"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def sim(path, *argv):
+    return binary.simulate(["--schedule", path, *argv])
+
+
+ONE_MESSAGE = """num_ranks 2
+rank 0 {
+l0: send 1000b to 1 tag 5
+}
+rank 1 {
+l0: recv 1000b from 0 tag 5
+}
+"""
+
+
+def test_one_message_costs_loggp_terms(tmp_path):
+    path = goal(tmp_path, ONE_MESSAGE)
+    d = sim(path, "--L", 3e-6, "--o-s", 1e-6, "--o-r", 2e-6, "--G", 1e-9)
+    assert d["makespan_median_s"] == pytest.approx(1e-6 + 1000e-9 + 3e-6 + 2e-6, rel=1e-12)
+    # rendezvous: request L, clear-to-send L, then the data and L again
+    d = sim(path, "--L", 3e-6, "--o-s", 1e-6, "--o-r", 2e-6, "--G", 1e-9, "--S", 100)
+    assert d["replicates"][0]["rendezvous"] == 1
+    assert d["makespan_median_s"] == pytest.approx(1e-6 + 3 * 3e-6 + 1000e-9 + 2e-6, rel=1e-12)
+
+
+def test_matching_by_tag_with_an_unexpected_message(tmp_path):
+    # rank 1 waits for tag 2 first, so tag 1 arrives unexpected; no deadlock
+    path = goal(tmp_path, """num_ranks 2
+rank 0 {
+l0: send 8b to 1 tag 1
+l1: send 8b to 1 tag 2
+l1 requires l0
+}
+rank 1 {
+l0: recv 8b from 0 tag 2
+l1: recv 8b from 0 tag 1
+l1 requires l0
+}
+""")
+    d = sim(path, "--alpha-s", 1e-6)
+    assert d["replicates"][0]["unexpected"] == 1
+    assert d["makespan_median_s"] == pytest.approx(2e-6)
+
+
+def test_a_receive_without_its_send_deadlocks_with_a_clear_error(tmp_path):
+    bad = goal(tmp_path, ONE_MESSAGE.replace("from 0 tag 5", "from 0 tag 7"))
+    with pytest.raises(UsageError, match="deadlock"):
+        sim(bad)
+
+
+def test_cpu_is_shared_by_sends_and_computation(tmp_path):
+    # two sends after a 5 µs computation on one CPU: o_s each, one after the other
+    path = goal(tmp_path, """num_ranks 3
+rank 0 {
+l0: calc 5000
+l1: send 8b to 1 tag 0
+l1 requires l0
+l2: send 8b to 2 tag 0
+l2 requires l0
+}
+rank 1 {
+l0: recv 8b from 0 tag 0
+}
+rank 2 {
+l0: recv 8b from 0 tag 0
+}
+""")
+    d = sim(path, "--o-s", 1e-6, "--per-rank")
+    assert d["finish_s"][1] == pytest.approx(6e-6) and d["finish_s"][2] == pytest.approx(7e-6)
+
+
+def test_text_and_binary_schedules_simulate_alike(tmp_path):
+    for fmt in ("goal", "bin"):
+        binary.schedule(["--bench", "allgather", "--algo", "bruck", "-p", 7, "--size", 100, "--format", fmt,
+                         "-o", tmp_path / f"s.{fmt}"])
+    a, b = (sim(tmp_path / f"s.{f}", "--alpha-s", 1e-6, "--beta-s", 1e-9, "--L", 1e-7)["makespan_median_s"]
+            for f in ("goal", "bin"))
+    assert a == b > 0
+    assert (tmp_path / "s.bin").read_bytes()[:8] == b"MPSIMSC1"
+
+
+def test_uplink_shared_by_traffic_between_switches(tmp_path):
+    # ranks 0, 1 on switch 0 send at once to ranks 2, 3 on switch 1
+    path = goal(tmp_path, """num_ranks 4
+rank 0 {
+l0: send 1000b to 2 tag 0
+}
+rank 1 {
+l0: send 1000b to 3 tag 0
+}
+rank 2 {
+l0: recv 1000b from 0 tag 0
+}
+rank 3 {
+l0: recv 1000b from 1 tag 0
+}
+""")
+    flat = sim(path, "--G", 1e-9)["makespan_median_s"]
+    shared = sim(path, "--G", 1e-9, "--ranks-per-host", 1, "--hosts-per-switch", 2, "--uplink-G", 1e-9)
+    assert flat == pytest.approx(1e-6)
+    assert shared["makespan_median_s"] == pytest.approx(2e-6)  # the second waits for the uplink
+
+
+def test_sampled_costs_are_seeded_and_give_an_interval(tmp_path):
+    binary.schedule(["--bench", "allreduce", "--algo", "ring", "-p", 6, "--size", 4096, "--format", "bin",
+                     "-o", tmp_path / "r.bin"])
+    dist = tmp_path / "dist.txt"
+    q = np.linspace(1, 3, 11) * US
+    dist.write_text("11\n8 " + " ".join(map(str, q)) + "\n65536 " + " ".join(map(str, q * 10)) + "\n")
+    run = lambda seed: sim(tmp_path / "r.bin", "--dist", dist, "--replicates", 9, "--seed", seed)  # noqa: E731
+    a, b, c = run(1), run(1), run(2)
+    spans = [r["makespan_s"] for r in a["replicates"]]
+    assert spans == [r["makespan_s"] for r in b["replicates"]]
+    assert spans != [r["makespan_s"] for r in c["replicates"]]
+    assert len(set(spans)) > 1
+    # 10 sequential steps of one message each: between all-fastest and all-slowest
+    per = (1 + (4096 / 6 - 8) / (65536 - 8) * 9)
+    assert 10 * per * 1 * US < min(spans) and max(spans) < 10 * per * 3 * US
+
+
+def test_bad_schedules_are_refused(tmp_path):
+    for text, what in (("rank 0 {\n}\n", "num_ranks"),
+                       ("num_ranks 1\nrank 0 {\nl0: jump 3b\n}\n", "unknown operation"),
+                       ("num_ranks 2\nrank 0 {\nl0: send 8b to 5 tag 0\n}\nrank 1 {\n}\n", "rank 5"),
+                       ("num_ranks 1\nrank 0 {\nl1 requires l0\n}\n", "label")):
+        with pytest.raises(UsageError, match=what):
+            sim(goal(tmp_path, text))
+
+
+def test_cli_schedule_run_and_errors(tmp_path):
+    out = tmp_path / "ring.goal"
+    r = mpiscope("sim", "schedule", "--bench", "allgather", "--algo", "ring", "-p", 5, "--size", "1K",
+                 "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().startswith("num_ranks 5\n")
+    r = mpiscope("sim", "schedule", "--bench", "allgather", "--algo", "ring", "-p", 5, "--size", "1K",
+                 "-o", out)
+    assert r.returncode == 2 and "exists" in r.stderr
+    r = mpiscope("sim", "schedule", "--bench", "allgather", "--algo", "nope", "-p", 5, "--size", "1K",
+                 "-o", tmp_path / "x.goal")
+    assert r.returncode == 2 and "ring" in r.stderr and not (tmp_path / "x.goal").exists()
+    r = mpiscope("sim", "run", out, "--alpha", "1us", "--beta", "1ns/B", "--json", "--critical-path", 3,
+                 "--chart", tmp_path / "c.svg")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["median_s"] == pytest.approx(4 * (1e-6 + 1024e-9))
+    assert len(doc["critical_path"]) == 3 and (tmp_path / "c.svg").read_text().count("<svg") == 1
+    r = mpiscope("sim", "run", out)
+    assert r.returncode == 2 and "costs" in r.stderr

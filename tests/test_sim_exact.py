@@ -1,0 +1,41 @@
+"""With Hockney costs and no overlap (every message keeps its sender busy
+for α + β·m, costs.py) the simulator, running the schedules our algorithms
+record, equals the closed-form cost models to 1e-9 relative: binomial
+broadcast, recursive-doubling allreduce (with γ) and ring allgather, for
+powers of two and others. No MPI: the schedules come from engine/colls
+compiled against the recording backend."""
+
+import pytest
+
+from mpiscope.models.costmodels import predict_time
+from mpiscope.models.costmodels.base import Costs
+from mpiscope.sim.costs import SimCosts
+from mpiscope.sim.simulate import Extras, algorithm
+
+ALPHA, BETA, GAMMA = 1.7e-6, 0.83e-9, 0.21e-9
+PS = (2, 3, 4, 5, 6, 7, 8, 11, 13, 16, 17, 31, 64, 100, 129)
+CASES = [("bcast", "binomial", 4096), ("allreduce", "recursive_doubling", 65536),
+         ("allgather", "ring", 1000)]
+
+
+@pytest.mark.parametrize("bench,algo,size", CASES)
+def test_simulated_equals_closed_form(bench, algo, size):
+    costs = SimCosts(alpha_s=ALPHA, beta_s=BETA, gamma=GAMMA)
+    model = Costs(ALPHA, BETA, 0.0, 0.0, GAMMA)
+    for p in PS:
+        sim = algorithm(bench, algo, p, size, costs, Extras())
+        want = predict_time(bench, algo, size, p, model)
+        assert sim.regime == "simulated"
+        assert sim.median == pytest.approx(want, rel=1e-9, abs=0), (bench, algo, p)
+
+
+def test_other_algorithms_are_not_faster_than_the_critical_path_of_one_message():
+    """A sanity bound for every algorithm: at least one message's Hockney time,
+    and no deadlock for any p (the schedules are complete and matchable)."""
+    from mpiscope.models.costmodels import ALGORITHMS
+    costs = SimCosts(alpha_s=ALPHA, beta_s=BETA)
+    for bench, algos in ALGORITHMS.items():
+        for algo in algos:
+            for p in (2, 5, 8):
+                t = algorithm(bench, algo, p, 256, costs, Extras()).median
+                assert t >= ALPHA, (bench, algo, p)
