@@ -65,6 +65,7 @@ def out(tmp_path_factory):
 # Every command with --json, and the document it prints.
 JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compare", "loggp": "loggp",
                  "layers": "layers", "model predict": "model-predict", "model check": "model-check",
+                 "sim run": "sim-run", "sim predict": "sim-predict", "sim check": "sim-check",
                  "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show",
                  "build": "build", "sbatch": "show"}
 
@@ -174,3 +175,19 @@ def test_build_validates():
     p = mpiscope("build", "--mpi", "openmpi", "--json")
     assert p.returncode == 0, p.stderr
     validate("build", json.loads(p.stdout))
+
+
+def test_sim_run_predict_and_check(out, capsys, tmp_path):
+    sched = tmp_path / "ring.goal"
+    from mpiscope.sim import binary
+    binary.schedule(["--bench", "allgather", "--algo", "ring", "-p", 4, "--size", 1024, "-o", sched])
+    doc = _cli(["sim", "run", sched, "--alpha", "2us", "--beta", "1ns/B", "--critical-path", 2, "--json"],
+               capsys)
+    validate("sim-run", doc)
+    doc = _cli(["sim", "predict", "--bench", "bcast", "-p", 6, "--size", "4K", "--alpha", "2us",
+                "--beta", "1ns/B", "--crossover", "--range", "1-64K", "--json"], capsys)
+    validate("sim-predict", doc)
+    assert doc["predictions"] and "crossovers" in doc
+    doc = _cli(["sim", "check", "20240303", "--json", "--out", out], capsys)
+    validate("sim-check", doc)
+    assert {r["algo"] for r in doc["rows"]} == {"ring", "recursive_doubling"}
