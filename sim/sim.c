@@ -405,9 +405,16 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
         if (o->skew_pool && o->nskew_pool > 0) t0 = o->skew_pool[(long)(uniform(&st) * (double)o->nskew_pool)];
         res->finish[r] = t0;
         st.cpu[r] = st.tx[r] = st.rx[r] = t0;
-        for (uint64_t i = sc->first[r]; i < sc->first[r + 1]; i++)
-            if (!sc->ndeps[i]) push(&st, t0, (uint32_t)i, EV_READY);
     }
+    /* Operations that require nothing start at their rank's start: at once
+     * when every rank starts at 0 (no event needed), else as events. */
+    int skewed = o->skew || (o->skew_pool && o->nskew_pool > 0);
+    for (long r = 0; r < p; r++)
+        for (uint64_t i = sc->first[r]; i < sc->first[r + 1]; i++)
+            if (!sc->ndeps[i]) {
+                if (skewed) push(&st, res->finish[r], (uint32_t)i, EV_READY);
+                else start(&st, (uint32_t)i, 0.0);
+            }
     uint64_t events = 0;
     while (st.nheap && !st.failed) {
         handle(&st, pop(&st));
