@@ -13,16 +13,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "evq.h"
 #include "sim.h"
 
 enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA };
 #define NONE UINT32_MAX
-
-/* Equal times keep the order they were pushed in (seq): operations that
- * become ready together start in program order. */
-typedef struct { double t; uint64_t seq; uint32_t op, kind; } event;
-
-static inline int before(const event *a, const event *b) { return a->t < b->t || (a->t == b->t && a->seq < b->seq); }
 
 /* Posted receives or unexpected sends of one (receiver, source, tag). */
 typedef struct { uint64_t key; uint32_t head, tail; uint32_t unexpected; } match_q;
@@ -32,9 +27,7 @@ typedef struct {
     const sim_sched *sc;
     const sim_opts *o;
     sim_result *res;
-    event *heap;
-    size_t nheap, heap_cap;
-    uint64_t seq;
+    evq q;
     match_q *mq;
     size_t mq_cap, mq_n;
     uint32_t *pending, *link;
@@ -81,44 +74,9 @@ static double draw(state *st, double m)
     return v > 0 ? v : 0;
 }
 
-/* ------------------------------------------------------------------ heap */
-
 static void push(state *st, double t, uint32_t op, uint32_t kind)
 {
-    if (st->nheap == st->heap_cap) {
-        size_t c = st->heap_cap ? 2 * st->heap_cap : 1 << 16;
-        event *h = realloc(st->heap, c * sizeof *h);
-        if (!h) {
-            st->failed = 1;
-            return;
-        }
-        st->heap = h, st->heap_cap = c;
-    }
-    size_t i = st->nheap++;
-    event e = {t, st->seq++, op, kind};
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!before(&e, &st->heap[p])) break;
-        st->heap[i] = st->heap[p];
-        i = p;
-    }
-    st->heap[i] = e;
-}
-
-static event pop(state *st)
-{
-    event top = st->heap[0], last = st->heap[--st->nheap];
-    size_t i = 0, n = st->nheap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && before(&st->heap[c + 1], &st->heap[c])) c++;
-        if (!before(&st->heap[c], &last)) break;
-        st->heap[i] = st->heap[c];
-        i = c;
-    }
-    if (n) st->heap[i] = last;
-    return top;
+    if (evq_push(&st->q, t, op, kind)) st->failed = 1;
 }
 
 /* -------------------------------------------------------------- matching */
@@ -313,7 +271,7 @@ static void start(state *st, uint32_t op, double now)
     }
 }
 
-static void handle(state *st, event e)
+static void handle(state *st, evq_item e)
 {
     const sim_sched *sc = st->sc;
     const sim_costs *c = &st->o->c;
@@ -390,6 +348,8 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
         ok = alloc_array((void **)&res->t_start, sc->nops, sizeof(double)) &&
              alloc_array((void **)&res->t_end, sc->nops, sizeof(double)) &&
              alloc_array((void **)&res->cause, sc->nops, sizeof(uint32_t));
+    /* Drawn costs make every time different: the heap; otherwise buckets. */
+    if (ok) ok = !evq_init(&st.q, !o->dist && !o->skew_pool);
     if (ok) mq_grow(&st), ok = !st.failed;
     if (!ok) {
         snprintf(err, n, "out of memory for the simulation of %llu operations", (unsigned long long)sc->nops);
@@ -416,8 +376,9 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
                 else start(&st, (uint32_t)i, 0.0);
             }
     uint64_t events = 0;
-    while (st.nheap && !st.failed) {
-        handle(&st, pop(&st));
+    evq_item e;
+    while (!st.failed && evq_pop(&st.q, &e)) {
+        handle(&st, e);
         events++;
     }
     res->events = events;
@@ -453,7 +414,7 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
     }
     res->makespan = mx, res->finish_mean = sum / (double)p, res->finish_min = mn;
 out:
-    free(st.heap), free(st.mq), free(st.pending), free(st.link), free(st.cpu), free(st.tx), free(st.rx), free(st.up);
+    evq_free(&st.q), free(st.mq), free(st.pending), free(st.link), free(st.cpu), free(st.tx), free(st.rx), free(st.up);
     return ok ? 0 : -1;
 }
 
