@@ -217,9 +217,9 @@ static void write_trace(const char *path, const sim_sched *sc, const sim_result 
     for (long k = 0; k < sc->nranks; k++) {
         long seq = 0;
         for (uint64_t i = sc->first[k]; i < sc->first[k + 1]; i++)
-            if (sc->type[i] == OP_SEND || sc->type[i] == OP_RECV)
-                fprintf(f, "%ld,%ld,%d,%d,%d,%.0f,%.12g,%.12g\n", k, seq++, sc->type[i], sc->peer[i], sc->tag[i],
-                        sc->value[i], r->t_start[i], r->t_end[i]);
+            if (sc->op[i].type == OP_SEND || sc->op[i].type == OP_RECV)
+                fprintf(f, "%ld,%ld,%d,%d,%d,%.0f,%.12g,%.12g\n", k, seq++, sc->op[i].type, sc->op[i].peer,
+                        sc->op[i].tag, sc->op[i].value, r->t_start[i], r->t_end[i]);
     }
     if (f != stdout && fclose(f)) die(3, "writing %s failed", path);
 }
@@ -301,8 +301,8 @@ static int cmd_run(const args *a)
              i = first.cause[i], k++)
             printf("%s{\"rank\": %u, \"index\": %llu, \"op\": \"%s\", \"peer\": %d, \"value\": %.12g, "
                    "\"start_s\": %.12g, \"end_s\": %.12g}",
-                   k ? ", " : "", sc.rank_of[i], (unsigned long long)(i - sc.first[sc.rank_of[i]]),
-                   type_name(sc.type[i]), sc.peer[i], sc.value[i], first.t_start[i], first.t_end[i]);
+                   k ? ", " : "", sc.op[i].rank, (unsigned long long)(i - sc.first[sc.op[i].rank]),
+                   type_name(sc.op[i].type), sc.op[i].peer, sc.op[i].value, first.t_start[i], first.t_end[i]);
         printf("]");
     }
     printf("}\n");

@@ -11,9 +11,7 @@ static int grow_ops(sim_sched *sc, uint64_t need)
     if (need <= sc->ops_cap) return 0;
     uint64_t c = sc->ops_cap ? sc->ops_cap : 4096;
     while (c < need) c *= 2;
-    if (!GROW(sc->type, c) || !GROW(sc->peer, c) || !GROW(sc->tag, c) || !GROW(sc->value, c) ||
-        !GROW(sc->rank_of, c) || !GROW(sc->ndeps, c))
-        return -1;
+    if (!GROW(sc->op, c + 1)) return -1;
     sc->ops_cap = c;
     return 0;
 }
@@ -50,8 +48,8 @@ static int m_rank(sched_sink *s, const rank_sched *r)
     for (uint32_t i = 0; i < r->nops; i++) {
         const sched_op *o = &r->ops[i];
         uint64_t g = base + i;
-        sc->type[g] = o->type, sc->peer[g] = o->peer, sc->tag[g] = o->tag, sc->value[g] = o->value;
-        sc->rank_of[g] = (uint32_t)r->rank, sc->ndeps[g] = o->ndeps;
+        sc->op[g] = (sim_op){.value = o->value, .peer = o->peer, .tag = (uint16_t)o->tag, .type = o->type,
+                             .rank = (uint32_t)r->rank, .ndeps = o->ndeps};
         for (uint32_t k = 0; k < o->ndeps; k++) {
             sc->ea[sc->nedges] = (uint32_t)g;
             sc->eb[sc->nedges++] = (uint32_t)(base + r->deps[o->dep0 + k]);
@@ -82,16 +80,20 @@ int sim_sched_finish(sim_sched *sc, char *err, size_t n)
                                          : "out of memory holding the schedule");
         return -1;
     }
-    sc->dstart = calloc(sc->nops + 2, sizeof *sc->dstart);
+    uint32_t *at = calloc(sc->nops + 2, sizeof *at);
     sc->dlist = malloc((sc->nedges ? sc->nedges : 1) * sizeof *sc->dlist);
-    if (!sc->dstart || !sc->dlist) {
+    if (!sc->op && !sc->nops) sc->op = calloc(1, sizeof *sc->op);
+    if (!at || !sc->dlist || !sc->op) {
+        free(at);
         snprintf(err, n, "out of memory holding the schedule");
         return -1;
     }
-    /* Count into dstart[b + 2], prefix-sum, fill through dstart[b + 1]: it ends as dstart[b]'s end. */
-    for (uint64_t e = 0; e < sc->nedges; e++) sc->dstart[sc->eb[e] + 2]++;
-    for (uint64_t i = 2; i < sc->nops + 2; i++) sc->dstart[i] += sc->dstart[i - 1];
-    for (uint64_t e = 0; e < sc->nedges; e++) sc->dlist[sc->dstart[sc->eb[e] + 1]++] = sc->ea[e];
+    /* Count into at[b + 2], prefix-sum, fill through at[b + 1]: it ends as b's end. */
+    for (uint64_t e = 0; e < sc->nedges; e++) at[sc->eb[e] + 2]++;
+    for (uint64_t i = 2; i < sc->nops + 2; i++) at[i] += at[i - 1];
+    for (uint64_t e = 0; e < sc->nedges; e++) sc->dlist[at[sc->eb[e] + 1]++] = sc->ea[e];
+    for (uint64_t i = 0; i <= sc->nops; i++) sc->op[i].dstart = at[i];
+    free(at);
     free(sc->ea), free(sc->eb);
     sc->ea = sc->eb = NULL;
     return 0;
@@ -99,7 +101,6 @@ int sim_sched_finish(sim_sched *sc, char *err, size_t n)
 
 void sim_sched_free(sim_sched *sc)
 {
-    free(sc->type), free(sc->peer), free(sc->tag), free(sc->value), free(sc->rank_of), free(sc->ndeps);
-    free(sc->first), free(sc->ea), free(sc->eb), free(sc->dstart), free(sc->dlist);
+    free(sc->op), free(sc->first), free(sc->ea), free(sc->eb), free(sc->dlist);
     memset(sc, 0, sizeof *sc);
 }

@@ -23,15 +23,20 @@ enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA };
 typedef struct { uint64_t key; uint32_t head, tail; uint32_t unexpected; } match_q;
 #define EMPTY_KEY UINT64_MAX
 
+/* A rank's resources: when its CPU, send and receive channels are free
+ * next, and when its last operation ended (one cache line). */
+typedef struct { double cpu, tx, rx, finish; } rank_state;
+
 typedef struct {
-    const sim_sched *sc;
+    sim_sched *sc;
+    sim_op *op;
     const sim_opts *o;
     sim_result *res;
     evq q;
     match_q *mq;
     size_t mq_cap, mq_n;
-    uint32_t *pending, *link;
-    double *cpu, *tx, *rx, *up;
+    rank_state *rk;
+    double *up;
     uint64_t rng[4];
     int failed;
 } state;
@@ -152,13 +157,13 @@ static void mq_remove(state *st, match_q *q)
 static void enqueue(state *st, uint64_t k, uint32_t op, uint32_t unexpected)
 {
     match_q *q = mq_find(st, k);
-    st->link[op] = NONE;
+    st->op[op].link = NONE;
     if (!q) {
         q = mq_insert(st, k);
         q->head = q->tail = op, q->unexpected = unexpected;
         return;
     }
-    st->link[q->tail] = op;
+    st->op[q->tail].link = op;
     q->tail = op;
 }
 
@@ -169,7 +174,7 @@ static uint32_t dequeue(state *st, uint64_t k, uint32_t unexpected)
     if (!q || q->unexpected != unexpected) return NONE;
     uint32_t op = q->head;
     if (op == q->tail) mq_remove(st, q);
-    else q->head = st->link[op];
+    else q->head = st->op[op].link;
     return op;
 }
 
@@ -187,16 +192,16 @@ static inline long switch_of(const state *st, uint32_t rank)
  * returns when its last byte reaches the receiver, sets *left. */
 static double transmit(state *st, uint32_t s, double t, double *left)
 {
-    const sim_sched *sc = st->sc;
     const sim_costs *c = &st->o->c;
-    uint32_t r = sc->rank_of[s];
-    double m = sc->value[s];
-    double start = maxd(t, st->tx[r]), busy = c->alpha_s + c->beta_s * m + c->G * m;
-    st->tx[r] = start + maxd(c->g, busy);
+    const sim_op *op = &st->op[s];
+    rank_state *rk = &st->rk[op->rank];
+    double m = op->value;
+    double start = maxd(t, rk->tx), busy = c->alpha_s + c->beta_s * m + c->G * m;
+    rk->tx = start + maxd(c->g, busy);
     double end = start + busy;
     *left = end;
-    if (st->up && st->o->topo.uplink_G > 0) {
-        long a = switch_of(st, r), b = switch_of(st, (uint32_t)sc->peer[s]);
+    if (st->up) {
+        long a = switch_of(st, op->rank), b = switch_of(st, (uint32_t)op->peer);
         if (a != b) { /* traffic between switches shares the sender's switch uplink */
             double u = maxd(start, st->up[a]);
             st->up[a] = u + m * st->o->topo.uplink_G;
@@ -208,64 +213,63 @@ static double transmit(state *st, uint32_t s, double t, double *left)
 
 static void receive(state *st, uint32_t rv, uint32_t s, double now)
 {
-    const sim_sched *sc = st->sc;
     const sim_costs *c = &st->o->c;
-    uint32_t d = sc->rank_of[rv];
-    double m = sc->value[s];
+    rank_state *rk = &st->rk[st->op[rv].rank];
+    double m = st->op[s].value;
     double busy = st->o->dist ? draw(st, m) : c->alpha_r + c->beta_r * m;
-    double start = maxd(now, st->rx[d]);
-    st->rx[d] = start + maxd(c->g, busy);
-    if (c->o_r + c->O * m > 0) push(st, start + busy, rv, EV_RXCPU);
-    else push(st, start + busy, rv, EV_DONE);
+    double start = maxd(now, rk->rx);
+    rk->rx = start + maxd(c->g, busy);
+    push(st, start + busy, rv, c->o_r + c->O * m > 0 ? EV_RXCPU : EV_DONE);
 }
 
 static void matched(state *st, uint32_t s, uint32_t rv, double now)
 {
-    if (st->sc->value[s] <= st->o->c.S) {
+    if (st->op[s].value <= st->o->c.S) {
         receive(st, rv, s, now);
     } else {
-        st->link[s] = rv;
+        st->op[s].link = rv;
         push(st, now + st->o->c.L, s, EV_CTS);
     }
 }
 
-static void start(state *st, uint32_t op, double now)
+static void start(state *st, uint32_t i, double now)
 {
-    const sim_sched *sc = st->sc;
     const sim_costs *c = &st->o->c;
-    uint32_t r = sc->rank_of[op];
-    double m = sc->value[op];
-    if (st->res->t_start) st->res->t_start[op] = now;
-    switch (sc->type[op]) {
+    sim_op *op = &st->op[i];
+    rank_state *rk = &st->rk[op->rank];
+    double m = op->value;
+    if (st->res->t_start) st->res->t_start[i] = now;
+    switch (op->type) {
     case OP_CALC:
     case OP_REDUCE: {
-        double dur = sc->type[op] == OP_CALC ? m : m * c->gamma;
+        double dur = op->type == OP_CALC ? m : m * c->gamma;
         if (dur <= 0) {
-            push(st, now, op, EV_DONE);
+            push(st, now, i, EV_DONE);
             return;
         }
-        st->cpu[r] = maxd(now, st->cpu[r]) + dur;
-        push(st, st->cpu[r], op, EV_DONE);
+        rk->cpu = maxd(now, rk->cpu) + dur;
+        push(st, rk->cpu, i, EV_DONE);
         return;
     }
     case OP_SEND: {
         double cpu = c->o_s + c->O * m, t = now;
-        if (cpu > 0) t = st->cpu[r] = maxd(now, st->cpu[r]) + cpu;
+        if (cpu > 0) t = rk->cpu = maxd(now, rk->cpu) + cpu;
         st->res->messages++;
         if (m <= c->S) {
-            double left, arrive = transmit(st, op, t, &left);
-            push(st, arrive, op, EV_ARRIVE);
-            push(st, left, op, EV_DONE);
+            double left, arrive = transmit(st, i, t, &left);
+            push(st, arrive, i, EV_ARRIVE);
+            push(st, left, i, EV_DONE);
         } else {
             st->res->rendezvous++;
-            push(st, t + c->L, op, EV_ARRIVE); /* the request to send */
+            push(st, t + c->L, i, EV_ARRIVE); /* the request to send */
         }
         return;
     }
     case OP_RECV: {
-        uint32_t s = dequeue(st, mkey(r, (uint32_t)sc->peer[op], sc->tag[op]), 1);
-        if (s == NONE) enqueue(st, mkey(r, (uint32_t)sc->peer[op], sc->tag[op]), op, 0);
-        else matched(st, s, op, now);
+        uint64_t k = mkey(op->rank, (uint32_t)op->peer, op->tag);
+        uint32_t s = dequeue(st, k, 1);
+        if (s == NONE) enqueue(st, k, i, 0);
+        else matched(st, s, i, now);
         return;
     }
     }
@@ -273,52 +277,54 @@ static void start(state *st, uint32_t op, double now)
 
 static void handle(state *st, evq_item e)
 {
-    const sim_sched *sc = st->sc;
     const sim_costs *c = &st->o->c;
     sim_result *res = st->res;
-    uint32_t op = e.op, r = sc->rank_of[op];
+    uint32_t i = e.op;
+    sim_op *op = &st->op[i];
     switch (e.kind) {
     case EV_READY:
-        start(st, op, e.t);
+        start(st, i, e.t);
         break;
-    case EV_DONE:
-        if (res->t_end) res->t_end[op] = e.t;
-        if (e.t > res->finish[r]) res->finish[r] = e.t;
-        for (uint32_t k = sc->dstart[op]; k < sc->dstart[op + 1]; k++) {
-            uint32_t a = sc->dlist[k];
-            if (--st->pending[a] == 0) {
-                if (res->cause) res->cause[a] = op;
+    case EV_DONE: {
+        if (res->t_end) res->t_end[i] = e.t;
+        rank_state *rk = &st->rk[op->rank];
+        if (e.t > rk->finish) rk->finish = e.t;
+        const uint32_t *d = st->sc->dlist;
+        for (uint32_t k = op->dstart, end = op[1].dstart; k < end; k++) {
+            uint32_t a = d[k];
+            if (--st->op[a].pending == 0) {
+                if (res->cause) res->cause[a] = i;
                 start(st, a, e.t);
             }
         }
         break;
+    }
     case EV_ARRIVE: {
-        uint32_t d = (uint32_t)sc->peer[op];
-        uint64_t k = mkey(d, r, sc->tag[op]);
+        uint64_t k = mkey((uint32_t)op->peer, op->rank, op->tag);
         uint32_t rv = dequeue(st, k, 0);
         if (rv == NONE) {
             res->unexpected++;
-            enqueue(st, k, op, 1);
+            enqueue(st, k, i, 1);
         } else {
-            if (res->cause) res->cause[rv] = op;
-            matched(st, op, rv, e.t);
+            if (res->cause) res->cause[rv] = i;
+            matched(st, i, rv, e.t);
         }
         break;
     }
     case EV_RXCPU: {
-        double m = sc->value[op];
-        st->cpu[r] = maxd(e.t, st->cpu[r]) + c->o_r + c->O * m;
-        push(st, st->cpu[r], op, EV_DONE);
+        rank_state *rk = &st->rk[op->rank];
+        rk->cpu = maxd(e.t, rk->cpu) + c->o_r + c->O * op->value;
+        push(st, rk->cpu, i, EV_DONE);
         break;
     }
     case EV_CTS: {
-        double left, arrive = transmit(st, op, e.t, &left);
-        push(st, arrive, op, EV_DATA);
-        push(st, left, op, EV_DONE);
+        double left, arrive = transmit(st, i, e.t, &left);
+        push(st, arrive, i, EV_DATA);
+        push(st, left, i, EV_DONE);
         break;
     }
     case EV_DATA:
-        receive(st, st->link[op], op, e.t);
+        receive(st, op->link, i, e.t);
         break;
     }
 }
@@ -329,21 +335,18 @@ static void *alloc_array(void **p, size_t n, size_t elem)
     return *p;
 }
 
-int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t n)
+int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t n)
 {
     state st;
     memset(&st, 0, sizeof st);
-    st.sc = sc, st.o = o, st.res = res;
+    st.sc = sc, st.op = sc->op, st.o = o, st.res = res;
     long p = sc->nranks;
     uint64_t seed = o->seed;
     for (int i = 0; i < 4; i++) st.rng[i] = splitmix(&seed);
-    st.pending = malloc((sc->nops ? sc->nops : 1) * sizeof *st.pending);
-    st.link = malloc((sc->nops ? sc->nops : 1) * sizeof *st.link);
-    st.cpu = calloc((size_t)p, sizeof(double)), st.tx = calloc((size_t)p, sizeof(double));
-    st.rx = calloc((size_t)p, sizeof(double));
-    if (o->topo.ranks_per_host > 0 && o->topo.hosts_per_switch > 0)
+    st.rk = calloc((size_t)p, sizeof *st.rk);
+    if (o->topo.ranks_per_host > 0 && o->topo.hosts_per_switch > 0 && o->topo.uplink_G > 0)
         st.up = calloc((size_t)(p / o->topo.ranks_per_host / o->topo.hosts_per_switch + 1), sizeof(double));
-    int ok = st.pending && st.link && st.cpu && st.tx && st.rx && alloc_array((void **)&res->finish, p, sizeof(double));
+    int ok = st.rk && alloc_array((void **)&res->finish, p, sizeof(double));
     if (ok && o->keep_times)
         ok = alloc_array((void **)&res->t_start, sc->nops, sizeof(double)) &&
              alloc_array((void **)&res->t_end, sc->nops, sizeof(double)) &&
@@ -355,7 +358,7 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
         snprintf(err, n, "out of memory for the simulation of %llu operations", (unsigned long long)sc->nops);
         goto out;
     }
-    memcpy(st.pending, sc->ndeps, sc->nops * sizeof *st.pending);
+    for (uint64_t i = 0; i < sc->nops; i++) sc->op[i].pending = sc->op[i].ndeps, sc->op[i].link = NONE;
     if (res->cause) {
         for (uint64_t i = 0; i < sc->nops; i++) res->cause[i] = NONE, res->t_start[i] = res->t_end[i] = NAN;
     }
@@ -363,16 +366,15 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
     for (long r = 0; r < p; r++) {
         double t0 = o->skew ? o->skew[r] : 0.0;
         if (o->skew_pool && o->nskew_pool > 0) t0 = o->skew_pool[(long)(uniform(&st) * (double)o->nskew_pool)];
-        res->finish[r] = t0;
-        st.cpu[r] = st.tx[r] = st.rx[r] = t0;
+        st.rk[r] = (rank_state){t0, t0, t0, t0};
     }
     /* Operations that require nothing start at their rank's start: at once
      * when every rank starts at 0 (no event needed), else as events. */
     int skewed = o->skew || (o->skew_pool && o->nskew_pool > 0);
     for (long r = 0; r < p; r++)
         for (uint64_t i = sc->first[r]; i < sc->first[r + 1]; i++)
-            if (!sc->ndeps[i]) {
-                if (skewed) push(&st, res->finish[r], (uint32_t)i, EV_READY);
+            if (!sc->op[i].ndeps) {
+                if (skewed) push(&st, st.rk[r].finish, (uint32_t)i, EV_READY);
                 else start(&st, (uint32_t)i, 0.0);
             }
     uint64_t events = 0;
@@ -390,7 +392,7 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
     /* Operations never started: a receive without its send, or a cycle. */
     uint64_t stuck = 0, first_stuck = 0;
     for (uint64_t i = 0; i < sc->nops; i++)
-        if (st.pending[i]) stuck += !stuck ? (first_stuck = i, 1) : 1;
+        if (sc->op[i].pending) stuck += !stuck ? (first_stuck = i, 1) : 1;
     if (st.mq_n || stuck) {
         uint64_t i = first_stuck;
         if (!stuck) /* a queue still holds something: name its head */
@@ -399,22 +401,24 @@ int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, 
                     i = st.mq[k].head;
                     break;
                 }
+        const sim_op *op = &sc->op[i];
         snprintf(err, n, "the schedule deadlocks: operation %llu of rank %u (%s %d, tag %d) never %s",
-                 (unsigned long long)(i - sc->first[sc->rank_of[i]]), sc->rank_of[i],
-                 sc->type[i] == OP_SEND ? "send to" : sc->type[i] == OP_RECV ? "receive from" : "calc", sc->peer[i],
-                 sc->tag[i], stuck ? "starts (what it requires never completes)" : "finds its partner");
+                 (unsigned long long)(i - sc->first[op->rank]), op->rank,
+                 op->type == OP_SEND ? "send to" : op->type == OP_RECV ? "receive from" : "calc", op->peer, op->tag,
+                 stuck ? "starts (what it requires never completes)" : "finds its partner");
         ok = 0;
         goto out;
     }
     double sum = 0, mx = -INFINITY, mn = INFINITY;
     for (long r = 0; r < p; r++) {
-        sum += res->finish[r];
-        mx = maxd(mx, res->finish[r]);
-        mn = res->finish[r] < mn ? res->finish[r] : mn;
+        double f = res->finish[r] = st.rk[r].finish;
+        sum += f;
+        mx = maxd(mx, f);
+        mn = f < mn ? f : mn;
     }
     res->makespan = mx, res->finish_mean = sum / (double)p, res->finish_min = mn;
 out:
-    evq_free(&st.q), free(st.mq), free(st.pending), free(st.link), free(st.cpu), free(st.tx), free(st.rx), free(st.up);
+    evq_free(&st.q), free(st.mq), free(st.rk), free(st.up);
     return ok ? 0 : -1;
 }
 

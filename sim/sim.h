@@ -31,17 +31,27 @@ typedef struct sim_topo {
     double uplink_G;                       /* s/B of a switch's uplink */
 } sim_topo;
 
+/* One operation as the simulator holds it: everything an event touches in
+ * one place (one cache line), since events visit operations in no order. */
+typedef struct sim_op {
+    double value;              /* bytes (send, recv, reduce) or seconds (calc) */
+    int32_t peer;
+    uint16_t tag;
+    uint8_t type, pad;
+    uint32_t rank;
+    uint32_t dstart;           /* dependents: dlist[dstart .. op[i + 1].dstart) */
+    uint32_t ndeps;            /* operations it requires */
+    uint32_t pending, link;    /* simulation state: requirements left; next in a match queue or the matched receive */
+} sim_op;
+
 /* A schedule held for simulation. */
 typedef struct sim_sched {
     long nranks;
     uint64_t nops, nedges, ops_cap, edges_cap;
-    uint8_t *type;
-    int32_t *peer, *tag;
-    double *value;
-    uint32_t *rank_of, *ndeps;
+    sim_op *op;                /* nops + 1: the last one only ends the dependents */
     uint64_t *first;           /* nranks + 1 */
     uint32_t *ea, *eb;         /* while loading: op ea requires op eb */
-    uint32_t *dstart, *dlist;  /* dependents of op i: dlist[dstart[i] .. dstart[i + 1]) */
+    uint32_t *dlist;
     uint64_t max_ops;          /* 0: no limit */
     int failed;
 } sim_sched;
@@ -70,7 +80,7 @@ typedef struct sim_result {
 } sim_result;
 
 /* One replicate; res arrays are allocated on first use and reused. */
-int sim_run(const sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t n);
+int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t n);
 void sim_result_free(sim_result *r);
 
 #endif
