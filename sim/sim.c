@@ -1,15 +1,17 @@
 /* The discrete-event simulation of a schedule (sim.h).
  *
  * A send of m bytes takes its rank's CPU for o_s + O·m, then its send
- * channel for αs + βs·m + G·m (the next message leaves no sooner than g
- * after it); it reaches the receiver L later, after crossing the uplinks of
- * the switches between them. There it is matched against the receives
- * posted for its (source, tag) in posting order, or waits in the unexpected
- * queue; once both are there the receive channel takes αr + βr·m (or a time
- * drawn from measurements), then the CPU o_r + O·m. Larger than S bytes, a
- * message goes by rendezvous: a request (L) to the receiver, a clear-to-send
- * (L) back once the receive is posted, then the data. Computation takes the
- * CPU. With every cost but αr, βr zero this is the Hockney model. */
+ * channel for αs + βs·m + G·m, or for a time drawn from measurements (the
+ * next message leaves no sooner than g after it). The receiver's link
+ * carries its G·m too, so messages into one rank queue there; the uplinks
+ * of a topology are shared the same way. The message reaches the receiver L
+ * after its last byte left. There it is matched against the receives posted
+ * for its (source, tag) in posting order, or waits in the unexpected queue;
+ * once both are there the receive channel takes αr + βr·m, then the CPU
+ * o_r + O·m. Larger than S bytes, a message goes by rendezvous: a request
+ * (L) to the receiver, a clear-to-send (L) back once the receive is posted,
+ * then the data. Computation takes the CPU. With αs, βs alone this is
+ * Hockney without overlap: a rank's sends follow one another. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +25,9 @@ enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA };
 typedef struct { uint64_t key; uint32_t head, tail; uint32_t unexpected; } match_q;
 #define EMPTY_KEY UINT64_MAX
 
-/* A rank's resources: when its CPU, send and receive channels are free
- * next, and when its last operation ended (one cache line). */
-typedef struct { double cpu, tx, rx, finish; } rank_state;
+/* A rank's resources: when its CPU, send and receive channels and its
+ * incoming link are free next, and when its last operation ended. */
+typedef struct { double cpu, tx, rx, finish, link_in; } rank_state;
 
 typedef struct {
     sim_sched *sc;
@@ -196,10 +198,15 @@ static double transmit(state *st, uint32_t s, double t, double *left)
     const sim_op *op = &st->op[s];
     rank_state *rk = &st->rk[op->rank];
     double m = op->value;
-    double start = maxd(t, rk->tx), busy = c->alpha_s + c->beta_s * m + c->G * m;
+    double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
+    double start = maxd(t, rk->tx);
     rk->tx = start + maxd(c->g, busy);
     double end = start + busy;
     *left = end;
+    if (c->G > 0) { /* the receiver's link carries the bytes too: messages into one rank queue there */
+        rank_state *to = &st->rk[op->peer];
+        end = to->link_in = maxd(end, to->link_in + c->G * m);
+    }
     if (st->up) {
         long a = switch_of(st, op->rank), b = switch_of(st, (uint32_t)op->peer);
         if (a != b) { /* traffic between switches shares the sender's switch uplink */
@@ -216,7 +223,7 @@ static void receive(state *st, uint32_t rv, uint32_t s, double now)
     const sim_costs *c = &st->o->c;
     rank_state *rk = &st->rk[st->op[rv].rank];
     double m = st->op[s].value;
-    double busy = st->o->dist ? draw(st, m) : c->alpha_r + c->beta_r * m;
+    double busy = c->alpha_r + c->beta_r * m;
     double start = maxd(now, rk->rx);
     rk->rx = start + maxd(c->g, busy);
     push(st, start + busy, rv, c->o_r + c->O * m > 0 ? EV_RXCPU : EV_DONE);
@@ -366,7 +373,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     for (long r = 0; r < p; r++) {
         double t0 = o->skew ? o->skew[r] : 0.0;
         if (o->skew_pool && o->nskew_pool > 0) t0 = o->skew_pool[(long)(uniform(&st) * (double)o->nskew_pool)];
-        st.rk[r] = (rank_state){t0, t0, t0, t0};
+        st.rk[r] = (rank_state){t0, t0, t0, t0, t0};
     }
     /* Operations that require nothing start at their rank's start: at once
      * when every rank starts at 0 (no event needed), else as events. */

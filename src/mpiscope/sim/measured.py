@@ -15,13 +15,18 @@ from mpiscope.models.costmodels.check import fitted_params
 from mpiscope.models.costmodels import COLLECTIVES
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples
-from mpiscope.sim.costs import SimCosts, from_model_params
+from mpiscope.sim.costs import SimCosts
 
 QUANTILES = 101  # levels 0, 1 %, ..., 100 % of each size's samples
 
 
 def fitted_costs(run_dir) -> SimCosts:
-    return from_model_params(fitted_params(run_dir), "Hockney fit of the run's pingpong")
+    """α on the sender's channel, β as G: the sender's link and the
+    receiver's link both carry the bytes, so a rank's sends follow one
+    another and messages into one rank queue at its link; one message alone
+    costs α + β·m, as the fit says."""
+    p = fitted_params(run_dir)
+    return SimCosts(alpha_s=p.alpha, G=p.beta, source="Hockney fit of the run's pingpong")
 
 
 def pingpong_quantiles(run_dir) -> tuple[np.ndarray, np.ndarray]:
