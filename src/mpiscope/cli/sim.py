@@ -43,7 +43,7 @@ def _costs(args):
     if args.machine:
         base = load_costs(args.machine)
     elif args.from_run:
-        base = fitted_costs(catalog.resolve(args.out, args.from_run))
+        base = fitted_costs(catalog.resolve(args.out, args.from_run), args.p2p)
     elif given:
         base = SimCosts()
     else:
@@ -63,7 +63,7 @@ def _costs(args):
 
 
 def _extras(args, p=None):
-    from mpiscope.sim.measured import arrival_skew, pingpong_quantiles
+    from mpiscope.sim.measured import arrival_skew, p2p_quantiles
     from mpiscope.sim.simulate import Extras, Topology
 
     if args.replicates < 1:
@@ -72,7 +72,7 @@ def _extras(args, p=None):
     if args.sample:
         if not args.from_run:
             raise UsageError("--sample draws message times from a run: give --from-run RUN")
-        ex.dist = pingpong_quantiles(catalog.resolve(args.out, args.from_run))
+        ex.dist = p2p_quantiles(catalog.resolve(args.out, args.from_run), args.p2p)
     if getattr(args, "skew_from_run", False):
         if not args.from_run:
             raise UsageError("--skew-from-run takes the arrival skew of --from-run RUN: give it")
@@ -227,7 +227,7 @@ def cmd_predict(args) -> int:
 
 def format_check(res) -> str:
     out = [f"run {res.run_id}: {res.p} ranks; costs: {res.costs.source}"
-           + ("; message times drawn from the run's pingpong" if res.sampled else "")]
+           + ("; message times drawn from its distributions" if res.sampled else "")]
     rows = [[r.bench, r.algo, str(r.size), str(r.n), _us(r.measured), _us(r.simulated),
              f"[{_us(r.low)}, {_us(r.high)}]", "-" if r.error is None else f"{100 * r.error:+.1f}%"]
             for r in res.rows]
@@ -268,8 +268,10 @@ def _cost_options(p, from_run=True):
     if from_run:
         g.add_argument("--from-run", metavar="RUN",
                        help="the Hockney fit of this run's pingpong (measure it in the run)")
+    g.add_argument("--p2p", choices=("pingpong", "ring"), default="pingpong",
+                   help="the run's point-to-point benchmark the costs come from (default: %(default)s)")
     g.add_argument("--sample", action="store_true",
-                   help="draw every message's time from --from-run's pingpong distributions "
+                   help="draw every message's time from the run's --p2p distributions "
                         "(per size, interpolated between sizes)")
     g.add_argument("--alpha", help="Hockney latency per message, e.g. 2us")
     g.add_argument("--beta", help="Hockney cost per byte, e.g. 1ns/B or 1GB/s")

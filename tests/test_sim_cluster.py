@@ -1,0 +1,40 @@
+"""Simulated against measured on an emulated cluster (4 hosts at Fast
+Ethernet), costs fitted from the same run's point-to-point data: two
+allgather algorithms whose times differ several-fold, at sizes where the
+link decides. A loose bound (the cluster shares this machine's two cores
+with its ranks, so concurrent transfers run slower than the link allows):
+every cell within a factor 1.6 of measured, and the faster algorithm is the
+same measured and simulated. bench/sim_validate.py is the full version.
+Needs root."""
+
+import json
+import os
+
+import pytest
+
+from runcli import mpiscope
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="emulated clusters need root")
+
+
+def test_simulated_allgather_tracks_the_cluster(tmp_path):
+    name = f"sc{os.getpid() % 100000}"
+    r = mpiscope("cluster", "up", name, "--hosts", 4, "--preset", "fast-ethernet")
+    assert r.returncode == 0, r.stderr
+    try:
+        r = mpiscope("run", "--cluster", name, "-n", 4, "--bench", "pingpong,ring,allgather",
+                     "--algo", "ring,fan_in_fan_out", "--sizes", "16K,64K", "--reps-min", 5,
+                     "--reps-max", 10, "--time-budget", 1, out=tmp_path)
+        assert r.returncode == 0, r.stderr[-3000:]
+    finally:
+        mpiscope("cluster", "down", name)
+    r = mpiscope("sim", "check", "latest", "--p2p", "ring", "--sample", "--replicates", 9, "--json",
+                 out=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    cells = {(c["algo"], c["size"]): c for c in doc["rows"]}
+    assert set(cells) == {(a, s) for a in ("ring", "fan_in_fan_out") for s in (16384, 65536)}
+    for c in cells.values():
+        assert 1 / 1.6 <= c["simulated_s"] / c["measured_s"] <= 1.6, c
+    for rk in doc["rankings"]:
+        assert rk["best_measured"] == rk["best_simulated"] == "ring", rk
