@@ -168,3 +168,34 @@ def test_cli_schedule_run_and_errors(tmp_path):
     assert len(doc["critical_path"]) == 3 and (tmp_path / "c.svg").read_text().count("<svg") == 1
     r = mpiscope("sim", "run", out)
     assert r.returncode == 2 and "costs" in r.stderr
+
+
+def test_report_section_simulates_a_runs_algorithms(tmp_path):
+    """A synthetic run (no MPI): pingpong α + β·m and two allgather
+    algorithms measured at exactly their Hockney times; the report's
+    simulation section puts them side by side (errors ~0) with a chart."""
+    from mpiscope.report.sim_data import sim_views
+    from mpiscope.store.ingest import ingest, load
+    from mpiscope.store.series import all_series_samples
+    from rawgen import RunBuilder, SeriesSpec, context_for
+
+    alpha, beta, p = 20 * US, 1e-9, 4
+    run_dir = tmp_path / "20240303-000000-cccc"
+    rb = RunBuilder(run_dir, nranks=p)
+    for size in (8, 1024, 65536):
+        rb.add(SeriesSpec("pingpong", size, [alpha + beta * size] * 6))
+        # ring: (p − 1) messages; fan_in_fan_out slower: measured twice the ring's
+        rb.add(SeriesSpec("allgather", size, [(p - 1) * (alpha + beta * size)] * 6, algo="ring"))
+        rb.add(SeriesSpec("allgather", size, [6 * (p - 1) * (alpha + beta * size)] * 6, algo="fan_in_fan_out"))
+    rb.write()
+    ctx = context_for(run_id=run_dir.name, created="2024-03-03T00:00:00+00:00", np=p)
+    (run_dir / "context.json").write_text(json.dumps(ctx))
+    ingest(run_dir, ctx)
+    table, run = load(run_dir)
+    views = sim_views([("A", run_dir, table, run)], {"A": all_series_samples(table, run)})
+    assert len(views) == 1
+    v = views[0]
+    ring = [r for r in v["rows"] if r["algo"] == "ring"]
+    assert len(ring) == 3 and all(abs(r["rel_error"]) < 0.02 for r in ring), ring
+    assert all(k["best_measured"] == k["best_simulated"] == "ring" for k in v["rankings"])
+    assert v["chart"]["svg"].count("<svg") == 1

@@ -111,20 +111,12 @@ def cmd_schedule(args) -> int:
 # ----------------------------------------------------------------------- run
 
 def _chart(trace_csv, title_bits, path):
-    import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    from mpiscope.report.sim_data import chart_of
     from mpiscope.report.timechart import write_chart
-    from mpiscope.views.timechart import Chart
 
-    t = pcsv.read_csv(trace_csv)
-    ops = ["send" if x == 0 else "recv" for x in t["op"].to_pylist()]
-    t = t.set_column(t.schema.get_field_index("op"), "op", pa.array(ops))
-    ranks = sorted(set(t["rank"].to_pylist()))
-    bench, algo, size = title_bits
-    chart = Chart(bench, algo, size, 0, 0, ranks, t, 0.0, {}, sent=ops.count("send"),
-                  received=ops.count("recv"))
-    return write_chart(chart, path)
+    return write_chart(chart_of(pcsv.read_csv(trace_csv), *title_bits), path)
 
 
 def cmd_run(args) -> int:

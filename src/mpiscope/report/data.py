@@ -15,6 +15,7 @@ from mpiscope.models.fits import fit_series
 from mpiscope.stats.ranks import rank_times
 from mpiscope.stats.summary import summarize
 from mpiscope.report.timechart import report_chart
+from mpiscope.report.sim_data import sim_views
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.report.card_data import card
@@ -292,4 +293,6 @@ def gather(run_dirs):
         # LogGP parameters and layers, for the runs that measured them (loggp_data.py).
         "loggp": loggp_views(runs, series, seed),
         "layers": layer_views(runs, series, seed),
+        # Our algorithms simulated next to measured (sim_data.py).
+        "sim": sim_views(runs, series),
     })
