@@ -29,12 +29,12 @@ def mpiscope(*args, check=True):
     return p
 
 
-def validate(preset, hosts, p2p, out):
+def validate(preset, hosts, p2p, out, reps_max=30):
     name = f"val{os.getpid() % 10000}"
     mpiscope("cluster", "up", name, "--hosts", hosts, "--preset", preset)
     try:
         mpiscope("run", "--cluster", name, "-n", hosts, "--bench", BENCHES, "--algo", "all", "--sizes", SIZES,
-                 "--reps-min", 5, "--reps-max", 30, "--time-budget", 2, "--label", f"validate-{preset}",
+                 "--reps-min", 5, "--reps-max", reps_max, "--time-budget", 2, "--label", f"validate-{preset}",
                  "--out", out)
     finally:
         mpiscope("cluster", "down", name, check=False)
@@ -57,13 +57,14 @@ def validate(preset, hosts, p2p, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hosts", type=int, default=8)
+    ap.add_argument("--reps-max", type=int, default=30)
     ap.add_argument("--p2p", choices=("ring", "pingpong"), default="ring")
     ap.add_argument("--presets", default="fast-ethernet,gige")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("emulated clusters need root")
     with tempfile.TemporaryDirectory(prefix="sim-validate-") as out:
-        docs = [validate(p, a.hosts, a.p2p, Path(out)) for p in a.presets.split(",")]
+        docs = [validate(p, a.hosts, a.p2p, Path(out), a.reps_max) for p in a.presets.split(",")]
     cells = sum(len(d["rows"]) for d in docs)
     within = sum(d["within_15pct"] * len(d["rows"]) for d in docs) / cells
     taus = [k["kendall_tau"] for d in docs for k in d["rankings"] if k["kendall_tau"] is not None]

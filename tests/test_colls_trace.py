@@ -1,6 +1,8 @@
 """`mpiscope run --trace`, trace.parquet, `mpiscope timechart` and the
 report's time chart, on a real 4-rank run of the ring allgather."""
 
+import json
+
 import pyarrow.compute as pc
 
 from mpiscope.store import trace
@@ -58,3 +60,14 @@ def test_ring_allgather_trace_and_time_chart(tmp_path):
     assert p.returncode == 0, p.stderr
     text = html.read_text()
     assert text.count("<h3>Time chart</h3>") == 1 and "allgather/ring, 1024 B, 4 ranks" in text
+
+    # the traced repetition as a schedule (sim/from_trace.py), simulated
+    goal = tmp_path / "traced.goal"
+    p = mpiscope("sim", "schedule", "--from-trace", run, "--bench", "allgather", "--algo", "ring",
+                 "--size", "1K", "--rep", 1, "-o", goal)
+    assert p.returncode == 0, p.stderr
+    assert goal.read_text().count(" send 1024b ") == 12
+    p = mpiscope("sim", "run", goal, "--alpha", "1us", "--beta", "1ns/B", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["nranks"] == 4 and doc["messages"] == 12 and doc["median_s"] >= 3 * (1e-6 + 1024e-9)

@@ -199,3 +199,23 @@ def test_report_section_simulates_a_runs_algorithms(tmp_path):
     assert len(ring) == 3 and all(abs(r["rel_error"]) < 0.02 for r in ring), ring
     assert all(k["best_measured"] == k["best_simulated"] == "ring" for k in v["rankings"])
     assert v["chart"]["svg"].count("<svg") == 1
+
+
+def test_a_traced_repetition_becomes_a_schedule_with_its_gaps(tmp_path):
+    """Two ranks as traced (µs): rank 0 sends at 1, completes at 2, posts its
+    receive at 2.5; rank 1 receives from 0 to 2, then sends at 3. With free
+    messages the schedule replays the gaps: 1 µs to the first send, 0.5 µs
+    after the send before the receive, 1 µs after the receive before rank
+    1's send: rank 1 sends at 2 µs, so rank 0's receive ends at 2 µs."""
+    import pyarrow as pa
+
+    from mpiscope.sim.from_trace import goal_from_events, write_goal
+
+    ev = pa.table({"rank": [0, 0, 1, 1], "seq": [0, 1, 0, 1], "op": ["send", "recv", "recv", "send"],
+                   "peer": [1, 1, 0, 0], "tag": [100, 100, 100, 100], "bytes": [64] * 4,
+                   "t_post": [1e-6, 2.5e-6, 0.0, 3e-6], "t_done": [2e-6, 4e-6, 2e-6, 3.5e-6]})
+    text = goal_from_events(ev, 2)
+    assert "l0: calc 1000\nl1: send 64b to 1 tag 100\nl1 requires l0\nl2: calc 500\nl2 requires l1" in text
+    path = write_goal(text, tmp_path / "t.goal")
+    d = sim(path, "--per-rank")
+    assert d["finish_s"] == pytest.approx([2e-6, 2e-6])

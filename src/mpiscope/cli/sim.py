@@ -87,11 +87,33 @@ def _extras(args, p=None):
 
 # ------------------------------------------------------------------ schedule
 
+def _schedule_from_trace(args, out: Path):
+    from mpiscope.sim.from_trace import goal_from_events, write_goal
+    from mpiscope.views.timechart import load_chart
+
+    if args.format == "bin":
+        raise UsageError("--from-trace writes GOAL text (--format goal)")
+    run_dir = catalog.resolve(args.out, args.from_trace)
+    size = parse_size_option("--size", args.size)
+    chart = load_chart(run_dir, args.bench, args.algo, size, rep=args.rep)
+    write_goal(goal_from_events(chart.events, max(chart.ranks) + 1), out)
+    print(f"wrote {out} (goal): repetition {chart.rep} of {args.bench}/{args.algo} at {format_size(size)} B "
+          f"traced in run {run_dir.name}, gaps between operations as calc")
+    return 0
+
+
 def cmd_schedule(args) -> int:
     from mpiscope.common.atomic import atomic_path
     from mpiscope.sim import binary
 
     _bench(args.bench)
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; remove it or give --force")
+    if args.from_trace:
+        return _schedule_from_trace(args, out)
+    if args.np is None:
+        raise UsageError("give -p/--np N (or --from-trace RUN)")
     size = parse_size_option("--size", args.size)
     fmt = args.format or ("bin" if str(args.output).endswith(".bin") else "goal")
     gamma = parse_per_byte(args.gamma, "--gamma") if args.gamma is not None else 0.0
@@ -99,9 +121,6 @@ def cmd_schedule(args) -> int:
             "--gamma", repr(gamma)]
     if args.segment is not None:
         argv += ["--segment", parse_size_option("--segment", args.segment, minimum=1)]
-    out = Path(args.output)
-    if out.exists() and not args.force:
-        raise UsageError(f"{out} exists; remove it or give --force")
     with atomic_path(out) as tmp:
         binary.schedule(argv + ["-o", tmp])
     print(f"wrote {out} ({fmt}): {args.bench}/{args.algo} on {args.np} ranks at {format_size(size)} B")
@@ -301,17 +320,25 @@ and sender/receiver costs from a machine model, options or a run.""")
                               "  mpiscope sim schedule --bench allreduce --algo ring -p 1024 --size 64K "
                               "-o ring.goal\n"
                               "  mpiscope sim schedule --bench bcast --algo binomial -p 1048576 --size 8 "
-                              "-o bcast.bin")
+                              "-o bcast.bin\n"
+                              "  mpiscope sim schedule --from-trace latest --bench allgather --algo ring "
+                              "--size 1K -o traced.goal")
     p.add_argument("--bench", required=True, help=f"the collective: {', '.join(COLLECTIVES)}")
     p.add_argument("--algo", required=True, help="one of its algorithms")
-    p.add_argument("-p", "--np", type=int, required=True, help="number of ranks")
+    p.add_argument("-p", "--np", type=int, help="number of ranks (required unless --from-trace)")
     p.add_argument("--size", required=True, help="the benchmark's size (units B/K/M/G)")
     p.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
+    p.add_argument("--from-trace", metavar="RUN",
+                   help="the schedule of a traced repetition of RUN (mpiscope run --trace): its operations "
+                        "as measured, the gaps between them as calc")
+    p.add_argument("--rep", type=int, help="with --from-trace: the repetition (default: the one with the "
+                                           "median time)")
     p.add_argument("--format", choices=("goal", "bin"),
                    help="GOAL text or binary (default: bin for a .bin file, else goal)")
     p.add_argument("--gamma", help="reduction cost per byte, written into GOAL's calc (default 0)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the schedule file")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    add_out(p)
     p.set_defaults(func=cmd_schedule)
 
     p = sub.add_parser("run", help="simulate a schedule: finish times, critical path, time chart",
