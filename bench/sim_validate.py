@@ -8,6 +8,7 @@ within 15% of measured (goal >= 90%) and Kendall τ of the algorithms' order
 per collective and size (goal >= 0.8). Needs root; a few minutes.
 
     flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_validate.py [--hosts 8] [--p2p ring|pingpong]
+        [--keep DIR]   (then: mpiscope sim check validate-fast-ethernet --out DIR ... with other options)
 """
 
 import argparse
@@ -60,11 +61,13 @@ def main():
     ap.add_argument("--reps-max", type=int, default=30)
     ap.add_argument("--p2p", choices=("ring", "pingpong"), default="ring")
     ap.add_argument("--presets", default="fast-ethernet,gige")
+    ap.add_argument("--keep", metavar="DIR", help="store the runs here (default: a temporary directory)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("emulated clusters need root")
-    with tempfile.TemporaryDirectory(prefix="sim-validate-") as out:
-        docs = [validate(p, a.hosts, a.p2p, Path(out), a.reps_max) for p in a.presets.split(",")]
+    with tempfile.TemporaryDirectory(prefix="sim-validate-") as tmp:
+        out = Path(a.keep or tmp)
+        docs = [validate(p, a.hosts, a.p2p, out, a.reps_max) for p in a.presets.split(",")]
     cells = sum(len(d["rows"]) for d in docs)
     within = sum(d["within_15pct"] * len(d["rows"]) for d in docs) / cells
     taus = [k["kendall_tau"] for d in docs for k in d["rankings"] if k["kendall_tau"] is not None]

@@ -27,7 +27,16 @@ typedef struct { uint64_t key; uint32_t head, tail; uint32_t unexpected; } match
 
 /* A rank's resources: when its CPU, send and receive channels and its
  * incoming link are free next, and when its last operation ended. */
-typedef struct { double cpu, tx, rx, finish, link_in; } rank_state;
+typedef struct {
+    double cpu, tx, rx, finish, link_in;
+    uint32_t mhead, mtail, mlen; /* waiting receives and unexpected sends, in order (short lists) */
+    uint32_t hashed;             /* 1: this rank's list grew long and moved to the hash */
+} rank_state;
+
+/* A rank keeps what waits to be matched in a list while it is short (most
+ * algorithms have a few messages in flight per rank); past this many it
+ * moves to the hash of (receiver, source, tag) queues. */
+#define LIST_MAX 16
 
 typedef struct {
     sim_sched *sc;
@@ -180,6 +189,51 @@ static uint32_t dequeue(state *st, uint64_t k, uint32_t unexpected)
     return op;
 }
 
+/* The first waiting op that matches: a receive posted for (src, tag) when
+ * `want` is OP_RECV, an unexpected send from src with tag when OP_SEND;
+ * removed, or NONE. */
+static uint32_t take(state *st, uint32_t rank, int want, uint32_t src, uint16_t tag)
+{
+    rank_state *rk = &st->rk[rank];
+    if (rk->hashed) return dequeue(st, mkey(rank, src, tag), want == OP_SEND);
+    for (uint32_t prev = NONE, j = rk->mhead; j != NONE; prev = j, j = st->op[j].link) {
+        const sim_op *o = &st->op[j];
+        if (o->type != want || o->tag != tag || (want == OP_RECV ? (uint32_t)o->peer : o->rank) != src) continue;
+        if (prev == NONE) rk->mhead = o->link;
+        else st->op[prev].link = o->link;
+        if (rk->mtail == j) rk->mtail = prev;
+        rk->mlen--;
+        return j;
+    }
+    return NONE;
+}
+
+/* Op i waits at `rank` to be matched (a posted receive or an unexpected send). */
+static void wait_match(state *st, uint32_t rank, uint32_t i)
+{
+    rank_state *rk = &st->rk[rank];
+    const sim_op *o = &st->op[i];
+    uint32_t src = o->type == OP_RECV ? (uint32_t)o->peer : o->rank;
+    if (!rk->hashed && rk->mlen == LIST_MAX) { /* too long for a list: to the hash, in order */
+        for (uint32_t j = rk->mhead, next; j != NONE; j = next) {
+            const sim_op *w = &st->op[j];
+            next = w->link;
+            enqueue(st, mkey(rank, w->type == OP_RECV ? (uint32_t)w->peer : w->rank, w->tag), j,
+                    w->type == OP_SEND);
+        }
+        rk->hashed = 1, rk->mhead = rk->mtail = NONE, rk->mlen = 0;
+    }
+    if (rk->hashed) {
+        enqueue(st, mkey(rank, src, o->tag), i, o->type == OP_SEND);
+        return;
+    }
+    st->op[i].link = NONE;
+    if (rk->mtail == NONE) rk->mhead = i;
+    else st->op[rk->mtail].link = i;
+    rk->mtail = i;
+    rk->mlen++;
+}
+
 /* ------------------------------------------------------------ the model */
 
 static inline double maxd(double a, double b) { return a > b ? a : b; }
@@ -273,9 +327,8 @@ static void start(state *st, uint32_t i, double now)
         return;
     }
     case OP_RECV: {
-        uint64_t k = mkey(op->rank, (uint32_t)op->peer, op->tag);
-        uint32_t s = dequeue(st, k, 1);
-        if (s == NONE) enqueue(st, k, i, 0);
+        uint32_t s = take(st, op->rank, OP_SEND, (uint32_t)op->peer, op->tag);
+        if (s == NONE) wait_match(st, op->rank, i);
         else matched(st, s, i, now);
         return;
     }
@@ -307,11 +360,10 @@ static void handle(state *st, evq_item e)
         break;
     }
     case EV_ARRIVE: {
-        uint64_t k = mkey((uint32_t)op->peer, op->rank, op->tag);
-        uint32_t rv = dequeue(st, k, 0);
+        uint32_t rv = take(st, (uint32_t)op->peer, OP_RECV, op->rank, op->tag);
         if (rv == NONE) {
             res->unexpected++;
-            enqueue(st, k, i, 1);
+            wait_match(st, (uint32_t)op->peer, i);
         } else {
             if (res->cause) res->cause[rv] = i;
             matched(st, i, rv, e.t);
@@ -373,7 +425,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     for (long r = 0; r < p; r++) {
         double t0 = o->skew ? o->skew[r] : 0.0;
         if (o->skew_pool && o->nskew_pool > 0) t0 = o->skew_pool[(long)(uniform(&st) * (double)o->nskew_pool)];
-        st.rk[r] = (rank_state){t0, t0, t0, t0, t0};
+        st.rk[r] = (rank_state){t0, t0, t0, t0, t0, NONE, NONE, 0, 0};
     }
     /* Operations that require nothing start at their rank's start: at once
      * when every rank starts at 0 (no event needed), else as events. */
@@ -400,9 +452,13 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     uint64_t stuck = 0, first_stuck = 0;
     for (uint64_t i = 0; i < sc->nops; i++)
         if (sc->op[i].pending) stuck += !stuck ? (first_stuck = i, 1) : 1;
-    if (st.mq_n || stuck) {
+    long waiting = -1; /* a rank whose list still holds something */
+    for (long r = 0; r < p && waiting < 0; r++)
+        if (st.rk[r].mlen) waiting = r;
+    if (st.mq_n || stuck || waiting >= 0) {
         uint64_t i = first_stuck;
-        if (!stuck) /* a queue still holds something: name its head */
+        if (!stuck && waiting >= 0) i = st.rk[waiting].mhead;
+        else if (!stuck) /* a queue still holds something: name its head */
             for (size_t k = 0; k < st.mq_cap; k++)
                 if (st.mq[k].key != EMPTY_KEY) {
                     i = st.mq[k].head;

@@ -39,3 +39,18 @@ def test_other_algorithms_are_not_faster_than_the_critical_path_of_one_message()
             for p in (2, 5, 8):
                 t = algorithm(bench, algo, p, 256, costs, Extras()).median
                 assert t >= ALPHA, (bench, algo, p)
+
+
+def test_every_algorithm_equals_its_closed_form_on_powers_of_two():
+    """Each collective's cost model (written for p = 2^k) against the
+    schedule of the algorithm itself, simulated: equal for every algorithm
+    of every collective, with γ."""
+    from mpiscope.models.costmodels import ALGORITHMS
+    costs = SimCosts(alpha_s=ALPHA, beta_s=BETA, gamma=GAMMA)
+    model = Costs(ALPHA, BETA, 0.0, 0.0, GAMMA)
+    for bench, algos in ALGORITHMS.items():
+        for algo in algos:
+            for p in (2, 4, 8, 16, 32):
+                sim = algorithm(bench, algo, p, 4096, costs, Extras()).median
+                assert sim == pytest.approx(predict_time(bench, algo, 4096, p, model), rel=1e-9, abs=0), \
+                    (bench, algo, p)
