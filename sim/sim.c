@@ -402,7 +402,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     long p = sc->nranks;
     uint64_t seed = o->seed;
     for (int i = 0; i < 4; i++) st.rng[i] = splitmix(&seed);
-    st.rk = calloc((size_t)p, sizeof *st.rk);
+    st.rk = sim_huge_alloc((size_t)p * sizeof *st.rk); /* zeroed: fresh anonymous pages */
     if (o->topo.ranks_per_host > 0 && o->topo.hosts_per_switch > 0 && o->topo.uplink_G > 0)
         st.up = calloc((size_t)(p / o->topo.ranks_per_host / o->topo.hosts_per_switch + 1), sizeof(double));
     int ok = st.rk && alloc_array((void **)&res->finish, p, sizeof(double));
@@ -481,7 +481,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     }
     res->makespan = mx, res->finish_mean = sum / (double)p, res->finish_min = mn;
 out:
-    evq_free(&st.q), free(st.mq), free(st.rk), free(st.up);
+    evq_free(&st.q), free(st.mq), sim_huge_free(st.rk, (size_t)p * sizeof *st.rk), free(st.up);
     return ok ? 0 : -1;
 }
 

@@ -60,6 +60,9 @@ typedef struct sim_sched {
 void sim_sched_sink(sched_sink *s, sim_sched *sc, uint64_t max_ops);
 int sim_sched_finish(sim_sched *sc, char *err, size_t n);
 void sim_sched_free(sim_sched *sc);
+/* Memory for large arrays (huge pages where available), and its release. */
+void *sim_huge_alloc(size_t bytes);
+void sim_huge_free(void *p, size_t bytes);
 
 typedef struct sim_opts {
     sim_costs c;
