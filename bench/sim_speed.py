@@ -5,7 +5,9 @@ timed test):
   goal >= 20 M/s), on recursive-doubling allreduce at 2^16 ranks and ring
   allgather at 2^11 ranks; binomial broadcast at 2^23 ranks (goal <= 30 s,
   <= 8 GiB) and recursive-doubling allreduce at 2^20 ranks (goal <= 60 s),
-  wall time including generating the schedule, and peak memory.
+  wall time including generating the schedule, and peak memory; ring
+  allgather and pairwise alltoall at 2^20 ranks (~10^12 messages), answered
+  by symmetry (rank 0 simulated for all).
 
 With --loggopsim DIR (a LogGOPSim build made by hand, holding txt2bin and
 LogGOPSim; never committed) the same GOAL file runs in both and both finish
@@ -74,6 +76,15 @@ def main():
     for bench, algo, p, size, goal in big:
         doc, wall = sim("--bench", bench, "--algo", algo, "-p", p, "--size", size)
         line(f"{bench}/{algo}", doc, wall, goal)
+    print("a million ranks, ~10^12 messages (the regime that answered):")
+    from mpiscope.sim.costs import SimCosts
+    from mpiscope.sim.simulate import Extras, algorithm
+    costs = SimCosts(L=1.5e-6, o_s=3e-7, o_r=3e-7, g=2e-7, G=1e-10)
+    for bench, algo in (("allgather", "ring"), ("alltoall", "pairwise")):
+        t0 = time.perf_counter()
+        ans = algorithm(bench, algo, 1 << 20, 8, costs, Extras())
+        print(f"{bench}/{algo:36s} 1048576 ranks  finish {ans.median * 1e6:12.2f} us  regime {ans.regime:10s}"
+              f"  wall {time.perf_counter() - t0:6.1f} s")
     if a.loggopsim:
         with tempfile.TemporaryDirectory() as tmp:
             g = Path(tmp) / "s.goal"

@@ -21,8 +21,9 @@ static void *reserve(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-int gen_schedule(const char *bench, const char *algo, long p, long size, long segment, sched_sink *s, char *err,
-                 size_t n)
+/* The ranks `ranks[0..nr)` (all of them, in order, when ranks is NULL). */
+int gen_ranks(const char *bench, const char *algo, long p, long size, long segment, const long *ranks, long nr,
+              sched_sink *s, char *err, size_t n)
 {
     int kind = coll_kind_of_bench(bench);
     if (kind < 0) {
@@ -69,7 +70,9 @@ int gen_schedule(const char *bench, const char *algo, long p, long size, long se
     for (int i = 0; i < c.cap; i++) c.reqs[i] = MPI_REQUEST_NULL, c.evs[i] = -1;
     coll_args args = {.sbuf = sbuf, .rbuf = rbuf, .count = count, .elem = elem, .op = &recorded_sum, .root = 0};
     int rc = s->begin(s, p);
-    for (long r = 0; r < p && !rc; r++) {
+    if (!ranks) nr = p;
+    for (long k = 0; k < nr && !rc; k++) {
+        long r = ranks ? ranks[k] : k;
         c.rank = (int)r;
         rec_begin_rank(r, p);
         coll_run(&c, 0, &args);
@@ -85,4 +88,10 @@ int gen_schedule(const char *bench, const char *algo, long p, long size, long se
     munmap(c.idx, sizeof(int) * (size_t)c.cap);
     if (rc) snprintf(err, n, "writing the schedule failed");
     return rc;
+}
+
+int gen_schedule(const char *bench, const char *algo, long p, long size, long segment, sched_sink *s, char *err,
+                 size_t n)
+{
+    return gen_ranks(bench, algo, p, size, segment, NULL, 0, s, err, n);
 }

@@ -3,9 +3,10 @@
  *
  *   mpiscope-sim schedule --bench B --algo A -p P --size S [--segment N]
  *                         [--format goal|bin] [--gamma s/B] [-o FILE]
- *   mpiscope-sim run (--schedule FILE|- | --bench B --algo A -p P --size S)
+ *   mpiscope-sim run (--schedule FILE|- | --bench B --algo A -p P --size S [--symmetric])
  *                    [cost options] [--dist FILE] [--skew FILE] [--replicates K]
  *                    [--seed N] [--trace FILE] [--critical-path N] [--per-rank]
+ *   mpiscope-sim probe --bench B --algo A -p P --size S   (operations per rank, symmetry)
  *
  * Costs in base units (s, s/B, bytes). run prints one JSON object. Exit
  * codes: 0 done, 2 bad input, 3 out of memory or a failed write. */
@@ -104,7 +105,7 @@ static FILE *open_out(const char *path)
 
 enum { O_BENCH = 256, O_ALGO, O_SIZE, O_SEGMENT, O_FORMAT, O_GAMMA, O_SCHEDULE, O_L, O_OS, O_OR, O_BIG_O, O_G,
        O_BIG_G, O_S, O_AS, O_BS, O_AR, O_BR, O_DIST, O_SKEW, O_RPH, O_HPS, O_UPLINK, O_REPS, O_SEED, O_TRACE,
-       O_CRIT, O_PER_RANK, O_MAX_OPS };
+       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM };
 
 static const struct option LONG[] = {
     {"bench", 1, 0, O_BENCH}, {"algo", 1, 0, O_ALGO}, {"np", 1, 0, 'p'}, {"size", 1, 0, O_SIZE},
@@ -114,14 +115,14 @@ static const struct option LONG[] = {
     {"beta-s", 1, 0, O_BS}, {"alpha-r", 1, 0, O_AR}, {"beta-r", 1, 0, O_BR}, {"dist", 1, 0, O_DIST},
     {"skew", 1, 0, O_SKEW}, {"ranks-per-host", 1, 0, O_RPH}, {"hosts-per-switch", 1, 0, O_HPS},
     {"uplink-G", 1, 0, O_UPLINK}, {"replicates", 1, 0, O_REPS}, {"seed", 1, 0, O_SEED}, {"trace", 1, 0, O_TRACE},
-    {"critical-path", 1, 0, O_CRIT}, {"per-rank", 0, 0, O_PER_RANK}, {"max-ops", 1, 0, O_MAX_OPS},
+    {"critical-path", 1, 0, O_CRIT}, {"per-rank", 0, 0, O_PER_RANK}, {"max-ops", 1, 0, O_MAX_OPS}, {"symmetric", 0, 0, O_SYM},
     {0, 0, 0, 0}};
 
 typedef struct {
     const char *bench, *algo, *format, *out, *schedule, *dist, *skew, *trace;
     long p, size, segment, reps, crit, max_ops;
     uint64_t seed;
-    int per_rank;
+    int per_rank, symmetric;
     sim_costs c;
     sim_topo topo;
 } args;
@@ -166,6 +167,7 @@ static void parse(int argc, char **argv, args *a)
         case O_CRIT: a->crit = (long)number("--critical-path", v); break;
         case O_PER_RANK: a->per_rank = 1; break;
         case O_MAX_OPS: a->max_ops = (long)number("--max-ops", v); break;
+        case O_SYM: a->symmetric = 1; break;
         default: exit(2);
         }
     }
@@ -237,9 +239,19 @@ static int cmd_run(const args *a)
     char err[512] = "";
     sim_sched_sink(&s, &sc, (uint64_t)a->max_ops);
     double t0 = now_s();
-    if (produce(a, &s, err, sizeof err) && !sc.failed) die(2, "%s", err);
-    int rc = sim_sched_finish(&sc, err, sizeof err);
-    if (rc) die(rc == -3 ? 4 : 3, "%s", err);
+    long world = a->p;
+    if (a->symmetric) { /* rank 0 stands for every rank (sym.c): the caller checked with probe */
+        if (!a->bench || !a->algo || a->p < 2 || a->size < 0 || a->schedule)
+            die(2, "%s", "--symmetric takes --bench, --algo, -p (2 or more) and --size");
+        if (a->skew || a->dist || a->topo.hosts_per_switch)
+            die(2, "%s", "--symmetric needs equal costs and starts: no --dist, --skew or topology");
+        if (sym_load(a->bench, a->algo, a->p, a->size, a->segment, &sc, err, sizeof err)) die(2, "%s", err);
+    } else {
+        if (produce(a, &s, err, sizeof err) && !sc.failed) die(2, "%s", err);
+        int rc = sim_sched_finish(&sc, err, sizeof err);
+        if (rc) die(rc == -3 ? 4 : 3, "%s", err);
+        world = sc.nranks;
+    }
     double t_load = now_s() - t0;
     sim_opts o = {.c = a->c, .topo = a->topo, .keep_times = a->trace || a->crit > 0};
     if (a->dist) o.dist = read_dist(a->dist);
@@ -256,8 +268,8 @@ static int cmd_run(const args *a)
     sim_result r = {0}, first = {0};
     double t_sim = 0;
     uint64_t events = 0;
-    printf("{\"nranks\": %ld, \"nops\": %llu, \"ndeps\": %llu, \"replicates\": [", sc.nranks,
-           (unsigned long long)sc.nops, (unsigned long long)sc.nedges);
+    printf("{\"nranks\": %ld, \"simulated_ranks\": %ld, \"nops\": %llu, \"ndeps\": %llu, \"replicates\": [",
+           world, sc.nranks, (unsigned long long)sc.nops, (unsigned long long)sc.nedges);
     for (long k = 0; k < a->reps; k++) {
         o.seed = a->seed + (uint64_t)k;
         sim_result *res = k == 0 ? &first : &r;
@@ -312,13 +324,26 @@ static int cmd_run(const args *a)
     return fflush(stdout) ? 3 : 0;
 }
 
+/* Operation counts and rank symmetry of a generated schedule (sym.c), from a few ranks. */
+static int cmd_probe(const args *a)
+{
+    if (!a->bench || !a->algo || a->p < 1 || a->size < 0) die(2, "%s", "probe takes --bench, --algo, -p and --size");
+    sym_info info;
+    char err[512] = "";
+    if (sym_probe(a->bench, a->algo, a->p, a->size, a->segment, &info, err, sizeof err)) die(2, "%s", err);
+    printf("{\"ops_rank0\": %u, \"max_ops_probed\": %u, \"ranks_probed\": %ld, \"symmetric\": %s}\n",
+           info.ops_rank0, info.max_ops, info.checked, info.symmetric ? "true" : "false");
+    return fflush(stdout) ? 3 : 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "schedule") && strcmp(argv[1], "run"))) {
-        fprintf(stderr, "usage: mpiscope-sim schedule|run [options] (see sim/main.c)\n");
+    if (argc < 2 || (strcmp(argv[1], "schedule") && strcmp(argv[1], "run") && strcmp(argv[1], "probe"))) {
+        fprintf(stderr, "usage: mpiscope-sim schedule|run|probe [options] (see sim/main.c)\n");
         return 2;
     }
     args a;
     parse(argc - 1, argv + 1, &a);
+    if (!strcmp(argv[1], "probe")) return cmd_probe(&a);
     return !strcmp(argv[1], "schedule") ? cmd_schedule(&a) : cmd_run(&a);
 }

@@ -71,7 +71,7 @@ static int m_rank(sched_sink *s, const rank_sched *r)
         const sched_op *o = &r->ops[i];
         uint64_t g = base + i;
         sc->op[g] = (sim_op){.value = o->value, .peer = o->peer, .tag = (uint16_t)o->tag, .type = o->type,
-                             .rank = (uint32_t)r->rank, .ndeps = o->ndeps};
+                             .rank = (uint32_t)r->rank, .ndeps = o->ndeps, .src = (uint32_t)r->rank};
         for (uint32_t k = 0; k < o->ndeps; k++) {
             sc->ea[sc->nedges] = (uint32_t)g;
             sc->eb[sc->nedges++] = (uint32_t)(base + r->deps[o->dep0 + k]);

@@ -54,5 +54,8 @@ int gbin_is_binary(FILE *f);
  * ranks for the benchmark's `size`, recorded rank by rank into `s`. */
 int gen_schedule(const char *bench, const char *algo, long p, long size, long segment, sched_sink *s, char *err,
                  size_t n);
+/* Only ranks[0..nr), in that order (each rank_sched names its rank). */
+int gen_ranks(const char *bench, const char *algo, long p, long size, long segment, const long *ranks, long nr,
+              sched_sink *s, char *err, size_t n);
 
 #endif

@@ -18,7 +18,10 @@
 #include "evq.h"
 #include "sim.h"
 
-enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA };
+/* ARRIVE: a message (or a rendezvous request) reaches its receiver as if
+ * alone on the links; LANDED: an eager message through the links it
+ * shares; DATA, DATA_LANDED: the same for rendezvous data. */
+enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA, EV_LANDED, EV_DATA_LANDED };
 #define NONE UINT32_MAX
 
 /* Posted receives or unexpected sends of one (receiver, source, tag). */
@@ -198,7 +201,7 @@ static uint32_t take(state *st, uint32_t rank, int want, uint32_t src, uint16_t 
     if (rk->hashed) return dequeue(st, mkey(rank, src, tag), want == OP_SEND);
     for (uint32_t prev = NONE, j = rk->mhead; j != NONE; prev = j, j = st->op[j].link) {
         const sim_op *o = &st->op[j];
-        if (o->type != want || o->tag != tag || (want == OP_RECV ? (uint32_t)o->peer : o->rank) != src) continue;
+        if (o->type != want || o->tag != tag || (want == OP_RECV ? (uint32_t)o->peer : o->src) != src) continue;
         if (prev == NONE) rk->mhead = o->link;
         else st->op[prev].link = o->link;
         if (rk->mtail == j) rk->mtail = prev;
@@ -213,12 +216,12 @@ static void wait_match(state *st, uint32_t rank, uint32_t i)
 {
     rank_state *rk = &st->rk[rank];
     const sim_op *o = &st->op[i];
-    uint32_t src = o->type == OP_RECV ? (uint32_t)o->peer : o->rank;
+    uint32_t src = o->type == OP_RECV ? (uint32_t)o->peer : o->src;
     if (!rk->hashed && rk->mlen == LIST_MAX) { /* too long for a list: to the hash, in order */
         for (uint32_t j = rk->mhead, next; j != NONE; j = next) {
             const sim_op *w = &st->op[j];
             next = w->link;
-            enqueue(st, mkey(rank, w->type == OP_RECV ? (uint32_t)w->peer : w->rank, w->tag), j,
+            enqueue(st, mkey(rank, w->type == OP_RECV ? (uint32_t)w->peer : w->src, w->tag), j,
                     w->type == OP_SEND);
         }
         rk->hashed = 1, rk->mhead = rk->mtail = NONE, rk->mlen = 0;
@@ -255,21 +258,28 @@ static double transmit(state *st, uint32_t s, double t, double *left)
     double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
     double start = maxd(t, rk->tx);
     rk->tx = start + maxd(c->g, busy);
-    double end = start + busy;
-    *left = end;
-    if (c->G > 0) { /* the receiver's link carries the bytes too: messages into one rank queue there */
-        rank_state *to = &st->rk[op->peer];
-        end = to->link_in = maxd(end, to->link_in + c->G * m);
-    }
+    *left = start + busy;
+    return *left + c->L;
+}
+
+/* Message s reached its receiver at t as if alone: when it is through the
+ * links it shares, first come first served in the order messages arrive:
+ * the uplink of the sender's switch (to another switch), then the
+ * receiver's own link, each carrying its bytes at its rate. */
+static double through_links(state *st, uint32_t s, double t)
+{
+    const sim_costs *c = &st->o->c;
+    const sim_op *op = &st->op[s];
+    double m = op->value;
     if (st->up) {
         long a = switch_of(st, op->rank), b = switch_of(st, (uint32_t)op->peer);
-        if (a != b) { /* traffic between switches shares the sender's switch uplink */
-            double u = maxd(start, st->up[a]);
-            st->up[a] = u + m * st->o->topo.uplink_G;
-            end = maxd(end, st->up[a]);
-        }
+        if (a != b) t = st->up[a] = maxd(t, st->up[a] + m * st->o->topo.uplink_G);
     }
-    return end + c->L;
+    if (c->G > 0) {
+        rank_state *to = &st->rk[op->peer];
+        t = to->link_in = maxd(t, to->link_in + c->G * m);
+    }
+    return t;
 }
 
 static void receive(state *st, uint32_t rv, uint32_t s, double now)
@@ -359,8 +369,16 @@ static void handle(state *st, evq_item e)
         }
         break;
     }
-    case EV_ARRIVE: {
-        uint32_t rv = take(st, (uint32_t)op->peer, OP_RECV, op->rank, op->tag);
+    case EV_ARRIVE:
+    case EV_LANDED: {
+        if (e.kind == EV_ARRIVE && op->value <= c->S) {
+            double t = through_links(st, i, e.t);
+            if (t > e.t) {
+                push(st, t, i, EV_LANDED);
+                break;
+            }
+        }
+        uint32_t rv = take(st, (uint32_t)op->peer, OP_RECV, op->src, op->tag);
         if (rv == NONE) {
             res->unexpected++;
             wait_match(st, (uint32_t)op->peer, i);
@@ -383,6 +401,14 @@ static void handle(state *st, evq_item e)
         break;
     }
     case EV_DATA:
+    case EV_DATA_LANDED:
+        if (e.kind == EV_DATA) {
+            double t = through_links(st, i, e.t);
+            if (t > e.t) {
+                push(st, t, i, EV_DATA_LANDED);
+                break;
+            }
+        }
         receive(st, op->link, i, e.t);
         break;
     }

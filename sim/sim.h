@@ -42,6 +42,7 @@ typedef struct sim_op {
     uint32_t dstart;           /* dependents: dlist[dstart .. op[i + 1].dstart) */
     uint32_t ndeps;            /* operations it requires */
     uint32_t pending, link;    /* simulation state: requirements left; next in a match queue or the matched receive */
+    uint32_t src;              /* a send's source as receives match it: its rank (symmetry: the rank it stands for) */
 } sim_op;
 
 /* A schedule held for simulation. */
@@ -85,5 +86,14 @@ typedef struct sim_result {
 /* One replicate; res arrays are allocated on first use and reused. */
 int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t n);
 void sim_result_free(sim_result *r);
+
+/* Rank symmetry (sym.c): rank 0's operation count, the most of the ranks
+ * probed, and whether every probed rank is rank 0 shifted by its rank. */
+typedef struct { uint32_t ops_rank0, max_ops; int symmetric; long checked; } sym_info;
+int sym_probe(const char *bench, const char *algo, long p, long size, long segment, sym_info *out, char *err,
+              size_t n);
+/* Rank 0 of a symmetric schedule as a world of one rank. */
+int sym_load(const char *bench, const char *algo, long p, long size, long segment, sim_sched *sc, char *err,
+             size_t n);
 
 #endif

@@ -54,3 +54,28 @@ def test_every_algorithm_equals_its_closed_form_on_powers_of_two():
                 sim = algorithm(bench, algo, p, 4096, costs, Extras()).median
                 assert sim == pytest.approx(predict_time(bench, algo, 4096, p, model), rel=1e-9, abs=0), \
                     (bench, algo, p)
+
+
+def test_beyond_the_operation_limit_symmetry_or_the_cost_model_answers():
+    """Ring allgather on 2^17 ranks has 3.4·10^10 operations: every rank is
+    rank 0 shifted, so rank 0 alone is simulated, and equals the closed
+    form. Ring allreduce with blocks of unequal size is not symmetric: the
+    cost model answers, and says so."""
+    p = 1 << 17
+    costs = SimCosts(alpha_s=ALPHA, beta_s=BETA)
+    ans = algorithm("allgather", "ring", p, 8, costs, Extras())
+    assert ans.regime == "symmetric"
+    assert ans.median == pytest.approx((p - 1) * (ALPHA + 8 * BETA), rel=1e-9, abs=0)
+    ans = algorithm("allreduce", "ring", p, 8, costs, Extras())
+    assert ans.regime == "cost model"
+    assert ans.median == predict_time("allreduce", "ring", 8, p, Costs(ALPHA, BETA, 0.0, 0.0))
+
+
+def test_a_symmetric_schedule_simulates_alike_whole_and_as_one_rank():
+    from mpiscope.sim import binary
+    costs = ["--alpha-s", 1e-6, "--G", 1e-9, "--L", 1e-6, "--o-s", 2e-7, "--o-r", 3e-7, "--g", 2e-7]
+    for algo in ("ring", "full_fan_out", "bruck"):
+        argv = ["--bench", "allgather", "--algo", algo, "-p", 97, "--size", 4096, *costs]
+        whole = binary.simulate(argv)["makespan_median_s"]
+        one = binary.simulate(argv + ["--symmetric"])
+        assert one["simulated_ranks"] == 1 and one["makespan_median_s"] == pytest.approx(whole, rel=1e-12)

@@ -4,7 +4,7 @@ replicates' finish times with a prediction interval."""
 
 from __future__ import annotations
 
-import math
+import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +18,9 @@ from mpiscope.sim import binary
 from mpiscope.sim.costs import SimCosts
 from mpiscope.sim.measured import write_dist
 
-# Schedules beyond this many operations are not simulated: the cost model answers.
-MAX_OPS = 200_000_000
+# Schedules beyond this many operations (~60 bytes each held) are not simulated
+# whole: one rank stands for all when the ranks are symmetric, else the cost model answers.
+MAX_OPS = 100_000_000
 LEVEL = 0.95
 
 
@@ -46,7 +47,7 @@ class Extras:
 
 @dataclass
 class SimAnswer:
-    regime: str                   # "simulated" or "cost model"
+    regime: str                   # "simulated", "symmetric" (one rank for all) or "cost model"
     median: float
     low: float
     high: float
@@ -87,16 +88,32 @@ def answer(doc: dict) -> SimAnswer:
     return SimAnswer("simulated", med, lo, hi, spans, doc)
 
 
+def probe(bench, algo, p, size, segment) -> dict:
+    """Operations per rank and rank symmetry, from a few generated ranks."""
+    return json.loads(binary._run(["probe", "--bench", bench, "--algo", algo, "-p", p, "--size", size,
+                                   "--segment", segment]).stdout)
+
+
 def algorithm(bench, algo, p, size, costs: SimCosts, extras: Extras, more=()) -> SimAnswer:
-    """Our algorithm `algo` of `bench` on p ranks at `size`, simulated; the
-    cost model answers when the schedule would exceed MAX_OPS operations."""
+    """Our algorithm `algo` of `bench` on p ranks at `size`, simulated whole
+    when its schedule holds at most MAX_OPS operations; beyond that, rank 0
+    alone when every rank is rank 0 shifted (and costs and starts are equal
+    for all); else the cost model answers. `regime` says which."""
     if p < 1:
         raise UsageError(f"-p/--np must be at least 1, got {p}")
-    argv = ["--bench", bench, "--algo", algo, "-p", p, "--size", size, "--max-ops", MAX_OPS]
-    try:
-        return answer(run_argv(argv, costs, extras, more))
-    except binary.TooLarge:
-        t = predict_time(bench, algo, size, p, Costs(costs.alpha_s + costs.o_s, costs.beta_s + costs.G + costs.O,
-                                                      costs.alpha_r + costs.o_r + costs.L, costs.beta_r + costs.O,
-                                                      costs.gamma, costs.segment))
-        return SimAnswer("cost model", t, t, t, [], {})
+    argv = ["--bench", bench, "--algo", algo, "-p", p, "--size", size]
+    info = probe(bench, algo, p, size, costs.segment)
+    if info["max_ops_probed"] * p <= MAX_OPS:
+        try:
+            return answer(run_argv(argv + ["--max-ops", MAX_OPS], costs, extras, more))
+        except binary.TooLarge:
+            pass
+    uniform = extras.dist is None and extras.skew is None and extras.topology is None
+    if info["symmetric"] and uniform:
+        ans = answer(run_argv(argv + ["--symmetric"], costs, extras, more))
+        ans.regime = "symmetric"
+        return ans
+    t = predict_time(bench, algo, size, p, Costs(costs.alpha_s + costs.o_s, costs.beta_s + costs.G + costs.O,
+                                                  costs.alpha_r + costs.o_r + costs.L, costs.beta_r + costs.O,
+                                                  costs.gamma, costs.segment))
+    return SimAnswer("cost model", t, t, t, [], {})
