@@ -219,3 +219,42 @@ def test_a_traced_repetition_becomes_a_schedule_with_its_gaps(tmp_path):
     path = write_goal(text, tmp_path / "t.goal")
     d = sim(path, "--per-rank")
     assert d["finish_s"] == pytest.approx([2e-6, 2e-6])
+
+
+def test_costs_drawn_from_a_run_and_its_arrival_skew(tmp_path, capsys):
+    """--from-run with --sample draws message times from the run's pingpong
+    (between 10 and 30 µs here), --skew-from-run each rank's start from the
+    run's arrival skew; both through the command line, in process."""
+    from mpiscope.cli.main import build_parser
+    from mpiscope.store.ingest import ingest
+    from rawgen import RunBuilder, SeriesSpec, context_for
+
+    out = tmp_path / "out"
+    run_dir = out / "20240303-000000-dddd"
+    rb = RunBuilder(run_dir, nranks=4)
+    rng = np.random.default_rng(5)
+    for size in (8, 4096):
+        rb.add(SeriesSpec("pingpong", size, list(rng.uniform(10, 30, 12) * US)))
+        rb.add(SeriesSpec("allgather", size, [50 * US] * 6, algo="ring"))
+    rb.write()
+    ctx = context_for(run_id=run_dir.name, created="2024-03-03T00:00:00+00:00", np=4)
+    (run_dir / "context.json").write_text(json.dumps(ctx))
+    ingest(run_dir, ctx)
+    sched = tmp_path / "ring.bin"
+    binary.schedule(["--bench", "allgather", "--algo", "ring", "-p", 4, "--size", 8, "--format", "bin",
+                     "-o", sched])
+
+    def run(*extra):
+        args = build_parser().parse_args(["sim", "run", str(sched), "--from-run", run_dir.name, "--out",
+                                          str(out), "--json", *map(str, extra)])
+        assert args.func(args) == 0
+        return json.loads(capsys.readouterr().out)
+
+    doc = run("--sample", "--replicates", 15, "--seed", 3)
+    spans = doc["makespans_s"]
+    assert len(set(spans)) > 1 and doc["low_s"] <= doc["median_s"] <= doc["high_s"]
+    assert all(3 * 10 * US <= t <= 3 * 30 * US for t in spans)  # three steps of one drawn message each
+    assert run("--sample", "--replicates", 15, "--seed", 3)["makespans_s"] == spans
+    plain = run()["median_s"]
+    skewed = run("--skew-from-run", "--replicates", 5)
+    assert min(skewed["makespans_s"]) >= plain
