@@ -48,3 +48,8 @@ def schedule(argv) -> None:
 def simulate(argv) -> dict:
     """mpiscope-sim run ARGV: its JSON result."""
     return json.loads(_run(["run", *argv]).stdout)
+
+
+def probe(argv) -> dict:
+    """mpiscope-sim probe ARGV: operations per rank and rank symmetry."""
+    return json.loads(_run(["probe", *argv]).stdout)

@@ -4,7 +4,6 @@ replicates' finish times with a prediction interval."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,8 +89,7 @@ def answer(doc: dict) -> SimAnswer:
 
 def probe(bench, algo, p, size, segment) -> dict:
     """Operations per rank and rank symmetry, from a few generated ranks."""
-    return json.loads(binary._run(["probe", "--bench", bench, "--algo", algo, "-p", p, "--size", size,
-                                   "--segment", segment]).stdout)
+    return binary.probe(["--bench", bench, "--algo", algo, "-p", p, "--size", size, "--segment", segment])
 
 
 def algorithm(bench, algo, p, size, costs: SimCosts, extras: Extras, more=()) -> SimAnswer:
