@@ -20,6 +20,7 @@ from mpiscope.sim.measured import write_dist
 # Schedules beyond this many operations (~60 bytes each held) are not simulated
 # whole: one rank stands for all when the ranks are symmetric, else the cost model answers.
 MAX_OPS = 100_000_000
+SMALL_P = 4096
 LEVEL = 0.95
 
 
@@ -100,12 +101,14 @@ def algorithm(bench, algo, p, size, costs: SimCosts, extras: Extras, more=()) ->
     if p < 1:
         raise UsageError(f"-p/--np must be at least 1, got {p}")
     argv = ["--bench", bench, "--algo", algo, "-p", p, "--size", size]
-    info = probe(bench, algo, p, size, costs.segment)
-    if info["max_ops_probed"] * p <= MAX_OPS:
+    # Up to SMALL_P ranks try the whole schedule first (it stops at MAX_OPS); beyond,
+    # a few ranks tell whether it can fit before millions are generated.
+    info = probe(bench, algo, p, size, costs.segment) if p > SMALL_P else None
+    if info is None or info["max_ops_probed"] * p <= MAX_OPS:
         try:
             return answer(run_argv(argv + ["--max-ops", MAX_OPS], costs, extras, more))
         except binary.TooLarge:
-            pass
+            info = info or probe(bench, algo, p, size, costs.segment)
     uniform = extras.dist is None and extras.skew is None and extras.topology is None
     if info["symmetric"] and uniform:
         ans = answer(run_argv(argv + ["--symmetric"], costs, extras, more))
