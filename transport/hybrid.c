@@ -1,0 +1,64 @@
+/* hybrid: per message the design the thresholds of the pair's placement
+ * class choose; cma only once the receiver is already waiting, unless the
+ * message is too large for the copy buffers to let the sender leave early
+ * anyway (cma_min_late). Thresholds: defaults measured on a 2-core VM
+ * (shared L3) and set per class, or MPISCOPE_TP_THRESHOLDS =
+ * "CLASS:BASIC_MAX,CMA_MIN,CMA_MIN_LATE;..." (sizes with K/M suffixes; "-"
+ * for never), as `mpiscope transport advise` prints them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_impl.h"
+
+#define NEVER ((size_t)-1)
+
+/* Nearer CPUs keep copies in a shared cache longer, so the two-copy designs
+ * reach further; across sockets the single copy wins earlier. */
+static const tp_thresholds defaults[TP_CLASSES] = {
+    [TP_SAME_CPU] = {16 * 1024, 64 * 1024, TP_QUEUE_BYTES},
+    [TP_SMT] = {16 * 1024, 64 * 1024, TP_QUEUE_BYTES},
+    [TP_L2] = {8 * 1024, 32 * 1024, TP_QUEUE_BYTES},
+    [TP_L3] = {8 * 1024, 32 * 1024, TP_QUEUE_BYTES},
+    [TP_SOCKET] = {8 * 1024, 32 * 1024, TP_QUEUE_BYTES},
+    [TP_REMOTE] = {4 * 1024, 16 * 1024, TP_QUEUE_BYTES},
+    [TP_UNKNOWN] = {8 * 1024, 32 * 1024, TP_QUEUE_BYTES},
+};
+
+static size_t size_of(const char *s, char **end)
+{
+    if (*s == '-') return *end = (char *)s + 1, NEVER;
+    size_t v = strtoull(s, end, 10);
+    if (**end == 'K' || **end == 'k') v <<= 10, ++*end;
+    else if (**end == 'M' || **end == 'm') v <<= 20, ++*end;
+    return v;
+}
+
+tp_thresholds tp_hybrid_thresholds(tp_class c)
+{
+    tp_thresholds t = defaults[c];
+    const char *env = getenv("MPISCOPE_TP_THRESHOLDS"), *name = tp_class_name(c);
+    size_t k = strlen(name);
+    for (const char *p = env; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+        if (strncmp(p, name, k) || p[k] != ':') continue;
+        char *e;
+        tp_thresholds v;
+        v.basic_max = size_of(p + k + 1, &e);
+        if (*e != ',') continue;
+        v.cma_min = size_of(e + 1, &e);
+        if (*e != ',') continue;
+        v.cma_min_late = size_of(e + 1, &e);
+        if (*e == ';' || !*e) t = v;
+    }
+    return t;
+}
+
+void tp_hybrid_send(tp_pair *p, const void *buf, size_t n)
+{
+    if (n <= p->th.basic_max) {
+        tp_basic_send(p, buf, n);
+        return;
+    }
+    int waiting = atomic_load_explicit(&p->peer->waiting, memory_order_relaxed) == p->out_recs + 1;
+    if (n >= (waiting ? p->th.cma_min : p->th.cma_min_late)) tp_cma_send(p, buf, n);
+    else tp_advanced_send(p, buf, n);
+}
