@@ -138,8 +138,10 @@ void tp_recv(tp_pair *p, void *buf, size_t n)
 {
     unsigned char *dst = buf;
     size_t got = 0;
-    /* The hybrid's sender asks whether the receiver is already here. */
-    if (p->design == TP_HYBRID) atomic_store_explicit(&p->mine->waiting, p->in_recs + 1, memory_order_relaxed);
+    /* The hybrid's sender asks whether the receiver is already here, but
+     * only for messages it might pull (the sizes agree on both sides). */
+    int tell = p->design == TP_HYBRID && n > p->th.basic_max;
+    if (tell) atomic_store_explicit(&p->mine->waiting, p->in_recs + 1, memory_order_relaxed);
     do {
         tp_record *r = tp_next_record(p);
         if (r->kind == REC_DATA) memcpy(dst + got, r->data, r->len);
@@ -148,7 +150,7 @@ void tp_recv(tp_pair *p, void *buf, size_t n)
         got += r->len;
         tp_release_record(p, r);
     } while (got < n);
-    if (p->design == TP_HYBRID) atomic_store_explicit(&p->mine->waiting, 0, memory_order_relaxed);
+    if (tell) atomic_store_explicit(&p->mine->waiting, 0, memory_order_relaxed);
 }
 
 tp_info tp_describe(const tp_pair *p)

@@ -1,0 +1,73 @@
+"""Text and JSON of `mpiscope transport advise`."""
+
+from __future__ import annotations
+
+import json
+
+from mpiscope.common.jsonable import plain
+from mpiscope.common.sizes import format_size
+from mpiscope.views.text import table
+
+STATE_BENCH = {"warm": "tp_bw", "cold": "tp_bw_cold", "latency": "tp_latency", "late receiver": "tp_skew"}
+
+
+def _size(v):
+    return "never" if v is None else format_size(v)
+
+
+def _value(v, bench):
+    if v is None:
+        return "–"
+    return f"{v / 1e6:.0f} MB/s" if bench in ("tp_bw", "tp_bw_cold", "tp_multibw") else f"{v * 1e6:.2f} us"
+
+
+def _ratio(r):
+    return "–" if r is None else f"{r:.2f}"
+
+
+def format_advice(a) -> str:
+    out = [f"runs: {', '.join(r.run_id + ' (' + r.library + ')' for r in a.lab.runs)}",
+           f"placement classes measured: {', '.join(a.lab.placements())}"]
+    for cls in a.lab.placements():
+        t = a.thresholds[cls]
+        out.append(f"\n== placement {cls} ==")
+        out.append("cma: " + ("ran" if t.cma_ok else f"did not run: {t.cma_why}"))
+        rows = []
+        for state, bench in STATE_BENCH.items():
+            x = {c.challenger: c for c in a.crossovers if c.placement == cls and c.state == state}
+            cma, adv = x.get("cma"), x.get("advanced")
+            rows.append([state, bench,
+                         (_size(cma.size) + (f" (copy wins up to {format_size(cma.last_loss)})"
+                                             if cma.last_loss else " (every size)" if cma.size else ""))
+                         if cma else "not measured",
+                         _size(adv.size) if adv else "–"])
+        out.append("crossovers (from this size on, at every larger size measured):")
+        out.append(table(["state", "bench", "cma beats the best copy", "advanced beats basic"], rows,
+                         [False] * 4))
+        for bench in ("tp_latency", "tp_bw"):
+            rows = [[format_size(r.size), r.best, _value(r.best_value, bench), _ratio(r.hybrid_ratio),
+                     _ratio(r.mpi_ratio)] for r in a.best.get(bench, []) if r.placement == cls]
+            if rows:
+                out.append(f"best single design per size ({bench}; ratios: cost / the best's):")
+                out.append(table(["size", "best", "its median", "hybrid", "MPI"], rows,
+                                 [True, False, True, True, True]))
+        ov = [r for r in a.overlap if r["placement"] == cls]
+        if ov:
+            out.append("overlap (tp_overlap: share of the computation the send hid):")
+            out.append(table(["design", "size", "send alone", "overlap"],
+                             [[r["design"], format_size(r["size"]), f"{r['alone_s'] * 1e6:.2f} us",
+                               f"{r['overlap'] * 100:.0f}%"] for r in ov], [False, True, True, True]))
+        out.append("settings (add these lines):")
+        for s in a.settings[cls]:
+            out.append(f"  {s.library}:")
+            out += [f"    {line}" for line in s.lines]
+            if s.note:
+                out.append(f"    # {s.note}")
+    if len(a.lab.placements()) > 1:
+        out.append("\nA library takes one value per job: use the settings of the class most of "
+                   "your pairs are in (ranks bound to cores of one socket: l3 or socket).")
+    return "\n".join(out) + "\n"
+
+
+def advice_json(a) -> str:
+    return json.dumps(plain(a.to_dict()), indent=2) + "\n"
