@@ -148,22 +148,47 @@ def test_crossover_is_the_start_of_the_final_run_of_wins():
     assert crossover(sizes, {}) == (None, None)
 
 
-def test_settings_follow_the_thresholds():
-    pull = Thresholds("socket", True, None, copy_max=65536, cma_min=131072, cma_min_cold=65536,
-                      cma_min_late=None, basic_max=16384)
-    s = {x.library.split(" (")[0]: x for x in library_settings(pull)}
-    assert s["Open MPI 4.x"].launcher_args == ["--mca", "btl_vader_single_copy_mechanism", "cma",
-                                               "--mca", "btl_vader_eager_limit", "65536",
-                                               "--mca", "btl_vader_max_send_size", "65536"]
+def test_settings_follow_the_library_s_own_crossover():
+    t = Thresholds("socket", True, None, copy_max=65536, cma_min=131072, cma_min_cold=65536,
+                   cma_min_late=None, basic_max=16384)
+    # each family's own paths measured both ways: single copy from 128K, copy up to 64K
+    s = {x.library.split(" (")[0]: x for x in library_settings(
+        t, {"Open MPI 4": (131072, 65536), "Open MPI 5": (None, 16 << 20), "UCX": (131072, 65536),
+            "MPICH": (1024, None)})}
+    assert s["Open MPI 4.x"].measured and s["Open MPI 4.x"].launcher_args == [
+        "--mca", "btl_vader_single_copy_mechanism", "cma", "--mca", "btl_vader_eager_limit", "65536",
+        "--mca", "btl_vader_max_send_size", "65536"]
+    assert s["Open MPI 5.x"].launcher_args == ["--mca", "smsc", "^cma"]  # copy wins everywhere
     assert s["UCX"].env == {"UCX_TLS": "posix,cma,self", "UCX_RNDV_THRESH": "131072"}
-    assert s["MPICH ch4:ofi/posix"].env["MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD"] == "131072"
+    assert s["MPICH ch4:ofi/posix"].env == {"MPIR_CVAR_CH4_CMA_ENABLE": "1"}  # single copy everywhere
     assert s["mpiscope hybrid"].env["MPISCOPE_TP_THRESHOLDS"] == "socket:16384,131072,-"
-    copy = Thresholds("l3", True, None, copy_max=16 << 20, cma_min=None, cma_min_cold=None,
-                      cma_min_late=None, basic_max=65536)
-    c = {x.library.split(" (")[0]: x for x in library_settings(copy)}
-    assert c["Open MPI 4.x"].launcher_args == ["--mca", "btl_vader_single_copy_mechanism", "none"]
-    assert c["Open MPI 5.x"].launcher_args == ["--mca", "smsc", "^cma"]
-    assert c["UCX"].env == {"UCX_TLS": "posix,self"}
-    assert for_library(library_settings(copy), "Open MPI v4.1.4, package: Debian").library.startswith("Open MPI 4")
-    assert for_library(library_settings(copy), "Open MPI v5.0.3").library.startswith("Open MPI 5")
-    assert for_library(library_settings(copy), "MPICH Version: 4.0.2\nMPICH Device: ch4:ucx").library.startswith("UCX")
+    # not measured: the library keeps its defaults (no words, no variables), and
+    # the lines say how to measure its two paths
+    u = {x.library.split(" (")[0]: x for x in library_settings(t)}
+    for fam in ("Open MPI 4.x", "Open MPI 5.x", "UCX", "MPICH ch4:ofi/posix"):
+        assert not u[fam].measured and not u[fam].launcher_args and not u[fam].env
+        assert all(line.startswith("#") for line in u[fam].lines) and "--launcher-args" in u[fam].lines[2]
+    lib = library_settings(t)
+    assert for_library(lib, "Open MPI v4.1.4, package: Debian").library.startswith("Open MPI 4")
+    assert for_library(lib, "Open MPI v5.0.3").library.startswith("Open MPI 5")
+    assert for_library(lib, "MPICH Version: 4.0.2\nMPICH Device: ch4:ucx").library.startswith("UCX")
+
+
+def test_library_paths_are_read_from_the_run_s_settings():
+    from types import SimpleNamespace
+
+    from mpiscope.transport.paths import COPY, SINGLE, mechanism
+
+    def run(lib, words=(), env=None):
+        return SimpleNamespace(context={"mpi_library": lib, "env": env or {}}, library=lib,
+                               plan={"launcher_args": list(words)})
+
+    assert mechanism(run("Open MPI v4.1.4"))[:2] == ("Open MPI 4", SINGLE)
+    assert mechanism(run("Open MPI v4.1.4", ["--mca", "btl_vader_single_copy_mechanism", "none"]))[:2] == \
+        ("Open MPI 4", COPY)
+    assert mechanism(run("Open MPI v5.0.3", ["--mca", "smsc", "^cma"]))[:2] == ("Open MPI 5", COPY)
+    assert mechanism(run("Open MPI v4.1.4", env={"OMPI_MCA_btl_vader_single_copy_mechanism": "none"}))[1] == COPY
+    ucx = "MPICH Version: 4.0.2\nMPICH Device: ch4:ucx"
+    assert mechanism(run(ucx, ["-genv", "UCX_TLS", "posix,self"]))[:2] == ("UCX", COPY)
+    assert mechanism(run(ucx, ["-genv", "UCX_TLS", "posix,cma,self"]))[:2] == ("UCX", SINGLE)
+    assert mechanism(run("Open MPI v4.1.4", ["-x", "UCX_TLS=posix,self"]))[0] == "Open MPI 4"

@@ -54,10 +54,10 @@ def _measure(run, words, label, args):
     return run_dir
 
 
-def _verify(advice, args) -> str:
+def _verify(advice, args):
+    """(the settings applied, the comparison of defaults (A) with them (B))."""
     from mpiscope.stats.compare import compare
     from mpiscope.transport.settings import for_library
-    from mpiscope.views.compare import format_compare
 
     run = advice.lab.runs[0]
     cls = advice.lab.placements()[0]
@@ -65,13 +65,15 @@ def _verify(advice, args) -> str:
     chosen = for_library(advice.settings[cls], lib)
     if chosen is None:
         raise UsageError(f"--verify knows the settings of Open MPI and MPICH, not of '{run.library}'")
+    if not chosen.measured:
+        raise UsageError(f"the settings for {chosen.library} keep its defaults: its own paths were not "
+                         "measured. Add runs of them to advise (the commands are printed above its "
+                         "settings), then --verify")
     words = _launcher_words(chosen, lib)
     tag = run.label or run.run_id
     base = _measure(run, [], f"{tag}-defaults", args)
     tuned = _measure(run, words, f"{tag}-advised", args)
-    head = (f"verify ({chosen.library}): A = defaults ({base.name}), B = advised ({tuned.name}): "
-            f"{' '.join(words)}\n")
-    return head + format_compare(compare(base, tuned))
+    return chosen, words, compare(base, tuned)
 
 
 def cmd_advise(args) -> int:
@@ -89,10 +91,27 @@ def cmd_advise(args) -> int:
         raise UsageError(f"--verify-sizes: {exc}") from None
     dirs = [catalog.resolve(args.out, r) for r in args.run]
     a = advise(dirs)
-    sys.stdout.write(advice_json(a) if args.json else format_advice(a))
-    if args.verify:
+    if not args.verify:
+        sys.stdout.write(advice_json(a) if args.json else format_advice(a))
+        return 0
+    if not args.json:
+        sys.stdout.write(format_advice(a))
         sys.stdout.flush()
-        sys.stdout.write("\n" + _verify(a, args))
+    chosen, words, cmp = _verify(a, args)
+    if args.json:
+        import json
+
+        from mpiscope.views.compare import compare_json
+
+        doc = json.loads(advice_json(a))
+        doc["verify"] = {"library": chosen.library, "launcher_args": words,
+                         "comparison": json.loads(compare_json(cmp))}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        from mpiscope.views.compare import format_compare
+
+        sys.stdout.write(f"\nverify ({chosen.library}): A = the defaults ({cmp.run_a}), B = the advised "
+                         f"settings ({cmp.run_b}): {' '.join(words)}\n" + format_compare(cmp))
     return 0
 
 

@@ -19,6 +19,7 @@ from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.report.card_data import card
 from mpiscope.report.loggp_data import layer_views, loggp_views
+from mpiscope.report.transport_data import transport_views
 from mpiscope.stats import quality
 from mpiscope.report.pool import draw, resolved
 
@@ -292,4 +293,6 @@ def gather(run_dirs):
         # LogGP parameters and layers, for the runs that measured them (loggp_data.py).
         "loggp": loggp_views(runs, series, seed),
         "layers": layer_views(runs, series, seed),
+        # The transport lab over all the runs (transport_data.py).
+        "transport": transport_views(runs),
     })

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mpiscope.transport.crossovers import best_rows, crossovers, overlap
+from mpiscope.transport.crossovers import best_rows, crossovers, library_crossovers, overlap
 from mpiscope.transport.curves import Lab, lab_of
 from mpiscope.transport.settings import library_settings, thresholds
 
@@ -16,6 +16,7 @@ class Advice:
     crossovers: list        # Crossover
     thresholds: dict        # placement -> Thresholds
     settings: dict          # placement -> [LibrarySettings]
+    library: dict           # placement -> {family: (first, last_loss)} of MPI's own paths
     best: dict              # bench -> [BestRow]
     overlap: list           # dicts (crossovers.overlap)
 
@@ -25,6 +26,8 @@ class Advice:
                 "crossovers": [x.to_dict() for x in self.crossovers],
                 "thresholds": {k: dict(vars(v)) for k, v in self.thresholds.items()},
                 "settings": {k: [s.to_dict() for s in v] for k, v in self.settings.items()},
+                "library_crossovers": {k: {f: {"single_copy_from": a, "copy_up_to": b} for f, (a, b) in v.items()}
+                                       for k, v in self.library.items()},
                 "best": {b: [dict(vars(r)) for r in rows] for b, rows in self.best.items()},
                 "overlap": self.overlap,
                 "units": {"time": "s", "bandwidth": "B/s", "ratio": "cost / the best single design's"}}
@@ -42,6 +45,7 @@ def advise(run_dirs) -> Advice:
     lab = lab_of(run_dirs)
     xs = crossovers(lab)
     th = {p: thresholds(p, xs, _cma_why(lab, p)) for p in lab.placements()}
-    return Advice(lab, xs, th, {p: library_settings(t) for p, t in th.items()},
+    lib = {p: library_crossovers(lab, p) for p in lab.placements()}
+    return Advice(lab, xs, th, {p: library_settings(t, lib[p]) for p, t in th.items()}, lib,
                   {b: best_rows(lab, b) for b in ("tp_latency", "tp_bw", "tp_bw_cold", "tp_skew")},
                   overlap(lab))

@@ -119,3 +119,20 @@ def overlap(lab: Lab) -> list:
                              "compute_s": compute, "total_s": total,
                              "overlap": (alone + compute - total) / compute})
     return rows
+
+
+def library_crossovers(lab: Lab, placement) -> dict:
+    """{family: (first, last_loss)}: from which size an MPI library's own
+    single-copy path beats its copy path in bandwidth (lib_bw, warm), for
+    the families measured both ways (transport/paths.py)."""
+    from mpiscope.transport.paths import COPY, SINGLE
+
+    paths = lab.library_paths("lib_bw", placement)
+    out = {}
+    for fam in {f for f, _ in paths}:
+        single, copy = paths.get((fam, SINGLE)), paths.get((fam, COPY))
+        if single is None or copy is None:
+            continue
+        sizes = sorted(set(single.medians) & set(copy.medians))
+        out[fam] = crossover(sizes, {s: single.cost(s) < copy.cost(s) for s in sizes})
+    return out

@@ -41,16 +41,27 @@ def format_advice(a) -> str:
                                              if cma.last_loss else " (every size)" if cma.size else ""))
                          if cma else "not measured",
                          _size(adv.size) if adv else "–"])
+        for fam, (first, last) in sorted(a.library.get(cls, {}).items()):
+            rows.append([f"MPI: {fam}", "bw", _size(first) + (f" (copy wins up to {format_size(last)})"
+                                                          if last else " (every size)" if first else ""), "–"])
         out.append("crossovers (from this size on, at every larger size measured):")
-        out.append(table(["state", "bench", "cma beats the best copy", "advanced beats basic"], rows,
+        out.append(table(["state", "bench", "single copy beats the best copy", "advanced beats basic"], rows,
                          [False] * 4))
         for bench in ("tp_latency", "tp_bw"):
-            rows = [[format_size(r.size), r.best, _value(r.best_value, bench), _ratio(r.hybrid_ratio),
-                     _ratio(r.mpi_ratio)] for r in a.best.get(bench, []) if r.placement == cls]
+            lib_bench = "lib_latency" if bench == "tp_latency" else "lib_bw"
+            paths = sorted(a.lab.library_paths(lib_bench, cls).items())
+            rows = []
+            for r in (r for r in a.best.get(bench, []) if r.placement == cls):
+                best = a.lab.get(bench, cls, r.best).cost(r.size)
+                libs = [_ratio(c.cost(r.size) / best) if c.cost(r.size) else "–" for _, c in paths]
+                rows.append([format_size(r.size), r.best, _value(r.best_value, bench), _ratio(r.hybrid_ratio),
+                             _ratio(r.mpi_ratio), *libs])
             if rows:
-                out.append(f"best single design per size ({bench}; ratios: cost / the best's):")
-                out.append(table(["size", "best", "its median", "hybrid", "MPI"], rows,
-                                 [True, False, True, True, True]))
+                out.append(f"best single design per size ({bench}; ratios: cost / the best's; MPI: the "
+                           "library's default path in the same run):")
+                out.append(table(["size", "best", "its median", "hybrid", "MPI",
+                                  *[f"{f} {m}" for (f, m), _ in paths]], rows,
+                                 [True, False] + [True] * (3 + len(paths))))
         ov = [r for r in a.overlap if r["placement"] == cls]
         if ov:
             out.append("overlap (tp_overlap: share of the computation the send hid):")
