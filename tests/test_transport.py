@@ -192,3 +192,32 @@ def test_library_paths_are_read_from_the_run_s_settings():
     assert mechanism(run(ucx, ["-genv", "UCX_TLS", "posix,self"]))[:2] == ("UCX", COPY)
     assert mechanism(run(ucx, ["-genv", "UCX_TLS", "posix,cma,self"]))[:2] == ("UCX", SINGLE)
     assert mechanism(run("Open MPI v4.1.4", ["-x", "UCX_TLS=posix,self"]))[0] == "Open MPI 4"
+
+
+def test_library_crossover_compares_a_library_s_own_two_paths():
+    from mpiscope.transport.crossovers import library_crossovers
+    from mpiscope.transport.curves import Curve, Lab
+
+    single = Curve("lib_bw", "Open MPI 4|single copy", "l3", "B/s", {1024: 1e9, 65536: 6e9, 1 << 20: 9e9})
+    copy = Curve("lib_bw", "Open MPI 4|copy", "l3", "B/s", {1024: 2e9, 65536: 5e9, 1 << 20: 2e9})
+    only = Curve("lib_bw", "UCX|copy", "l3", "B/s", {1024: 1e9})  # one path: no crossover
+    lab = Lab([], {("lib_bw", "l3", c.algo): c for c in (single, copy, only)})
+    assert library_crossovers(lab, "l3") == {"Open MPI 4": (65536, 1024)}
+    # single copy, the libraries' default, wins where it wins in latency too
+    lat_single = Curve("lib_latency", "Open MPI 4|single copy", "l3", "s", {1024: 2e-6, 65536: 9e-6, 1 << 20: 1e-4})
+    lat_copy = Curve("lib_latency", "Open MPI 4|copy", "l3", "s", {1024: 1e-6, 65536: 8e-6, 1 << 20: 4e-4})
+    lab.curves.update({("lib_latency", "l3", c.algo): c for c in (lat_single, lat_copy)})
+    assert library_crossovers(lab, "l3") == {"Open MPI 4": (65536, 1024)}
+    copy.medians[1 << 20] = 20e9  # copy wins the stream at 1M, single copy still the round trip
+    assert library_crossovers(lab, "l3") == {"Open MPI 4": (65536, 1024)}
+    lat_copy.medians[1 << 20] = 5e-5  # now both at 1M
+    assert library_crossovers(lab, "l3") == {"Open MPI 4": (None, 1 << 20)}
+
+
+def test_report_has_the_transport_section(lab, tmp_path):
+    out, run_dir = lab
+    html = tmp_path / "r.html"
+    p = mpiscope("report", run_dir.name, "-o", html, out=out)
+    assert p.returncode == 0, p.stderr
+    text = html.read_text()
+    assert "Transport lab: placement" in text and "MPISCOPE_TP_THRESHOLDS" in text and "<svg" in text

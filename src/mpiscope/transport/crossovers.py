@@ -123,16 +123,22 @@ def overlap(lab: Lab) -> list:
 
 def library_crossovers(lab: Lab, placement) -> dict:
     """{family: (first, last_loss)}: from which size an MPI library's own
-    single-copy path beats its copy path in bandwidth (lib_bw, warm), for
-    the families measured both ways (transport/paths.py)."""
+    single-copy path beats its copy path, for the families measured both ways
+    (transport/paths.py). Single copy is what these libraries do by default,
+    so it counts as winning at a size where it wins in bandwidth (lib_bw) or
+    in latency (lib_latency): copying is advised only where it wins both."""
     from mpiscope.transport.paths import COPY, SINGLE
 
-    paths = lab.library_paths("lib_bw", placement)
+    bw, lat = lab.library_paths("lib_bw", placement), lab.library_paths("lib_latency", placement)
     out = {}
-    for fam in {f for f, _ in paths}:
-        single, copy = paths.get((fam, SINGLE)), paths.get((fam, COPY))
-        if single is None or copy is None:
-            continue
-        sizes = sorted(set(single.medians) & set(copy.medians))
-        out[fam] = crossover(sizes, {s: single.cost(s) < copy.cost(s) for s in sizes})
+    for fam in sorted({f for f, _ in bw} | {f for f, _ in lat}):
+        wins = {}
+        for paths in (bw, lat):
+            single, copy = paths.get((fam, SINGLE)), paths.get((fam, COPY))
+            if single is None or copy is None:
+                continue
+            for s in set(single.medians) & set(copy.medians):
+                wins[s] = wins.get(s, False) or single.cost(s) < copy.cost(s)
+        if wins:
+            out[fam] = crossover(sorted(wins), wins)
     return out

@@ -26,7 +26,7 @@ def _ratio(r):
 
 
 def format_advice(a) -> str:
-    out = [f"runs: {', '.join(r.run_id + ' (' + r.library + ')' for r in a.lab.runs)}",
+    out = [f"runs: {', '.join(r.run_id + ' (' + r.library.split(',')[0].replace(chr(9), ' ') + ')' for r in a.lab.runs)}",
            f"placement classes measured: {', '.join(a.lab.placements())}"]
     for cls in a.lab.placements():
         t = a.thresholds[cls]
@@ -42,7 +42,7 @@ def format_advice(a) -> str:
                          if cma else "not measured",
                          _size(adv.size) if adv else "–"])
         for fam, (first, last) in sorted(a.library.get(cls, {}).items()):
-            rows.append([f"MPI: {fam}", "bw", _size(first) + (f" (copy wins up to {format_size(last)})"
+            rows.append([f"MPI: {fam}", "bw, pingpong", _size(first) + (f" (copy wins up to {format_size(last)})"
                                                           if last else " (every size)" if first else ""), "–"])
         out.append("crossovers (from this size on, at every larger size measured):")
         out.append(table(["state", "bench", "single copy beats the best copy", "advanced beats basic"], rows,
