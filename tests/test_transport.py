@@ -19,6 +19,7 @@ from mpiscope.store.ingest import load
 from mpiscope.transport.crossovers import crossover
 from mpiscope.transport.settings import Thresholds, for_library, library_settings
 from runcli import mpiscope, run_ok
+from test_json_schemas import validate
 
 DESIGNS = ("basic", "advanced", "cma", "offload", "hybrid", "mpi")
 BENCHES = "tp_latency,tp_bw,tp_bw_cold,tp_multibw,tp_skew,tp_overlap,tp_poll"
@@ -87,6 +88,9 @@ def test_probe_names_the_reason_cma_fails():
         assert any(w in fake["reason"] for w in words), fake
     p = mpiscope("transport", "probe", env={"MPISCOPE_TEST_CMA_ERRNO": "EPERM"})
     assert p.returncode == 0 and "UNAVAILABLE" in p.stdout and "EPERM" in p.stdout, p.stdout
+    p = mpiscope("transport", "probe", "--json")
+    assert p.returncode == 0, p.stderr
+    validate("transport-probe", json.loads(p.stdout))
 
 
 def test_cma_unavailable_skips_cma_and_the_hybrid_goes_without(tmp_path):
@@ -115,6 +119,7 @@ def test_advise_prints_crossovers_and_settings(lab):
     p = mpiscope("transport", "advise", run_dir.name, "--json", out=out)
     assert p.returncode == 0, p.stderr
     a = json.loads(p.stdout)
+    validate("transport-advise", a)
     (cls,) = a["placements"]
     states = {(x["state"], x["challenger"]) for x in a["crossovers"]}
     assert {("warm", "cma"), ("cold", "cma"), ("latency", "cma"), ("late receiver", "cma"),

@@ -13,13 +13,12 @@ from mpiscope.cli.options import add_json, add_mpi, add_out
 
 
 def cmd_probe(args) -> int:
-    import json
-
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.transport.probe import format_probe, probe
+    from mpiscope.views.transport import probe_json
 
     p = probe(find_mpi(mpicc=args.mpicc, mpi=args.mpi))
-    sys.stdout.write(json.dumps(p, indent=2) + "\n" if args.json else format_probe(p))
+    sys.stdout.write(probe_json(p) if args.json else format_probe(p))
     return 0
 
 
@@ -103,10 +102,8 @@ def cmd_advise(args) -> int:
 
         from mpiscope.views.compare import compare_json
 
-        doc = json.loads(advice_json(a))
-        doc["verify"] = {"library": chosen.library, "launcher_args": words,
-                         "comparison": json.loads(compare_json(cmp))}
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.write(advice_json(a, {"library": chosen.library, "launcher_args": words,
+                                         "comparison": json.loads(compare_json(cmp))}))
     else:
         from mpiscope.views.compare import format_compare
 

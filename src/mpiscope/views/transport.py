@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from mpiscope.common.jsonable import plain
+from mpiscope.views.documents import json_document
 from mpiscope.common.sizes import format_size
 from mpiscope.views.text import table
 
@@ -80,5 +79,14 @@ def format_advice(a) -> str:
     return "\n".join(out) + "\n"
 
 
-def advice_json(a) -> str:
-    return json.dumps(plain(a.to_dict()), indent=2) + "\n"
+def advice_json(a, verify=None) -> str:
+    """The advise document; `verify`: the --verify part (library, launcher
+    words, comparison document) when it ran."""
+    doc = plain(a.to_dict())
+    if verify is not None:
+        doc["verify"] = verify
+    return json_document("transport-advise", doc) + "\n"
+
+
+def probe_json(p: dict) -> str:
+    return json_document("transport-probe", p) + "\n"
