@@ -29,6 +29,7 @@ enum { TAG = 61, TAG_ACK = 62, VARIANT_MPI = TP_DESIGNS, BULK_BYTES = 32 << 20 }
 static const double TP_SKEW_S = 50e-6;
 
 typedef struct tp_state {
+    MPI_Comm comm; /* the pair's two ranks (tp_multibw has several pairs in s->pc) */
     tp_pair *pair; /* NULL for mpi */
     double compute_s;
     char why[512]; /* why the series is skipped: s->skip points here */
@@ -58,7 +59,7 @@ static size_t cold_max;
 
 static char *cold_at(const series *s, int send, size_t n, long k)
 {
-    if (n > cold_max) {
+    if (n > cold_max || !cold_max) {
         if (cold_max) buffers_free(&cold);
         cold_max = n < (1u << 20) ? 1u << 20 : n;
         if (buffers_init(&cold, cold_max, 1, s->o->cold_region)) {
@@ -76,6 +77,18 @@ static long msgs_for(const series *s)
     return m < s->window_msgs ? m : s->window_msgs;
 }
 
+/* Whether the pair's two ranks run on one host (the same processor name). */
+static int same_host(MPI_Comm comm)
+{
+    char mine[MPI_MAX_PROCESSOR_NAME] = {0}, theirs[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len, me;
+    MPI_Get_processor_name(mine, &len);
+    MPI_Comm_rank(comm, &me);
+    MPI_Sendrecv(mine, sizeof mine, MPI_CHAR, 1 - me, 63, theirs, sizeof theirs, MPI_CHAR, 1 - me, 63, comm,
+                 MPI_STATUS_IGNORE);
+    return !strcmp(mine, theirs);
+}
+
 /* The pair of the variant's design (none for mpi); false when skipped. */
 static int open_pair(series *s, int windowed, tp_info *info)
 {
@@ -86,13 +99,15 @@ static int open_pair(series *s, int windowed, tp_info *info)
     if (windowed) s->window_msgs = (int)msgs_for(s);
     *info = (tp_info){.design = "mpi", .cpu = -1, .peer_cpu = -1, .helper_cpu = -1, .queue_bytes = -1,
                       .record_max = -1, .chunk = -1, .chunks = -1, .eager = -1};
+    st->comm = MPI_COMM_NULL;
     if (s->role == ROLE_IDLE || s->variant == VARIANT_MPI) return 1;
-    char host[MPI_MAX_PROCESSOR_NAME], why[512];
-    if (!loggp_same_host(s, host, sizeof host)) {
+    MPI_Comm_split(s->pc, s->rank < s->peer ? s->rank : s->peer, s->rank, &st->comm);
+    char why[512];
+    if (!same_host(st->comm)) {
         s->skip = "the ranks are on different hosts: no shared memory";
         return 0;
     }
-    st->pair = tp_open((tp_design)s->variant, s->pc, s->oversubscribed, why, sizeof why);
+    st->pair = tp_open((tp_design)s->variant, st->comm, s->oversubscribed, why, sizeof why);
     if (!st->pair) {
         snprintf(st->why, sizeof st->why, "%s", why);
         s->skip = st->why;
@@ -123,7 +138,9 @@ static void describe_skew(series *s)
 static void finish(series *s)
 {
     tp_state *st = s->state;
-    if (st && st->pair) tp_close(st->pair);
+    if (!st) return;
+    if (st->pair) tp_close(st->pair);
+    if (st->comm != MPI_COMM_NULL) MPI_Comm_free(&st->comm);
 }
 
 static void run_latency(series *s, long rep, double *t_start, double *t_end)
@@ -247,7 +264,7 @@ static void describe_overlap(series *s)
     }
     sort_doubles(took, TRIES);
     if (s->role == ROLE_INITIATOR) alone = took[TRIES / 2];
-    if (s->role != ROLE_IDLE) MPI_Allreduce(MPI_IN_PLACE, &alone, 1, MPI_DOUBLE, MPI_MAX, s->pc);
+    if (s->role != ROLE_IDLE) MPI_Allreduce(MPI_IN_PLACE, &alone, 1, MPI_DOUBLE, MPI_MAX, st->comm != MPI_COMM_NULL ? st->comm : s->pc);
     st->compute_s = alone;
     rawfmt_params_transport(s, &info, -1, -1, alone, loggp_compute_calibrate(s->t, alone, 5));
 }
