@@ -30,10 +30,10 @@ SIZES = "1-16M:x4,8"
 LIB_SIZES = "8,1K-16M:x4"
 
 
-def cli(*args, out):
+def cli(*args, out=None):
     env = dict(os.environ)
     env.pop("MPISCOPE_PROGRESS", None)
-    p = subprocess.run([sys.executable, "-m", "mpiscope.cli", *map(str, args), "--out", str(out)],
+    p = subprocess.run([sys.executable, "-m", "mpiscope.cli", *map(str, args), *(["--out", str(out)] if out else [])],
                        capture_output=True, text=True, env=env)
     if p.returncode != 0:
         sys.exit(f"mpiscope {' '.join(map(str, args))} failed ({p.returncode}):\n{p.stderr[-3000:]}")
@@ -64,7 +64,7 @@ def main():
     tb = ("--time-budget", args.time_budget)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(args.out or tmp)
-        print(cli("transport", "probe", out=out))
+        print(cli("transport", "probe"), flush=True)
         lab = run(out, "--bench", "tp_latency,tp_bw,tp_bw_cold,tp_skew,tp_overlap,tp_poll", "--sizes", SIZES,
                   "--warmup", 2, *tb, "--label", f"tp-lab-{int(time.time())}")
         lib = {
@@ -78,7 +78,7 @@ def main():
                              "--launcher-args", "-genv UCX_TLS posix,self"),
         }
         a = advise([lab, *lib.values()])
-        print(cli("transport", "advise", lab.name, *[d.name for d in lib.values()], out=out))
+        print(cli("transport", "advise", lab.name, *[d.name for d in lib.values()], out=out), flush=True)
         cls = a.lab.placements()[0]
         get = a.lab.get
 

@@ -226,3 +226,14 @@ def test_report_has_the_transport_section(lab, tmp_path):
     assert p.returncode == 0, p.stderr
     text = html.read_text()
     assert "Transport lab: placement" in text and "MPISCOPE_TP_THRESHOLDS" in text and "<svg" in text
+
+
+def test_multipair_bandwidth_runs_every_pair_with_its_own_segments(tmp_path):
+    # 4 ranks on 2 CPUs (oversubscribed): pairs 0-2 and 1-3 at once, every byte checked
+    run_dir, _ = run_ok("-n", 4, "--bench", "tp_multibw", "--sizes", 100000, "--check", *QUICK, out=tmp_path)
+    table, run = load(run_dir)
+    from mpiscope.store.samples import sample_values
+
+    for algo in ("basic", "advanced", "hybrid", "mpi"):
+        smp = sample_values(table, "tp_multibw", 100000, algo=algo)
+        assert {f"{a}->{b}" for a, b in zip(smp.source_a, smp.source_b)} == {"0->2", "1->3"}, algo
