@@ -1,5 +1,7 @@
 """The intra-node transport lab's targets (issue 16), from one go on this
-machine: the designs (tp_* benchmarks), MPI libraries' own paths (Open MPI
+machine: the designs (tp_* benchmarks, one run per placement class the
+machine offers, ranks bound to a pair of CPUs of it; the targets are read in
+the first class), MPI libraries' own paths (Open MPI
 vader with single copy by CMA and with none; MPICH over UCX with and without
 its cma transport), advise's settings verified against the defaults.
 
@@ -65,8 +67,13 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(args.out or tmp)
         print(cli("transport", "probe"), flush=True)
-        lab = run(out, "--bench", "tp_latency,tp_bw,tp_bw_cold,tp_skew,tp_overlap,tp_poll", "--sizes", SIZES,
-                  "--warmup", 2, *tb, "--label", f"tp-lab-{int(time.time())}")
+        # one lab run per placement class this machine offers, the ranks bound to a pair of that class
+        classes = json.loads(cli("transport", "probe", "--json"))["placement"]["classes"]
+        labs = [run(out, "--bench", "tp_latency,tp_bw,tp_bw_cold,tp_skew,tp_overlap,tp_poll", "--sizes", SIZES,
+                    "--warmup", 2, *tb, "--label", f"tp-lab-{c['class']}-{int(time.time())}",
+                    "--launcher-args", f"--cpu-list {c['pair'][0]},{c['pair'][1]} --bind-to cpu-list:ordered")
+                for c in classes]
+        lab = labs[0]
         lib = {
             "ompi-cma": run(out, "--mpi", "openmpi", "--bench", "pingpong,bw", "--sizes", LIB_SIZES, *tb,
                             "--launcher-args", "--mca btl_vader_single_copy_mechanism cma"),
@@ -77,8 +84,9 @@ def main():
             "ucx-posix": run(out, "--mpi", "mpich", "--bench", "pingpong,bw", "--sizes", LIB_SIZES, *tb,
                              "--launcher-args", "-genv UCX_TLS posix,self"),
         }
-        a = advise([lab, *lib.values()])
-        print(cli("transport", "advise", lab.name, *[d.name for d in lib.values()], out=out), flush=True)
+        a = advise([*labs, *lib.values()])
+        print(cli("transport", "advise", *[d.name for d in labs], *[d.name for d in lib.values()], out=out),
+              flush=True)
         cls = a.lab.placements()[0]
         get = a.lab.get
 
@@ -103,7 +111,7 @@ def main():
                   + (f"; beyond: {', '.join(over)}" if over else ""))
         for first in ("ompi-cma", "ucx-cma"):
             others = [d.name for k, d in lib.items() if k != first]
-            doc = json.loads(cli("transport", "advise", lib[first].name, lab.name, *others, "--verify",
+            doc = json.loads(cli("transport", "advise", lib[first].name, *[d.name for d in labs], *others, "--verify",
                                  "--verify-sizes", "1K-16M:x4", *tb, "--json", out=out))
             v = doc["verify"]
             verdicts = [r["verdict"] for r in v["comparison"]["rows"]]

@@ -129,6 +129,13 @@ static void describe_bw(series *s)
     if (open_pair(s, 1, &info)) rawfmt_params_transport(s, &info, s->window_msgs, -1, -1, -1);
 }
 
+/* The cold region is (re)made here, never inside a timed repetition. */
+static void describe_bw_cold(series *s)
+{
+    describe_bw(s);
+    if (s->role != ROLE_IDLE && !s->skip) cold_at(s, 1, s->bytes, 0);
+}
+
 static void describe_skew(series *s)
 {
     tp_info info;
@@ -285,7 +292,7 @@ TP_BENCH(bench_tp_latency, "tp_latency", PAT_PINGPONG, RULE_HALF_ROUND_TRIP, UNI
 TP_BENCH(bench_tp_bw, "tp_bw", PAT_BW, RULE_BANDWIDTH, UNIT_BYTES_PER_SECOND, PAIRING_FIRST_TWO, footprint, describe_bw,
          run_bw);
 TP_BENCH(bench_tp_bw_cold, "tp_bw_cold", PAT_BW, RULE_BANDWIDTH, UNIT_BYTES_PER_SECOND, PAIRING_FIRST_TWO, no_footprint,
-         describe_bw, run_bw_cold);
+         describe_bw_cold, run_bw_cold);
 TP_BENCH(bench_tp_multibw, "tp_multibw", PAT_BW, RULE_BANDWIDTH, UNIT_BYTES_PER_SECOND, PAIRING_HALVES, footprint,
          describe_bw, run_bw);
 TP_BENCH(bench_tp_skew, "tp_skew", PAT_BW, RULE_DURATION, UNIT_SECONDS, PAIRING_FIRST_TWO, footprint, describe_skew,
