@@ -12,7 +12,7 @@
 
 #include "tp_impl.h"
 
-static const char *const design_names[TP_DESIGNS] = {"basic", "advanced", "cma", "offload", "hybrid"};
+static const char *const design_names[TP_DESIGNS] = {"basic", "advanced", "cma", "hybrid", "offload"};
 const char *tp_design_name(tp_design d) { return d >= 0 && d < TP_DESIGNS ? design_names[d] : "?"; }
 tp_class tp_pair_class(const tp_pair *p) { return p->cls; }
 
