@@ -13,20 +13,22 @@
 #define NEVER ((size_t)-1)
 
 /* Measured on a 2-core VM whose cores share an L3 (mpiscope transport
- * advise): two copies through the shared L3 beat process_vm_readv at every
- * size up to 16 MiB there, warm or cold, so l3 never pulls; the ring wins up
- * to 64 KiB, the pipelined pool above. Without a shared cache (socket,
- * remote) the copies go through memory and a single copy should win for
- * large messages, as seed 002 found: those rows are the seed's shape, to be
- * replaced by what advise measures on such a machine. */
+ * advise, README): two copies through the shared L3 beat process_vm_readv
+ * whenever the receiver is waiting, warm or cold, up to 16 MiB; the pipelined
+ * pool beats the ring from 64 KiB; with the receiver late, a pull wins from
+ * 256 KiB (a copy cannot let the sender leave once the message outgrows
+ * what the queue takes at once). Without a shared cache (socket, remote) the
+ * copies go through memory and a single copy should win for large messages
+ * whatever the receiver does, as seed 002 found: those rows are the seed's
+ * shape, to be replaced by what advise measures on such a machine. */
 static const tp_thresholds defaults[TP_CLASSES] = {
-    [TP_SAME_CPU] = {64 * 1024, NEVER, NEVER},
-    [TP_SMT] = {64 * 1024, NEVER, NEVER},
-    [TP_L2] = {64 * 1024, NEVER, NEVER},
-    [TP_L3] = {64 * 1024, NEVER, NEVER},
-    [TP_SOCKET] = {16 * 1024, 256 * 1024, 4 * 1024 * 1024},
-    [TP_REMOTE] = {8 * 1024, 64 * 1024, 4 * 1024 * 1024},
-    [TP_UNKNOWN] = {64 * 1024, NEVER, NEVER},
+    [TP_SAME_CPU] = {16 * 1024, NEVER, 256 * 1024},
+    [TP_SMT] = {16 * 1024, NEVER, 256 * 1024},
+    [TP_L2] = {16 * 1024, NEVER, 256 * 1024},
+    [TP_L3] = {16 * 1024, NEVER, 256 * 1024},
+    [TP_SOCKET] = {16 * 1024, 256 * 1024, 256 * 1024},
+    [TP_REMOTE] = {8 * 1024, 64 * 1024, 64 * 1024},
+    [TP_UNKNOWN] = {16 * 1024, NEVER, 256 * 1024},
 };
 
 static size_t size_of(const char *s, char **end)
