@@ -237,3 +237,13 @@ def test_multipair_bandwidth_runs_every_pair_with_its_own_segments(tmp_path):
     for algo in ("basic", "advanced", "hybrid", "mpi"):
         smp = sample_values(table, "tp_multibw", 100000, algo=algo)
         assert {f"{a}->{b}" for a, b in zip(smp.source_a, smp.source_b)} == {"0->2", "1->3"}, algo
+
+
+def test_the_variants_python_counts_are_the_engine_s():
+    from mpiscope.engine.describe import describe
+    from mpiscope.measure.loggp_options import FIXED_VARIANTS
+
+    known = describe("openmpi")
+    for name, b in known.benchmarks.items():
+        if name.startswith("tp_"):
+            assert tuple(b.variants) == FIXED_VARIANTS[name], name
