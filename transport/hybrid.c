@@ -12,9 +12,11 @@
 
 #define NEVER ((size_t)-1)
 
-/* Measured on a 2-core VM whose cores share an L3 (mpiscope transport
- * advise, README): two copies through the shared L3 beat process_vm_readv
- * whenever the receiver is waiting, warm or cold, up to 16 MiB; the pipelined
+/* From a go on a 2-core VM whose cores share an L3 (mpiscope transport
+ * advise, README; a second go, on a busier machine, had the pull winning
+ * from 4 KiB: measure and set MPISCOPE_TP_THRESHOLDS): two copies through
+ * the shared L3 beat process_vm_readv whenever the receiver is waiting,
+ * warm or cold, up to 16 MiB; the pipelined
  * pool beats the ring from 64 KiB; with the receiver late, a pull wins from
  * 256 KiB (a copy cannot let the sender leave once the message outgrows
  * what the queue takes at once). Without a shared cache (socket, remote) the
