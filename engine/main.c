@@ -12,6 +12,7 @@
 #include "quiet_exit.h"
 #include "rawfmt.h"
 #include "bench/coll_own.h"
+#include "../transport/tp.h"
 
 static int usage_error(int rank, const char *msg)
 {
@@ -110,6 +111,18 @@ static int run_all(engine *e)
     return 0;
 }
 
+/* What the transport lab finds on this machine, as one JSON line: whether
+ * Cross Memory Attach works (and exactly why not) and the placement classes
+ * of its CPUs. Runs without MPI. */
+static int probe_transport(void)
+{
+    char cma[2048], classes[2048];
+    tp_cma_probe_json(cma, sizeof cma);
+    tp_classes_json(classes, sizeof classes);
+    printf("{\"cma\": %s, \"placement\": %s}\n", cma, classes);
+    return 0;
+}
+
 static int wants_describe(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -120,6 +133,7 @@ static int wants_describe(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (wants_describe(argc, argv)) return describe_engine(); /* no launcher needed */
+    if (argc == 2 && !strcmp(argv[1], "--probe-transport")) return probe_transport(); /* nor here */
     MPI_Init(&argc, &argv);
     double t = MPI_Wtime();
     engine e = {.world = MPI_COMM_WORLD, .t_first = NAN, .t_last = NAN};

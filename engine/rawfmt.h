@@ -9,6 +9,7 @@
 #include "stoprule.h"
 
 struct coll_trace;
+#include "../transport/tp.h"
 
 /* What the file header says about this rank's machine and MPI library
  * (gathered by header_facts_gather, machine.c). */
@@ -41,6 +42,10 @@ void rawfmt_params_overhead(series *s, const overhead_params *p);
 void rawfmt_params_rma(series *s, int get, int fence, long msgs, int queue_depth);
 void rawfmt_params_layer(series *s, const layer_params *p);
 void rawfmt_params_segment(series *s, size_t segment);
+/* The transport lab's (bench/transport.c); a negative number leaves its key out. */
+void rawfmt_params_transport(series *s, const tp_info *t, long msgs, double skew_s, double compute_s,
+                             double compute_actual_s);
+void rawfmt_params_poll(series *s, const char *polling, int socket_every, int skip_max);
 
 /* Rank 0's "@progress {...}" line on stdout after each series. */
 void rawfmt_progress(const bench_def *def, const series *s, const series_outcome *out);

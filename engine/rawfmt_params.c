@@ -73,3 +73,52 @@ void rawfmt_params_segment(series *s, size_t segment)
     sb_key_int(&b, "segment", (long long)segment);
     set_params(s, &b);
 }
+
+/* A threshold of the hybrid: bytes, or null for never. */
+static void key_threshold(strbuf *b, const char *key, size_t v)
+{
+    if (v == (size_t)-1) sb_printf(b, ", \"%s\": null", key);
+    else sb_key_int(b, key, (long long)v);
+}
+
+void rawfmt_params_transport(series *s, const tp_info *t, long msgs, double skew_s, double compute_s,
+                             double compute_actual_s)
+{
+    strbuf b = {0};
+    sb_printf(&b, "{");
+    sb_key_str(&b, "design", t->design);
+    if (t->placement) {
+        sb_key_str(&b, "placement", t->placement);
+        sb_key_int(&b, "cpu", t->cpu);
+        sb_key_int(&b, "peer_cpu", t->peer_cpu);
+        sb_key_int(&b, "queue_bytes", t->queue_bytes);
+        sb_key_int(&b, "record_max", t->record_max);
+    }
+    if (t->chunk >= 0) {
+        sb_key_int(&b, "chunk", t->chunk);
+        sb_key_int(&b, "chunks", t->chunks);
+        sb_key_int(&b, "eager", t->eager);
+    }
+    if (t->basic_max) {
+        key_threshold(&b, "basic_max", t->basic_max);
+        key_threshold(&b, "cma_min", t->cma_min);
+        key_threshold(&b, "cma_min_late", t->cma_min_late);
+    }
+    if (t->no_cma) sb_key_str(&b, "no_cma", t->no_cma);
+    if (t->helper_cpu >= 0) sb_key_int(&b, "helper_cpu", t->helper_cpu);
+    if (msgs >= 0) sb_key_int(&b, "msgs", msgs);
+    if (skew_s >= 0) sb_key_num(&b, "skew_s", skew_s);
+    if (compute_s >= 0) sb_key_num(&b, "compute_s", compute_s);
+    if (compute_actual_s >= 0) sb_key_num(&b, "compute_actual_s", compute_actual_s);
+    set_params(s, &b);
+}
+
+void rawfmt_params_poll(series *s, const char *polling, int socket_every, int skip_max)
+{
+    strbuf b = {0};
+    sb_printf(&b, "{");
+    sb_key_str(&b, "polling", polling);
+    sb_key_int(&b, "socket_every", socket_every);
+    sb_key_int(&b, "skip_max", skip_max);
+    set_params(s, &b);
+}

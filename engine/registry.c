@@ -9,6 +9,9 @@ extern const bench_def bench_pingpong, bench_oneway, bench_multipair, bench_pair
 /* LogGP parameters and per-layer costs (bench/flood.c, overhead.c, rma.c, layers.c). */
 extern const bench_def bench_flood, bench_overhead, bench_rma_lat, bench_rma_flood, bench_layer_pingpong,
     bench_layer_bw;
+/* The intra-node transport lab (bench/transport.c, transport/). */
+extern const bench_def bench_tp_latency, bench_tp_bw, bench_tp_bw_cold, bench_tp_multibw, bench_tp_skew,
+    bench_tp_overlap, bench_tp_poll;
 /* The harness's own cost (bench/harness.c). */
 extern const bench_def bench_empty, bench_pingpong_loop;
 
@@ -18,6 +21,7 @@ static const bench_def *const all[] = {
     &bench_allreduce, &bench_allgather, &bench_gather,   &bench_scatter,   &bench_alltoall,
     &bench_reduce_scatter_block,
     &bench_flood, &bench_overhead, &bench_rma_lat, &bench_rma_flood, &bench_layer_pingpong, &bench_layer_bw,
+    &bench_tp_latency, &bench_tp_bw, &bench_tp_bw_cold, &bench_tp_multibw, &bench_tp_skew, &bench_tp_overlap, &bench_tp_poll,
     &bench_empty, &bench_pingpong_loop,
 };
 

@@ -96,7 +96,7 @@ static int any_skip(engine *e, series *s)
     int me = s->skip ? e->rank : e->size, first;
     MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, e->world);
     if (first == e->size) return 0;
-    char why[256] = {0};
+    char why[512] = {0};
     if (e->rank == first) snprintf(why, sizeof why, "rank %d: %s", e->rank, s->skip);
     MPI_Bcast(why, sizeof why, MPI_CHAR, first, e->world);
     rawfmt_skip_params(s, why);

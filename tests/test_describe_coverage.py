@@ -41,8 +41,11 @@ def test_derivation_covers_every_rule_and_units_follow_the_rule(known):
 
 def test_runs_recorded_before_rules_were_named_read_as_the_engine_measures(known):
     # store/schema1.py is frozen history; today's engine still applies those rules
+    # (benchmarks added since, such as the transport lab's tp_*, never were in a
+    # schema-1 file: those that schema 1 names, and every collective, are checked)
     for b in known.benchmarks.values():
-        assert schema1.rule(b.name) == b.rule, b.name
+        if b.name in schema1._RULES or b.collective:
+            assert schema1.rule(b.name) == b.rule, b.name
 
 
 def test_export_titles_and_cost_models_name_what_the_engine_measures(known):

@@ -67,7 +67,8 @@ JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compar
                  "layers": "layers", "model predict": "model-predict", "model check": "model-check",
                  "sim run": "sim-run", "sim predict": "sim-predict", "sim check": "sim-check",
                  "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show",
-                 "build": "build", "sbatch": "show"}
+                 "build": "build", "sbatch": "show", "transport probe": "transport-probe",
+                 "transport advise": "transport-advise"}
 
 
 def _commands_with_json(parser, prefix=()):

@@ -27,6 +27,8 @@ COMMANDS = {
     "sim": Command("sim", "schedules of our own algorithms and their simulation: schedule, run, "
                           "predict, check"),
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
+    "transport": Command("transport", "the intra-node transport lab: probe CMA and placement, advise "
+                                      "MPI settings from crossovers"),
     "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where "
                                 "each comes from"),
     "completion": Command("completion", "print a bash or zsh completion script"),

@@ -21,6 +21,10 @@ SUITES = {
     "loggp": {"bench": ("oneway", "flood", "overhead", "rma_lat", "rma_flood", "layer_pingpong",
                         "layer_bw"),
               "sizes": "8-1M:x8"},
+    # The intra-node transport lab (mpiscope transport): every design and MPI's
+    # own path, 1 B to 16 MiB; six variants each, so not part of "full".
+    "transport": {"bench": ("tp_latency", "tp_bw", "tp_bw_cold", "tp_multibw", "tp_skew", "tp_overlap"),
+                  "sizes": "1-16M:x4"},
 }
 
 

@@ -15,12 +15,15 @@ DEFAULT_OVERHEAD_STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 DEFAULT_FLOOD_BYTES = 8 * 1024 * 1024
 MAX_QUEUE_DEPTH = 65536
 
-# Benchmarks with a fixed list of variants (engine/bench/rma.c, layers.c).
+# Benchmarks with a fixed list of variants (engine/bench/rma.c, layers.c, transport.c).
+TRANSPORT_VARIANTS = ("basic", "advanced", "cma", "hybrid", "offload", "mpi")
 FIXED_VARIANTS = {
     "rma_lat": ("put_flush", "get_flush", "put_fence", "get_fence"),
     "rma_flood": ("put_flush", "get_flush", "put_fence", "get_fence"),
     "layer_pingpong": ("mpi", "tcp", "shm"),
     "layer_bw": ("mpi", "tcp", "shm"),
+    **{b: TRANSPORT_VARIANTS for b in ("tp_latency", "tp_bw", "tp_bw_cold", "tp_multibw", "tp_skew", "tp_overlap")},
+    "tp_poll": ("static", "adaptive"),
 }
 
 

@@ -20,6 +20,7 @@ from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.report.card_data import card
 from mpiscope.report.loggp_data import layer_views, loggp_views
+from mpiscope.report.transport_data import transport_views
 from mpiscope.stats import quality
 from mpiscope.report.pool import draw, resolved
 
@@ -295,4 +296,6 @@ def gather(run_dirs):
         "layers": layer_views(runs, series, seed),
         # Our algorithms simulated next to measured (sim_data.py).
         "sim": sim_views(runs, series),
+        # The transport lab over all the runs (transport_data.py).
+        "transport": transport_views(runs),
     })

@@ -249,3 +249,29 @@ def layer_curves(curves):
         if layers:
             ax.legend(fontsize=7, loc="best")
     return _svg(fig)
+
+
+# ---------------------------------------------------------------- transport lab (transport_data.py)
+
+def transport_curves(panels):
+    """One panel per benchmark: a line per design, MPI's own paths dashed.
+    panels: [{"title", "bw": values in B/s, "lines": {label: {size: median}}}]."""
+    n = len(panels)
+    fig = plt.figure(figsize=(9, 3.2 * ((n + 1) // 2)))
+    for k, panel in enumerate(panels):
+        ax = fig.add_subplot((n + 1) // 2, 2, k + 1)
+        sizes_all = []
+        for i, (label, by_size) in enumerate(sorted(panel["lines"].items())):
+            sizes = sorted(s for s in by_size if s > 0)
+            if not sizes:
+                continue
+            sizes_all += sizes
+            ys = [by_size[s] / 1e6 if panel["bw"] else by_size[s] * 1e6 for s in sizes]
+            ax.plot(sizes, ys, "--" if label.startswith("MPI") else "-o", markersize=3,
+                    color=COLORS[i % len(COLORS)], label=label)
+        _size_axis(ax, sizes_all)
+        log_scale(ax, "y")
+        ax.set_title(panel["title"], fontsize=9)
+        ax.legend(fontsize=6, loc="best")
+    fig.tight_layout()
+    return _svg(fig)

@@ -24,6 +24,8 @@ SCHEMA_VERSIONS = {
     "cluster-list": 1,
     "config-show": 1,
     "build": 1,
+    "transport-probe": 1,
+    "transport-advise": 1,  # with --verify also "verify" (its comparison: the compare document)
 }
 
 

@@ -1,0 +1,152 @@
+"""`mpiscope transport probe` and `mpiscope transport advise RUN [--verify]`:
+the intra-node transport lab (transport/, engine benchmarks tp_*)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from mpiscope.common.errors import UsageError
+from mpiscope.cli.commands import command_parser
+from mpiscope.cli.options import add_json, add_mpi, add_out
+
+
+def cmd_probe(args) -> int:
+    from mpiscope.engine.mpi import find_mpi
+    from mpiscope.transport.probe import format_probe, probe
+    from mpiscope.views.transport import probe_json
+
+    p = probe(find_mpi(mpicc=args.mpicc, mpi=args.mpi))
+    sys.stdout.write(probe_json(p) if args.json else format_probe(p))
+    return 0
+
+
+def _launcher_words(settings, library) -> list:
+    """How the settings reach the ranks: Open MPI's own flags, or variables
+    through the launcher (-x for Open MPI's mpirun, -genv for hydra)."""
+    words = list(settings.launcher_args)
+    openmpi = "Open MPI" in (library or "")
+    for k, v in settings.env.items():
+        words += ["-x", f"{k}={v}"] if openmpi else ["-genv", k, v]
+    return words
+
+
+def _measure(run, words, label, args):
+    """One pingpong,bw run with the lab run's MPI and ranks, plus `words` for the launcher."""
+    from mpiscope.cli.run import add_run_options
+    from mpiscope.measure import runner
+    from mpiscope.measure.plan import make_plan
+
+    p = argparse.ArgumentParser()
+    add_run_options(p)
+    argv = ["-n", "2", "--bench", "pingpong,bw", "--sizes", args.verify_sizes,
+            "--time-budget", str(args.time_budget), "--out", str(args.out), "--label", label]
+    mpicc = (run.plan or {}).get("mpicc")
+    argv += ["--mpicc", mpicc] if mpicc else ["--mpi", run.mpi] if run.mpi else []
+    if words:
+        argv += ["--launcher-args", shlex.join(words)]
+    plan = make_plan(p.parse_args(argv))
+    run_dir, context = runner.run(plan, ["mpiscope", "transport", "advise", "--verify", *argv])
+    if context.get("status") != "completed":
+        raise UsageError(f"the verification run {run_dir.name} failed: {context.get('error')}")
+    return run_dir
+
+
+def _verify(advice, args):
+    """(the settings applied, the comparison of defaults (A) with them (B))."""
+    from mpiscope.stats.compare import compare
+    from mpiscope.transport.settings import for_library
+
+    run = advice.lab.runs[0]
+    cls = advice.lab.placements()[0]
+    lib = run.context.get("mpi_library") or ""
+    chosen = for_library(advice.settings[cls], lib)
+    if chosen is None:
+        raise UsageError(f"--verify knows the settings of Open MPI and MPICH, not of '{run.library}'")
+    if not chosen.measured:
+        raise UsageError(f"the settings for {chosen.library} keep its defaults: its own paths were not "
+                         "measured. Add runs of them to advise (the commands are printed above its "
+                         "settings), then --verify")
+    words = _launcher_words(chosen, lib)
+    tag = run.label or run.run_id
+    base = _measure(run, [], f"{tag}-defaults", args)
+    tuned = _measure(run, words, f"{tag}-advised", args)
+    return chosen, words, compare(base, tuned)
+
+
+def cmd_advise(args) -> int:
+    from mpiscope.store import catalog
+    from mpiscope.transport.advise import advise
+    from mpiscope.views.transport import advice_json, format_advice
+
+    if args.time_budget <= 0:
+        raise UsageError(f"--time-budget must be positive (got {args.time_budget})")
+    from mpiscope.common.sizes import parse_sizes
+
+    try:
+        parse_sizes(args.verify_sizes)
+    except (ValueError, UsageError) as exc:
+        raise UsageError(f"--verify-sizes: {exc}") from None
+    dirs = [catalog.resolve(args.out, r) for r in args.run]
+    a = advise(dirs)
+    if not args.verify:
+        sys.stdout.write(advice_json(a) if args.json else format_advice(a))
+        return 0
+    if not args.json:
+        sys.stdout.write(format_advice(a))
+        sys.stdout.flush()
+    chosen, words, cmp = _verify(a, args)
+    if args.json:
+        import json
+
+        from mpiscope.views.compare import compare_json
+
+        sys.stdout.write(advice_json(a, {"library": chosen.library, "launcher_args": words,
+                                         "comparison": json.loads(compare_json(cmp))}))
+    else:
+        from mpiscope.views.compare import format_compare
+
+        sys.stdout.write(f"\nverify ({chosen.library}): A = the defaults ({cmp.run_a}), B = the advised "
+                         f"settings ({cmp.run_b}): {' '.join(words)}\n" + format_compare(cmp))
+    return 0
+
+
+def add_transport_command(subparsers) -> None:
+    p = command_parser(subparsers, "transport",
+        description="""\
+The intra-node transport lab (seed 002): designs of a shared-memory channel
+(basic ring, advanced queue + pool, cma single copy, offload helper thread,
+hybrid) measured by the engine's tp_* benchmarks beside MPI's own path.
+  probe    whether CMA works here (and exactly why not), placement classes
+  advise   crossovers per placement class and cache state, settings per library\
+""",
+        epilog="""\
+examples:
+  mpiscope transport probe
+  mpiscope run -n 2 --suite transport --label lab
+  mpiscope transport advise lab
+  mpiscope transport advise lab --verify --verify-sizes 4K-4M:x4\
+""")
+    add_out(p)
+    sub = p.add_subparsers(dest="transport_command", metavar="COMMAND", required=True)
+    pr = sub.add_parser("probe", help="whether CMA works here (and why not); the placement classes",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_mpi(pr)
+    add_json(pr)
+    pr.set_defaults(func=cmd_probe)
+    ad = sub.add_parser("advise", help="crossovers and the settings per MPI library",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ad.add_argument("run", metavar="RUN", nargs="*", default=["latest"],
+                    help="lab runs (tp_* benchmarks), one per placement class if several "
+                         "(default: latest)")
+    ad.add_argument("--verify", action="store_true",
+                    help="re-measure MPI's pingpong and bw with the library's defaults and with "
+                         "the advised settings, side by side (two runs)")
+    ad.add_argument("--verify-sizes", default="1K-4M:x4", metavar="LIST",
+                    help="sizes of the verification runs (default: %(default)s)")
+    ad.add_argument("--time-budget", type=float, default=0.5, metavar="S",
+                    help="seconds per benchmark x size in the verification runs (default: %(default)s)")
+    add_json(ad, "print the crossovers and settings as JSON (base units s, B/s, B)")
+    add_out(ad, of_parent="transport")
+    ad.set_defaults(func=cmd_advise)

@@ -1,0 +1,92 @@
+"""Text and JSON of `mpiscope transport advise`."""
+
+from __future__ import annotations
+
+from mpiscope.common.jsonable import plain
+from mpiscope.views.documents import json_document
+from mpiscope.common.sizes import format_size
+from mpiscope.views.text import table
+
+STATE_BENCH = {"warm": "tp_bw", "cold": "tp_bw_cold", "latency": "tp_latency", "late receiver": "tp_skew"}
+
+
+def _size(v):
+    return "never" if v is None else format_size(v)
+
+
+def _value(v, bench):
+    if v is None:
+        return "–"
+    return f"{v / 1e6:.0f} MB/s" if bench in ("tp_bw", "tp_bw_cold", "tp_multibw") else f"{v * 1e6:.2f} us"
+
+
+def _ratio(r):
+    return "–" if r is None else f"{r:.2f}"
+
+
+def format_advice(a) -> str:
+    out = [f"runs: {', '.join(r.run_id + ' (' + r.library.split(',')[0].replace(chr(9), ' ') + ')' for r in a.lab.runs)}",
+           f"placement classes measured: {', '.join(a.lab.placements())}"]
+    for cls in a.lab.placements():
+        t = a.thresholds[cls]
+        out.append(f"\n== placement {cls} ==")
+        out.append("cma: " + ("ran" if t.cma_ok else f"did not run: {t.cma_why}"))
+        rows = []
+        for state, bench in STATE_BENCH.items():
+            x = {c.challenger: c for c in a.crossovers if c.placement == cls and c.state == state}
+            cma, adv = x.get("cma"), x.get("advanced")
+            rows.append([state, bench,
+                         (_size(cma.size) + (f" (copy wins up to {format_size(cma.last_loss)})"
+                                             if cma.last_loss else " (every size)" if cma.size else ""))
+                         if cma else "not measured",
+                         _size(adv.size) if adv else "–"])
+        for fam, (first, last) in sorted(a.library.get(cls, {}).items()):
+            rows.append([f"MPI: {fam}", "bw, pingpong", _size(first) + (f" (copy wins up to {format_size(last)})"
+                                                          if last else " (every size)" if first else ""), "–"])
+        out.append("crossovers (from this size on, at every larger size measured):")
+        out.append(table(["state", "bench", "single copy beats the best copy", "advanced beats basic"], rows,
+                         [False] * 4))
+        for bench in ("tp_latency", "tp_bw"):
+            lib_bench = "lib_latency" if bench == "tp_latency" else "lib_bw"
+            paths = sorted(a.lab.library_paths(lib_bench, cls).items())
+            rows = []
+            for r in (r for r in a.best.get(bench, []) if r.placement == cls):
+                best = a.lab.get(bench, cls, r.best).cost(r.size)
+                libs = [_ratio(c.cost(r.size) / best) if c.cost(r.size) else "–" for _, c in paths]
+                rows.append([format_size(r.size), r.best, _value(r.best_value, bench), _ratio(r.hybrid_ratio),
+                             _ratio(r.mpi_ratio), *libs])
+            if rows:
+                out.append(f"best single design per size ({bench}; ratios: cost / the best's; MPI: the "
+                           "library's default path in the same run):")
+                out.append(table(["size", "best", "its median", "hybrid", "MPI",
+                                  *[f"{f} {m}" for (f, m), _ in paths]], rows,
+                                 [True, False] + [True] * (3 + len(paths))))
+        ov = [r for r in a.overlap if r["placement"] == cls]
+        if ov:
+            out.append("overlap (tp_overlap: share of the computation the send hid):")
+            out.append(table(["design", "size", "send alone", "overlap"],
+                             [[r["design"], format_size(r["size"]), f"{r['alone_s'] * 1e6:.2f} us",
+                               f"{r['overlap'] * 100:.0f}%"] for r in ov], [False, True, True, True]))
+        out.append("settings (add these lines):")
+        for s in a.settings[cls]:
+            out.append(f"  {s.library}:")
+            out += [f"    {line}" for line in s.lines]
+            if s.note:
+                out.append(f"    # {s.note}")
+    if len(a.lab.placements()) > 1:
+        out.append("\nA library takes one value per job: use the settings of the class most of "
+                   "your pairs are in (ranks bound to cores of one socket: l3 or socket).")
+    return "\n".join(out) + "\n"
+
+
+def advice_json(a, verify=None) -> str:
+    """The advise document; `verify`: the --verify part (library, launcher
+    words, comparison document) when it ran."""
+    doc = plain(a.to_dict())
+    if verify is not None:
+        doc["verify"] = verify
+    return json_document("transport-advise", doc) + "\n"
+
+
+def probe_json(p: dict) -> str:
+    return json_document("transport-probe", p) + "\n"

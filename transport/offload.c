@@ -1,0 +1,93 @@
+/* offload (the I/OAT idea without the DMA engine): a helper thread, pinned
+ * to another CPU, does the sender's copy into the receiver's queue while the
+ * sender's own thread computes. Idle, the helper sleeps on a futex, so it
+ * costs no CPU between messages; tp_offload_wait spins for the result. */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tp_impl.h"
+
+/* On the low half of the 64-bit counter (little-endian): what changes. A
+ * millisecond's timeout bounds what a wake missed at stop can cost. */
+static void futex(_Atomic uint64_t *word, int op, uint32_t val)
+{
+    struct timespec ms = {0, 1000000};
+    syscall(SYS_futex, (uint32_t *)word, op, val, op == FUTEX_WAIT_PRIVATE ? &ms : NULL, NULL, 0);
+}
+
+static void *helper(void *arg)
+{
+    tp_pair *p = arg;
+    tp_offload *o = &p->off;
+    uint64_t seen = 0;
+    for (;;) {
+        unsigned spins = 0;
+        uint64_t posted;
+        while ((posted = atomic_load_explicit(&o->posted, memory_order_acquire)) == seen) {
+            if (atomic_load_explicit(&o->stop, memory_order_acquire)) return NULL;
+            if (++spins > 2000) futex(&o->posted, FUTEX_WAIT_PRIVATE, (uint32_t)seen), spins = 0;
+        }
+        tp_basic_send(p, o->buf, o->n);
+        seen = posted;
+        atomic_store_explicit(&o->done, seen, memory_order_release);
+    }
+}
+
+/* Another CPU than this process's own, the peer's if there is no third. */
+static int other_cpu(const tp_pair *p)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int c = 0; c < cpus; c++)
+        if (c != p->cpu && c != p->peer_cpu) return c;
+    for (int c = 0; c < cpus; c++)
+        if (c != p->cpu) return c;
+    return p->cpu;
+}
+
+int tp_offload_start(tp_pair *p, char *why, size_t n)
+{
+    tp_offload *o = &p->off;
+    o->cpu = other_cpu(p);
+    int err = pthread_create(&o->thread, NULL, helper, p);
+    if (err) return snprintf(why, n, "cannot start the offload thread: %s", strerror(err)), 0;
+    o->started = 1;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(o->cpu, &set);
+    pthread_setaffinity_np(o->thread, sizeof set, &set); /* best effort: a cpuset may forbid it */
+    return 1;
+}
+
+void tp_offload_stop(tp_pair *p)
+{
+    tp_offload *o = &p->off;
+    if (!o->started) return;
+    atomic_store_explicit(&o->stop, 1, memory_order_release);
+    atomic_fetch_add_explicit(&o->posted, 0, memory_order_release);
+    futex(&o->posted, FUTEX_WAKE_PRIVATE, 1);
+    pthread_join(o->thread, NULL);
+    o->started = 0;
+}
+
+void tp_offload_isend(tp_pair *p, const void *buf, size_t n)
+{
+    tp_offload *o = &p->off;
+    o->buf = buf;
+    o->n = n;
+    atomic_fetch_add_explicit(&o->posted, 1, memory_order_release);
+    futex(&o->posted, FUTEX_WAKE_PRIVATE, 1);
+}
+
+void tp_offload_wait(tp_pair *p)
+{
+    tp_offload *o = &p->off;
+    uint64_t want = atomic_load_explicit(&o->posted, memory_order_relaxed);
+    unsigned spins = 0;
+    while (atomic_load_explicit(&o->done, memory_order_acquire) < want) tp_relax(p, &spins);
+}
