@@ -5,6 +5,7 @@ pairs, and write each launcher's own syntax. Standard library only.
 
 from __future__ import annotations
 
+import re
 import socket
 
 from mpiscope.common.errors import UsageError
@@ -13,6 +14,15 @@ SYNTAXES = ("openmpi", "hydra", "slurm")
 # Open MPI keys that change nothing mpiscope decides (it never exceeds a host's slots
 # unless the ranks outnumber them all).
 IGNORED_KEYS = ("max_slots", "max-slots")
+# A host name (RFC 1123 labels, '_' tolerated), an IPv4 or an IPv6 address: what
+# a launcher can resolve. Anything else it rejects with a parse error of its own.
+_HOST = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]{0,252})|\[?[0-9A-Fa-f:.]+(%\w+)?\]?")
+# Options by which a launcher reads a hostfile of its own (given in --launcher-args).
+HOSTFILE_OPTIONS = {
+    "openmpi": ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "--default-hostfile"),
+    "hydra": ("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile", "-machine"),
+    "slurm": (),
+}
 
 
 def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
@@ -36,10 +46,42 @@ def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
                                  f"'HOST', 'HOST slots=N' (Open MPI) or 'HOST:N' (MPICH)")
         if not host:
             raise UsageError(f"{source}:{lineno}: no host name in '{raw.strip()}'")
+        if not _HOST.fullmatch(host):
+            raise UsageError(f"{source}:{lineno}: '{host}' is not a host name or address; write "
+                             f"one host a line: 'HOST', 'HOST slots=N' or 'HOST:N'")
         hosts[host] = hosts.get(host, 0) + slots
     if not hosts:
         raise UsageError(f"{source} lists no hosts")
     return list(hosts.items())
+
+
+def read(path, what="--hostfile"):
+    """parse() of the file at `path`, refused in one line when it cannot be read."""
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{what}: file {path} does not exist")
+    try:
+        text = path.read_bytes().decode()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{what}: cannot read {path} as text ({e}); give a hostfile of one "
+                         "host a line") from None
+    return parse(text, str(path))
+
+
+def named_in(words, kind):
+    """The hostfiles that launcher words (--launcher-args) name, for a launcher of `kind`."""
+    options = HOSTFILE_OPTIONS[kind]
+    found = []
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in options:
+            if eq:
+                found.append(value)
+            elif i + 1 < len(words):
+                found.append(words[i + 1])
+    return found
 
 
 def _count(text, source, lineno, raw):

@@ -6,8 +6,11 @@ and the launcher decide the syntax (`syntax()`): Open MPI's mpirun, MPICH's
 hydra, or Slurm's srun.
 """
 
+import collections
 import os
+import signal
 import subprocess
+import threading
 
 LAUNCHERS = ("mpirun", "srun")
 DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
@@ -115,26 +118,96 @@ def srun_env(env, hostfile):
     return env
 
 
+STOP_WAIT_S = 10.0  # a launcher's time to stop its ranks and collect them after SIGTERM
+STDERR_KEPT = 256 * 1024  # of a launcher's stderr, kept in memory (its beginning and end)
+
+
+class _Sink:
+    """Lines to a file as long as the file system takes them, and the text kept
+    in memory too: on a full disk the launcher's own explanation (often the
+    engine's "No space left on device") must not be lost with its file."""
+
+    def __init__(self, path):
+        self.head, self.tail, self.size, self.tail_size = [], collections.deque(), 0, 0
+        self.lost = None
+        try:
+            self.file = open(path, "w")
+        except OSError as exc:
+            self.file, self.lost = None, exc
+
+    def write(self, line, keep=True):
+        if self.file is not None:
+            try:
+                self.file.write(line)
+            except OSError as exc:
+                self.file, self.lost = None, exc
+        if not keep:
+            return
+        self.size += len(line)
+        if self.size <= STDERR_KEPT // 2:
+            self.head.append(line)
+            return
+        self.tail.append(line)
+        self.tail_size += len(line)
+        while len(self.tail) > 1 and self.tail_size > STDERR_KEPT // 2:
+            self.tail_size -= len(self.tail.popleft())
+
+    def text(self):
+        gap = [] if self.size <= STDERR_KEPT else ["[...]\n"]
+        return "".join(self.head + gap + list(self.tail))
+
+    def close(self):
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError as exc:
+                self.lost = exc
+
+
+def stop(proc):
+    """Stops a launcher started in its own session: SIGTERM first, so that it
+    stops its ranks and collects them (mpirun and mpiexec forward it), then
+    SIGKILL to whatever of its process group is left."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
 def execute(cmd, env, log_path, on_progress, on_timing=None):
     """Runs one launch; engine lines starting with '@progress ' go to
     `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
     else to `log_path`. Returns (exit code, everything the launcher wrote on
-    stderr)."""
-    err_path = log_path.with_suffix(".stderr")
-    with open(log_path, "w") as log, open(err_path, "w") as err:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
-                                stdin=subprocess.DEVNULL)
-        try:
-            for line in proc.stdout:
-                if line.startswith("@progress "):
-                    on_progress(line[len("@progress "):])
-                elif line.startswith("@timing ") and on_timing:
-                    on_timing(line[len("@timing "):])
-                else:
-                    log.write(line)
-            rc = proc.wait()
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-    return rc, err_path.read_text(errors="replace")
+    stderr, kept in memory whether or not its file, `log_path` with the suffix
+    .stderr, could be written). Interrupted, it stops the launcher and its
+    ranks (stop()) before the exception goes on."""
+    log, err = _Sink(log_path), _Sink(log_path.with_suffix(".stderr"))
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    reader = threading.Thread(target=lambda: [err.write(line) for line in proc.stderr], daemon=True)
+    reader.start()
+    try:
+        for line in proc.stdout:
+            if line.startswith("@progress "):
+                on_progress(line[len("@progress "):])
+            elif line.startswith("@timing ") and on_timing:
+                on_timing(line[len("@timing "):])
+            else:
+                log.write(line, keep=False)
+        rc = proc.wait()
+    except BaseException:
+        stop(proc)
+        raise
+    finally:
+        reader.join(STOP_WAIT_S)
+        log.close()
+        err.close()
+    return rc, err.text()

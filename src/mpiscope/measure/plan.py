@@ -16,6 +16,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.measure import launch
 from mpiscope.measure.launch import LAUNCHERS, local_cpus
 from mpiscope.common.sizes import parse_sizes
+from mpiscope.store.layout import check_out_root
 from mpiscope.engine.describe import describe
 from mpiscope.engine.mpi import find_mpi, is_debian
 
@@ -152,6 +153,9 @@ def make_plan(args):
     layout = placement.resolve(args, mpi.family, cluster, _default_np)
     np = layout.pop("np")
     known = describe(mpi)
+    if args.bench is not None and not args.bench.replace(",", "").strip():
+        raise UsageError(f"--bench {args.bench!r} lists no benchmark; name at least one (e.g. "
+                         "--bench pingpong), or leave --bench out for the --suite's")
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
     benches = _exclude(benches, getattr(args, "exclude", None), known)
     for b in benches:
@@ -182,6 +186,8 @@ def make_plan(args):
     if not args.time_budget > 0:
         raise UsageError("--time-budget must be a positive number of seconds")
     _positive("--launches", args.launches)
+    _positive("--warmup", args.warmup, 0)
+    check_out_root(args.out)
     if args.clock_inject:
         parts = args.clock_inject.split(":")
         try:

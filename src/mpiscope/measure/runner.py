@@ -5,20 +5,25 @@ dataset and context are written; bad input removes it, a failed launch or a
 crashed rank leaves a run marked failed with what was measured.
 """
 
+import contextlib
 import datetime
 import json
 import os
+import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
-from mpiscope.store.layout import SCHEMA_VERSION
+from mpiscope.store.layout import QUALITY_FILE, SCHEMA_VERSION
+from mpiscope.store.trace import TRACE_FILE
 from mpiscope.measure import launch
 from mpiscope.stats import quality, rto
 from mpiscope.store import catalog, samples
@@ -176,8 +181,11 @@ def _measure(plan, engine, tmp, refined):
                 failure = failure or launches.run()
             if plan.refine and not failure:
                 failure = launches.refine(refined)
-        except KeyboardInterrupt:
-            failure = "interrupted by the user"
+        except KeyboardInterrupt as exc:
+            failure = f"interrupted ({exc.args[0] if exc.args else 'SIGINT'}): the launch was stopped"
+        except OSError as exc:  # e.g. the output file system is full
+            failure = (f"stopped: the output directory refused a write ({exc.strerror or exc}"
+                       f"{': ' + str(exc.filename) if exc.filename else ''})")
     if plan.cluster:
         report = delay_report(plan.cluster)
         if report and "cluster" in launches.extra_context:
@@ -200,13 +208,39 @@ def launcher_output(run_dir, k, limit=STDERR_SHOWN):
     return text
 
 
-def _failure(launch_index, rc, stderr):
-    """One line for the user: the engine's own message when it left one, else
-    the launcher's first line (the whole output is shown apart)."""
-    lines = [l.strip() for l in stderr.splitlines() if l.strip().strip("-")]
+# Lines a launcher adds about its own messages, not about the failure (Open MPI
+# aggregates repeated help messages and says how to see them all).
+_BOILERPLATE = re.compile(r"more process(es)? ha(s|ve) sent help message|orte_base_help_aggregate|"
+                          r"see all help / error messages|^\s*$")
+WHY_CHARS = 300
+
+
+def explanation(stderr):
+    """The launcher's own explanation of a failure: the engine's line when it
+    left one, else the first paragraph of the launcher's message (Open MPI's
+    help text sits between lines of dashes) without its boilerplate."""
+    lines = [l.strip() for l in stderr.splitlines()]
     ours = [l for l in lines if l.startswith("mpiscope-engine:")]
-    why = ours[0] if ours else (lines[0] if lines else "no message")
-    return (f"launch {launch_index} exited with code {rc}: {why} "
+    if ours:
+        return ours[0]
+    paragraph = []
+    for line in lines:
+        if line and not line.strip("-"):  # a line of dashes ends a paragraph
+            if paragraph:
+                break
+            continue
+        if _BOILERPLATE.search(line):
+            if paragraph and not line:
+                break
+            continue
+        paragraph.append(line)
+    why = " ".join(paragraph) or "no message"
+    return why if len(why) <= WHY_CHARS else why[:WHY_CHARS - 1] + "…"
+
+
+def _failure(launch_index, rc, stderr):
+    """One line for the user: the launcher's explanation (the whole output is shown apart)."""
+    return (f"launch {launch_index} exited with code {rc}: {explanation(stderr)} "
             f"(launcher output: launch-{launch_index}.stderr in the run directory)")
 
 
@@ -221,33 +255,50 @@ def _store_quality(run_dir, table):
                          "computed when the run is read\n")
 
 
-def run(plan, argv):
-    """Measures `plan`; returns (run directory, context)."""
-    began = time.perf_counter()
-    mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
-    engine = ensure_engine(mpi)
-    build_check_s = time.perf_counter() - began
-    plan.out.mkdir(parents=True, exist_ok=True)
-    run_id = new_run_id()
-    tmp = plan.out / f".{run_id}.partial"
-    tmp.mkdir()
-    started = time.time()
-    refined = {}
+# What a run's context says until the run is stored: a run stopped before that
+# (mpiscope killed, the disk full) is found failed, with its raw files.
+UNFINISHED = ("the run did not finish: mpiscope was stopped, or could not store it; the raw "
+              "files are kept (`mpiscope runs ingest RUN` stores what they hold)")
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM while a run measures: stop the launch, store the run as failed."""
+
+
+@contextlib.contextmanager
+def _signals_stop_the_run():
+    """SIGINT and SIGTERM raise Interrupted once; after that (while what was
+    measured is stored) they are noted and ignored, so the store is not cut."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+
+    def handler(signum, frame):
+        name = signal.Signals(signum).name
+        received.append(name)
+        if len(received) == 1:
+            raise Interrupted(name)
+        sys.stderr.write(f"mpiscope: {name} again: storing what was measured first "
+                         "(SIGKILL stops at once and leaves the run unfinished)\n")
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    context = {
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _base_context(plan, argv, run_id, started, mpi, engine):
+    return {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
         "label": plan.label,
         "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
-        "duration_s": round(time.time() - started, 3),
-        "status": status,
-        "error": error,
+        "status": "failed",
+        "error": UNFINISHED,
         "command": list(argv),
-        "launch_commands": [list(map(str, c)) for c in commands],
         "mpi": plan.mpi,
         "mpi_identity": {**mpi.identity(), "engine": str(engine)},
         "launcher": plan.launcher,
@@ -259,17 +310,87 @@ def run(plan, argv):
         "git_sha": git_sha(),
         "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
         "oversubscribed": plan.oversubscribe,
-        "refined_sizes": refined,
-        **extra_context,
         "env": relevant_env(),
     }
-    context["timing"]["build_check_s"] = build_check_s
+
+
+def store_run(run_dir, context):
+    """samples.parquet, quality.json and context.json of a run directory from its
+    raw files. A file system that refuses the writes (full) leaves the run failed,
+    saying so, with its raw files: nothing half-written carries a final name."""
     began = time.perf_counter()
-    table = store.ingest(tmp, context)
-    context["timing"]["ingest_s"] = time.perf_counter() - began
-    _store_quality(tmp, table)
-    write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
-    final = plan.out / run_id
-    os.rename(tmp, final)
-    catalog.record(plan.out, final, context)
+    try:
+        table = store.ingest(run_dir, context)
+        context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
+        _store_quality(run_dir, table)
+        write_text(run_dir / "context.json", json.dumps(context, indent=2, default=str))
+    except OSError as exc:
+        for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
+            (run_dir / name).unlink(missing_ok=True)  # space back; none of them is whole
+        why = f"{exc.strerror or exc} ({exc.filename})" if exc.filename else str(exc)
+        context["status"] = "failed"
+        context["error"] = ((context.get("error") + "; ") if context.get("error") else "") + \
+            (f"storing the run failed: {why}; its raw files are kept: free space, then "
+             "`mpiscope runs ingest RUN` stores what they hold")
+        try:
+            write_text(run_dir / "context.json", json.dumps(context, indent=2, default=str))
+        except OSError:
+            pass  # the context written at the start says the run did not finish
+        return False
+    return True
+
+
+def _record(out, run_dir, context):
+    """The run in the catalog; the catalog is an index the next listing refreshes,
+    so a failure here costs nothing stored."""
+    try:
+        catalog.record(out, run_dir, context)
+    except Exception as exc:  # noqa: BLE001 - the run is stored; the index can wait
+        sys.stderr.write(f"mpiscope: warning: the catalog was not updated ({exc}); the next "
+                         "`mpiscope runs` adds the run\n")
+
+
+def run(plan, argv):
+    """Measures `plan`; returns (run directory, context)."""
+    began = time.perf_counter()
+    mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
+    engine = ensure_engine(mpi)
+    build_check_s = time.perf_counter() - began
+    try:
+        plan.out.mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id()
+        tmp = plan.out / f".{run_id}.partial"
+        tmp.mkdir()
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise UsageError(f"--out {plan.out}: cannot create a run directory there ({why}); give "
+                         "a directory you can write to") from None
+    started = time.time()
+    context = _base_context(plan, argv, run_id, started, mpi, engine)
+    refined = {}
+    with _signals_stop_the_run():
+        try:
+            write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
+            status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
+        except UsageError:  # the engine refused the request: bad input leaves nothing
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        except OSError as exc:  # the output root refused the first write: nothing ran
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise UsageError(f"--out {plan.out}: cannot write there ({exc.strerror or exc}); "
+                             "free space or give another directory") from None
+        context.update({
+            "duration_s": round(time.time() - started, 3),
+            "status": status,
+            "error": error,
+            "launch_commands": [list(map(str, c)) for c in commands],
+            "refined_sizes": refined,
+            **extra_context,
+        })
+        context["timing"]["build_check_s"] = build_check_s
+        context["env"] = context.pop("env")  # last, as before
+        store_run(tmp, context)
+        final = plan.out / run_id
+        os.rename(tmp, final)
+    _record(plan.out, final, context)
     return final, context

@@ -13,6 +13,27 @@ CATALOG_FILE = "catalog.duckdb"
 QUALITY_FILE = "quality.json"     # per-series verdicts (stats/quality.py)
 
 
+def check_out_root(out_root, what="--out"):
+    """Refuses an output root that cannot hold run directories: an existing
+    file, or a path below one. Creates nothing."""
+    from mpiscope.common.errors import UsageError
+
+    path = os.path.abspath(out_root)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"{what} {out_root} is a file, not a directory; give a directory to "
+                         "hold the runs (it is created when missing)")
+    parent = os.path.dirname(path)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UsageError(f"{what} {out_root}: {parent} is a file, not a directory; give a "
+                         "directory to hold the runs")
+    if not os.access(parent if not os.path.isdir(path) else path, os.W_OK):
+        raise UsageError(f"{what} {out_root} is not writable here; give a directory you can "
+                         "write to")
+    return out_root
+
+
 def context_files(out_root) -> list[str]:
     """OUT/<dir>/context.json of every visible run directory, by directory name."""
     try:
