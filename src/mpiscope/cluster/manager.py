@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 
+from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.cluster import delayd
 from mpiscope.cluster import features
@@ -102,10 +103,8 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
             step("namespaces")
             for argv in shaping.wiring(plan):
                 ns.run(argv)
-            (cdir / "hosts").write_text(launching.hosts_file(plan))
-            rsh = cdir / "rsh"
-            rsh.write_text(launching.rsh_script(plan, cdir))
-            rsh.chmod(0o755)
+            write_text(cdir / "hosts", launching.hosts_file(plan))
+            write_text(cdir / "rsh", launching.rsh_script(plan, cdir), mode=0o755)
             step("wiring")
             for argv in shaping.rate_limits(plan):
                 ns.run(argv)

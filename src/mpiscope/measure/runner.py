@@ -7,6 +7,7 @@ crashed rank leaves a run marked failed with what was measured.
 
 import contextlib
 import datetime
+import errno
 import json
 import os
 import re
@@ -311,6 +312,8 @@ def _base_context(plan, argv, run_id, started, mpi, engine):
         "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
         "oversubscribed": plan.oversubscribe,
         "env": relevant_env(),
+        # Who writes the run: a hidden run directory whose writer is gone was never stored.
+        "writer": {"host": socket.gethostname(), "pid": os.getpid()},
     }
 
 
@@ -327,7 +330,10 @@ def store_run(run_dir, context):
     except OSError as exc:
         for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
             (run_dir / name).unlink(missing_ok=True)  # space back; none of them is whole
-        why = f"{exc.strerror or exc} ({exc.filename})" if exc.filename else str(exc)
+        why = ("no space left on device" if exc.errno == errno.ENOSPC or "errno 28" in str(exc)
+               else str(exc.strerror or exc)) + (f" ({exc.filename})" if exc.filename else "")
+        # What the measurement itself ended as, for `mpiscope runs ingest` to restore.
+        context["measured"] = {"status": context.get("status"), "error": context.get("error")}
         context["status"] = "failed"
         context["error"] = ((context.get("error") + "; ") if context.get("error") else "") + \
             (f"storing the run failed: {why}; its raw files are kept: free space, then "
@@ -338,6 +344,38 @@ def store_run(run_dir, context):
             pass  # the context written at the start says the run did not finish
         return False
     return True
+
+
+def reingest(run_dir):
+    """Stores a run again from its raw files (`mpiscope runs ingest`): one whose
+    store failed, whose samples.parquet is damaged, or that mpiscope left
+    unfinished (a hidden .<run_id>.partial, which gets its final name). Returns
+    (run directory, context)."""
+    run_dir = Path(run_dir)
+    try:
+        context = json.loads((run_dir / "context.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{run_dir / 'context.json'} cannot be read ({exc}); ingest needs the "
+                         "run's context") from None
+    if not (run_dir / "raw").is_dir():
+        raise UsageError(f"{run_dir} has no raw/ directory: there is nothing to ingest")
+    measured = context.pop("measured", None)
+    if measured:
+        context.update(measured)
+    elif context.get("error") == UNFINISHED:
+        context["error"] = ("mpiscope stopped before storing the run; `mpiscope runs ingest` "
+                            "stored what its raw files held")
+    for key in store.INGEST_KEYS:
+        context.pop(key, None)
+    if not store_run(run_dir, context):
+        raise UsageError(f"{run_dir}: {context['error']}")
+    name = run_dir.name
+    if name.startswith(".") and name.endswith(".partial"):
+        final = run_dir.with_name(name[1:-len(".partial")])
+        os.rename(run_dir, final)
+        run_dir = final
+    _record(run_dir.parent, run_dir, context)
+    return run_dir, context
 
 
 def _record(out, run_dir, context):

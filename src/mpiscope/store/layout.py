@@ -44,3 +44,38 @@ def context_files(out_root) -> list[str]:
         names = sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
     paths = (os.path.join(out_root, name, CONTEXT_FILE) for name in names)
     return [p for p in paths if os.path.isfile(p)]
+
+
+def unfinished_runs(out_root) -> list[str]:
+    """Hidden .<run_id>.partial directories whose mpiscope process is gone (killed,
+    or stopped by a full disk) on this machine: runs that were never stored."""
+    import json
+    import socket
+
+    try:
+        entries = [e.path for e in os.scandir(out_root)
+                   if e.is_dir() and e.name.startswith(".") and e.name.endswith(".partial")]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    left = []
+    for path in sorted(entries):
+        try:
+            writer = json.loads(open(os.path.join(path, CONTEXT_FILE)).read()).get("writer") or {}
+        except (OSError, ValueError):
+            writer = {}
+        if writer.get("host") == socket.gethostname() and _alive(writer.get("pid")):
+            continue  # still being written
+        left.append(path)
+    return left
+
+
+def _alive(pid):
+    if not isinstance(pid, int):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
