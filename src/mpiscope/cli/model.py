@@ -58,8 +58,9 @@ def _cli_params(args) -> ModelParams:
                                        "beta_r")},
                           segment=segment or machine.segment)
     if cli.hockney_costs() is None:
-        raise UsageError("give --alpha and --beta (Hockney), or --alpha-s, --beta-s, --alpha-r "
-                         "and --beta-r (sender/receiver), or --machine FILE")
+        given = (f"--machine {args.machine} lacks them: " if args.machine else "")
+        raise UsageError(f"{given}give --alpha and --beta (Hockney), or --alpha-s, --beta-s, "
+                         "--alpha-r and --beta-r (sender/receiver), or --machine FILE")
     return cli
 
 
