@@ -127,8 +127,9 @@ def cmd_run(args):
         sys.stderr.write(f"mpiscope: run failed: {run.error}\n")
         if context.get("failed_launch") is not None:
             output = runner.launcher_output(run_dir, context["failed_launch"])
-            sys.stderr.write(f"what the launcher wrote on stderr:\n{output}"
-                             + ("" if output.endswith("\n") else "\n"))
+            if output.strip():  # empty too when the disk was full: the error above says why
+                sys.stderr.write(f"what the launcher wrote on stderr:\n{output}"
+                                 + ("" if output.endswith("\n") else "\n"))
         sys.stderr.write(f"what was measured is stored in {run_dir} (status: failed)\n")
         return 1
     return 0

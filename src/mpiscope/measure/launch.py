@@ -7,10 +7,12 @@ hydra, or Slurm's srun.
 """
 
 import collections
+import ctypes
 import os
 import signal
 import subprocess
 import threading
+import time
 
 LAUNCHERS = ("mpirun", "srun")
 DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
@@ -164,20 +166,62 @@ class _Sink:
                 self.lost = exc
 
 
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+REAP_WAIT_S = 2.0
+
+
+def _prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def adopt_orphans():
+    """Makes mpiscope the subreaper of its launches (Linux): a rank its launcher
+    left behind (a launcher that exits without collecting a killed rank) is
+    re-parented here, not to init, and collected by _collect()."""
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _collect(proc):
+    """After the launcher ended: whatever is left of its process group is killed,
+    and the processes re-parented to mpiscope are collected (no zombie stays)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    deadline = time.monotonic() + REAP_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # no child left at all
+        if pid == 0:
+            time.sleep(0.02)  # a child still ending (it was just killed)
+
+
+def _die_with_parent():
+    """A function for the launcher to call before it starts: SIGTERM when mpiscope
+    dies, even by SIGKILL (Linux prctl), so that no launch outlives its run. None
+    elsewhere: stop() still ends the launch when mpiscope is interrupted."""
+    prctl = _prctl()
+    return None if prctl is None else (lambda: prctl(PR_SET_PDEATHSIG, signal.SIGTERM))
+
+
 def stop(proc):
     """Stops a launcher started in its own session: SIGTERM first, so that it
     stops its ranks and collects them (mpirun and mpiexec forward it), then
-    SIGKILL to whatever of its process group is left."""
+    SIGKILL; _collect() ends the rest of its process group."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(STOP_WAIT_S)
         except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+            proc.kill()
     proc.wait()
 
 
@@ -191,7 +235,7 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
     log, err = _Sink(log_path), _Sink(log_path.with_suffix(".stderr"))
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, errors="replace", stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_die_with_parent())
     reader = threading.Thread(target=lambda: [err.write(line) for line in proc.stderr], daemon=True)
     reader.start()
     try:
@@ -207,6 +251,7 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
         stop(proc)
         raise
     finally:
+        _collect(proc)
         reader.join(STOP_WAIT_S)
         log.close()
         err.close()

@@ -317,6 +317,17 @@ def _base_context(plan, argv, run_id, started, mpi, engine):
     }
 
 
+# The context written when a run starts is padded to this size (JSON allows the
+# trailing blanks): on a disk that fills up, removing it makes room for the final one.
+CONTEXT_RESERVE = 64 * 1024
+
+
+def _write_context(run_dir, context, reserve=False):
+    text = json.dumps(context, indent=2, default=str) + "\n"
+    write_text(run_dir / "context.json", text + " " * max(0, CONTEXT_RESERVE - len(text))
+               if reserve else text)
+
+
 def store_run(run_dir, context):
     """samples.parquet, quality.json and context.json of a run directory from its
     raw files. A file system that refuses the writes (full) leaves the run failed,
@@ -326,7 +337,7 @@ def store_run(run_dir, context):
         table = store.ingest(run_dir, context)
         context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
         _store_quality(run_dir, table)
-        write_text(run_dir / "context.json", json.dumps(context, indent=2, default=str))
+        _write_context(run_dir, context)
     except OSError as exc:
         for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
             (run_dir / name).unlink(missing_ok=True)  # space back; none of them is whole
@@ -339,9 +350,11 @@ def store_run(run_dir, context):
             (f"storing the run failed: {why}; its raw files are kept: free space, then "
              "`mpiscope runs ingest RUN` stores what they hold")
         try:
-            write_text(run_dir / "context.json", json.dumps(context, indent=2, default=str))
+            _write_context(run_dir, context)
         except OSError:
-            pass  # the context written at the start says the run did not finish
+            # The padded context of the start makes room for this one.
+            (run_dir / "context.json").unlink(missing_ok=True)
+            _write_context(run_dir, context)
         return False
     return True
 
@@ -403,12 +416,13 @@ def run(plan, argv):
         why = exc.strerror or exc
         raise UsageError(f"--out {plan.out}: cannot create a run directory there ({why}); give "
                          "a directory you can write to") from None
+    launch.adopt_orphans()
     started = time.time()
     context = _base_context(plan, argv, run_id, started, mpi, engine)
     refined = {}
     with _signals_stop_the_run():
         try:
-            write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
+            _write_context(tmp, context, reserve=True)
             status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
         except UsageError:  # the engine refused the request: bad input leaves nothing
             shutil.rmtree(tmp, ignore_errors=True)

@@ -113,6 +113,8 @@ def _session(out_root, operation):
     with _exclusive(out_root):
         for attempt in range(2):
             try:
+                if attempt:
+                    _rebuild(out_root, path, damage)
                 con = _connect(path)
                 try:
                     return operation(con)
@@ -122,13 +124,20 @@ def _session(out_root, operation):
                 if _unavailable(exc):
                     raise _Locked from None
                 if attempt:
-                    raise
-                _rebuild(out_root, path, exc)
+                    sys.stderr.write(f"mpiscope: warning: the catalog {path} cannot be rebuilt "
+                                     f"({_first_line(exc)}); the runs are read from their "
+                                     "directories\n")
+                    raise _Locked from None
+                damage = exc
+
+
+def _first_line(exc):
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _rebuild(out_root, path, exc):
     """A new catalog from the run directories in place of a damaged one."""
-    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    why = _first_line(exc)
     for stale in (path, path.with_name(path.name + ".wal")):
         stale.unlink(missing_ok=True)
     rows = _scan(out_root)
