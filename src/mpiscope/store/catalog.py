@@ -161,12 +161,21 @@ def _row(run_dir, context):
 
 
 def _upsert(con, rows):
+    """Rows in, by run id: UPDATE the runs the catalog has, INSERT the others.
+    (A DELETE then INSERT of one key in one transaction trips the primary key
+    in DuckDB releases before 1.2.)"""
     if not rows:
         return
-    con.executemany("DELETE FROM runs WHERE run_id = ?", [[row[0]] for row in rows])
-    marks = ", ".join("?" * len(_STORED))
-    con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})",
-                    [list(r) for r in rows])
+    known = {r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()}
+    rest = _STORED[1:]
+    updates = [[*row[1:], row[0]] for row in rows if row[0] in known]
+    inserts = [list(row) for row in rows if row[0] not in known]
+    if updates:
+        con.executemany(f"UPDATE runs SET {', '.join(f'{c} = ?' for c in rest)} WHERE run_id = ?",
+                        updates)
+    if inserts:
+        marks = ", ".join("?" * len(_STORED))
+        con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})", inserts)
 
 
 def record(out_root, run_dir, context: dict) -> None:
