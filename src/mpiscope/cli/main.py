@@ -104,3 +104,6 @@ def main(argv=None):
     except BuildFailed as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 1
+    except KeyboardInterrupt:  # Ctrl-C (a run stores itself first: measure/runner.py)
+        sys.stderr.write("mpiscope: interrupted\n")
+        return 130

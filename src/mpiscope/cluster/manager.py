@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
@@ -85,6 +86,8 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
     st.write(name, state)
 
     def step(label):
+        if os.environ.get("MPISCOPE_TEST_UP_STALL") == label:  # docs/test-hooks.md
+            time.sleep(600)
         if fail_at == label:
             raise ns.ClusterError(f"deliberate failure at step '{label}' (test)")
 

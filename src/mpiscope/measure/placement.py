@@ -68,18 +68,18 @@ def resolve(args, family, cluster, default_np):
 
 def _check_slots(np, hosts, own, cluster, args, words, kind):
     """Refuses a rank count far beyond the slots known here (RANKS_PER_SLOT
-    each): the hostfile's, the cluster's, else this machine's CPUs. Under
+    each): the hostfile's, else this machine's CPUs; an emulated cluster
+    takes one rank a slot (cluster/launching.py usable). Under
     srun or -N the allocation decides, and launcher words that place ranks
     (--host, --map-by…) are the user's own placement."""
     if hosts or own:
         slots, where = sum(s for _, s in (hosts or own[0])), "the hostfile lists"
         fix = "list more hosts or slots in the hostfile"
     elif cluster:
-        from mpiscope.cluster.state import load
+        from mpiscope.cluster.launching import usable
 
-        spec = load(cluster)[1].spec
-        slots, where = spec.hosts * spec.slots, f"cluster '{cluster}' has"
-        fix = "create the cluster with more --hosts or --slots"
+        usable(cluster, np)  # one rank a slot, its delay program running: checked before the run
+        return
     elif args.launcher == "mpirun" and not getattr(args, "nodes", None) \
             and not launch.gives(words, launch.MAPPING_OPTIONS[kind]):
         slots, where = local_cpus(), "this machine has"
