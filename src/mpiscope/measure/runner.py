@@ -266,26 +266,32 @@ class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM while a run measures: stop the launch, store the run as failed."""
 
 
+class _Signals:
+    """SIGINT and SIGTERM while a run measures raise Interrupted, once; after that,
+    and while what was measured is stored, they are noted and ignored, so the
+    store is not cut short."""
+
+    def __init__(self):
+        self.received, self.storing = [], False
+
+    def handler(self, signum, frame):
+        name = signal.Signals(signum).name
+        self.received.append(name)
+        if len(self.received) == 1 and not self.storing:
+            raise Interrupted(name)
+        sys.stderr.write(f"mpiscope: {name}: storing what was measured first (SIGKILL stops "
+                         "at once and leaves the run unfinished)\n")
+
+
 @contextlib.contextmanager
 def _signals_stop_the_run():
-    """SIGINT and SIGTERM raise Interrupted once; after that (while what was
-    measured is stored) they are noted and ignored, so the store is not cut."""
+    signals = _Signals()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield signals
         return
-    received = []
-
-    def handler(signum, frame):
-        name = signal.Signals(signum).name
-        received.append(name)
-        if len(received) == 1:
-            raise Interrupted(name)
-        sys.stderr.write(f"mpiscope: {name} again: storing what was measured first "
-                         "(SIGKILL stops at once and leaves the run unfinished)\n")
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, signals.handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield signals
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
@@ -420,7 +426,7 @@ def run(plan, argv):
     started = time.time()
     context = _base_context(plan, argv, run_id, started, mpi, engine)
     refined = {}
-    with _signals_stop_the_run():
+    with _signals_stop_the_run() as signals:
         try:
             _write_context(tmp, context, reserve=True)
             status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
@@ -431,6 +437,7 @@ def run(plan, argv):
             shutil.rmtree(tmp, ignore_errors=True)
             raise UsageError(f"--out {plan.out}: cannot write there ({exc.strerror or exc}); "
                              "free space or give another directory") from None
+        signals.storing = True
         context.update({
             "duration_s": round(time.time() - started, 3),
             "status": status,
