@@ -187,21 +187,47 @@ def adopt_orphans():
         prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
-def _collect(proc):
+def _collect(proc, before):
     """After the launcher ended: whatever is left of its process group is killed,
-    and the processes re-parented to mpiscope are collected (no zombie stays)."""
+    and so is every process re-parented to mpiscope during the launch (a rank in
+    a group of its own, which Open MPI gives them); all are collected, so no
+    zombie stays. Children mpiscope had before the launch (`before`) are not
+    touched."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     deadline = time.monotonic() + REAP_WAIT_S
-    while time.monotonic() < deadline:
+    while True:
+        left = [pid for pid in _children() if pid not in before and pid != proc.pid]
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, os.WNOHANG)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        if not left or time.monotonic() > deadline:
+            return
+        time.sleep(0.02)  # a process just killed, still ending
+
+
+def _children():
+    """This process's children (from /proc; those re-parented to it included)."""
+    me, found = os.getpid(), []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return  # no child left at all
-        if pid == 0:
-            time.sleep(0.02)  # a child still ending (it was just killed)
+            with open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == me:
+                    found.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
 
 
 def _die_with_parent():
@@ -233,6 +259,7 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
     .stderr, could be written). Interrupted, it stops the launcher and its
     ranks (stop()) before the exception goes on."""
     log, err = _Sink(log_path), _Sink(log_path.with_suffix(".stderr"))
+    before = set(_children())
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, errors="replace", stdin=subprocess.DEVNULL,
                             start_new_session=True, preexec_fn=_die_with_parent())
@@ -251,7 +278,7 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
         stop(proc)
         raise
     finally:
-        _collect(proc)
+        _collect(proc, before)
         reader.join(STOP_WAIT_S)
         log.close()
         err.close()
