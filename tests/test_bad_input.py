@@ -161,6 +161,12 @@ CASES = [
     ("label-latest", [*RUN, "--label", "latest"], ["not 'latest'"]),
     ("label-newline", [*RUN, "--label", "a\nb"], ["one line of text"]),
     ("out-a-file", [*RUN, "--out", "{afile}"], ["is a file, not a directory"]),
+    ("out-empty", [*RUN, "--out", ""], ["argument --out: an empty path"]),
+    ("hostfile-empty-path", [*RUN, "--hostfile", ""], ["argument --hostfile: an empty path"]),
+    ("pairs-empty-path", ["run", "-n", "4", "--bench", "pairs", "--pairs", ""],
+     ["argument --pairs: an empty path"]),
+    ("mpirun-empty", [*RUN, "--mpirun", ""], ["argument --mpirun: an empty path"]),
+    ("mpicc-empty", [*RUN, "--mpicc", ""], ["argument --mpicc: an empty path"]),
     ("out-below-a-file", [*RUN, "--out", "{afile}/runs"], ["is a file, not a directory"]),
     ("cluster-with-hostfile", [*RUN, "--cluster", CL, "--hostfile", "{ok_hosts}"],
      ["drop --launcher, --hostfile and --mpirun"]),
@@ -179,7 +185,17 @@ CASES = [
     ("show-unknown", ["show", "nosuch", "--out", "{root}"], ["no run 'nosuch'"]),
     ("show-ambiguous", ["show", "2024", "--out", "{root}"], ["ambiguous"]),
     ("show-empty-root", ["show", "--out", "{out}"], ["no runs under"]),
-    ("show-out-file", ["show", "--out", "{afile}"], ["no runs under"]),
+    ("show-out-file", ["show", "--out", "{afile}"], ["is a file, not a directory"]),
+    ("runs-out-file", ["runs", "--out", "{afile}"], ["is a file, not a directory"]),
+    ("show-empty-ref", ["show", "", "--out", "{root}"], ["an empty RUN names no run"]),
+    ("runs-rm-empty-ref", ["runs", "rm", "", "--out", "{root}"], ["an empty RUN names no run"]),
+    ("compare-empty-ref", ["compare", "", "latest", "--out", "{root}"], ["an empty RUN"]),
+    ("export-output-empty", ["export", "--format", "csv", "-o", "", "--out", "{root}"],
+     ["argument -o/--output: an empty path"]),
+    ("report-output-empty", ["report", "-o", "", "--out", "{root}"], ["an empty path"]),
+    ("timechart-output-empty", ["timechart", "--bench", "allreduce", "--algo", "ring", "--size",
+                                "8", "-o", "", "--out", "{root}"], ["an empty path"]),
+    ("loggp-save-empty", ["loggp", "--save", "", "--out", "{root}"], ["--save: an empty path"]),
     ("show-not-a-run", ["show", "{dir}", "--out", "{root}"], ["no run"]),
     ("export-format", ["export", "--format", "xml", "--out", "{root}"], ["invalid choice: 'xml'"]),
     ("export-osu-bench", ["export", "--format", "osu", "--bench", "nosuch", "--out", "{root}"],
@@ -221,6 +237,7 @@ CASES = [
      ["abc"]),
     ("predict-beta", [*PREDICT, "--size", "8", "--alpha", "1us", "--beta=-1us/B"],
      ["-1us/B"]),
+    ("machine-empty", [*PREDICT, "--size", "8", "--machine", ""], ["--machine: an empty path"]),
     ("machine-missing", [*PREDICT, "--size", "8", "--machine",
                          "/nonexistent/m.json"], ["does not exist"]),
     ("machine-not-json", [*PREDICT, "--size", "8", "--machine",
@@ -269,7 +286,7 @@ CASES = [
 ]
 
 # The same refusals as real processes, a sample across the commands.
-SUBPROCESS_SAMPLE = ("np-beyond-slots", "bench-empty", "hostfile-garbage", "out-a-file",
+SUBPROCESS_SAMPLE = ("np-beyond-slots", "bench-empty", "hostfile-garbage", "runs-rm-empty-ref",
                      "time-budget-negative", "show-unknown", "up-newline", "machine-not-json",
                      "config-bad-toml", "runs-ingest-no-raw")
 

@@ -49,12 +49,14 @@ def add_runs_command(subparsers) -> None:
         description="""\
 List the runs under the output root, oldest first: id, creation
 time, status, MPI library, number of ranks, benchmarks, label.
-`mpiscope runs rm RUN...` deletes runs.\
+`mpiscope runs rm RUN...` deletes runs; `mpiscope runs ingest RUN...`
+stores runs again from their raw files.\
 """,
         epilog="""\
 examples:
   mpiscope runs --out mpiscope-runs
-  mpiscope runs rm 20240301-0900 baseline\
+  mpiscope runs rm 20240301-0900 baseline
+  mpiscope runs ingest latest\
 """)
     add_out(p)
     sub = p.add_subparsers(dest="runs_command", metavar="SUBCOMMAND",

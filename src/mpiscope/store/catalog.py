@@ -288,6 +288,9 @@ def resolve(out_root, ref: str) -> Path:
     (`mpiscope run --label`), a unique prefix of a run id, a path to a run
     directory, or "latest" (the newest run)."""
     ref = str(ref)
+    if not ref.strip():  # it would be a prefix of every run id
+        raise UsageError("an empty RUN names no run; give a run id, a unique prefix of one, a "
+                         "label, a path to a run directory, or 'latest'")
     as_path = Path(ref)
     if is_run_dir(as_path) and (ref != "latest"):
         return as_path
