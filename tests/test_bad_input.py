@@ -27,6 +27,7 @@ CL = f"bad{PID}"  # a cluster name no test creates
 FILES = {
     "garbage_hosts": "localhost slots=2\n%% garbage ((\n",
     "word_hosts": "%%\n",
+    "hydra_garbage": "localhost:2\n%% garbage ((\n",
     "abc_slots": "localhost slots=abc\n",
     "zero_slots": "localhost slots=0\n",
     "empty_hosts": "",
@@ -100,7 +101,11 @@ CASES = [
      ["is not a host name"]),
     ("launcher-hostfile-missing", [*RUN, "--launcher-args", "--hostfile /nonexistent/h"],
      ["does not exist"]),
-    ("hydra-f-garbage", [*RUN, "--mpi", "mpich", "--launcher-args", "-f {garbage_hosts}"],
+    ("launcher-hostfile-hydra-form", [*RUN, "--launcher-args", "--hostfile {hydra_abc}"],
+     ["is MPICH syntax", "slots=N"]),
+    ("hydra-f-openmpi-form", [*RUN, "--mpi", "mpich", "--launcher-args", "-f {ok_hosts}"],
+     ["is Open MPI syntax", "HOST:N"]),
+    ("hydra-f-garbage", [*RUN, "--mpi", "mpich", "--launcher-args", "-f {hydra_garbage}"],
      [":2:", "%% garbage (("]),
     # ---- benchmarks and sizes
     ("bench-empty", ["run", "--bench", ""], ["--bench '' lists no benchmark"]),
@@ -388,3 +393,26 @@ def test_the_real_process_refuses_alike(case, tmp_path, root):
     before = _tree(root)
     p = mpiscope(*words, env=full, cwd=tmp_path, timeout=120)
     _refused_cleanly(p.returncode, p.stderr, needles, tmp_path / "fresh", before, root)
+
+
+@pytest.mark.parametrize("argv, accepted", [
+    (["-n", "32"], True),                                   # 16 ranks a slot on 2 CPUs
+    (["-n", "33"], False),
+    (["-n", "64", "--hostfile", "{ok_hosts}"], True),       # 4 slots
+    (["-n", "65", "--hostfile", "{ok_hosts}"], False),
+    (["-n", "1000", "--launcher-args", "--host a:500,b:500"], True),  # the user places them
+    (["-n", "1000", "--launcher", "srun"], True),           # the allocation decides
+])
+def test_the_rank_limit_refuses_only_counts_far_beyond_the_slots(argv, accepted, tmp_path, root,
+                                                                monkeypatch, capsys):
+    from mpiscope.measure import placement
+
+    monkeypatch.setattr(placement, "local_cpus", lambda: 2)
+    words, env, _ = _argv_env([*RUN, *argv, "--dry-run"], tmp_path, root)
+    _clean_env(monkeypatch, tmp_path, env)
+    code = main(words)
+    err = capsys.readouterr().err
+    assert (code == 0) == accepted, err
+    if not accepted:
+        assert "more than 16 ranks a slot" in err and "slot(s)" in err
+    assert not (tmp_path / "fresh").exists()

@@ -25,9 +25,16 @@ HOSTFILE_OPTIONS = {
 }
 
 
-def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
+# The form of each launcher's own hostfile, for a line written in the other's.
+_OWN_FORM = {"openmpi": "Open MPI's mpirun reads 'HOST slots=N'",
+             "hydra": "MPICH's mpiexec reads 'HOST:N'"}
+
+
+def parse(text: str, source: str = "hostfile", syntax=None) -> list[tuple[str, int]]:
     """(host, slots) in the order hosts first appear; a host listed again adds
-    its slots (a plain line is one slot, as Open MPI and Slurm count it)."""
+    its slots (a plain line is one slot, as Open MPI and Slurm count it).
+    `syntax` ("openmpi" or "hydra"): the file goes to that launcher as it is
+    (--launcher-args), so a line in the other's syntax is refused."""
     hosts: dict[str, int] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         fields = raw.split("#", 1)[0].split()
@@ -35,10 +42,16 @@ def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
             continue
         host, slots = fields[0], 1
         if host.count(":") == 1:  # hydra's host:N (an IPv6 address has several colons)
+            if syntax == "openmpi":
+                raise UsageError(f"{source}:{lineno}: '{raw.strip()}' is MPICH syntax; "
+                                 f"{_OWN_FORM[syntax]}")
             host, count = host.split(":")
             slots = _count(count, source, lineno, raw)
         for field in fields[1:]:
             key, eq, value = field.partition("=")
+            if syntax == "hydra" and eq:
+                raise UsageError(f"{source}:{lineno}: '{raw.strip()}' is Open MPI syntax; "
+                                 f"{_OWN_FORM[syntax]}")
             if key == "slots" and eq:
                 slots = _count(value, source, lineno, raw)
             elif key not in IGNORED_KEYS or not eq:
@@ -55,7 +68,7 @@ def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
     return list(hosts.items())
 
 
-def read(path, what="--hostfile"):
+def read(path, what="--hostfile", syntax=None):
     """parse() of the file at `path`, refused in one line when it cannot be read."""
     from pathlib import Path
 
@@ -67,7 +80,7 @@ def read(path, what="--hostfile"):
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"{what}: cannot read {path} as text ({e}); give a hostfile of one "
                          "host a line") from None
-    return parse(text, str(path))
+    return parse(text, str(path), syntax)
 
 
 def named_in(words, kind):

@@ -39,7 +39,7 @@ def resolve(args, family, cluster, default_np):
     ppn = _ranks_per_node(np, nodes, ppn)
     hosts = _hosts(args.hostfile, nodes, ppn)
     kind = launch.syntax(family, args.launcher)
-    own = [hostfiles.read(f, "--launcher-args hostfile") for f in hostfiles.named_in(words, kind)]
+    own = [hostfiles.read(f, "--launcher-args hostfile", kind) for f in hostfiles.named_in(words, kind)]
     if np is None and nodes:
         np = nodes * ppn
     elif np is None and hosts:
