@@ -294,3 +294,18 @@ def test_an_unreachable_host_fails_with_the_launchers_reason(tmp_path, reaper):
     failed = [l for l in p.stderr.splitlines() if l.startswith("mpiscope: run failed:")]
     assert failed and "no-such-host" in failed[0], p.stderr
     assert "orte_base_help_aggregate" not in failed[0]
+
+
+def test_writing_a_report_or_an_export_to_a_full_disk_leaves_nothing(tmp_path, small_fs):
+    out = tmp_path / "runs"
+    build_run(out, "20240101-000000-aaaa", "2024-01-01T00:00:00+00:00",
+              benches=("pingpong", "bw"), sizes=[1, 64, 4096])
+    with contextlib.suppress(OSError), open(small_fs / "filler", "wb") as f:
+        f.write(b"\0" * (2 << 20))
+    for command in (["report", "-o", small_fs / "r.html"],
+                    ["export", "--format", "csv", "-o", small_fs / "x.csv"]):
+        p = mpiscope(*command, "latest", out=out)
+        assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+        assert p.stderr.strip() == ("mpiscope: error: No space left on device; free space or "
+                                    "choose another place to write")
+        assert sorted(x.name for x in small_fs.iterdir()) == ["filler"]  # nothing half-written
