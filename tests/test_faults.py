@@ -157,9 +157,10 @@ def test_a_rank_killed_with_sigkill_leaves_a_failed_readable_run(tmp_path, reape
     assert _tmp_names(tmp_path) == []
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_run_stops_its_ranks_and_is_stored_failed(tmp_path, reaper, signum):
-    p = _start(tmp_path, *LONG)
+@pytest.mark.parametrize("signum, mpi", [(signal.SIGINT, "openmpi"), (signal.SIGTERM, "openmpi"),
+                                         (signal.SIGINT, "mpich")])
+def test_an_interrupted_run_stops_its_ranks_and_is_stored_failed(tmp_path, reaper, signum, mpi):
+    p = _start(tmp_path, *LONG, "--mpi", mpi)
     _wait_for_progress(p, 1)
     assert len(_engine_ranks(p.pid)) == 2
     # SIGINT as a terminal sends it (to the whole process group), SIGTERM as kill does.
