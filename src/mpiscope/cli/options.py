@@ -5,10 +5,9 @@ the bootstrap (--seed, --resamples) and the MPI (--mpicc, --mpi)."""
 from __future__ import annotations
 
 import argparse
-import os
 
 from mpiscope.common.errors import UsageError
-from mpiscope.store.layout import DEFAULT_OUT
+from mpiscope.store.layout import DEFAULT_OUT, check_out_root
 RUN_REF = ("a run id, a unique prefix of one, a run's --label, a path to a run directory, "
            "or 'latest'")
 
@@ -24,10 +23,10 @@ def path(text):
 def out_root(text):
     """argparse type of --out: a directory, or a path where one can be made."""
     path(text)
-    if os.path.exists(text) and not os.path.isdir(text):
-        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory; give the directory "
-                                          "that holds the runs (it is created when missing)")
-    return text
+    try:
+        return check_out_root(text, what="")
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e).strip()) from None
 
 
 def add_run(p, what="the run") -> None:
