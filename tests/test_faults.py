@@ -276,7 +276,7 @@ It occured on line number 1 on token 1.
 
 
 def test_the_launchers_explanation_is_the_message_not_its_boilerplate():
-    from mpiscope.measure.runner import explanation
+    from mpiscope.measure.explain import explanation
 
     why = explanation(OPEN_MPI_HOSTFILE_ERROR)
     assert why.startswith("Open RTE detected a parse error in the hostfile:")

@@ -6,13 +6,11 @@ and the launcher decide the syntax (`syntax()`): Open MPI's mpirun, MPICH's
 hydra, or Slurm's srun.
 """
 
-import collections
-import ctypes
 import os
-import signal
 import subprocess
 import threading
-import time
+
+from mpiscope.measure.processes import STOP_WAIT_S, Sink, children, collect, die_with_parent, stop
 
 LAUNCHERS = ("mpirun", "srun")
 DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
@@ -120,137 +118,6 @@ def srun_env(env, hostfile):
     return env
 
 
-STOP_WAIT_S = 10.0  # a launcher's time to stop its ranks and collect them after SIGTERM
-STDERR_KEPT = 256 * 1024  # of a launcher's stderr, kept in memory (its beginning and end)
-
-
-class _Sink:
-    """Lines to a file as long as the file system takes them, and the text kept
-    in memory too: on a full disk the launcher's own explanation (often the
-    engine's "No space left on device") must not be lost with its file."""
-
-    def __init__(self, path):
-        self.head, self.tail, self.size, self.tail_size = [], collections.deque(), 0, 0
-        self.lost = None
-        try:
-            self.file = open(path, "w")
-        except OSError as exc:
-            self.file, self.lost = None, exc
-
-    def write(self, line, keep=True):
-        if self.file is not None:
-            try:
-                self.file.write(line)
-            except OSError as exc:
-                self.file, self.lost = None, exc
-        if not keep:
-            return
-        self.size += len(line)
-        if self.size <= STDERR_KEPT // 2:
-            self.head.append(line)
-            return
-        self.tail.append(line)
-        self.tail_size += len(line)
-        while len(self.tail) > 1 and self.tail_size > STDERR_KEPT // 2:
-            self.tail_size -= len(self.tail.popleft())
-
-    def text(self):
-        gap = [] if self.size <= STDERR_KEPT else ["[...]\n"]
-        return "".join(self.head + gap + list(self.tail))
-
-    def close(self):
-        if self.file is not None:
-            try:
-                self.file.close()
-            except OSError as exc:
-                self.lost = exc
-
-
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
-REAP_WAIT_S = 2.0
-
-
-def _prctl():
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-def adopt_orphans():
-    """Makes mpiscope the subreaper of its launches (Linux): a rank its launcher
-    left behind (a launcher that exits without collecting a killed rank) is
-    re-parented here, not to init, and collected by _collect()."""
-    prctl = _prctl()
-    if prctl is not None:
-        prctl(PR_SET_CHILD_SUBREAPER, 1)
-
-
-def _collect(proc, before):
-    """After the launcher ended: whatever is left of its process group is killed,
-    and so is every process re-parented to mpiscope during the launch (a rank in
-    a group of its own, which Open MPI gives them); all are collected, so no
-    zombie stays. Children mpiscope had before the launch (`before`) are not
-    touched."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    deadline = time.monotonic() + REAP_WAIT_S
-    while True:
-        left = [pid for pid in _children() if pid not in before and pid != proc.pid]
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, os.WNOHANG)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-        if not left or time.monotonic() > deadline:
-            return
-        time.sleep(0.02)  # a process just killed, still ending
-
-
-def _children():
-    """This process's children (from /proc; those re-parented to it included)."""
-    me, found = os.getpid(), []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                if int(f.read().rsplit(")", 1)[1].split()[1]) == me:
-                    found.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
-
-
-def _die_with_parent():
-    """A function for the launcher to call before it starts: SIGTERM when mpiscope
-    dies, even by SIGKILL (Linux prctl), so that no launch outlives its run. None
-    elsewhere: stop() still ends the launch when mpiscope is interrupted."""
-    prctl = _prctl()
-    return None if prctl is None else (lambda: prctl(PR_SET_PDEATHSIG, signal.SIGTERM))
-
-
-def stop(proc):
-    """Stops a launcher started in its own session: SIGTERM first, so that it
-    stops its ranks and collects them (mpirun and mpiexec forward it), then
-    SIGKILL; _collect() ends the rest of its process group."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(STOP_WAIT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    proc.wait()
-
-
 def execute(cmd, env, log_path, on_progress, on_timing=None):
     """Runs one launch; engine lines starting with '@progress ' go to
     `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
@@ -258,11 +125,11 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
     stderr, kept in memory whether or not its file, `log_path` with the suffix
     .stderr, could be written). Interrupted, it stops the launcher and its
     ranks (stop()) before the exception goes on."""
-    log, err = _Sink(log_path), _Sink(log_path.with_suffix(".stderr"))
-    before = set(_children())
+    log, err = Sink(log_path), Sink(log_path.with_suffix(".stderr"))
+    before = set(children())
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, errors="replace", stdin=subprocess.DEVNULL,
-                            start_new_session=True, preexec_fn=_die_with_parent())
+                            start_new_session=True, preexec_fn=die_with_parent())
     reader = threading.Thread(target=lambda: [err.write(line) for line in proc.stderr], daemon=True)
     reader.start()
     try:
@@ -278,7 +145,7 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
         stop(proc)
         raise
     finally:
-        _collect(proc, before)
+        collect(proc, before)
         reader.join(STOP_WAIT_S)
         log.close()
         err.close()

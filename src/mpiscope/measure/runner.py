@@ -5,19 +5,15 @@ dataset and context are written; bad input removes it, a failed launch or a
 crashed rank leaves a run marked failed with what was measured.
 """
 
-import contextlib
 import datetime
 import errno
 import json
 import os
-import re
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -25,7 +21,9 @@ import numpy as np
 
 from mpiscope.store.layout import QUALITY_FILE, SCHEMA_VERSION
 from mpiscope.store.trace import TRACE_FILE
-from mpiscope.measure import launch
+from mpiscope.measure import launch, processes
+from mpiscope.measure.explain import explanation
+from mpiscope.measure.interrupts import signals_stop_the_run
 from mpiscope.stats import quality, rto
 from mpiscope.store import catalog, samples
 from mpiscope.store import ingest as store
@@ -209,36 +207,6 @@ def launcher_output(run_dir, k, limit=STDERR_SHOWN):
     return text
 
 
-# Lines a launcher adds about its own messages, not about the failure (Open MPI
-# aggregates repeated help messages and says how to see them all).
-_BOILERPLATE = re.compile(r"more process(es)? ha(s|ve) sent help message|orte_base_help_aggregate|"
-                          r"see all help / error messages|^\s*$")
-WHY_CHARS = 300
-
-
-def explanation(stderr):
-    """The launcher's own explanation of a failure: the engine's line when it
-    left one, else the first paragraph of the launcher's message (Open MPI's
-    help text sits between lines of dashes) without its boilerplate."""
-    lines = [l.strip() for l in stderr.splitlines()]
-    ours = [l for l in lines if l.startswith("mpiscope-engine:")]
-    if ours:
-        return ours[0]
-    paragraph = []
-    for line in lines:
-        if line and not line.strip("-"):  # a line of dashes ends a paragraph
-            if paragraph:
-                break
-            continue
-        if _BOILERPLATE.search(line):
-            if paragraph and not line:
-                break
-            continue
-        paragraph.append(line)
-    why = " ".join(paragraph) or "no message"
-    return why if len(why) <= WHY_CHARS else why[:WHY_CHARS - 1] + "…"
-
-
 def _failure(launch_index, rc, stderr):
     """One line for the user: the launcher's explanation (the whole output is shown apart)."""
     return (f"launch {launch_index} exited with code {rc}: {explanation(stderr)} "
@@ -260,41 +228,6 @@ def _store_quality(run_dir, table):
 # (mpiscope killed, the disk full) is found failed, with its raw files.
 UNFINISHED = ("the run did not finish: mpiscope was stopped, or could not store it; the raw "
               "files are kept (`mpiscope runs ingest RUN` stores what they hold)")
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM while a run measures: stop the launch, store the run as failed."""
-
-
-class _Signals:
-    """SIGINT and SIGTERM while a run measures raise Interrupted, once; after that,
-    and while what was measured is stored, they are noted and ignored, so the
-    store is not cut short."""
-
-    def __init__(self):
-        self.received, self.storing = [], False
-
-    def handler(self, signum, frame):
-        name = signal.Signals(signum).name
-        self.received.append(name)
-        if len(self.received) == 1 and not self.storing:
-            raise Interrupted(name)
-        sys.stderr.write(f"mpiscope: {name}: storing what was measured first (SIGKILL stops "
-                         "at once and leaves the run unfinished)\n")
-
-
-@contextlib.contextmanager
-def _signals_stop_the_run():
-    signals = _Signals()
-    if threading.current_thread() is not threading.main_thread():
-        yield signals
-        return
-    previous = {sig: signal.signal(sig, signals.handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield signals
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 def _base_context(plan, argv, run_id, started, mpi, engine):
@@ -422,11 +355,11 @@ def run(plan, argv):
         why = exc.strerror or exc
         raise UsageError(f"--out {plan.out}: cannot create a run directory there ({why}); give "
                          "a directory you can write to") from None
-    launch.adopt_orphans()
+    processes.adopt_orphans()
     started = time.time()
     context = _base_context(plan, argv, run_id, started, mpi, engine)
     refined = {}
-    with _signals_stop_the_run() as signals:
+    with signals_stop_the_run() as signals:
         try:
             _write_context(tmp, context, reserve=True)
             status, error, commands, extra_context = _measure(plan, engine, tmp, refined)

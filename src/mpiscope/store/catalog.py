@@ -111,6 +111,7 @@ def _session(out_root, operation):
     path = Path(out_root) / CATALOG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(out_root):
+        damage = None  # what the first attempt found wrong with the file
         for attempt in range(2):
             try:
                 if attempt:
