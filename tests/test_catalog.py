@@ -171,3 +171,86 @@ def test_forget_drops_rows(out):
     ids = sorted(r[0] for r in con.execute("SELECT run_id FROM runs").fetchall())
     con.close()
     assert ids == ["20240302-090000-bbbb", "20240302-100000-cccc"]
+
+
+# ---- faults: a damaged catalog, copied runs, many processes at once (issue 17)
+
+def _stored_ids(out):
+    import duckdb
+
+    con = duckdb.connect(str(out / "catalog.duckdb"))
+    try:
+        return sorted(r[0] for r in con.execute("SELECT run_id FROM runs").fetchall())
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("damage", ["cut", "empty", "random"])
+def test_a_damaged_catalog_is_rebuilt_from_the_runs_saying_so(out, damage, capsys):
+    import os
+
+    catalog.list_runs(out)
+    path = out / "catalog.duckdb"
+    whole = path.read_bytes()
+    path.write_bytes({"cut": whole[:5000], "empty": b"", "random": os.urandom(100_000)}[damage])
+    ids = [r["run_id"] for r in catalog.list_runs(out)]
+    assert ids == ["20240301-090000-aaaa", "20240302-090000-bbbb", "20240302-100000-cccc"]
+    err = capsys.readouterr().err
+    assert "could not be read" in err and "rebuilt from the 3 run directories" in err
+    assert _stored_ids(out) == ids  # rewritten, not only read around
+    catalog.list_runs(out)
+    assert capsys.readouterr().err == ""  # once
+
+
+def test_recording_into_a_damaged_catalog_rebuilds_it(out, capsys):
+    catalog.list_runs(out)
+    (out / "catalog.duckdb").write_bytes(b"\0" * 4096)
+    new = _make_run(out, "20240303-090000-dddd", "2024-03-03T09:00:00+00:00")
+    catalog.record(out, new, json.loads((new / "context.json").read_text()))
+    assert "rebuilt" in capsys.readouterr().err
+    assert "20240303-090000-dddd" in _stored_ids(out) and len(_stored_ids(out)) == 4
+
+
+def test_a_copied_run_directory_is_listed_once(out):
+    shutil.copytree(out / "20240301-090000-aaaa", out / "copy-of-aaaa")
+    runs = catalog.list_runs(out)
+    assert [r["run_id"] for r in runs].count("20240301-090000-aaaa") == 1
+    assert runs[0]["path"].endswith("20240301-090000-aaaa")  # the one named after it
+
+
+WRITER = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    from mpiscope.store import catalog
+    out, first = Path(sys.argv[1]), int(sys.argv[2])
+    for i in range(first, first + 6):   # runs finishing, as the runner records them
+        run_id = f"20240401-0000{i:02d}-ffff"
+        run = out / run_id
+        run.mkdir()
+        ctx = {"schema_version": 1, "run_id": run_id, "created": f"2024-04-01T00:00:{i:02d}",
+               "status": "completed", "mpi": "openmpi", "np": 2, "benches": ["pingpong"]}
+        (run / "context.json").write_text(json.dumps(ctx))
+        catalog.record(out, run, ctx)
+""")
+
+
+def test_concurrent_runs_listings_and_runs_finishing_are_safe(out):
+    """4 `mpiscope runs` and 2 `show`-style resolutions at once while two processes
+    record runs finishing, three times over: every process succeeds, none prints
+    a traceback, and the catalog ends holding every run."""
+    cli = [sys.executable, "-m", "mpiscope.cli"]
+    for round_ in range(3):
+        procs = [subprocess.Popen([*cli, "runs", "--out", str(out)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(4)]
+        procs += [subprocess.Popen([*cli, "runs", "rm", "nosuch", "--out", str(out)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+        procs += [subprocess.Popen([sys.executable, "-c", WRITER, str(out), str(round_ * 12 + k * 6)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for k in range(2)]
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            assert "Traceback" not in err, err
+        assert [p.returncode for p in procs] == [0, 0, 0, 0, 2, 0, 0], [p.args for p in procs]
+    ids = [r["run_id"] for r in catalog.list_runs(out)]
+    assert len(ids) == 3 + 36 and len(set(ids)) == len(ids)
+    assert len(_stored_ids(out)) == 39

@@ -129,7 +129,8 @@ def test_runs_rm_deletes_directories_and_catalog_entries(tmp_path):
     p = mpiscope("runs", "rm", IDS[0], "baseline", "--out", out)  # an id and a label
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == [f"removed {IDS[0]}", f"removed {IDS[1]}"]
-    assert sorted(d.name for d in out.iterdir()) == [IDS[2], "catalog.duckdb"]
+    # (.catalog.lock: the lock by which processes take turns on the catalog)
+    assert sorted(d.name for d in out.iterdir()) == [".catalog.lock", IDS[2], "catalog.duckdb"]
     con = duckdb.connect(str(out / "catalog.duckdb"))
     assert con.execute("SELECT run_id FROM runs").fetchall() == [(IDS[2],)]
     con.close()

@@ -6,6 +6,7 @@ test sessions do not collide) and removes them, also when it fails.
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -371,3 +372,55 @@ def test_mpiscope_run_on_a_cluster_records_the_ground_truth(tmp_path):
     assert cmd[engine - 3:engine] == ["--mca", "btl_tcp_links", "1"]
     assert refused.returncode == 2 and "drop --launcher, --hostfile" in refused.stderr
     assert no_nodes.returncode == 2 and "drop -N/--nodes and --ppn" in no_nodes.stderr
+
+
+# ---- faults (issue 17): `up` interrupted or killed half-built, the delay program killed
+
+def _wait_for_delay_program(name, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = st.read(name) or {}
+        if (state.get("delayd") or {}).get("pid"):
+            return state["delayd"]
+        time.sleep(0.05)
+    raise AssertionError(f"cluster {name} never started its delay program")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_an_interrupted_up_leaves_nothing_that_down_does_not_remove(signum):
+    name = _name(f"int{int(signum)}")
+    cmd = [sys.executable, "-m", "mpiscope.cli", "cluster", "up", name, "--hosts", "2",
+           "--link", "delay=100us"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "MPISCOPE_TEST_UP_STALL": "delay"})
+    try:
+        d = _wait_for_delay_program(name)
+        p.send_signal(signum)
+        _, err = p.communicate(timeout=60)
+        assert p.returncode != 0 and "Traceback" not in err, err
+        if signum != signal.SIGKILL:  # up unwinds itself
+            assert ns.list_netns(name) == [] and not st.cluster_dir(name).exists(), err
+        down = cli("down", name)
+        assert "Traceback" not in down.stderr, down.stderr
+        assert down.returncode == (0 if signum == signal.SIGKILL else 2), down.stderr
+        _nothing_left(name, [d["pid"]])
+    finally:
+        p.kill()
+        manager.teardown(name)
+
+
+def test_a_run_on_a_cluster_whose_delay_program_died_is_refused_and_down_cleans(tmp_path):
+    with cluster("dead2", 2, link="delay=100us") as name:
+        d = st.read(name)["delayd"]
+        os.kill(d["pid"], 9)
+        deadline = time.monotonic() + 5
+        while ns.alive(d["pid"], d["started"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        p = subprocess.run([sys.executable, "-m", "mpiscope.cli", "run", "--cluster", name, "-n", "2",
+                            "--bench", "pingpong", "--sizes", "8", "--out", str(tmp_path / "runs")],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert "delay program" in p.stderr and not (tmp_path / "runs").exists()
+        down = cli("down", name)
+        assert down.returncode == 0, down.stderr
+        _nothing_left(name, [d["pid"]])

@@ -63,7 +63,7 @@ def test_bash_completes_commands_options_and_choices(shell_env, bash_script):
     assert set(_bash_complete(env, tmp, bash_script, "mpiscope", "run", "--ex")) == {"--exclude"}
     assert set(_bash_complete(env, tmp, bash_script, "mpiscope", "run", "--mpi", "")) == \
         {"openmpi", "mpich"}
-    assert _bash_complete(env, tmp, bash_script, "mpiscope", "runs", "") == ["rm"]
+    assert _bash_complete(env, tmp, bash_script, "mpiscope", "runs", "") == ["rm", "ingest"]
     assert set(_bash_complete(env, tmp, bash_script, "mpiscope", "completion", "")) == {"bash", "zsh"}
 
 

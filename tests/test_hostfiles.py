@@ -63,3 +63,21 @@ def test_written_hostfiles_read_back(d):
     np = sum(d.values())
     for syntax in hostfiles.SYNTAXES:
         assert hostfiles.parse(hostfiles.render(syntax, hosts, np)) == hosts
+
+
+def test_a_launchers_own_hostfile_is_held_to_its_syntax():
+    # --launcher-args hostfiles go to the launcher as they are (issue 17)
+    from mpiscope.common.errors import UsageError
+
+    assert hostfiles.parse("a slots=2\n", syntax="openmpi") == [("a", 2)]
+    assert hostfiles.parse("a:2\n", syntax="hydra") == [("a", 2)]
+    with pytest.raises(UsageError, match=r"f:1: 'a:2' is MPICH syntax"):
+        hostfiles.parse("a:2\n", "f", syntax="openmpi")
+    with pytest.raises(UsageError, match=r"f:2: 'b slots=2' is Open MPI syntax"):
+        hostfiles.parse("a:1\nb slots=2\n", "f", syntax="hydra")
+    with pytest.raises(UsageError, match=r"f:1: '%%' is not a host name"):
+        hostfiles.parse("%%\n", "f")
+    assert hostfiles.named_in(["--hostfile", "h1", "--hostfile=h2", "-x", "A"], "openmpi") == \
+        ["h1", "h2"]
+    assert hostfiles.named_in(["-f", "h"], "hydra") == ["h"] and hostfiles.named_in(["-f", "h"],
+                                                                                     "openmpi") == []

@@ -14,7 +14,8 @@ COMMANDS = {
     "run": Command("run", "measure: launch the engine on MPI ranks and store a run"),
     "build": Command("build", "build the engine for an MPI (--mpicc) now and show what was found"),
     "sbatch": Command("sbatch", "print a Slurm batch script for a run (mpiscope sbatch ... > job.sh)"),
-    "runs": Command("runs", "list the runs under the output root; runs rm deletes runs"),
+    "runs": Command("runs", "list the runs under the output root; runs rm deletes runs, runs ingest "
+                           "stores them again from their raw files"),
     "show": Command("views", "summarize a run: median with 95%% CI and tails per benchmark and size"),
     "export": Command("views", "export a run as CSV, JSON or OSU-style text"),
     "fit": Command("analysis", "fit Hockney models (α + β·n) and protocol zones to a run"),

@@ -6,7 +6,7 @@ import sys
 
 from mpiscope.store import catalog
 from mpiscope.common.errors import UsageError
-from mpiscope.cli.options import add_bootstrap, add_json, add_out, add_run, check_bootstrap
+from mpiscope.cli.options import add_bootstrap, add_json, add_out, add_run, check_bootstrap, path
 from mpiscope.cli.commands import command_parser
 
 
@@ -79,7 +79,7 @@ examples:
   mpiscope loggp RUN --save machine.json\
 """)
     _common(p)
-    p.add_argument("--save", metavar="FILE",
+    p.add_argument("--save", metavar="FILE", type=path,
                    help="also write the parameters as a machine model file (versioned JSON; "
                         "never overwrites; refused when a parameter rests on fewer than 6 samples)")
 

@@ -104,3 +104,15 @@ def main(argv=None):
     except BuildFailed as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 1
+    except OSError as e:
+        if e.errno is None:
+            raise
+        # The file system refused (full, read-only, no permission): what and where, no
+        # traceback. Files are written under temporary names, so none is left half-written.
+        where = f" ({e.filename})" if e.filename else ""
+        sys.stderr.write(f"mpiscope: error: {e.strerror or e}{where}; free space or choose "
+                         "another place to write\n")
+        return 1
+    except KeyboardInterrupt:  # Ctrl-C (a run stores itself first: measure/runner.py)
+        sys.stderr.write("mpiscope: interrupted\n")
+        return 130

@@ -16,7 +16,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import format_size, parse_size_option
 from mpiscope.views.documents import json_document
 from mpiscope.views.text import sig, table
-from mpiscope.cli.options import add_json, add_out, add_run
+from mpiscope.cli.options import add_json, add_out, add_run, path
 from mpiscope.cli.commands import command_parser
 
 
@@ -58,8 +58,9 @@ def _cli_params(args) -> ModelParams:
                                        "beta_r")},
                           segment=segment or machine.segment)
     if cli.hockney_costs() is None:
-        raise UsageError("give --alpha and --beta (Hockney), or --alpha-s, --beta-s, --alpha-r "
-                         "and --beta-r (sender/receiver), or --machine FILE")
+        given = (f"--machine {args.machine} lacks them: " if args.machine else "")
+        raise UsageError(f"{given}give --alpha and --beta (Hockney), or --alpha-s, --beta-s, "
+                         "--alpha-r and --beta-r (sender/receiver), or --machine FILE")
     return cli
 
 
@@ -168,7 +169,7 @@ def cmd_check(args) -> int:
 
 
 def _model_options(p, machine_help):
-    p.add_argument("--machine", metavar="FILE", help=machine_help)
+    p.add_argument("--machine", metavar="FILE", type=path, help=machine_help)
     p.add_argument("--gamma", help="reduction cost per byte, e.g. 0.2ns/B (default 0)")
     p.add_argument("--segment", help="segment size of the pipelined chain broadcast (default 8K)")
     add_json(p, "print JSON (seconds, seconds per byte)")

@@ -7,9 +7,26 @@ from __future__ import annotations
 import argparse
 
 from mpiscope.common.errors import UsageError
-from mpiscope.store.layout import DEFAULT_OUT
+from mpiscope.store.layout import DEFAULT_OUT, check_out_root
 RUN_REF = ("a run id, a unique prefix of one, a run's --label, a path to a run directory, "
            "or 'latest'")
+
+
+def path(text):
+    """argparse type of an option naming a file or directory: never empty (an
+    empty string would silently mean "none" or the current directory)."""
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("an empty path names nothing; give a path")
+    return text
+
+
+def out_root(text):
+    """argparse type of --out: a directory, or a path where one can be made."""
+    path(text)
+    try:
+        return check_out_root(text, what="")
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e).strip()) from None
 
 
 def add_run(p, what="the run") -> None:
@@ -23,10 +40,10 @@ def add_out(p, of_parent=None) -> None:
     as well; left out after the subcommand, --out keeps the parent's value
     (argparse would otherwise reset it to the default)."""
     if of_parent:
-        p.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS,
+        p.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS, type=out_root,
                        help=f"output root holding the run directories (default: as for {of_parent})")
         return
-    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, type=out_root,
                    help="output root holding the run directories (default: %(default)s)")
 
 
@@ -40,7 +57,7 @@ def add_seed(p, what="bootstrap seed") -> None:
 
 def add_mpi(p) -> None:
     """--mpicc and --mpi: which MPI the engine is built with and runs on (engine/mpi.py)."""
-    p.add_argument("--mpicc", metavar="PATH",
+    p.add_argument("--mpicc", metavar="PATH", type=path,
                    help="the MPI's C compiler wrapper: any MPI (default: $MPISCOPE_MPICC, else Debian's "
                         "mpicc.openmpi or mpicc.mpich, else mpicc on PATH)")
     p.add_argument("--mpi", choices=("openmpi", "mpich"),

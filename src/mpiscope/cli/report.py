@@ -6,7 +6,7 @@ from pathlib import Path
 from mpiscope.store import catalog
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.cli.options import add_out
+from mpiscope.cli.options import add_out, path
 from mpiscope.cli.commands import command_parser
 
 
@@ -25,7 +25,7 @@ examples:
 """)
     p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
                    help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest)")
-    p.add_argument("-o", "--output", default="report.html", help="HTML file to write (default report.html)")
+    p.add_argument("-o", "--output", default="report.html", type=path, help="HTML file to write (default report.html)")
     add_out(p)
     p.add_argument("--jobs", metavar="N", type=_jobs, default=None,
                    help="worker processes drawing the figures while the runs are analysed; 0 draws "

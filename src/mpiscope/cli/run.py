@@ -2,7 +2,7 @@
 
 import sys
 
-from mpiscope.cli.options import add_json, add_mpi, add_out, add_seed
+from mpiscope.cli.options import add_json, add_mpi, add_out, add_seed, path
 from mpiscope.measure import algo_options, benchmarks, loggp_options
 from mpiscope.measure.launch import LAUNCHERS
 from mpiscope.cli.commands import command_parser
@@ -35,9 +35,9 @@ def add_run_options(p) -> None:
     add_mpi(p)
     p.add_argument("--launcher", default="mpirun", choices=LAUNCHERS,
                    help="mpirun (the MPI's mpirun / mpiexec) or srun (Slurm); default mpirun")
-    p.add_argument("--mpirun", metavar="PROGRAM",
+    p.add_argument("--mpirun", metavar="PROGRAM", type=path,
                    help="launcher program to use instead of the MPI's (mpirun / mpiexec beside its mpicc)")
-    p.add_argument("--hostfile", help="hosts and slots: 'host slots=N' (Open MPI), 'host:N' (MPICH) or "
+    p.add_argument("--hostfile", type=path, help="hosts and slots: 'host slots=N' (Open MPI), 'host:N' (MPICH) or "
                                       "a host a line; converted to the launcher's syntax")
     p.add_argument("-N", "--nodes", type=int,
                    help="nodes to run on (the launcher's own option: srun --nodes, or the first N "
@@ -57,7 +57,7 @@ def add_run_options(p) -> None:
     p.add_argument("--exclude", metavar="LIST",
                    help="comma list of benchmarks to leave out of the suite or the --bench list")
     p.add_argument("--sizes", help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
-    p.add_argument("--pairs", metavar="FILE", help="pairs file for the 'pairs' benchmark: two ranks a line")
+    p.add_argument("--pairs", metavar="FILE", type=path, help="pairs file for the 'pairs' benchmark: two ranks a line")
     p.add_argument("--sync", choices=("window", "barrier"),
                    help="start of each repetition: window (agreed global time, default) or barrier")
     p.add_argument("--timer", default="tsc", choices=("tsc", "clock", "wtime"),
@@ -127,8 +127,9 @@ def cmd_run(args):
         sys.stderr.write(f"mpiscope: run failed: {run.error}\n")
         if context.get("failed_launch") is not None:
             output = runner.launcher_output(run_dir, context["failed_launch"])
-            sys.stderr.write(f"what the launcher wrote on stderr:\n{output}"
-                             + ("" if output.endswith("\n") else "\n"))
+            if output.strip():  # empty too when the disk was full: the error above says why
+                sys.stderr.write(f"what the launcher wrote on stderr:\n{output}"
+                                 + ("" if output.endswith("\n") else "\n"))
         sys.stderr.write(f"what was measured is stored in {run_dir} (status: failed)\n")
         return 1
     return 0

@@ -8,17 +8,31 @@ import sys
 
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import RUN_REF, add_out
-from mpiscope.store.layout import context_files
+from mpiscope.store.layout import context_files, unfinished_runs
 from mpiscope.views.runs import format_runs
 
 
 def cmd_runs(args) -> int:
     if not context_files(args.out):  # no run: the catalog need not even be imported
         sys.stdout.write(format_runs([]))
-        return 0
-    from mpiscope.store import catalog
+    else:
+        from mpiscope.store import catalog
 
-    sys.stdout.write(format_runs(catalog.list_runs(args.out)))
+        sys.stdout.write(format_runs(catalog.list_runs(args.out)))
+    for path in unfinished_runs(args.out):
+        sys.stderr.write(f"mpiscope: note: {path} is a run mpiscope stopped before storing it; "
+                         f"`mpiscope runs ingest {path}` stores what it measured, "
+                         f"`mpiscope runs rm {path}` deletes it\n")
+    return 0
+
+
+def cmd_ingest(args) -> int:
+    from mpiscope.measure.runner import reingest
+    from mpiscope.store.remove import resolve_all
+
+    for run_dir in resolve_all(args.out, args.runs):
+        stored, context = reingest(run_dir)
+        print(f"ingested {stored.name} from its raw files (status: {context['status']})")
     return 0
 
 
@@ -35,12 +49,14 @@ def add_runs_command(subparsers) -> None:
         description="""\
 List the runs under the output root, oldest first: id, creation
 time, status, MPI library, number of ranks, benchmarks, label.
-`mpiscope runs rm RUN...` deletes runs.\
+`mpiscope runs rm RUN...` deletes runs; `mpiscope runs ingest RUN...`
+stores runs again from their raw files.\
 """,
         epilog="""\
 examples:
   mpiscope runs --out mpiscope-runs
-  mpiscope runs rm 20240301-0900 baseline\
+  mpiscope runs rm 20240301-0900 baseline
+  mpiscope runs ingest latest\
 """)
     add_out(p)
     sub = p.add_subparsers(dest="runs_command", metavar="SUBCOMMAND",
@@ -55,3 +71,14 @@ deleted.\
     rm.add_argument("runs", metavar="RUN", nargs="+", help=f"the runs to delete: {RUN_REF}")
     add_out(rm, of_parent="`mpiscope runs`")
     rm.set_defaults(func=cmd_rm)
+    ingest = sub.add_parser("ingest", help="store runs again from their raw files",
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="""\
+Store runs again from the raw files the engine wrote (kept in RUN/raw/): a run
+whose store failed (the disk was full), whose samples.parquet is damaged, or
+that mpiscope left unfinished (a hidden .RUN.partial directory, named by its
+path; it gets its final name).\
+""")
+    ingest.add_argument("runs", metavar="RUN", nargs="+", help=f"the runs to ingest: {RUN_REF}")
+    add_out(ingest, of_parent="`mpiscope runs`")
+    ingest.set_defaults(func=cmd_ingest)

@@ -7,7 +7,7 @@ from pathlib import Path
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import parse_size_option
 from mpiscope.store import catalog
-from mpiscope.cli.options import add_out, add_run
+from mpiscope.cli.options import add_out, add_run, path
 from mpiscope.cli.commands import command_parser
 
 
@@ -48,5 +48,5 @@ examples:
     p.add_argument("--size", required=True, help="the size (bytes; units B/K/M/G)")
     p.add_argument("--rep", type=int, help="repetition (default: the one with the median time)")
     p.add_argument("--launch", type=int, default=0, help="launch (default 0)")
-    p.add_argument("-o", "--output", help="SVG file (default timechart-B-A-S-repR.svg here)")
+    p.add_argument("-o", "--output", type=path, help="SVG file (default timechart-B-A-S-repR.svg here)")
     add_out(p)

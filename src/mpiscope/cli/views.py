@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from mpiscope.cli.commands import command_parser
-from mpiscope.cli.options import add_json, add_out, add_run
+from mpiscope.cli.options import add_json, add_out, add_run, path
 from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
 
@@ -96,6 +96,6 @@ examples:
                    help="output format")
     p.add_argument("--bench", help="--format osu: the benchmark to print (pingpong, bw, bibw, "
                                    "or a collective of the MPI library)")
-    p.add_argument("-o", "--output", metavar="FILE",
+    p.add_argument("-o", "--output", metavar="FILE", type=path,
                    help="write to FILE (replaced atomically) instead of stdout")
     add_out(p)

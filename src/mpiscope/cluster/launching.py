@@ -127,6 +127,26 @@ def rto_min_per_host(plan: Plan) -> dict:
     return rto.across_hosts(per_host)
 
 
+def usable(name, np):
+    """(state, plan) of cluster `name` when `np` ranks can run on it now (it is up,
+    the ranks fit its slots, its delay program runs); UsageError otherwise."""
+    state, plan = st.load(name)
+    spec = plan.spec
+    total = spec.hosts * spec.slots
+    if not isinstance(np, int) or np < 1:
+        raise UsageError(f"-n must be at least 1, got {np}")
+    if np > total:
+        raise UsageError(f"cluster '{name}' has {spec.hosts} hosts x {spec.slots} slots = {total} "
+                         f"slots; -n {np} does not fit (one rank per slot)")
+    d = state.get("delayd")
+    if d and not alive(d["pid"], d.get("started")):
+        raise UsageError(f"the delay program of cluster '{name}' is not running (its log: "
+                         f"{st.cluster_dir(name) / 'delayd.log'}), so delayed packets would be "
+                         f"dropped; recreate the cluster with 'mpiscope cluster down {name}' and "
+                         "'cluster up'")
+    return state, plan
+
+
 def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=()):
     """The command that starts `np` ranks of `engine` across cluster `name`.
 
@@ -138,20 +158,8 @@ def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=()):
     the same rsh, UCX restricted to TCP so no shared memory crosses hosts.
     `launcher_args` go to the MPI launcher, after these options.
     """
-    state, plan = st.load(name)
-    spec = plan.spec
-    total = spec.hosts * spec.slots
-    if not isinstance(np, int) or np < 1:
-        raise UsageError(f"-n must be at least 1, got {np}")
-    if np > total:
-        raise UsageError(f"cluster '{name}' has {spec.hosts} hosts x {spec.slots} slots = {total} "
-                         f"slots; -n {np} does not fit (one rank per slot)")
+    state, plan = usable(name, np)
     cdir = st.cluster_dir(name)
-    d = state.get("delayd")
-    if d and not alive(d["pid"], d.get("started")):
-        raise UsageError(f"the delay program of cluster '{name}' is not running (its log: "
-                         f"{cdir / 'delayd.log'}), so delayed packets would be dropped; recreate "
-                         f"the cluster with 'mpiscope cluster down {name}' and 'cluster up'")
     rsh = str(cdir / "rsh")
     first = plan.hosts[0].name
     hostfile = _hostfile(plan, np, mpi, cdir)

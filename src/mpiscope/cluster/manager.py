@@ -14,7 +14,9 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 
+from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.cluster import delayd
 from mpiscope.cluster import features
@@ -84,6 +86,8 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
     st.write(name, state)
 
     def step(label):
+        if os.environ.get("MPISCOPE_TEST_UP_STALL") == label:  # docs/test-hooks.md
+            time.sleep(600)
         if fail_at == label:
             raise ns.ClusterError(f"deliberate failure at step '{label}' (test)")
 
@@ -102,10 +106,8 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
             step("namespaces")
             for argv in shaping.wiring(plan):
                 ns.run(argv)
-            (cdir / "hosts").write_text(launching.hosts_file(plan))
-            rsh = cdir / "rsh"
-            rsh.write_text(launching.rsh_script(plan, cdir))
-            rsh.chmod(0o755)
+            write_text(cdir / "hosts", launching.hosts_file(plan))
+            write_text(cdir / "rsh", launching.rsh_script(plan, cdir), mode=0o755)
             step("wiring")
             for argv in shaping.rate_limits(plan):
                 ns.run(argv)

@@ -245,8 +245,8 @@ class ClusterSpec:
 
 
 def check_name(name: str) -> str:
-    if not NAME_RE.match(name or ""):
-        raise UsageError(f"cluster name '{name}' must start with a lower-case letter and have at "
+    if not NAME_RE.fullmatch(name or ""):  # fullmatch: '$' alone lets "name\n" through
+        raise UsageError(f"cluster name {name!r} must start with a lower-case letter and have at "
                          f"most 20 letters, digits or '-'")
     return name
 

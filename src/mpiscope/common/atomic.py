@@ -19,6 +19,9 @@ def atomic_path(path):
             tmp.unlink()
 
 
-def write_text(path, text):
+def write_text(path, text, mode=None):
+    """`text` into `path` whole or not at all; `mode` (e.g. 0o755) set before the rename."""
     with atomic_path(path) as tmp:
         Path(tmp).write_text(text)
+        if mode is not None:
+            os.chmod(tmp, mode)

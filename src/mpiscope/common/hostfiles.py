@@ -5,6 +5,7 @@ pairs, and write each launcher's own syntax. Standard library only.
 
 from __future__ import annotations
 
+import re
 import socket
 
 from mpiscope.common.errors import UsageError
@@ -13,11 +14,27 @@ SYNTAXES = ("openmpi", "hydra", "slurm")
 # Open MPI keys that change nothing mpiscope decides (it never exceeds a host's slots
 # unless the ranks outnumber them all).
 IGNORED_KEYS = ("max_slots", "max-slots")
+# A host name (RFC 1123 labels, '_' tolerated), an IPv4 or an IPv6 address: what
+# a launcher can resolve. Anything else it rejects with a parse error of its own.
+_HOST = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]{0,252})|\[?[0-9A-Fa-f:.]+(%\w+)?\]?")
+# Options by which a launcher reads a hostfile of its own (given in --launcher-args).
+HOSTFILE_OPTIONS = {
+    "openmpi": ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "--default-hostfile"),
+    "hydra": ("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile", "-machine"),
+    "slurm": (),
+}
 
 
-def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
+# The form of each launcher's own hostfile, for a line written in the other's.
+_OWN_FORM = {"openmpi": "Open MPI's mpirun reads 'HOST slots=N'",
+             "hydra": "MPICH's mpiexec reads 'HOST:N'"}
+
+
+def parse(text: str, source: str = "hostfile", syntax=None) -> list[tuple[str, int]]:
     """(host, slots) in the order hosts first appear; a host listed again adds
-    its slots (a plain line is one slot, as Open MPI and Slurm count it)."""
+    its slots (a plain line is one slot, as Open MPI and Slurm count it).
+    `syntax` ("openmpi" or "hydra"): the file goes to that launcher as it is
+    (--launcher-args), so a line in the other's syntax is refused."""
     hosts: dict[str, int] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         fields = raw.split("#", 1)[0].split()
@@ -25,10 +42,16 @@ def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
             continue
         host, slots = fields[0], 1
         if host.count(":") == 1:  # hydra's host:N (an IPv6 address has several colons)
+            if syntax == "openmpi":
+                raise UsageError(f"{source}:{lineno}: '{raw.strip()}' is MPICH syntax; "
+                                 f"{_OWN_FORM[syntax]}")
             host, count = host.split(":")
             slots = _count(count, source, lineno, raw)
         for field in fields[1:]:
             key, eq, value = field.partition("=")
+            if syntax == "hydra" and eq:
+                raise UsageError(f"{source}:{lineno}: '{raw.strip()}' is Open MPI syntax; "
+                                 f"{_OWN_FORM[syntax]}")
             if key == "slots" and eq:
                 slots = _count(value, source, lineno, raw)
             elif key not in IGNORED_KEYS or not eq:
@@ -36,10 +59,42 @@ def parse(text: str, source: str = "hostfile") -> list[tuple[str, int]]:
                                  f"'HOST', 'HOST slots=N' (Open MPI) or 'HOST:N' (MPICH)")
         if not host:
             raise UsageError(f"{source}:{lineno}: no host name in '{raw.strip()}'")
+        if not _HOST.fullmatch(host):
+            raise UsageError(f"{source}:{lineno}: '{host}' is not a host name or address; write "
+                             f"one host a line: 'HOST', 'HOST slots=N' or 'HOST:N'")
         hosts[host] = hosts.get(host, 0) + slots
     if not hosts:
         raise UsageError(f"{source} lists no hosts")
     return list(hosts.items())
+
+
+def read(path, what="--hostfile", syntax=None):
+    """parse() of the file at `path`, refused in one line when it cannot be read."""
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{what}: file {path} does not exist")
+    try:
+        text = path.read_bytes().decode()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{what}: cannot read {path} as text ({e}); give a hostfile of one "
+                         "host a line") from None
+    return parse(text, str(path), syntax)
+
+
+def named_in(words, kind):
+    """The hostfiles that launcher words (--launcher-args) name, for a launcher of `kind`."""
+    options = HOSTFILE_OPTIONS[kind]
+    found = []
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in options:
+            if eq:
+                found.append(value)
+            elif i + 1 < len(words):
+                found.append(words[i + 1])
+    return found
 
 
 def _count(text, source, lineno, raw):

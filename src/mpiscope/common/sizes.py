@@ -40,6 +40,9 @@ def parse_size_option(name, text, minimum=0) -> int:
 def _expand_range(item):
     span, _, step = item.partition(":")
     lo_text, _, hi_text = span.partition("-")
+    if not lo_text.strip() or not hi_text.strip():
+        raise UsageError(f"--sizes: '{item}' is neither a size nor a range LO-HI (sizes are "
+                         f"never negative); {_HELP}")
     lo, hi = parse_size(lo_text), parse_size(hi_text)
     if lo > hi:
         raise UsageError(f"--sizes: range '{item}' runs backwards; write the smaller size first")

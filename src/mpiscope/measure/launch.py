@@ -8,6 +8,9 @@ hydra, or Slurm's srun.
 
 import os
 import subprocess
+import threading
+
+from mpiscope.measure.processes import STOP_WAIT_S, Sink, children, collect, die_with_parent, stop
 
 LAUNCHERS = ("mpirun", "srun")
 DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
@@ -119,22 +122,31 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
     """Runs one launch; engine lines starting with '@progress ' go to
     `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
     else to `log_path`. Returns (exit code, everything the launcher wrote on
-    stderr)."""
-    err_path = log_path.with_suffix(".stderr")
-    with open(log_path, "w") as log, open(err_path, "w") as err:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
-                                stdin=subprocess.DEVNULL)
-        try:
-            for line in proc.stdout:
-                if line.startswith("@progress "):
-                    on_progress(line[len("@progress "):])
-                elif line.startswith("@timing ") and on_timing:
-                    on_timing(line[len("@timing "):])
-                else:
-                    log.write(line)
-            rc = proc.wait()
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-    return rc, err_path.read_text(errors="replace")
+    stderr, kept in memory whether or not its file, `log_path` with the suffix
+    .stderr, could be written). Interrupted, it stops the launcher and its
+    ranks (stop()) before the exception goes on."""
+    log, err = Sink(log_path), Sink(log_path.with_suffix(".stderr"))
+    before = set(children())
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", stdin=subprocess.DEVNULL,
+                            start_new_session=True, preexec_fn=die_with_parent())
+    reader = threading.Thread(target=lambda: [err.write(line) for line in proc.stderr], daemon=True)
+    reader.start()
+    try:
+        for line in proc.stdout:
+            if line.startswith("@progress "):
+                on_progress(line[len("@progress "):])
+            elif line.startswith("@timing ") and on_timing:
+                on_timing(line[len("@timing "):])
+            else:
+                log.write(line, keep=False)
+        rc = proc.wait()
+    except BaseException:
+        stop(proc)
+        raise
+    finally:
+        collect(proc, before)
+        reader.join(STOP_WAIT_S)
+        log.close()
+        err.close()
+    return rc, err.text()

@@ -13,6 +13,12 @@ from mpiscope.common.errors import UsageError
 from mpiscope.measure import launch
 from mpiscope.measure.launch import local_cpus
 
+# Ranks a slot may take before mpiscope refuses the count: Open MPI runs a few
+# ranks a core (oversubscribed, yielding) and tests do, but a count far beyond
+# the slots only hangs the launcher or the machine. A hostfile with more slots
+# or --launcher-args that place the ranks themselves lift the limit.
+RANKS_PER_SLOT = 16
+
 
 def resolve(args, family, cluster, default_np):
     """{np, nodes, ppn, hosts, hostfile, launcher_args, oversubscribe, notes}
@@ -32,12 +38,15 @@ def resolve(args, family, cluster, default_np):
                          f"'{args.launcher_args}': give one or the other")
     ppn = _ranks_per_node(np, nodes, ppn)
     hosts = _hosts(args.hostfile, nodes, ppn)
+    kind = launch.syntax(family, args.launcher)
+    own = [hostfiles.read(f, "--launcher-args hostfile", kind) for f in hostfiles.named_in(words, kind)]
     if np is None and nodes:
         np = nodes * ppn
     elif np is None and hosts:
         np = sum(s for _, s in hosts)
     elif np is None:
         np = ppn or default_np(cluster)
+    _check_slots(np, hosts, own, cluster, args, words, kind)
     notes = []
     if hosts:
         # The hostfile's slots say how many ranks a host takes; this machine's cores we know.
@@ -55,6 +64,32 @@ def resolve(args, family, cluster, default_np):
     return {"np": np, "nodes": nodes, "ppn": ppn, "hosts": hosts, "launcher_args": words,
             "hostfile": Path(args.hostfile) if args.hostfile else None,
             "oversubscribe": oversubscribe, "notes": notes}
+
+
+def _check_slots(np, hosts, own, cluster, args, words, kind):
+    """Refuses a rank count far beyond the slots known here (RANKS_PER_SLOT
+    each): the hostfile's, else this machine's CPUs; an emulated cluster
+    takes one rank a slot (cluster/launching.py usable). Under
+    srun or -N the allocation decides, and launcher words that place ranks
+    (--host, --map-by…) are the user's own placement."""
+    if hosts or own:
+        slots, where = sum(s for _, s in (hosts or own[0])), "the hostfile lists"
+        fix = "list more hosts or slots in the hostfile"
+    elif cluster:
+        from mpiscope.cluster.launching import usable
+
+        usable(cluster, np)  # one rank a slot, its delay program running: checked before the run
+        return
+    elif args.launcher == "mpirun" and not getattr(args, "nodes", None) \
+            and not launch.gives(words, launch.MAPPING_OPTIONS[kind]):
+        slots, where = local_cpus(), "this machine has"
+        fix = ("give a --hostfile with the hosts and slots to use, or place the ranks with "
+               "--launcher-args (e.g. \"--host a:8,b:8\")")
+    else:
+        return
+    if np > RANKS_PER_SLOT * slots:
+        raise UsageError(f"-n {np} is more than {RANKS_PER_SLOT} ranks a slot: {where} {slots} "
+                         f"slot(s) (at most {RANKS_PER_SLOT * slots} ranks); {fix}")
 
 
 def launcher_words(args):
@@ -82,7 +117,4 @@ def _hosts(hostfile, nodes, ppn):
     """The hostfile's (host, slots) as used: its first `nodes` hosts, `ppn` slots each."""
     if not hostfile:
         return None
-    path = Path(hostfile)
-    if not path.is_file():
-        raise UsageError(f"--hostfile: file {path} does not exist")
-    return hostfiles.select(hostfiles.parse(path.read_text(errors="replace"), str(path)), nodes, ppn)
+    return hostfiles.select(hostfiles.read(hostfile), nodes, ppn)

@@ -16,6 +16,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.measure import launch
 from mpiscope.measure.launch import LAUNCHERS, local_cpus
 from mpiscope.common.sizes import parse_sizes
+from mpiscope.store.layout import check_out_root
 from mpiscope.engine.describe import describe
 from mpiscope.engine.mpi import find_mpi, is_debian
 
@@ -147,11 +148,16 @@ def make_plan(args):
                          "--hostfile and --mpirun")
     if args.launcher not in LAUNCHERS:
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
+    check_out_root(args.out)
+    _check_numbers(args)
     mpi = find_mpi(mpicc=getattr(args, "mpicc", None), mpi=args.mpi)
     mpirun = _mpirun(args, mpi, cluster)
     layout = placement.resolve(args, mpi.family, cluster, _default_np)
     np = layout.pop("np")
     known = describe(mpi)
+    if args.bench is not None and not args.bench.replace(",", "").strip():
+        raise UsageError(f"--bench {args.bench!r} lists no benchmark; name at least one (e.g. "
+                         "--bench pingpong), or leave --bench out for the --suite's")
     benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
     benches = _exclude(benches, getattr(args, "exclude", None), known)
     for b in benches:
@@ -172,27 +178,10 @@ def make_plan(args):
             raise UsageError(f"benchmark '{pairings['listed']}' needs --pairs FILE (two rank "
                              "numbers a line)")
         pairs = read_pairs(args.pairs, np)
+    if args.sizes is not None and not args.sizes.replace(",", "").strip():
+        raise UsageError(f"--sizes {args.sizes!r} lists no size; give sizes such as 8,1K,1M or "
+                         "1-4M:x2, or leave --sizes out for the --suite's")
     sizes = parse_sizes(args.sizes or suite["sizes"])
-    _positive("--reps-min", args.reps_min)
-    _positive("--reps-max", args.reps_max)
-    if args.reps_min > args.reps_max:
-        raise UsageError(f"--reps-min ({args.reps_min}) is larger than --reps-max ({args.reps_max})")
-    if not args.ci_width >= 0:
-        raise UsageError("--ci-width must be a relative width >= 0, e.g. 0.02 for ±2%")
-    if not args.time_budget > 0:
-        raise UsageError("--time-budget must be a positive number of seconds")
-    _positive("--launches", args.launches)
-    if args.clock_inject:
-        parts = args.clock_inject.split(":")
-        try:
-            ok = len(parts) == 2 and all(float(p) >= 0 for p in parts)
-        except ValueError:
-            ok = False
-        if not ok:
-            raise UsageError(f"--clock-inject expects MAX_OFFSET_US:MAX_DRIFT_PPM, got "
-                             f"'{args.clock_inject}'")
-    if args.refine_threshold <= 0 or args.refine_max < 1:
-        raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
     sync = args.sync or "window"
     return Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
@@ -207,6 +196,31 @@ def make_plan(args):
                 label=_label(getattr(args, "label", None)),
                 **loggp_options.plan_fields(args),
                 **algo_options.plan_fields(args, benches, known.algorithms))
+
+
+def _check_numbers(args):
+    """The stopping rule's and the launches' numbers: each one's own range."""
+    _positive("--reps-min", args.reps_min)
+    _positive("--reps-max", args.reps_max)
+    if args.reps_min > args.reps_max:
+        raise UsageError(f"--reps-min ({args.reps_min}) is larger than --reps-max ({args.reps_max})")
+    if not args.ci_width >= 0:
+        raise UsageError("--ci-width must be a relative width >= 0, e.g. 0.02 for ±2%")
+    if not 0 < args.time_budget < float("inf"):
+        raise UsageError("--time-budget must be a positive number of seconds")
+    _positive("--launches", args.launches)
+    _positive("--warmup", args.warmup, 0)
+    if args.clock_inject:
+        parts = args.clock_inject.split(":")
+        try:
+            ok = len(parts) == 2 and all(float(p) >= 0 for p in parts)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise UsageError(f"--clock-inject expects MAX_OFFSET_US:MAX_DRIFT_PPM, got "
+                             f"'{args.clock_inject}'")
+    if args.refine_threshold <= 0 or args.refine_max < 1:
+        raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
 
 
 def _exclude(benches, text, known):

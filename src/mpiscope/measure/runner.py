@@ -6,6 +6,7 @@ crashed rank leaves a run marked failed with what was measured.
 """
 
 import datetime
+import errno
 import json
 import os
 import secrets
@@ -18,8 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope.store.layout import SCHEMA_VERSION
-from mpiscope.measure import launch
+from mpiscope.store.layout import QUALITY_FILE, SCHEMA_VERSION
+from mpiscope.store.trace import TRACE_FILE
+from mpiscope.measure import launch, processes
+from mpiscope.measure.explain import explanation
+from mpiscope.measure.interrupts import signals_stop_the_run
 from mpiscope.stats import quality, rto
 from mpiscope.store import catalog, samples
 from mpiscope.store import ingest as store
@@ -176,8 +180,11 @@ def _measure(plan, engine, tmp, refined):
                 failure = failure or launches.run()
             if plan.refine and not failure:
                 failure = launches.refine(refined)
-        except KeyboardInterrupt:
-            failure = "interrupted by the user"
+        except KeyboardInterrupt as exc:
+            failure = f"interrupted ({exc.args[0] if exc.args else 'SIGINT'}): the launch was stopped"
+        except OSError as exc:  # e.g. the output file system is full
+            failure = (f"stopped: the output directory refused a write ({exc.strerror or exc}"
+                       f"{': ' + str(exc.filename) if exc.filename else ''})")
     if plan.cluster:
         report = delay_report(plan.cluster)
         if report and "cluster" in launches.extra_context:
@@ -201,12 +208,8 @@ def launcher_output(run_dir, k, limit=STDERR_SHOWN):
 
 
 def _failure(launch_index, rc, stderr):
-    """One line for the user: the engine's own message when it left one, else
-    the launcher's first line (the whole output is shown apart)."""
-    lines = [l.strip() for l in stderr.splitlines() if l.strip().strip("-")]
-    ours = [l for l in lines if l.startswith("mpiscope-engine:")]
-    why = ours[0] if ours else (lines[0] if lines else "no message")
-    return (f"launch {launch_index} exited with code {rc}: {why} "
+    """One line for the user: the launcher's explanation (the whole output is shown apart)."""
+    return (f"launch {launch_index} exited with code {rc}: {explanation(stderr)} "
             f"(launcher output: launch-{launch_index}.stderr in the run directory)")
 
 
@@ -221,33 +224,21 @@ def _store_quality(run_dir, table):
                          "computed when the run is read\n")
 
 
-def run(plan, argv):
-    """Measures `plan`; returns (run directory, context)."""
-    began = time.perf_counter()
-    mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
-    engine = ensure_engine(mpi)
-    build_check_s = time.perf_counter() - began
-    plan.out.mkdir(parents=True, exist_ok=True)
-    run_id = new_run_id()
-    tmp = plan.out / f".{run_id}.partial"
-    tmp.mkdir()
-    started = time.time()
-    refined = {}
-    try:
-        status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    context = {
+# What a run's context says until the run is stored: a run stopped before that
+# (mpiscope killed, the disk full) is found failed, with its raw files.
+UNFINISHED = ("the run did not finish: mpiscope was stopped, or could not store it; the raw "
+              "files are kept (`mpiscope runs ingest RUN` stores what they hold)")
+
+
+def _base_context(plan, argv, run_id, started, mpi, engine):
+    return {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
         "label": plan.label,
         "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
-        "duration_s": round(time.time() - started, 3),
-        "status": status,
-        "error": error,
+        "status": "failed",
+        "error": UNFINISHED,
         "command": list(argv),
-        "launch_commands": [list(map(str, c)) for c in commands],
         "mpi": plan.mpi,
         "mpi_identity": {**mpi.identity(), "engine": str(engine)},
         "launcher": plan.launcher,
@@ -259,17 +250,139 @@ def run(plan, argv):
         "git_sha": git_sha(),
         "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
         "oversubscribed": plan.oversubscribe,
-        "refined_sizes": refined,
-        **extra_context,
         "env": relevant_env(),
+        # Who writes the run: a hidden run directory whose writer is gone was never stored.
+        "writer": {"host": socket.gethostname(), "pid": os.getpid()},
     }
-    context["timing"]["build_check_s"] = build_check_s
+
+
+# The context written when a run starts is padded to this size (JSON allows the
+# trailing blanks): on a disk that fills up, removing it makes room for the final one.
+CONTEXT_RESERVE = 64 * 1024
+
+
+def _write_context(run_dir, context, reserve=False):
+    text = json.dumps(context, indent=2, default=str) + "\n"
+    write_text(run_dir / "context.json", text + " " * max(0, CONTEXT_RESERVE - len(text))
+               if reserve else text)
+
+
+def store_run(run_dir, context):
+    """samples.parquet, quality.json and context.json of a run directory from its
+    raw files. A file system that refuses the writes (full) leaves the run failed,
+    saying so, with its raw files: nothing half-written carries a final name."""
     began = time.perf_counter()
-    table = store.ingest(tmp, context)
-    context["timing"]["ingest_s"] = time.perf_counter() - began
-    _store_quality(tmp, table)
-    write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
-    final = plan.out / run_id
-    os.rename(tmp, final)
-    catalog.record(plan.out, final, context)
+    try:
+        table = store.ingest(run_dir, context)
+        context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
+        _store_quality(run_dir, table)
+        _write_context(run_dir, context)
+    except OSError as exc:
+        for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
+            (run_dir / name).unlink(missing_ok=True)  # space back; none of them is whole
+        why = ("no space left on device" if exc.errno == errno.ENOSPC or "errno 28" in str(exc)
+               else str(exc.strerror or exc)) + (f" ({exc.filename})" if exc.filename else "")
+        # What the measurement itself ended as, for `mpiscope runs ingest` to restore.
+        context["measured"] = {"status": context.get("status"), "error": context.get("error")}
+        context["status"] = "failed"
+        context["error"] = ((context.get("error") + "; ") if context.get("error") else "") + \
+            (f"storing the run failed: {why}; its raw files are kept: free space, then "
+             "`mpiscope runs ingest RUN` stores what they hold")
+        try:
+            _write_context(run_dir, context)
+        except OSError:
+            # The padded context of the start makes room for this one.
+            (run_dir / "context.json").unlink(missing_ok=True)
+            _write_context(run_dir, context)
+        return False
+    return True
+
+
+def reingest(run_dir):
+    """Stores a run again from its raw files (`mpiscope runs ingest`): one whose
+    store failed, whose samples.parquet is damaged, or that mpiscope left
+    unfinished (a hidden .<run_id>.partial, which gets its final name). Returns
+    (run directory, context)."""
+    run_dir = Path(run_dir)
+    try:
+        context = json.loads((run_dir / "context.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{run_dir / 'context.json'} cannot be read ({exc}); ingest needs the "
+                         "run's context") from None
+    if not (run_dir / "raw").is_dir():
+        raise UsageError(f"{run_dir} has no raw/ directory: there is nothing to ingest")
+    measured = context.pop("measured", None)
+    if measured:
+        context.update(measured)
+    elif context.get("error") == UNFINISHED:
+        context["error"] = ("mpiscope stopped before storing the run; `mpiscope runs ingest` "
+                            "stored what its raw files held")
+    for key in store.INGEST_KEYS:
+        context.pop(key, None)
+    if not store_run(run_dir, context):
+        raise UsageError(f"{run_dir}: {context['error']}")
+    name = run_dir.name
+    if name.startswith(".") and name.endswith(".partial"):
+        final = run_dir.with_name(name[1:-len(".partial")])
+        os.rename(run_dir, final)
+        run_dir = final
+    _record(run_dir.parent, run_dir, context)
+    return run_dir, context
+
+
+def _record(out, run_dir, context):
+    """The run in the catalog; the catalog is an index the next listing refreshes,
+    so a failure here costs nothing stored."""
+    try:
+        catalog.record(out, run_dir, context)
+    except Exception as exc:  # noqa: BLE001 - the run is stored; the index can wait
+        sys.stderr.write(f"mpiscope: warning: the catalog was not updated ({exc}); the next "
+                         "`mpiscope runs` adds the run\n")
+
+
+def run(plan, argv):
+    """Measures `plan`; returns (run directory, context)."""
+    began = time.perf_counter()
+    mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
+    engine = ensure_engine(mpi)
+    build_check_s = time.perf_counter() - began
+    try:
+        plan.out.mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id()
+        tmp = plan.out / f".{run_id}.partial"
+        tmp.mkdir()
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise UsageError(f"--out {plan.out}: cannot create a run directory there ({why}); give "
+                         "a directory you can write to") from None
+    processes.adopt_orphans()
+    started = time.time()
+    context = _base_context(plan, argv, run_id, started, mpi, engine)
+    refined = {}
+    with signals_stop_the_run() as signals:
+        try:
+            _write_context(tmp, context, reserve=True)
+            status, error, commands, extra_context = _measure(plan, engine, tmp, refined)
+        except UsageError:  # the engine refused the request: bad input leaves nothing
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        except OSError as exc:  # the output root refused the first write: nothing ran
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise UsageError(f"--out {plan.out}: cannot write there ({exc.strerror or exc}); "
+                             "free space or give another directory") from None
+        signals.storing = True
+        context.update({
+            "duration_s": round(time.time() - started, 3),
+            "status": status,
+            "error": error,
+            "launch_commands": [list(map(str, c)) for c in commands],
+            "refined_sizes": refined,
+            **extra_context,
+        })
+        context["timing"]["build_check_s"] = build_check_s
+        context["env"] = context.pop("env")  # last, as before
+        store_run(tmp, context)
+        final = plan.out / run_id
+        os.rename(tmp, final)
+    _record(plan.out, final, context)
     return final, context

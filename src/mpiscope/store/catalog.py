@@ -2,14 +2,18 @@
 
 The run directories (OUT/<run_id>/context.json) are the truth; the catalog
 is an index over them, refreshed from the directories whenever it is read,
-so it never disagrees with what is on disk for long. When the database is
-locked by another mpiscope process, reads fall back to scanning the
-directories instead of failing.
+so it never disagrees with what is on disk for long. mpiscope processes take
+turns on it (OUT/.catalog.lock); when another program holds it or the disk is
+full, reads fall back to scanning the directories instead of failing, and a
+damaged catalog is rebuilt from the directories.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -35,24 +39,116 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS label VARCHAR;
 
 
 class _Locked(Exception):
-    pass
+    """The catalog cannot be written now (held by another program, or the disk is
+    full): readers scan the run directories instead."""
 
 
-def _connect(out_root, retries=10, wait_s=0.05):
+LOCK_FILE = ".catalog.lock"  # beside the catalog: one mpiscope process uses it at a time
+LOCK_WAIT_S = 20.0
+
+
+@contextlib.contextmanager
+def _exclusive(out_root):
+    """Holds OUT/.catalog.lock, so concurrent runs, listings and reports on one
+    root take turns (DuckDB lets one process write a file at a time, and a
+    refresh reads and writes in one transaction)."""
+    try:
+        handle = open(Path(out_root) / LOCK_FILE, "a")
+    except OSError:  # a root we may not write to: read it by scanning
+        raise _Locked from None
+    with handle:
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise _Locked from None
+                time.sleep(0.02)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _unavailable(exc):
+    """A DuckDB error that says the file is busy or the disk full, not damaged."""
+    text = str(exc)
+    return "Could not set lock" in text or "No space left" in text or "Permission denied" in text
+
+
+def _connect(path, retries=10, wait_s=0.05):
     import duckdb  # here, not at start-up: most commands never open the catalog
 
-    path = Path(out_root) / CATALOG_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
     for attempt in range(retries):
         try:
             con = duckdb.connect(str(path))
-            con.execute(_DDL)
-            return con
-        except duckdb.IOException:
-            # Another process holds the file lock; it is released quickly.
+        except duckdb.IOException as exc:
+            # Another program (not mpiscope, which takes the lock file) holds the
+            # file; it is usually released quickly.
+            if "Could not set lock" not in str(exc):
+                raise
             if attempt == retries - 1:
                 raise _Locked from None
             time.sleep(wait_s)
+            continue
+        try:
+            con.execute(_DDL)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+
+def _session(out_root, operation):
+    """operation(connection) on OUT/catalog.duckdb, one process at a time. A
+    damaged catalog (cut off, emptied, overwritten) is rebuilt from the run
+    directories, which are the truth, and the user is told; the operation then
+    runs on the new one. Raises _Locked when the catalog cannot be used now."""
+    import duckdb
+
+    path = Path(out_root) / CATALOG_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive(out_root):
+        damage = None  # what the first attempt found wrong with the file
+        for attempt in range(2):
+            try:
+                if attempt:
+                    _rebuild(out_root, path, damage)
+                con = _connect(path)
+                try:
+                    return operation(con)
+                finally:
+                    con.close()
+            except duckdb.Error as exc:
+                if _unavailable(exc):
+                    raise _Locked from None
+                if attempt:
+                    sys.stderr.write(f"mpiscope: warning: the catalog {path} cannot be rebuilt "
+                                     f"({_first_line(exc)}); the runs are read from their "
+                                     "directories\n")
+                    raise _Locked from None
+                damage = exc
+
+
+def _first_line(exc):
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _rebuild(out_root, path, exc):
+    """A new catalog from the run directories in place of a damaged one."""
+    why = _first_line(exc)
+    for stale in (path, path.with_name(path.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    rows = _scan(out_root)
+    con = _connect(path)
+    try:
+        _refresh(con, rows)
+    finally:
+        con.close()
+    sys.stderr.write(f"mpiscope: note: the catalog {path} could not be read ({why}); it was "
+                     f"rebuilt from the {len(rows)} run directories under {out_root}\n")
 
 
 def _row(run_dir, context):
@@ -66,29 +162,35 @@ def _row(run_dir, context):
 
 
 def _upsert(con, rows):
+    """Rows in, by run id: UPDATE the runs the catalog has, INSERT the others.
+    (A DELETE then INSERT of one key in one transaction trips the primary key
+    in DuckDB releases before 1.2.)"""
     if not rows:
         return
-    con.executemany("DELETE FROM runs WHERE run_id = ?", [[row[0]] for row in rows])
-    marks = ", ".join("?" * len(_STORED))
-    con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})",
-                    [list(r) for r in rows])
+    known = {r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()}
+    rest = _STORED[1:]
+    updates = [[*row[1:], row[0]] for row in rows if row[0] in known]
+    inserts = [list(row) for row in rows if row[0] not in known]
+    if updates:
+        con.executemany(f"UPDATE runs SET {', '.join(f'{c} = ?' for c in rest)} WHERE run_id = ?",
+                        updates)
+    if inserts:
+        marks = ", ".join("?" * len(_STORED))
+        con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})", inserts)
 
 
 def record(out_root, run_dir, context: dict) -> None:
     """Add or update one run in the catalog."""
     try:
-        con = _connect(out_root)
+        _session(out_root, lambda con: _upsert(con, [_row(run_dir, context)]))
     except _Locked:
         return  # the next refresh picks the run up from its context.json
-    try:
-        _upsert(con, [_row(run_dir, context)])
-    finally:
-        con.close()
 
 
 def _scan(out_root):
-    """Rows for every OUT/<dir>/context.json that parses."""
-    rows = []
+    """Rows for every OUT/<dir>/context.json that parses; of directories that
+    claim one run id (a copied run), the one named after it, else the first."""
+    rows = {}
     for cj in map(Path, context_files(out_root)):
         try:
             context = json.loads(cj.read_text())
@@ -96,11 +198,16 @@ def _scan(out_root):
             continue  # being written, or damaged: not a usable run
         if isinstance(context, dict):
             context.setdefault("run_id", cj.parent.name)
-            rows.append(_row(cj.parent, context))
-    return rows
+            row = _row(cj.parent, context)
+            if row[0] not in rows or cj.parent.name == row[0]:
+                rows[row[0]] = row
+    return list(rows.values())
 
 
 def _refresh(con, rows):
+    if con.execute("SELECT count(*) FROM runs").fetchone()[0] == len(rows) and \
+            _unchanged(con, rows):
+        return  # nothing to write: a listing of an unchanged root is a read
     con.execute("BEGIN TRANSACTION")
     known = con.execute("SELECT run_id, path FROM runs").fetchall()
     gone = [[rid] for rid, path in known if not (Path(path) / CONTEXT_FILE).exists()]
@@ -110,18 +217,20 @@ def _refresh(con, rows):
     con.execute("COMMIT")
 
 
+def _unchanged(con, rows):
+    stored = {rid: (path, ctx) for rid, path, ctx in
+              con.execute("SELECT run_id, path, context FROM runs").fetchall()}
+    return all(stored.get(r[0]) == (r[6], r[-1]) for r in rows)
+
+
 def refresh(out_root) -> None:
     """Make the catalog match the run directories: add new runs, update
     changed ones, drop runs whose directory vanished."""
     rows = _scan(out_root)
     try:
-        con = _connect(out_root)
+        _session(out_root, lambda con: _refresh(con, rows))
     except _Locked:
         return
-    try:
-        _refresh(con, rows)
-    finally:
-        con.close()
 
 
 def _sort_key(run):
@@ -140,15 +249,11 @@ def forget(out_root, run_dirs) -> None:
     are gone or going)."""
     if not run_dirs or not (Path(out_root) / CATALOG_FILE).exists():
         return
+    paths = [[str(Path(d).resolve())] for d in run_dirs]
     try:
-        con = _connect(out_root)
+        _session(out_root, lambda con: con.executemany("DELETE FROM runs WHERE path = ?", paths))
     except _Locked:
         return  # the next refresh drops them: their directories are gone
-    try:
-        con.executemany("DELETE FROM runs WHERE path = ?",
-                        [[str(Path(d).resolve())] for d in run_dirs])
-    finally:
-        con.close()
 
 
 def list_runs(out_root) -> list[dict]:
@@ -159,16 +264,14 @@ def list_runs(out_root) -> list[dict]:
     scanned = _scan(out_root)
     if not scanned:  # nothing to list: no need to open (or create) the catalog
         return []
+    def refreshed(con):
+        _refresh(con, scanned)
+        return con.execute(f"SELECT {', '.join(_COLUMNS)} FROM runs").fetchall()
+
     try:
-        con = _connect(out_root)
+        rows = _session(out_root, refreshed)
     except _Locked:
         rows = [r[:len(_COLUMNS)] for r in scanned]
-    else:
-        try:
-            _refresh(con, scanned)
-            rows = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM runs").fetchall()
-        finally:
-            con.close()
     runs = []
     for r in rows:
         run = dict(zip(_COLUMNS, r))
@@ -186,6 +289,9 @@ def resolve(out_root, ref: str) -> Path:
     (`mpiscope run --label`), a unique prefix of a run id, a path to a run
     directory, or "latest" (the newest run)."""
     ref = str(ref)
+    if not ref.strip():  # it would be a prefix of every run id
+        raise UsageError("an empty RUN names no run; give a run id, a unique prefix of one, a "
+                         "label, a path to a run directory, or 'latest'")
     as_path = Path(ref)
     if is_run_dir(as_path) and (ref != "latest"):
         return as_path

@@ -402,14 +402,23 @@ def _context_reader(path, metadata):
     return reader
 
 
+def _damaged(path, exc):
+    """The error for a samples file that cannot be read (cut off, overwritten)."""
+    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    run_dir = path.parent
+    fix = (f"; its raw files are kept: `mpiscope runs ingest {run_dir}` stores the run again "
+           "from them") if (run_dir / "raw").is_dir() else "; the run has no raw files to rebuild it from"
+    return UsageError(f"{path} is damaged: it cannot be read as Parquet ({why}){fix}")
+
+
 def load(run_dir) -> tuple[pa.Table, Run]:
     """Read `run_dir/samples.parquet`: (table, run). Branches on the schema version."""
     run_dir = Path(run_dir)
     path = _samples_path(run_dir)
     try:
         table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise UsageError(f"{path} cannot be read as Parquet ({exc})") from None
+    except (pa.ArrowException, OSError) as exc:
+        raise _damaged(path, exc) from None
     reader = _context_reader(path, table.schema.metadata)
     return table, Run.from_context(reader(table.schema.metadata, run_dir), run_dir)
 
@@ -420,6 +429,6 @@ def load_context(run_dir) -> dict:
     path = _samples_path(run_dir)
     try:
         metadata = pq.read_schema(path).metadata
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise UsageError(f"{path} cannot be read as Parquet ({exc})") from None
+    except (pa.ArrowException, OSError) as exc:
+        raise _damaged(path, exc) from None
     return _context_reader(path, metadata)(metadata or {}, run_dir)

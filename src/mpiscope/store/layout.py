@@ -13,6 +13,25 @@ CATALOG_FILE = "catalog.duckdb"
 QUALITY_FILE = "quality.json"     # per-series verdicts (stats/quality.py)
 
 
+def check_out_root(out_root, what="--out"):
+    """Refuses an output root that cannot hold run directories: an existing
+    file, or a path below one. Creates nothing."""
+    # Standard library and common/ only: `mpiscope runs` imports this module first.
+    from mpiscope.common.errors import UsageError
+
+    path = os.path.abspath(out_root)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"{what} {out_root} is a file, not a directory; give a directory to "
+                         "hold the runs (it is created when missing)")
+    parent = os.path.dirname(path)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UsageError(f"{what} {out_root}: {parent} is a file, not a directory; give a "
+                         "directory to hold the runs")
+    return out_root  # (not writable: the runner's mkdir says so, on the machine that runs)
+
+
 def context_files(out_root) -> list[str]:
     """OUT/<dir>/context.json of every visible run directory, by directory name."""
     try:
@@ -23,3 +42,38 @@ def context_files(out_root) -> list[str]:
         names = sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
     paths = (os.path.join(out_root, name, CONTEXT_FILE) for name in names)
     return [p for p in paths if os.path.isfile(p)]
+
+
+def unfinished_runs(out_root) -> list[str]:
+    """Hidden .<run_id>.partial directories whose mpiscope process is gone (killed,
+    or stopped by a full disk) on this machine: runs that were never stored."""
+    import json
+    import socket
+
+    try:
+        entries = [e.path for e in os.scandir(out_root)
+                   if e.is_dir() and e.name.startswith(".") and e.name.endswith(".partial")]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    left = []
+    for path in sorted(entries):
+        try:
+            writer = json.loads(open(os.path.join(path, CONTEXT_FILE)).read()).get("writer") or {}
+        except (OSError, ValueError):
+            writer = {}
+        if writer.get("host") == socket.gethostname() and _alive(writer.get("pid")):
+            continue  # still being written
+        left.append(path)
+    return left
+
+
+def _alive(pid):
+    if not isinstance(pid, int):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
