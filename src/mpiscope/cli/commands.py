@@ -25,6 +25,8 @@ COMMANDS = {
     "cluster": Command("cluster", "emulated clusters: hosts with shaped links on this machine (root)"),
     "model": Command("model", "cost models of our own collective algorithms: predict, check"),
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
+    "profile": Command("profile", "run an application under the communication profiler and store "
+                                  "its profile; profile weights: a tuner's weights"),
     "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where "
                                 "each comes from"),
     "completion": Command("completion", "print a bash or zsh completion script"),

@@ -21,6 +21,7 @@ SCHEMA_VERSIONS = {
     "cluster-list": 1,
     "config-show": 1,
     "build": 1,
+    "profile": 1,          # profile --json, show --json of a profile run
 }
 
 
