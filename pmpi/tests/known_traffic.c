@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *buf(size_t n)
 {
@@ -130,6 +131,12 @@ int main(int argc, char **argv)
     free(reqs);
     free(s);
     free(d);
+    /* KNOWN_TRAFFIC_DIE=R: rank R dies instead of finalizing, after the others had time to. */
+    const char *die = getenv("KNOWN_TRAFFIC_DIE");
+    if (die && atoi(die) == r) {
+        sleep(2);
+        _exit(3);
+    }
     MPI_Finalize();
     return 0;
 }
