@@ -9,6 +9,7 @@ import shutil
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -18,6 +19,7 @@ from mpiscope.profile.build import ensure_library
 from runcli import mpiscope
 
 NP = 4
+SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 
 
 def _program(mpi):
@@ -144,6 +146,26 @@ def test_known_traffic_open_mpi_and_the_library_view(tmp_path):
     assert (summary.library_matrix(prof, "user", "msgs") == msgs).all()
     lv = summary.library_view(prof)
     assert lv["kinds"]["internal"]["msgs"] > 0 and lv["kinds"]["internal"]["msgs_crossing_nodes"] == 0
+    # The JSON document, the tuner's weights and the report of the same run.
+    for name, document in (("profile", doc), ("profile-weights", _weights(tmp_path, run_dir))):
+        jsonschema.validate(document, json.loads((SCHEMAS / f"{name}.schema.json").read_text()),
+                            cls=jsonschema.Draft202012Validator)
+    w = _weights(tmp_path, run_dir)
+    allreduce = {e["comm_size"]: e for e in w["collectives"] if e["collective"] == "allreduce" and e["blocking"]}
+    assert allreduce[NP]["calls"] == 3 * NP and allreduce[NP // 2]["calls"] == 2 * NP
+    assert [(s["lo"], s["calls"]) for s in allreduce[NP // 2]["sizes"]] == [(8192, 2 * NP)]
+    assert abs(sum(e["time_share"] for e in w["collectives"]) - 1) < 1e-9
+    html = tmp_path / "profile.html"
+    r = mpiscope("report", "--out", tmp_path, run_dir.name, "-o", html)
+    assert r.returncode == 0, r.stderr
+    text = html.read_text()
+    assert text.count("<svg") >= 2 and "MPI_Sendrecv" in text and "known_traffic.c" in text
+
+
+def _weights(out, run_dir):
+    p = mpiscope("profile", "weights", run_dir.name, "--out", out)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
 
 
 def test_known_traffic_mpich(tmp_path):
