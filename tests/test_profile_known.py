@@ -196,3 +196,22 @@ def test_bad_input_exits_2_and_stores_nothing(tmp_path):
         assert p.returncode == 2, (argv, p.stderr)
         assert "error:" in p.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_fortran_program_open_mpi(tmp_path):
+    """Open MPI's Fortran layer calls PMPI_ directly: the library's Fortran wrappers count it."""
+    if shutil.which("mpif90.openmpi") is None:
+        pytest.skip("Open MPI's Fortran wrapper (gfortran) is not installed")
+    program = ensure_library(find_mpi(mpi="openmpi"), "fortran") / "fortran-traffic"
+    p = mpiscope("profile", "--out", tmp_path, "--mpi", "openmpi", "--json", "--",
+                 *launch("openmpi", program, 2)[:3], str(program), timeout=300)
+    assert p.returncode == 0, p.stderr
+    prof = summary.load(tmp_path / json.loads(p.stdout)["run_id"])
+    calls = prof.cells.groupby(["rank", "call"])[["count", "bytes"]].sum()
+    assert tuple(calls.loc[(0, "MPI_Send")]) == (3, 240)
+    assert tuple(calls.loc[(1, "MPI_Irecv")]) == (3, 240)
+    assert calls.loc[(1, "MPI_Wait"), "count"] == 3
+    for r in (0, 1):
+        assert tuple(calls.loc[(r, "MPI_Allreduce")]) == (1, 16)
+        assert calls.loc[(r, "MPI_Barrier"), "count"] == 1
+    assert summary.matrix(prof).tolist() == [[0, 240], [0, 0]]
