@@ -215,3 +215,23 @@ def test_fortran_program_open_mpi(tmp_path):
         assert tuple(calls.loc[(r, "MPI_Allreduce")]) == (1, 16)
         assert calls.loc[(r, "MPI_Barrier"), "count"] == 1
     assert summary.matrix(prof).tolist() == [[0, 240], [0, 0]]
+
+
+def test_trace_on_the_synchronized_clock(tmp_path):
+    """--trace: every counted call is an event; on rank 0's clock no message is received before it was sent."""
+    program = _program("openmpi")
+    p = mpiscope("profile", "--out", tmp_path, "--mpi", "openmpi", "--json", "--trace", "--",
+                 *launch("openmpi", program, 2)[:3], str(program), timeout=300)
+    assert p.returncode == 0, p.stderr
+    prof = summary.load(tmp_path / json.loads(p.stdout)["run_id"])
+    t = prof.trace
+    assert t is not None and (t["t_end"] >= t["t_start"]).all()
+    for r in (0, 1):
+        assert (t["rank"] == r).sum() == prof.cells.loc[prof.cells["rank"] == r, "count"].sum()
+        assert prof.context["ranks"][str(r)]["trace"]["dropped"] == 0
+    # Phase A: rank 0 sends 3 x 1000 bytes to rank 1 (MPI_Send), which receives them in order (MPI_Recv).
+    sends = t[(t["rank"] == 0) & (t["call"] == "MPI_Send") & (t["bytes"] == 1000)].sort_values("t_start")
+    recvs = t[(t["rank"] == 1) & (t["call"] == "MPI_Recv") & (t["bytes"] == 1000)].sort_values("t_start")
+    assert len(sends) == len(recvs) == 3
+    assert (recvs["t_end"].to_numpy() >= sends["t_start"].to_numpy()).all()
+    assert set(sends["peer"]) == {1} and set(recvs["peer"]) == {0}
