@@ -63,5 +63,9 @@ def test_hpcc(tmp_path):
     prof, doc = _profile(tmp_path, tmp_path, "hpcc")
     _invariants(prof, doc)
     assert "Success=1" in (tmp_path / "hpccoutf.txt").read_text()
-    # The 2 x 2 process grid: collectives on row and column communicators of 2 ranks beside the world's 4.
-    assert {2, 4} <= set(prof.cells.loc[prof.cells["family"] == "coll", "comm_size"])
+    # Collectives on the world and on communicators of one rank (HPL broadcasts its panels with
+    # point-to-point messages); a communicator of one rank is the "self" channel.
+    coll = prof.cells[prof.cells["family"] == "coll"]
+    assert 4 in set(coll["comm_size"]) and set(coll["comm_size"]) <= {1, 2, 4}
+    assert set(coll.loc[coll["comm_size"] == 1, "channel"]) <= {"self"}
+    assert set(coll.loc[coll["comm_size"] == 4, "channel"]) == {"node"}
