@@ -13,6 +13,7 @@ packages=(
   chromium chromium-driver           # the report test renders in a real browser
   zsh                                # the completion test loads the zsh script
   slurmctld slurmd slurm-client munge # the srun/sbatch tests start a one-machine Slurm
+  lammps hpcc gfortran               # mpiscope profile's real applications (Open MPI builds) and Fortran check
 )
 
 missing=()

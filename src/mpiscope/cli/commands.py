@@ -30,6 +30,8 @@ COMMANDS = {
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
     "transport": Command("transport", "the intra-node transport lab: probe CMA and placement, advise "
                                       "MPI settings from crossovers"),
+    "profile": Command("profile", "run an application under the communication profiler and store "
+                                  "its profile; profile weights: a tuner's weights"),
     "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where "
                                 "each comes from"),
     "completion": Command("completion", "print a bash or zsh completion script"),

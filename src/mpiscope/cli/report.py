@@ -51,6 +51,15 @@ def write_report(run_dirs, output, jobs=None):
     target = Path(output)
     if target.is_dir() or not target.parent.resolve().is_dir():
         raise UsageError(f"cannot write the report to {target}: give a file name in an existing directory")
+    kinds = {_kind(d) for d in run_dirs}
+    if "profile" in kinds:
+        if len(kinds) > 1:
+            raise UsageError("profile runs (mpiscope profile) and measurement runs make separate reports: "
+                             "give runs of one kind")
+        from mpiscope.report import profile_data, render
+
+        write_text(target, render.render_profiles(profile_data.gather(run_dirs)))
+        return target
     if jobs is None:
         jobs = pool.default_jobs() if _sections(run_dirs) >= pool.MIN_SECTIONS else 0
     # The workers start now and import matplotlib while this process imports
@@ -60,6 +69,15 @@ def write_report(run_dirs, output, jobs=None):
         from mpiscope.report import render
         write_text(target, render.render(data.gather(run_dirs)))
     return target
+
+
+def _kind(run_dir):
+    import json
+
+    try:
+        return json.loads((Path(run_dir) / "context.json").read_text()).get("kind") or "measurement"
+    except (OSError, ValueError):
+        return "measurement"
 
 
 def _sections(run_dirs):

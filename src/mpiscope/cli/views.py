@@ -21,6 +21,8 @@ def cmd_show(args) -> int:
     from mpiscope.views.export import show_json
 
     run_dir = catalog.resolve(args.out, args.run)
+    if _is_profile(run_dir):
+        return _show_profile(run_dir, args.json)
     rows = views.show_rows(run_dir)
     run = open_run(run_dir)
     if args.json:
@@ -32,12 +34,39 @@ def cmd_show(args) -> int:
     return 0
 
 
+def _is_profile(run_dir) -> bool:
+    import json
+    from pathlib import Path
+
+    try:
+        return json.loads((Path(run_dir) / "context.json").read_text()).get("kind") == "profile"
+    except (OSError, ValueError):
+        return False
+
+
+def _show_profile(run_dir, as_json) -> int:
+    from mpiscope.profile import summary
+    from mpiscope.views.documents import json_document
+    from mpiscope.views.profile import format_profile, profile_doc
+
+    p = summary.load(run_dir)
+    sys.stdout.write(json_document("profile", profile_doc(p)) if as_json else format_profile(p))
+    for r in p.context.get("missing_ranks") or []:
+        print(f"mpiscope: warning: rank {r} wrote no profile (it did not reach MPI_Finalize); "
+              "its calls are missing", file=sys.stderr)
+    return 0
+
+
 def cmd_export(args) -> int:
     from mpiscope.common.atomic import write_text
     from mpiscope.store import catalog
     from mpiscope.views.export import export
 
     run_dir = catalog.resolve(args.out, args.run)
+    if _is_profile(run_dir):
+        raise UsageError(f"{run_dir} is a profile: its tables are the Parquet files in it "
+                         "(profile_cells, profile_peers, profile_sites, profile_trace, library_view); "
+                         "`mpiscope show RUN --json` prints its summary")
     text, notes = export(run_dir, args.format, args.bench)
     for note in notes:
         print(f"mpiscope: note: {note}", file=sys.stderr)

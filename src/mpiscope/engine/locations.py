@@ -16,7 +16,7 @@ CHECKOUT = REPO if (REPO / "engine" / "Makefile").is_file() and (REPO / "src" / 
 
 
 def source_dir(name: str) -> Path:
-    """The sources of `name` ("engine" or "cluster")."""
+    """The sources of `name` ("engine", "cluster" or "pmpi")."""
     return (CHECKOUT / name) if CHECKOUT else (PACKAGE / "_csrc" / name)
 
 

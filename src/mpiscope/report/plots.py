@@ -275,3 +275,35 @@ def transport_curves(panels):
         ax.legend(fontsize=6, loc="best")
     fig.tight_layout()
     return _svg(fig)
+
+
+def size_histogram(bins_by_call, labels):
+    """Messages per log2 size bin, by count (left) and by bytes (right), a bar group per call."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    calls = list(bins_by_call)
+    width = 0.8 / max(len(calls), 1)
+    for ax, what, title in ((axes[0], "count", "share of messages"), (axes[1], "bytes", "share of bytes")):
+        for i, call in enumerate(calls):
+            b = bins_by_call[call]
+            total = sum(b[what].values()) or 1
+            xs = sorted(b[what])
+            ax.bar([x + i * width for x in xs], [b[what][x] / total for x in xs], width, label=call)
+        ax.set_title(title)
+        ax.set_xlabel("message size (log2 bin)")
+        ticks = sorted({x for call in calls for x in bins_by_call[call]["count"]})
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([labels[t] for t in ticks], rotation=60, fontsize=7)
+    axes[0].legend(fontsize=7)
+    return _svg(fig)
+
+
+def comm_matrix(matrix, clabel="bytes sent"):
+    """The communication matrix as a heat map: row sender, column receiver."""
+    m = np.asarray(matrix, dtype=float)
+    fig, ax = plt.subplots(figsize=(4.8 + 0.05 * len(m), 4 + 0.05 * len(m)))
+    img = ax.imshow(m, interpolation="nearest", cmap="viridis", vmin=0)
+    ax.set_xlabel("to rank")
+    ax.set_ylabel("from rank")
+    ax.grid(False)
+    fig.colorbar(img, ax=ax, label=clabel)
+    return _svg(fig)

@@ -41,6 +41,12 @@ def _environment():
     return env
 
 
+def render_profiles(data):
+    env = _environment()
+    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
+    return env.get_template("profile.html.j2").render(css=Markup(css), **data)
+
+
 def render(data):
     env = _environment()
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()

@@ -53,6 +53,7 @@ class Run:
     error: str | None = None
     created: str | None = None
     label: str | None = None                        # mpiscope run --label
+    kind: str = "measurement"                       # or "profile" (mpiscope profile)
     mpi: str | None = None
     mpi_library: str | None = None
     np: int | None = None
@@ -81,7 +82,7 @@ class Run:
             context=c, path=Path(path) if path is not None else None,
             run_id=str(c.get("run_id") or (Path(path).name if path is not None else "?")),
             status=c.get("status"), error=c.get("error"), created=c.get("created"),
-            label=c.get("label"), mpi=c.get("mpi"),
+            label=c.get("label"), kind=c.get("kind") or "measurement", mpi=c.get("mpi"),
             mpi_library=c.get("mpi_library"), np=c.get("np"), launches=c.get("launches"),
             seed=c.get("seed"), git_sha=c.get("git_sha"), command=tuple(c.get("command") or ()),
             benches=tuple(c.get("benches") or ()), timer=c.get("timer") or {}, hosts=c.get("hosts"),

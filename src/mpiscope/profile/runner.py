@@ -1,0 +1,149 @@
+"""`mpiscope profile -- LAUNCH COMMAND…`: run an application's own launch
+command with the interposition library preloaded into its ranks, then store
+what the ranks wrote as a run of kind "profile".
+
+The library reaches the ranks, not the launcher: with Open MPI's mpirun it
+goes through mca_base_env_list (which mpirun forwards to every rank, also on
+other hosts); with any other launcher (Hydra, srun) through the environment,
+which they pass on. The run directory is built under a hidden name and
+renamed when complete, as `mpiscope run` does."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
+from mpiscope.engine.mpi import find_mpi
+from mpiscope.measure.launch import launch_env
+from mpiscope.measure.plan import relevant_env
+from mpiscope.profile import files, monitoring
+from mpiscope.profile.build import LIBRARY, ensure_library
+from mpiscope.profile.ingest import ingest
+from mpiscope.store import catalog
+from mpiscope.store.layout import SCHEMA_VERSION
+
+OPEN_MPI_LAUNCHERS = ("mpirun", "mpiexec", "orterun", "oshrun")
+
+
+def check_command(command):
+    """The launch command after `--`: present, and its program found."""
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("give the application's launch command after --, e.g. "
+                         "mpiscope profile -- mpirun -n 4 ./app")
+    if shutil.which(command[0]) is None:
+        raise UsageError(f"'{command[0]}' was not found or is not executable: give the launcher (mpirun, "
+                         f"mpiexec, srun) or the program as you would run it")
+    return list(command)
+
+
+def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Path | None, library: Path):
+    """The launcher's environment: the library preloaded into the ranks."""
+    env = launch_env(mpi.family)
+    ours = {"MPISCOPE_PROFILE_DIR": str(raw_dir)}
+    if trace_events:
+        ours["MPISCOPE_PROFILE_TRACE"] = str(trace_events)
+    preload = ":".join(p for p in (str(library), env.get("LD_PRELOAD", "")) if p)
+    env.update(ours)
+    ompi_launcher = Path(command[0]).name.split(".")[0] in OPEN_MPI_LAUNCHERS and mpi.family == "openmpi"
+    if ompi_launcher:
+        forwarded = ";".join(f"{k}={v}" for k, v in {"LD_PRELOAD": preload, **ours}.items())
+        old = env.get("OMPI_MCA_mca_base_env_list")
+        env["OMPI_MCA_mca_base_env_list"] = f"{old};{forwarded}" if old else forwarded
+    else:
+        env["LD_PRELOAD"] = preload
+    if library_view is not None:
+        for name, value in monitoring.mca(library_view).items():
+            env[f"OMPI_MCA_{name}"] = value
+    return env
+
+
+def _overhead_summary(ranks: dict) -> dict:
+    if not ranks:
+        return {}
+    per_call = [r["overhead"]["per_call_ns"] for r in ranks.values()]
+    shares = [r["overhead"]["share_of_wall"] for r in ranks.values() if r["overhead"]["share_of_wall"] is not None]
+    return {"per_call_ns_max": max(per_call), "per_call_ns_median": sorted(per_call)[len(per_call) // 2],
+            "share_of_wall_max": max(shares) if shares else None,
+            "calls": sum(r["calls"] for r in ranks.values())}
+
+
+def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library_view=False, label=None,
+            argv=()):
+    """Runs `command` under the profiler; returns (run directory, context)."""
+    command = check_command(command)
+    the_mpi = find_mpi(mpicc=mpicc, mpi=mpi)
+    if library_view and the_mpi.family != "openmpi":
+        raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
+                         f"(profile with --mpi openmpi, or leave --library-view out)")
+    library = ensure_library(the_mpi) / LIBRARY
+    out.mkdir(parents=True, exist_ok=True)
+    from mpiscope.measure.runner import git_sha, new_run_id  # one way to name runs
+
+    run_id = new_run_id()
+    tmp = out / f".{run_id}.partial"
+    raw = tmp / files.RAW_DIR
+    raw.mkdir(parents=True)
+    view_dir = tmp / files.MONITORING_DIR if library_view else None
+    if view_dir:
+        view_dir.mkdir()
+    env = profile_env(the_mpi, command, raw.absolute(), trace_events,
+                      view_dir.absolute() if view_dir else None, library)
+    started = time.time()
+    try:
+        with open(tmp / "launch-0.log", "w") as log, open(tmp / "launch-0.stderr", "w") as err:
+            try:
+                rc = subprocess.run(command, env=env, stdout=log, stderr=err, stdin=subprocess.DEVNULL).returncode
+            except KeyboardInterrupt:
+                rc = -2
+        duration = time.time() - started
+        context = {
+            "schema_version": SCHEMA_VERSION, "kind": files.KIND, "run_id": run_id, "label": label,
+            "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
+            "duration_s": round(duration, 3), "command": list(argv), "launch_commands": [command],
+            "mpi": the_mpi.family, "mpi_identity": {**the_mpi.identity(), "pmpi_library": str(library)},
+            "benches": [files.KIND], "trace_events": trace_events, "library_view": bool(library_view),
+            "git_sha": git_sha(), "env": relevant_env(), "exit_code": rc,
+        }
+        try:
+            context.update(ingest(tmp))
+        except ValueError as e:
+            context.update({"np": None, "ranks": {}, "missing_ranks": []})
+            context["status"], context["error"] = "failed", f"{e} (exit code {rc}; see launch-0.stderr)"
+        else:
+            missing = context["missing_ranks"]
+            if rc != 0 or missing:
+                context["status"] = "failed"
+                context["error"] = (f"the launch exited with code {rc}" if rc else "") + (
+                    ("; " if rc else "") + f"rank(s) {', '.join(map(str, missing))} wrote no profile "
+                    f"(they did not reach MPI_Finalize): their calls are missing, every other rank's "
+                    f"profile is whole" if missing else "")
+            else:
+                context["status"], context["error"] = "completed", None
+        context["overhead"] = _overhead_summary(context.get("ranks") or {})
+        write_text(tmp / "context.json", json.dumps(context, indent=2, default=str))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    final = out / run_id
+    os.rename(tmp, final)
+    catalog.record(out, final, context)
+    return final, context
+
+
+def launch_output(run_dir: Path, limit=4000) -> str:
+    """The end of what the launch wrote on stderr."""
+    path = Path(run_dir) / "launch-0.stderr"
+    text = path.read_text(errors="replace") if path.is_file() else ""
+    return text[-limit:]
+
+
