@@ -55,7 +55,11 @@ class Catalog:
     source: str         # what the catalog was read from
     excluded_components: list = field(default_factory=list)  # Open MPI: coll components above tuned
     default_tree: dict | None = None   # MPICH: the library's own selection JSON (MPIR level)
+    containers: frozenset = frozenset()  # MPICH: every algorithm name its selection JSON accepts
     device_override: bool = False      # MPICH: MPIR_CVAR_DEVICE_COLLECTIVES exists
+    # Open MPI: the fan-in/out and segment size a forced algorithm runs with
+    # (its MCA defaults), which a rule must repeat to select the same thing.
+    rule_params: dict = field(default_factory=dict)   # collective -> (faninout, segsize)
 
     def names(self, coll):
         return [a.name for a in self.algorithms.get(coll, [])]
@@ -118,11 +122,24 @@ def ompi_catalog(tuned_text: str, all_text: str, version: str) -> Catalog:
     if not algorithms:
         raise UsageError("ompi_info lists no coll_tuned_*_algorithm enumerators: is the tuned "
                          "component there (ompi_info | grep tuned)?")
+    params = {c: (_param(tuned_text, f"coll_tuned_{c}_algorithm_"
+                         f"{'chain' if c in CHAIN_FANOUT else 'tree'}_fanout"),
+                  _param(tuned_text, f"coll_tuned_{c}_algorithm_segmentsize")) for c in algorithms}
     prios = {m.group(1): int(m.group(2)) for m in map(PRIO_RE.match, all_text.splitlines()) if m}
     tuned = prios.get("tuned", 30)
     above = sorted(c for c, p in prios.items() if p > tuned and c not in OMPI_HARMLESS)
     return Catalog("openmpi", version, algorithms, "ompi_info --param coll tuned --level 9",
-                   excluded_components=above)
+                   excluded_components=above, rule_params=params)
+
+
+# A forced algorithm of these runs with the chain fan-out, the others with the tree fan-out
+# (user_forced[…].chain_fanout / tree_fanout in coll_tuned_decision_dynamic.c).
+CHAIN_FANOUT = ("bcast", "reduce", "reduce_scatter_block")
+
+
+def _param(text: str, name: str) -> int:
+    m = re.search(rf"^mca:coll:tuned:param:{name}:value:(\d+)$", text, re.M)
+    return int(m.group(1)) if m else 0
 
 
 def ompi_mca(coll: str, algorithm: Algorithm | None) -> dict:
@@ -213,7 +230,7 @@ def library_default_tree(blob: bytes) -> dict | None:
     for m in re.finditer(rb'\{"collective=', blob):
         end = blob.find(b"\0", m.start())
         text = blob[m.start():end]
-        if b"algorithm=MPIR_" in text and b"algorithm=MPIDI_" not in text:
+        if b"algorithm=MPIR_" in text and b"MPIDI_" not in text and b"composition=" not in text:
             try:
                 return json.loads(text)
             except ValueError:
@@ -245,7 +262,7 @@ def mpich_catalog(mpi: Mpi) -> Catalog:
     if not algorithms:
         raise UsageError(f"{mpi.name} lists no MPIR_CVAR_*_INTRA_ALGORITHM control variables")
     return Catalog("mpich", mpi.version, algorithms, "MPI_T control variables",
-                   default_tree=library_default_tree(blob),
+                   default_tree=library_default_tree(blob), containers=frozenset(containers),
                    device_override="MPIR_CVAR_DEVICE_COLLECTIVES" in cvars)
 
 
