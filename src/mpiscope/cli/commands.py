@@ -24,6 +24,8 @@ COMMANDS = {
     "report": Command("report", "write a self-contained HTML report of one or more runs"),
     "cluster": Command("cluster", "emulated clusters: hosts with shaped links on this machine (root)"),
     "model": Command("model", "cost models of our own collective algorithms: predict, check"),
+    "tune": Command("tune", "write collective-selection files the MPI library uses, decided by "
+                            "statistics and verified"),
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
     "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where "
                                 "each comes from"),

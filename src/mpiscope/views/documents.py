@@ -21,6 +21,7 @@ SCHEMA_VERSIONS = {
     "cluster-list": 1,
     "config-show": 1,
     "build": 1,
+    "tune": 1,
 }
 
 
