@@ -66,7 +66,7 @@ def out(tmp_path_factory):
 JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compare", "loggp": "loggp",
                  "layers": "layers", "model predict": "model-predict", "model check": "model-check",
                  "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show",
-                 "build": "build", "sbatch": "show"}
+                 "build": "build", "sbatch": "show", "tune": "tune"}
 
 
 def _commands_with_json(parser, prefix=()):

@@ -221,7 +221,7 @@ def library_file(probe: Path) -> Path:
 
 def library_containers(blob: bytes) -> set:
     """The algorithm names the selection JSON accepts, as the library spells them."""
-    return {m.decode() for m in re.findall(rb"algorithm=(MPIR_[A-Za-z_]+?_(?:intra|allcomm)_\w+)",
+    return {m.decode() for m in re.findall(rb"algorithm=(MPIR_[A-Za-z_]+?_(?:intra|inter|allcomm)_\w+)",
                                            blob)}
 
 
