@@ -78,5 +78,5 @@ def test_forcing_settings():
                                              "coll_tuned_allreduce_algorithm": "4"}
     assert d.ompi_mca("allreduce", None) == {}
     env = d.mpich_env("reduce_scatter_block", d.Algorithm("pairwise", "pairwise"))
-    assert env == {"MPIR_CVAR_DEVICE_COLLECTIVES": "none",
+    assert env == {"MPIR_CVAR_DEVICE_COLLECTIVES": "none", "MPIR_CVAR_COLLECTIVE_FALLBACK": "error",
                    "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM": "pairwise"}

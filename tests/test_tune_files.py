@@ -167,3 +167,68 @@ def test_mpich_reader_refuses_what_mpich_would_abort_on():
             "avg_msg_size<64": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}), cat)
     with pytest.raises(UsageError, match="unknown condition"):
         mpich_rules.read(json.dumps({"msg_size<64": {}}), cat)
+
+
+# ---------------------------------------------------------------- verification, weights, search
+
+def test_speedup_is_default_over_tuned_with_the_interval_inverted():
+    import numpy as np
+    from mpiscope.tune import verify as V
+    rng = np.random.default_rng(1)
+    d = np.linspace(2.0, 2.2, 40)
+    t = np.linspace(1.0, 1.1, 40)
+    row = V.speedup_row(d, t, rng, 0.02, 0.05)
+    assert row["speedup"] == pytest.approx(2.0, rel=0.01)
+    assert row["speedup_low"] <= row["speedup"] <= row["speedup_high"]
+    assert row["verdict"] == "tuned faster"
+    assert V.speedup_row(t, d, rng, 0.02, 0.05)["verdict"] == "tuned slower"
+
+
+def test_file_in_effect_by_debugger_then_by_time():
+    from mpiscope.tune import verify as V
+    import numpy as np
+    assert V.selection_check(np.array([1.0]), np.array([1.1]), np.array([2.0])) == "forced"
+    assert V.selection_check(np.array([1.9]), np.array([1.1]), np.array([2.0])) == "default"
+    gdb_ok = [{"rule": "ring", "library_selects": "f_ring", "expected": "f_ring"}]
+    gdb_bad = gdb_ok + [{"rule": DEFAULT, "library_selects": "f_a", "expected": "f_b"}]
+    assert V.file_in_effect(gdb_ok) is True and V.file_in_effect(gdb_bad) is False
+    by_time = [{"rule": "ring", "forced_vs_default": "faster", "selection_check": "forced"},
+               {"rule": "ring", "forced_vs_default": "faster", "selection_check": "default"},
+               {"rule": "bruck", "forced_vs_default": "faster", "selection_check": "forced"}]
+    assert V.file_in_effect(by_time) is True
+    assert V.file_in_effect(by_time[1:2]) is False
+    assert V.file_in_effect([{"rule": DEFAULT}]) is None
+    assert V.geomean([2.0, 0.5]) == pytest.approx(1.0)
+
+
+def test_weights_file_and_the_application_time():
+    from mpiscope.tune.tuner import read_weights, weighted
+    import json as j
+    import tempfile, os
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        j.dump({"collectives": {"allreduce": {"sizes": {"8": 100, "65536": 10}}}}, f)
+    try:
+        w = read_weights(f.name)
+    finally:
+        os.unlink(f.name)
+    assert w == {"allreduce": {8: 100.0, 65536: 10.0}}
+    cells = [{"collective": "allreduce", "size": 8, "speedup": 2.0,
+              "median_default_s": 2e-6, "median_tuned_s": 1e-6},
+             {"collective": "allreduce", "size": 65536, "speedup": 1.0,
+              "median_default_s": 1e-4, "median_tuned_s": 1e-4}]
+    r = weighted(w, cells)
+    assert r["before_s"] == pytest.approx(100 * 2e-6 + 10 * 1e-4)
+    assert r["after_s"] == pytest.approx(100 * 1e-6 + 10 * 1e-4)
+    with pytest.raises(UsageError, match="weights"):
+        read_weights("/nonexistent.json")
+
+
+def test_search_grid_and_usable_algorithms():
+    from mpiscope.tune.tuner import coarse_grid, usable
+    assert coarse_grid([1, 2, 4, 8, 16, 32, 64], 3) == [1, 8, 64]
+    assert coarse_grid([1, 2, 4, 8, 16], 3) == [1, 8, 16]
+    cat = Catalog("openmpi", "4.1.4", {"allgather": [Algorithm("ring", "4"),
+                                                     Algorithm("two_proc", "6")]}, "test")
+    assert usable(cat, "allgather", 2) == ["ring", "two_proc"]
+    assert usable(cat, "allgather", 8) == ["ring"]      # two_proc aborts on 8 ranks
+    assert usable(cat, "allgather", 8, skip=("ring",)) == []

@@ -156,8 +156,12 @@ def cmd_tune(args):
         print(json_document("tune", result))
     else:
         print(format_tune(result))
-    bad = result["verification"]["file_in_effect"] is False
-    if bad:
-        sys.stderr.write("mpiscope tune: the tuned times match the default, not the algorithms "
-                         "the file names: the library did not use the file\n")
-    return 1 if bad else 0
+    v = result["verification"]
+    if v["file_in_effect"] is False and v["checked_by"] == "gdb":
+        sys.stderr.write("mpiscope tune: the library does not enter the algorithm functions the "
+                         "file names: it did not use the file\n")
+        return 1
+    if v["file_in_effect"] is False:
+        sys.stderr.write("mpiscope tune: warning: most tuned cells run at the default's time, not "
+                         "at their algorithm's: the library may not use the file\n")
+    return 0

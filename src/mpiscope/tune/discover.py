@@ -272,4 +272,7 @@ def mpich_env(coll: str, algorithm: Algorithm | None) -> dict:
     env = {"MPIR_CVAR_DEVICE_COLLECTIVES": "none"}
     if algorithm is not None:
         env[cvar_name(coll)] = algorithm.value
+        # An algorithm that cannot serve the call must fail, not be measured under
+        # the name of the one MPICH falls back to.
+        env["MPIR_CVAR_COLLECTIVE_FALLBACK"] = "error"
     return env

@@ -34,7 +34,12 @@ def _leaf(catalog: Catalog, coll: str, name: str, default_intra):
     if container is None:
         raise UsageError(f"MPICH {catalog.version}'s selection JSON has no name for {coll} "
                          f"algorithm '{name}'")
-    return {f"algorithm={container}": {}}
+    leaf = {f"algorithm={container}": {}}
+    if container.endswith("_smp"):
+        # As in MPICH's own tree: the node-aware algorithms only on a parent
+        # communicator (they call the collective again on their node communicator).
+        return {"comm_hierarchy=parent": leaf, "comm_hierarchy=any": default_intra}
+    return leaf
 
 
 def _size_chain(catalog, coll, rules, default_intra):
@@ -119,7 +124,7 @@ def selects(tree: dict, coll: str, p: int, size: int) -> str:
             if k.startswith("algorithm="):
                 return k.split("=", 1)[1]
             name, _, value = k.partition("<")
-            if k.endswith("=any"):
+            if k.endswith("=any") or k == "comm_hierarchy=parent":  # the tuned comm is a parent
                 node = v
                 break
             if name in ("comm_size", "avg_msg_size", "total_msg_size") and value:

@@ -256,8 +256,7 @@ class Tuner:
                 if rule != DEFAULT:
                     forced = vs.get(c, rule, s)
                     row["median_forced_s"] = float(np.median(forced)) if len(forced) else None
-                    row["selection_check"] = V.selection_check(t, forced, self.rng, cfg.noise,
-                                                               cfg.alpha)
+                    row["selection_check"] = V.selection_check(t, forced, d)
                     if len(forced) and len(d):
                         row["forced_vs_default"] = compare_samples(
                             d, forced, self.rng, noise=cfg.noise, alpha=cfg.alpha,
@@ -331,6 +330,7 @@ class Tuner:
         cat = self.catalog
         judged = [r for r in verification if r.get("speedup")]
         in_effect = V.file_in_effect(verification)
+        by_debugger = any(r.get("library_selects") for r in verification)
         return {
             "library": cat.library, "version": cat.version, "p": self.p,
             "ppn": self.plan.ppn, "cluster": self.plan.cluster,
@@ -351,6 +351,7 @@ class Tuner:
                 "geomean_speedup": V.geomean(r["speedup"] for r in judged),
                 "slower_beyond_noise": [r for r in verification if r.get("verdict") == "tuned slower"],
                 "file_in_effect": in_effect,
+                "checked_by": "gdb" if by_debugger else "time",
                 "runs": vruns, "failures": vfailures},
             "withdrawn": self.withdrawn,
             "weighted": weighted(self.cfg.weights, verification),

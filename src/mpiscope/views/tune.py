@@ -79,9 +79,11 @@ def format_tune(r: dict) -> str:
             out.append(f"  {x['collective']} {format_size(x['size'])}: {x['library_selects']} / "
                        f"{x.get('expected')}  {mark}")
     how = "every cell enters the function its rule names" if gdb else \
-        "tuned cells run at their forced algorithm's time"
-    effect = {True: f"yes: {how}", False: "NO: the library does not select what the file says",
-              None: "nothing to tell by"}
+        "most tuned cells run at their forced algorithm's time, not the default's"
+    effect = {True: f"yes: {how}",
+              False: "NO: the library does not select what the file says" if gdb else
+              "doubtful: most tuned cells run at the default's time",
+              None: "nothing to tell by (no rule names an algorithm faster than the default)"}
     out.append(f"file in effect: {effect[v['file_in_effect']]}")
     for w in r["withdrawn"]:
         out.append(f"withdrawn: {w['collective']} {format_size(w['size'])} {w['algorithm']} "
