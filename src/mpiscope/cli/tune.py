@@ -65,6 +65,9 @@ examples:
     p.add_argument("--machine", metavar="FILE",
                    help="cost-model parameters (as mpiscope model takes them): predicted "
                         "change-over points beside the measured ones")
+    p.add_argument("--own", action="store_true",
+                   help="also measure our own algorithms (engine/colls/) and say where one beats "
+                        "every algorithm the library offers")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="directory for the files, tune.json and the runs (default: "
                         "tune-<library>-<version>-p<N>)")
@@ -77,14 +80,16 @@ def _collectives():
     return COLLECTIVES
 
 
-def _plan(args, out: Path):
-    """The base run plan, as `mpiscope run` would make it from the same options."""
+def _plan(args, out: Path, own=None):
+    """The base run plan, as `mpiscope run` would make it from the same options;
+    `own`: collectives to measure with every algorithm of our own (--algo all)."""
     from mpiscope.cli.run import add_run_options
     from mpiscope.measure.plan import make_plan
 
     rp = argparse.ArgumentParser()
     add_run_options(rp)
-    argv = ["--out", str(out), "--bench", "allreduce", "--time-budget", str(args.time_budget),
+    argv = ["--out", str(out), "--bench", ",".join(own) if own else "allreduce",
+            "--time-budget", str(args.time_budget),
             "--reps-max", str(args.reps_max), "--ci-width", str(args.ci_width),
             "--seed", str(args.seed)]
     for flag, value in (("-n", args.np), ("--mpicc", args.mpicc), ("--mpi", args.mpi),
@@ -92,6 +97,8 @@ def _plan(args, out: Path):
                         ("--cluster", args.cluster), ("--launcher-args", args.launcher_args)):
         if value is not None:
             argv += [flag, str(value)]
+    if own:
+        argv += ["--algo", "all", "--sizes", args.sizes]
     return make_plan(rp.parse_args(argv))
 
 
@@ -143,6 +150,13 @@ def cmd_tune(args):
         raise UsageError(f"-o {out}: it exists and holds other things; give a new or empty "
                          f"directory (or one an earlier mpiscope tune wrote)")
     probe = dataclasses.replace(probe, out=out / "runs")
+    own_plan = None
+    if args.own:
+        from mpiscope.engine.describe import describe
+        from mpiscope.engine.build import as_mpi
+
+        with_own = [c for c in cfg.collectives if c in describe(as_mpi(mpi)).algorithms]
+        own_plan = _plan(args, out / "runs", with_own) if with_own else None
     out.mkdir(parents=True, exist_ok=True)
 
     def say(text):
@@ -150,7 +164,7 @@ def cmd_tune(args):
 
     say(f"{mpi.name}: {len(cfg.collectives)} collectives on {probe.np} ranks, algorithms read "
         f"from {catalog.source}")
-    result = Tuner(probe, catalog, cfg, out, say).run()
+    result = Tuner(probe, catalog, cfg, out, say, own_plan).run()
     save(result, out)
     if args.json:
         print(json_document("tune", result))

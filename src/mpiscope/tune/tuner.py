@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,8 +68,10 @@ def coarse_grid(sizes: list, step: int) -> list:
 
 
 class Tuner:
-    def __init__(self, plan, catalog: Catalog, cfg: TuneConfig, outdir: Path, say=print):
+    def __init__(self, plan, catalog: Catalog, cfg: TuneConfig, outdir: Path, say=print,
+                 own_plan=None):
         self.plan, self.catalog, self.cfg, self.outdir, self.say = plan, catalog, cfg, outdir, say
+        self.own_plan = own_plan  # the engine's own algorithms (--algo all), or None
         self.p = plan.np
         self.samples = Samples()
         self.rng = np.random.default_rng(cfg.seed)
@@ -308,8 +311,44 @@ class Tuner:
 
     # ------------------------------------------------------------ whole
 
+    def own_algorithms(self):
+        """Our own algorithms (engine/colls/) at every size: where the best of them
+        beats every algorithm the library offers (compare's verdict against the
+        library's best median), by how much."""
+        if self.own_plan is None or not self.own_plan.benches:
+            return []
+        from mpiscope.measure import runner
+        from mpiscope.store.ingest import load
+        from mpiscope.store.series import all_series_samples
+
+        self.say(f"our own algorithms: {', '.join(self.own_plan.benches)}")
+        run_dir, context = runner.run(self.own_plan, [sys.argv[0], "tune", "own algorithms"])
+        self.samples.runs.append(context["run_id"])
+        table, run = load(run_dir)
+        own = {}
+        for bench, algo, size, smp in all_series_samples(table, run):
+            if algo not in (None, "mpi") and len(smp.values):
+                own.setdefault((bench, int(size)), {})[algo] = smp.values
+        out = []
+        for (coll, size), algs in sorted(own.items()):
+            lib = {n: self.samples.get(coll, n, size) for n in self.names.get(coll, [])}
+            lib = {n: v for n, v in lib.items() if len(v)}
+            if not lib:
+                continue
+            best_lib = min(lib, key=lambda n: float(np.median(lib[n])))
+            best_own = min(algs, key=lambda n: float(np.median(algs[n])))
+            ratio, p, verdict, _ = compare_samples(lib[best_lib], algs[best_own], self.rng,
+                                                   noise=self.cfg.noise, alpha=self.cfg.alpha,
+                                                   n_boot=1000)
+            out.append({"collective": coll, "size": size, "best_library": best_lib,
+                        "best_own": best_own, "speedup": 1.0 / ratio.point,
+                        "speedup_low": 1.0 / ratio.high, "speedup_high": 1.0 / ratio.low,
+                        "own_beats_library": verdict == "faster"})
+        return out
+
     def run(self) -> dict:
         self.search()
+        self.own = self.own_algorithms()
         verification, runs, failures = [], [], []
         for round_ in range(self.cfg.verify_rounds):
             table, costs = self.table()
@@ -356,6 +395,7 @@ class Tuner:
             "withdrawn": self.withdrawn,
             "weighted": weighted(self.cfg.weights, verification),
             "changeovers": changeovers(self.winners, self.cfg, self.p, cat, self.cfg.machine),
+            "own_algorithms": getattr(self, "own", []),
             "runs": self.samples.runs, "failures": self.samples.failures,
         }
 

@@ -92,6 +92,13 @@ def format_tune(r: dict) -> str:
         w = r["weighted"]
         out.append(f"application (weights): {_us(w['before_s'])} µs in collectives before, "
                    f"{_us(w['after_s'])} µs after ({sig(w['speedup'], 3)}×)")
+    own = r.get("own_algorithms") or []
+    if own:
+        beats = [x for x in own if x["own_beats_library"]]
+        out.append("our own algorithms against the library's best: " + ("; ".join(
+            f"{x['collective']} {format_size(x['size'])}: {x['best_own']} {sig(x['speedup'], 3)}× "
+            f"[{sig(x['speedup_low'], 3)}, {sig(x['speedup_high'], 3)}] faster than "
+            f"{x['best_library']}" for x in beats) or "none beats every library algorithm"))
     out.append("")
     for k, path in r["files"].items():
         out.append(f"file ({k}): {path}")
