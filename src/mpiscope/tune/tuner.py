@@ -363,6 +363,9 @@ class Tuner:
             if round_ == self.cfg.verify_rounds - 1:  # no verification left: write the last state
                 table, costs = self.table()
                 written = self.write_files(table)
+                self.unverified = True
+                self.say("the files after the last withdrawal are not verified again "
+                         "(two verifications at most)")
         return self.result(table, costs, written, verification, runs, failures)
 
     def result(self, table, costs, written, verification, vruns, vfailures) -> dict:
@@ -390,6 +393,7 @@ class Tuner:
                 "geomean_speedup": V.geomean(r["speedup"] for r in judged),
                 "slower_beyond_noise": [r for r in verification if r.get("verdict") == "tuned slower"],
                 "file_in_effect": in_effect,
+                "last_withdrawal_verified": not getattr(self, "unverified", False),
                 "checked_by": "gdb" if by_debugger else "time",
                 "runs": vruns, "failures": vfailures},
             "withdrawn": self.withdrawn,
