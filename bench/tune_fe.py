@@ -28,9 +28,10 @@ from pathlib import Path
 from mpiscope.cluster import manager
 from mpiscope.cluster.spec import make_spec
 from mpiscope.models.costmodels.base import Costs
-from mpiscope.models.costmodels.predict import crossovers
+from mpiscope.models.costmodels import predict_time
 
 PY = [sys.executable, "-m", "mpiscope.cli"]
+DEFAULT_SIZES = "8-256K:x4"
 
 
 class Cluster:
@@ -104,8 +105,9 @@ def cmd_fig629(args):
     alpha, bw = 90e-6, 180e6
     with Cluster("f", 8, 1, link=f"rate=1500mbit,delay={args.delay}us") as name, \
             tempfile.TemporaryDirectory() as tmp:
+        sizes = "2K-512K:x2" if args.sizes == DEFAULT_SIZES else args.sizes  # around the model's
         doc = tune(name, "openmpi", Path(tmp) / "f", "--coll", "bcast", "--exhaustive",
-                   "--sizes", args.sizes, "--time-budget", str(args.time_budget),
+                   "--sizes", sizes, "--time-budget", str(args.time_budget),
                    "--verify-repeat", "1", "--skip", ",".join(
                        ["basic_linear", "chain", "pipeline", "split_binary_tree", "binary_tree",
                         "knomial", "scatter_allgather_ring"]))
@@ -117,14 +119,29 @@ def cmd_fig629(args):
             print(f"  {d['size']:>8} B  binomial {med['binomial'] * 1e6:9.1f} µs  "
                   f"scatter-allgather {med['scatter_allgather'] * 1e6:9.1f} µs")
     measured = next((s for s, b, sa in seq if sa < b), None)
-    model = [c for c in crossovers("bcast", 8, Costs.hockney(alpha, 1 / bw))
-             if c.before == "binomial" and c.to.startswith("scatter_allgather")]
+    costs = Costs.hockney(alpha, 1 / bw)
+    model = _model_crossover(costs)
     sizes = [s for s, _, _ in seq]
-    print(f"measured binomial → scatter-allgather at {measured} B; Hockney model at "
-          f"{model[0].size if model else None} B (grid {sizes})")
+    print(f"measured binomial → scatter-allgather at {measured} B; Hockney model at {model} B "
+          f"(grid {sizes})")
     if measured and model:
-        steps = abs(math.log2(measured) - math.log2(model[0].size)) / math.log2(sizes[1] / sizes[0])
+        steps = abs(math.log2(measured) - math.log2(model)) / math.log2(sizes[1] / sizes[0])
         print(f"  {steps:.1f} size steps apart (target: within 1)")
+
+
+def _model_crossover(costs, p=8):
+    """The first size at which the model's scatter-allgather (recursive doubling,
+    Open MPI's scatter_allgather) beats binomial, by bisection."""
+    def sa_wins(n):
+        return (predict_time("bcast", "scatter_allgather_recursive_doubling", n, p, costs)
+                < predict_time("bcast", "binomial", n, p, costs))
+    lo, hi = 1, 1 << 30
+    if not sa_wins(hi):
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if sa_wins(mid) else (mid, hi)
+    return hi
 
 
 def main():
@@ -134,7 +151,7 @@ def main():
     ap.add_argument("--layout", default="8x1", help="hosts x slots (8x1 or 4x2)")
     ap.add_argument("--coll", default="allreduce,bcast,reduce,allgather,alltoall,"
                                       "reduce_scatter_block,gather,scatter,barrier")
-    ap.add_argument("--sizes", default="8-256K:x4")
+    ap.add_argument("--sizes", default=DEFAULT_SIZES)
     ap.add_argument("--time-budget", type=float, default=0.3)
     ap.add_argument("--delay", type=float, default=70.0, help="fig629: one-way delay added (µs)")
     args = ap.parse_args()
