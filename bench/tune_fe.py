@@ -79,7 +79,7 @@ def cmd_tune(args):
     with Cluster("t", hosts, slots, preset="fast-ethernet") as name, \
             tempfile.TemporaryDirectory() as tmp:
         doc = tune(name, args.mpi, Path(tmp) / "t", "--sizes", args.sizes, "--coll", args.coll,
-                   "--time-budget", str(args.time_budget))
+                   "--time-budget", str(args.time_budget), *(["--skip", args.skip] if args.skip else []))
         print(f"{args.mpi} {doc['version']} on {args.layout} Fast Ethernet")
         summary(doc)
 
@@ -153,6 +153,7 @@ def main():
                                       "reduce_scatter_block,gather,scatter,barrier")
     ap.add_argument("--sizes", default=DEFAULT_SIZES)
     ap.add_argument("--time-budget", type=float, default=0.3)
+    ap.add_argument("--skip", default="", help="algorithm names never forced (passed to tune)")
     ap.add_argument("--delay", type=float, default=70.0, help="fig629: one-way delay added (µs)")
     args = ap.parse_args()
     {"tune": cmd_tune, "adaptive": cmd_adaptive, "fig629": cmd_fig629}[args.what](args)

@@ -232,3 +232,27 @@ def test_search_grid_and_usable_algorithms():
     assert usable(cat, "allgather", 2) == ["ring", "two_proc"]
     assert usable(cat, "allgather", 8) == ["ring"]      # two_proc aborts on 8 ranks
     assert usable(cat, "allgather", 8, skip=("ring",)) == []
+
+
+def test_a_launch_that_never_returns_is_killed_with_its_children(tmp_path):
+    """A forced algorithm may hang (MPICH's nb allgather did on an emulated
+    cluster): the launch's whole session is killed at its timeout."""
+    import time
+    from mpiscope.measure import launch
+    marker = tmp_path / "child.pid"
+    cmd = ["sh", "-c", f"sleep 60 & echo $! > {marker}; wait"]
+    began = time.monotonic()
+    rc, err = launch.execute(cmd, None, tmp_path / "l.log", lambda t: None, timeout=1.0)
+    assert time.monotonic() - began < 20
+    assert rc != 0 and "was killed" in err
+    child = int(marker.read_text())
+    time.sleep(0.2)
+    import os
+    try:
+        os.kill(child, 0)
+        alive = open(f"/proc/{child}/stat").read().split()[2] != "Z"
+    except ProcessLookupError:
+        alive = False
+    assert not alive, "the launcher's child survived"
+    rc, _ = launch.execute(["true"], None, tmp_path / "m.log", lambda t: None, timeout=10.0)
+    assert rc == 0

@@ -7,7 +7,9 @@ hydra, or Slurm's srun.
 """
 
 import os
+import signal
 import subprocess
+import threading
 
 LAUNCHERS = ("mpirun", "srun")
 DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
@@ -115,15 +117,29 @@ def srun_env(env, hostfile):
     return env
 
 
-def execute(cmd, env, log_path, on_progress, on_timing=None):
+def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
     """Runs one launch; engine lines starting with '@progress ' go to
     `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
     else to `log_path`. Returns (exit code, everything the launcher wrote on
-    stderr)."""
+    stderr). With `timeout` (seconds) the launch runs in a session of its own
+    and the whole session is killed when it runs longer (a collective that
+    never returns), which stderr then says."""
     err_path = log_path.with_suffix(".stderr")
     with open(log_path, "w") as log, open(err_path, "w") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, start_new_session=timeout is not None)
+        timer = None
+        if timeout is not None:
+            def expire():
+                err.write(f"\nmpiscope: the launch ran longer than {timeout:.0f} s and was killed\n")
+                err.flush()
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            timer = threading.Timer(timeout, expire)
+            timer.daemon = True
+            timer.start()
         try:
             for line in proc.stdout:
                 if line.startswith("@progress "):
@@ -137,4 +153,7 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
             proc.kill()
             proc.wait()
             raise
+        finally:
+            if timer is not None:
+                timer.cancel()
     return rc, err_path.read_text(errors="replace")

@@ -74,6 +74,14 @@ class Samples:
         return float(np.median(v)) if len(v) else None
 
 
+def launch_timeout(plan, benches, sizes) -> float:
+    """How long a launch may take: start-up, and every series stopped by its
+    time budget, three times over. A forced algorithm that never returns
+    (MPICH's nonblocking-based allgather hung on an emulated cluster) ends
+    its launch instead of the tune."""
+    return 120.0 + 3 * len(benches) * len(sizes) * (plan.time_budget + 0.5)
+
+
 def launch(plan, catalog: Catalog, cells: dict, label: str, samples: Samples,
            names: dict, extra: dict | None = None, plain: bool = False):
     """One run: `cells` {collective: sizes}, `names` {collective: algorithm name
@@ -86,7 +94,7 @@ def launch(plan, catalog: Catalog, cells: dict, label: str, samples: Samples,
                             sizeless=[b for b in benches if b == "barrier"],
                             launcher_args=list(plan.launcher_args) + forcing_args(catalog, forced, extra,
                                                                                  plain),
-                            label=None)
+                            label=None, launch_timeout=launch_timeout(plan, benches, sizes))
     run_dir, context = runner.run(p, [sys.argv[0], "tune", label])
     samples.runs.append(context["run_id"])
     if context["status"] != "completed":
