@@ -12,6 +12,7 @@ packages=(
   libnetfilter-queue-dev             # the emulated clusters' delay program (cluster/delayd.c)
   chromium chromium-driver           # the report test renders in a real browser
   zsh                                # the completion test loads the zsh script
+  gdb                                # mpiscope tune sees which algorithm function Open MPI enters
   slurmctld slurmd slurm-client munge # the srun/sbatch tests start a one-machine Slurm
   lammps hpcc gfortran               # mpiscope profile's real applications (Open MPI builds) and Fortran check
 )

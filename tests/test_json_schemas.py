@@ -68,7 +68,7 @@ JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compar
                  "sim run": "sim-run", "sim predict": "sim-predict", "sim check": "sim-check",
                  "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show",
                  "build": "build", "sbatch": "show", "transport probe": "transport-probe",
-                 "transport advise": "transport-advise", "profile": "profile"}
+                 "transport advise": "transport-advise", "profile": "profile", "tune": "tune"}
 
 
 def _commands_with_json(parser, prefix=()):

@@ -27,6 +27,8 @@ COMMANDS = {
     "model": Command("model", "cost models of our own collective algorithms: predict, check"),
     "sim": Command("sim", "schedules of our own algorithms and their simulation: schedule, run, "
                           "predict, check"),
+    "tune": Command("tune", "write collective-selection files the MPI library uses, decided by "
+                            "statistics and verified"),
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
     "transport": Command("transport", "the intra-node transport lab: probe CMA and placement, advise "
                                       "MPI settings from crossovers"),

@@ -7,6 +7,7 @@ hydra, or Slurm's srun.
 """
 
 import os
+import signal
 import subprocess
 import threading
 
@@ -118,13 +119,15 @@ def srun_env(env, hostfile):
     return env
 
 
-def execute(cmd, env, log_path, on_progress, on_timing=None):
+def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
     """Runs one launch; engine lines starting with '@progress ' go to
     `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
     else to `log_path`. Returns (exit code, everything the launcher wrote on
     stderr, kept in memory whether or not its file, `log_path` with the suffix
     .stderr, could be written). Interrupted, it stops the launcher and its
-    ranks (stop()) before the exception goes on."""
+    ranks (stop()) before the exception goes on. With `timeout` (seconds) the
+    launch's whole session is killed when it runs longer (a collective that
+    never returns), which stderr then says."""
     log, err = Sink(log_path), Sink(log_path.with_suffix(".stderr"))
     before = set(children())
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -132,6 +135,17 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
                             start_new_session=True, preexec_fn=die_with_parent())
     reader = threading.Thread(target=lambda: [err.write(line) for line in proc.stderr], daemon=True)
     reader.start()
+    timer = None
+    if timeout is not None:
+        def expire():
+            err.write(f"\nmpiscope: the launch ran longer than {timeout:.0f} s and was killed\n")
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        timer = threading.Timer(timeout, expire)
+        timer.daemon = True
+        timer.start()
     try:
         for line in proc.stdout:
             if line.startswith("@progress "):
@@ -145,6 +159,8 @@ def execute(cmd, env, log_path, on_progress, on_timing=None):
         stop(proc)
         raise
     finally:
+        if timer is not None:
+            timer.cancel()
         collect(proc, before)
         reader.join(STOP_WAIT_S)
         log.close()

@@ -70,6 +70,7 @@ class Plan:
     hosts: list | None = None
     launcher_args: list = dataclasses.field(default_factory=list)
     notes: list = dataclasses.field(default_factory=list)  # said before the run starts
+    launch_timeout: float | None = None  # seconds a launch may take (mpiscope tune); None: no limit
 
     def hostfile_text(self):
         """The hostfile in the launcher's own syntax (None without --hostfile)."""

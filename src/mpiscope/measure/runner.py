@@ -120,7 +120,7 @@ class _Launches:
         started = time.perf_counter()
         try:
             rc, err = launch.execute(cmd, env, self.tmp / f"launch-{k}.log", self._on_progress,
-                                     self._on_timing)
+                                     self._on_timing, getattr(self.plan, "launch_timeout", None))
         except FileNotFoundError:
             raise UsageError(f"launcher '{cmd[0]}' was not found; install it or choose another "
                              f"with --launcher/--mpirun") from None

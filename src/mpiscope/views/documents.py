@@ -27,6 +27,7 @@ SCHEMA_VERSIONS = {
     "transport-probe": 1,
     "transport-advise": 1,  # with --verify also "verify" (its comparison: the compare document)
     "profile": 1,          # profile --json, show --json of a profile run
+    "tune": 1,
 }
 
 

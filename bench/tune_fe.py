@@ -1,0 +1,163 @@
+"""mpiscope tune on an emulated Fast Ethernet cluster (README "Tuning the
+library's collectives"), against the targets of issue 15:
+
+- `tune`: 8 hosts × 1 slot, and 4 hosts × 2 slots, Open MPI and MPICH: the
+  geometric mean of default/tuned over the tuned cells (target ≥ 1.2), the
+  cells slower than 0.97 beyond noise (target none), whether every file was
+  verified as loaded;
+- `adaptive`: the same tune with --exhaustive and adaptive: cells measured
+  (target ≤ 40% of the exhaustive grid) and agreement of the decisions
+  (target ≥ 95%; two separate measurements, so noise counts against it);
+- `fig629`: seed 000 figure 6.29's case, bcast on a link with α = 90 µs and
+  180 B/µs: the measured binomial → scatter-allgather change-over against
+  the Hockney model's (target within one size step).
+
+Root, and the heavy lock:
+    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/tune_fe.py tune --mpi openmpi --layout 8x1
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from mpiscope.cluster import manager
+from mpiscope.cluster.spec import make_spec
+from mpiscope.models.costmodels.base import Costs
+from mpiscope.models.costmodels import predict_time
+
+PY = [sys.executable, "-m", "mpiscope.cli"]
+DEFAULT_SIZES = "8-256K:x4"
+
+
+class Cluster:
+    def __init__(self, label, hosts, slots, **kw):
+        self.name = f"tb{os.getpid() % 10000}{label}"
+        self.spec = make_spec(self.name, hosts, slots=slots, **kw)
+
+    def __enter__(self):
+        manager.up(self.spec)
+        return self.name
+
+    def __exit__(self, *exc):
+        manager.teardown(self.name)
+
+
+def tune(cluster, mpi, out, *extra):
+    cmd = PY + ["tune", "--cluster", cluster, "--mpi", mpi, "-o", str(out), "--json", *extra]
+    print("$", " ".join(cmd[2:]), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.stdout.strip().startswith("{"):
+        return json.loads(p.stdout)
+    sys.exit(f"tune failed (exit {p.returncode}):\n{p.stderr[-4000:]}")
+
+
+def summary(doc):
+    v = doc["verification"]
+    cells = [c for c in v["cells"] if c.get("speedup")]
+    print(f"  cells measured {doc['cells']['measured']} of {doc['cells']['exhaustive']}")
+    print(f"  {'collective':22} {'size':>8} {'rule':28} {'speedup':>8} {'95% CI':>16}  verdict")
+    for c in cells:
+        print(f"  {c['collective']:22} {c['size']:>8} {c['rule']:28} {c['speedup']:8.3f} "
+              f"[{c['speedup_low']:.3f}, {c['speedup_high']:.3f}]  {c['verdict']}")
+    tuned = [c for c in cells if c["rule"] != "default"]
+    gm_tuned = (math.exp(sum(math.log(c["speedup"]) for c in tuned) / len(tuned))
+                if tuned else None)
+    slow = [c for c in cells if c["speedup_high"] < 0.97]
+    print(f"  geometric mean default/tuned, all cells: {v['geomean_speedup']:.3f}; cells with a "
+          f"rule ({len(tuned)}): {gm_tuned if gm_tuned is None else round(gm_tuned, 3)}")
+    print(f"  cells slower than 0.97 beyond noise: {len(slow)}; file in effect: "
+          f"{v['file_in_effect']}; withdrawn: {len(doc['withdrawn'])}")
+
+
+def cmd_tune(args):
+    hosts, slots = map(int, args.layout.split("x"))
+    with Cluster("t", hosts, slots, preset="fast-ethernet") as name, \
+            tempfile.TemporaryDirectory() as tmp:
+        doc = tune(name, args.mpi, Path(tmp) / "t", "--sizes", args.sizes, "--coll", args.coll,
+                   "--time-budget", str(args.time_budget), *(["--skip", args.skip] if args.skip else []))
+        print(f"{args.mpi} {doc['version']} on {args.layout} Fast Ethernet")
+        summary(doc)
+
+
+def cmd_adaptive(args):
+    hosts, slots = map(int, args.layout.split("x"))
+    with Cluster("a", hosts, slots, preset="fast-ethernet") as name, \
+            tempfile.TemporaryDirectory() as tmp:
+        common = ["--sizes", args.sizes, "--coll", args.coll, "--time-budget",
+                  str(args.time_budget), "--verify-repeat", "1"]
+        full = tune(name, args.mpi, Path(tmp) / "full", "--exhaustive", *common)
+        adap = tune(name, args.mpi, Path(tmp) / "adap", *common)
+    key = lambda d: {(x["collective"], x["size"]): x["winner"] for x in d["decisions"]}
+    a, f = key(adap), key(full)
+    agree = sum(a[k] == f[k] for k in f) / len(f)
+    print(f"adaptive measured {adap['cells']['measured']} cells of the exhaustive grid's "
+          f"{full['cells']['measured']} ({100 * adap['cells']['measured'] / full['cells']['measured']:.0f}%); "
+          f"decisions agree on {100 * agree:.0f}% of {len(f)} cells")
+
+
+def cmd_fig629(args):
+    # α = 90 µs, 180 B/µs: 1.44 Gbit/s payload needs ≈ 1.5 Gbit/s on the line.
+    alpha, bw = 90e-6, 180e6
+    with Cluster("f", 8, 1, link=f"rate=1500mbit,delay={args.delay}us") as name, \
+            tempfile.TemporaryDirectory() as tmp:
+        sizes = "2K-512K:x2" if args.sizes == DEFAULT_SIZES else args.sizes  # around the model's
+        doc = tune(name, "openmpi", Path(tmp) / "f", "--coll", "bcast", "--exhaustive",
+                   "--sizes", sizes, "--time-budget", str(args.time_budget),
+                   "--verify-repeat", "1", "--skip", ",".join(
+                       ["basic_linear", "chain", "pipeline", "split_binary_tree", "binary_tree",
+                        "knomial", "scatter_allgather_ring"]))
+    seq = []
+    for d in doc["decisions"]:
+        med = {r["algorithm"]: r["median_s"] for r in d["rows"]}
+        if "binomial" in med and "scatter_allgather" in med:
+            seq.append((d["size"], med["binomial"], med["scatter_allgather"]))
+            print(f"  {d['size']:>8} B  binomial {med['binomial'] * 1e6:9.1f} µs  "
+                  f"scatter-allgather {med['scatter_allgather'] * 1e6:9.1f} µs")
+    measured = next((s for s, b, sa in seq if sa < b), None)
+    costs = Costs.hockney(alpha, 1 / bw)
+    model = _model_crossover(costs)
+    sizes = [s for s, _, _ in seq]
+    print(f"measured binomial → scatter-allgather at {measured} B; Hockney model at {model} B "
+          f"(grid {sizes})")
+    if measured and model:
+        steps = abs(math.log2(measured) - math.log2(model)) / math.log2(sizes[1] / sizes[0])
+        print(f"  {steps:.1f} size steps apart (target: within 1)")
+
+
+def _model_crossover(costs, p=8):
+    """The first size at which the model's scatter-allgather (recursive doubling,
+    Open MPI's scatter_allgather) beats binomial, by bisection."""
+    def sa_wins(n):
+        return (predict_time("bcast", "scatter_allgather_recursive_doubling", n, p, costs)
+                < predict_time("bcast", "binomial", n, p, costs))
+    lo, hi = 1, 1 << 30
+    if not sa_wins(hi):
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if sa_wins(mid) else (mid, hi)
+    return hi
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=("tune", "adaptive", "fig629"))
+    ap.add_argument("--mpi", default="openmpi", choices=("openmpi", "mpich"))
+    ap.add_argument("--layout", default="8x1", help="hosts x slots (8x1 or 4x2)")
+    ap.add_argument("--coll", default="allreduce,bcast,reduce,allgather,alltoall,"
+                                      "reduce_scatter_block,gather,scatter,barrier")
+    ap.add_argument("--sizes", default=DEFAULT_SIZES)
+    ap.add_argument("--time-budget", type=float, default=0.3)
+    ap.add_argument("--skip", default="", help="algorithm names never forced (passed to tune)")
+    ap.add_argument("--delay", type=float, default=70.0, help="fig629: one-way delay added (µs)")
+    args = ap.parse_args()
+    {"tune": cmd_tune, "adaptive": cmd_adaptive, "fig629": cmd_fig629}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

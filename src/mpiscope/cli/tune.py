@@ -1,0 +1,181 @@
+"""`mpiscope tune`: collective-selection files the MPI library really uses,
+decided by statistics and verified after writing (README "Tuning the
+library's collectives")."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from mpiscope.cli.commands import command_parser
+from mpiscope.cli.options import add_json, add_mpi, add_seed
+from mpiscope.common.errors import UsageError
+
+DEFAULT_SIZES = "8-1M:x4"
+
+
+def add_tune_command(subparsers) -> None:
+    p = command_parser(subparsers, "tune", cmd_tune,
+        description="""\
+Measure every algorithm the MPI library offers for its collectives (read from the library),
+decide per size with compare's verdict, write the library's own selection file, check that the
+library uses it, and measure default against tuned side by side.\
+""",
+        epilog="""\
+examples:
+  mpiscope tune -n 4 --coll allreduce,bcast -o tuned
+  mpiscope tune --cluster fe --mpi mpich --sizes 8-1M:x2 --weights app-weights.json
+  mpiscope tune -n 2 --coll allreduce --sizes 8,64K --time-budget 0.1 --exhaustive\
+""")
+    p.add_argument("-n", "--np", type=int, help="ranks: the communicator size tuned (default: "
+                                                "CPUs here, or every slot of --cluster)")
+    add_mpi(p)
+    p.add_argument("--ppn", type=int, help="ranks per node (with --hostfile)")
+    p.add_argument("--hostfile", help="hosts and slots, as for mpiscope run")
+    p.add_argument("--cluster", metavar="NAME", help="tune on the emulated cluster NAME")
+    p.add_argument("--launcher-args", metavar="WORDS", help="more options for the launcher")
+    p.add_argument("--coll", default=",".join(_collectives()),
+                   help="comma list of collectives (default: all nine)")
+    p.add_argument("--sizes", default=DEFAULT_SIZES,
+                   help=f"the size grid, as mpiscope run takes it (default {DEFAULT_SIZES})")
+    p.add_argument("--exhaustive", action="store_true",
+                   help="measure every size with every algorithm (no adaptive search)")
+    p.add_argument("--coarse", type=int, default=3,
+                   help="adaptive search: every N-th size first (default 3)")
+    p.add_argument("--skip", metavar="LIST", default="",
+                   help="algorithm names never forced (comma list)")
+    p.add_argument("--noise", default="2%", help="practical threshold of compare's verdict (2%%)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--max-rules", type=int, default=8,
+                   help="message-size rules per collective at most (8)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="rounds of the measurement launches, interleaved (1)")
+    p.add_argument("--verify-repeat", type=int, default=2,
+                   help="default/tuned launch pairs of the verification (2)")
+    p.add_argument("--time-budget", type=float, default=0.3,
+                   help="seconds at most per collective × size × launch (0.3)")
+    p.add_argument("--reps-max", type=int, default=2000, help="repetitions at most per series (2000)")
+    p.add_argument("--ci-width", type=float, default=0.02,
+                   help="the engine's stopping rule: 95%% CI of the median within ±this (0.02)")
+    p.add_argument("--weights", metavar="FILE",
+                   help="an application's calls per collective and size: its expected time in "
+                        "collectives before and after")
+    p.add_argument("--machine", metavar="FILE",
+                   help="cost-model parameters (as mpiscope model takes them): predicted "
+                        "change-over points beside the measured ones")
+    p.add_argument("--own", action="store_true",
+                   help="also measure our own algorithms (engine/colls/) and say where one beats "
+                        "every algorithm the library offers")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="directory for the files, tune.json and the runs (default: "
+                        "tune-<library>-<version>-p<N>)")
+    add_seed(p, "seed of the bootstraps")
+    add_json(p, "print the result as JSON")
+
+
+def _collectives():
+    from mpiscope.tune.discover import COLLECTIVES
+    return COLLECTIVES
+
+
+def _plan(args, out: Path, own=None):
+    """The base run plan, as `mpiscope run` would make it from the same options;
+    `own`: collectives to measure with every algorithm of our own (--algo all)."""
+    from mpiscope.cli.run import add_run_options
+    from mpiscope.measure.plan import make_plan
+
+    rp = argparse.ArgumentParser()
+    add_run_options(rp)
+    argv = ["--out", str(out), "--bench", ",".join(own) if own else "allreduce",
+            "--time-budget", str(args.time_budget),
+            "--reps-max", str(args.reps_max), "--ci-width", str(args.ci_width),
+            "--seed", str(args.seed)]
+    for flag, value in (("-n", args.np), ("--mpicc", args.mpicc), ("--mpi", args.mpi),
+                        ("--ppn", args.ppn), ("--hostfile", args.hostfile),
+                        ("--cluster", args.cluster), ("--launcher-args", args.launcher_args)):
+        if value is not None:
+            argv += [flag, str(value)]
+    if own:
+        argv += ["--algo", "all", "--sizes", args.sizes]
+    return make_plan(rp.parse_args(argv))
+
+
+def _config(args, plan):
+    from mpiscope.common.sizes import parse_sizes
+    from mpiscope.models.costmodels.params import load_machine
+    from mpiscope.cli.analysis import parse_noise
+    from mpiscope.tune.tuner import TuneConfig, read_weights
+
+    colls = [c.strip() for c in args.coll.split(",") if c.strip()]
+    for c in colls:
+        if c not in _collectives():
+            raise UsageError(f"--coll: '{c}' is not a collective mpiscope tunes; choose from "
+                             f"{', '.join(_collectives())}")
+    weights = read_weights(args.weights) if args.weights else None
+    if weights:
+        unknown = [c for c in weights if c not in _collectives()]
+        if unknown:
+            raise UsageError(f"--weights: {', '.join(unknown)} is not a collective mpiscope tunes")
+        colls = [c for c in colls if c in weights] or colls
+    for name, value, low in (("--coarse", args.coarse, 1), ("--max-rules", args.max_rules, 1),
+                             ("--repeat", args.repeat, 1), ("--verify-repeat", args.verify_repeat, 1)):
+        if value < low:
+            raise UsageError(f"{name} must be at least {low}, got {value}")
+    sizes = sorted(set(parse_sizes(args.sizes)))
+    return TuneConfig(collectives=colls, sizes=sizes, adaptive=not args.exhaustive,
+                      coarse=args.coarse, noise=parse_noise(args.noise), alpha=args.alpha,
+                      max_rules=args.max_rules, repeat=args.repeat,
+                      verify_repeat=args.verify_repeat, seed=args.seed,
+                      skip=tuple(s.strip() for s in args.skip.split(",") if s.strip()),
+                      weights=weights,
+                      machine=load_machine(args.machine) if args.machine else None)
+
+
+def cmd_tune(args):
+    from mpiscope.engine.mpi import find_mpi
+    from mpiscope.tune.discover import discover
+    from mpiscope.tune.tuner import Tuner, save
+    from mpiscope.views.documents import json_document
+    from mpiscope.views.tune import format_tune
+
+    mpi = find_mpi(mpicc=args.mpicc, mpi=args.mpi)
+    catalog = discover(mpi)
+    # Checked before anything is written: bad options leave nothing behind.
+    probe = _plan(args, Path("runs"))
+    cfg = _config(args, probe)
+    out = Path(args.output or f"tune-{catalog.library}-{catalog.version}-p{probe.np}")
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "tune.json").exists())):
+        raise UsageError(f"-o {out}: it exists and holds other things; give a new or empty "
+                         f"directory (or one an earlier mpiscope tune wrote)")
+    probe = dataclasses.replace(probe, out=out / "runs")
+    own_plan = None
+    if args.own:
+        from mpiscope.engine.describe import describe
+        from mpiscope.engine.build import as_mpi
+
+        with_own = [c for c in cfg.collectives if c in describe(as_mpi(mpi)).algorithms]
+        own_plan = _plan(args, out / "runs", with_own) if with_own else None
+    out.mkdir(parents=True, exist_ok=True)
+
+    def say(text):
+        print(f"mpiscope tune: {text}", file=sys.stderr, flush=True)
+
+    say(f"{mpi.name}: {len(cfg.collectives)} collectives on {probe.np} ranks, algorithms read "
+        f"from {catalog.source}")
+    result = Tuner(probe, catalog, cfg, out, say, own_plan).run()
+    save(result, out)
+    if args.json:
+        print(json_document("tune", result))
+    else:
+        print(format_tune(result))
+    v = result["verification"]
+    if v["file_in_effect"] is False and v["checked_by"] == "gdb":
+        sys.stderr.write("mpiscope tune: the library does not enter the algorithm functions the "
+                         "file names: it did not use the file\n")
+        return 1
+    if v["file_in_effect"] is False:
+        sys.stderr.write("mpiscope tune: warning: most tuned cells run at the default's time, not "
+                         "at their algorithm's: the library may not use the file\n")
+    return 0

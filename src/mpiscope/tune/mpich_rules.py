@@ -1,0 +1,139 @@
+"""MPICH's collective-selection JSON (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE,
+src/mpi/coll/src/csel.c in 4.x and 5.x): a writer and our own reader.
+
+The file is a tree: keys are conditions ("collective=bcast",
+"comm_type=intra", "comm_size<=8", "avg_msg_size<4096", "…=any"), tried in
+order, the first that holds is entered; a leaf is
+{"algorithm=MPIR_Bcast_intra_binomial": {}}. A condition other than "=any"
+needs a later sibling (MPICH asserts it), and a collective the file lacks
+has no algorithm at all, so the file written is the library's own tree
+(compiled into it, read by discover.py) with the intra-communicator subtree
+of each tuned collective replaced: for a tuned communicator size p the
+measured rules, for every other size the library's own subtree. Where the
+library's default won a size range, that range leads into its own subtree
+too, so the library decides there as before.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from mpiscope.common.errors import UsageError
+from mpiscope.tune.discover import DEFAULT, Catalog
+from mpiscope.tune.rules import check
+from mpiscope.tune.sizes import mpich_key
+
+INTRA = "comm_type=intra"
+
+
+def _leaf(catalog: Catalog, coll: str, name: str, default_intra):
+    if name == DEFAULT:
+        return default_intra
+    container = catalog.find(coll, name).container
+    if container is None:
+        raise UsageError(f"MPICH {catalog.version}'s selection JSON has no name for {coll} "
+                         f"algorithm '{name}'")
+    leaf = {f"algorithm={container}": {}}
+    if container.endswith("_smp"):
+        # As in MPICH's own tree: the node-aware algorithms only on a parent
+        # communicator (they call the collective again on their node communicator).
+        return {"comm_hierarchy=parent": leaf, "comm_hierarchy=any": default_intra}
+    return leaf
+
+
+def _size_chain(catalog, coll, rules, default_intra):
+    key = mpich_key(coll)
+    if key is None:  # barrier: no size to choose by
+        return _leaf(catalog, coll, rules[0].algorithm, default_intra)
+    chain = {}
+    for r, nxt in zip(rules, rules[1:]):
+        chain[f"{key}<{nxt.start}"] = _leaf(catalog, coll, r.algorithm, default_intra)
+    chain[f"{key}=any"] = _leaf(catalog, coll, rules[-1].algorithm, default_intra)
+    return chain
+
+
+def write(table: dict, catalog: Catalog) -> str:
+    """The selection JSON for `table` {collective: {p: [Rule]}}."""
+    if not catalog.default_tree:
+        raise UsageError(f"MPICH {catalog.version}: its own selection tree was not found in the "
+                         f"library file, so a file covering every collective cannot be written")
+    tree = copy.deepcopy(catalog.default_tree)
+    for coll, by_p in table.items():
+        key = f"collective={coll}"
+        own = tree.get(key, {})
+        default_intra = own.get(INTRA)
+        if default_intra is None:
+            raise UsageError(f"MPICH {catalog.version}'s own tree has no {key} / {INTRA}")
+        intra, below = {}, 0
+        for p in sorted(by_p):
+            if p - 1 > below:
+                intra[f"comm_size<={p - 1}"] = default_intra
+            intra[f"comm_size<={p}"] = _size_chain(catalog, coll, check(by_p[p], f"{coll} p={p}"),
+                                                   default_intra)
+            below = p
+        intra["comm_size=any"] = default_intra
+        tree[key] = {INTRA: intra, **{k: v for k, v in own.items() if k != INTRA}}
+    return json.dumps(tree, indent=1) + "\n"
+
+
+OPERATORS = ("collective=", "comm_type=", "comm_size", "avg_msg_size", "total_msg_size", "count",
+             "is_", "comm_hierarchy=", "comm_avg_ppn")
+
+
+def read(text: str, catalog: Catalog | None = None, path: str = "selection.json") -> dict:
+    """Parses and checks a selection JSON as MPICH would: every key a known
+    condition or an algorithm the library has, every non-"any" size or
+    communicator condition followed by a sibling. Returns the tree."""
+    try:
+        tree = json.loads(text)
+    except ValueError as e:
+        raise UsageError(f"{path}: not JSON ({e})") from None
+
+    def walk(node, where):
+        if not isinstance(node, dict):
+            raise UsageError(f"{path}: {where}: every value must be an object")
+        keys = [k.replace(" ", "") for k in node]
+        for i, (k, v) in enumerate(zip(keys, node.values())):
+            if k.startswith(("algorithm=", "composition=")):
+                name = k.split("=", 1)[1]
+                if catalog is not None and k.startswith("algorithm=") and name not in catalog.containers:
+                    raise UsageError(f"{path}: {where}: MPICH {catalog.version} has no algorithm "
+                                     f"{name} (it would abort at MPI_Init)")
+                continue
+            if not k.startswith(OPERATORS):
+                raise UsageError(f"{path}: {where}: unknown condition '{k}'")
+            if (k.startswith(("comm_size<", "avg_msg_size<", "total_msg_size<", "count<"))
+                    and i == len(keys) - 1):
+                raise UsageError(f"{path}: {where}: '{k}' is the last condition; MPICH needs one "
+                                 f"after it (end with '…=any')")
+            walk(v, f"{where}/{k}")
+
+    walk(tree, "")
+    return tree
+
+
+def selects(tree: dict, coll: str, p: int, size: int) -> str:
+    """The algorithm (container name) our part of the tree selects for an
+    intra-communicator call, or DEFAULT where it leads into the library's own
+    subtree (a condition we never write)."""
+    node = tree.get(f"collective={coll}", {}).get(INTRA)
+    while isinstance(node, dict):
+        for k, v in node.items():
+            k = k.replace(" ", "")
+            if k.startswith("algorithm="):
+                return k.split("=", 1)[1]
+            name, _, value = k.partition("<")
+            if k.endswith("=any") or k == "comm_hierarchy=parent":  # the tuned comm is a parent
+                node = v
+                break
+            if name in ("comm_size", "avg_msg_size", "total_msg_size") and value:
+                x = p if name == "comm_size" else size
+                if (x <= int(value[1:])) if value.startswith("=") else (x < int(value)):
+                    node = v
+                    break
+                continue
+            return DEFAULT  # a condition of the library's own tree
+        else:
+            return DEFAULT
+    return DEFAULT

@@ -1,0 +1,116 @@
+"""Selection rules: per collective and communicator size, a list of
+(first library size, algorithm), the first starting at 0 (Open MPI ignores a
+whole file whose first rule does not), sizes rising, adjacent rules with the
+same algorithm merged. DEFAULT keeps the library's own choice.
+
+A change-over between two measured sizes goes at their geometric mean (the
+sizes are a geometric grid). A bound on the number of rules merges the rule
+whose loss is smallest into a neighbour, and the cost is stated: the
+slowdown, at each measured size it moves, of the neighbour's algorithm
+against the winner's (from the measured medians).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from mpiscope.common.errors import UsageError
+from mpiscope.tune.discover import DEFAULT
+
+
+@dataclass(frozen=True)
+class Rule:
+    start: int          # library size, inclusive; the rule holds up to the next rule's start
+    algorithm: str      # algorithm name, or DEFAULT
+
+
+@dataclass(frozen=True)
+class Point:
+    size: int           # library size of a measured cell
+    winner: str         # algorithm name or DEFAULT
+    medians: dict = field(default_factory=dict, compare=False, hash=False)  # algorithm -> median (s)
+
+
+def check(rules: list, where: str = "") -> list:
+    """Raises UsageError unless the rules start at 0 and rise strictly."""
+    if not rules:
+        raise UsageError(f"{where}: no rules")
+    if rules[0].start != 0:
+        raise UsageError(f"{where}: the first message-size rule starts at {rules[0].start}, not 0 "
+                         f"(Open MPI ignores the whole file then)")
+    for a, b in zip(rules, rules[1:]):
+        if b.start <= a.start:
+            raise UsageError(f"{where}: message sizes do not rise ({a.start} then {b.start})")
+    return rules
+
+
+def merged(rules: list) -> list:
+    out = []
+    for r in rules:
+        if not out or out[-1].algorithm != r.algorithm:
+            out.append(r)
+    return out
+
+
+def boundary(lo: int, hi: int) -> int:
+    """Where a change-over between measured sizes lo < hi goes: their geometric mean."""
+    return max(lo + 1, int(round(math.sqrt(max(lo, 1) * hi))))
+
+
+def from_points(points: list) -> list:
+    """Rules from measured cells (any order): compacted, first at 0."""
+    pts = sorted(points, key=lambda p: p.size)
+    rules = [Rule(0, pts[0].winner)]
+    for a, b in zip(pts, pts[1:]):
+        if b.winner != rules[-1].algorithm:
+            rules.append(Rule(boundary(a.size, b.size), b.winner))
+    return merged(rules)
+
+
+def chosen(rules: list, size: int) -> str:
+    """The algorithm the rules select at library size `size` (the last rule starting at or below)."""
+    pick = rules[0].algorithm
+    for r in rules:
+        if r.start <= size:
+            pick = r.algorithm
+    return pick
+
+
+def _slowdowns(points, rules):
+    """{size: slowdown of the chosen algorithm against the winner} (1 = none)."""
+    out = {}
+    for p in points:
+        alg = chosen(rules, p.size)
+        if alg == p.winner:
+            out[p.size] = 1.0
+        else:
+            a, w = p.medians.get(alg), p.medians.get(p.winner)
+            out[p.size] = a / w if a and w else math.inf
+    return out
+
+
+def bounded(points: list, max_rules: int):
+    """Rules from `points` with at most `max_rules` rules. Returns (rules,
+    cost): cost lists (size, slowdown) for each measured size the bound moved
+    to another algorithm, slowdown = that algorithm's median / the winner's."""
+    if max_rules < 1:
+        raise UsageError(f"--max-rules must be at least 1, got {max_rules}")
+    rules = from_points(points)
+    while len(rules) > max_rules:
+        best = None
+        for i in range(len(rules)):
+            for j in (i - 1, i + 1):
+                if not 0 <= j < len(rules):
+                    continue
+                trial = [r if k != i else Rule(r.start, rules[j].algorithm)
+                         for k, r in enumerate(rules)]
+                trial = merged(trial)
+                if trial[0].start != 0:
+                    trial[0] = Rule(0, trial[0].algorithm)
+                loss = sum(math.log(s) for s in _slowdowns(points, trial).values())
+                if best is None or loss < best[0]:
+                    best = (loss, trial)
+        rules = best[1]
+    cost = [(size, s) for size, s in sorted(_slowdowns(points, rules).items()) if s != 1.0]
+    return check(rules, "rules"), cost

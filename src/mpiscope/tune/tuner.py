@@ -1,0 +1,492 @@
+"""`mpiscope tune`: measure, decide, write, verify (README "Tuning the
+library's collectives").
+
+1. Every collective's algorithms come from the library (discover.py).
+2. The cells (collective, size, algorithm) are measured with the engine,
+   each algorithm forced, the default included (measure.py). Adaptive: a
+   coarse grid (every `coarse`-th size and the last) with every algorithm,
+   then the sizes between two coarse sizes whose winners differ, with only
+   the algorithms that won at either end and the default.
+3. Decisions by compare's verdict (decide.py), rules compacted and bounded
+   (rules.py), sizes converted to the library's (sizes.py).
+4. Files written for the library in use, each read back by our reader.
+5. Verification (verify.py): default and tuned alternating; a cell slower
+   beyond noise has its rule withdrawn and the files are rewritten and
+   verified again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
+from mpiscope.stats.compare import SLOWER, compare_samples
+from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
+from mpiscope.tune.decide import decide
+from mpiscope.tune.discover import DEFAULT, Catalog
+from mpiscope.tune.measure import TUNED, Samples, launch, measure_algorithms
+
+FILES = {"openmpi": "ompi-rules.conf", "openmpi-json": "ompi-rules.json",
+         "mpich": "mpich-selection.json"}
+
+
+@dataclass
+class TuneConfig:
+    collectives: list
+    sizes: list                 # engine sizes, the fine grid
+    adaptive: bool = True
+    coarse: int = 3             # every coarse-th size in the first pass
+    noise: float = 0.02
+    alpha: float = 0.05
+    max_rules: int = 8
+    repeat: int = 1             # rounds of the measurement launches
+    verify_repeat: int = 2      # default/tuned pairs of the verification
+    verify_rounds: int = 2      # verifications at most (after a withdrawal, again)
+    seed: int = 1
+    skip: tuple = ()            # algorithm names left out (e.g. ones that hang)
+    weights: dict | None = None  # {collective: {engine size: calls}}
+    machine: object | None = None  # cost-model parameters for the report
+
+
+def usable(catalog: Catalog, coll: str, p: int, skip=()) -> list:
+    """The algorithms worth forcing on p ranks: Open MPI's two_proc ones abort
+    with any other p."""
+    return [a.name for a in catalog.algorithms.get(coll, [])
+            if a.name not in skip and ("two_proc" not in a.name or p == 2)]
+
+
+def coarse_grid(sizes: list, step: int) -> list:
+    grid = sizes[::max(1, step)]
+    return grid + ([sizes[-1]] if sizes[-1] not in grid else [])
+
+
+class Tuner:
+    def __init__(self, plan, catalog: Catalog, cfg: TuneConfig, outdir: Path, say=print,
+                 own_plan=None):
+        self.plan, self.catalog, self.cfg, self.outdir, self.say = plan, catalog, cfg, outdir, say
+        self.own_plan = own_plan  # the engine's own algorithms (--algo all), or None
+        self.p = plan.np
+        self.samples = Samples()
+        self.rng = np.random.default_rng(cfg.seed)
+        self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
+        self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
+        self.winners = {}    # (coll, size) -> winner
+        self.rows = {}       # (coll, size) -> decision rows
+        self.withdrawn = []  # (coll, size, speedup)
+
+    def sizes_of(self, coll):
+        return [0] if coll == "barrier" else self.cfg.sizes
+
+    # ------------------------------------------------------------ measure + decide
+
+    def _measure(self, cells: dict, names: dict):
+        measure_algorithms(self.plan, self.catalog, cells, names, self.samples, self.cfg.repeat,
+                           self.say)
+        for c, ss in cells.items():
+            for s in ss:
+                self.measured[c] |= {(s, n) for n in names[c]}
+
+    def _decide(self, coll, size):
+        names = [n for n in self.names[coll] if (size, n) in self.measured[coll]]
+        winner, rows = decide(self.samples, coll, size, names, self.rng, self.cfg.noise,
+                              self.cfg.alpha)
+        self.winners[(coll, size)], self.rows[(coll, size)] = winner or DEFAULT, rows
+        return winner or DEFAULT
+
+    def search(self):
+        cfg = self.cfg
+        first = {c: (coarse_grid(self.sizes_of(c), cfg.coarse) if cfg.adaptive else self.sizes_of(c))
+                 for c in cfg.collectives}
+        self.say(f"pass 1: {sum(len(v) for v in first.values())} sizes × every algorithm")
+        self._measure(first, self.names)
+        for c in cfg.collectives:
+            for s in first[c]:
+                self._decide(c, s)
+        if not cfg.adaptive:
+            return
+        for c in cfg.collectives:
+            grid, fine = first[c], self.sizes_of(c)
+            todo, cands = [], {DEFAULT}
+            for lo, hi in zip(grid, grid[1:]):
+                a, b = self.winners[(c, lo)], self.winners[(c, hi)]
+                between = [s for s in fine if lo < s < hi]
+                if a != b and between:
+                    todo += between
+                    cands |= {a, b}
+                else:  # one winner at both ends: it holds between them
+                    for s in between:
+                        self.winners[(c, s)] = a
+            if todo:
+                names = [n for n in self.names[c] if n in cands]
+                self.say(f"pass 2: {c}: {len(todo)} sizes between changing winners × {len(names)} "
+                         f"algorithms")
+                self._measure({c: todo}, {c: names})
+                for s in todo:
+                    self._decide(c, s)
+
+    def cell_counts(self):
+        exhaustive = sum(len(self.sizes_of(c)) * len(self.names[c]) for c in self.cfg.collectives)
+        return {"measured": sum(len(v) for v in self.measured.values()), "exhaustive": exhaustive}
+
+    # ------------------------------------------------------------ rules and files
+
+    def table(self):
+        """{coll: {p: rules}} in the library's sizes, and the bound's cost per collective."""
+        table, costs = {}, {}
+        lib = self.catalog.library
+        for c in self.cfg.collectives:
+            pts = []
+            for s in self.sizes_of(c):
+                w = self.winners.get((c, s), DEFAULT)
+                meds = {n: self.samples.median(c, n, s) for n in self.names[c]}
+                pts.append(R.Point(S.library_size(lib, c, s, self.p), w,
+                                   {n: m for n, m in meds.items() if m}))
+            rules, cost = R.bounded(pts, self.cfg.max_rules)
+            table[c] = {self.p: rules}
+            costs[c] = [{"library_size": s, "slowdown": x} for s, x in cost]
+        return table, costs
+
+    def write_files(self, table) -> dict:
+        """Writes the files the library in use reads, each read back; returns their paths."""
+        cat, out = self.catalog, self.outdir
+        written = {}
+        if cat.library == "openmpi":
+            text = ompi_rules.write_classic(table, cat)
+            parsed = ompi_rules.read_classic(text, cat, FILES["openmpi"])
+            for c, by_p in table.items():
+                for s in self.sizes_of(c):
+                    size = S.library_size("openmpi", c, s, self.p)
+                    want = R.chosen(by_p[self.p], size)
+                    got = ompi_rules.classic_selects(parsed, c, self.p, size)
+                    if got != ompi_rules._number(cat, c, want):
+                        raise RuntimeError(f"our reader finds {got} for {c} {s} B, not {want}")
+            write_text(out / FILES["openmpi"], text)
+            written["openmpi"] = out / FILES["openmpi"]
+            if int(cat.version.split(".")[0]) >= 6:  # Open MPI 6/main also reads JSON rules
+                doc = ompi_rules.write_json(table, cat)
+                ompi_rules.read_json(doc, cat)
+                write_text(out / FILES["openmpi-json"], doc)
+                written["openmpi-json"] = out / FILES["openmpi-json"]
+        else:
+            text = mpich_rules.write(table, cat)
+            tree = mpich_rules.read(text, cat, FILES["mpich"])
+            for c, by_p in table.items():
+                for s in self.sizes_of(c):
+                    want = R.chosen(by_p[self.p], S.library_size("mpich", c, s, self.p))
+                    got = mpich_rules.selects(tree, c, self.p, S.library_size("mpich", c, s, self.p))
+                    if want != DEFAULT and got != cat.find(c, want).container:
+                        raise RuntimeError(f"our reader finds {got} for {c} {s} B, not {want}")
+            write_text(out / FILES["mpich"], text)
+            written["mpich"] = out / FILES["mpich"]
+        return written
+
+    def use_params(self, written) -> dict:
+        """What a job sets to use the files (env.sh; the verification's tuned launch)."""
+        if self.catalog.library == "openmpi":
+            params = {"coll_tuned_use_dynamic_rules": "1",
+                      "coll_tuned_dynamic_rules_filename": str(written["openmpi"].absolute())}
+            if self.catalog.excluded_components:
+                params["coll"] = "^" + ",".join(self.catalog.excluded_components)
+            return params
+        params = {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(written["mpich"].absolute())}
+        if self.catalog.device_override:
+            params["MPIR_CVAR_DEVICE_COLLECTIVES"] = "none"
+        return params
+
+    def env_lines(self, params) -> str:
+        lines = ["# written by mpiscope tune: add to a job script"]
+        if self.catalog.library == "openmpi":
+            lines += [f"export OMPI_MCA_{k}={v}" for k, v in params.items()]
+            lines.append("# or on the command line: mpirun " +
+                         " ".join(f"--mca {k} {v}" for k, v in params.items()) + " ...")
+        else:
+            lines += [f"export {k}={v}" for k, v in params.items()]
+            lines.append("# or on the command line: mpiexec " +
+                         " ".join(f"-genv {k} {v}" for k, v in params.items()) + " ...")
+        return "\n".join(lines) + "\n"
+
+    # ------------------------------------------------------------ verification
+
+    def verify(self, table, written):
+        """Default, tuned and the rules' algorithms forced, launched in turn
+        (default and tuned in the order D T T D …, so a drift of the machine
+        falls on both alike)."""
+        cfg, params = self.cfg, self.use_params(written)
+        cells = {c: self.sizes_of(c) for c in cfg.collectives}
+        rule_of = {(c, s): R.chosen(table[c][self.p], S.library_size(self.catalog.library, c, s,
+                                                                      self.p))
+                   for c in cells for s in cells[c]}
+        # launch k of the forced ones: each collective's k-th algorithm named by a rule
+        named = {c: sorted({rule_of[(c, s)] for s in cells[c]} - {DEFAULT}) for c in cells}
+        vs = Samples()
+        steps = []
+        for rep in range(cfg.verify_repeat):
+            pair = [("default", DEFAULT), ("tuned", TUNED)]
+            steps += pair if rep % 2 == 0 else pair[::-1]
+        for k in range(max([len(v) for v in named.values()] + [0])):
+            steps.append(("forced", k))
+        for i, (what, arg) in enumerate(steps, 1):
+            self.say(f"verify [{i}/{len(steps)}] {what}")
+            if what == "default":
+                launch(self.plan, self.catalog, cells, "verify default", vs,
+                       {c: DEFAULT for c in cells}, plain=True)
+            elif what == "tuned":
+                launch(self.plan, self.catalog, cells, "verify tuned", vs,
+                       {c: TUNED for c in cells}, extra=params)
+            else:
+                sub = {c: [s for s in cells[c] if rule_of[(c, s)] == named[c][arg]]
+                       for c in cells if arg < len(named[c])}
+                launch(self.plan, self.catalog, sub, "verify forced", vs,
+                       {c: named[c][arg] for c in sub})
+        out = []
+        for c in cfg.collectives:
+            for s in cells[c]:
+                d, t = vs.get(c, DEFAULT, s), vs.get(c, TUNED, s)
+                rule = rule_of[(c, s)]
+                row = {"collective": c, "size": s, "p": self.p, "rule": rule,
+                       "library_size": S.library_size(self.catalog.library, c, s, self.p)}
+                if len(d) >= 2 and len(t) >= 2 and np.median(d) > 0 and np.median(t) > 0:
+                    row.update(V.speedup_row(d, t, self.rng, cfg.noise, cfg.alpha))
+                else:
+                    row.update(speedup=None, verdict="not measured")
+                if rule != DEFAULT:
+                    forced = vs.get(c, rule, s)
+                    row["median_forced_s"] = float(np.median(forced)) if len(forced) else None
+                    row["selection_check"] = V.selection_check(t, forced, d)
+                    if len(forced) and len(d):
+                        row["forced_vs_default"] = compare_samples(
+                            d, forced, self.rng, noise=cfg.noise, alpha=cfg.alpha,
+                            n_boot=1000)[2]
+                out.append(row)
+        self._debugger_check(out, params, named, rule_of)
+        return out, vs.runs, vs.failures
+
+    def _debugger_check(self, rows, params, named, rule_of):
+        """Open MPI: which function each cell enters under gdb, with the file and
+        with the rule's algorithm forced (the default: no algorithm forced);
+        they must agree. Recorded per row as `library_selects` / `expected`."""
+        from mpiscope.engine.mpi import identify
+        from mpiscope.tune import callprobe
+        from mpiscope.tune.measure import forcing_args
+
+        mpi = identify(self.plan.mpicc)
+        if not callprobe.available(mpi) or mpi.launcher is None:
+            return
+        colls = list(named)
+        cells = [(r["collective"], r["size"]) for r in rows]
+
+        def mca(forced):
+            words = forcing_args(self.catalog, forced)
+            return {words[i + 1]: words[i + 2] for i in range(0, len(words), 3)}
+
+        self.say("verify: which algorithm function each cell enters, under gdb")
+        tuned = callprobe.entered(mpi, mpi.launcher, self.p, cells, params, colls)
+        expected = callprobe.entered(mpi, mpi.launcher, self.p,
+                                     [c for c in cells if rule_of[c] == DEFAULT],
+                                     mca({c: None for c in colls}), colls)
+        for k in range(max([len(v) for v in named.values()] + [0])):
+            forced = {c: self.catalog.find(c, named[c][k]) for c in colls if k < len(named[c])}
+            sub = [c for c in cells if c[0] in forced and rule_of[c] == named[c[0]][k]]
+            expected.update(callprobe.entered(mpi, mpi.launcher, self.p, sub, mca(forced), colls))
+        for r in rows:
+            key = (r["collective"], r["size"])
+            r["library_selects"] = tuned.get(key)
+            r["expected"] = expected.get(key)
+
+    def withdraw(self, cells):
+        """Rules of cells where tuned is slower beyond noise go back to the default."""
+        slower = [r for r in cells if r.get("verdict") == "tuned slower" and r["rule"] != DEFAULT]
+        for r in slower:
+            self.winners[(r["collective"], r["size"])] = DEFAULT
+            self.withdrawn.append({"collective": r["collective"], "size": r["size"],
+                                   "algorithm": r["rule"], "speedup": r["speedup"]})
+        return bool(slower)
+
+    # ------------------------------------------------------------ whole
+
+    def own_algorithms(self):
+        """Our own algorithms (engine/colls/) at every size: where the best of them
+        beats every algorithm the library offers (compare's verdict against the
+        library's best median), by how much."""
+        if self.own_plan is None or not self.own_plan.benches:
+            return []
+        from mpiscope.measure import runner
+        from mpiscope.store.ingest import load
+        from mpiscope.store.series import all_series_samples
+
+        self.say(f"our own algorithms: {', '.join(self.own_plan.benches)}")
+        run_dir, context = runner.run(self.own_plan, [sys.argv[0], "tune", "own algorithms"])
+        self.samples.runs.append(context["run_id"])
+        table, run = load(run_dir)
+        own = {}
+        for bench, algo, size, smp in all_series_samples(table, run):
+            if algo not in (None, "mpi") and len(smp.values):
+                own.setdefault((bench, int(size)), {})[algo] = smp.values
+        out = []
+        for (coll, size), algs in sorted(own.items()):
+            lib = {n: self.samples.get(coll, n, size) for n in self.names.get(coll, [])}
+            lib = {n: v for n, v in lib.items() if len(v)}
+            if not lib:
+                continue
+            best_lib = min(lib, key=lambda n: float(np.median(lib[n])))
+            best_own = min(algs, key=lambda n: float(np.median(algs[n])))
+            ratio, p, verdict, _ = compare_samples(lib[best_lib], algs[best_own], self.rng,
+                                                   noise=self.cfg.noise, alpha=self.cfg.alpha,
+                                                   n_boot=1000)
+            out.append({"collective": coll, "size": size, "best_library": best_lib,
+                        "best_own": best_own, "speedup": 1.0 / ratio.point,
+                        "speedup_low": 1.0 / ratio.high, "speedup_high": 1.0 / ratio.low,
+                        "own_beats_library": verdict == "faster"})
+        return out
+
+    def run(self) -> dict:
+        self.search()
+        self.own = self.own_algorithms()
+        verification, runs, failures = [], [], []
+        for round_ in range(self.cfg.verify_rounds):
+            table, costs = self.table()
+            written = self.write_files(table)
+            params = self.use_params(written)
+            write_text(self.outdir / "env.sh", self.env_lines(params))
+            verification, runs, failures = self.verify(table, written)
+            if not self.withdraw(verification):
+                break
+            self.say("a tuned cell is slower than the default beyond noise: its rule is "
+                     "withdrawn and the file rewritten")
+            if round_ == self.cfg.verify_rounds - 1:  # no verification left: write the last state
+                table, costs = self.table()
+                written = self.write_files(table)
+                self.unverified = True
+                self.say("the files after the last withdrawal are not verified again "
+                         "(two verifications at most)")
+        return self.result(table, costs, written, verification, runs, failures)
+
+    def result(self, table, costs, written, verification, vruns, vfailures) -> dict:
+        cat = self.catalog
+        judged = [r for r in verification if r.get("speedup")]
+        in_effect = V.file_in_effect(verification)
+        by_debugger = any(r.get("library_selects") for r in verification)
+        return {
+            "library": cat.library, "version": cat.version, "p": self.p,
+            "ppn": self.plan.ppn, "cluster": self.plan.cluster,
+            "algorithms": cat.to_dict()["algorithms"],
+            "excluded_components": cat.excluded_components,
+            "sizes": {c: S.describe(cat.library, c) for c in self.cfg.collectives},
+            "cells": self.cell_counts(),
+            "decisions": [{"collective": c, "size": s, "winner": self.winners.get((c, s), DEFAULT),
+                           "measured": (c, s) in self.rows, "rows": self.rows.get((c, s), [])}
+                          for c in self.cfg.collectives for s in self.sizes_of(c)],
+            "rules": {c: {str(p): [{"start": r.start, "algorithm": r.algorithm} for r in rs]
+                          for p, rs in by_p.items()} for c, by_p in table.items()},
+            "bound": {"max_rules": self.cfg.max_rules, "cost": costs},
+            "files": {k: str(v) for k, v in written.items()},
+            "env": str(self.outdir / "env.sh"),
+            "verification": {
+                "cells": verification,
+                "geomean_speedup": V.geomean(r["speedup"] for r in judged),
+                "slower_beyond_noise": [r for r in verification if r.get("verdict") == "tuned slower"],
+                "file_in_effect": in_effect,
+                "last_withdrawal_verified": not getattr(self, "unverified", False),
+                "checked_by": "gdb" if by_debugger else "time",
+                "runs": vruns, "failures": vfailures},
+            "withdrawn": self.withdrawn,
+            "weighted": weighted(self.cfg.weights, verification),
+            "changeovers": changeovers(self.winners, self.cfg, self.p, cat, self.cfg.machine),
+            "own_algorithms": getattr(self, "own", []),
+            "runs": self.samples.runs, "failures": self.samples.failures,
+        }
+
+
+# ---------------------------------------------------------------- report pieces
+
+def weighted(weights, verification):
+    """The application's expected time in collectives before and after:
+    Σ calls × median time at the nearest measured size."""
+    if not weights:
+        return None
+    before = after = 0.0
+    missing = []
+    for coll, by_size in weights.items():
+        rows = [r for r in verification if r["collective"] == coll and r.get("speedup")]
+        if not rows:
+            missing.append(coll)
+            continue
+        for size, calls in by_size.items():
+            r = min(rows, key=lambda r: abs(math.log2(max(r["size"], 1)) - math.log2(max(size, 1))))
+            before += calls * r["median_default_s"]
+            after += calls * r["median_tuned_s"]
+    return {"before_s": before, "after_s": after,
+            "speedup": before / after if after > 0 else None, "not_measured": missing}
+
+
+# Library algorithm names that are our cost models' (models/costmodels/).
+MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruck": "bruck",
+               "brucks": "bruck", "modified_bruck": "bruck", "rabenseifner": "rabenseifner",
+               "reduce_scatter_allgather": "rabenseifner", "binomial": "binomial",
+               "scatter_allgather": "scatter_allgather_recursive_doubling",
+               "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
+               "scatter_allgather_ring": "scatter_allgather_ring",
+               "scatter_ring_allgather": "scatter_allgather_ring", "pairwise": "pairwise",
+               "linear": "linear", "basic_linear": "linear", "recursive_halving": "recursive_halving"}
+
+
+def changeovers(winners, cfg, p, catalog, machine):
+    """Per collective: the measured change-over sizes; with cost-model
+    parameters, the change-overs the models predict among the same algorithms."""
+    out = {}
+    for c in cfg.collectives:
+        if c == "barrier":
+            continue
+        seq = [(s, winners.get((c, s), DEFAULT)) for s in cfg.sizes]
+        measured = [{"size": b[0], "from": a[1], "to": b[1]} for a, b in zip(seq, seq[1:])
+                    if a[1] != b[1]]
+        entry = {"measured": measured}
+        if machine is not None:
+            entry["model"] = _model_changeovers(c, p, cfg.sizes, catalog, machine)
+        out[c] = entry
+    return out
+
+
+def _model_changeovers(coll, p, sizes, catalog, machine):
+    from mpiscope.models.costmodels import find, predict_time
+
+    costs = machine.hockney_costs()
+    names = {MODEL_NAMES[n]: n for n in catalog.names(coll)
+             if n in MODEL_NAMES and find(coll, MODEL_NAMES[n])}
+    if costs is None or len(names) < 2:
+        return None
+    seq = []
+    for s in sizes:
+        best = min(names, key=lambda m: predict_time(coll, m, s, p, costs))
+        seq.append((s, names[best]))
+    return [{"size": b[0], "from": a[1], "to": b[1]} for a, b in zip(seq, seq[1:]) if a[1] != b[1]]
+
+
+def save(result: dict, outdir: Path):
+    write_text(outdir / "tune.json", json.dumps(result, indent=2, default=str) + "\n")
+
+
+def read_weights(path) -> dict:
+    """--weights FILE: {"collectives": {"allreduce": {"sizes": {"1024": calls, …}}, …}}
+    (sizes in the engine's convention, bytes per rank; see README)."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+        out = {}
+        for coll, entry in doc["collectives"].items():
+            out[coll] = {int(k): float(v) for k, v in entry["sizes"].items()}
+            if any(v < 0 for v in out[coll].values()):
+                raise ValueError("a negative number of calls")
+        return out
+    except FileNotFoundError:
+        raise UsageError(f"--weights: file {path} does not exist") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise UsageError(f"--weights: {path} is not a weights file ({e}); expected "
+                         '{"collectives": {"allreduce": {"sizes": {"1024": 300}}}}') from None

@@ -1,0 +1,72 @@
+"""After writing: check that the library reads the file and selects what it says.
+
+1. Our own reader reads every file written and says, per cell, which
+   algorithm it selects; that must be the algorithm decided.
+2. Default and tuned are launched side by side, alternating (default,
+   tuned, default, tuned …): default is the library exactly as a user gets it
+   (no parameter at all), tuned is the library with the rules file and the
+   lines of env.sh. Per cell, the speedup default/tuned with its bootstrap
+   CI and compare's verdict.
+3. Open MPI: under gdb (callprobe.py), every cell must enter the library
+   function its rule's algorithm enters when forced by its MCA parameter.
+   Where no debugger can tell (MPICH hides its algorithm functions), that
+   the library used the file is seen in the times, since Open MPI 4.1
+   and 5.0 release builds print nothing about a rules file (their messages
+   are compiled only into debug builds) and MPICH prints nothing about its
+   selection: in every cell whose rule names an algorithm faster than the
+   default, the tuned median must lie nearer (in ratio) to that algorithm's,
+   forced in the same verification, than to the default's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mpiscope.stats.compare import FASTER, SAME, SLOWER, compare_samples  # noqa: F401
+from mpiscope.tune.discover import DEFAULT
+
+
+def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000):
+    ratio, p, verdict, _ = compare_samples(default, tuned, rng, noise=noise, alpha=alpha,
+                                           n_boot=n_boot)
+    # ratio = tuned / default; the speedup is its inverse, the interval inverted too
+    return {"speedup": 1.0 / ratio.point, "speedup_low": 1.0 / ratio.high,
+            "speedup_high": 1.0 / ratio.low, "p_value": p,
+            "verdict": {FASTER: "tuned faster", SLOWER: "tuned slower", SAME: "same"}.get(verdict,
+                                                                                       verdict),
+            "median_default_s": float(np.median(default)), "median_tuned_s": float(np.median(tuned))}
+
+
+def selection_check(tuned, forced, default) -> str:
+    """Whose time the tuned cell has: 'forced' when its median is nearer (in
+    ratio) to the forced algorithm's than to the default's, else 'default'."""
+    if not len(forced) or not len(tuned) or not len(default):
+        return "not measured"
+    t, f, d = (float(np.median(x)) for x in (tuned, forced, default))
+    if min(t, f, d) <= 0:
+        return "not measured"
+    return "forced" if abs(math.log(t / f)) < abs(math.log(t / d)) else "default"
+
+
+def geomean(values) -> float | None:
+    vals = [v for v in values if v and v > 0]
+    return math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
+
+
+def file_in_effect(cells: list) -> bool | None:
+    """Open MPI under gdb: True when every cell enters the function its rule's
+    algorithm enters when forced (the default's when the rule keeps it).
+    Otherwise, by time, from the cells whose rule names an algorithm that is
+    faster than the default beyond noise (forced against default, in the same
+    verification): True when most of them have the forced algorithm's time,
+    False when most have the default's, None when no cell tells."""
+    seen = [c for c in cells if c.get("library_selects") and c.get("expected")]
+    if seen:
+        return all(c["library_selects"] == c["expected"] for c in seen)
+    telling = [c for c in cells if c["rule"] != DEFAULT and c.get("forced_vs_default") == FASTER
+               and c.get("selection_check") in ("forced", "default")]
+    if not telling:
+        return None
+    return 2 * sum(c["selection_check"] == "forced" for c in telling) > len(telling)

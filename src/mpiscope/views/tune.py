@@ -1,0 +1,109 @@
+"""The text of `mpiscope tune`: the winner map, the rules written, the
+change-over points (measured, and the cost models'), and the verification
+(per cell the speedup default/tuned with its 95% CI, the geometric mean,
+cells slower beyond noise, the selection check)."""
+
+from __future__ import annotations
+
+from mpiscope.common.sizes import format_size
+from mpiscope.views.text import sig, table
+
+
+def _us(s):
+    return sig(None if s is None else s * 1e6, 4)
+
+
+def format_tune(r: dict) -> str:
+    out = [f"{r['library']} {r['version']}, {r['p']} ranks"
+           + (f", {r['ppn']} per node" if r.get("ppn") else "")
+           + (f", cluster {r['cluster']}" if r.get("cluster") else "")]
+    if r["excluded_components"]:
+        out.append(f"coll components above tuned left out: {', '.join(r['excluded_components'])}")
+    c = r["cells"]
+    out.append(f"cells measured: {c['measured']} of the exhaustive grid's {c['exhaustive']} "
+               f"({100 * c['measured'] / max(c['exhaustive'], 1):.0f}%)")
+    out.append("")
+    out.append("winner per size (compare's verdict against the default; 'default' where no "
+               "algorithm is faster beyond noise):")
+    lines = []
+    for d in r["decisions"]:
+        best = min(d["rows"], key=lambda x: x["median_s"], default=None)
+        lines.append([d["collective"], format_size(d["size"]), d["winner"],
+                      "yes" if d["measured"] else "inherited",
+                      best["algorithm"] if best else "-", _us(best["median_s"] if best else None)])
+    out.append(table(["collective", "size", "winner", "measured", "lowest median", "µs"], lines,
+                     [False, True, False, False, False, True]))
+    out.append("")
+    out.append("rules written (first library size: algorithm; sizes as the library means them):")
+    for coll, by_p in r["rules"].items():
+        for p, rules in by_p.items():
+            text = ", ".join(f"{x['start']}: {x['algorithm']}" for x in rules)
+            out.append(f"  {coll} p={p} [{r['sizes'][coll]}]  {text}")
+        cost = r["bound"]["cost"].get(coll)
+        if cost:
+            worst = max(cost, key=lambda x: x["slowdown"])
+            out.append(f"    the bound of {r['bound']['max_rules']} rules costs up to "
+                       f"{100 * (worst['slowdown'] - 1):.1f}% at library size {worst['library_size']}")
+    out.append("")
+    for coll, ch in r["changeovers"].items():
+        m = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
+                      for x in ch["measured"]) or "none"
+        out.append(f"change-overs {coll}: measured {m}")
+        if ch.get("model") is not None:
+            mm = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
+                           for x in ch["model"]) or "none"
+            out.append(f"  cost models (Hockney, same algorithms): {mm}")
+    v = r["verification"]
+    out.append("")
+    out.append("verification: default and tuned launched alternately")
+    lines = []
+    for x in v["cells"]:
+        ci = (f"[{sig(x['speedup_low'], 3)}, {sig(x['speedup_high'], 3)}]"
+              if x.get("speedup") else "")
+        lines.append([x["collective"], format_size(x["size"]), x["rule"],
+                      _us(x.get("median_default_s")), _us(x.get("median_tuned_s")),
+                      sig(x.get("speedup"), 3), ci, x["verdict"], x.get("selection_check", "")])
+    out.append(table(["collective", "size", "rule", "default µs", "tuned µs", "speedup", "95% CI",
+                      "verdict", "tuned = forced?"], lines,
+                     [False, True, False, True, True, True, False, False, False]))
+    out.append(f"geometric mean of default/tuned: {sig(v['geomean_speedup'], 3)}")
+    slower = v["slower_beyond_noise"]
+    out.append("cells slower beyond noise: " + (", ".join(
+        f"{x['collective']} {format_size(x['size'])} ({sig(x['speedup'], 3)})" for x in slower)
+        or "none"))
+    gdb = [x for x in v["cells"] if x.get("library_selects")]
+    if gdb:
+        out.append("the library's own algorithm function per cell (gdb), with the file / expected:")
+        for x in gdb:
+            mark = "ok" if x["library_selects"] == x.get("expected") else "MISMATCH"
+            out.append(f"  {x['collective']} {format_size(x['size'])}: {x['library_selects']} / "
+                       f"{x.get('expected')}  {mark}")
+    how = "every cell enters the function its rule names" if gdb else \
+        "most tuned cells run at their forced algorithm's time, not the default's"
+    effect = {True: f"yes: {how}",
+              False: "NO: the library does not select what the file says" if gdb else
+              "doubtful: most tuned cells run at the default's time",
+              None: "nothing to tell by (no rule names an algorithm faster than the default)"}
+    out.append(f"file in effect: {effect[v['file_in_effect']]}")
+    for w in r["withdrawn"]:
+        out.append(f"withdrawn: {w['collective']} {format_size(w['size'])} {w['algorithm']} "
+                   f"(speedup {sig(w['speedup'], 3)})")
+    if r.get("weighted"):
+        w = r["weighted"]
+        out.append(f"application (weights): {_us(w['before_s'])} µs in collectives before, "
+                   f"{_us(w['after_s'])} µs after ({sig(w['speedup'], 3)}×)")
+    own = r.get("own_algorithms") or []
+    if own:
+        beats = [x for x in own if x["own_beats_library"]]
+        out.append("our own algorithms against the library's best: " + ("; ".join(
+            f"{x['collective']} {format_size(x['size'])}: {x['best_own']} {sig(x['speedup'], 3)}× "
+            f"[{sig(x['speedup_low'], 3)}, {sig(x['speedup_high'], 3)}] faster than "
+            f"{x['best_library']}" for x in beats) or "none beats every library algorithm"))
+    out.append("")
+    for k, path in r["files"].items():
+        out.append(f"file ({k}): {path}")
+    out.append(f"job script lines: {r['env']}")
+    if r["failures"] or v["failures"]:
+        for what, why in r["failures"] + v["failures"]:
+            out.append(f"failed launch ({what}): {why}")
+    return "\n".join(out)

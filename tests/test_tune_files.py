@@ -1,0 +1,258 @@
+"""Sizes as each library means them, rules, and the files mpiscope tune writes,
+read back by our own readers (README "Tuning the library's collectives")."""
+
+import json
+
+import pytest
+
+from mpiscope.common.errors import UsageError
+from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes
+from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
+
+
+# ---------------------------------------------------------------- sizes
+
+@pytest.mark.parametrize("coll,size,p,ompi,mpich", [
+    ("allreduce", 1024, 8, 1024, 1024),
+    ("allreduce", 1, 8, 4, 4),           # one MPI_INT at least
+    ("bcast", 1000, 8, 1000, 1000),
+    ("reduce", 6, 4, 4, 4),              # 6 B is one int
+    ("alltoall", 64, 8, 512, 64),        # Open MPI: × p; MPICH avg_msg_size: one block
+    ("allgather", 64, 8, 512, 512),      # MPICH total_msg_size
+    ("gather", 100, 4, 400, 400),
+    ("scatter", 100, 4, 400, 400),
+    ("reduce_scatter_block", 64, 8, 512, 512),
+    ("barrier", 0, 8, 0, 0),
+])
+def test_library_sizes(coll, size, p, ompi, mpich):
+    assert sizes.library_size("openmpi", coll, size, p) == ompi
+    assert sizes.library_size("mpich", coll, size, p) == mpich
+
+
+def test_mpich_size_keys():
+    assert sizes.mpich_key("bcast") == "avg_msg_size"
+    assert sizes.mpich_key("alltoall") == "avg_msg_size"
+    assert sizes.mpich_key("allgather") == "total_msg_size"
+    assert sizes.mpich_key("barrier") is None
+
+
+# ---------------------------------------------------------------- rules
+
+def test_rules_start_at_zero_merge_and_change_at_the_geometric_mean():
+    pts = [R.Point(64, "a"), R.Point(16, "a"), R.Point(1024, "b"), R.Point(4096, "b")]
+    rules = R.from_points(pts)
+    assert rules == [R.Rule(0, "a"), R.Rule(256, "b")]  # sqrt(64 * 1024)
+    assert R.chosen(rules, 255) == "a" and R.chosen(rules, 256) == "b"
+    with pytest.raises(UsageError, match="not 0"):
+        R.check([R.Rule(8, "a")])
+    with pytest.raises(UsageError, match="rise"):
+        R.check([R.Rule(0, "a"), R.Rule(0, "b")])
+
+
+def test_bound_merges_the_cheapest_rule_and_states_its_cost():
+    pts = [R.Point(8, "a", {"a": 1.0, "b": 2.0}),
+           R.Point(64, "b", {"a": 1.05, "b": 1.0}),   # b wins by 5% only
+           R.Point(512, "a", {"a": 1.0, "b": 3.0})]
+    rules, cost = R.bounded(pts, 3)
+    assert len(rules) == 3 and cost == []
+    rules, cost = R.bounded(pts, 1)
+    assert rules == [R.Rule(0, "a")]
+    assert cost == [(64, pytest.approx(1.05))]
+
+
+# ---------------------------------------------------------------- files
+
+def ompi_catalog():
+    algs = {"allreduce": [Algorithm("recursive_doubling", "3"), Algorithm("ring", "4")],
+            "bcast": [Algorithm("binomial", "6"), Algorithm("scatter_allgather", "8")],
+            "barrier": [Algorithm("bruck", "4")]}
+    return Catalog("openmpi", "4.1.4", algs, "test", rule_params={"allreduce": (4, 0)})
+
+
+TABLE = {"allreduce": {4: [R.Rule(0, DEFAULT), R.Rule(8192, "ring")],
+                       8: [R.Rule(0, "recursive_doubling"), R.Rule(65536, "ring")]},
+         "bcast": {8: [R.Rule(0, "binomial"), R.Rule(12288, "scatter_allgather")]},
+         "barrier": {8: [R.Rule(0, "bruck")]}}
+
+
+def test_classic_file_round_trip_and_lookup():
+    cat = ompi_catalog()
+    text = ompi_rules.write_classic(TABLE, cat)
+    parsed = ompi_rules.read_classic(text, cat)
+    assert list(parsed) == ["allreduce", "barrier", "bcast"]  # by collective id: 2, 6, 7
+    # entries: 1 (library's own below), 4, 5 (own), 8, 9 (own)
+    assert [p for p, _ in parsed["allreduce"]] == [1, 4, 5, 8, 9]
+    assert parsed["allreduce"][1][1] == [(0, 0, 4, 0), (8192, 4, 4, 0)]
+    sel = ompi_rules.classic_selects
+    assert sel(parsed, "allreduce", 4, 8191) == 0 and sel(parsed, "allreduce", 4, 8192) == 4
+    assert sel(parsed, "allreduce", 8, 100) == 3 and sel(parsed, "allreduce", 8, 1 << 20) == 4
+    assert sel(parsed, "allreduce", 6, 1 << 20) == 0     # not tuned: the library's own
+    assert sel(parsed, "allreduce", 2, 1 << 20) == 0
+    assert sel(parsed, "bcast", 8, 12288) == 8 and sel(parsed, "barrier", 8, 0) == 4
+
+
+def test_classic_reader_refuses_what_open_mpi_would_silently_ignore():
+    cat = ompi_catalog()
+    text = ompi_rules.write_classic(TABLE, cat)
+    bad_first = text.replace("0 3 4 0  # recursive_doubling", "16 3 4 0")
+    with pytest.raises(UsageError, match="not 0"):
+        ompi_rules.read_classic(bad_first, cat)
+    bad_alg = text.replace("0 3 4 0  # recursive_doubling", "0 17 4 0")
+    with pytest.raises(UsageError, match="no algorithm 17"):
+        ompi_rules.read_classic(bad_alg, cat)
+    with pytest.raises(UsageError, match="octal|decimal"):
+        ompi_rules.read_classic(text.replace("8192 4", "08192 4"), cat)
+    with pytest.raises(UsageError, match="ends"):
+        ompi_rules.read_classic(text.rsplit("\n", 3)[0], cat)
+    with pytest.raises(UsageError, match="not 0"):
+        ompi_rules.write_classic({"bcast": {8: [R.Rule(4, "binomial")]}}, cat)
+
+
+def test_ompi_json_round_trip():
+    cat = ompi_catalog()
+    doc = ompi_rules.write_json(TABLE, cat)
+    assert json.loads(doc)["module"] == "tuned"
+    parsed = ompi_rules.read_json(doc, cat)
+    assert parsed["allreduce"][0] == (4, 4, [(0, 8191, "ignore"), (8192, "inf", "ring")])
+    broken = doc.replace('"ring"', '"nosuch"', 1)
+    with pytest.raises(UsageError, match="nosuch"):
+        ompi_rules.read_json(broken, cat)
+
+
+def mpich_catalog():
+    default = {"collective=bcast": {"comm_type=intra": {"comm_size<8": {"avg_msg_size=any": {
+                   "algorithm=MPIR_Bcast_intra_binomial": {}}},
+                   "comm_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}},
+               "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}},
+               "collective=barrier": {"comm_type=intra": {
+                   "algorithm=MPIR_Barrier_intra_dissemination": {}}}}
+    algs = {"bcast": [Algorithm("binomial", "binomial", "MPIR_Bcast_intra_binomial"),
+                      Algorithm("scatter_ring_allgather", "scatter_ring_allgather",
+                                "MPIR_Bcast_intra_scatter_ring_allgather")],
+            "barrier": [Algorithm("nb", "nb", "MPIR_Barrier_allcomm_nb")]}
+    containers = frozenset({"MPIR_Bcast_intra_binomial", "MPIR_Bcast_intra_scatter_ring_allgather",
+                            "MPIR_Bcast_inter_remote_send_local_bcast", "MPIR_Barrier_allcomm_nb",
+                            "MPIR_Barrier_intra_dissemination"})
+    return Catalog("mpich", "4.0.2", algs, "test", default_tree=default, containers=containers)
+
+
+def test_mpich_json_keeps_the_library_tree_around_the_tuned_cells():
+    cat = mpich_catalog()
+    table = {"bcast": {4: [R.Rule(0, "binomial"), R.Rule(4096, DEFAULT),
+                           R.Rule(65536, "scatter_ring_allgather")]},
+             "barrier": {4: [R.Rule(0, "nb")]}}
+    text = mpich_rules.write(table, cat)
+    tree = mpich_rules.read(text, cat)
+    intra = tree["collective=bcast"]["comm_type=intra"]
+    assert list(intra) == ["comm_size<=3", "comm_size<=4", "comm_size=any"]
+    assert list(intra["comm_size<=4"]) == ["avg_msg_size<4096", "avg_msg_size<65536",
+                                           "avg_msg_size=any"]
+    assert "comm_type=inter" in tree["collective=bcast"]   # the library's own, kept
+    sel = mpich_rules.selects
+    assert sel(tree, "bcast", 4, 100) == "MPIR_Bcast_intra_binomial"
+    assert sel(tree, "bcast", 4, 1 << 20) == "MPIR_Bcast_intra_scatter_ring_allgather"
+    # the default's range and other sizes lead into the library's own subtree
+    assert intra["comm_size<=4"]["avg_msg_size<65536"] == intra["comm_size=any"]
+    assert sel(tree, "barrier", 4, 0) == "MPIR_Barrier_allcomm_nb"
+    assert sel(tree, "barrier", 8, 0) == "MPIR_Barrier_intra_dissemination"
+
+
+def test_mpich_reader_refuses_what_mpich_would_abort_on():
+    cat = mpich_catalog()
+    with pytest.raises(UsageError, match="no algorithm MPIR_Bcast_intra_nosuch"):
+        mpich_rules.read(json.dumps({"collective=bcast": {"comm_type=intra": {
+            "algorithm=MPIR_Bcast_intra_nosuch": {}}}}), cat)
+    with pytest.raises(UsageError, match="last condition"):
+        mpich_rules.read(json.dumps({"collective=bcast": {"comm_type=intra": {
+            "avg_msg_size<64": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}), cat)
+    with pytest.raises(UsageError, match="unknown condition"):
+        mpich_rules.read(json.dumps({"msg_size<64": {}}), cat)
+
+
+# ---------------------------------------------------------------- verification, weights, search
+
+def test_speedup_is_default_over_tuned_with_the_interval_inverted():
+    import numpy as np
+    from mpiscope.tune import verify as V
+    rng = np.random.default_rng(1)
+    d = np.linspace(2.0, 2.2, 40)
+    t = np.linspace(1.0, 1.1, 40)
+    row = V.speedup_row(d, t, rng, 0.02, 0.05)
+    assert row["speedup"] == pytest.approx(2.0, rel=0.01)
+    assert row["speedup_low"] <= row["speedup"] <= row["speedup_high"]
+    assert row["verdict"] == "tuned faster"
+    assert V.speedup_row(t, d, rng, 0.02, 0.05)["verdict"] == "tuned slower"
+
+
+def test_file_in_effect_by_debugger_then_by_time():
+    from mpiscope.tune import verify as V
+    import numpy as np
+    assert V.selection_check(np.array([1.0]), np.array([1.1]), np.array([2.0])) == "forced"
+    assert V.selection_check(np.array([1.9]), np.array([1.1]), np.array([2.0])) == "default"
+    gdb_ok = [{"rule": "ring", "library_selects": "f_ring", "expected": "f_ring"}]
+    gdb_bad = gdb_ok + [{"rule": DEFAULT, "library_selects": "f_a", "expected": "f_b"}]
+    assert V.file_in_effect(gdb_ok) is True and V.file_in_effect(gdb_bad) is False
+    by_time = [{"rule": "ring", "forced_vs_default": "faster", "selection_check": "forced"},
+               {"rule": "ring", "forced_vs_default": "faster", "selection_check": "default"},
+               {"rule": "bruck", "forced_vs_default": "faster", "selection_check": "forced"}]
+    assert V.file_in_effect(by_time) is True
+    assert V.file_in_effect(by_time[1:2]) is False
+    assert V.file_in_effect([{"rule": DEFAULT}]) is None
+    assert V.geomean([2.0, 0.5]) == pytest.approx(1.0)
+
+
+def test_weights_file_and_the_application_time():
+    from mpiscope.tune.tuner import read_weights, weighted
+    import json as j
+    import tempfile, os
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        j.dump({"collectives": {"allreduce": {"sizes": {"8": 100, "65536": 10}}}}, f)
+    try:
+        w = read_weights(f.name)
+    finally:
+        os.unlink(f.name)
+    assert w == {"allreduce": {8: 100.0, 65536: 10.0}}
+    cells = [{"collective": "allreduce", "size": 8, "speedup": 2.0,
+              "median_default_s": 2e-6, "median_tuned_s": 1e-6},
+             {"collective": "allreduce", "size": 65536, "speedup": 1.0,
+              "median_default_s": 1e-4, "median_tuned_s": 1e-4}]
+    r = weighted(w, cells)
+    assert r["before_s"] == pytest.approx(100 * 2e-6 + 10 * 1e-4)
+    assert r["after_s"] == pytest.approx(100 * 1e-6 + 10 * 1e-4)
+    with pytest.raises(UsageError, match="weights"):
+        read_weights("/nonexistent.json")
+
+
+def test_search_grid_and_usable_algorithms():
+    from mpiscope.tune.tuner import coarse_grid, usable
+    assert coarse_grid([1, 2, 4, 8, 16, 32, 64], 3) == [1, 8, 64]
+    assert coarse_grid([1, 2, 4, 8, 16], 3) == [1, 8, 16]
+    cat = Catalog("openmpi", "4.1.4", {"allgather": [Algorithm("ring", "4"),
+                                                     Algorithm("two_proc", "6")]}, "test")
+    assert usable(cat, "allgather", 2) == ["ring", "two_proc"]
+    assert usable(cat, "allgather", 8) == ["ring"]      # two_proc aborts on 8 ranks
+    assert usable(cat, "allgather", 8, skip=("ring",)) == []
+
+
+def test_a_launch_that_never_returns_is_killed_with_its_children(tmp_path):
+    """A forced algorithm may hang (MPICH's nb allgather did on an emulated
+    cluster): the launch's whole session is killed at its timeout."""
+    import time
+    from mpiscope.measure import launch
+    marker = tmp_path / "child.pid"
+    cmd = ["sh", "-c", f"sleep 60 & echo $! > {marker}; wait"]
+    began = time.monotonic()
+    rc, err = launch.execute(cmd, None, tmp_path / "l.log", lambda t: None, timeout=1.0)
+    assert time.monotonic() - began < 20
+    assert rc != 0 and "was killed" in err
+    child = int(marker.read_text())
+    time.sleep(0.2)
+    import os
+    try:
+        os.kill(child, 0)
+        alive = open(f"/proc/{child}/stat").read().split()[2] != "Z"
+    except ProcessLookupError:
+        alive = False
+    assert not alive, "the launcher's child survived"
+    rc, _ = launch.execute(["true"], None, tmp_path / "m.log", lambda t: None, timeout=10.0)
+    assert rc == 0
