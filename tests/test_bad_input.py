@@ -288,6 +288,28 @@ CASES = [
     ("config-np-text", [*RUN, "@MPISCOPE_CONFIG={config_np_text}"], ["'run.np'"]),
     ("config-np-zero", [*RUN, "@MPISCOPE_CONFIG={config_np_zero}"], ["must be at least 1"]),
     ("env-out-file", [*RUN, "@MPISCOPE_OUT={afile}"], ["is a file, not a directory"]),
+    # ---- simulation, tuning, profiling, the transport lab
+    ("sim-p0", ["sim", "schedule", "--bench", "allreduce", "--algo", "ring", "-p", "0",
+                "--size", "1K", "-o", "{out}/x.goal"], ["-p 0"]),
+    ("sim-algo", ["sim", "schedule", "--bench", "allreduce", "--algo", "nosuch", "-p", "4",
+                  "--size", "1K", "-o", "{out}/x.goal"], ["nosuch"]),
+    ("sim-no-costs", ["sim", "run", "{machine_text}"], ["give the costs"]),
+    ("sim-garbage-schedule", ["sim", "run", "{machine_text}", "--alpha", "1us", "--beta", "1ns/B"],
+     ["expected 'num_ranks N'"]),
+    ("sim-binary-schedule", ["sim", "run", "{binary_hosts}", "--alpha", "1us", "--beta", "1ns/B"],
+     ["binary_hosts"]),
+    ("tune-weights", ["tune", "-n", "2", "--coll", "allreduce", "--weights", "{machine_text}",
+                      "-o", "{out}/t"], ["not a weights file"]),
+    ("tune-coll", ["tune", "-n", "2", "--coll", "nosuch", "-o", "{out}/t"],
+     ["not a collective mpiscope tunes"]),
+    ("tune-machine", ["tune", "-n", "2", "--coll", "allreduce", "--machine", "{machine_text}",
+                      "-o", "{out}/t"], ["is not valid JSON"]),
+    ("profile-no-command", ["profile", "--"], ["launch command after --"]),
+    ("profile-weights-unknown", ["profile", "weights", "nosuch", "--out", "{root}"], ["nosuch"]),
+    ("profile-weights-not-profile", ["profile", "weights", "20240101-000000-aaaa", "--out", "{root}"],
+     ["profile"]),
+    ("advise-unknown", ["transport", "advise", "nosuch", "--out", "{root}"], ["nosuch"]),
+    ("advise-not-lab", ["transport", "advise", "20240101-000000-aaaa", "--out", "{root}"], ["tp_"]),
 ]
 
 # The same refusals as real processes, a sample across the commands.

@@ -121,6 +121,10 @@ def cmd_schedule(args) -> int:
             "--gamma", repr(gamma)]
     if args.segment is not None:
         argv += ["--segment", parse_size_option("--segment", args.segment, minimum=1)]
+    # The generator names a bad rank count or algorithm before any file is made.
+    if not 1 <= args.np <= 1 << 24:
+        raise UsageError(f"-p {args.np}: the generator takes 1 to {1 << 24} ranks")
+    binary.probe(["--bench", args.bench, "--algo", args.algo, "-p", args.np, "--size", size])
     with atomic_path(out) as tmp:
         binary.schedule(argv + ["-o", tmp])
     print(f"wrote {out} ({fmt}): {args.bench}/{args.algo} on {args.np} ranks at {format_size(size)} B")
