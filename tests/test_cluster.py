@@ -396,7 +396,7 @@ def test_an_interrupted_up_leaves_nothing_that_down_does_not_remove(signum):
     try:
         d = _wait_for_delay_program(name)
         p.send_signal(signum)
-        _, err = p.communicate(timeout=60)
+        _, err = p.communicate(timeout=300)
         assert p.returncode != 0 and "Traceback" not in err, err
         if signum != signal.SIGKILL:  # up unwinds itself
             assert ns.list_netns(name) == [] and not st.cluster_dir(name).exists(), err
