@@ -12,6 +12,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import format_size, parse_size_option
 from mpiscope.models.costmodels import ALGORITHMS, COLLECTIVES
 from mpiscope.models.costmodels.params import parse_per_byte, parse_time
+from mpiscope.profile import files as profile_files
 from mpiscope.store import catalog
 from mpiscope.views.documents import json_document
 from mpiscope.views.text import sig, table
@@ -94,6 +95,12 @@ def _schedule_from_trace(args, out: Path):
     if args.format == "bin":
         raise UsageError("--from-trace writes GOAL text (--format goal)")
     run_dir = catalog.resolve(args.out, args.from_trace)
+    if (run_dir / profile_files.RAW_DIR).is_dir():
+        return _schedule_from_profile(run_dir, out)
+    for flag, value in (("--bench", args.bench), ("--algo", args.algo), ("--size", args.size)):
+        if value is None:
+            raise UsageError(f"{flag} is required (run {run_dir.name} is a benchmark run)")
+    _bench(args.bench)
     size = parse_size_option("--size", args.size)
     chart = load_chart(run_dir, args.bench, args.algo, size, rep=args.rep)
     write_goal(goal_from_events(chart.events, max(chart.ranks) + 1), out)
@@ -102,16 +109,32 @@ def _schedule_from_trace(args, out: Path):
     return 0
 
 
+def _schedule_from_profile(run_dir: Path, out: Path):
+    from mpiscope.profile import summary
+    from mpiscope.profile.schedule import profile_events
+    from mpiscope.sim.from_trace import goal_from_events, write_goal
+
+    events, nranks = profile_events(summary.load(run_dir))
+    write_goal(goal_from_events(events, nranks), out)
+    print(f"wrote {out} (goal): the point-to-point operations of profile run {run_dir.name} "
+          f"({events.num_rows} sends and receives on {nranks} ranks), gaps between them (collectives "
+          f"included) as calc")
+    return 0
+
+
 def cmd_schedule(args) -> int:
     from mpiscope.common.atomic import atomic_path
     from mpiscope.sim import binary
 
-    _bench(args.bench)
     out = Path(args.output)
     if out.exists() and not args.force:
         raise UsageError(f"{out} exists; remove it or give --force")
     if args.from_trace:
         return _schedule_from_trace(args, out)
+    for flag, value in (("--bench", args.bench), ("--algo", args.algo), ("--size", args.size)):
+        if value is None:
+            raise UsageError(f"{flag} is required")
+    _bench(args.bench)
     if args.np is None:
         raise UsageError("give -p/--np N (or --from-trace RUN)")
     size = parse_size_option("--size", args.size)
@@ -327,14 +350,16 @@ and sender/receiver costs from a machine model, options or a run.""")
                               "-o bcast.bin\n"
                               "  mpiscope sim schedule --from-trace latest --bench allgather --algo ring "
                               "--size 1K -o traced.goal")
-    p.add_argument("--bench", required=True, help=f"the collective: {', '.join(COLLECTIVES)}")
-    p.add_argument("--algo", required=True, help="one of its algorithms")
+    p.add_argument("--bench", help=f"the collective: {', '.join(COLLECTIVES)} (required unless --from-trace "
+                                   "names a profile run)")
+    p.add_argument("--algo", help="one of its algorithms (required like --bench)")
     p.add_argument("-p", "--np", type=int, help="number of ranks (required unless --from-trace)")
-    p.add_argument("--size", required=True, help="the benchmark's size (units B/K/M/G)")
+    p.add_argument("--size", help="the benchmark's size (units B/K/M/G; required like --bench)")
     p.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
     p.add_argument("--from-trace", metavar="RUN",
-                   help="the schedule of a traced repetition of RUN (mpiscope run --trace): its operations "
-                        "as measured, the gaps between them as calc")
+                   help="the schedule of a traced repetition of RUN (mpiscope run --trace), or of a traced "
+                        "profile run (mpiscope profile --trace): its operations as measured, the gaps "
+                        "between them as calc")
     p.add_argument("--rep", type=int, help="with --from-trace: the repetition (default: the one with the "
                                            "median time)")
     p.add_argument("--format", choices=("goal", "bin"),
