@@ -3,7 +3,8 @@
  * send/recv — point-to-point, bytes of the message, channel of the peer;
  * coll — collective, bytes one rank contributes, channel the communicator spans;
  * rma — one-sided, bytes moved, channel of the target; sync — no message
- * (waits, tests, probes, fences): time only. */
+ * (waits, tests, probes, fences): time only. Sendrecv_received is never
+ * counted: the trace's event for the message an MPI_Sendrecv received. */
 #ifndef PMPI_CALLS_H
 #define PMPI_CALLS_H
 
@@ -24,7 +25,8 @@
     X(Igather, coll) X(Iscatter, coll) X(Iallgather, coll) X(Ialltoall, coll) \
     X(Ireduce_scatter_block, coll) \
     X(Put, rma) X(Get, rma) X(Accumulate, rma) \
-    X(Win_fence, sync) X(Win_lock, sync) X(Win_unlock, sync) X(Win_flush, sync)
+    X(Win_fence, sync) X(Win_lock, sync) X(Win_unlock, sync) X(Win_flush, sync) \
+    X(Sendrecv_received, recv)
 
 enum {
 #define PROF_ENUM(name, family) CALL_##name,

@@ -28,6 +28,36 @@ static int size_slot(int size)
     return NSIZES - 1; /* "other sizes" */
 }
 
+/* Member lists for the trace: pointers to communicators' `world` arrays,
+ * which are never freed; the same list is kept once. */
+#define NMEMBERS 1024
+static const int *member_lists[NMEMBERS];
+static int member_sizes[NMEMBERS], nmember_lists;
+static pthread_mutex_t members_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int members_of(const int *world, int size)
+{
+    int found = -1;
+    pthread_mutex_lock(&members_lock);
+    for (int i = 0; i < nmember_lists && found < 0; i++)
+        if (member_sizes[i] == size && memcmp(member_lists[i], world, sizeof(int) * (size_t)size) == 0) found = i;
+    if (found < 0 && nmember_lists < NMEMBERS) {
+        member_lists[nmember_lists] = world;
+        member_sizes[nmember_lists] = size;
+        found = nmember_lists++;
+    }
+    pthread_mutex_unlock(&members_lock);
+    return found;
+}
+
+int comm_members_count(void) { return nmember_lists; }
+
+const int *comm_members(int i, int *size)
+{
+    *size = member_sizes[i];
+    return member_lists[i];
+}
+
 static int channel_to(int world_rank)
 {
     if (world_rank == prof.rank) return CH_SELF;
@@ -53,6 +83,7 @@ static void describe(comm_info *c, MPI_Group group)
         if (c->chan[i] > c->span) c->span = c->chan[i];
     }
     c->size_slot = size_slot(c->size);
+    c->members = members_of(c->world, c->size);
     free(ranks);
     PMPI_Group_free(&world_group);
 }

@@ -27,6 +27,7 @@ typedef struct comm_info {
     int size_slot;         /* index into the counters' communicator-size axis */
     int span;              /* the widest channel among its members: collectives' channel */
     int *world;            /* world rank of each rank */
+    int members;           /* --trace: index of its member list (comm_members), -1: not kept */
     unsigned char *chan;   /* channel to each rank */
 } comm_info;
 
@@ -62,12 +63,12 @@ static inline int prof_bin(uint64_t bytes)
 
 /* Call sites (callsites.c) and the optional event trace (trace.c). */
 void callsite_add(int call, void *site, uint64_t bytes, uint64_t ticks);
-void trace_add(int call, int peer_world, int comm_size, uint64_t bytes, uint64_t t0, uint64_t t1);
+void trace_add(int call, int peer_world, int comm_size, int members, uint64_t bytes, uint64_t t0, uint64_t t1);
 
 static inline int comm_world_rank(const comm_info *c, int peer);
 
-/* One call: `peer` is the rank in `c` it sent to or received from (-1: none,
- * e.g. a collective), `t0` and `t1` the ticks at its start and end. */
+/* One call: `peer` is the rank in `c` it sent to or received from (-1: none;
+ * for a rooted collective its root), `t0` and `t1` the ticks at its start and end. */
 static inline void prof_record(int call, const comm_info *c, int peer, int channel, uint64_t bytes,
                                uint64_t t0, uint64_t t1, void *site)
 {
@@ -77,7 +78,8 @@ static inline void prof_record(int call, const comm_info *c, int peer, int chann
     prof_add(&x->bytes, bytes);
     prof_add(&x->ticks, ticks);
     callsite_add(call, site, bytes, ticks);
-    if (prof.tracing) trace_add(call, comm_world_rank(c, peer), c ? c->size : 0, bytes, t0, t1);
+    if (prof.tracing)
+        trace_add(call, comm_world_rank(c, peer), c ? c->size : 0, c ? c->members : -1, bytes, t0, t1);
 }
 
 /* Communicators and channels (channels.c). */
@@ -85,6 +87,10 @@ void channels_init(void);
 comm_info *comm_lookup_slow(MPI_Comm comm);
 void comm_forget(MPI_Comm comm);
 comm_info *comm_of_group(MPI_Group group, MPI_Comm inherit_from);
+/* The distinct member lists (world ranks) of the communicators used, for
+ * the trace: communicators with the same members in the same order share one. */
+int comm_members_count(void);
+const int *comm_members(int i, int *size);
 
 static inline uint64_t handle_key(const void *h, int n)
 {

@@ -9,8 +9,8 @@
 
 typedef struct trace_event {
     uint64_t t0, t1, bytes;   /* ticks at the call's start and end; the message's bytes */
-    int32_t call, peer;       /* peer: world rank, -1 for none */
-    int32_t comm_size, pad;
+    int32_t call, peer;       /* peer: world rank (a rooted collective's root), -1 for none */
+    int32_t comm_size, comm;  /* comm: index of the communicator's member list, -1 unknown */
 } trace_event;
 
 void trace_start(uint64_t capacity);    /* collective: within MPI_Init */

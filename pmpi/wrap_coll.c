@@ -6,10 +6,11 @@
  * communicator spans. */
 #include "wrap.h"
 
-static inline void coll(int call, MPI_Comm comm, uint64_t bytes, uint64_t t0, uint64_t t1, void *site)
+/* `root`: of a rooted collective (the trace keeps it), else -1. */
+static inline void coll(int call, MPI_Comm comm, int root, uint64_t bytes, uint64_t t0, uint64_t t1, void *site)
 {
     comm_info *c = comm_lookup(comm);
-    prof_record(call, c, -1, c ? c->span : CH_NONE, bytes, t0, t1, site);
+    prof_record(call, c, root, c ? c->span : CH_NONE, bytes, t0, t1, site);
 }
 
 static uint64_t sum_bytes(const int counts[], int n, MPI_Datatype type)
@@ -36,7 +37,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Barrier(comm));
     TIMED(PMPI_Barrier(comm));
-    coll(CALL_Barrier, comm, 0, t0, t1, SITE);
+    coll(CALL_Barrier, comm, -1, 0, t0, t1, SITE);
     return rc;
 }
 
@@ -44,7 +45,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
     PASS_IF_OFF(PMPI_Ibarrier(comm, req));
     TIMED(PMPI_Ibarrier(comm, req));
-    coll(CALL_Ibarrier, comm, 0, t0, t1, SITE);
+    coll(CALL_Ibarrier, comm, -1, 0, t0, t1, SITE);
     return rc;
 }
 
@@ -52,7 +53,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Bcast(buf, count, type, root, comm));
     TIMED(PMPI_Bcast(buf, count, type, root, comm));
-    coll(CALL_Bcast, comm, type_bytes(count, type), t0, t1, SITE);
+    coll(CALL_Bcast, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
 
@@ -60,7 +61,7 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 {
     PASS_IF_OFF(PMPI_Ibcast(buf, count, type, root, comm, req));
     TIMED(PMPI_Ibcast(buf, count, type, root, comm, req));
-    coll(CALL_Ibcast, comm, type_bytes(count, type), t0, t1, SITE);
+    coll(CALL_Ibcast, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
 
@@ -69,7 +70,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_O
 {
     PASS_IF_OFF(PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
     TIMED(PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
-    coll(CALL_Reduce, comm, type_bytes(count, type), t0, t1, SITE);
+    coll(CALL_Reduce, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
 
@@ -78,7 +79,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
 {
     PASS_IF_OFF(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
     TIMED(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
-    coll(CALL_Ireduce, comm, type_bytes(count, type), t0, t1, SITE);
+    coll(CALL_Ireduce, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
 
@@ -87,7 +88,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
     {                                                                                           \
         PASS_IF_OFF(PMPI_##NAME(sbuf, rbuf, count, type, op, comm));                            \
         TIMED(PMPI_##NAME(sbuf, rbuf, count, type, op, comm));                                  \
-        coll(CALL_##NAME, comm, type_bytes(count, type), t0, t1, SITE);                         \
+        coll(CALL_##NAME, comm, -1, type_bytes(count, type), t0, t1, SITE);                         \
         return rc;                                                                              \
     }
 REDUCING(Allreduce)
@@ -99,42 +100,42 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 {
     PASS_IF_OFF(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
     TIMED(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
-    coll(CALL_Iallreduce, comm, type_bytes(count, type), t0, t1, SITE);
+    coll(CALL_Iallreduce, comm, -1, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
 
 /* gather, allgather, alltoall and their non-blocking forms: one rank's block. */
-#define BLOCKWISE(NAME, ...)                                                                    \
+#define BLOCKWISE(NAME, ROOT, ...)                                                                    \
     {                                                                                           \
         PASS_IF_OFF(PMPI_##NAME(__VA_ARGS__));                                                  \
         TIMED(PMPI_##NAME(__VA_ARGS__));                                                        \
-        coll(CALL_##NAME, comm, BLOCK(sbuf, scount, stype, rcount, rtype), t0, t1, SITE);       \
+        coll(CALL_##NAME, comm, ROOT, BLOCK(sbuf, scount, stype, rcount, rtype), t0, t1, SITE);       \
         return rc;                                                                              \
     }
 
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                MPI_Datatype rtype, int root, MPI_Comm comm)
-    BLOCKWISE(Gather, sbuf, scount, stype, rbuf, rcount, rtype, root, comm)
+    BLOCKWISE(Gather, root, sbuf, scount, stype, rbuf, rcount, rtype, root, comm)
 
 int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
-    BLOCKWISE(Igather, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req)
+    BLOCKWISE(Igather, root, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req)
 
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm)
-    BLOCKWISE(Allgather, sbuf, scount, stype, rbuf, rcount, rtype, comm)
+    BLOCKWISE(Allgather, -1, sbuf, scount, stype, rbuf, rcount, rtype, comm)
 
 int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-    BLOCKWISE(Iallgather, sbuf, scount, stype, rbuf, rcount, rtype, comm, req)
+    BLOCKWISE(Iallgather, -1, sbuf, scount, stype, rbuf, rcount, rtype, comm, req)
 
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm)
-    BLOCKWISE(Alltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm)
+    BLOCKWISE(Alltoall, -1, sbuf, scount, stype, rbuf, rcount, rtype, comm)
 
 int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-    BLOCKWISE(Ialltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm, req)
+    BLOCKWISE(Ialltoall, -1, sbuf, scount, stype, rbuf, rcount, rtype, comm, req)
 
 /* scatter: the block each rank receives (the root's send block when it receives in place). */
 #define SCATTER_BLOCK(rbuf, rcount, rtype, scount, stype) \
@@ -145,7 +146,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 {
     PASS_IF_OFF(PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
     TIMED(PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
-    coll(CALL_Scatter, comm, SCATTER_BLOCK(rbuf, rcount, rtype, scount, stype), t0, t1, SITE);
+    coll(CALL_Scatter, comm, root, SCATTER_BLOCK(rbuf, rcount, rtype, scount, stype), t0, t1, SITE);
     return rc;
 }
 
@@ -154,7 +155,7 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 {
     PASS_IF_OFF(PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
     TIMED(PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
-    coll(CALL_Iscatter, comm, SCATTER_BLOCK(rbuf, rcount, rtype, scount, stype), t0, t1, SITE);
+    coll(CALL_Iscatter, comm, root, SCATTER_BLOCK(rbuf, rcount, rtype, scount, stype), t0, t1, SITE);
     return rc;
 }
 
@@ -165,7 +166,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
     TIMED(PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
     int me;
     PMPI_Comm_rank(comm, &me);
-    coll(CALL_Gatherv, comm, sbuf == MPI_IN_PLACE ? type_bytes(rcounts[me], rtype) : type_bytes(scount, stype),
+    coll(CALL_Gatherv, comm, root, sbuf == MPI_IN_PLACE ? type_bytes(rcounts[me], rtype) : type_bytes(scount, stype),
          t0, t1, SITE);
     return rc;
 }
@@ -177,7 +178,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
     TIMED(PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
     int me;
     PMPI_Comm_rank(comm, &me);
-    coll(CALL_Scatterv, comm, rbuf == MPI_IN_PLACE ? type_bytes(scounts[me], stype) : type_bytes(rcount, rtype),
+    coll(CALL_Scatterv, comm, root, rbuf == MPI_IN_PLACE ? type_bytes(scounts[me], stype) : type_bytes(rcount, rtype),
          t0, t1, SITE);
     return rc;
 }
@@ -187,7 +188,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
     PASS_IF_OFF(PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
     TIMED(PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
-    coll(CALL_Allgatherv, comm, sum_bytes(rcounts, comm_size(comm), rtype), t0, t1, SITE);
+    coll(CALL_Allgatherv, comm, -1, sum_bytes(rcounts, comm_size(comm), rtype), t0, t1, SITE);
     return rc;
 }
 
@@ -196,7 +197,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
 {
     PASS_IF_OFF(PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
     TIMED(PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
-    coll(CALL_Alltoallv, comm, sbuf == MPI_IN_PLACE ? sum_bytes(rcounts, comm_size(comm), rtype)
+    coll(CALL_Alltoallv, comm, -1, sbuf == MPI_IN_PLACE ? sum_bytes(rcounts, comm_size(comm), rtype)
                                                     : sum_bytes(scounts, comm_size(comm), stype),
          t0, t1, SITE);
     return rc;
@@ -207,7 +208,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 {
     PASS_IF_OFF(PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
     TIMED(PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
-    coll(CALL_Reduce_scatter, comm, sum_bytes(rcounts, comm_size(comm), type), t0, t1, SITE);
+    coll(CALL_Reduce_scatter, comm, -1, sum_bytes(rcounts, comm_size(comm), type), t0, t1, SITE);
     return rc;
 }
 
@@ -216,7 +217,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
 {
     PASS_IF_OFF(PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
     TIMED(PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
-    coll(CALL_Reduce_scatter_block, comm, type_bytes(rcount, type), t0, t1, SITE);
+    coll(CALL_Reduce_scatter_block, comm, -1, type_bytes(rcount, type), t0, t1, SITE);
     return rc;
 }
 
@@ -225,6 +226,6 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 {
     PASS_IF_OFF(PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
     TIMED(PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
-    coll(CALL_Ireduce_scatter_block, comm, type_bytes(rcount, type), t0, t1, SITE);
+    coll(CALL_Ireduce_scatter_block, comm, -1, type_bytes(rcount, type), t0, t1, SITE);
     return rc;
 }

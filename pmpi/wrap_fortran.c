@@ -169,7 +169,7 @@ void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr)
     real(buf, count, type, root, comm, ierr);
     uint64_t t1 = prof_ticks();
     comm_info *c = comm_lookup(MPI_Comm_f2c(*comm));
-    prof_record(CALL_Bcast, c, -1, c ? c->span : CH_NONE, f_bytes(count, type), t0, t1, SITE);
+    prof_record(CALL_Bcast, c, (int)*root, c ? c->span : CH_NONE, f_bytes(count, type), t0, t1, SITE);
 }
 
 typedef void (*allreduce_fn)(void *, void *, F *, F *, F *, F *, F *);
@@ -193,7 +193,7 @@ void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *c
     real(sbuf, rbuf, count, type, op, root, comm, ierr);
     uint64_t t1 = prof_ticks();
     comm_info *c = comm_lookup(MPI_Comm_f2c(*comm));
-    prof_record(CALL_Reduce, c, -1, c ? c->span : CH_NONE, f_bytes(count, type), t0, t1, SITE);
+    prof_record(CALL_Reduce, c, (int)*root, c ? c->span : CH_NONE, f_bytes(count, type), t0, t1, SITE);
 }
 
 /* MPI_Init and MPI_Finalize from Fortran: Open MPI's go straight to PMPI_Init / PMPI_Finalize. */

@@ -154,7 +154,11 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     if (st->MPI_SOURCE != MPI_PROC_NULL) {
         int got = 0;
         PMPI_Get_count(st, MPI_BYTE, &got);
-        peers_received(c, st->MPI_SOURCE, got == MPI_UNDEFINED ? 0 : (uint64_t)got);
+        uint64_t received = got == MPI_UNDEFINED ? 0 : (uint64_t)got;
+        peers_received(c, st->MPI_SOURCE, received);
+        if (prof.tracing)
+            trace_add(CALL_Sendrecv_received, comm_world_rank(c, st->MPI_SOURCE), c ? c->size : 0,
+                      c ? c->members : -1, received, t0, t1);
     }
     return rc;
 }
@@ -174,7 +178,11 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     if (st->MPI_SOURCE != MPI_PROC_NULL) {
         int got = 0;
         PMPI_Get_count(st, MPI_BYTE, &got);
-        peers_received(c, st->MPI_SOURCE, got == MPI_UNDEFINED ? 0 : (uint64_t)got);
+        uint64_t received = got == MPI_UNDEFINED ? 0 : (uint64_t)got;
+        peers_received(c, st->MPI_SOURCE, received);
+        if (prof.tracing)
+            trace_add(CALL_Sendrecv_received, comm_world_rank(c, st->MPI_SOURCE), c ? c->size : 0,
+                      c ? c->members : -1, received, t0, t1);
     }
     return rc;
 }

@@ -63,6 +63,8 @@ def cmd_export(args) -> int:
     from mpiscope.views.export import export
 
     run_dir = catalog.resolve(args.out, args.run)
+    if args.format == "otf2":
+        return _export_otf2(run_dir, args)
     if _is_profile(run_dir):
         raise UsageError(f"{run_dir} is a profile: its tables are the Parquet files in it "
                          "(profile_cells, profile_peers, profile_sites, profile_trace, library_view); "
@@ -81,6 +83,26 @@ def cmd_export(args) -> int:
     if target.is_dir():
         raise UsageError(f"cannot write {target}: it is a directory; give a file name")
     write_text(target, text)
+    return 0
+
+
+def _export_otf2(run_dir, args) -> int:
+    from pathlib import Path
+
+    from mpiscope.profile import summary
+    from mpiscope.profile.otf2_export import ARCHIVE, write_archive
+
+    if args.bench is not None:
+        raise UsageError("--bench selects the benchmark of --format osu; --format otf2 exports a profile's trace")
+    if args.output in (None, "-"):
+        raise UsageError("--format otf2 writes an archive directory: give it with -o DIR (a new directory)")
+    if not _is_profile(run_dir):
+        raise UsageError(f"{run_dir} is a measurement, not a profile: OTF2 export is for "
+                         "`mpiscope profile --trace -- …` runs")
+    target = Path(args.output)
+    counts = write_archive(run_dir, summary.load(run_dir), target)
+    print(f"mpiscope: wrote {target / (ARCHIVE + '.otf2')}: {counts['events']} calls, {counts['sends']} sends, "
+          f"{counts['recvs']} receives, {counts['collectives']} collectives", file=sys.stderr)
     return 0
 
 
@@ -113,12 +135,15 @@ Export a run.
   json the summary rows of `show` and the run context
   osu  one benchmark (--bench) as the matching OSU Micro-Benchmarks 7.4
        program prints it (means, as OSU reports, not medians); what OSU
-       would not print is left out with a note on stderr\
+       would not print is left out with a note on stderr
+  otf2 a traced profile run (mpiscope profile --trace) as an OTF2
+       archive for Vampir, into the new directory -o DIR\
 """,
         epilog="""\
 examples:
   mpiscope export latest --format osu --bench pingpong
-  mpiscope export 2024 --format csv -o samples.csv\
+  mpiscope export 2024 --format csv -o samples.csv
+  mpiscope export latest --format otf2 -o app-trace\
 """)
     add_run(p)
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS,
@@ -126,5 +151,6 @@ examples:
     p.add_argument("--bench", help="--format osu: the benchmark to print (pingpong, bw, bibw, "
                                    "or a collective of the MPI library)")
     p.add_argument("-o", "--output", metavar="FILE", type=path,
-                   help="write to FILE (replaced atomically) instead of stdout")
+                   help="write to FILE (replaced atomically) instead of stdout; --format otf2: "
+                        "the archive's new directory")
     add_out(p)

@@ -8,6 +8,7 @@ CELLS = "profile_cells.parquet"  # rank × call × communicator size × channel 
 PEERS = "profile_peers.parquet"  # rank × peer × direction: user point-to-point bytes and messages
 SITES = "profile_sites.parquet"  # rank × call × call site, symbolized
 TRACE = "profile_trace.parquet"  # with --trace: every call, on rank 0's clock
+COMMS = "profile_comms.parquet"  # with --trace: the communicators the trace names, as world ranks
 LIBRARY = "library_view.parquet"  # with --library-view: what Open MPI really sent, by kind
 KIND = "profile"
 CHANNELS = ("self", "node", "net", "none")

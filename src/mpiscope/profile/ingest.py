@@ -19,7 +19,7 @@ from mpiscope.profile.symbols import symbolize
 from mpiscope.store.layout import SCHEMA_VERSION
 
 TRACE_DTYPE = np.dtype([("t0", "<u8"), ("t1", "<u8"), ("bytes", "<u8"), ("call", "<i4"),
-                        ("peer", "<i4"), ("comm_size", "<i4"), ("pad", "<i4")])
+                        ("peer", "<i4"), ("comm_size", "<i4"), ("comm", "<i4")])
 
 
 def bin_range(b: int):
@@ -81,8 +81,11 @@ def _sites(ranks):
 
 
 def _trace(raw, ranks):
-    """Every traced call on rank 0's clock: local = ticks × period, global by the rank's clock model."""
-    frames = []
+    """Every traced call on rank 0's clock: local = ticks × period, global by
+    the rank's clock model; its communicator as an index into the run's
+    communicator table (one row per distinct member list, in world ranks).
+    Returns (events, communicators) or (None, None)."""
+    frames, members = [], {}
     for r, d in ranks.items():
         t = d.get("trace")
         if not t:
@@ -92,15 +95,20 @@ def _trace(raw, ranks):
         local0, local1 = ev["t0"] * period, ev["t1"] * period
         to_global = lambda x: x - (m["offset_s"] + m["drift"] * (x - m["ref_s"]))  # noqa: E731
         names = [c[0] for c in d["calls"]]
+        local = np.array([members.setdefault(tuple(m), len(members)) for m in t.get("comms", [])] + [-1],
+                         dtype=np.int32)  # the rank's own indices → the run's; -1 stays unknown
         frames.append(pd.DataFrame({
             "rank": r, "call": pd.Categorical.from_codes(ev["call"], names), "peer": ev["peer"],
-            "comm_size": ev["comm_size"], "bytes": ev["bytes"], "t_start_local": local0,
+            "comm_size": ev["comm_size"], "comm": local[np.where(ev["comm"] >= 0, ev["comm"], -1)],
+            "bytes": ev["bytes"], "t_start_local": local0,
             "t_end_local": local1, "t_start": to_global(local0), "t_end": to_global(local1)}))
     if not frames:
-        return None
+        return None, None
     df = pd.concat(frames, ignore_index=True)
     df["call"] = df["call"].astype(str)
-    return df.sort_values(["t_start", "rank"], kind="stable").reset_index(drop=True)
+    comms = pd.DataFrame({"comm": np.arange(len(members), dtype=np.int32),
+                          "members": [list(m) for m in members]})
+    return df.sort_values(["t_start", "rank"], kind="stable").reset_index(drop=True), comms
 
 
 def rank_context(ranks: dict, world_size: int) -> dict:
@@ -141,9 +149,10 @@ def ingest(run_dir: Path) -> dict:
     _write(_cells(ranks), run_dir / files.CELLS)
     _write(_peers(ranks), run_dir / files.PEERS)
     _write(_sites(ranks), run_dir / files.SITES)
-    trace = _trace(raw, ranks)
+    trace, comms = _trace(raw, ranks)
     if trace is not None:
         _write(trace, run_dir / files.TRACE)
+        _write(comms, run_dir / files.COMMS)
     mon = run_dir / files.MONITORING_DIR
     if mon.is_dir():
         rows = monitoring.read(mon)
