@@ -3,11 +3,13 @@
  * MPI_Finalize measures the wrappers' own cost, writes the rank's file and
  * only then finalizes MPI. Configured by the environment mpiscope sets:
  * MPISCOPE_PROFILE_DIR (where; default ./mpiscope-profile),
- * MPISCOPE_PROFILE_TRACE (events kept per rank with --trace; 0: no trace). */
+ * MPISCOPE_PROFILE_TRACE (events kept per rank with --trace; 0: no trace),
+ * MPISCOPE_PROFILE_LIBVIEW (1 with --library-view: libview.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "libview.h"
 #include "prof.h"
 #include "requests.h"
 #include "trace.h"
@@ -27,6 +29,7 @@ static void start(int provided)
     prof.threaded = provided == MPI_THREAD_MULTIPLE;
     channels_init();
     peers_init();
+    libview_init();
     const char *trace = getenv("MPISCOPE_PROFILE_TRACE");
     if (trace && atoll(trace) > 0) trace_start((uint64_t)atoll(trace));
     PMPI_Barrier(MPI_COMM_WORLD);

@@ -35,6 +35,7 @@ typedef struct prof_state {
     int on;                /* 0 before MPI_Init, after MPI_Finalize, and inside our own MPI calls */
     int threaded;          /* MPI_THREAD_MULTIPLE: atomic adds */
     int tracing;           /* --trace: every call also goes to the event buffer */
+    int libview;           /* --library-view: blocking collectives' library messages (libview.c) */
     int rank, world_size, node, nodes;
     int *node_of;          /* node index of every world rank */
     int comm_sizes[NSIZES];

@@ -4,7 +4,11 @@
  * block of gathers, scatters, allgather and alltoall, the whole vector of
  * the v-variants and reduce_scatter. The channel is the widest the
  * communicator spans. */
+#include "libview.h"
 #include "wrap.h"
+
+/* TIMED, inside the library view's attribution of messages to this call. */
+#define COLL_TIMED(id, comm, call) libview_enter(id, comm); TIMED(call); libview_leave()
 
 /* `root`: of a rooted collective (the trace keeps it), else -1. */
 static inline void coll(int call, MPI_Comm comm, int root, uint64_t bytes, uint64_t t0, uint64_t t1, void *site)
@@ -36,7 +40,7 @@ static int comm_size(MPI_Comm comm)
 int MPI_Barrier(MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Barrier(comm));
-    TIMED(PMPI_Barrier(comm));
+    COLL_TIMED(CALL_Barrier, comm, PMPI_Barrier(comm));
     coll(CALL_Barrier, comm, -1, 0, t0, t1, SITE);
     return rc;
 }
@@ -44,7 +48,7 @@ int MPI_Barrier(MPI_Comm comm)
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
     PASS_IF_OFF(PMPI_Ibarrier(comm, req));
-    TIMED(PMPI_Ibarrier(comm, req));
+    COLL_TIMED(CALL_Ibarrier, comm, PMPI_Ibarrier(comm, req));
     coll(CALL_Ibarrier, comm, -1, 0, t0, t1, SITE);
     return rc;
 }
@@ -52,7 +56,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Bcast(buf, count, type, root, comm));
-    TIMED(PMPI_Bcast(buf, count, type, root, comm));
+    COLL_TIMED(CALL_Bcast, comm, PMPI_Bcast(buf, count, type, root, comm));
     coll(CALL_Bcast, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
@@ -60,7 +64,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
     PASS_IF_OFF(PMPI_Ibcast(buf, count, type, root, comm, req));
-    TIMED(PMPI_Ibcast(buf, count, type, root, comm, req));
+    COLL_TIMED(CALL_Ibcast, comm, PMPI_Ibcast(buf, count, type, root, comm, req));
     coll(CALL_Ibcast, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
@@ -69,7 +73,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_O
                MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
-    TIMED(PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
+    COLL_TIMED(CALL_Reduce, comm, PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
     coll(CALL_Reduce, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
@@ -78,7 +82,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
                 MPI_Comm comm, MPI_Request *req)
 {
     PASS_IF_OFF(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
-    TIMED(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
+    COLL_TIMED(CALL_Ireduce, comm, PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req));
     coll(CALL_Ireduce, comm, root, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
@@ -87,7 +91,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_
     int MPI_##NAME(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) \
     {                                                                                           \
         PASS_IF_OFF(PMPI_##NAME(sbuf, rbuf, count, type, op, comm));                            \
-        TIMED(PMPI_##NAME(sbuf, rbuf, count, type, op, comm));                                  \
+        COLL_TIMED(CALL_##NAME, comm, PMPI_##NAME(sbuf, rbuf, count, type, op, comm));                                  \
         coll(CALL_##NAME, comm, -1, type_bytes(count, type), t0, t1, SITE);                         \
         return rc;                                                                              \
     }
@@ -99,7 +103,7 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
                    MPI_Comm comm, MPI_Request *req)
 {
     PASS_IF_OFF(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
-    TIMED(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
+    COLL_TIMED(CALL_Iallreduce, comm, PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
     coll(CALL_Iallreduce, comm, -1, type_bytes(count, type), t0, t1, SITE);
     return rc;
 }
@@ -108,7 +112,7 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 #define BLOCKWISE(NAME, ROOT, ...)                                                                    \
     {                                                                                           \
         PASS_IF_OFF(PMPI_##NAME(__VA_ARGS__));                                                  \
-        TIMED(PMPI_##NAME(__VA_ARGS__));                                                        \
+        COLL_TIMED(CALL_##NAME, comm, PMPI_##NAME(__VA_ARGS__));                                                        \
         coll(CALL_##NAME, comm, ROOT, BLOCK(sbuf, scount, stype, rcount, rtype), t0, t1, SITE);       \
         return rc;                                                                              \
     }
@@ -145,7 +149,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
                 MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
-    TIMED(PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+    COLL_TIMED(CALL_Scatter, comm, PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
     coll(CALL_Scatter, comm, root, SCATTER_BLOCK(rbuf, rcount, rtype, scount, stype), t0, t1, SITE);
     return rc;
 }
@@ -154,7 +158,7 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
     PASS_IF_OFF(PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
-    TIMED(PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+    COLL_TIMED(CALL_Iscatter, comm, PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
     coll(CALL_Iscatter, comm, root, SCATTER_BLOCK(rbuf, rcount, rtype, scount, stype), t0, t1, SITE);
     return rc;
 }
@@ -163,7 +167,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
-    TIMED(PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
+    COLL_TIMED(CALL_Gatherv, comm, PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
     int me;
     PMPI_Comm_rank(comm, &me);
     coll(CALL_Gatherv, comm, root, sbuf == MPI_IN_PLACE ? type_bytes(rcounts[me], rtype) : type_bytes(scount, stype),
@@ -175,7 +179,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
                  void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
-    TIMED(PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
+    COLL_TIMED(CALL_Scatterv, comm, PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
     int me;
     PMPI_Comm_rank(comm, &me);
     coll(CALL_Scatterv, comm, root, rbuf == MPI_IN_PLACE ? type_bytes(scounts[me], stype) : type_bytes(rcount, rtype),
@@ -187,7 +191,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
-    TIMED(PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
+    COLL_TIMED(CALL_Allgatherv, comm, PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
     coll(CALL_Allgatherv, comm, -1, sum_bytes(rcounts, comm_size(comm), rtype), t0, t1, SITE);
     return rc;
 }
@@ -196,7 +200,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
                   void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
-    TIMED(PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
+    COLL_TIMED(CALL_Alltoallv, comm, PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
     coll(CALL_Alltoallv, comm, -1, sbuf == MPI_IN_PLACE ? sum_bytes(rcounts, comm_size(comm), rtype)
                                                     : sum_bytes(scounts, comm_size(comm), stype),
          t0, t1, SITE);
@@ -207,7 +211,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
                        MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
-    TIMED(PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
+    COLL_TIMED(CALL_Reduce_scatter, comm, PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
     coll(CALL_Reduce_scatter, comm, -1, sum_bytes(rcounts, comm_size(comm), type), t0, t1, SITE);
     return rc;
 }
@@ -216,7 +220,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
                              MPI_Comm comm)
 {
     PASS_IF_OFF(PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
-    TIMED(PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
+    COLL_TIMED(CALL_Reduce_scatter_block, comm, PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
     coll(CALL_Reduce_scatter_block, comm, -1, type_bytes(rcount, type), t0, t1, SITE);
     return rc;
 }
@@ -225,7 +229,7 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
                               MPI_Comm comm, MPI_Request *req)
 {
     PASS_IF_OFF(PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
-    TIMED(PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
+    COLL_TIMED(CALL_Ireduce_scatter_block, comm, PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req));
     coll(CALL_Ireduce_scatter_block, comm, -1, type_bytes(rcount, type), t0, t1, SITE);
     return rc;
 }

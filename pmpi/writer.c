@@ -12,6 +12,7 @@
 
 #include "callsites.h"
 #include "prof.h"
+#include "libview.h"
 #include "trace.h"
 #include "writer.h"
 
@@ -137,6 +138,9 @@ static int write_json(FILE *f, double wall_s, double tick_s, const overhead *o, 
             (unsigned long long)prof_sites_dropped, (unsigned long long)prof_requests_dropped(),
             (unsigned long long)prof.unattributed);
     modules(f);
+    fputs(",\n\"library_colls\": ", f);
+    if (prof.libview) libview_describe(f);
+    else fputs("null", f);
     fputs(",\n\"trace\": ", f);
     if (trace_file) {
         trace_describe(f);

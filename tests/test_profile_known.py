@@ -130,8 +130,14 @@ def check_profile(run_dir):
     return prof
 
 
+# Linear bcast and allreduce (reduce to rank 0, then bcast), so the library
+# messages of each call are known: p - 1 for a bcast, 2 (p - 1) for an allreduce.
+LINEAR = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "OMPI_MCA_coll_tuned_bcast_algorithm": "1",
+          "OMPI_MCA_coll_tuned_allreduce_algorithm": "1"}
+
+
 def test_known_traffic_open_mpi_and_the_library_view(tmp_path):
-    run_dir, doc = profile_ok(tmp_path, "openmpi", "--library-view")
+    run_dir, doc = profile_ok(tmp_path, "openmpi", "--library-view", env=LINEAR)
     prof = check_profile(run_dir)
     assert doc["point_to_point"]["channels"]["net"]["messages"] == 0
     # Open MPI's monitoring: its user matrix is ours, but for the persistent sends
@@ -146,6 +152,21 @@ def test_known_traffic_open_mpi_and_the_library_view(tmp_path):
     assert (summary.library_matrix(prof, "user", "msgs") == msgs).all()
     lv = summary.library_view(prof)
     assert lv["kinds"]["internal"]["msgs"] > 0 and lv["kinds"]["internal"]["msgs_crossing_nodes"] == 0
+    # Per blocking collective call: the library's messages, exactly (known_traffic.c: a 1 MiB and a
+    # 100 B bcast from rank 0; 3 allreduces of 64 B on all ranks, 2 of 8 KiB on each half).
+    per = {(e["call"], e["comm_size"]): e for e in doc["library_per_collective"]}
+    p = NP
+    assert (per[("MPI_Bcast", p)]["operations"], per[("MPI_Bcast", p)]["messages"],
+            per[("MPI_Bcast", p)]["bytes"]) == (2, 2 * (p - 1), (p - 1) * ((1 << 20) + 100))
+    assert (per[("MPI_Allreduce", p)]["operations"], per[("MPI_Allreduce", p)]["messages"],
+            per[("MPI_Allreduce", p)]["bytes"]) == (3, 3 * 2 * (p - 1), 3 * 2 * (p - 1) * 64)
+    half = per[("MPI_Allreduce", p // 2)]
+    assert (half["operations"], half["messages"], half["bytes"]) == (4, 4 * 2 * (p // 2 - 1), 4 * 2 * 8192)
+    bcast = prof.library_colls[prof.library_colls["call"] == "MPI_Bcast"]
+    assert dict(zip(bcast["rank"], bcast["msgs"])) == {0: 2 * (p - 1), **{r: 0 for r in range(1, p)}}  # the root
+    assert all(e["messages_crossing_nodes"] == 0 for e in per.values())  # one node
+    assert sum(e["messages"] for e in per.values()) <= lv["kinds"]["internal"]["msgs"]
+    assert "MPI_Iallreduce" not in {c for c, _ in per}  # non-blocking: sent from progress, not attributed
     # The JSON document, the tuner's weights and the report of the same run.
     for name, document in (("profile", doc), ("profile-weights", _weights(tmp_path, run_dir))):
         jsonschema.validate(document, json.loads((SCHEMAS / f"{name}.schema.json").read_text()),
@@ -160,6 +181,7 @@ def test_known_traffic_open_mpi_and_the_library_view(tmp_path):
     assert r.returncode == 0, r.stderr
     text = html.read_text()
     assert text.count("<svg") >= 2 and "MPI_Sendrecv" in text and "known_traffic.c" in text
+    assert f"bcast on {p} ranks: 2 calls →\n6 library messages" in text
 
 
 def _weights(out, run_dir):

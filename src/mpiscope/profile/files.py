@@ -10,5 +10,6 @@ SITES = "profile_sites.parquet"  # rank × call × call site, symbolized
 TRACE = "profile_trace.parquet"  # with --trace: every call, on rank 0's clock
 COMMS = "profile_comms.parquet"  # with --trace: the communicators the trace names, as world ranks
 LIBRARY = "library_view.parquet"  # with --library-view: what Open MPI really sent, by kind
+LIBRARY_COLLS = "library_colls.parquet"  # with --library-view: its messages per blocking collective call
 KIND = "profile"
 CHANNELS = ("self", "node", "net", "none")

@@ -80,6 +80,22 @@ def _sites(ranks):
     return pd.DataFrame(rows, columns=["rank", "call", "address", "module", "site", "count", "bytes", "time_s"])
 
 
+def _library_colls(ranks):
+    """With --library-view (Open MPI): per rank, blocking collective and
+    communicator size, its calls and the messages and bytes the library sent
+    for them from this rank, by the channel to their destination."""
+    rows = []
+    for r, d in ranks.items():
+        for call, slot, calls, *per_channel in d.get("library_colls") or []:
+            n = len(d["channels"])
+            msgs, nbytes = dict(zip(d["channels"], per_channel[:n])), dict(zip(d["channels"], per_channel[n:]))
+            rows.append((r, d["calls"][call][0], d["comm_sizes"][slot] if slot < len(d["comm_sizes"]) else -1,
+                         calls, sum(msgs.values()), sum(nbytes.values()), msgs["self"], msgs["node"], msgs["net"],
+                         nbytes["net"]))
+    return pd.DataFrame(rows, columns=["rank", "call", "comm_size", "calls", "msgs", "bytes", "msgs_self",
+                                       "msgs_node", "msgs_net", "bytes_net"])
+
+
 def _trace(raw, ranks):
     """Every traced call on rank 0's clock: local = ticks × period, global by
     the rank's clock model; its communicator as an index into the run's
@@ -157,6 +173,8 @@ def ingest(run_dir: Path) -> dict:
     if mon.is_dir():
         rows = monitoring.read(mon)
         _write(pd.DataFrame(rows, columns=["rank", "peer", "kind", "bytes", "msgs"]), run_dir / files.LIBRARY)
+    if any(d.get("library_colls") is not None for d in ranks.values()):
+        _write(_library_colls(ranks), run_dir / files.LIBRARY_COLLS)
     context = rank_context(ranks, world)
     context["np"] = world
     context["hosts"] = sorted({d["host"] for d in ranks.values()})

@@ -52,6 +52,8 @@ def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Pa
     ours = {"MPISCOPE_PROFILE_DIR": str(raw_dir)}
     if trace_events:
         ours["MPISCOPE_PROFILE_TRACE"] = str(trace_events)
+    if library_view is not None:
+        ours["MPISCOPE_PROFILE_LIBVIEW"] = "1"  # per collective call (pmpi/libview.c)
     preload = ":".join(p for p in (str(library), env.get("LD_PRELOAD", "")) if p)
     env.update(ours)
     ompi_launcher = Path(command[0]).name.split(".")[0] in OPEN_MPI_LAUNCHERS and mpi.family == "openmpi"

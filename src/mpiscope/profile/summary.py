@@ -28,6 +28,7 @@ class Profile:
     sites: pd.DataFrame
     trace: pd.DataFrame | None
     library: pd.DataFrame | None
+    library_colls: pd.DataFrame | None = None
 
     @property
     def np(self) -> int:
@@ -50,7 +51,7 @@ def load(run_dir) -> Profile:
                        ["rank", "peer", "direction", "bytes", "msgs"]),
                    table(files.SITES) if (run_dir / files.SITES).exists() else empty(
                        ["rank", "call", "address", "module", "site", "count", "bytes", "time_s"]),
-                   table(files.TRACE), table(files.LIBRARY))
+                   table(files.TRACE), table(files.LIBRARY), table(files.LIBRARY_COLLS))
 
 
 def messages(p: Profile, family=None) -> pd.DataFrame:
@@ -142,6 +143,22 @@ def library_view(p: Profile) -> dict | None:
            "library_messages_per_collective_call": float(internal["msgs"]) / calls if calls else None,
            "library_bytes_per_collective_call": float(internal["bytes"]) / calls if calls else None}
     return out
+
+
+def library_per_collective(p: Profile) -> pd.DataFrame | None:
+    """With --library-view: per blocking collective and communicator size,
+    the operations (calls summed over ranks / communicator size), the
+    messages and bytes the library's algorithm sent for them (all ranks),
+    per operation, and the share that crossed nodes."""
+    if p.library_colls is None:
+        return None
+    g = p.library_colls.groupby(["call", "comm_size"], as_index=False)[
+        ["calls", "msgs", "bytes", "msgs_net", "bytes_net"]].sum()
+    g["operations"] = g["calls"] / g["comm_size"].where(g["comm_size"] > 0)
+    g["msgs_per_operation"] = g["msgs"] / g["operations"]
+    g["bytes_per_operation"] = g["bytes"] / g["operations"]
+    g["net_share"] = (g["msgs_net"] / g["msgs"].where(g["msgs"] > 0)).fillna(0.0)
+    return g.sort_values(["call", "comm_size"]).reset_index(drop=True)
 
 
 def library_matrix(p: Profile, kind="user", what="bytes") -> np.ndarray:

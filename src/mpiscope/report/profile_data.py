@@ -44,6 +44,9 @@ def profile_view(run_dir) -> dict:
     view["sizes_svg"] = draw("size_histogram", bins, labels) if bins else None
     view["matrix_svg"] = draw("comm_matrix", S.matrix(p).tolist()) if p.np else None
     view["library_view"] = S.library_view(p)
+    per = S.library_per_collective(p)
+    view["library_per_collective"] = None if per is None else [
+        {**r, "name": r["call"].removeprefix("MPI_").lower()} for r in _records(per)]
     return view
 
 

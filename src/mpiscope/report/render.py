@@ -27,6 +27,11 @@ def _share(value):
     return f"{value:.3g}×" if value > 1 else f"{100 * value:.0f}%"
 
 
+def _count(value) -> str:
+    """A count that is an average (calls per operation): whole when it is whole."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
+
+
 def _environment():
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resources.files("mpiscope.report") / "templates")),
@@ -36,6 +41,7 @@ def _environment():
     env.filters["num"] = _num
     env.filters["pct"] = _pct
     env.filters["share"] = _share
+    env.filters["count"] = _count
     # Figures are SVG we drew ourselves (matplotlib escapes the text in them).
     env.filters["svg"] = lambda s: Markup(s) if s else ""
     return env

@@ -18,6 +18,11 @@ def _pct(x) -> str:
     return "-" if x is None or x != x else f"{100 * x:.1f}%"
 
 
+def _count(x) -> str:
+    """A count that is an average: whole when it is whole."""
+    return str(int(x)) if float(x).is_integer() else sig(x)
+
+
 def _bytes(n) -> str:
     n = float(n)
     for unit, f in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
@@ -93,6 +98,15 @@ def format_profile(p: S.Profile) -> str:
         for kind, v in lv["kinds"].items():
             out.append(f"  {kind}: {v['msgs']} messages, {_bytes(v['bytes'])}, across nodes "
                        f"{v['msgs_crossing_nodes']} messages, {_bytes(v['bytes_crossing_nodes'])}")
+    per = S.library_per_collective(p)
+    if per is not None and not per.empty:
+        out += ["", "per blocking collective, what the library's algorithm sent (all ranks):"]
+        out += [f"  {r.call.removeprefix('MPI_').lower()} on {r.comm_size} ranks: {_count(r.operations)} calls → "
+                f"{r.msgs} library messages ({_count(r.msgs_per_operation)} per call), {_bytes(r.bytes)}, "
+                f"{100 * r.net_share:.0f}% crossed nodes" for r in per.itertuples()]
+        rest = lv["kinds"].get("internal", {}).get("msgs", 0) - int(per["msgs"].sum())
+        out.append(f"  other internal messages: {rest} (non-blocking collectives, sent from progress; the "
+                   "profiler's own collectives at MPI_Init and MPI_Finalize)")
     return "\n".join(out) + "\n"
 
 
@@ -111,5 +125,17 @@ def profile_doc(p: S.Profile) -> dict:
                    "bytes": int(r.bytes)} for _, r in S.distribution(p).iterrows()],
         "matrix_bytes": S.matrix(p).tolist() if p.np else [],
         "library_view": S.library_view(p),
+        "library_per_collective": _library_rows(p),
     }
     return doc
+
+
+def _library_rows(p: S.Profile):
+    per = S.library_per_collective(p)
+    if per is None:
+        return None
+    return [{"call": r.call, "comm_size": int(r.comm_size), "operations": float(r.operations),
+             "messages": int(r.msgs), "bytes": int(r.bytes), "messages_per_operation": float(r.msgs_per_operation),
+             "bytes_per_operation": float(r.bytes_per_operation), "messages_crossing_nodes": int(r.msgs_net),
+             "bytes_crossing_nodes": int(r.bytes_net), "share_crossing_nodes": float(r.net_share)}
+            for r in per.itertuples()]
