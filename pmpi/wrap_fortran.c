@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "libview.h"
 #include "requests.h"
 #include "wrap.h"
 
@@ -153,9 +154,11 @@ void mpi_barrier_(F *comm, F *ierr)
 {
     FORWARD(pmpi_barrier_, barrier_fn);
     if (!prof.on) return real(comm, ierr);
+    libview_enter(CALL_Barrier, MPI_Comm_f2c(*comm));
     uint64_t t0 = prof_ticks();
     real(comm, ierr);
     uint64_t t1 = prof_ticks();
+    libview_leave();
     comm_info *c = comm_lookup(MPI_Comm_f2c(*comm));
     prof_record(CALL_Barrier, c, -1, c ? c->span : CH_NONE, 0, t0, t1, SITE);
 }
@@ -165,9 +168,11 @@ void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr)
 {
     FORWARD(pmpi_bcast_, bcast_fn);
     if (!prof.on) return real(buf, count, type, root, comm, ierr);
+    libview_enter(CALL_Bcast, MPI_Comm_f2c(*comm));
     uint64_t t0 = prof_ticks();
     real(buf, count, type, root, comm, ierr);
     uint64_t t1 = prof_ticks();
+    libview_leave();
     comm_info *c = comm_lookup(MPI_Comm_f2c(*comm));
     prof_record(CALL_Bcast, c, (int)*root, c ? c->span : CH_NONE, f_bytes(count, type), t0, t1, SITE);
 }
@@ -177,9 +182,11 @@ void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F
 {
     FORWARD(pmpi_allreduce_, allreduce_fn);
     if (!prof.on) return real(sbuf, rbuf, count, type, op, comm, ierr);
+    libview_enter(CALL_Allreduce, MPI_Comm_f2c(*comm));
     uint64_t t0 = prof_ticks();
     real(sbuf, rbuf, count, type, op, comm, ierr);
     uint64_t t1 = prof_ticks();
+    libview_leave();
     comm_info *c = comm_lookup(MPI_Comm_f2c(*comm));
     prof_record(CALL_Allreduce, c, -1, c ? c->span : CH_NONE, f_bytes(count, type), t0, t1, SITE);
 }
@@ -189,9 +196,11 @@ void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *c
 {
     FORWARD(pmpi_reduce_, reduce_fn);
     if (!prof.on) return real(sbuf, rbuf, count, type, op, root, comm, ierr);
+    libview_enter(CALL_Reduce, MPI_Comm_f2c(*comm));
     uint64_t t0 = prof_ticks();
     real(sbuf, rbuf, count, type, op, root, comm, ierr);
     uint64_t t1 = prof_ticks();
+    libview_leave();
     comm_info *c = comm_lookup(MPI_Comm_f2c(*comm));
     prof_record(CALL_Reduce, c, (int)*root, c ? c->span : CH_NONE, f_bytes(count, type), t0, t1, SITE);
 }
