@@ -311,6 +311,8 @@ CASES = [
      ["is a directory"]),
     ("profile-weights-output-dir", ["profile", "weights", "-o", "/nonexistent/d/w.json", "--out", "{root}"],
      ["/nonexistent/d"]),
+    ("profile-n-without-cluster", ["profile", "-n", "4", "--", "true"], ["-n goes with --cluster"]),
+    ("profile-cluster-unknown", ["profile", "--cluster", "nosuch", "--", "true"], ["nosuch"]),
     ("profile-weights-unknown", ["profile", "weights", "nosuch", "--out", "{root}"], ["nosuch"]),
     ("profile-weights-not-profile", ["profile", "weights", "20240101-000000-aaaa", "--out", "{root}"],
      ["profile"]),

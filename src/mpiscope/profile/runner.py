@@ -114,6 +114,9 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
         raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
                          f"(profile with --mpi openmpi, or leave --library-view out)")
     library = ensure_library(the_mpi) / LIBRARY
+    placed = {}
+    if cluster:  # checked (up, enough slots) before anything is made
+        command, base, placed = cluster_command(cluster, the_mpi, np, command, library)
     out.mkdir(parents=True, exist_ok=True)
     from mpiscope.measure.runner import git_sha, new_run_id  # one way to name runs
 
@@ -124,9 +127,7 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
     view_dir = tmp / files.MONITORING_DIR if library_view else None
     if view_dir:
         view_dir.mkdir()
-    placed = {}
     if cluster:
-        command, base, placed = cluster_command(cluster, the_mpi, np, command, library)
         env = profile_env(the_mpi, command, raw.absolute(), trace_events,
                           view_dir.absolute() if view_dir else None, library, base=base,
                           ompi_launcher=True)
