@@ -15,6 +15,7 @@ packages=(
   gdb                                # mpiscope tune sees which algorithm function Open MPI enters
   slurmctld slurmd slurm-client munge # the srun/sbatch tests start a one-machine Slurm
   lammps hpcc gfortran               # mpiscope profile's real applications (Open MPI builds) and Fortran check
+  scalapack-mpi-test                 # mpiscope profile's MPICH application: ScaLAPACK's LU test driver (xdlu)
 )
 
 missing=()

@@ -1,6 +1,7 @@
-"""mpiscope profile on real applications from Debian, built with Open MPI:
-LAMMPS (its Lennard-Jones melt, 100 steps) and HPCC (a small input), at 4
-ranks on this machine. Asserted: invariants, never the application's
+"""mpiscope profile on real applications from Debian at 4 ranks on this
+machine: built with Open MPI, LAMMPS (its Lennard-Jones melt, 100 steps) and
+HPCC (a small input); built with MPICH, ScaLAPACK's LU test driver (xdlu,
+from scalapack-mpi-test; N = 512 on a 2 x 2 grid). Asserted: invariants, never the application's
 numbers (they change with its version and input): both ends of every
 message agree, channels match placement, Open MPI's own user matrix equals
 ours. The key numbers are printed (pytest -s) for the README."""
@@ -17,10 +18,12 @@ from runcli import mpiscope
 
 DATA = Path(__file__).resolve().parent / "data"
 LAUNCH = ["mpirun.openmpi", "-n", "4", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"]
+MPICH_LAUNCH = ["mpiexec.mpich", "-n", "4"]
+XDLU = Path("/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu")
 
 
-def _profile(out, cwd, *command, flags=()):
-    p = mpiscope("profile", "--out", out, "--mpi", "openmpi", "--json", *flags, "--", *LAUNCH, *command,
+def _profile(out, cwd, *command, flags=(), mpi="openmpi", launch=LAUNCH):
+    p = mpiscope("profile", "--out", out, "--mpi", mpi, "--json", *flags, "--", *launch, *command,
                  cwd=cwd, timeout=600)
     assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
     doc = json.loads(p.stdout)
@@ -40,6 +43,10 @@ def _invariants(prof, doc):
     self_sent = np.trace(summary.matrix(prof, "msgs"))
     assert doc["point_to_point"]["channels"]["self"]["messages"] == self_sent
     assert all(r["overhead"]["wrapped_ns"] > 0 for r in prof.context["ranks"].values())
+    # Every message is counted once per call at its sender: the point-to-point cells add up to the matrix.
+    sends = summary.messages(prof, "send")
+    assert sends["bytes"].sum() == sent.sum() and sends["count"].sum() == summary.matrix(prof, "msgs").sum()
+    assert doc["point_to_point"]["messages"] == sends["count"].sum()
     print(f"\n{doc['command']}: p2p {json.dumps(doc['point_to_point'])}\ncoll {json.dumps(doc['collectives'])}\n"
           f"overhead {prof.context['overhead']}")
 
@@ -69,3 +76,20 @@ def test_hpcc(tmp_path):
     assert 4 in set(coll["comm_size"]) and set(coll["comm_size"]) <= {1, 2, 4}
     assert set(coll.loc[coll["comm_size"] == 1, "channel"]) <= {"self"}
     assert set(coll.loc[coll["comm_size"] == 4, "channel"]) == {"node"}
+
+
+@pytest.mark.skipif(not XDLU.exists() or shutil.which("mpiexec.mpich") is None,
+                    reason="ScaLAPACK's MPICH test drivers are not installed (scripts/setup-system.sh)")
+def test_scalapack_lu_with_mpich(tmp_path):
+    shutil.copy(DATA / "scalapack-LU.dat", tmp_path / "LU.dat")
+    prof, doc = _profile(tmp_path, tmp_path, XDLU, mpi="mpich", launch=MPICH_LAUNCH)
+    assert "MPICH" in prof.context["mpi_library"]
+    _invariants(prof, doc)
+    log = (tmp_path / prof.context["run_id"] / "launch-0.log").read_text()
+    assert "1 tests completed and passed residual checks" in log, log[-2000:]
+    # Its receives are all matched (MPI_Recv and MPI_Irecv): bytes received equal bytes sent, also per call family.
+    recvs = summary.messages(prof, "recv")
+    assert recvs["bytes"].sum() == summary.matrix(prof, "bytes").sum()
+    # BLACS broadcasts over the grid's rows and columns (2 ranks each) and the whole grid.
+    coll = prof.cells[prof.cells["family"] == "coll"]
+    assert "MPI_Bcast" in set(coll["call"]) and set(coll["comm_size"]) <= {1, 2, 4}

@@ -1,10 +1,13 @@
 """Options shared by many commands, defined once: the run to read (RUN),
 the output root (--out), JSON output (--json), the random seed (--seed),
-the bootstrap (--seed, --resamples) and the MPI (--mpicc, --mpi)."""
+the bootstrap (--seed, --resamples) and the MPI (--mpicc, --mpi); and the
+check of an output file (-o FILE)."""
 
 from __future__ import annotations
 
 import argparse
+
+from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.store.layout import DEFAULT_OUT, check_out_root
@@ -76,3 +79,14 @@ def check_bootstrap(args) -> None:
         raise UsageError(f"--resamples must be at least 2 (got {args.resamples})")
     if args.seed < 0:
         raise UsageError(f"--seed must be >= 0 (got {args.seed})")
+
+
+def output_file(text) -> Path:
+    """-o FILE of a command writing one file: a file name in a directory that
+    exists (UsageError otherwise, before anything is written)."""
+    target = Path(text)
+    if not target.parent.is_dir():
+        raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
+    if target.is_dir():
+        raise UsageError(f"cannot write {target}: it is a directory; give a file name")
+    return target

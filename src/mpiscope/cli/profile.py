@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from mpiscope.cli.commands import command_parser
-from mpiscope.cli.options import RUN_REF, add_json, add_mpi, add_out
+from mpiscope.cli.options import RUN_REF, add_json, add_mpi, add_out, output_file
 from mpiscope.common.errors import UsageError
 
 DEFAULT_TRACE_EVENTS = 1_000_000
@@ -28,7 +28,7 @@ def cmd_profile(args) -> int:
         raise UsageError(f"--trace N keeps N events per rank; N must be at least 1 (got {args.trace})")
     run_dir, context = profile(args.launch, out=Path(args.out), mpicc=args.mpicc, mpi=args.mpi,
                                trace_events=args.trace or 0, library_view=args.library_view,
-                               label=args.label, argv=sys.argv)
+                               label=args.label, argv=sys.argv, cluster=args.cluster, np=args.np)
     p = summary.load(run_dir)
     sys.stdout.write(json_document("profile", profile_doc(p)) if args.json else format_profile(p))
     print(f"mpiscope: stored {run_dir}", file=sys.stderr)
@@ -48,18 +48,16 @@ def cmd_weights(args) -> int:
     from mpiscope.store import catalog
     from mpiscope.views.text import dumps
 
+    target = None if args.output in (None, "-") else output_file(args.output)
     run_dir = catalog.resolve(args.out, args.run)
     p = summary.load(run_dir)
     if p.context.get("kind") != "profile":
         raise UsageError(f"run {p.context.get('run_id')} is a measurement, not a profile: weights come from "
                          f"`mpiscope profile -- …` runs")
     text = dumps(weights(p))
-    if args.output in (None, "-"):
+    if target is None:
         sys.stdout.write(text)
         return 0
-    target = Path(args.output)
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
     write_text(target, text)
     return 0
 
@@ -80,6 +78,7 @@ examples:
   mpiscope profile -- mpirun -n 4 lmp -in in.lj
   mpiscope profile --library-view --label hpcc -- mpirun -n 4 hpcc
   mpiscope profile --mpi mpich --trace -- mpiexec -n 2 ./app
+  mpiscope profile --cluster c2 -n 4 -- lmp -in in.lj
   mpiscope profile weights latest -o weights.json\
 """)
     p.add_argument("--trace", nargs="?", type=int, const=DEFAULT_TRACE_EVENTS, metavar="N",
@@ -88,6 +87,11 @@ examples:
     p.add_argument("--library-view", action="store_true",
                    help="Open MPI: also record what the library really sent (its pml monitoring component)")
     p.add_argument("--label", metavar="TEXT", help="a name for the run")
+    p.add_argument("--cluster", metavar="NAME",
+                   help="start the application on the emulated cluster NAME (see 'mpiscope cluster up'), one "
+                        "rank per slot, h0's slots first; then the command after -- is the application alone")
+    p.add_argument("-n", dest="np", type=int, metavar="N",
+                   help="with --cluster: ranks (default: all its slots)")
     add_mpi(p)
     add_json(p, "print the profile as JSON")
     add_out(p)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from mpiscope.cli.commands import command_parser
-from mpiscope.cli.options import add_json, add_out, add_run, path
+from mpiscope.cli.options import add_json, add_out, add_run, output_file, path
 from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
 
@@ -20,6 +20,7 @@ def cmd_show(args) -> int:
     from mpiscope.views import show as views
     from mpiscope.views.export import show_json
 
+    target = None if args.output in (None, "-") else output_file(args.output)
     run_dir = catalog.resolve(args.out, args.run)
     if _is_profile(run_dir):
         return _show_profile(run_dir, args.json)
@@ -62,6 +63,7 @@ def cmd_export(args) -> int:
     from mpiscope.store import catalog
     from mpiscope.views.export import export
 
+    target = None if args.output in (None, "-") else output_file(args.output)
     run_dir = catalog.resolve(args.out, args.run)
     if args.format == "otf2":
         return _export_otf2(run_dir, args)
@@ -72,16 +74,9 @@ def cmd_export(args) -> int:
     text, notes = export(run_dir, args.format, args.bench)
     for note in notes:
         print(f"mpiscope: note: {note}", file=sys.stderr)
-    if args.output in (None, "-"):
+    if target is None:
         sys.stdout.write(text)
         return 0
-    from pathlib import Path
-
-    target = Path(args.output)
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
-    if target.is_dir():
-        raise UsageError(f"cannot write {target}: it is a directory; give a file name")
     write_text(target, text)
     return 0
 

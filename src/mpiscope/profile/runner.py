@@ -46,9 +46,12 @@ def check_command(command):
     return list(command)
 
 
-def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Path | None, library: Path):
-    """The launcher's environment: the library preloaded into the ranks."""
-    env = launch_env(mpi.family)
+def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Path | None, library: Path,
+                base=None, ompi_launcher=None):
+    """The launcher's environment: the library preloaded into the ranks.
+    `ompi_launcher`: whether Open MPI's mpirun starts the ranks (default:
+    judged from the command's first word)."""
+    env = launch_env(mpi.family, base)
     ours = {"MPISCOPE_PROFILE_DIR": str(raw_dir)}
     if trace_events:
         ours["MPISCOPE_PROFILE_TRACE"] = str(trace_events)
@@ -56,8 +59,9 @@ def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Pa
         ours["MPISCOPE_PROFILE_LIBVIEW"] = "1"  # per collective call (pmpi/libview.c)
     preload = ":".join(p for p in (str(library), env.get("LD_PRELOAD", "")) if p)
     env.update(ours)
-    ompi_launcher = Path(command[0]).name.split(".")[0] in OPEN_MPI_LAUNCHERS and mpi.family == "openmpi"
-    if ompi_launcher:
+    if ompi_launcher is None:
+        ompi_launcher = Path(command[0]).name.split(".")[0] in OPEN_MPI_LAUNCHERS
+    if ompi_launcher and mpi.family == "openmpi":
         forwarded = ";".join(f"{k}={v}" for k, v in {"LD_PRELOAD": preload, **ours}.items())
         old = env.get("OMPI_MCA_mca_base_env_list")
         env["OMPI_MCA_mca_base_env_list"] = f"{old};{forwarded}" if old else forwarded
@@ -79,15 +83,42 @@ def _overhead_summary(ranks: dict) -> dict:
             "calls": sum(r["calls"] for r in ranks.values())}
 
 
+def cluster_command(name, mpi, np, command, library: Path):
+    """The launch of `command` (the application and its arguments) on `np`
+    slots of emulated cluster `name`, as `mpiscope run --cluster` starts the
+    engine: (argv, base environment, {"cluster": ground truth with the
+    placement}). With MPICH, hydra passes the preload to the ranks alone
+    (-genv), so neither its proxies nor the cluster's rsh load the library."""
+    from mpiscope.cluster.launching import cluster_launch
+
+    if np is None:
+        from mpiscope.cluster import state as st
+
+        spec = st.load(name)[1].spec
+        np = spec.hosts * spec.slots
+    preload = ":".join(p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p)
+    launcher_args = ["-genv", "LD_PRELOAD", preload] if mpi.family == "mpich" else []
+    argv, env, extra = cluster_launch(name, mpi.family, np, command[0], command[1:], launcher_args)
+    return argv, env, {"cluster": extra["cluster"]}
+
+
 def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library_view=False, label=None,
-            argv=()):
-    """Runs `command` under the profiler; returns (run directory, context)."""
+            argv=(), cluster=None, np=None):
+    """Runs `command` under the profiler; returns (run directory, context).
+    With `cluster`: `command` is the application alone, started on `np`
+    slots (default: all) of that emulated cluster."""
     command = check_command(command)
+    if np is not None and not cluster:
+        raise UsageError("-n goes with --cluster; without it give the ranks in your launch command "
+                         "(mpirun -n 4 ...)")
     the_mpi = find_mpi(mpicc=mpicc, mpi=mpi)
     if library_view and the_mpi.family != "openmpi":
         raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
                          f"(profile with --mpi openmpi, or leave --library-view out)")
     library = ensure_library(the_mpi) / LIBRARY
+    placed = {}
+    if cluster:  # checked (up, enough slots) before anything is made
+        command, base, placed = cluster_command(cluster, the_mpi, np, command, library)
     out.mkdir(parents=True, exist_ok=True)
     from mpiscope.measure.runner import git_sha, new_run_id  # one way to name runs
 
@@ -98,8 +129,18 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
     view_dir = tmp / files.MONITORING_DIR if library_view else None
     if view_dir:
         view_dir.mkdir()
-    env = profile_env(the_mpi, command, raw.absolute(), trace_events,
-                      view_dir.absolute() if view_dir else None, library)
+    if cluster:
+        env = profile_env(the_mpi, command, raw.absolute(), trace_events,
+                          view_dir.absolute() if view_dir else None, library, base=base,
+                          ompi_launcher=True)
+        if the_mpi.family == "mpich":
+            # The ranks get the library through -genv; the launcher keeps what it had.
+            env.pop("LD_PRELOAD")
+            if base.get("LD_PRELOAD"):
+                env["LD_PRELOAD"] = base["LD_PRELOAD"]
+    else:
+        env = profile_env(the_mpi, command, raw.absolute(), trace_events,
+                          view_dir.absolute() if view_dir else None, library)
     started = time.time()
     try:
         with open(tmp / "launch-0.log", "w") as log, open(tmp / "launch-0.stderr", "w") as err:
@@ -114,7 +155,7 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
             "duration_s": round(duration, 3), "command": list(argv), "launch_commands": [command],
             "mpi": the_mpi.family, "mpi_identity": {**the_mpi.identity(), "pmpi_library": str(library)},
             "benches": [files.KIND], "trace_events": trace_events, "library_view": bool(library_view),
-            "git_sha": git_sha(), "env": relevant_env(), "exit_code": rc,
+            "git_sha": git_sha(), "env": relevant_env(), "exit_code": rc, **placed,
         }
         try:
             context.update(ingest(tmp))
