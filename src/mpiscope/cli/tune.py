@@ -166,6 +166,8 @@ def cmd_tune(args):
         f"from {catalog.source}")
     result = Tuner(probe, catalog, cfg, out, say, own_plan).run()
     save(result, out)
+    from mpiscope.cli.report import write_tune_report
+    write_tune_report([out], out / "report.html")
     if args.json:
         print(json_document("tune", result))
     else:
