@@ -170,3 +170,53 @@ def test_weighted_sizes_are_always_measured(monkeypatch):
     assert {s for _, s in log} >= set(called)
     assert all(("allreduce", s) in t.rows for s in called)
     assert t.cell_counts()["measured"] >= plain.cell_counts()["measured"]
+
+
+def test_a_whole_tune_with_weights_and_two_communicator_sizes(monkeypatch, tmp_path):
+    """Search, rules, files, result, text and report of a tune on 2 and 4 ranks
+    with a profile's weights; the verification's launches replaced by the
+    synthetic costs (tuned = the rule's algorithm)."""
+    from mpiscope.report.tune_data import tune_view
+    from mpiscope.tune.rules import chosen
+    from mpiscope.views.tune import format_tune
+
+    fake_measure(monkeypatch)
+
+    def verify(self, table, written):
+        rows = []
+        for s in SIZES:
+            rule = chosen(table["allreduce"][self.p], s)
+            d, t = cost(DEFAULT, s, self.p), cost(rule, s, self.p)
+            rows.append({"collective": "allreduce", "size": s, "p": self.p, "rule": rule,
+                         "library_size": s, "speedup": d / t, "speedup_low": d / t,
+                         "speedup_high": d / t, "verdict": "same" if rule == DEFAULT else
+                         "tuned faster", "median_default_s": d, "median_tuned_s": t})
+        return rows, [], []
+    monkeypatch.setattr(T.Tuner, "verify", verify)
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps({"format": "mpiscope-profile-weights", "version": 1, "run_id": "x",
+                             "np": 4, "size_meaning": "…", "collectives": [
+        {"collective": "allreduce", "comm_size": 4, "blocking": True, "calls": 90, "bytes": 0,
+         "time_s": 1, "time_share": 1, "sizes": [
+             {"lo": 131072, "hi": 131072, "calls": 90, "bytes": 0, "time_s": 1,
+              "call_share": 1, "time_share": 1}]}]}))
+    weights, _ = T.read_weights(w, ["allreduce"])
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, weights=weights)
+    r = T.Tuning([plan(2), plan(4)], ompi_catalog("4.1.4"), cfg, tmp_path,
+                 say=lambda *_: None).run()
+    assert r["ps"] == [2, 4] and set(r["rules"]["allreduce"]) == {"2", "4"}
+    assert {d["p"] for d in r["decisions"]} == {2, 4}
+    # the application calls 128 KiB on 4 ranks: ring there, 90 calls of it
+    wt = r["weighted"]
+    before, after = 90 * cost(DEFAULT, 131072, 4), 90 * cost("ring", 131072, 4)
+    assert wt["by_p"]["4"]["before_s"] == pytest.approx(before)
+    assert wt["by_p"]["4"]["after_s"] == pytest.approx(after) and wt["by_p"]["2"]["before_s"] == 0
+    assert wt["speedup"] == pytest.approx(before / after)
+    text = format_tune(r)
+    assert "allreduce p=4" in text and "change-overs allreduce p=2" in text
+    view = tune_view(r, str(tmp_path))
+    assert [row["p"] for row in view["collectives"][0]["rows"]] == [2, 4]
+    from mpiscope.cli.report import write_tune_report
+    (tmp_path / "tune.json").write_text(json.dumps(r, default=str))
+    html = write_tune_report([tmp_path], tmp_path / "r.html").read_text()
+    assert f"4 ranks {before * 1e6:,.1f} → {after * 1e6:,.1f} µs" in html
