@@ -12,6 +12,7 @@ import pytest
 
 from mpiscope.tune import mpich_rules, ompi_rules, tuner as T
 from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
+from mpiscope.tune.weights import read_weights
 
 A, B = 20e-6, 1e-8          # latency (s) and time per byte of the synthetic network
 SIZES = [8 * 4 ** k for k in range(9)]   # 8 B … 512 KiB
@@ -200,7 +201,7 @@ def test_a_whole_tune_with_weights_and_two_communicator_sizes(monkeypatch, tmp_p
          "time_s": 1, "time_share": 1, "sizes": [
              {"lo": 131072, "hi": 131072, "calls": 90, "bytes": 0, "time_s": 1,
               "call_share": 1, "time_share": 1}]}]}))
-    weights, _ = T.read_weights(w, ["allreduce"])
+    weights, _ = read_weights(w, ["allreduce"])
     cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, weights=weights)
     r = T.Tuning([plan(2), plan(4)], ompi_catalog("4.1.4"), cfg, tmp_path,
                  say=lambda *_: None).run()

@@ -126,7 +126,8 @@ def _config(args, plan):
     from mpiscope.common.sizes import parse_sizes
     from mpiscope.models.costmodels.params import load_machine
     from mpiscope.cli.analysis import parse_noise
-    from mpiscope.tune.tuner import TuneConfig, read_weights
+    from mpiscope.tune.tuner import TuneConfig
+    from mpiscope.tune.weights import read_weights
 
     colls = [c.strip() for c in args.coll.split(",") if c.strip()]
     for c in colls:

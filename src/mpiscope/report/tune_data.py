@@ -104,7 +104,8 @@ def tune_view(r: dict, where: str) -> dict:
         "slower": v.get("slower_beyond_noise") or [],
         "withdrawn": r.get("withdrawn") or [],
         "weighted": r.get("weighted") and {"by_p": {}, "not_measured": [], **r["weighted"]},
-        "own_wins": [{**x, "label": format_size(x["size"])} for x in own if x["own_beats_library"]],
+        "own_wins": [{"p": r["p"], **x, "label": format_size(x["size"])}
+                     for x in own if x["own_beats_library"]],
         "own_tried": len(own),
         "files": r.get("files") or {},
     }

@@ -28,14 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from mpiscope.common.atomic import write_text
-from mpiscope.common.errors import UsageError
-from mpiscope.stats.compare import SLOWER, compare_samples
+from mpiscope.stats.compare import compare_samples
 from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
 from mpiscope.tune.decide import decide
 from mpiscope.tune.discover import DEFAULT, Catalog
 from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
 from mpiscope.tune.search import Judge, resolved, survivors
-from mpiscope.tune.weights import for_comm_size, on_grid, read_weights, weighted  # noqa: F401
+from mpiscope.tune.weights import for_comm_size, on_grid, weighted
 
 FILES = {"openmpi": "ompi-rules.conf", "openmpi-json": "ompi-rules.json",
          "mpich": "mpich-selection.json"}
@@ -129,12 +128,12 @@ class Tuner:
         calls (--weights) are always measured."""
         cfg = self.cfg
         if not cfg.adaptive:
-            self.say(f"every size × every algorithm")
+            self.say("every size × every algorithm")
             self._measure({c: {n: self.sizes_of(c) for n in self.names[c]} for c in cfg.collectives})
             return
         fine = {c: self.sizes_of(c) for c in cfg.collectives}
         ends = {c: sorted({fine[c][0], fine[c][-1]}) for c in cfg.collectives}
-        self.say(f"pass 1: the grid's ends × every algorithm")
+        self.say("pass 1: the grid's ends × every algorithm")
         self._measure({c: {n: ends[c] for n in self.names[c]} for c in cfg.collectives})
         judges = {c: Judge(self.samples, c, self.rng, cfg.alpha) for c in cfg.collectives}
         pending = {c: [(f[0], f[-1])] for c, f in fine.items() if len(f) > 1}
