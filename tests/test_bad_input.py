@@ -302,6 +302,8 @@ CASES = [
      ["binary_hosts"]),
     ("tune-weights", ["tune", "-n", "2", "--coll", "allreduce", "--weights", "{machine_text}",
                       "-o", "{out}/t"], ["not a weights file"]),
+    ("tune-np-list", ["tune", "-n", "2,x", "--coll", "allreduce", "-o", "{out}/t"],
+     ["-n: '2,x' is not a communicator size"]),
     ("tune-coll", ["tune", "-n", "2", "--coll", "nosuch", "-o", "{out}/t"],
      ["not a collective mpiscope tunes"]),
     ("tune-machine", ["tune", "-n", "2", "--coll", "allreduce", "--machine", "{machine_text}",

@@ -57,7 +57,22 @@ def test_bound_merges_the_cheapest_rule_and_states_its_cost():
     assert len(rules) == 3 and cost == []
     rules, cost = R.bounded(pts, 1)
     assert rules == [R.Rule(0, "a")]
-    assert cost == [(64, pytest.approx(1.05))]
+    assert cost == [(64, pytest.approx(1.05), None)]
+
+
+def test_bound_with_weights_gives_way_where_the_application_does_not_call():
+    """Without weights the 5% loss at 64 is the cheapest merge; when the
+    application calls only 64, the bound keeps b there and gives way at a
+    size nobody calls."""
+    pts = [R.Point(8, "a", {"a": 1.0, "b": 2.0}, 0.0),
+           R.Point(64, "b", {"a": 1.05, "b": 1.0}, 1000.0),
+           R.Point(512, "a", {"a": 1.0, "b": 3.0}, 0.0)]
+    rules, cost = R.bounded(pts, 2)
+    assert len(rules) == 2 and R.chosen(rules, 64) == "b"
+    assert len(cost) == 1 and cost[0][0] in (8, 512) and cost[0][2] == 0.0
+    unweighted = [R.Point(p.size, p.winner, p.medians) for p in pts]
+    rules, cost = R.bounded(unweighted, 2)
+    assert R.chosen(rules, 64) == "a"
 
 
 # ---------------------------------------------------------------- files
@@ -201,24 +216,43 @@ def test_file_in_effect_by_debugger_then_by_time():
     assert V.geomean([2.0, 0.5]) == pytest.approx(1.0)
 
 
-def test_weights_file_and_the_application_time():
-    from mpiscope.tune.tuner import read_weights, weighted
-    import json as j
-    import tempfile, os
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        j.dump({"collectives": {"allreduce": {"sizes": {"8": 100, "65536": 10}}}}, f)
-    try:
-        w = read_weights(f.name)
-    finally:
-        os.unlink(f.name)
-    assert w == {"allreduce": {8: 100.0, 65536: 10.0}}
-    cells = [{"collective": "allreduce", "size": 8, "speedup": 2.0,
+def test_weights_file_and_the_application_time(tmp_path):
+    from mpiscope.tune.weights import for_comm_size, read_weights, weighted
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps({"collectives": {"allreduce": {"sizes": {"8": 100, "65536": 10}}}}))
+    w, left_out = read_weights(short)
+    assert w == {"allreduce": {None: {8: 100.0, 65536: 10.0}}} and left_out == []
+    cells = [{"collective": "allreduce", "p": 4, "size": 8, "speedup": 2.0,
               "median_default_s": 2e-6, "median_tuned_s": 1e-6},
-             {"collective": "allreduce", "size": 65536, "speedup": 1.0,
+             {"collective": "allreduce", "p": 4, "size": 65536, "speedup": 1.0,
               "median_default_s": 1e-4, "median_tuned_s": 1e-4}]
-    r = weighted(w, cells)
+    r = weighted(w, cells, [4])
     assert r["before_s"] == pytest.approx(100 * 2e-6 + 10 * 1e-4)
     assert r["after_s"] == pytest.approx(100 * 1e-6 + 10 * 1e-4)
+    # what mpiscope profile weights writes: per communicator size, size bins
+    prof = tmp_path / "prof.json"
+    prof.write_text(json.dumps({"format": "mpiscope-profile-weights", "version": 1, "run_id": "x",
+                                "np": 8, "size_meaning": "…", "collectives": [
+        {"collective": "allreduce", "comm_size": 8, "blocking": True, "calls": 50, "bytes": 0,
+         "time_s": 0.1, "time_share": 0.5, "sizes": [
+             {"lo": 4, "hi": 16, "calls": 50, "bytes": 400, "time_s": 0.1, "call_share": 1,
+              "time_share": 1}]},
+        {"collective": "allreduce", "comm_size": 2, "blocking": True, "calls": 7, "bytes": 0,
+         "time_s": 0.1, "time_share": 0.5, "sizes": [
+             {"lo": 65536, "hi": 65536, "calls": 7, "bytes": 0, "time_s": 0.1, "call_share": 1,
+              "time_share": 1}]},
+        {"collective": "allgatherv", "comm_size": 8, "blocking": True, "calls": 1, "bytes": 0,
+         "time_s": 0, "time_share": 0, "sizes": [
+             {"lo": 1, "hi": 1, "calls": 1, "bytes": 0, "time_s": 0, "call_share": 1,
+              "time_share": 0}]}]}))
+    w, left_out = read_weights(prof, tunable=["allreduce"])
+    assert w == {"allreduce": {8: {8: 50.0}, 2: {65536: 7.0}}} and left_out == ["allgatherv"]
+    # tuned on 2 and 4 ranks: the 8-rank calls go to 4, the 2-rank ones to 2
+    assert for_comm_size(w, 4, [2, 4]) == {"allreduce": {8: 50.0}}
+    assert for_comm_size(w, 2, [2, 4]) == {"allreduce": {65536: 7.0}}
+    r = weighted(w, cells, [2, 4])
+    assert r["by_p"]["4"]["before_s"] == pytest.approx(50 * 2e-6)
+    assert r["not_measured"] == ["allreduce"]          # nothing verified on 2 ranks
     with pytest.raises(UsageError, match="weights"):
         read_weights("/nonexistent.json")
 

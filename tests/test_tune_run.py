@@ -99,6 +99,11 @@ def test_small_tune_writes_a_file_the_library_selects_by(tmp_path):
     env = (out / "env.sh").read_text()
     assert f"OMPI_MCA_coll_tuned_dynamic_rules_filename={Path(doc['files']['openmpi']).absolute()}" in env
     assert "OMPI_MCA_coll_tuned_use_dynamic_rules=1" in env
+    # the tuning report beside the files: every decided cell in the winner map
+    html = (out / "report.html").read_text()
+    table = html.split('<table class="winners">')[1].split("</table>")[0]
+    winners = {d["winner"] for d in doc["decisions"] if d["collective"] == "allreduce"}
+    assert all(f"<b>{w}</b>" in table for w in winners) and "<th>64K</th>" in table
 
 
 def test_bad_input_exits_2_and_writes_nothing(tmp_path):

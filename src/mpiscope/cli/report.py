@@ -24,7 +24,8 @@ examples:
   mpiscope report RUN_A RUN_B -o compare.html\
 """)
     p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
-                   help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest)")
+                   help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest); "
+                        "or directories mpiscope tune wrote (a tuning report)")
     p.add_argument("-o", "--output", default="report.html", type=path, help="HTML file to write (default report.html)")
     add_out(p)
     p.add_argument("--jobs", metavar="N", type=_jobs, default=None,
@@ -87,7 +88,32 @@ def _sections(run_dirs):
     return len({(s.bench, s.algo) for d in run_dirs for s in open_run(d).series})
 
 
+def write_tune_report(tune_dirs, output):
+    """The report of `mpiscope tune` outputs (directories holding tune.json)."""
+    from mpiscope.report import render, tune_data
+
+    target = Path(output)
+    if target.is_dir() or not target.parent.resolve().is_dir():
+        raise UsageError(f"cannot write the report to {target}: give a file name in an existing directory")
+    write_text(target, render.render_tune(tune_data.gather(tune_dirs)))
+    return target
+
+
+def _is_tune_dir(ref):
+    from mpiscope.report.tune_data import RESULT
+
+    return (Path(ref) / RESULT).is_file()
+
+
 def cmd_report(args):
+    tunes = [ref for ref in args.runs if _is_tune_dir(ref)]
+    if tunes:
+        if len(tunes) != len(args.runs):
+            raise UsageError("mpiscope tune outputs and runs make separate reports: give tune "
+                             "directories only (a report on the tune's own runs shows its section too)")
+        target = write_tune_report(tunes, args.output)
+        print(f"report written to {target.resolve()}")
+        return 0
     run_dirs = [catalog.resolve(args.out, ref) for ref in args.runs]
     if len(set(run_dirs)) != len(run_dirs):
         raise UsageError("a run is named twice; name each run once")

@@ -26,11 +26,13 @@ library uses it, and measure default against tuned side by side.\
         epilog="""\
 examples:
   mpiscope tune -n 4 --coll allreduce,bcast -o tuned
+  mpiscope tune -n 2,4 --coll allreduce --sizes 8-64K:x8 -o tuned24
   mpiscope tune --cluster fe --mpi mpich --sizes 8-1M:x2 --weights app-weights.json
   mpiscope tune -n 2 --coll allreduce --sizes 8,64K --time-budget 0.1 --exhaustive\
 """)
-    p.add_argument("-n", "--np", type=int, help="ranks: the communicator size tuned (default: "
-                                                "CPUs here, or every slot of --cluster)")
+    p.add_argument("-n", "--np", metavar="N[,N…]",
+                   help="ranks: the communicator sizes tuned, a comma list (default: CPUs here, "
+                        "or every slot of --cluster)")
     add_mpi(p)
     p.add_argument("--ppn", type=int, help="ranks per node (with --hostfile)")
     p.add_argument("--hostfile", help="hosts and slots, as for mpiscope run")
@@ -42,8 +44,12 @@ examples:
                    help=f"the size grid, as mpiscope run takes it (default {DEFAULT_SIZES})")
     p.add_argument("--exhaustive", action="store_true",
                    help="measure every size with every algorithm (no adaptive search)")
-    p.add_argument("--coarse", type=int, default=3,
-                   help="adaptive search: every N-th size first (default 3)")
+    p.add_argument("--coarse", type=int, default=0,
+                   help="adaptive search: also every N-th size in its first refining pass "
+                        "(default 0: bisection from the grid's ends)")
+    p.add_argument("--prune", default="10%",
+                   help="adaptive search: an algorithm slower than one other beyond this at both "
+                        "ends of an interval is left out of it (10%%)")
     p.add_argument("--skip", metavar="LIST", default="",
                    help="algorithm names never forced (comma list)")
     p.add_argument("--noise", default="2%", help="practical threshold of compare's verdict (2%%)")
@@ -80,7 +86,21 @@ def _collectives():
     return COLLECTIVES
 
 
-def _plan(args, out: Path, own=None):
+def comm_sizes(text) -> list:
+    """-n: one communicator size or a comma list of them, e.g. 2,4."""
+    if text is None:
+        return [None]
+    try:
+        ps = [int(w) for w in str(text).split(",")]
+    except ValueError:
+        ps = []
+    if not ps or any(p < 2 for p in ps) or len(set(ps)) != len(ps):
+        raise UsageError(f"-n: '{text}' is not a communicator size or a comma list of distinct "
+                         f"ones (each at least 2), e.g. -n 4 or -n 2,4")
+    return sorted(ps)
+
+
+def _plan(args, out: Path, own=None, np=None):
     """The base run plan, as `mpiscope run` would make it from the same options;
     `own`: collectives to measure with every algorithm of our own (--algo all)."""
     from mpiscope.cli.run import add_run_options
@@ -92,7 +112,7 @@ def _plan(args, out: Path, own=None):
             "--time-budget", str(args.time_budget),
             "--reps-max", str(args.reps_max), "--ci-width", str(args.ci_width),
             "--seed", str(args.seed)]
-    for flag, value in (("-n", args.np), ("--mpicc", args.mpicc), ("--mpi", args.mpi),
+    for flag, value in (("-n", np), ("--mpicc", args.mpicc), ("--mpi", args.mpi),
                         ("--ppn", args.ppn), ("--hostfile", args.hostfile),
                         ("--cluster", args.cluster), ("--launcher-args", args.launcher_args)):
         if value is not None:
@@ -106,66 +126,76 @@ def _config(args, plan):
     from mpiscope.common.sizes import parse_sizes
     from mpiscope.models.costmodels.params import load_machine
     from mpiscope.cli.analysis import parse_noise
-    from mpiscope.tune.tuner import TuneConfig, read_weights
+    from mpiscope.tune.tuner import TuneConfig
+    from mpiscope.tune.weights import read_weights
 
     colls = [c.strip() for c in args.coll.split(",") if c.strip()]
     for c in colls:
         if c not in _collectives():
             raise UsageError(f"--coll: '{c}' is not a collective mpiscope tunes; choose from "
                              f"{', '.join(_collectives())}")
-    weights = read_weights(args.weights) if args.weights else None
+    weights, left_out = read_weights(args.weights, _collectives()) if args.weights else (None, [])
     if weights:
         unknown = [c for c in weights if c not in _collectives()]
         if unknown:
             raise UsageError(f"--weights: {', '.join(unknown)} is not a collective mpiscope tunes")
         colls = [c for c in colls if c in weights] or colls
-    for name, value, low in (("--coarse", args.coarse, 1), ("--max-rules", args.max_rules, 1),
+    for name, value, low in (("--coarse", args.coarse, 0), ("--max-rules", args.max_rules, 1),
                              ("--repeat", args.repeat, 1), ("--verify-repeat", args.verify_repeat, 1)):
         if value < low:
             raise UsageError(f"{name} must be at least {low}, got {value}")
+    try:
+        prune = parse_noise(args.prune)
+    except UsageError as e:
+        raise UsageError(str(e).replace("--noise", "--prune")) from None
     sizes = sorted(set(parse_sizes(args.sizes)))
     return TuneConfig(collectives=colls, sizes=sizes, adaptive=not args.exhaustive,
                       coarse=args.coarse, noise=parse_noise(args.noise), alpha=args.alpha,
+                      prune=prune,
                       max_rules=args.max_rules, repeat=args.repeat,
                       verify_repeat=args.verify_repeat, seed=args.seed,
                       skip=tuple(s.strip() for s in args.skip.split(",") if s.strip()),
-                      weights=weights,
+                      weights=weights, weights_left_out=tuple(left_out),
                       machine=load_machine(args.machine) if args.machine else None)
 
 
 def cmd_tune(args):
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.tune.discover import discover
-    from mpiscope.tune.tuner import Tuner, save
+    from mpiscope.tune.tuner import Tuning, save
     from mpiscope.views.documents import json_document
     from mpiscope.views.tune import format_tune
 
     mpi = find_mpi(mpicc=args.mpicc, mpi=args.mpi)
     catalog = discover(mpi)
     # Checked before anything is written: bad options leave nothing behind.
-    probe = _plan(args, Path("runs"))
-    cfg = _config(args, probe)
-    out = Path(args.output or f"tune-{catalog.library}-{catalog.version}-p{probe.np}")
+    plans = [_plan(args, Path("runs"), np=n) for n in comm_sizes(args.np)]
+    cfg = _config(args, plans[0])
+    ps = "_".join(str(pl.np) for pl in plans)
+    out = Path(args.output or f"tune-{catalog.library}-{catalog.version}-p{ps}")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "tune.json").exists())):
         raise UsageError(f"-o {out}: it exists and holds other things; give a new or empty "
                          f"directory (or one an earlier mpiscope tune wrote)")
-    probe = dataclasses.replace(probe, out=out / "runs")
-    own_plan = None
+    plans = [dataclasses.replace(pl, out=out / "runs") for pl in plans]
+    own_plans = None
     if args.own:
         from mpiscope.engine.describe import describe
         from mpiscope.engine.build import as_mpi
 
         with_own = [c for c in cfg.collectives if c in describe(as_mpi(mpi)).algorithms]
-        own_plan = _plan(args, out / "runs", with_own) if with_own else None
+        own_plans = [_plan(args, out / "runs", with_own, pl.np) if with_own else None
+                     for pl in plans]
     out.mkdir(parents=True, exist_ok=True)
 
     def say(text):
         print(f"mpiscope tune: {text}", file=sys.stderr, flush=True)
 
-    say(f"{mpi.name}: {len(cfg.collectives)} collectives on {probe.np} ranks, algorithms read "
-        f"from {catalog.source}")
-    result = Tuner(probe, catalog, cfg, out, say, own_plan).run()
+    say(f"{mpi.name}: {len(cfg.collectives)} collectives on {', '.join(str(pl.np) for pl in plans)}"
+        f" ranks, algorithms read from {catalog.source}")
+    result = Tuning(plans, catalog, cfg, out, say, own_plans).run()
     save(result, out)
+    from mpiscope.cli.report import write_tune_report
+    write_tune_report([out], out / "report.html")
     if args.json:
         print(json_document("tune", result))
     else:

@@ -21,6 +21,7 @@ from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.report.card_data import card
 from mpiscope.report.loggp_data import layer_views, loggp_views
 from mpiscope.report.transport_data import transport_views
+from mpiscope.report.tune_data import tune_views
 from mpiscope.stats import quality
 from mpiscope.report.pool import draw, resolved
 
@@ -298,4 +299,6 @@ def gather(run_dirs):
         "sim": sim_views(runs, series),
         # The transport lab over all the runs (transport_data.py).
         "transport": transport_views(runs),
+        # The tune outputs the runs belong to (tune_data.py).
+        "tune": tune_views([d for _, d, _, _ in runs]),
     })

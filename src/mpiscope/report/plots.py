@@ -307,3 +307,34 @@ def comm_matrix(matrix, clabel="bytes sent"):
     ax.grid(False)
     fig.colorbar(img, ax=ax, label=clabel)
     return _svg(fig)
+
+
+# ---------------------------------------------------------------- tuning (tune_data.py)
+
+def winner_map(maps):
+    """Per collective, the winning algorithm per message size (columns) and
+    communicator size (rows), one colour per algorithm.
+    maps: [{"title", "sizes": labels, "ps", "names", "grid": [[index or -1]]}]."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    n = len(maps)
+    fig, axes = plt.subplots(n, 1, figsize=(8, sum(0.9 + 0.35 * len(m["ps"]) for m in maps) + 0.4),
+                             squeeze=False)
+    for ax, m in zip(axes[:, 0], maps):
+        grid = np.ma.masked_less(np.asarray(m["grid"], dtype=float), 0)
+        colors = [COLORS[i % len(COLORS)] for i in range(max(len(m["names"]), 1))]
+        ax.imshow(grid, aspect="auto", interpolation="nearest", cmap=ListedColormap(colors),
+                  vmin=-0.5, vmax=len(colors) - 0.5)
+        ax.set_xticks(range(len(m["sizes"])))
+        ax.set_xticklabels(m["sizes"], rotation=60, fontsize=7)
+        ax.set_yticks(range(len(m["ps"])))
+        ax.set_yticklabels([str(p) for p in m["ps"]])
+        ax.set_ylabel("ranks")
+        ax.set_title(m["title"], fontsize=9)
+        ax.grid(False)
+        ax.legend(handles=[Patch(color=colors[i], label=name) for i, name in enumerate(m["names"])],
+                  fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes[-1, 0].set_xlabel("message size (engine's: bytes per rank)")
+    fig.tight_layout()
+    return _svg(fig)

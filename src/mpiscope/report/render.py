@@ -53,6 +53,12 @@ def render_profiles(data):
     return env.get_template("profile.html.j2").render(css=Markup(css), **data)
 
 
+def render_tune(data):
+    env = _environment()
+    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
+    return env.get_template("tune_report.html.j2").render(css=Markup(css), **data)
+
+
 def render(data):
     env = _environment()
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()

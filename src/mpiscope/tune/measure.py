@@ -109,15 +109,21 @@ def launch(plan, catalog: Catalog, cells: dict, label: str, samples: Samples,
 def measure_algorithms(plan, catalog: Catalog, cells: dict, algorithms: dict, samples: Samples,
                        repeat: int = 1, say=print):
     """Every algorithm of `algorithms` {collective: [names, DEFAULT first]} at
-    the sizes of `cells` {collective: sizes}; launch k forces the k-th name of
-    every collective that has one."""
-    rounds = max(len(v) for v in algorithms.values())
+    the sizes of `cells` {collective: sizes}."""
+    measure_jobs(plan, catalog, {c: [(n, cells[c]) for n in algorithms[c]] for c in cells},
+                 samples, repeat, say)
+
+
+def measure_jobs(plan, catalog: Catalog, jobs: dict, samples: Samples, repeat: int = 1, say=print):
+    """`jobs` {collective: [(name, sizes)], DEFAULT first}: launch k forces the
+    k-th name of every collective that has one, at that name's sizes."""
+    rounds = max((len(v) for v in jobs.values()), default=0)
     for rep in range(repeat):
         for k in range(rounds):
-            in_launch = {c: cells[c] for c in cells if k < len(algorithms[c]) and cells[c]}
+            in_launch = {c: jobs[c][k][1] for c in jobs if k < len(jobs[c]) and jobs[c][k][1]}
             if not in_launch:
                 continue
-            names = {c: algorithms[c][k] for c in in_launch}
+            names = {c: jobs[c][k][0] for c in in_launch}
             label = ", ".join(f"{c}={n}" for c, n in names.items())
             say(f"[{rep * rounds + k + 1}/{rounds * repeat}] {label}")
             failed = len(samples.failures)

@@ -212,3 +212,14 @@ def read_json(text: str, catalog: Catalog | None = None, path: str = "rules.json
             entries.append((cr.get("comm_size_min", 0), cr.get("comm_size_max", "inf"), msgs))
         out[coll] = entries
     return out
+
+
+def json_selects(parsed: dict, coll: str, p: int, size: int) -> str:
+    """The algorithm name (or "ignore": the library's own) the JSON rules give
+    (coll, p, library size); "ignore" where no range holds."""
+    for p_lo, p_hi, msgs in parsed.get(coll, []):
+        if p_lo <= p and (p_hi == "inf" or p <= p_hi):
+            for lo, hi, alg in msgs:
+                if lo <= size and (hi == "inf" or size <= hi):
+                    return alg
+    return "ignore"

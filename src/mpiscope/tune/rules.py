@@ -7,7 +7,11 @@ A change-over between two measured sizes goes at their geometric mean (the
 sizes are a geometric grid). A bound on the number of rules merges the rule
 whose loss is smallest into a neighbour, and the cost is stated: the
 slowdown, at each measured size it moves, of the neighbour's algorithm
-against the winner's (from the measured medians).
+against the winner's (from the measured medians). The loss is the sum of
+log slowdowns over the measured sizes; with an application's weights
+(--weights) it is first the time the application loses, Σ calls × (median
+of the algorithm kept − median of the winner), so the bound gives way where
+the application does not call (the log slowdowns then break ties).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class Point:
     size: int           # library size of a measured cell
     winner: str         # algorithm name or DEFAULT
     medians: dict = field(default_factory=dict, compare=False, hash=False)  # algorithm -> median (s)
+    calls: float | None = field(default=None, compare=False, hash=False)  # the application's, or None
 
 
 def check(rules: list, where: str = "") -> list:
@@ -90,10 +95,24 @@ def _slowdowns(points, rules):
     return out
 
 
+def _application_s(points, rules):
+    """{size: seconds the application loses there}, or {} without weights."""
+    out = {}
+    for p in points:
+        if p.calls is None:
+            return {}
+        alg = chosen(rules, p.size)
+        a, w = p.medians.get(alg), p.medians.get(p.winner)
+        out[p.size] = 0.0 if alg == p.winner else (p.calls * (a - w) if a and w else
+                                                   (math.inf if p.calls else 0.0))
+    return out
+
+
 def bounded(points: list, max_rules: int):
     """Rules from `points` with at most `max_rules` rules. Returns (rules,
-    cost): cost lists (size, slowdown) for each measured size the bound moved
-    to another algorithm, slowdown = that algorithm's median / the winner's."""
+    cost): cost lists (size, slowdown, application seconds or None) for each
+    measured size the bound moved to another algorithm, slowdown = that
+    algorithm's median / the winner's."""
     if max_rules < 1:
         raise UsageError(f"--max-rules must be at least 1, got {max_rules}")
     rules = from_points(points)
@@ -108,9 +127,12 @@ def bounded(points: list, max_rules: int):
                 trial = merged(trial)
                 if trial[0].start != 0:
                     trial[0] = Rule(0, trial[0].algorithm)
-                loss = sum(math.log(s) for s in _slowdowns(points, trial).values())
+                loss = (sum(_application_s(points, trial).values()),
+                        sum(math.log(s) for s in _slowdowns(points, trial).values()))
                 if best is None or loss < best[0]:
                     best = (loss, trial)
         rules = best[1]
-    cost = [(size, s) for size, s in sorted(_slowdowns(points, rules).items()) if s != 1.0]
+    app = _application_s(points, rules)
+    cost = [(size, s, app.get(size)) for size, s in sorted(_slowdowns(points, rules).items())
+            if s != 1.0]
     return check(rules, "rules"), cost

@@ -3,22 +3,24 @@ library's collectives").
 
 1. Every collective's algorithms come from the library (discover.py).
 2. The cells (collective, size, algorithm) are measured with the engine,
-   each algorithm forced, the default included (measure.py). Adaptive: a
-   coarse grid (every `coarse`-th size and the last) with every algorithm,
-   then the sizes between two coarse sizes whose winners differ, with only
-   the algorithms that won at either end and the default.
+   each algorithm forced, the default included (measure.py). Adaptive
+   (Tuner.search, search.py): the grid's ends with every algorithm, then
+   the coarse grid and the middles of the intervals not yet resolved, each
+   with the algorithms not left out on it.
 3. Decisions by compare's verdict (decide.py), rules compacted and bounded
    (rules.py), sizes converted to the library's (sizes.py).
 4. Files written for the library in use, each read back by our reader.
 5. Verification (verify.py): default and tuned alternating; a cell slower
    beyond noise has its rule withdrawn and the files are rewritten and
    verified again.
+
+A Tuner does one communicator size; Tuning runs one per size asked for and
+writes one file holding every size's rules.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from mpiscope.common.atomic import write_text
-from mpiscope.common.errors import UsageError
-from mpiscope.stats.compare import SLOWER, compare_samples
+from mpiscope.stats.compare import compare_samples
 from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
 from mpiscope.tune.decide import decide
 from mpiscope.tune.discover import DEFAULT, Catalog
-from mpiscope.tune.measure import TUNED, Samples, launch, measure_algorithms
+from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
+from mpiscope.tune.search import Judge, resolved, survivors
+from mpiscope.tune.weights import for_comm_size, on_grid, weighted
 
 FILES = {"openmpi": "ompi-rules.conf", "openmpi-json": "ompi-rules.json",
          "mpich": "mpich-selection.json"}
@@ -42,7 +45,8 @@ class TuneConfig:
     collectives: list
     sizes: list                 # engine sizes, the fine grid
     adaptive: bool = True
-    coarse: int = 3             # every coarse-th size in the first pass
+    coarse: int = 0             # adaptive: also every coarse-th size in the first refining pass (0: none)
+    prune: float = 0.10         # margin by which an algorithm must lose at both ends to be left out
     noise: float = 0.02
     alpha: float = 0.05
     max_rules: int = 8
@@ -51,7 +55,8 @@ class TuneConfig:
     verify_rounds: int = 2      # verifications at most (after a withdrawal, again)
     seed: int = 1
     skip: tuple = ()            # algorithm names left out (e.g. ones that hang)
-    weights: dict | None = None  # {collective: {engine size: calls}}
+    weights: dict | None = None  # {collective: {comm size or None: {engine size: calls}}} (weights.py)
+    weights_left_out: tuple = ()   # collectives of the weights file mpiscope does not tune
     machine: object | None = None  # cost-model parameters for the report
 
 
@@ -80,18 +85,31 @@ class Tuner:
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
         self.withdrawn = []  # (coll, size, speedup)
+        self.set_weights([self.p])
+
+    def set_weights(self, tuned: list):
+        """The application's calls this communicator size answers for, on the
+        size grid: {collective: {grid size: calls}} (empty without --weights)."""
+        mine = for_comm_size(self.cfg.weights, self.p, tuned)
+        self.weights = {c: on_grid(by, self.sizes_of(c)) for c, by in mine.items()
+                        if c in self.names}
 
     def sizes_of(self, coll):
         return [0] if coll == "barrier" else self.cfg.sizes
 
     # ------------------------------------------------------------ measure + decide
 
-    def _measure(self, cells: dict, names: dict):
-        measure_algorithms(self.plan, self.catalog, cells, names, self.samples, self.cfg.repeat,
-                           self.say)
-        for c, ss in cells.items():
-            for s in ss:
-                self.measured[c] |= {(s, n) for n in names[c]}
+    def _measure(self, jobs: dict):
+        """jobs {collective: {name: sizes}}, measured in the order of self.names."""
+        ordered = {c: [(n, sorted(jobs[c][n])) for n in self.names[c] if jobs[c].get(n)]
+                   for c in jobs if jobs[c]}
+        measure_jobs(self.plan, self.catalog, ordered, self.samples, self.cfg.repeat, self.say)
+        for c, pairs in ordered.items():
+            for n, sizes in pairs:
+                self.measured[c] |= {(s, n) for s in sizes}
+        for c, pairs in ordered.items():
+            for s in sorted({s for _, sizes in pairs for s in sizes}):
+                self._decide(c, s)
 
     def _decide(self, coll, size):
         names = [n for n in self.names[coll] if (size, n) in self.measured[coll]]
@@ -101,35 +119,56 @@ class Tuner:
         return winner or DEFAULT
 
     def search(self):
+        """Exhaustive: every size × every algorithm. Adaptive (search.py says
+        why each step is sound): the two ends of the size grid with every
+        algorithm; then, round by round, each interval between measured sizes
+        is resolved (its winner inherited), or measured at its middle size
+        (in the first round at the --coarse grid's sizes, when given) with the
+        algorithms not left out on it, and split there. Sizes the application
+        calls (--weights) are always measured."""
         cfg = self.cfg
-        first = {c: (coarse_grid(self.sizes_of(c), cfg.coarse) if cfg.adaptive else self.sizes_of(c))
-                 for c in cfg.collectives}
-        self.say(f"pass 1: {sum(len(v) for v in first.values())} sizes × every algorithm")
-        self._measure(first, self.names)
-        for c in cfg.collectives:
-            for s in first[c]:
-                self._decide(c, s)
         if not cfg.adaptive:
+            self.say("every size × every algorithm")
+            self._measure({c: {n: self.sizes_of(c) for n in self.names[c]} for c in cfg.collectives})
             return
-        for c in cfg.collectives:
-            grid, fine = first[c], self.sizes_of(c)
-            todo, cands = [], {DEFAULT}
-            for lo, hi in zip(grid, grid[1:]):
-                a, b = self.winners[(c, lo)], self.winners[(c, hi)]
-                between = [s for s in fine if lo < s < hi]
-                if a != b and between:
-                    todo += between
-                    cands |= {a, b}
-                else:  # one winner at both ends: it holds between them
-                    for s in between:
-                        self.winners[(c, s)] = a
-            if todo:
-                names = [n for n in self.names[c] if n in cands]
-                self.say(f"pass 2: {c}: {len(todo)} sizes between changing winners × {len(names)} "
-                         f"algorithms")
-                self._measure({c: todo}, {c: names})
-                for s in todo:
-                    self._decide(c, s)
+        fine = {c: self.sizes_of(c) for c in cfg.collectives}
+        ends = {c: sorted({fine[c][0], fine[c][-1]}) for c in cfg.collectives}
+        self.say("pass 1: the grid's ends × every algorithm")
+        self._measure({c: {n: ends[c] for n in self.names[c]} for c in cfg.collectives})
+        judges = {c: Judge(self.samples, c, self.rng, cfg.alpha) for c in cfg.collectives}
+        pending = {c: [(f[0], f[-1])] for c, f in fine.items() if len(f) > 1}
+        first = True
+        while pending:
+            jobs, nxt = {}, {}
+            for c, intervals in pending.items():
+                heavy = {s for s, calls in self.weights.get(c, {}).items() if calls > 0}
+                for lo, hi in intervals:
+                    between = [s for s in fine[c] if lo < s < hi]
+                    if not between:
+                        continue
+                    keep = survivors(judges[c], lo, hi, self.names[c], self.measured[c], cfg.prune)
+                    must = sorted(heavy & set(between))
+                    if not must and resolved(judges[c], lo, hi, self.winners_of(c), keep, cfg.noise):
+                        for s in between:
+                            self.winners[(c, s)] = self.winners[(c, lo)]
+                        continue
+                    grid = ([s for s in coarse_grid(fine[c], cfg.coarse) if lo < s < hi]
+                            if first and cfg.coarse else [])
+                    points = sorted(set(grid or [between[len(between) // 2]]) | set(must))
+                    for n in keep:
+                        jobs.setdefault(c, {}).setdefault(n, set()).update(points)
+                    cuts = [lo] + points + [hi]
+                    nxt.setdefault(c, []).extend(zip(cuts, cuts[1:]))
+            if not jobs:
+                break
+            self.say("pass: " + "; ".join(
+                f"{c} {len(set().union(*by.values()))} sizes × {len(by)} algorithms"
+                for c, by in jobs.items()))
+            self._measure(jobs)
+            pending, first = nxt, False
+
+    def winners_of(self, coll):
+        return {s: w for (c, s), w in self.winners.items() if c == coll}
 
     def cell_counts(self):
         exhaustive = sum(len(self.sizes_of(c)) * len(self.names[c]) for c in self.cfg.collectives)
@@ -146,11 +185,14 @@ class Tuner:
             for s in self.sizes_of(c):
                 w = self.winners.get((c, s), DEFAULT)
                 meds = {n: self.samples.median(c, n, s) for n in self.names[c]}
+                calls = self.weights.get(c, {}).get(s, 0.0) if self.cfg.weights else None
                 pts.append(R.Point(S.library_size(lib, c, s, self.p), w,
-                                   {n: m for n, m in meds.items() if m}))
+                                   {n: m for n, m in meds.items() if m}, calls))
             rules, cost = R.bounded(pts, self.cfg.max_rules)
             table[c] = {self.p: rules}
-            costs[c] = [{"library_size": s, "slowdown": x} for s, x in cost]
+            costs[c] = [{"library_size": s, "slowdown": x, **({"application_s": a} if a is not None
+                                                                  else {})}
+                        for s, x, a in cost]
         return table, costs
 
     def write_files(self, table) -> dict:
@@ -161,28 +203,42 @@ class Tuner:
             text = ompi_rules.write_classic(table, cat)
             parsed = ompi_rules.read_classic(text, cat, FILES["openmpi"])
             for c, by_p in table.items():
-                for s in self.sizes_of(c):
-                    size = S.library_size("openmpi", c, s, self.p)
-                    want = R.chosen(by_p[self.p], size)
-                    got = ompi_rules.classic_selects(parsed, c, self.p, size)
-                    if got != ompi_rules._number(cat, c, want):
-                        raise RuntimeError(f"our reader finds {got} for {c} {s} B, not {want}")
+                for p, rules in by_p.items():
+                    for s in self.sizes_of(c):
+                        size = S.library_size("openmpi", c, s, p)
+                        want = R.chosen(rules, size)
+                        got = ompi_rules.classic_selects(parsed, c, p, size)
+                        if got != ompi_rules._number(cat, c, want):
+                            raise RuntimeError(f"our reader finds {got} for {c} p={p} {s} B, "
+                                               f"not {want}")
             write_text(out / FILES["openmpi"], text)
             written["openmpi"] = out / FILES["openmpi"]
             if int(cat.version.split(".")[0]) >= 6:  # Open MPI 6/main also reads JSON rules
                 doc = ompi_rules.write_json(table, cat)
-                ompi_rules.read_json(doc, cat)
+                jparsed = ompi_rules.read_json(doc, cat)
+                for c, by_p in table.items():
+                    for p, rules in by_p.items():
+                        for s in self.sizes_of(c):
+                            want = R.chosen(rules, S.library_size("openmpi", c, s, p))
+                            got = ompi_rules.json_selects(jparsed, c, p,
+                                                          S.library_size("openmpi", c, s, p))
+                            if got != ("ignore" if want == DEFAULT else want):
+                                raise RuntimeError(f"our JSON reader finds {got} for {c} p={p} "
+                                                   f"{s} B, not {want}")
                 write_text(out / FILES["openmpi-json"], doc)
                 written["openmpi-json"] = out / FILES["openmpi-json"]
         else:
             text = mpich_rules.write(table, cat)
             tree = mpich_rules.read(text, cat, FILES["mpich"])
             for c, by_p in table.items():
-                for s in self.sizes_of(c):
-                    want = R.chosen(by_p[self.p], S.library_size("mpich", c, s, self.p))
-                    got = mpich_rules.selects(tree, c, self.p, S.library_size("mpich", c, s, self.p))
-                    if want != DEFAULT and got != cat.find(c, want).container:
-                        raise RuntimeError(f"our reader finds {got} for {c} {s} B, not {want}")
+                for p, rules in by_p.items():
+                    for s in self.sizes_of(c):
+                        size = S.library_size("mpich", c, s, p)
+                        want = R.chosen(rules, size)
+                        got = mpich_rules.selects(tree, c, p, size)
+                        if want != DEFAULT and got != cat.find(c, want).container:
+                            raise RuntimeError(f"our reader finds {got} for {c} p={p} {s} B, "
+                                               f"not {want}")
             write_text(out / FILES["mpich"], text)
             written["mpich"] = out / FILES["mpich"]
         return written
@@ -346,46 +402,85 @@ class Tuner:
                         "own_beats_library": verdict == "faster"})
         return out
 
+
+class Tuning:
+    """A tune over one or more communicator sizes: one Tuner (plan) per size,
+    measured one after the other; one table {collective: {p: rules}}, so one
+    file per format with a section (Open MPI) or condition (MPICH) per size;
+    each size verified with that file."""
+
+    def __init__(self, plans, catalog: Catalog, cfg: TuneConfig, outdir: Path, say=print,
+                 own_plans=None):
+        self.catalog, self.cfg, self.outdir, self.say = catalog, cfg, outdir, say
+        own_plans = own_plans or [None] * len(plans)
+        self.tuners = [Tuner(plan, catalog, cfg, outdir, say, own)
+                       for plan, own in zip(plans, own_plans)]
+        for t in self.tuners:
+            t.set_weights([x.p for x in self.tuners])
+        self.unverified = False
+
+    def table(self):
+        table, costs = {}, {}
+        for t in self.tuners:
+            tab, cost = t.table()
+            for c in tab:
+                table.setdefault(c, {}).update(tab[c])
+                costs.setdefault(c, []).extend({"p": t.p, **x} for x in cost[c])
+        return table, costs
+
     def run(self) -> dict:
-        self.search()
-        self.own = self.own_algorithms()
+        first = self.tuners[0]
+        for t in self.tuners:
+            if len(self.tuners) > 1:
+                self.say(f"communicator size {t.p}")
+            t.search()
+            t.own = t.own_algorithms()
         verification, runs, failures = [], [], []
         for round_ in range(self.cfg.verify_rounds):
             table, costs = self.table()
-            written = self.write_files(table)
-            params = self.use_params(written)
-            write_text(self.outdir / "env.sh", self.env_lines(params))
-            verification, runs, failures = self.verify(table, written)
-            if not self.withdraw(verification):
+            written = first.write_files(table)
+            params = first.use_params(written)
+            write_text(self.outdir / "env.sh", first.env_lines(params))
+            verification, runs, failures = [], [], []
+            for t in self.tuners:
+                v, r, f = t.verify(table, written)
+                verification += v
+                runs += r
+                failures += f
+            if not any([t.withdraw([r for r in verification if r["p"] == t.p])
+                        for t in self.tuners]):
                 break
             self.say("a tuned cell is slower than the default beyond noise: its rule is "
                      "withdrawn and the file rewritten")
             if round_ == self.cfg.verify_rounds - 1:  # no verification left: write the last state
                 table, costs = self.table()
-                written = self.write_files(table)
+                written = first.write_files(table)
                 self.unverified = True
                 self.say("the files after the last withdrawal are not verified again "
                          "(two verifications at most)")
         return self.result(table, costs, written, verification, runs, failures)
 
     def result(self, table, costs, written, verification, vruns, vfailures) -> dict:
-        cat = self.catalog
+        cat, cfg, ts = self.catalog, self.cfg, self.tuners
         judged = [r for r in verification if r.get("speedup")]
         in_effect = V.file_in_effect(verification)
         by_debugger = any(r.get("library_selects") for r in verification)
+        counts = [t.cell_counts() for t in ts]
         return {
-            "library": cat.library, "version": cat.version, "p": self.p,
-            "ppn": self.plan.ppn, "cluster": self.plan.cluster,
+            "library": cat.library, "version": cat.version, "p": ts[0].p,
+            "ps": [t.p for t in ts],
+            "ppn": ts[0].plan.ppn, "cluster": ts[0].plan.cluster,
             "algorithms": cat.to_dict()["algorithms"],
             "excluded_components": cat.excluded_components,
-            "sizes": {c: S.describe(cat.library, c) for c in self.cfg.collectives},
-            "cells": self.cell_counts(),
-            "decisions": [{"collective": c, "size": s, "winner": self.winners.get((c, s), DEFAULT),
-                           "measured": (c, s) in self.rows, "rows": self.rows.get((c, s), [])}
-                          for c in self.cfg.collectives for s in self.sizes_of(c)],
+            "sizes": {c: S.describe(cat.library, c) for c in cfg.collectives},
+            "cells": {k: sum(x[k] for x in counts) for k in ("measured", "exhaustive")},
+            "decisions": [{"collective": c, "p": t.p, "size": s,
+                           "winner": t.winners.get((c, s), DEFAULT),
+                           "measured": (c, s) in t.rows, "rows": t.rows.get((c, s), [])}
+                          for c in cfg.collectives for t in ts for s in t.sizes_of(c)],
             "rules": {c: {str(p): [{"start": r.start, "algorithm": r.algorithm} for r in rs]
-                          for p, rs in by_p.items()} for c, by_p in table.items()},
-            "bound": {"max_rules": self.cfg.max_rules, "cost": costs},
+                          for p, rs in sorted(by_p.items())} for c, by_p in table.items()},
+            "bound": {"max_rules": cfg.max_rules, "cost": costs},
             "files": {k: str(v) for k, v in written.items()},
             "env": str(self.outdir / "env.sh"),
             "verification": {
@@ -393,38 +488,20 @@ class Tuner:
                 "geomean_speedup": V.geomean(r["speedup"] for r in judged),
                 "slower_beyond_noise": [r for r in verification if r.get("verdict") == "tuned slower"],
                 "file_in_effect": in_effect,
-                "last_withdrawal_verified": not getattr(self, "unverified", False),
+                "last_withdrawal_verified": not self.unverified,
                 "checked_by": "gdb" if by_debugger else "time",
                 "runs": vruns, "failures": vfailures},
-            "withdrawn": self.withdrawn,
-            "weighted": weighted(self.cfg.weights, verification),
-            "changeovers": changeovers(self.winners, self.cfg, self.p, cat, self.cfg.machine),
-            "own_algorithms": getattr(self, "own", []),
-            "runs": self.samples.runs, "failures": self.samples.failures,
+            "withdrawn": [{"p": t.p, **w} for t in ts for w in t.withdrawn],
+            "weights_left_out": list(cfg.weights_left_out),
+            "weighted": weighted(cfg.weights, verification, [t.p for t in ts]),
+            "changeovers": changeovers(ts, cat, cfg.machine),
+            "own_algorithms": [{"p": t.p, **x} for t in ts for x in getattr(t, "own", [])],
+            "runs": [r for t in ts for r in t.samples.runs],
+            "failures": [f for t in ts for f in t.samples.failures],
         }
 
 
 # ---------------------------------------------------------------- report pieces
-
-def weighted(weights, verification):
-    """The application's expected time in collectives before and after:
-    Σ calls × median time at the nearest measured size."""
-    if not weights:
-        return None
-    before = after = 0.0
-    missing = []
-    for coll, by_size in weights.items():
-        rows = [r for r in verification if r["collective"] == coll and r.get("speedup")]
-        if not rows:
-            missing.append(coll)
-            continue
-        for size, calls in by_size.items():
-            r = min(rows, key=lambda r: abs(math.log2(max(r["size"], 1)) - math.log2(max(size, 1))))
-            before += calls * r["median_default_s"]
-            after += calls * r["median_tuned_s"]
-    return {"before_s": before, "after_s": after,
-            "speedup": before / after if after > 0 else None, "not_measured": missing}
-
 
 # Library algorithm names that are our cost models' (models/costmodels/).
 MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruck": "bruck",
@@ -437,20 +514,23 @@ MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruc
                "linear": "linear", "basic_linear": "linear", "recursive_halving": "recursive_halving"}
 
 
-def changeovers(winners, cfg, p, catalog, machine):
-    """Per collective: the measured change-over sizes; with cost-model
-    parameters, the change-overs the models predict among the same algorithms."""
+def changeovers(tuners, catalog, machine):
+    """Per collective and communicator size: the measured change-over sizes;
+    with cost-model parameters, the change-overs the models predict among the
+    same algorithms. {coll: {"by_p": {"p": {"measured": […], "model": […]}}}}."""
     out = {}
-    for c in cfg.collectives:
+    for c in tuners[0].cfg.collectives:
         if c == "barrier":
             continue
-        seq = [(s, winners.get((c, s), DEFAULT)) for s in cfg.sizes]
-        measured = [{"size": b[0], "from": a[1], "to": b[1]} for a, b in zip(seq, seq[1:])
-                    if a[1] != b[1]]
-        entry = {"measured": measured}
-        if machine is not None:
-            entry["model"] = _model_changeovers(c, p, cfg.sizes, catalog, machine)
-        out[c] = entry
+        by_p = {}
+        for t in tuners:
+            seq = [(s, t.winners.get((c, s), DEFAULT)) for s in t.cfg.sizes]
+            entry = {"measured": [{"size": b[0], "from": a[1], "to": b[1]}
+                                  for a, b in zip(seq, seq[1:]) if a[1] != b[1]]}
+            if machine is not None:
+                entry["model"] = _model_changeovers(c, t.p, t.cfg.sizes, catalog, machine)
+            by_p[str(t.p)] = entry
+        out[c] = {"by_p": by_p}
     return out
 
 
@@ -471,22 +551,3 @@ def _model_changeovers(coll, p, sizes, catalog, machine):
 
 def save(result: dict, outdir: Path):
     write_text(outdir / "tune.json", json.dumps(result, indent=2, default=str) + "\n")
-
-
-def read_weights(path) -> dict:
-    """--weights FILE: {"collectives": {"allreduce": {"sizes": {"1024": calls, …}}, …}}
-    (sizes in the engine's convention, bytes per rank; see README)."""
-    path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-        out = {}
-        for coll, entry in doc["collectives"].items():
-            out[coll] = {int(k): float(v) for k, v in entry["sizes"].items()}
-            if any(v < 0 for v in out[coll].values()):
-                raise ValueError("a negative number of calls")
-        return out
-    except FileNotFoundError:
-        raise UsageError(f"--weights: file {path} does not exist") from None
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
-        raise UsageError(f"--weights: {path} is not a weights file ({e}); expected "
-                         '{"collectives": {"allreduce": {"sizes": {"1024": 300}}}}') from None

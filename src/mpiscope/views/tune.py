@@ -14,7 +14,8 @@ def _us(s):
 
 
 def format_tune(r: dict) -> str:
-    out = [f"{r['library']} {r['version']}, {r['p']} ranks"
+    ps = r.get("ps") or [r["p"]]
+    out = [f"{r['library']} {r['version']}, {', '.join(map(str, ps))} ranks"
            + (f", {r['ppn']} per node" if r.get("ppn") else "")
            + (f", cluster {r['cluster']}" if r.get("cluster") else "")]
     if r["excluded_components"]:
@@ -28,11 +29,11 @@ def format_tune(r: dict) -> str:
     lines = []
     for d in r["decisions"]:
         best = min(d["rows"], key=lambda x: x["median_s"], default=None)
-        lines.append([d["collective"], format_size(d["size"]), d["winner"],
+        lines.append([d["collective"], str(d.get("p", r["p"])), format_size(d["size"]), d["winner"],
                       "yes" if d["measured"] else "inherited",
                       best["algorithm"] if best else "-", _us(best["median_s"] if best else None)])
-    out.append(table(["collective", "size", "winner", "measured", "lowest median", "µs"], lines,
-                     [False, True, False, False, False, True]))
+    out.append(table(["collective", "ranks", "size", "winner", "measured", "lowest median", "µs"],
+                     lines, [False, True, True, False, False, False, True]))
     out.append("")
     out.append("rules written (first library size: algorithm; sizes as the library means them):")
     for coll, by_p in r["rules"].items():
@@ -43,16 +44,18 @@ def format_tune(r: dict) -> str:
         if cost:
             worst = max(cost, key=lambda x: x["slowdown"])
             out.append(f"    the bound of {r['bound']['max_rules']} rules costs up to "
-                       f"{100 * (worst['slowdown'] - 1):.1f}% at library size {worst['library_size']}")
+                       f"{100 * (worst['slowdown'] - 1):.1f}% at library size {worst['library_size']}"
+                       + (f" (p={worst['p']})" if "p" in worst else ""))
     out.append("")
-    for coll, ch in r["changeovers"].items():
-        m = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
-                      for x in ch["measured"]) or "none"
-        out.append(f"change-overs {coll}: measured {m}")
-        if ch.get("model") is not None:
-            mm = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
-                           for x in ch["model"]) or "none"
-            out.append(f"  cost models (Hockney, same algorithms): {mm}")
+    for coll, by in r["changeovers"].items():
+        for p, ch in by["by_p"].items():
+            m = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
+                          for x in ch["measured"]) or "none"
+            out.append(f"change-overs {coll} p={p}: measured {m}")
+            if ch.get("model") is not None:
+                mm = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
+                               for x in ch["model"]) or "none"
+                out.append(f"  cost models (Hockney, same algorithms): {mm}")
     v = r["verification"]
     out.append("")
     out.append("verification: default and tuned launched alternately")
@@ -60,12 +63,12 @@ def format_tune(r: dict) -> str:
     for x in v["cells"]:
         ci = (f"[{sig(x['speedup_low'], 3)}, {sig(x['speedup_high'], 3)}]"
               if x.get("speedup") else "")
-        lines.append([x["collective"], format_size(x["size"]), x["rule"],
+        lines.append([x["collective"], str(x["p"]), format_size(x["size"]), x["rule"],
                       _us(x.get("median_default_s")), _us(x.get("median_tuned_s")),
                       sig(x.get("speedup"), 3), ci, x["verdict"], x.get("selection_check", "")])
-    out.append(table(["collective", "size", "rule", "default µs", "tuned µs", "speedup", "95% CI",
-                      "verdict", "tuned = forced?"], lines,
-                     [False, True, False, True, True, True, False, False, False]))
+    out.append(table(["collective", "ranks", "size", "rule", "default µs", "tuned µs", "speedup",
+                      "95% CI", "verdict", "tuned = forced?"], lines,
+                     [False, True, True, False, True, True, True, False, False, False]))
     out.append(f"geometric mean of default/tuned: {sig(v['geomean_speedup'], 3)}")
     slower = v["slower_beyond_noise"]
     out.append("cells slower beyond noise: " + (", ".join(
@@ -76,7 +79,7 @@ def format_tune(r: dict) -> str:
         out.append("the library's own algorithm function per cell (gdb), with the file / expected:")
         for x in gdb:
             mark = "ok" if x["library_selects"] == x.get("expected") else "MISMATCH"
-            out.append(f"  {x['collective']} {format_size(x['size'])}: {x['library_selects']} / "
+            out.append(f"  {x['collective']} p={x['p']} {format_size(x['size'])}: {x['library_selects']} / "
                        f"{x.get('expected')}  {mark}")
     how = "every cell enters the function its rule names" if gdb else \
         "most tuned cells run at their forced algorithm's time, not the default's"
@@ -86,7 +89,7 @@ def format_tune(r: dict) -> str:
               None: "nothing to tell by (no rule names an algorithm faster than the default)"}
     out.append(f"file in effect: {effect[v['file_in_effect']]}")
     for w in r["withdrawn"]:
-        out.append(f"withdrawn: {w['collective']} {format_size(w['size'])} {w['algorithm']} "
+        out.append(f"withdrawn: {w['collective']} p={w.get('p', r['p'])} {format_size(w['size'])} {w['algorithm']} "
                    f"(speedup {sig(w['speedup'], 3)})")
     if r.get("weighted"):
         w = r["weighted"]

@@ -1,0 +1,73 @@
+"""The adaptive search's two judgements on measured cells (tuner.Tuner.search
+drives the rounds):
+
+- Prune: an algorithm A is left out between two measured sizes lo < hi when
+  one algorithm C is faster than A beyond a wide margin (`prune`, 10%) at
+  both ends — compare's verdict: the Mann–Whitney test at α and the whole
+  bootstrap CI of the ratio of medians beyond the margin. Why that holds in
+  between: at a fixed communicator size every algorithm's cost is affine in
+  the message size n (Hockney: a·α + n·b·β, our cost models), so t_A − t_C is
+  affine and positive at both ends means positive between; the margin
+  allows for what is not affine (protocol switches). The library's default
+  is never left out (every decision is against it) and never leaves another
+  out: it switches algorithms by size, so it is not affine.
+- Resolved: between lo and hi nothing needs measuring when the winner is the
+  same at both ends and beats every other algorithm still in at both ends
+  (compare's verdict at the noise threshold): by the same affinity it beats
+  them between, and its ratio to the default, monotone in n, stays beyond
+  noise. Where the default won at both ends, it is resolved when the
+  default runs the same as one algorithm X at both ends (neither faster
+  beyond noise) and X beats every other algorithm still in at both ends:
+  the library's own change-overs rise with the size, so the default is X
+  between as well, and X beats the others there. Otherwise (the winner
+  changes, the default is not the same algorithm at both ends, or the
+  intervals of the winner and another algorithm overlap at an end) the
+  sizes between are measured.
+"""
+
+from __future__ import annotations
+
+from mpiscope.stats.compare import FASTER, compare_samples
+from mpiscope.tune.discover import DEFAULT
+
+
+class Judge:
+    """compare's verdict between two algorithms at a measured size, cached."""
+
+    def __init__(self, samples, coll, rng, alpha, n_boot=500):
+        self.samples, self.coll, self.rng, self.alpha, self.n_boot = samples, coll, rng, alpha, n_boot
+        self._cache = {}
+
+    def faster(self, size, a, b, margin) -> bool:
+        """a faster than b at `size` beyond `margin`."""
+        key = (size, a, b, margin)
+        if key not in self._cache:
+            va, vb = self.samples.get(self.coll, a, size), self.samples.get(self.coll, b, size)
+            ok = len(va) >= 2 and len(vb) >= 2
+            self._cache[key] = ok and compare_samples(vb, va, self.rng, noise=margin,
+                                                      alpha=self.alpha, n_boot=self.n_boot)[2] == FASTER
+        return self._cache[key]
+
+
+def survivors(judge: Judge, lo, hi, names, measured, prune) -> list:
+    """The algorithms of `names` measured at lo and hi and not left out between them."""
+    at = [n for n in names if (lo, n) in measured and (hi, n) in measured]
+    return [a for a in at if a == DEFAULT or not any(
+        judge.faster(lo, c, a, prune) and judge.faster(hi, c, a, prune)
+        for c in at if c not in (a, DEFAULT))]
+
+
+def _beats_all(judge, lo, hi, w, keep, noise) -> bool:
+    return all(judge.faster(lo, w, x, noise) and judge.faster(hi, w, x, noise)
+               for x in keep if x not in (w, DEFAULT))
+
+
+def resolved(judge: Judge, lo, hi, winners, keep, noise) -> bool:
+    w = winners[lo]
+    if w != winners[hi]:
+        return False
+    if w != DEFAULT:
+        return _beats_all(judge, lo, hi, w, keep, noise)
+    same = [x for x in keep if x != DEFAULT and not any(
+        judge.faster(s, a, b, noise) for s in (lo, hi) for a, b in ((x, DEFAULT), (DEFAULT, x)))]
+    return any(_beats_all(judge, lo, hi, x, keep, noise) for x in same)

@@ -1,0 +1,223 @@
+"""The tuner's search, decisions and files on a synthetic library (no MPI):
+measurements are drawn from known cost curves with noise, so which algorithm
+should win where is known. Two communicator sizes in one tune give one file
+per format with rules per communicator size, each checked by our readers."""
+
+import json
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from mpiscope.tune import mpich_rules, ompi_rules, tuner as T
+from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
+from mpiscope.tune.weights import read_weights
+
+A, B = 20e-6, 1e-8          # latency (s) and time per byte of the synthetic network
+SIZES = [8 * 4 ** k for k in range(9)]   # 8 B … 512 KiB
+
+
+def cost(alg, size, p):
+    """Hockney costs: recursive doubling against ring (ring wins from ~16 KiB
+    on 4 and 8 ranks, never on 2); the library's default switches at 1 MiB."""
+    rd = math.log2(p) * (A + size * B)
+    ring = 2 * (p - 1) * A + 2 * size * B * (p - 1) / p
+    if alg == DEFAULT:
+        alg = "recursive_doubling" if size < (1 << 20) else "ring"
+    return {"recursive_doubling": rd, "ring": ring}[alg]
+
+
+def fake_measure(monkeypatch, seed=3):
+    rng = np.random.default_rng(seed)
+    log = []
+
+    def measure(plan, catalog, jobs, samples, repeat=1, say=print):
+        for c, pairs in jobs.items():
+            for name, sizes in pairs:
+                for s in sizes:
+                    log.append((plan.np, c, s, name))
+                    samples.add(c, name, s, cost(name, s, plan.np) * rng.lognormal(0, 0.03, 40))
+    monkeypatch.setattr(T, "measure_jobs", measure)
+    return log
+
+
+def plan(p):
+    return SimpleNamespace(np=p, ppn=None, cluster=None)
+
+
+def ompi_catalog(version="6.0.0"):
+    return Catalog("openmpi", version, {"allreduce": [Algorithm("recursive_doubling", "3"),
+                                                      Algorithm("ring", "4")]}, "test")
+
+
+def mpich_catalog():
+    rd, ring = "MPIR_Allreduce_intra_recursive_doubling", "MPIR_Allreduce_intra_ring"
+    # the library's own tree decides by a condition we never write: selects() says DEFAULT there
+    tree = {"collective=allreduce": {"comm_type=intra": {
+        "is_commutative=1": {f"algorithm={rd}": {}}, "is_commutative=any": {f"algorithm={ring}": {}}}}}
+    return Catalog("mpich", "4.0.2", {"allreduce": [Algorithm("recursive_doubling", "rd", rd),
+                                                    Algorithm("ring", "ring", ring)]},
+                   "test", default_tree=tree, containers=frozenset({rd, ring}))
+
+
+def tuning(catalog, ps, tmp_path, **kw):
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, **kw)
+    t = T.Tuning([plan(p) for p in ps], catalog, cfg, tmp_path, say=lambda *_: None)
+    for x in t.tuners:
+        x.search()
+    return t
+
+
+def test_two_communicator_sizes_give_rules_per_size_in_every_format(monkeypatch, tmp_path):
+    fake_measure(monkeypatch)
+    t = tuning(ompi_catalog(), [2, 4], tmp_path, adaptive=False)
+    table, _ = t.table()
+    assert set(table["allreduce"]) == {2, 4}
+    w2, w4 = ({s: x.winners[("allreduce", s)] for s in SIZES} for x in t.tuners)
+    assert set(w2.values()) == {DEFAULT}                     # on 2 ranks the default holds
+    assert w4[8] == DEFAULT and w4[128 * 1024] == "ring"     # on 4, ring from ~16 KiB
+    written = t.tuners[0].write_files(table)                 # raises if a reader disagrees
+    assert set(written) == {"openmpi", "openmpi-json"}
+    cat = ompi_catalog()
+    parsed = ompi_rules.read_classic(written["openmpi"].read_text(), cat)
+    # sections for 2 and 4 ranks, the library's own below, between and above (1, 3, 5)
+    assert [p for p, _ in parsed["allreduce"]] == [1, 2, 3, 4, 5]
+    for p, w in ((2, w2), (4, w4)):
+        for s in SIZES:
+            want = 0 if w[s] == DEFAULT else int(cat.find("allreduce", w[s]).value)
+            assert ompi_rules.classic_selects(parsed, "allreduce", p, s) == want
+    assert ompi_rules.classic_selects(parsed, "allreduce", 3, 1 << 19) == 0
+    js = ompi_rules.read_json(written["openmpi-json"].read_text(), cat)
+    assert [(lo, hi) for lo, hi, _ in js["allreduce"]] == [(2, 2), (4, 4)]
+    assert ompi_rules.json_selects(js, "allreduce", 4, 1 << 19) == "ring"
+    assert ompi_rules.json_selects(js, "allreduce", 2, 1 << 19) == "ignore"
+
+
+def test_two_communicator_sizes_in_mpich_json(monkeypatch, tmp_path):
+    fake_measure(monkeypatch)
+    t = tuning(mpich_catalog(), [4, 8], tmp_path, adaptive=False)
+    table, _ = t.table()
+    written = t.tuners[0].write_files(table)
+    tree = mpich_rules.read(written["mpich"].read_text(), mpich_catalog())
+    intra = tree["collective=allreduce"]["comm_type=intra"]
+    assert list(intra) == ["comm_size<=3", "comm_size<=4", "comm_size<=7", "comm_size<=8",
+                           "comm_size=any"]
+    for p in (4, 8):
+        assert mpich_rules.selects(tree, "allreduce", p, 1 << 19) == "MPIR_Allreduce_intra_ring"
+        assert mpich_rules.selects(tree, "allreduce", p, 8) == DEFAULT
+    assert mpich_rules.selects(tree, "allreduce", 6, 1 << 19) == DEFAULT   # not tuned: the library's
+
+
+# ---------------------------------------------------------------- adaptive search
+
+FOUR = {"recursive_doubling": lambda n, p: math.log2(p) * (A + n * B),
+        "ring": lambda n, p: 2 * (p - 1) * A + 2 * n * B * (p - 1) / p,
+        "rabenseifner": lambda n, p: 2 * math.log2(p) * A + 2.5 * n * B * (p - 1) / p + 1.5 * A,
+        "nonoverlapping": lambda n, p: 2 * math.log2(p) * (A + n * B),
+        "basic_linear": lambda n, p: 2 * (p - 1) * (A + n * B),
+        "segmented_ring": lambda n, p: 2 * (p - 1) * A + 2 * n * B * (p - 1) / p + A * n / 8192}
+
+
+def six(monkeypatch, seed, log=None):
+    """Six allreduce algorithms on 8 ranks; the default switches at 10 KB."""
+    rng = np.random.default_rng(seed)
+
+    def measure(plan, catalog, jobs, samples, repeat=1, say=print):
+        for c, pairs in jobs.items():
+            for name, sizes in pairs:
+                alg = name
+                for s in sizes:
+                    if name == DEFAULT:
+                        alg = "recursive_doubling" if s < 10000 else "ring"
+                    samples.add(c, name, s, FOUR[alg](s, plan.np) * rng.lognormal(0, 0.03, 40))
+                    if log is not None:
+                        log.append((name, s))
+    monkeypatch.setattr(T, "measure_jobs", measure)
+    return Catalog("openmpi", "4.1.4", {"allreduce": [Algorithm(n, str(i))
+                                                      for i, n in enumerate(FOUR, 1)]}, "test")
+
+
+GRID = [8 * 2 ** k for k in range(18)]   # 8 B … 1 MiB
+
+
+def search(monkeypatch, seed, adaptive, weights=None, log=None):
+    cat = six(monkeypatch, seed, log)
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=adaptive, weights=weights)
+    t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
+    t.search()
+    return t
+
+
+def test_adaptive_search_measures_few_cells_and_agrees_with_the_exhaustive(monkeypatch):
+    full = search(monkeypatch, 1, adaptive=False)
+    adap = search(monkeypatch, 2, adaptive=True)
+    c = adap.cell_counts()
+    assert c["measured"] <= 0.4 * c["exhaustive"]
+    assert full.cell_counts()["measured"] == c["exhaustive"] == 18 * 7
+    same = [full.winners[("allreduce", s)] == adap.winners[("allreduce", s)] for s in GRID]
+    assert sum(same) >= 0.95 * len(GRID), [(s, full.winners[("allreduce", s)],
+                                          adap.winners[("allreduce", s)]) for s in GRID]
+    # basic_linear loses to recursive doubling by far at both ends: never measured inside
+    inner = {n for (s, n) in adap.measured["allreduce"] if GRID[0] < s < GRID[-1]}
+    assert "basic_linear" not in inner and DEFAULT in inner
+
+
+def test_weighted_sizes_are_always_measured(monkeypatch):
+    called = {GRID[3]: 500.0, GRID[9]: 20.0}
+    log = []
+    plain = search(monkeypatch, 2, adaptive=True)
+    t = search(monkeypatch, 2, adaptive=True, weights={"allreduce": {None: called}}, log=log)
+    assert {s for _, s in log} >= set(called)
+    assert all(("allreduce", s) in t.rows for s in called)
+    assert t.cell_counts()["measured"] >= plain.cell_counts()["measured"]
+
+
+def test_a_whole_tune_with_weights_and_two_communicator_sizes(monkeypatch, tmp_path):
+    """Search, rules, files, result, text and report of a tune on 2 and 4 ranks
+    with a profile's weights; the verification's launches replaced by the
+    synthetic costs (tuned = the rule's algorithm)."""
+    from mpiscope.report.tune_data import tune_view
+    from mpiscope.tune.rules import chosen
+    from mpiscope.views.tune import format_tune
+
+    fake_measure(monkeypatch)
+
+    def verify(self, table, written):
+        rows = []
+        for s in SIZES:
+            rule = chosen(table["allreduce"][self.p], s)
+            d, t = cost(DEFAULT, s, self.p), cost(rule, s, self.p)
+            rows.append({"collective": "allreduce", "size": s, "p": self.p, "rule": rule,
+                         "library_size": s, "speedup": d / t, "speedup_low": d / t,
+                         "speedup_high": d / t, "verdict": "same" if rule == DEFAULT else
+                         "tuned faster", "median_default_s": d, "median_tuned_s": t})
+        return rows, [], []
+    monkeypatch.setattr(T.Tuner, "verify", verify)
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps({"format": "mpiscope-profile-weights", "version": 1, "run_id": "x",
+                             "np": 4, "size_meaning": "…", "collectives": [
+        {"collective": "allreduce", "comm_size": 4, "blocking": True, "calls": 90, "bytes": 0,
+         "time_s": 1, "time_share": 1, "sizes": [
+             {"lo": 131072, "hi": 131072, "calls": 90, "bytes": 0, "time_s": 1,
+              "call_share": 1, "time_share": 1}]}]}))
+    weights, _ = read_weights(w, ["allreduce"])
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, weights=weights)
+    r = T.Tuning([plan(2), plan(4)], ompi_catalog("4.1.4"), cfg, tmp_path,
+                 say=lambda *_: None).run()
+    assert r["ps"] == [2, 4] and set(r["rules"]["allreduce"]) == {"2", "4"}
+    assert {d["p"] for d in r["decisions"]} == {2, 4}
+    # the application calls 128 KiB on 4 ranks: ring there, 90 calls of it
+    wt = r["weighted"]
+    before, after = 90 * cost(DEFAULT, 131072, 4), 90 * cost("ring", 131072, 4)
+    assert wt["by_p"]["4"]["before_s"] == pytest.approx(before)
+    assert wt["by_p"]["4"]["after_s"] == pytest.approx(after) and wt["by_p"]["2"]["before_s"] == 0
+    assert wt["speedup"] == pytest.approx(before / after)
+    text = format_tune(r)
+    assert "allreduce p=4" in text and "change-overs allreduce p=2" in text
+    view = tune_view(r, str(tmp_path))
+    assert [row["p"] for row in view["collectives"][0]["rows"]] == [2, 4]
+    from mpiscope.cli.report import write_tune_report
+    (tmp_path / "tune.json").write_text(json.dumps(r, default=str))
+    html = write_tune_report([tmp_path], tmp_path / "r.html").read_text()
+    assert f"4 ranks {before * 1e6:,.1f} → {after * 1e6:,.1f} µs" in html
