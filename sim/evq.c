@@ -191,9 +191,10 @@ static int bucket_push(evq *q, double t, uint32_t op, uint32_t kind)
     }
     q->pool[e] = (struct pool_ev){op, kind, NIL};
     uint64_t k = key_of(t);
-    struct tslot *s = tmap_find(q, k);
-    if (s) {
-        struct bucket *b = &q->bk[s->bucket];
+    struct tslot *s = k == q->last_key ? NULL : tmap_find(q, k);
+    if (k == q->last_key || s) {
+        if (s) q->last_key = k, q->last_bk = s->bucket;
+        struct bucket *b = &q->bk[q->last_bk];
         q->pool[b->tail].next = e;
         b->tail = e;
     } else {
@@ -211,6 +212,7 @@ static int bucket_push(evq *q, double t, uint32_t op, uint32_t kind)
         }
         q->bk[b] = (struct bucket){t, e, e};
         if (tmap_put(q, k, b) || th_push(q, b)) return -1;
+        q->last_key = k, q->last_bk = b;
     }
     q->n++;
     return 0;
@@ -223,6 +225,7 @@ static void bucket_pop(evq *q, evq_item *out)
     uint32_t e = bk->head;
     *out = (evq_item){bk->t, q->pool[e].op, q->pool[e].kind};
     if (e == bk->tail) { /* the bucket is empty: its time is done */
+        if (q->last_key == key_of(bk->t)) q->last_key = 0;
         tmap_del(q, tmap_find(q, key_of(bk->t)));
         th_pop(q);
         bk->head = q->bk_free, q->bk_free = b;
@@ -236,6 +239,13 @@ static void bucket_pop(evq *q, evq_item *out)
 int evq_push(evq *q, double t, uint32_t op, uint32_t kind)
 {
     return q->bucketed ? bucket_push(q, t, op, kind) : heap_push(q, t, op, kind);
+}
+
+int evq_pop_at(evq *q, double t, evq_item *out)
+{
+    if (!q->n) return 0;
+    if (q->bucketed ? q->bk[q->th[0]].t != t : q->heap[0].t != t) return 0;
+    return evq_pop(q, out);
 }
 
 int evq_pop(evq *q, evq_item *out)

@@ -28,11 +28,16 @@ typedef struct evq {
     uint32_t nth, th_cap;
     struct tslot *tmap;       /* time -> bucket */
     size_t tmap_cap, tmap_n;
+    uint64_t last_key;        /* the time last pushed to (0: none) and its bucket: */
+    uint32_t last_bk;         /* pushes come in runs of one time, each skips the map */
 } evq;
 
 int evq_init(evq *q, int bucketed);
 int evq_push(evq *q, double t, uint32_t op, uint32_t kind); /* 0, or -1: out of memory */
 int evq_pop(evq *q, evq_item *out);                         /* 1 popped, 0 empty */
+/* The next event if it happens at t, else nothing (0): lets the simulator
+ * look ahead among events of one time, whose order nothing can change. */
+int evq_pop_at(evq *q, double t, evq_item *out);
 void evq_free(evq *q);
 
 #endif

@@ -313,7 +313,7 @@ static int cmd_run(const args *a)
              i = first.cause[i], k++)
             printf("%s{\"rank\": %u, \"index\": %llu, \"op\": \"%s\", \"peer\": %d, \"value\": %.12g, "
                    "\"start_s\": %.12g, \"end_s\": %.12g}",
-                   k ? ", " : "", sc.op[i].rank, (unsigned long long)(i - sc.first[sc.op[i].rank]),
+                   k ? ", " : "", sim_rank(&sc, &sc.op[i]), (unsigned long long)(i - sc.first[sim_rank(&sc, &sc.op[i])]),
                    type_name(sc.op[i].type), sc.op[i].peer, sc.op[i].value, first.t_start[i], first.t_end[i]);
         printf("]");
     }

@@ -71,7 +71,7 @@ static int m_rank(sched_sink *s, const rank_sched *r)
         const sched_op *o = &r->ops[i];
         uint64_t g = base + i;
         sc->op[g] = (sim_op){.value = o->value, .peer = o->peer, .tag = (uint16_t)o->tag, .type = o->type,
-                             .rank = (uint32_t)r->rank, .ndeps = o->ndeps, .src = (uint32_t)r->rank};
+                             .rank = (uint32_t)r->rank};
         for (uint32_t k = 0; k < o->ndeps; k++) {
             sc->ea[sc->nedges] = (uint32_t)g;
             sc->eb[sc->nedges++] = (uint32_t)(base + r->deps[o->dep0 + k]);
@@ -104,14 +104,15 @@ int sim_sched_finish(sim_sched *sc, char *err, size_t n)
     }
     uint32_t *at = calloc(sc->nops + 2, sizeof *at);
     sc->dlist = malloc((sc->nedges ? sc->nedges : 1) * sizeof *sc->dlist);
+    sc->ndeps = calloc(sc->nops + 1, sizeof *sc->ndeps);
     if (!sc->op && !sc->nops && grow_ops(sc, 1)) sc->op = NULL;
-    if (!at || !sc->dlist || !sc->op) {
+    if (!at || !sc->dlist || !sc->ndeps || !sc->op) {
         free(at);
         snprintf(err, n, "out of memory holding the schedule");
         return -1;
     }
     /* Count into at[b + 2], prefix-sum, fill through at[b + 1]: it ends as b's end. */
-    for (uint64_t e = 0; e < sc->nedges; e++) at[sc->eb[e] + 2]++;
+    for (uint64_t e = 0; e < sc->nedges; e++) at[sc->eb[e] + 2]++, sc->ndeps[sc->ea[e]]++;
     for (uint64_t i = 2; i < sc->nops + 2; i++) at[i] += at[i - 1];
     for (uint64_t e = 0; e < sc->nedges; e++) sc->dlist[at[sc->eb[e] + 1]++] = sc->ea[e];
     for (uint64_t i = 0; i <= sc->nops; i++) sc->op[i].dstart = at[i];
@@ -124,6 +125,6 @@ int sim_sched_finish(sim_sched *sc, char *err, size_t n)
 void sim_sched_free(sim_sched *sc)
 {
     if (sc->op) sim_huge_free(sc->op, (size_t)(sc->ops_cap + 1) * sizeof *sc->op);
-    free(sc->first), free(sc->ea), free(sc->eb), free(sc->dlist);
+    free(sc->first), free(sc->ea), free(sc->eb), free(sc->dlist), free(sc->ndeps);
     memset(sc, 0, sizeof *sc);
 }

@@ -34,7 +34,9 @@ typedef struct {
     double cpu, tx, rx, finish, link_in;
     uint32_t mhead, mtail, mlen; /* waiting receives and unexpected sends, in order (short lists) */
     uint32_t hashed;             /* 1: this rank's list grew long and moved to the hash */
+    uint64_t pad;                /* one cache line each */
 } rank_state;
+_Static_assert(sizeof(rank_state) == 64, "rank_state must fill one cache line");
 
 /* A rank keeps what waits to be matched in a list while it is short (most
  * algorithms have a few messages in flight per rank); past this many it
@@ -201,7 +203,7 @@ static uint32_t take(state *st, uint32_t rank, int want, uint32_t src, uint16_t 
     if (rk->hashed) return dequeue(st, mkey(rank, src, tag), want == OP_SEND);
     for (uint32_t prev = NONE, j = rk->mhead; j != NONE; prev = j, j = st->op[j].link) {
         const sim_op *o = &st->op[j];
-        if (o->type != want || o->tag != tag || (want == OP_RECV ? (uint32_t)o->peer : o->src) != src) continue;
+        if (o->type != want || o->tag != tag || (want == OP_RECV ? (uint32_t)o->peer : o->rank) != src) continue;
         if (prev == NONE) rk->mhead = o->link;
         else st->op[prev].link = o->link;
         if (rk->mtail == j) rk->mtail = prev;
@@ -216,12 +218,12 @@ static void wait_match(state *st, uint32_t rank, uint32_t i)
 {
     rank_state *rk = &st->rk[rank];
     const sim_op *o = &st->op[i];
-    uint32_t src = o->type == OP_RECV ? (uint32_t)o->peer : o->src;
+    uint32_t src = o->type == OP_RECV ? (uint32_t)o->peer : o->rank;
     if (!rk->hashed && rk->mlen == LIST_MAX) { /* too long for a list: to the hash, in order */
         for (uint32_t j = rk->mhead, next; j != NONE; j = next) {
             const sim_op *w = &st->op[j];
             next = w->link;
-            enqueue(st, mkey(rank, w->type == OP_RECV ? (uint32_t)w->peer : w->src, w->tag), j,
+            enqueue(st, mkey(rank, w->type == OP_RECV ? (uint32_t)w->peer : w->rank, w->tag), j,
                     w->type == OP_SEND);
         }
         rk->hashed = 1, rk->mhead = rk->mtail = NONE, rk->mlen = 0;
@@ -253,7 +255,7 @@ static double transmit(state *st, uint32_t s, double t, double *left)
 {
     const sim_costs *c = &st->o->c;
     const sim_op *op = &st->op[s];
-    rank_state *rk = &st->rk[op->rank];
+    rank_state *rk = &st->rk[sim_rank(st->sc, op)];
     double m = op->value;
     double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
     double start = maxd(t, rk->tx);
@@ -272,7 +274,7 @@ static double through_links(state *st, uint32_t s, double t)
     const sim_op *op = &st->op[s];
     double m = op->value;
     if (st->up) {
-        long a = switch_of(st, op->rank), b = switch_of(st, (uint32_t)op->peer);
+        long a = switch_of(st, sim_rank(st->sc, op)), b = switch_of(st, (uint32_t)op->peer);
         if (a != b) t = st->up[a] = maxd(t, st->up[a] + m * st->o->topo.uplink_G);
     }
     if (c->G > 0) {
@@ -285,7 +287,7 @@ static double through_links(state *st, uint32_t s, double t)
 static void receive(state *st, uint32_t rv, uint32_t s, double now)
 {
     const sim_costs *c = &st->o->c;
-    rank_state *rk = &st->rk[st->op[rv].rank];
+    rank_state *rk = &st->rk[sim_rank(st->sc, &st->op[rv])];
     double m = st->op[s].value;
     double busy = c->alpha_r + c->beta_r * m;
     double start = maxd(now, rk->rx);
@@ -307,7 +309,7 @@ static void start(state *st, uint32_t i, double now)
 {
     const sim_costs *c = &st->o->c;
     sim_op *op = &st->op[i];
-    rank_state *rk = &st->rk[op->rank];
+    rank_state *rk = &st->rk[sim_rank(st->sc, op)];
     double m = op->value;
     if (st->res->t_start) st->res->t_start[i] = now;
     switch (op->type) {
@@ -337,8 +339,8 @@ static void start(state *st, uint32_t i, double now)
         return;
     }
     case OP_RECV: {
-        uint32_t s = take(st, op->rank, OP_SEND, (uint32_t)op->peer, op->tag);
-        if (s == NONE) wait_match(st, op->rank, i);
+        uint32_t s = take(st, sim_rank(st->sc, op), OP_SEND, (uint32_t)op->peer, op->tag);
+        if (s == NONE) wait_match(st, sim_rank(st->sc, op), i);
         else matched(st, s, i, now);
         return;
     }
@@ -357,7 +359,7 @@ static void handle(state *st, evq_item e)
         break;
     case EV_DONE: {
         if (res->t_end) res->t_end[i] = e.t;
-        rank_state *rk = &st->rk[op->rank];
+        rank_state *rk = &st->rk[sim_rank(st->sc, op)];
         if (e.t > rk->finish) rk->finish = e.t;
         const uint32_t *d = st->sc->dlist;
         for (uint32_t k = op->dstart, end = op[1].dstart; k < end; k++) {
@@ -378,7 +380,7 @@ static void handle(state *st, evq_item e)
                 break;
             }
         }
-        uint32_t rv = take(st, (uint32_t)op->peer, OP_RECV, op->src, op->tag);
+        uint32_t rv = take(st, (uint32_t)op->peer, OP_RECV, op->rank, op->tag);
         if (rv == NONE) {
             res->unexpected++;
             wait_match(st, (uint32_t)op->peer, i);
@@ -389,7 +391,7 @@ static void handle(state *st, evq_item e)
         break;
     }
     case EV_RXCPU: {
-        rank_state *rk = &st->rk[op->rank];
+        rank_state *rk = &st->rk[sim_rank(st->sc, op)];
         rk->cpu = maxd(e.t, rk->cpu) + c->o_r + c->O * op->value;
         push(st, rk->cpu, i, EV_DONE);
         break;
@@ -411,6 +413,42 @@ static void handle(state *st, evq_item e)
         }
         receive(st, op->link, i, e.t);
         break;
+    }
+}
+
+/* --------------------------------------------------------- looking ahead */
+
+#define AHEAD 16
+
+/* An event AHEAD away: its operation. */
+static inline void warm_op(const state *st, uint32_t i)
+{
+    __builtin_prefetch(&st->op[i]);
+}
+
+/* An event AHEAD / 2 away (its operation is in cache by now): what handling
+ * it reads next, the ranks it involves and its dependents' list. */
+static inline void warm_state(const state *st, evq_item e)
+{
+    const sim_op *op = &st->op[e.op];
+    __builtin_prefetch(&st->rk[sim_rank(st->sc, op)]);
+    if (e.kind == EV_DONE) {
+        __builtin_prefetch(&st->sc->dlist[op->dstart]);
+    } else if (e.kind == EV_ARRIVE || e.kind == EV_LANDED) {
+        __builtin_prefetch(&st->rk[op->peer]);
+    }
+}
+
+/* An event AHEAD / 4 away: the operations it will look at, its dependents
+ * (to count down their requirements) or the first waiting at its receiver. */
+static inline void warm_next(const state *st, evq_item e)
+{
+    const sim_op *op = &st->op[e.op];
+    if (e.kind == EV_DONE) {
+        for (uint32_t k = op->dstart, end = op[1].dstart; k < end; k++) warm_op(st, st->sc->dlist[k]);
+    } else if (e.kind == EV_ARRIVE || e.kind == EV_LANDED) {
+        uint32_t j = st->rk[op->peer].mhead;
+        if (j != NONE) warm_op(st, j);
     }
 }
 
@@ -443,7 +481,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
         snprintf(err, n, "out of memory for the simulation of %llu operations", (unsigned long long)sc->nops);
         goto out;
     }
-    for (uint64_t i = 0; i < sc->nops; i++) sc->op[i].pending = sc->op[i].ndeps, sc->op[i].link = NONE;
+    for (uint64_t i = 0; i < sc->nops; i++) sc->op[i].pending = sc->ndeps[i], sc->op[i].link = NONE;
     if (res->cause) {
         for (uint64_t i = 0; i < sc->nops; i++) res->cause[i] = NONE, res->t_start[i] = res->t_end[i] = NAN;
     }
@@ -451,20 +489,37 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     for (long r = 0; r < p; r++) {
         double t0 = o->skew ? o->skew[r] : 0.0;
         if (o->skew_pool && o->nskew_pool > 0) t0 = o->skew_pool[(long)(uniform(&st) * (double)o->nskew_pool)];
-        st.rk[r] = (rank_state){t0, t0, t0, t0, t0, NONE, NONE, 0, 0};
+        st.rk[r] = (rank_state){t0, t0, t0, t0, t0, NONE, NONE, 0, 0, 0};
     }
     /* Operations that require nothing start at their rank's start: at once
      * when every rank starts at 0 (no event needed), else as events. */
     int skewed = o->skew || (o->skew_pool && o->nskew_pool > 0);
     for (long r = 0; r < p; r++)
         for (uint64_t i = sc->first[r]; i < sc->first[r + 1]; i++)
-            if (!sc->op[i].ndeps) {
+            if (!sc->ndeps[i]) {
                 if (skewed) push(&st, st.rk[r].finish, (uint32_t)i, EV_READY);
                 else start(&st, (uint32_t)i, 0.0);
             }
     uint64_t events = 0;
-    evq_item e;
-    while (!st.failed && evq_pop(&st.q, &e)) {
+    /* Events of one time are taken from the queue AHEAD at a time, so the
+     * memory each will touch is fetched while earlier ones are handled
+     * (events visit operations in no order: one cache miss after another
+     * otherwise). Handling one pushes nothing before the rest: same order. */
+    evq_item ring[AHEAD];
+    unsigned head = 0, held = 0;
+    while (!st.failed) {
+        if (!held) {
+            if (!evq_pop(&st.q, &ring[head])) break;
+            warm_op(&st, ring[head].op), held = 1;
+        }
+        while (held < AHEAD && evq_pop_at(&st.q, ring[head].t, &ring[(head + held) % AHEAD])) {
+            warm_op(&st, ring[(head + held) % AHEAD].op);
+            held++;
+        }
+        if (held > AHEAD / 2) warm_state(&st, ring[(head + AHEAD / 2) % AHEAD]);
+        if (held > AHEAD / 4) warm_next(&st, ring[(head + AHEAD / 4) % AHEAD]);
+        evq_item e = ring[head];
+        head = (head + 1) % AHEAD, held--;
         handle(&st, e);
         events++;
     }
@@ -492,7 +547,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
                 }
         const sim_op *op = &sc->op[i];
         snprintf(err, n, "the schedule deadlocks: operation %llu of rank %u (%s %d, tag %d) never %s",
-                 (unsigned long long)(i - sc->first[op->rank]), op->rank,
+                 (unsigned long long)(i - sc->first[sim_rank(sc, op)]), sim_rank(sc, op),
                  op->type == OP_SEND ? "send to" : op->type == OP_RECV ? "receive from" : "calc", op->peer, op->tag,
                  stuck ? "starts (what it requires never completes)" : "finds its partner");
         ok = 0;

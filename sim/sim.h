@@ -32,18 +32,21 @@ typedef struct sim_topo {
 } sim_topo;
 
 /* One operation as the simulator holds it: everything an event touches in
- * one place (one cache line), since events visit operations in no order. */
+ * one place, 32 bytes so it never straddles a cache line (events visit
+ * operations in no order: each line is a miss). */
 typedef struct sim_op {
     double value;              /* bytes (send, recv, reduce) or seconds (calc) */
     int32_t peer;
-    uint16_t tag;
-    uint8_t type, pad;
-    uint32_t rank;
+    uint16_t tag, pad;
+    /* Its rank (ranks < SCHED_MAX_RANKS = 2^24), which is also a send's
+     * source as receives match it. In a world of one rank (symmetry: rank 0
+     * stands for all) every operation runs on rank 0 and a send's `rank` is
+     * the rank it stands for: see sim_rank. */
+    uint32_t rank : 24, type : 8;
     uint32_t dstart;           /* dependents: dlist[dstart .. op[i + 1].dstart) */
-    uint32_t ndeps;            /* operations it requires */
     uint32_t pending, link;    /* simulation state: requirements left; next in a match queue or the matched receive */
-    uint32_t src;              /* a send's source as receives match it: its rank (symmetry: the rank it stands for) */
 } sim_op;
+_Static_assert(sizeof(sim_op) == 32, "sim_op must stay 32 bytes: one per half cache line");
 
 /* A schedule held for simulation. */
 typedef struct sim_sched {
@@ -53,9 +56,13 @@ typedef struct sim_sched {
     uint64_t *first;           /* nranks + 1 */
     uint32_t *ea, *eb;         /* while loading: op ea requires op eb */
     uint32_t *dlist;
+    uint32_t *ndeps;           /* per operation: how many it requires (read once per replicate) */
     uint64_t max_ops;          /* 0: no limit */
     int failed;
 } sim_sched;
+
+/* The rank whose CPU and channels an operation uses. */
+static inline uint32_t sim_rank(const sim_sched *sc, const sim_op *o) { return sc->nranks == 1 ? 0 : o->rank; }
 
 /* A sink that fills `sc` (call sim_sched_finish after the producer). */
 void sim_sched_sink(sched_sink *s, sim_sched *sc, uint64_t max_ops);

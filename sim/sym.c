@@ -87,7 +87,7 @@ int sym_load(const char *bench, const char *algo, long p, long size, long segmen
     if (sim_sched_finish(sc, err, n)) return -1;
     for (uint64_t i = 0; i < sc->nops; i++) {
         sim_op *o = &sc->op[i];
-        if (o->type == OP_SEND) o->src = (uint32_t)((p - o->peer) % p), o->peer = 0;
+        if (o->type == OP_SEND) o->rank = (uint32_t)((p - o->peer) % p), o->peer = 0;
     }
     return 0;
 }
