@@ -247,3 +247,46 @@ def test_the_variants_python_counts_are_the_engine_s():
     for name, b in known.benchmarks.items():
         if name.startswith("tp_"):
             assert tuple(b.variants) == FIXED_VARIANTS[name], name
+
+
+def test_verify_launches_alternate_defaults_and_advised():
+    from mpiscope.transport.verify import ADVISED, DEFAULTS, launch_order
+
+    D, A = DEFAULTS, ADVISED
+    assert launch_order(1) == [D, A]
+    assert launch_order(2) == [D, A, A, D]  # ABBA: a linear drift falls on both alike
+    order = launch_order(5)
+    assert order.count(D) == order.count(A) == 5
+    # never three of a side in a row, and each side opens every other round
+    assert all(len(set(order[i:i + 3])) == 2 for i in range(len(order) - 2))
+    assert [order[2 * r] for r in range(5)] == [D, A, D, A, D]
+    with pytest.raises(ValueError):
+        launch_order(0)
+
+
+def test_verify_verdicts_are_compare_s_per_size(monkeypatch):
+    import numpy as np
+
+    from mpiscope.stats import compare
+    from mpiscope.transport import verify
+
+    rng = np.random.default_rng(3)
+    t = rng.normal(1.0, 0.01, 40)
+    d = {("pingpong", 8): ("s", list(t)), ("pingpong", 1024): ("s", list(t)), ("bw", 8): ("B/s", list(t)),
+         ("bw", 64): ("B/s", list(t[:3])), ("bw", 99): ("B/s", list(t))}
+    a = {("pingpong", 8): ("s", list(t / 2)), ("pingpong", 1024): ("s", list(t * 1.001)),
+         ("bw", 8): ("B/s", list(t / 2)), ("bw", 64): ("B/s", list(t[:3] * 2))}
+    rows = {(r.bench, r.size): r for r in verify.judge(d, a)}
+    assert set(rows) == {("pingpong", 8), ("pingpong", 1024), ("bw", 8), ("bw", 64)}  # only both sides
+    fast = rows[("pingpong", 8)]  # half the time: twice as fast, the interval around it
+    assert fast.verdict == "advised faster" and fast.speedup_low <= fast.speedup <= fast.speedup_high
+    assert 1.9 < fast.speedup < 2.1
+    assert rows[("pingpong", 1024)].verdict == "same"  # 0.1%: inside the noise band
+    slow = rows[("bw", 8)]  # half the bandwidth
+    assert slow.verdict == "advised slower" and 0.45 < slow.speedup < 0.55
+    few = rows[("bw", 64)]  # 3 samples a side: no verdict, however large the ratio
+    assert few.verdict == "insufficient" and few.n_defaults == 3 < verify.needed()
+    # the verdicts are compare's own: what compare_samples says is what judge reports
+    monkeypatch.setattr(verify, "compare_samples",
+                        lambda *x, **k: (*compare.compare_samples(*x, **k)[:2], compare.SLOWER, None))
+    assert {r.verdict for r in verify.judge(d, a)} == {"advised slower"}
