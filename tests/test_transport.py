@@ -290,3 +290,24 @@ def test_verify_verdicts_are_compare_s_per_size(monkeypatch):
     monkeypatch.setattr(verify, "compare_samples",
                         lambda *x, **k: (*compare.compare_samples(*x, **k)[:2], compare.SLOWER, None))
     assert {r.verdict for r in verify.judge(d, a)} == {"advised slower"}
+
+
+def test_offload_leaves_the_rank_as_it_found_it(tmp_path):
+    # the variants of a size run together (variants_by_size), offload before
+    # the hybrid: every series after an offload one finds the rank with the
+    # CPU mask and the thread count the first series found (the helper joined,
+    # the rank's own mask untouched or put back)
+    run_dir, _ = run_ok("-n", 2, "--bench", "tp_latency,tp_bw", "--sizes", "8,100000", *QUICK, out=tmp_path)
+    _, run = load(run_dir)
+    for bench in ("tp_latency", "tp_bw"):
+        series = [s for s in run.series if s.bench == bench]
+        assert [(s.algo, s.size) for s in series] == [(a, n) for n in (8, 100000) for a in DESIGNS]
+        first = series[0].params
+        assert first["rank_cpus"] and first["threads"] >= 1, first
+        off = [i for i, s in enumerate(series) if s.algo == "offload"]
+        assert series[off[0]].params["threads"] == first["threads"] + 1  # its helper, counted while it runs
+        after = [s for s in series[off[0] + 1:] if s.algo not in ("mpi", "offload") and not s.params.get("skipped")]
+        assert after[0].algo == "hybrid" and len(after) == 5  # hybrid 8 B, then the four designs at 100000 B
+        for s in after:
+            assert (s.params["rank_cpus"], s.params["threads"]) == (first["rank_cpus"], first["threads"]), \
+                (s.algo, s.size, s.params)
