@@ -114,9 +114,15 @@ def main():
             doc = json.loads(cli("transport", "advise", lib[first].name, *[d.name for d in labs], *others, "--verify",
                                  "--verify-sizes", "1K-16M:x4", *tb, "--json", out=out))
             v = doc["verify"]
-            verdicts = [r["verdict"] for r in v["comparison"]["rows"]]
-            print(f"settings {v['library']} ({' '.join(v['launcher_args'])}): "
-                  + ", ".join(f"{k} {verdicts.count(k)}" for k in ("faster", "same", "slower", "insufficient")))
+            verdicts = [r["verdict"] for r in v["rows"]]
+            print(f"settings {v['library']} ({' '.join(v['launcher_args'])}), launched alternately "
+                  f"{' '.join(x['side'][0].upper() for x in v['launches'])}: "
+                  + ", ".join(f"{k} {verdicts.count(k)}" for k in ("advised faster", "same", "advised slower",
+                                                                    "insufficient")))
+            for r in v["rows"]:
+                print(f"  {r['bench']} {r['size']} B: speedup {r['speedup'] or float('nan'):.2f} "
+                      f"[{r['speedup_low'] or float('nan'):.2f}, {r['speedup_high'] or float('nan'):.2f}] "
+                      f"{r['verdict']}")
 
         print("== seed 002's qualitative results ==")
         for state, bench in (("cold", "tp_bw_cold"), ("warm", "tp_bw")):

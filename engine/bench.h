@@ -66,6 +66,10 @@ typedef struct bench_def {
     sample_unit unit;
     pairing pairing;
     int collective; /* summarized as one operation over all ranks */
+    /* The variants of one size run one after another, size by size (the
+     * default: all sizes of one variant, then the next variant), so the
+     * variants compared at a size are measured minutes closer together. */
+    int variants_by_size;
     /* The engine option that chooses the variants, or NULL. */
     const char *variant_option;
     /* Bytes one repetition touches on one side, for buffer sizing. */

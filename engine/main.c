@@ -94,19 +94,21 @@ static int allocate(engine *e)
     return e->t_start && e->t_end && e->t_sched && e->valid ? 0 : -1;
 }
 
-/* Every benchmark x variant x size, in the order asked for. */
+/* Every benchmark x variant x size, in the order asked for (variants
+ * inside sizes where the benchmark says so: bench_def.variants_by_size). */
 static int run_all(engine *e)
 {
     const options *o = e->o;
     int done = 0;
     for (int i = 0; i < o->nbenches; i++) {
         const bench_def *def = bench_find(o->benches[i]);
-        int variants = def->nvariants ? def->nvariants(o) : 1;
-        for (int v = 0; v < variants; v++)
-            for (int j = 0; j < (def->sizeless ? 1 : o->nsizes); j++) {
-                if (series_run(e, def, v, def->sizeless ? 0 : (size_t)o->sizes[j])) return -1;
-                testhooks_abort_after(&e->hooks, e->rank, e->size, ++done);
-            }
+        int variants = def->nvariants ? def->nvariants(o) : 1, sizes = def->sizeless ? 1 : o->nsizes;
+        for (int k = 0; k < variants * sizes; k++) {
+            int v = def->variants_by_size ? k % variants : k / sizes;
+            int j = def->variants_by_size ? k / variants : k % sizes;
+            if (series_run(e, def, v, def->sizeless ? 0 : (size_t)o->sizes[j])) return -1;
+            testhooks_abort_after(&e->hooks, e->rank, e->size, ++done);
+        }
     }
     return 0;
 }

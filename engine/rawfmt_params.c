@@ -106,6 +106,8 @@ void rawfmt_params_transport(series *s, const tp_info *t, long msgs, double skew
     }
     if (t->no_cma) sb_key_str(&b, "no_cma", t->no_cma);
     if (t->helper_cpu >= 0) sb_key_int(&b, "helper_cpu", t->helper_cpu);
+    if (t->rank_cpus[0]) sb_key_str(&b, "rank_cpus", t->rank_cpus);
+    if (t->threads > 0) sb_key_int(&b, "threads", t->threads);
     if (msgs >= 0) sb_key_int(&b, "msgs", msgs);
     if (skew_s >= 0) sb_key_num(&b, "skew_s", skew_s);
     if (compute_s >= 0) sb_key_num(&b, "compute_s", compute_s);

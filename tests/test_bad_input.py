@@ -320,6 +320,8 @@ CASES = [
      ["profile"]),
     ("advise-unknown", ["transport", "advise", "nosuch", "--out", "{root}"], ["nosuch"]),
     ("advise-not-lab", ["transport", "advise", "20240101-000000-aaaa", "--out", "{root}"], ["tp_"]),
+    ("advise-verify-rounds", ["transport", "advise", "20240101-000000-aaaa", "--verify", "--verify-rounds", "0",
+                              "--out", "{root}"], ["--verify-rounds"]),
 ]
 
 # The same refusals as real processes, a sample across the commands.

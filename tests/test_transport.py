@@ -247,3 +247,67 @@ def test_the_variants_python_counts_are_the_engine_s():
     for name, b in known.benchmarks.items():
         if name.startswith("tp_"):
             assert tuple(b.variants) == FIXED_VARIANTS[name], name
+
+
+def test_verify_launches_alternate_defaults_and_advised():
+    from mpiscope.transport.verify import ADVISED, DEFAULTS, launch_order
+
+    D, A = DEFAULTS, ADVISED
+    assert launch_order(1) == [D, A]
+    assert launch_order(2) == [D, A, A, D]  # ABBA: a linear drift falls on both alike
+    order = launch_order(5)
+    assert order.count(D) == order.count(A) == 5
+    # never three of a side in a row, and each side opens every other round
+    assert all(len(set(order[i:i + 3])) == 2 for i in range(len(order) - 2))
+    assert [order[2 * r] for r in range(5)] == [D, A, D, A, D]
+    with pytest.raises(ValueError):
+        launch_order(0)
+
+
+def test_verify_verdicts_are_compare_s_per_size(monkeypatch):
+    import numpy as np
+
+    from mpiscope.stats import compare
+    from mpiscope.transport import verify
+
+    rng = np.random.default_rng(3)
+    t = rng.normal(1.0, 0.01, 40)
+    d = {("pingpong", 8): ("s", list(t)), ("pingpong", 1024): ("s", list(t)), ("bw", 8): ("B/s", list(t)),
+         ("bw", 64): ("B/s", list(t[:3])), ("bw", 99): ("B/s", list(t))}
+    a = {("pingpong", 8): ("s", list(t / 2)), ("pingpong", 1024): ("s", list(t * 1.001)),
+         ("bw", 8): ("B/s", list(t / 2)), ("bw", 64): ("B/s", list(t[:3] * 2))}
+    rows = {(r.bench, r.size): r for r in verify.judge(d, a)}
+    assert set(rows) == {("pingpong", 8), ("pingpong", 1024), ("bw", 8), ("bw", 64)}  # only both sides
+    fast = rows[("pingpong", 8)]  # half the time: twice as fast, the interval around it
+    assert fast.verdict == "advised faster" and fast.speedup_low <= fast.speedup <= fast.speedup_high
+    assert 1.9 < fast.speedup < 2.1
+    assert rows[("pingpong", 1024)].verdict == "same"  # 0.1%: inside the noise band
+    slow = rows[("bw", 8)]  # half the bandwidth
+    assert slow.verdict == "advised slower" and 0.45 < slow.speedup < 0.55
+    few = rows[("bw", 64)]  # 3 samples a side: no verdict, however large the ratio
+    assert few.verdict == "insufficient" and few.n_defaults == 3 < verify.needed()
+    # the verdicts are compare's own: what compare_samples says is what judge reports
+    monkeypatch.setattr(verify, "compare_samples",
+                        lambda *x, **k: (*compare.compare_samples(*x, **k)[:2], compare.SLOWER, None))
+    assert {r.verdict for r in verify.judge(d, a)} == {"advised slower"}
+
+
+def test_offload_leaves_the_rank_as_it_found_it(tmp_path):
+    # the variants of a size run together (variants_by_size), offload before
+    # the hybrid: every series after an offload one finds the rank with the
+    # CPU mask and the thread count the first series found (the helper joined,
+    # the rank's own mask untouched or put back)
+    run_dir, _ = run_ok("-n", 2, "--bench", "tp_latency,tp_bw", "--sizes", "8,100000", *QUICK, out=tmp_path)
+    _, run = load(run_dir)
+    for bench in ("tp_latency", "tp_bw"):
+        series = [s for s in run.series if s.bench == bench]
+        assert [(s.algo, s.size) for s in series] == [(a, n) for n in (8, 100000) for a in DESIGNS]
+        first = series[0].params
+        assert first["rank_cpus"] and first["threads"] >= 1, first
+        off = [i for i, s in enumerate(series) if s.algo == "offload"]
+        assert series[off[0]].params["threads"] == first["threads"] + 1  # its helper, counted while it runs
+        after = [s for s in series[off[0] + 1:] if s.algo not in ("mpi", "offload") and not s.params.get("skipped")]
+        assert after[0].algo == "hybrid" and len(after) == 5  # hybrid 8 B, then the four designs at 100000 B
+        for s in after:
+            assert (s.params["rank_cpus"], s.params["threads"]) == (first["rank_cpus"], first["threads"]), \
+                (s.algo, s.size, s.params)

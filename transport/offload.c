@@ -4,6 +4,7 @@
  * costs no CPU between messages; tp_offload_wait spins for the result. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,20 +51,33 @@ static int other_cpu(const tp_pair *p)
     return p->cpu;
 }
 
+_Static_assert(sizeof(cpu_set_t) <= sizeof(((tp_offload *)0)->caller_mask), "cpu_set_t fits");
+
+/* The helper is born pinned (thread attribute): it never runs on the rank's
+ * CPU, and nothing but the helper's own mask is ever set. */
 int tp_offload_start(tp_pair *p, char *why, size_t n)
 {
     tp_offload *o = &p->off;
     o->cpu = other_cpu(p);
-    int err = pthread_create(&o->thread, NULL, helper, p);
-    if (err) return snprintf(why, n, "cannot start the offload thread: %s", strerror(err)), 0;
-    o->started = 1;
-    cpu_set_t set;
+    cpu_set_t set, *mine = (cpu_set_t *)o->caller_mask;
+    CPU_ZERO(mine);
+    sched_getaffinity(0, sizeof *mine, mine);
     CPU_ZERO(&set);
     CPU_SET(o->cpu, &set);
-    pthread_setaffinity_np(o->thread, sizeof set, &set); /* best effort: a cpuset may forbid it */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    int err = pthread_create(&o->thread, &attr, helper, p);
+    if (err == EINVAL) err = pthread_create(&o->thread, NULL, helper, p); /* a cpuset forbids that CPU: unpinned */
+    pthread_attr_destroy(&attr);
+    if (err) return snprintf(why, n, "cannot start the offload thread: %s", strerror(err)), 0;
+    o->started = 1;
     return 1;
 }
 
+/* The helper is joined (gone, not parked), and the rank leaves with the CPU
+ * mask it came with, whatever ran meanwhile: the next series finds the
+ * process as the previous design found it (tests/test_transport.py). */
 void tp_offload_stop(tp_pair *p)
 {
     tp_offload *o = &p->off;
@@ -73,6 +87,8 @@ void tp_offload_stop(tp_pair *p)
     futex(&o->posted, FUTEX_WAKE_PRIVATE, 1);
     pthread_join(o->thread, NULL);
     o->started = 0;
+    cpu_set_t now, *mine = (cpu_set_t *)o->caller_mask;
+    if (!sched_getaffinity(0, sizeof now, &now) && !CPU_EQUAL(&now, mine)) sched_setaffinity(0, sizeof *mine, mine);
 }
 
 void tp_offload_isend(tp_pair *p, const void *buf, size_t n)

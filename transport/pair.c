@@ -12,7 +12,7 @@
 
 #include "tp_impl.h"
 
-static const char *const design_names[TP_DESIGNS] = {"basic", "advanced", "cma", "hybrid", "offload"};
+static const char *const design_names[TP_DESIGNS] = {"basic", "advanced", "cma", "offload", "hybrid"};
 const char *tp_design_name(tp_design d) { return d >= 0 && d < TP_DESIGNS ? design_names[d] : "?"; }
 tp_class tp_pair_class(const tp_pair *p) { return p->cls; }
 
@@ -156,10 +156,13 @@ void tp_recv(tp_pair *p, void *buf, size_t n)
 tp_info tp_describe(const tp_pair *p)
 {
     int adv = p->design == TP_ADVANCED || p->design == TP_HYBRID, hy = p->design == TP_HYBRID;
-    return (tp_info){.design = tp_design_name(p->design), .placement = tp_class_name(p->cls), .cpu = p->cpu,
+    tp_info info = {.design = tp_design_name(p->design), .placement = tp_class_name(p->cls), .cpu = p->cpu,
                      .peer_cpu = p->peer_cpu, .queue_bytes = TP_QUEUE_BYTES, .record_max = TP_RECORD_MAX,
                      .chunk = adv ? TP_CHUNK : -1, .chunks = adv ? TP_CHUNKS : -1, .eager = adv ? TP_ADV_EAGER : -1,
                      .basic_max = hy ? p->th.basic_max : 0, .cma_min = hy ? p->th.cma_min : 0,
                      .cma_min_late = hy ? p->th.cma_min_late : 0, .no_cma = hy && p->no_cma[0] ? p->no_cma : NULL,
-                     .helper_cpu = p->design == TP_OFFLOAD ? p->off.cpu : -1};
+                     .helper_cpu = p->design == TP_OFFLOAD ? p->off.cpu : -1,
+                     .threads = tp_thread_count()};
+    tp_own_cpus(info.rank_cpus, sizeof info.rank_cpus);
+    return info;
 }

@@ -1,12 +1,13 @@
 /* The placement class of two CPUs, read from sysfs: the same CPU, SMT
  * siblings of one core, a shared L2, a shared L3, one socket, two sockets. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp.h"
+#include "tp_impl.h"
 
 static const char *const class_names[TP_CLASSES] = {"same_cpu", "smt", "l2", "l3", "socket", "remote", "unknown"};
 const char *tp_class_name(tp_class c) { return c >= 0 && c < TP_CLASSES ? class_names[c] : "unknown"; }
@@ -75,3 +76,29 @@ tp_class tp_classify(int a, int b)
 }
 
 int tp_current_cpu(void) { return sched_getcpu(); }
+
+void tp_own_cpus(char *out, size_t n)
+{
+    cpu_set_t set;
+    size_t k = 0;
+    out[0] = 0;
+    if (sched_getaffinity(0, sizeof set, &set)) return;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &set) || (c > 0 && CPU_ISSET(c - 1, &set))) continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) last++;
+        int w = last > c ? snprintf(out + k, n - k, "%s%d-%d", k ? "," : "", c, last)
+                         : snprintf(out + k, n - k, "%s%d", k ? "," : "", c);
+        if (w < 0 || (size_t)w >= n - k) return;
+        k += (size_t)w;
+    }
+}
+
+int tp_thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return d ? n : -1;
+}

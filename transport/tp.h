@@ -22,10 +22,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-/* offload last: a series after one whose helper thread was pinned to the
- * peer's CPU streams ~4x slower here (cause not found; README), so within a
- * benchmark the other designs are measured first. */
-typedef enum { TP_BASIC, TP_ADVANCED, TP_CMA, TP_HYBRID, TP_OFFLOAD, TP_DESIGNS } tp_design;
+typedef enum { TP_BASIC, TP_ADVANCED, TP_CMA, TP_OFFLOAD, TP_HYBRID, TP_DESIGNS } tp_design;
 
 /* Placement of a pair's two CPUs, nearest first (sysfs topology). */
 typedef enum {
@@ -65,6 +62,11 @@ typedef struct tp_info {
     int cpu, peer_cpu, helper_cpu;
     long queue_bytes, record_max, chunk, chunks, eager;
     size_t basic_max, cma_min, cma_min_late;
+    /* The process as the pair found it: the calling thread's CPU mask (a
+     * list such as "0-1") and the process's threads, so a series can show
+     * that an earlier one's helper thread left nothing behind. */
+    char rank_cpus[128];
+    int threads;
 } tp_info;
 tp_info tp_describe(const tp_pair *p);
 /* The hybrid's thresholds for a class (defaults, or MPISCOPE_TP_THRESHOLDS). */

@@ -46,6 +46,7 @@ typedef struct tp_segment {
 typedef struct tp_offload {
     pthread_t thread;
     int started, cpu;
+    unsigned char caller_mask[128]; /* the rank's cpu_set_t, put back at stop should anything have changed it */
     _Atomic int stop;
     _Atomic uint64_t posted, done; /* requests */
     const void *buf;
@@ -98,5 +99,9 @@ int tp_offload_start(tp_pair *p, char *why, size_t n);
 void tp_offload_stop(tp_pair *p);
 void tp_offload_isend(tp_pair *p, const void *buf, size_t n);
 void tp_offload_wait(tp_pair *p);
+
+/* placement.c: the calling thread's CPU mask as a list ("0-1,4"); the process's threads. */
+void tp_own_cpus(char *out, size_t n);
+int tp_thread_count(void);
 
 #endif

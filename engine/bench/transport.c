@@ -284,6 +284,7 @@ static void run_overlap(series *s, long rep, double *t_start, double *t_end)
 
 #define TP_BENCH(var, nm, pattern, rl, un, pairs, fp, desc, run)                                                   \
     const bench_def var = {.name = nm, .pat = pattern, .min_np = 2, .rule = rl, .unit = un, .pairing = pairs,      \
+                           .variants_by_size = 1,                                                              \
                            .footprint = fp, .describe = desc, .run_rep = run, .nvariants = nvariants,              \
                            .variant_name = variant_name, .finish = finish}
 

@@ -54,9 +54,10 @@ def _measure(run, words, label, args):
 
 
 def _verify(advice, args):
-    """(the settings applied, the comparison of defaults (A) with them (B))."""
-    from mpiscope.stats.compare import compare
+    """(the settings applied, the launcher words, [(side, run_dir)] in launch
+    order, the VerifyRows): defaults and advised launched alternately."""
     from mpiscope.transport.settings import for_library
+    from mpiscope.transport.verify import ADVISED, judge, launch_order, pooled
 
     run = advice.lab.runs[0]
     cls = advice.lab.placements()[0]
@@ -70,16 +71,20 @@ def _verify(advice, args):
                          "settings), then --verify")
     words = _launcher_words(chosen, lib)
     tag = run.label or run.run_id
-    base = _measure(run, [], f"{tag}-defaults", args)
-    tuned = _measure(run, words, f"{tag}-advised", args)
-    return chosen, words, compare(base, tuned)
+    launches = []
+    for k, side in enumerate(launch_order(args.verify_rounds)):
+        launches.append((side, _measure(run, words if side == ADVISED else [], f"{tag}-{side}-{k}", args)))
+    sides = {s: pooled([d for x, d in launches if x == s]) for s in ("defaults", ADVISED)}
+    return chosen, words, launches, judge(sides["defaults"], sides[ADVISED])
 
 
 def cmd_advise(args) -> int:
     from mpiscope.store import catalog
     from mpiscope.transport.advise import advise
-    from mpiscope.views.transport import advice_json, format_advice
+    from mpiscope.views.transport import advice_json, format_advice, format_verify
 
+    if args.verify_rounds < 1:
+        raise UsageError(f"--verify-rounds must be at least 1 (got {args.verify_rounds})")
     if args.time_budget <= 0:
         raise UsageError(f"--time-budget must be positive (got {args.time_budget})")
     from mpiscope.common.sizes import parse_sizes
@@ -96,19 +101,13 @@ def cmd_advise(args) -> int:
     if not args.json:
         sys.stdout.write(format_advice(a))
         sys.stdout.flush()
-    chosen, words, cmp = _verify(a, args)
-    if args.json:
-        import json
+    chosen, words, launches, rows = _verify(a, args)
+    from mpiscope.transport.verify import needed
 
-        from mpiscope.views.compare import compare_json
-
-        sys.stdout.write(advice_json(a, {"library": chosen.library, "launcher_args": words,
-                                         "comparison": json.loads(compare_json(cmp))}))
-    else:
-        from mpiscope.views.compare import format_compare
-
-        sys.stdout.write(f"\nverify ({chosen.library}): A = the defaults ({cmp.run_a}), B = the advised "
-                         f"settings ({cmp.run_b}): {' '.join(words)}\n" + format_compare(cmp))
+    doc = {"library": chosen.library, "launcher_args": words, "min_samples": needed(),
+           "launches": [{"side": s, "run": d.name} for s, d in launches],
+           "rows": [r.to_dict() for r in rows]}
+    sys.stdout.write(advice_json(a, doc) if args.json else format_verify(doc))
     return 0
 
 
@@ -142,7 +141,10 @@ examples:
                          "(default: latest)")
     ad.add_argument("--verify", action="store_true",
                     help="re-measure MPI's pingpong and bw with the library's defaults and with "
-                         "the advised settings, side by side (two runs)")
+                         "the advised settings, launched alternately (D A A D ...), judged per size "
+                         "by compare's test and noise band")
+    ad.add_argument("--verify-rounds", type=int, default=2, metavar="N",
+                    help="rounds of the alternation, two launches each (default: %(default)s: D A A D)")
     ad.add_argument("--verify-sizes", default="1K-4M:x4", metavar="LIST",
                     help="sizes of the verification runs (default: %(default)s)")
     ad.add_argument("--time-budget", type=float, default=0.5, metavar="S",

@@ -16,7 +16,7 @@ DEFAULT_FLOOD_BYTES = 8 * 1024 * 1024
 MAX_QUEUE_DEPTH = 65536
 
 # Benchmarks with a fixed list of variants (engine/bench/rma.c, layers.c, transport.c).
-TRANSPORT_VARIANTS = ("basic", "advanced", "cma", "hybrid", "offload", "mpi")
+TRANSPORT_VARIANTS = ("basic", "advanced", "cma", "offload", "hybrid", "mpi")
 FIXED_VARIANTS = {
     "rma_lat": ("put_flush", "get_flush", "put_fence", "get_fence"),
     "rma_flood": ("put_flush", "get_flush", "put_fence", "get_fence"),

@@ -84,9 +84,32 @@ def advice_json(a, verify=None) -> str:
     words, comparison document) when it ran."""
     doc = plain(a.to_dict())
     if verify is not None:
-        doc["verify"] = verify
+        doc["verify"] = plain(verify)
     return json_document("transport-advise", doc) + "\n"
 
 
 def probe_json(p: dict) -> str:
     return json_document("transport-probe", p) + "\n"
+
+
+def format_verify(v: dict) -> str:
+    """--verify: the launches in their order, then per benchmark × size the
+    speedup of the advised settings with its interval and the verdict."""
+    def num(x):
+        return "–" if x is None or x != x else f"{x:.2f}"  # NaN: not judged
+
+    order = " ".join(("D" if x["side"] == "defaults" else "A") + f"={x['run']}" for x in v["launches"])
+    rows = [[r["bench"], format_size(r["size"]), f"{r['n_defaults']}/{r['n_advised']}", num(r["speedup"]),
+             f"[{num(r['speedup_low'])}, {num(r['speedup_high'])}]", num(r["p_value"]), r["verdict"]]
+            for r in v["rows"]]
+    counts = {k: sum(r["verdict"] == k for r in v["rows"])
+              for k in ("advised faster", "same", "advised slower", "insufficient")}
+    out = [f"\nverify ({v['library']}): D = the defaults, A = the advised settings "
+           f"({' '.join(v['launcher_args'])}), launched alternately: {order}",
+           table(["bench", "size", "n D/A", "speedup", "95% CI", "p", "verdict"], rows,
+                 [False, True, True, True, True, True, False]),
+           "speedup > 1: the advised settings are faster (time D/A, bandwidth A/D); a verdict needs "
+           "p < 0.05 and the whole CI outside 1 ± 2%, and at least "
+           f"{v['min_samples']} samples a side (else: insufficient, nothing claimed)",
+           "verdicts: " + ", ".join(f"{k} {n}" for k, n in counts.items())]
+    return "\n".join(out) + "\n"

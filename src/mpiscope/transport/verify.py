@@ -1,0 +1,90 @@
+"""`transport advise --verify`: the library's defaults (D) against the advised
+settings (A), launched alternately D A A D D A A D … so that a drift of the
+machine during the verification falls on both alike (an ABBA order cancels
+a linear drift, where D…D A…A would turn it into a verdict). Each launch is a
+stored run; per benchmark × size the samples of all launches of one side
+are pooled and judged by compare's statistics (Mann–Whitney test plus the
+practical noise band on the bootstrap CI of the ratio of medians), never by
+a bare ratio. Too few samples on a side: the verdict is "insufficient" and
+nothing is claimed for that size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mpiscope.stats.compare import (DEFAULT_ALPHA, DEFAULT_NOISE, DEFAULT_SEED, FASTER, INSUFFICIENT,
+                                    SAME, SLOWER, compare_samples, min_samples)
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples, bench_label
+
+DEFAULTS, ADVISED = "defaults", "advised"
+
+
+def launch_order(rounds: int) -> list:
+    """D A, then A D, then D A …: 2 × rounds launches, each side first in
+    every other round (the first launch of a job pays for cold caches)."""
+    if rounds < 1:
+        raise ValueError("at least one round")
+    return [x for r in range(rounds) for x in ((DEFAULTS, ADVISED) if r % 2 == 0 else (ADVISED, DEFAULTS))]
+
+
+def pooled(run_dirs) -> dict:
+    """{(bench label, size): (unit, values)} over the runs (valid samples, launches pooled)."""
+    out: dict = {}
+    for d in run_dirs:
+        table, run = load(d)
+        for bench, algo, size, smp in all_series_samples(table, run):
+            key = (bench_label(bench, algo), int(size))
+            unit, vals = out.get(key, (smp.unit, []))
+            out[key] = (unit, vals + list(smp.values))
+    return out
+
+
+@dataclass(frozen=True)
+class VerifyRow:
+    bench: str
+    size: int
+    unit: str
+    n_defaults: int
+    n_advised: int
+    speedup: float        # > 1: the advised settings are faster (time D / A, bandwidth A / D)
+    speedup_low: float
+    speedup_high: float
+    p_value: float
+    verdict: str          # advised faster / advised slower / same / insufficient
+
+    def to_dict(self) -> dict:
+        return dict(vars(self))
+
+
+_WORDS = {FASTER: "advised faster", SLOWER: "advised slower", SAME: "same", INSUFFICIENT: INSUFFICIENT}
+
+
+def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
+          seed: int = DEFAULT_SEED) -> list:
+    """One VerifyRow per benchmark × size measured on both sides, from
+    compare_samples (A = defaults, B = advised)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for key in sorted(set(defaults) & set(advised)):
+        unit, d = defaults[key]
+        a = advised[key][1]
+        if not len(d) or not len(a) or not (np.median(d) > 0 and np.median(a) > 0):
+            rows.append(VerifyRow(*key, unit, len(d), len(a), float("nan"), float("nan"), float("nan"),
+                                  float("nan"), INSUFFICIENT))
+            continue
+        bw = unit == "B/s"
+        ratio, p, v, _ = compare_samples(d, a, rng, higher_is_better=bw, noise=noise, alpha=alpha)
+        # ratio = advised / defaults of the stored values; a speedup is its
+        # inverse for times (the interval inverted too), itself for bandwidths
+        s, lo, hi = (ratio.point, ratio.low, ratio.high) if bw else (1 / ratio.point, 1 / ratio.high,
+                                                                     1 / ratio.low)
+        rows.append(VerifyRow(*key, unit, len(d), len(a), s, lo, hi, p, _WORDS[v]))
+    return rows
+
+
+def needed(alpha: float = DEFAULT_ALPHA) -> int:
+    return min_samples(alpha)
