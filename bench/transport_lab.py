@@ -32,8 +32,8 @@ SIZES = "1-16M:x4,8"
 LIB_SIZES = "8,1K-16M:x4"
 
 
-def cli(*args, out=None):
-    env = dict(os.environ)
+def cli(*args, out=None, env=None):
+    env = {**os.environ, **(env or {})}
     env.pop("MPISCOPE_PROGRESS", None)
     p = subprocess.run([sys.executable, "-m", "mpiscope.cli", *map(str, args), *(["--out", str(out)] if out else [])],
                        capture_output=True, text=True, env=env)
@@ -42,8 +42,32 @@ def cli(*args, out=None):
     return p.stdout
 
 
-def run(out, *args):
-    return Path(json.loads(cli("run", "-n", 2, *args, "--json", out=out))["run_dir"])
+def run(out, *args, env=None):
+    return Path(json.loads(cli("run", "-n", 2, *args, "--json", out=out, env=env))["run_dir"])
+
+
+def hybrid_against_best(run_dir, bench, cls, best_at):
+    """Per size: the hybrid's cost over the best single design's (medians of
+    the same run, the variants of a size measured together), with compare's
+    bootstrap CI: [(size, best, ratio, low, high)]."""
+    from mpiscope.stats.compare import compare_samples
+    from mpiscope.store.ingest import load
+    from mpiscope.store.series import all_series_samples
+
+    table, r = load(run_dir)
+    smp = {(a, int(n)): x for b, a, n, x in all_series_samples(table, r) if b == bench}
+    rng = np.random.default_rng(1)
+    out = []
+    for size, best in sorted(best_at.items()):
+        h, b = smp.get(("hybrid", size)), smp.get((best, size))
+        if h is None or b is None or not len(h.values) or not len(b.values):
+            continue
+        ratio, _, _, _ = compare_samples(b.values, h.values, rng)  # hybrid / best, stored values
+        if b.unit == "B/s":  # a cost is a time: invert bandwidths (and the interval)
+            out.append((size, best, 1 / ratio.point, 1 / ratio.high, 1 / ratio.low))
+        else:
+            out.append((size, best, ratio.point, ratio.low, ratio.high))
+    return out
 
 
 def memcpy_bw(size, reps=20):
@@ -123,6 +147,26 @@ def main():
                 print(f"  {r['bench']} {r['size']} B: speedup {r['speedup'] or float('nan'):.2f} "
                       f"[{r['speedup_low'] or float('nan'):.2f}, {r['speedup_high'] or float('nan'):.2f}] "
                       f"{r['verdict']}")
+
+        # the hybrid with the thresholds this go measured (advise's
+        # MPISCOPE_TP_THRESHOLDS), against the best single design in the same
+        # run: the defaults in transport/hybrid.c come from another go
+        hy = next(x for x in a.settings[cls] if x.library.startswith("mpiscope hybrid")).env
+        print(f"== hybrid with this go's thresholds: MPISCOPE_TP_THRESHOLDS={hy['MPISCOPE_TP_THRESHOLDS']} ==")
+        second = run(out, "--bench", "tp_latency,tp_bw", "--sizes", SIZES, "--warmup", 2, *tb,
+                     "--label", f"tp-hybrid-{cls}-{int(time.time())}", "--launcher-args",
+                     f"--cpu-list {classes[0]['pair'][0]},{classes[0]['pair'][1]} --bind-to cpu-list:ordered", env=hy)
+        b2 = advise([second])
+        for bench in ("tp_latency", "tp_bw"):
+            best_at = {r.size: r.best for r in b2.best[bench] if r.placement == cls}
+            rows = hybrid_against_best(second, bench, cls, best_at)
+            within = [r for r in rows if r[2] <= 1.03]
+            maybe = [r for r in rows if r[2] > 1.03 and r[3] <= 1.03]
+            print(f"hybrid / best single design, {bench}: {len(within)} of {len(rows)} sizes within 3% "
+                  f"(median ratio), {len(maybe)} more whose 95% CI reaches 3%")
+            for size, best, ratio, lo, hi in rows:
+                print(f"  {size:>9} B  best {best:<9} hybrid/best {ratio:.3f} [{lo:.3f}, {hi:.3f}]"
+                      + ("" if ratio <= 1.03 else "  beyond 3%"))
 
         print("== seed 002's qualitative results ==")
         for state, bench in (("cold", "tp_bw_cold"), ("warm", "tp_bw")):

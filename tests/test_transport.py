@@ -311,3 +311,28 @@ def test_offload_leaves_the_rank_as_it_found_it(tmp_path):
         for s in after:
             assert (s.params["rank_cpus"], s.params["threads"]) == (first["rank_cpus"], first["threads"]), \
                 (s.algo, s.size, s.params)
+
+
+def test_verify_change_must_replicate_in_every_round():
+    import numpy as np
+
+    from mpiscope.transport import verify
+
+    rng = np.random.default_rng(5)
+    t, u = rng.normal(1.0, 0.01, 40), rng.normal(1.0, 0.01, 10)
+    key = ("pingpong", 8)
+
+    def side(x):
+        return {key: ("s", list(x))}
+
+    # round 1 (40 samples): advised twice as fast; round 2 (10): no change.
+    # Pooled, the test says faster; not replicated, so the verdict is "same"
+    rounds = [(side(t), side(t / 2)), (side(u), side(u))]
+    pooled_d, pooled_a = side(np.r_[t, u]), side(np.r_[t / 2, u])
+    (only_pooled,) = verify.judge(pooled_d, pooled_a)
+    (row,) = verify.judge(pooled_d, pooled_a, rounds=rounds)
+    assert only_pooled.verdict == "advised faster"
+    assert row.rounds == ("advised faster", "same") and row.verdict == "same"
+    # both rounds faster: it stands
+    (both,) = verify.judge(pooled_d, side(np.r_[t / 2, t / 2]), rounds=[(side(t), side(t / 2))] * 2)
+    assert both.verdict == "advised faster" and both.rounds == ("advised faster",) * 2

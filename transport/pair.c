@@ -139,8 +139,8 @@ void tp_recv(tp_pair *p, void *buf, size_t n)
     unsigned char *dst = buf;
     size_t got = 0;
     /* The hybrid's sender asks whether the receiver is already here, but
-     * only for messages it might pull (the sizes agree on both sides). */
-    int tell = p->design == TP_HYBRID && n > p->th.basic_max;
+     * only where the answer decides (the sizes agree on both sides). */
+    int tell = tp_hybrid_asks(p, n);
     if (tell) atomic_store_explicit(&p->mine->waiting, p->in_recs + 1, memory_order_relaxed);
     do {
         tp_record *r = tp_next_record(p);

@@ -82,6 +82,7 @@ void tp_basic_send(tp_pair *p, const void *buf, size_t n);
 void tp_advanced_send(tp_pair *p, const void *buf, size_t n);
 void tp_cma_send(tp_pair *p, const void *buf, size_t n);
 void tp_hybrid_send(tp_pair *p, const void *buf, size_t n);
+int tp_hybrid_asks(const tp_pair *p, size_t n); /* whether the receiver's arrival decides (hybrid.c) */
 void tp_chunk_recv(tp_pair *p, tp_record *r, unsigned char *dst);
 void tp_cma_recv(tp_pair *p, tp_record *r, unsigned char *dst);
 

@@ -75,7 +75,9 @@ def _verify(advice, args):
     for k, side in enumerate(launch_order(args.verify_rounds)):
         launches.append((side, _measure(run, words if side == ADVISED else [], f"{tag}-{side}-{k}", args)))
     sides = {s: pooled([d for x, d in launches if x == s]) for s in ("defaults", ADVISED)}
-    return chosen, words, launches, judge(sides["defaults"], sides[ADVISED])
+    rounds = [tuple(pooled([d for x, d in launches[k:k + 2] if x == s]) for s in ("defaults", ADVISED))
+              for k in range(0, len(launches), 2)]
+    return chosen, words, launches, judge(sides["defaults"], sides[ADVISED], rounds=rounds)
 
 
 def cmd_advise(args) -> int:

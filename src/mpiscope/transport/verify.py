@@ -5,8 +5,11 @@ a linear drift, where D…D A…A would turn it into a verdict). Each launch is 
 stored run; per benchmark × size the samples of all launches of one side
 are pooled and judged by compare's statistics (Mann–Whitney test plus the
 practical noise band on the bootstrap CI of the ratio of medians), never by
-a bare ratio. Too few samples on a side: the verdict is "insufficient" and
-nothing is claimed for that size.
+a bare ratio. Samples of one launch are not independent of each other
+(placement, the neighbours of that moment), so a change must also replicate:
+"advised faster/slower" only when every round (one D and one A launch),
+judged alone the same way, says so too; otherwise "same". Too few samples on
+a side: the verdict is "insufficient" and nothing is claimed for that size.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ class VerifyRow:
     speedup_high: float
     p_value: float
     verdict: str          # advised faster / advised slower / same / insufficient
+    rounds: tuple = ()    # each round's own verdict, in launch order
 
     def to_dict(self) -> dict:
         return dict(vars(self))
@@ -64,9 +68,12 @@ _WORDS = {FASTER: "advised faster", SLOWER: "advised slower", SAME: "same", INSU
 
 
 def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
-          seed: int = DEFAULT_SEED) -> list:
+          seed: int = DEFAULT_SEED, rounds=()) -> list:
     """One VerifyRow per benchmark × size measured on both sides, from
-    compare_samples (A = defaults, B = advised)."""
+    compare_samples (A = defaults, B = advised) of the pooled samples; with
+    `rounds` ([(defaults, advised)] of each round alone), a change stands
+    only if every round's own verdict is that change."""
+    per_round = [{(r.bench, r.size): r.verdict for r in judge(d, a, noise, alpha, seed)} for d, a in rounds]
     rng = np.random.default_rng(seed)
     rows = []
     for key in sorted(set(defaults) & set(advised)):
@@ -82,7 +89,11 @@ def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: fl
         # inverse for times (the interval inverted too), itself for bandwidths
         s, lo, hi = (ratio.point, ratio.low, ratio.high) if bw else (1 / ratio.point, 1 / ratio.high,
                                                                      1 / ratio.low)
-        rows.append(VerifyRow(*key, unit, len(d), len(a), s, lo, hi, p, _WORDS[v]))
+        seen = tuple(r.get(key, INSUFFICIENT) for r in per_round)
+        verdict = _WORDS[v]
+        if v in (FASTER, SLOWER) and any(x != verdict for x in seen):
+            verdict = _WORDS[SAME]  # the pooled test alone: a launch's luck, not replicated
+        rows.append(VerifyRow(*key, unit, len(d), len(a), s, lo, hi, p, verdict, seen))
     return rows
 
 

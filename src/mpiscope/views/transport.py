@@ -92,6 +92,9 @@ def probe_json(p: dict) -> str:
     return json_document("transport-probe", p) + "\n"
 
 
+_SHORT = {"advised faster": "+", "advised slower": "-", "same": "=", "insufficient": "?"}
+
+
 def format_verify(v: dict) -> str:
     """--verify: the launches in their order, then per benchmark × size the
     speedup of the advised settings with its interval and the verdict."""
@@ -100,16 +103,18 @@ def format_verify(v: dict) -> str:
 
     order = " ".join(("D" if x["side"] == "defaults" else "A") + f"={x['run']}" for x in v["launches"])
     rows = [[r["bench"], format_size(r["size"]), f"{r['n_defaults']}/{r['n_advised']}", num(r["speedup"]),
-             f"[{num(r['speedup_low'])}, {num(r['speedup_high'])}]", num(r["p_value"]), r["verdict"]]
+             f"[{num(r['speedup_low'])}, {num(r['speedup_high'])}]", num(r["p_value"]),
+             " ".join(_SHORT.get(x, x) for x in r["rounds"]) or "–", r["verdict"]]
             for r in v["rows"]]
     counts = {k: sum(r["verdict"] == k for r in v["rows"])
               for k in ("advised faster", "same", "advised slower", "insufficient")}
     out = [f"\nverify ({v['library']}): D = the defaults, A = the advised settings "
            f"({' '.join(v['launcher_args'])}), launched alternately: {order}",
-           table(["bench", "size", "n D/A", "speedup", "95% CI", "p", "verdict"], rows,
-                 [False, True, True, True, True, True, False]),
+           table(["bench", "size", "n D/A", "speedup", "95% CI", "p", "rounds", "verdict"], rows,
+                 [False, True, True, True, True, True, False, False]),
            "speedup > 1: the advised settings are faster (time D/A, bandwidth A/D); a verdict needs "
-           "p < 0.05 and the whole CI outside 1 ± 2%, and at least "
-           f"{v['min_samples']} samples a side (else: insufficient, nothing claimed)",
+           "p < 0.05 and the whole CI outside 1 ± 2% on the pooled samples, the same verdict in every "
+           f"round alone (+ faster, - slower, = same, ? insufficient), and at least {v['min_samples']} "
+           "samples a side (else: insufficient, nothing claimed)",
            "verdicts: " + ", ".join(f"{k} {n}" for k, n in counts.items())]
     return "\n".join(out) + "\n"
