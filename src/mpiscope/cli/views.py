@@ -98,6 +98,9 @@ def _export_otf2(run_dir, args) -> int:
     counts = write_archive(run_dir, summary.load(run_dir), target)
     print(f"mpiscope: wrote {target / (ARCHIVE + '.otf2')}: {counts['events']} calls, {counts['sends']} sends, "
           f"{counts['recvs']} receives, {counts['collectives']} collectives", file=sys.stderr)
+    if counts["dropped"]:
+        print(f"mpiscope: warning: the trace's buffer was full on ranks {sorted(counts['dropped'], key=int)}: "
+              "their later calls are missing (profile again with a larger --trace N)", file=sys.stderr)
     return 0
 
 

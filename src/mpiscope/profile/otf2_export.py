@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 import otf2
+import pandas as pd
 
 from mpiscope.common.errors import UsageError
 from mpiscope.profile import files
@@ -78,13 +79,13 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
         raise UsageError(f"cannot write {target}: it exists; give a new directory name")
     if not target.parent.is_dir():
         raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
-    import pandas as pd
-
     comm_members = [list(m) for m in pd.read_parquet(comms_path).sort_values("comm")["members"]]
     np_ = prof.np
     node_of = prof.context.get("node_of") or [0] * np_
     origin = float(t["t_start"].min())
-    counts = {"events": 0, "sends": 0, "recvs": 0, "collectives": 0}
+    counts = {"events": 0, "sends": 0, "recvs": 0, "collectives": 0,
+              "dropped": {r: v["trace"]["dropped"] for r, v in (prof.context.get("ranks") or {}).items()
+                          if v.get("trace", {}).get("dropped")}}
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
