@@ -101,7 +101,7 @@ def format_profile(p: S.Profile) -> str:
     per = S.library_per_collective(p)
     if per is not None and not per.empty:
         out += ["", "per blocking collective, what the library's algorithm sent (all ranks):"]
-        out += [f"  {r.call.removeprefix('MPI_').lower()} on {r.comm_size} ranks: {_count(r.operations)} calls → "
+        out += [f"  {r.call.removeprefix('MPI_').lower()} on {r.comm_size} ranks: {_count(r.operations)} {'call' if r.operations == 1 else 'calls'} → "
                 f"{r.msgs} library messages ({_count(r.msgs_per_operation)} per call), {_bytes(r.bytes)}, "
                 f"{100 * r.net_share:.0f}% crossed nodes" for r in per.itertuples()]
         rest = lv["kinds"].get("internal", {}).get("msgs", 0) - int(per["msgs"].sum())
