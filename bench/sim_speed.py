@@ -9,15 +9,22 @@ timed test):
   allgather and pairwise alltoall at 2^20 ranks (~10^12 messages), answered
   by symmetry (rank 0 simulated for all).
 
-With --loggopsim DIR (a LogGOPSim build made by hand, holding txt2bin and
-LogGOPSim; never committed) the same GOAL file runs in both and both finish
-times and event rates are printed.
+Before/after: the event rates are measured side by side against the
+simulator of --baseline REF (default 3e7e1fd, before the speed work of
+issue 13: sim/ and engine/ of that commit built in a temporary folder),
+alternating runs, median of three each.
 
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_speed.py [--small] [--loggopsim DIR]
+With --loggopsim PATH (a LogGOPSim binary made by hand, never committed; its
+txt2bin beside it or given by --txt2bin) the same GOAL files run in both and
+both finish times and event rates are printed (bench/sim_vs_loggopsim.py).
+
+    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_speed.py [--small] [--baseline REF]
+        [--loggopsim PATH [--txt2bin PATH]]
 """
 
 import argparse
-import re
+import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,33 +50,61 @@ def line(name, doc, wall, goal=""):
           f"  peak {doc['peak_rss_bytes'] / 2 ** 30:5.2f} GiB {goal}")
 
 
-def loggopsim(dirpath, goal_file, tmp):
-    d = Path(dirpath)
-    binf = Path(tmp) / "s.bin"
-    subprocess.run([d / "txt2bin", "-i", goal_file, "-o", binf], check=True, capture_output=True)
-    t0 = time.perf_counter()
-    # LogGOPSim takes integer nanoseconds: L 1500, o 300, g 200, G 0.1 -> its -G is per byte in ns
-    p = subprocess.run([d / "LogGOPSim", "-f", binf, "-L", "1500", "-o", "300", "-g", "200", "-G", "0.1"],
-                       capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    print(f"LogGOPSim ({wall:.2f} s wall):")
-    for ln in p.stdout.splitlines()[-6:]:
-        print("   ", ln)
-    m = re.search(r"(\d+)\s+events", p.stdout)
-    if m:
-        print(f"    LogGOPSim event rate: {int(m.group(1)) / wall / 1e6:.2f} M events/s (wall, with loading)")
+def build_baseline(ref, tmp):
+    """The simulator of git REF, built in tmp; None (and why) if it cannot be."""
+    root = Path(__file__).resolve().parents[1]
+    if subprocess.run(["git", "-C", root, "cat-file", "-e", f"{ref}^{{commit}}"], capture_output=True).returncode:
+        return None, f"{ref} is not a commit here"
+    src = Path(tmp) / "baseline"
+    src.mkdir()
+    arc = subprocess.run(["git", "-C", root, "archive", ref, "sim", "engine"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "x", "-C", src], input=arc, check=True)
+    p = subprocess.run(["make", "-s", "-C", src / "sim", f"BUILD={src / 'build'}"], capture_output=True, text=True)
+    exe = src / "build" / "mpiscope-sim"
+    return (exe, "") if p.returncode == 0 and exe.exists() else (None, p.stderr[-500:])
+
+
+def run_binary(exe, argv):
+    p = subprocess.run([exe, "run", *map(str, argv), *COSTS], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)
+
+
+def before_after(exe_before, argv, repeats=3):
+    """Median event rates of the baseline and of this tree, runs alternating; the docs of this tree."""
+    now = str(binary.ensure_built())
+    rb, ra, doc_b, doc_a = [], [], None, None
+    for _ in range(repeats):
+        doc_b = run_binary(exe_before, argv)
+        doc_a = run_binary(now, argv)
+        rb.append(doc_b["events_per_s"]), ra.append(doc_a["events_per_s"])
+    if doc_b["makespan_median_s"] != doc_a["makespan_median_s"] or doc_b["events"] != doc_a["events"]:
+        raise SystemExit(f"the baseline and this tree disagree: {doc_b} vs {doc_a}")
+    return statistics.median(rb), statistics.median(ra), doc_a
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--small", action="store_true", help="scale runs at 2^20 / 2^16 ranks only")
-    ap.add_argument("--loggopsim", metavar="DIR", help="a LogGOPSim build (txt2bin, LogGOPSim)")
+    ap.add_argument("--baseline", metavar="REF", default="3e7e1fd",
+                    help="git commit whose simulator gives the 'before' event rates (default 3e7e1fd)")
+    ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built by hand (never committed)")
+    ap.add_argument("--txt2bin", metavar="PATH", help="LogGOPSim's txt2bin (default: beside --loggopsim)")
     a = ap.parse_args()
     binary.ensure_built()
-    print("event rate (simulation only):")
-    for bench, algo, p, size in (("allreduce", "recursive_doubling", 1 << 16, 8), ("allgather", "ring", 1 << 11, 8)):
-        doc, wall = sim("--bench", bench, "--algo", algo, "-p", p, "--size", size)
-        line(f"{bench}/{algo}", doc, wall, "(goal >= 20 M events/s)")
+    print("event rate (simulation only; goal >= 20 M events/s):")
+    with tempfile.TemporaryDirectory() as tmp:
+        exe_before, why = build_baseline(a.baseline, tmp)
+        for bench, algo, p, size in (("allreduce", "recursive_doubling", 1 << 16, 8),
+                                     ("allgather", "ring", 1 << 11, 8)):
+            argv = ["--bench", bench, "--algo", algo, "-p", p, "--size", size]
+            if exe_before is None:
+                doc, wall = sim(*argv)
+                line(f"{bench}/{algo}", doc, wall, f"(before: skipped, {why.strip()})")
+                continue
+            before, after, doc = before_after(exe_before, argv)
+            print(f"{bench + '/' + algo:44s} {p:>9d} ranks {doc['events']:>11d} events  before ({a.baseline})"
+                  f" {before / 1e6:6.1f} M/s  after {after / 1e6:6.1f} M/s  x{after / before:4.2f}  (same finish"
+                  f" {doc['makespan_median_s'] * 1e6:.4f} us, median of 3 alternating runs)")
     print("scale (wall includes generating the schedule):")
     big = [("bcast", "binomial", 1 << (20 if a.small else 23), 8, "(goal <= 30 s, <= 8 GiB at 2^23)"),
            ("allreduce", "recursive_doubling", 1 << (16 if a.small else 20), 8, "(goal <= 60 s at 2^20)")]
@@ -85,14 +120,10 @@ def main():
         ans = algorithm(bench, algo, 1 << 20, 8, costs, Extras())
         print(f"{bench}/{algo:36s} 1048576 ranks  finish {ans.median * 1e6:12.2f} us  regime {ans.regime:10s}"
               f"  wall {time.perf_counter() - t0:6.1f} s")
-    if a.loggopsim:
-        with tempfile.TemporaryDirectory() as tmp:
-            g = Path(tmp) / "s.goal"
-            binary.schedule(["--bench", "allreduce", "--algo", "recursive_doubling", "-p", 4096, "--size", 8,
-                             "--format", "goal", "-o", g])
-            doc, wall = sim("--schedule", g)
-            line("mpiscope-sim, allreduce/rd 4096 (GOAL)", doc, wall)
-            loggopsim(a.loggopsim, g, tmp)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import sim_vs_loggopsim
+
+    sim_vs_loggopsim.compare(a.loggopsim, a.txt2bin, a.small)
 
 
 if __name__ == "__main__":

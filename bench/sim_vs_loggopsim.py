@@ -13,7 +13,8 @@ byte), so the parameter sets are integers. Printed per schedule and set:
 both finish times and their difference, both event counts, event rates
 (ours: simulation phase; LogGOPSim: its process CPU time, it reports whole
 seconds only) and operations per second of CPU time of the whole process
-(ours parses GOAL text, LogGOPSim maps its binary file). The README's
+(ours from GOAL text and from our binary form, LogGOPSim from the
+binary file txt2bin made). The README's
 simulator section says why finish times differ where they do.
 
     flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_vs_loggopsim.py \\
@@ -90,14 +91,9 @@ def goal_file(tmp: Path, bench, algo, p, size) -> Path:
     return g
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built by hand")
-    ap.add_argument("--txt2bin", metavar="PATH", help="LogGOPSim's txt2bin (default: beside --loggopsim)")
-    ap.add_argument("--small", action="store_true", help="speed runs at 2^12 ranks only")
-    a = ap.parse_args()
-    exe = Path(a.loggopsim) if a.loggopsim else None
-    t2b = Path(a.txt2bin) if a.txt2bin else (exe.parent / "txt2bin" if exe else None)
+def compare(loggopsim_path, txt2bin_path=None, small=False):
+    exe = Path(loggopsim_path) if loggopsim_path else None
+    t2b = Path(txt2bin_path) if txt2bin_path else (exe.parent / "txt2bin" if exe else None)
     if not exe or not exe.is_file() or not t2b or not t2b.is_file():
         print("LogGOPSim comparison: skipped (give --loggopsim PATH and, if not beside it, --txt2bin PATH)")
         return
@@ -118,21 +114,37 @@ def main():
         print("speed (one core; events are counted differently: ours ~5 per send/recv pair with its"
               " reduction, LogGOPSim 1 per operation + 1 per message):")
         for bench, algo, p, size in SPEED:
-            if a.small:
+            if small:
                 p = min(p, 1 << 12)
             goal = goal_file(tmp, bench, algo, p, size)
             t0 = time.perf_counter()
             sbin = convert(t2b, goal)
             conv = time.perf_counter() - t0
             prm = PARAMS[0]
-            u, v = ours(goal, prm), loggopsim(exe, sbin, prm)
+            ours_bin = goal.with_suffix(".gbin")
+            binary.schedule(["--bench", bench, "--algo", algo, "-p", p, "--size", size, "--format", "bin",
+                             "-o", ours_bin])
+            u, w, v = ours(goal, prm), ours(ours_bin, prm), loggopsim(exe, sbin, prm)
             same = "same finish" if u["finish_ns"] == v["finish_ns"] else f"finish differs by {u['finish_ns'] - v['finish_ns']:.1f} ns"
             print(f"{bench}/{algo} p={p} ({u['ops']} operations, {same}; txt2bin {conv:.1f} s):")
             print(f"    ours       {u['events']:>10d} events {u['rate'] / 1e6:7.2f} M events/s (simulation)"
                   f"  {u['ops'] / u['cpu'] / 1e6:6.2f} M ops/s of process CPU ({u['cpu']:.2f} s, wall {u['wall']:.2f} s)")
+            print(f"    ours, bin  {w['events']:>10d} events {w['rate'] / 1e6:7.2f} M events/s (simulation)"
+                  f"  {w['ops'] / w['cpu'] / 1e6:6.2f} M ops/s of process CPU ({w['cpu']:.2f} s, wall {w['wall']:.2f} s)"
+                  " (our binary schedule form)")
             print(f"    LogGOPSim  {v['events']:>10d} events {v['rate'] / 1e6:7.2f} M events/s (process CPU)"
                   f"  {u['ops'] / v['cpu'] / 1e6:6.2f} M ops/s of process CPU ({v['cpu']:.2f} s, wall {v['wall']:.2f} s)")
-            print(f"    ratio (LogGOPSim CPU / ours CPU, whole process): {v['cpu'] / u['cpu']:.1f}x")
+            print(f"    LogGOPSim process CPU / ours: {v['cpu'] / u['cpu']:.1f}x (GOAL text),"
+                  f" {v['cpu'] / w['cpu']:.1f}x (binary forms)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built by hand")
+    ap.add_argument("--txt2bin", metavar="PATH", help="LogGOPSim's txt2bin (default: beside --loggopsim)")
+    ap.add_argument("--small", action="store_true", help="speed runs at 2^12 ranks only")
+    a = ap.parse_args()
+    compare(a.loggopsim, a.txt2bin, a.small)
 
 
 if __name__ == "__main__":
