@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 
-import functools
-from statistics import NormalDist
-
 import numpy as np
+# scipy.special, not scipy.stats: the same distribution functions without a
+# second of imports in every `mpiscope run` and `show`.
+from scipy.special import bdtr, bdtrik, stdtrit
 
 from mpiscope.stats.bootstrap import percentile_estimate_sorted
 from mpiscope.stats.estimate import Estimate
@@ -27,28 +27,6 @@ def _clean(values):
     return a[~np.isnan(a)]
 
 
-def _binom_half_cdf(q: int, n: int) -> float:
-    """P(B <= q) for B ~ Binomial(n, 1/2), exactly to rounding. Here rather
-    than scipy.special.bdtr: importing SciPy cost every `mpiscope run` and
-    `show` about 0.2 s. Sums the pmf from q down, where the terms shrink at
-    least geometrically (pmf(i-1)/pmf(i) = i/(n-i+1)); by symmetry only the
-    lower half is ever summed."""
-    if q < 0:
-        return 0.0
-    if q >= n:
-        return 1.0
-    if 2 * q >= n:  # P(B <= q) = 1 - P(B <= n-q-1)
-        return 1.0 - _binom_half_cdf(n - q - 1, n)
-    # Enough terms for double precision: ratios i/(n-i+1) below q fall off
-    # like a Gaussian of width ~sqrt(n)/2, so 40 widths (or all of them).
-    lo = max(0, q - int(20 * math.sqrt(n)) - 40)
-    i = np.arange(q, lo, -1, dtype=np.float64)
-    ratios = np.cumprod(i / (n - i + 1.0))
-    log_pmf_q = math.lgamma(n + 1) - math.lgamma(q + 1) - math.lgamma(n - q + 1) - n * math.log(2.0)
-    return math.exp(log_pmf_q) * (1.0 + float(ratios.sum()))
-
-
-@functools.lru_cache(maxsize=4096)
 def median_ci_ranks(n: int, level: float = 0.95):
     """1-based ranks (j, k) of the order statistics bounding the median CI,
     and the interval's exact coverage.
@@ -66,16 +44,15 @@ def median_ci_ranks(n: int, level: float = 0.95):
     tail = (1.0 - level) / 2.0
     # Largest j with P(B <= j-1) <= tail: q = j-1 is the largest q with cdf(q) <= tail,
     # found from the continuous inverse and checked against the exact cdf.
-    guess = n / 2.0 + NormalDist().inv_cdf(tail) * math.sqrt(n) / 2.0
-    q = min(max(int(math.floor(guess)), 0), n) if n > 1 else 0
-    while q < n and _binom_half_cdf(q + 1, n) <= tail:
+    q = int(math.floor(bdtrik(tail, n, 0.5))) if n > 1 else 0
+    while q < n and bdtr(q + 1, n, 0.5) <= tail:
         q += 1
-    while q >= 0 and _binom_half_cdf(q, n) > tail:
+    while q >= 0 and bdtr(q, n, 0.5) > tail:
         q -= 1
     j = max(q + 1, 1)
     k = n - j + 1
     # P(j <= B <= n-j); for n = 1 this is 0: one sample gives a point, no interval.
-    coverage = 1.0 - 2.0 * _binom_half_cdf(j - 1, n)
+    coverage = 1.0 - 2.0 * bdtr(j - 1, n, 0.5)
     return j, k, float(coverage)
 
 
@@ -157,8 +134,6 @@ def mean_estimate(values, level: float = 0.95):
     if n < 2:
         return Estimate(m, math.nan, level, math.nan, math.nan, method)
     se = math.sqrt(var / n)
-    from scipy.special import stdtrit  # only here: see _binom_half_cdf
-
     half = float(stdtrit(n - 1, 0.5 + level / 2.0)) * se
     return Estimate(m, se, level, m - half, m + half, method)
 
