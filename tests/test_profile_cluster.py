@@ -1,5 +1,6 @@
 """mpiscope profile --cluster: LAMMPS (Lennard-Jones melt, 50 steps) and HPCC
-(N = 500) on an emulated cluster of 2 hosts x 2 slots. Asserted: each rank
+(N = 500) with Open MPI, ScaLAPACK's LU driver with MPICH, on an emulated
+cluster of 2 hosts x 2 slots. Asserted: each rank
 ran on the emulated host the placement gives it (its own host name says so),
 MPI's node split agrees with it, both ends of every pair agree, and every
 rank's point-to-point bytes and messages sent on the "same node" and "other
@@ -34,8 +35,8 @@ def cluster():
     mpiscope("cluster", "down", NAME)
 
 
-def _profile(cluster, out, cwd, *command):
-    p = mpiscope("profile", "--out", out, "--mpi", "openmpi", "--cluster", cluster, "-n", 4, "--json", "--",
+def _profile(cluster, out, cwd, *command, mpi="openmpi"):
+    p = mpiscope("profile", "--out", out, "--mpi", mpi, "--cluster", cluster, "-n", 4, "--json", "--",
                  *command, cwd=cwd, timeout=600)
     assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
     doc = json.loads(p.stdout)
@@ -91,3 +92,14 @@ def test_hpcc_splits_as_placed(cluster, tmp_path):
     prof, doc = _profile(cluster, tmp_path, tmp_path, "hpcc")
     assert "Success=1" in (tmp_path / "hpccoutf.txt").read_text()
     _split_as_placed(prof, doc, "HPCC")
+
+
+XDLU = Path("/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu")
+
+
+@pytest.mark.skipif(not XDLU.exists(), reason="ScaLAPACK's MPICH test drivers are not installed (scripts/setup-system.sh)")
+def test_scalapack_lu_with_mpich_splits_as_placed(cluster, tmp_path):
+    shutil.copy(DATA / "scalapack-LU.dat", tmp_path / "LU.dat")
+    prof, doc = _profile(cluster, tmp_path, tmp_path, XDLU, mpi="mpich")
+    assert "1 tests completed and passed residual checks" in (tmp_path / prof.context["run_id"] / "launch-0.log").read_text()
+    _split_as_placed(prof, doc, "ScaLAPACK LU (MPICH)")

@@ -20,7 +20,6 @@ def cmd_show(args) -> int:
     from mpiscope.views import show as views
     from mpiscope.views.export import show_json
 
-    target = None if args.output in (None, "-") else output_file(args.output)
     run_dir = catalog.resolve(args.out, args.run)
     if _is_profile(run_dir):
         return _show_profile(run_dir, args.json)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.engine.mpi import find_mpi
+from mpiscope.engine.mpi import find_mpi, is_debian
 from mpiscope.measure.launch import launch_env
 from mpiscope.measure.plan import relevant_env
 from mpiscope.profile import files, monitoring
@@ -91,6 +91,9 @@ def cluster_command(name, mpi, np, command, library: Path):
     (-genv), so neither its proxies nor the cluster's rsh load the library."""
     from mpiscope.cluster.launching import cluster_launch
 
+    if not is_debian(mpi):
+        raise UsageError(f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
+                         f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there")
     if np is None:
         from mpiscope.cluster import state as st
 
@@ -116,7 +119,7 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
         raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
                          f"(profile with --mpi openmpi, or leave --library-view out)")
     library = ensure_library(the_mpi) / LIBRARY
-    placed = {}
+    placed, base = {}, None
     if cluster:  # checked (up, enough slots) before anything is made
         command, base, placed = cluster_command(cluster, the_mpi, np, command, library)
     out.mkdir(parents=True, exist_ok=True)
@@ -129,18 +132,13 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
     view_dir = tmp / files.MONITORING_DIR if library_view else None
     if view_dir:
         view_dir.mkdir()
-    if cluster:
-        env = profile_env(the_mpi, command, raw.absolute(), trace_events,
-                          view_dir.absolute() if view_dir else None, library, base=base,
-                          ompi_launcher=True)
-        if the_mpi.family == "mpich":
-            # The ranks get the library through -genv; the launcher keeps what it had.
-            env.pop("LD_PRELOAD")
-            if base.get("LD_PRELOAD"):
-                env["LD_PRELOAD"] = base["LD_PRELOAD"]
-    else:
-        env = profile_env(the_mpi, command, raw.absolute(), trace_events,
-                          view_dir.absolute() if view_dir else None, library)
+    env = profile_env(the_mpi, command, raw.absolute(), trace_events, view_dir.absolute() if view_dir else None,
+                      library, base=base, ompi_launcher=True if cluster else None)
+    if cluster and the_mpi.family == "mpich":
+        # The ranks get the library through -genv; the launcher keeps what it had.
+        env.pop("LD_PRELOAD")
+        if base.get("LD_PRELOAD"):
+            env["LD_PRELOAD"] = base["LD_PRELOAD"]
     started = time.time()
     try:
         with open(tmp / "launch-0.log", "w") as log, open(tmp / "launch-0.stderr", "w") as err:
