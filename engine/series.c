@@ -18,18 +18,12 @@ typedef struct decision {
 } decision;
 #define DECISION_DOUBLES 5
 
-/* A window is WINDOW_FACTOR times the median repetition (its slowest rank)
- * plus WINDOW_SLACK_S: sized first from the warm-up, then after every batch
- * from the batch's recorded repetitions, since the few warm-up repetitions of
- * a large message include its first touches and can make every window of the
- * series several times the operation.
- * More than a tenth of a batch's window starts late: the window may be too
- * short for the operation, and its factor doubles, once. More than a quarter late, or
+/* More than a tenth of a batch's window starts late: the window may be too
+ * short for the operation, and doubles, once. More than a quarter late, or
  * still a tenth after the doubling: a rank is losing its CPU (a busy node),
  * which no window fixes (and the clock it needs is then off by microseconds
  * too), so the rest of the series starts with barriers. */
 static const int MAX_DOUBLINGS = 1;
-static const double WINDOW_FACTOR = 2, WINDOW_SLACK_S = 5e-6;
 
 /* One series on this rank, from its description to its record. */
 typedef struct run {
@@ -46,7 +40,6 @@ typedef struct run {
     long done;
     long fallback_rep;  /* first repetition started by a barrier after window starts failed; -1: none */
     int doublings;      /* rank 0: of the window, in this series */
-    double factor;      /* rank 0: window / median repetition */
     decision d;
 } run;
 
@@ -132,7 +125,7 @@ static double warm_up(run *r)
     double median = took[n / 2];
     free(took);
     s->measuring = 1;
-    return WINDOW_FACTOR * median + WINDOW_SLACK_S;
+    return 2 * median + 5e-6;
 }
 
 /* Repetitions done .. done + batch - 1, each started by procsync. */
@@ -168,27 +161,6 @@ static void gather_batch(run *r, long batch)
     MPI_Gatherv(r->mine, (int)(4 * batch), MPI_DOUBLE, r->all, r->counts, r->displs, MPI_DOUBLE, 0, e->world);
 }
 
-/* Median over the batch's repetitions of the slowest participant's local
- * duration (rank 0, from the gathered records); NaN when none was timed. */
-static double median_rep(const double *g, int np, long nrep)
-{
-    double *took = malloc(sizeof(double) * (size_t)nrep);
-    long n = 0;
-    for (long i = 0; i < nrep; i++) {
-        double worst = NAN;
-        for (int k = 0; k < np; k++) {
-            const double *rec = g + ((size_t)k * (size_t)nrep + (size_t)i) * 4;
-            double t = rec[1] - rec[0];
-            if (isfinite(t) && !(t <= worst)) worst = t;
-        }
-        if (isfinite(worst)) took[n++] = worst;
-    }
-    sort_doubles(took, (size_t)n);
-    double m = n ? took[n / 2] : NAN;
-    free(took);
-    return m;
-}
-
 static decision decide(run *r, long done, long batch, long bad, double elapsed, double window_s,
                        int samples_per_rep)
 {
@@ -216,10 +188,7 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     d.next_batch = next;
     if (r->ps.window && bad * 10 > batch * samples_per_rep) {
         if (bad * 4 > batch * samples_per_rep || r->doublings++ == MAX_DOUBLINGS) d.barrier = 1;
-        else r->factor *= 2, d.window_s = 2 * window_s;
-    } else if (r->ps.window) {
-        double m = median_rep(r->all, r->e->size, batch);
-        if (isfinite(m)) d.window_s = r->factor * m + WINDOW_SLACK_S;
+        else d.window_s = 2 * window_s;
     }
     return d;
 }
@@ -291,7 +260,7 @@ static long first_batch(const options *o, double window_s)
 
 int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
 {
-    run r = {.e = e, .def = def, .fallback_rep = -1, .factor = WINDOW_FACTOR};
+    run r = {.e = e, .def = def, .fallback_rep = -1};
     double t = MPI_Wtime();
     describe(&r, variant, bytes);
     if (any_skip(e, &r.s)) {
