@@ -391,12 +391,15 @@ def test_an_interrupted_up_leaves_nothing_that_down_does_not_remove(signum):
     name = _name(f"int{int(signum)}")
     cmd = [sys.executable, "-m", "mpiscope.cli", "cluster", "up", name, "--hosts", "2",
            "--link", "delay=100us"]
+    # SIGINT as from a terminal: a test run started in the background (`make test &`)
+    # inherits SIGINT ignored, and Python then never turns it into KeyboardInterrupt.
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "MPISCOPE_TEST_UP_STALL": "delay"})
+                         env={**os.environ, "MPISCOPE_TEST_UP_STALL": "delay"},
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         d = _wait_for_delay_program(name)
         p.send_signal(signum)
-        _, err = p.communicate(timeout=300)
+        _, err = p.communicate(timeout=120)
         assert p.returncode != 0 and "Traceback" not in err, err
         if signum != signal.SIGKILL:  # up unwinds itself
             assert ns.list_netns(name) == [] and not st.cluster_dir(name).exists(), err
@@ -406,6 +409,7 @@ def test_an_interrupted_up_leaves_nothing_that_down_does_not_remove(signum):
         _nothing_left(name, [d["pid"]])
     finally:
         p.kill()
+        p.wait()  # no zombie for a later test's subreaper to find
         manager.teardown(name)
 
 

@@ -35,8 +35,8 @@ def cluster():
     mpiscope("cluster", "down", NAME)
 
 
-def _profile(cluster, out, cwd, *command, mpi="openmpi"):
-    p = mpiscope("profile", "--out", out, "--mpi", mpi, "--cluster", cluster, "-n", 4, "--json", "--",
+def _profile(cluster, out, cwd, *command, mpi="openmpi", options=()):
+    p = mpiscope("profile", "--out", out, "--mpi", mpi, "--cluster", cluster, "-n", 4, *options, "--json", "--",
                  *command, cwd=cwd, timeout=600)
     assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
     doc = json.loads(p.stdout)
@@ -81,10 +81,24 @@ def _split_as_placed(prof, doc, name):
     print(f"\n{name} on 2 hosts x 2 slots: p2p {json.dumps(doc['point_to_point'])}")
 
 
-def test_lammps_splits_as_placed(cluster, tmp_path):
+def test_lammps_splits_as_placed_in_both_views(cluster, tmp_path):
+    """With --library-view too: Open MPI's own user-traffic matrix is ours,
+    and the library's messages per collective call cross nodes as placed."""
     prof, doc = _profile(cluster, tmp_path, tmp_path, "lmp", "-in", DATA / "in.lj", "-var", "steps", "50",
-                         "-log", "none", "-screen", "none")
+                         "-log", "none", "-screen", "none", options=("--library-view",))
     _split_as_placed(prof, doc, "LAMMPS")
+    for what in ("bytes", "msgs"):
+        assert (summary.library_matrix(prof, "user", what) == summary.matrix(prof, what)).all(), what
+    host = np.array(prof.context["cluster"]["placement"])
+    internal = summary.library_matrix(prof, "internal", "msgs")
+    crossing = int((internal * (host[:, None] != host[None, :])).sum())
+    per = summary.library_per_collective(prof)
+    allreduce = per[(per["call"] == "MPI_Allreduce") & (per["comm_size"] == 4)]
+    # Four ranks on two hosts cannot agree on a sum without a message between the hosts.
+    assert len(allreduce) == 1 and allreduce["msgs_net"].iloc[0] > 0
+    # What the blocking collectives sent across nodes is part of all the internal traffic that did.
+    assert 0 < per["msgs_net"].sum() <= crossing
+    print(f"\nLAMMPS library view on 2 hosts x 2 slots:\n{per.to_string()}")
 
 
 def test_hpcc_splits_as_placed(cluster, tmp_path):
