@@ -41,6 +41,14 @@ def profile_ok(out, mpi, *flags, env=None):
     return out / doc["run_id"], doc
 
 
+# A traced profile of the known-traffic program, shared by the trace and OTF2 tests.
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    out = tmp_path_factory.mktemp("traced")
+    run_dir, _ = profile_ok(out, "openmpi", "--trace")
+    return out, run_dir, summary.load(run_dir)
+
+
 def expected(r, p, node_of):
     """(call, peer, bytes) of every message rank r sends and receives (known_traffic.c)."""
     partner, right, left = r ^ 1, (r + 1) % p, (r - 1) % p

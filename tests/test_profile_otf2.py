@@ -10,16 +10,8 @@ from collections import Counter
 import otf2
 import pytest
 
-from mpiscope.profile import summary
 from runcli import mpiscope
-from test_profile_known import COLLECTIVES, NP, profile_ok
-
-
-@pytest.fixture(scope="module")
-def traced(tmp_path_factory):
-    out = tmp_path_factory.mktemp("traced")
-    run_dir, _ = profile_ok(out, "openmpi", "--trace")
-    return out, run_dir, summary.load(run_dir)
+from test_profile_known import COLLECTIVES, NP, profile_ok, traced  # noqa: F401 (traced: a fixture)
 
 
 def _read(archive):
