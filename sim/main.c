@@ -218,10 +218,12 @@ static void write_trace(const char *path, const sim_sched *sc, const sim_result 
     fprintf(f, "rank,seq,op,peer,tag,bytes,t_post,t_done\n");
     for (long k = 0; k < sc->nranks; k++) {
         long seq = 0;
-        for (uint64_t i = sc->first[k]; i < sc->first[k + 1]; i++)
+        for (uint64_t l = sc->first[k]; l < sc->first[k + 1]; l++) {
+            uint32_t i = sc->pos[l];
             if (sc->op[i].type == OP_SEND || sc->op[i].type == OP_RECV)
                 fprintf(f, "%ld,%ld,%d,%d,%d,%.0f,%.12g,%.12g\n", k, seq++, sc->op[i].type, sc->op[i].peer,
                         sc->op[i].tag, sc->op[i].value, r->t_start[i], r->t_end[i]);
+        }
     }
     if (f != stdout && fclose(f)) die(3, "writing %s failed", path);
 }
@@ -303,19 +305,23 @@ static int cmd_run(const args *a)
         printf("]");
     }
     if (a->crit > 0) {
-        /* Back from the operation that ends last, along what let each one start or finish. */
-        uint64_t last = 0;
-        for (uint64_t i = 1; i < sc.nops; i++)
-            if (first.t_end[i] > first.t_end[last]) last = i;
+        /* Back from the operation that ends last (of equal ends, the first in
+         * index order), along what let each one start or finish. */
+        uint64_t last = sc.nops ? sc.pos[0] : 0;
+        for (uint64_t l = 1; l < sc.nops; l++)
+            if (first.t_end[sc.pos[l]] > first.t_end[last]) last = sc.pos[l];
+        uint32_t *logical = sim_sched_logical(&sc);
+        if (!logical) die(3, "%s", "out of memory for the critical path");
         printf(", \"critical_path\": [");
         long k = 0;
         for (uint32_t i = sc.nops ? (uint32_t)last : UINT32_MAX; i != UINT32_MAX && k < a->crit;
              i = first.cause[i], k++)
             printf("%s{\"rank\": %u, \"index\": %llu, \"op\": \"%s\", \"peer\": %d, \"value\": %.12g, "
                    "\"start_s\": %.12g, \"end_s\": %.12g}",
-                   k ? ", " : "", sim_rank(&sc, &sc.op[i]), (unsigned long long)(i - sc.first[sim_rank(&sc, &sc.op[i])]),
+                   k ? ", " : "", sim_rank(&sc, &sc.op[i]), (unsigned long long)(logical[i] - sc.first[sim_rank(&sc, &sc.op[i])]),
                    type_name(sc.op[i].type), sc.op[i].peer, sc.op[i].value, first.t_start[i], first.t_end[i]);
         printf("]");
+        free(logical);
     }
     printf("}\n");
     if (a->trace) write_trace(a->trace, &sc, &first);

@@ -91,6 +91,27 @@ void sim_sched_sink(sched_sink *s, sim_sched *sc, uint64_t max_ops)
     s->begin = m_begin, s->rank = m_rank, s->end = m_end, s->state = sc;
 }
 
+/* Where each operation is held: the k-th operations of all ranks side by
+ * side, ranks in order (k-major). Events of one time mostly visit the same
+ * step of many ranks, so they walk memory forwards instead of one rank's
+ * stretch after another's. */
+static uint32_t *layout(const sim_sched *sc)
+{
+    uint64_t most = 0;
+    for (long r = 0; r < sc->nranks; r++)
+        if (sc->first[r + 1] - sc->first[r] > most) most = sc->first[r + 1] - sc->first[r];
+    uint64_t *next = calloc(most + 1, sizeof *next); /* per step k: the next place */
+    uint32_t *pos = malloc((sc->nops ? sc->nops : 1) * sizeof *pos);
+    if (!next || !pos) return free(next), free(pos), NULL;
+    for (long r = 0; r < sc->nranks; r++)
+        for (uint64_t k = 0; k < sc->first[r + 1] - sc->first[r]; k++) next[k + 1]++;
+    for (uint64_t k = 1; k <= most; k++) next[k] += next[k - 1];
+    for (long r = 0; r < sc->nranks; r++)
+        for (uint64_t i = sc->first[r], k = 0; i < sc->first[r + 1]; i++, k++) pos[i] = (uint32_t)next[k]++;
+    free(next);
+    return pos;
+}
+
 int sim_sched_finish(sim_sched *sc, char *err, size_t n)
 {
     if (sc->failed == 3) {
@@ -102,29 +123,55 @@ int sim_sched_finish(sim_sched *sc, char *err, size_t n)
                                          : "out of memory holding the schedule");
         return -1;
     }
+    if (!sc->op && !sc->nops && grow_ops(sc, 1)) sc->op = NULL;
     uint32_t *at = calloc(sc->nops + 2, sizeof *at);
     sc->dlist = malloc((sc->nedges ? sc->nedges : 1) * sizeof *sc->dlist);
     sc->ndeps = calloc(sc->nops + 1, sizeof *sc->ndeps);
-    if (!sc->op && !sc->nops && grow_ops(sc, 1)) sc->op = NULL;
-    if (!at || !sc->dlist || !sc->ndeps || !sc->op) {
+    sc->pos = sc->op ? layout(sc) : NULL;
+    if (!at || !sc->dlist || !sc->ndeps || !sc->pos) {
         free(at);
         snprintf(err, n, "out of memory holding the schedule");
         return -1;
     }
+    const uint32_t *pos = sc->pos;
     /* Count into at[b + 2], prefix-sum, fill through at[b + 1]: it ends as b's end. */
-    for (uint64_t e = 0; e < sc->nedges; e++) at[sc->eb[e] + 2]++, sc->ndeps[sc->ea[e]]++;
+    for (uint64_t e = 0; e < sc->nedges; e++) at[pos[sc->eb[e]] + 2]++, sc->ndeps[pos[sc->ea[e]]]++;
     for (uint64_t i = 2; i < sc->nops + 2; i++) at[i] += at[i - 1];
-    for (uint64_t e = 0; e < sc->nedges; e++) sc->dlist[at[sc->eb[e] + 1]++] = sc->ea[e];
-    for (uint64_t i = 0; i <= sc->nops; i++) sc->op[i].dstart = at[i];
-    free(at);
+    for (uint64_t e = 0; e < sc->nedges; e++) sc->dlist[at[pos[sc->eb[e]] + 1]++] = pos[sc->ea[e]];
     free(sc->ea), free(sc->eb);
     sc->ea = sc->eb = NULL;
+    sim_op *op = sim_huge_alloc((size_t)(sc->nops + 1) * sizeof *op);
+    if (!op) {
+        free(at);
+        snprintf(err, n, "out of memory holding the schedule");
+        return -1;
+    }
+    for (uint64_t i = 0; i < sc->nops; i++) op[pos[i]] = sc->op[i];
+    sim_huge_free(sc->op, (size_t)(sc->ops_cap + 1) * sizeof *op);
+    sc->op = op, sc->ops_cap = sc->nops;
+    for (uint64_t i = 0; i <= sc->nops; i++) sc->op[i].dstart = at[i];
+    free(at);
+    for (uint64_t l = 0; l < sc->nops; l++) sc->nroots += !sc->ndeps[pos[l]];
+    if (!(sc->roots = malloc((sc->nroots ? sc->nroots : 1) * sizeof *sc->roots))) {
+        snprintf(err, n, "out of memory holding the schedule");
+        return -1;
+    }
+    for (uint64_t l = 0, k = 0; l < sc->nops; l++)
+        if (!sc->ndeps[pos[l]]) sc->roots[k++] = pos[l];
     return 0;
+}
+
+uint32_t *sim_sched_logical(const sim_sched *sc)
+{
+    uint32_t *l = malloc((sc->nops ? sc->nops : 1) * sizeof *l);
+    if (l)
+        for (uint64_t i = 0; i < sc->nops; i++) l[sc->pos[i]] = (uint32_t)i;
+    return l;
 }
 
 void sim_sched_free(sim_sched *sc)
 {
     if (sc->op) sim_huge_free(sc->op, (size_t)(sc->ops_cap + 1) * sizeof *sc->op);
-    free(sc->first), free(sc->ea), free(sc->eb), free(sc->dlist), free(sc->ndeps);
+    free(sc->first), free(sc->ea), free(sc->eb), free(sc->dlist), free(sc->ndeps), free(sc->pos), free(sc->roots);
     memset(sc, 0, sizeof *sc);
 }

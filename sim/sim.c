@@ -494,12 +494,11 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     /* Operations that require nothing start at their rank's start: at once
      * when every rank starts at 0 (no event needed), else as events. */
     int skewed = o->skew || (o->skew_pool && o->nskew_pool > 0);
-    for (long r = 0; r < p; r++)
-        for (uint64_t i = sc->first[r]; i < sc->first[r + 1]; i++)
-            if (!sc->ndeps[i]) {
-                if (skewed) push(&st, st.rk[r].finish, (uint32_t)i, EV_READY);
-                else start(&st, (uint32_t)i, 0.0);
-            }
+    for (uint64_t k = 0; k < sc->nroots; k++) {
+        uint32_t i = sc->roots[k];
+        if (skewed) push(&st, st.rk[sim_rank(sc, &sc->op[i])].finish, i, EV_READY);
+        else start(&st, i, 0.0);
+    }
     uint64_t events = 0;
     /* Events of one time are taken from the queue AHEAD at a time, so the
      * memory each will touch is fetched while earlier ones are handled
@@ -530,9 +529,13 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
         goto out;
     }
     /* Operations never started: a receive without its send, or a cycle. */
-    uint64_t stuck = 0, first_stuck = 0;
-    for (uint64_t i = 0; i < sc->nops; i++)
-        if (sc->op[i].pending) stuck += !stuck ? (first_stuck = i, 1) : 1;
+    uint64_t stuck = 0, first_stuck = 0; /* the first in index order */
+    for (uint64_t i = 0; i < sc->nops; i++) stuck += sc->op[i].pending != 0;
+    for (uint64_t l = 0; stuck && l < sc->nops; l++)
+        if (sc->op[sc->pos[l]].pending) {
+            first_stuck = sc->pos[l];
+            break;
+        }
     long waiting = -1; /* a rank whose list still holds something */
     for (long r = 0; r < p && waiting < 0; r++)
         if (st.rk[r].mlen) waiting = r;
@@ -546,8 +549,11 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
                     break;
                 }
         const sim_op *op = &sc->op[i];
+        uint32_t *logical = sim_sched_logical(sc);
+        uint64_t k = logical ? logical[i] - sc->first[sim_rank(sc, op)] : 0;
+        free(logical);
         snprintf(err, n, "the schedule deadlocks: operation %llu of rank %u (%s %d, tag %d) never %s",
-                 (unsigned long long)(i - sc->first[sim_rank(sc, op)]), sim_rank(sc, op),
+                 (unsigned long long)k, sim_rank(sc, op),
                  op->type == OP_SEND ? "send to" : op->type == OP_RECV ? "receive from" : "calc", op->peer, op->tag,
                  stuck ? "starts (what it requires never completes)" : "finds its partner");
         ok = 0;

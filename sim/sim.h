@@ -52,8 +52,14 @@ _Static_assert(sizeof(sim_op) == 32, "sim_op must stay 32 bytes: one per half ca
 typedef struct sim_sched {
     long nranks;
     uint64_t nops, nedges, ops_cap, edges_cap;
+    /* An operation's index is first[rank] + k (its k-th); it is held at
+     * op[pos[index]] (sched_mem.c: the k-th of all ranks side by side).
+     * Dependents, events and per-operation results use where it is held. */
     sim_op *op;                /* nops + 1: the last one only ends the dependents */
     uint64_t *first;           /* nranks + 1 */
+    uint32_t *pos;             /* nops: index -> where held */
+    uint32_t *roots;           /* where held, in index order: the operations that require nothing */
+    uint64_t nroots;
     uint32_t *ea, *eb;         /* while loading: op ea requires op eb */
     uint32_t *dlist;
     uint32_t *ndeps;           /* per operation: how many it requires (read once per replicate) */
@@ -67,6 +73,8 @@ static inline uint32_t sim_rank(const sim_sched *sc, const sim_op *o) { return s
 /* A sink that fills `sc` (call sim_sched_finish after the producer). */
 void sim_sched_sink(sched_sink *s, sim_sched *sc, uint64_t max_ops);
 int sim_sched_finish(sim_sched *sc, char *err, size_t n);
+/* Where held -> index (the inverse of pos; malloc'd, NULL: out of memory). */
+uint32_t *sim_sched_logical(const sim_sched *sc);
 void sim_sched_free(sim_sched *sc);
 /* Memory for large arrays (huge pages where available), and its release. */
 void *sim_huge_alloc(size_t bytes);
@@ -86,8 +94,8 @@ typedef struct sim_result {
     double makespan, finish_mean, finish_min;
     uint64_t events, messages, unexpected, rendezvous;
     double *finish;              /* per rank (nranks) */
-    double *t_start, *t_end;     /* per operation, with keep_times */
-    uint32_t *cause;             /* the operation whose end let it start or finish, UINT32_MAX: none */
+    double *t_start, *t_end;     /* per operation where held (op[i]), with keep_times */
+    uint32_t *cause;             /* where the operation is held whose end let it start or finish, UINT32_MAX: none */
 } sim_result;
 
 /* One replicate; res arrays are allocated on first use and reused. */
