@@ -6,8 +6,13 @@
 #define NIL UINT32_MAX
 
 struct heap_ev { double t; uint64_t seq; uint32_t op, kind; };
-struct pool_ev { uint32_t op, kind, next; };
-struct bucket { double t; uint32_t head, tail; };
+/* A bucket's events in a chain of chunks, 15 events and the next chunk's
+ * number in two cache lines: pushes and pops walk memory forwards, and
+ * emptied chunks are reused first (still in cache). */
+#define CHUNK 15
+struct chunk { struct { uint32_t op, kind; } ev[CHUNK]; uint32_t next, pad; };
+_Static_assert(sizeof(struct chunk) == 128, "a chunk is two cache lines");
+struct bucket { double t; uint32_t head, tail; uint16_t hpos, tpos; }; /* next to pop at head[hpos], to push at tail[tpos] */
 struct tslot { uint64_t key; uint32_t bucket; }; /* key: the time's bits; 0 = empty (time +0.0 is key 1) */
 
 static void *grow(void *p, size_t *cap, size_t elem, size_t first)
@@ -22,7 +27,7 @@ int evq_init(evq *q, int bucketed)
 {
     memset(q, 0, sizeof *q);
     q->bucketed = bucketed;
-    q->pool_free = q->bk_free = NIL;
+    q->ch_free = q->bk_free = NIL;
     if (!bucketed) return 0;
     q->tmap_cap = 1024;
     q->tmap = calloc(q->tmap_cap, sizeof *q->tmap);
@@ -31,7 +36,7 @@ int evq_init(evq *q, int bucketed)
 
 void evq_free(evq *q)
 {
-    free(q->heap), free(q->pool), free(q->bk), free(q->th), free(q->tmap);
+    free(q->heap), free(q->ch), free(q->bk), free(q->th), free(q->tmap);
     memset(q, 0, sizeof *q);
 }
 
@@ -175,28 +180,42 @@ static void th_pop(evq *q)
     if (n) q->th[i] = last;
 }
 
+/* A free chunk (-1: out of memory). */
+static int64_t chunk_new(evq *q)
+{
+    uint32_t c = q->ch_free;
+    if (c != NIL) {
+        q->ch_free = q->ch[c].next;
+        return c;
+    }
+    if (q->ch_used == q->ch_cap) {
+        size_t cap = q->ch_cap;
+        void *p = grow(q->ch, &cap, sizeof *q->ch, 1 << 10);
+        if (!p || cap >= NIL) return -1;
+        q->ch = p, q->ch_cap = (uint32_t)cap;
+    }
+    return q->ch_used++;
+}
+
+static void chunk_release(evq *q, uint32_t c)
+{
+    q->ch[c].next = q->ch_free, q->ch_free = c;
+}
+
 static int bucket_push(evq *q, double t, uint32_t op, uint32_t kind)
 {
-    uint32_t e = q->pool_free;
-    if (e != NIL) {
-        q->pool_free = q->pool[e].next;
-    } else {
-        if (q->pool_used == q->pool_cap) {
-            size_t cap = q->pool_cap;
-            void *p = grow(q->pool, &cap, sizeof *q->pool, 1 << 16);
-            if (!p || cap >= NIL) return -1;
-            q->pool = p, q->pool_cap = (uint32_t)cap;
-        }
-        e = q->pool_used++;
-    }
-    q->pool[e] = (struct pool_ev){op, kind, NIL};
     uint64_t k = key_of(t);
     struct tslot *s = k == q->last_key ? NULL : tmap_find(q, k);
+    struct bucket *bk;
     if (k == q->last_key || s) {
         if (s) q->last_key = k, q->last_bk = s->bucket;
-        struct bucket *b = &q->bk[q->last_bk];
-        q->pool[b->tail].next = e;
-        b->tail = e;
+        bk = &q->bk[q->last_bk];
+        if (bk->tpos == CHUNK) {
+            int64_t c = chunk_new(q);
+            if (c < 0) return -1;
+            bk = &q->bk[q->last_bk];
+            q->ch[bk->tail].next = (uint32_t)c, bk->tail = (uint32_t)c, bk->tpos = 0;
+        }
     } else {
         uint32_t b = q->bk_free;
         if (b != NIL) {
@@ -210,10 +229,16 @@ static int bucket_push(evq *q, double t, uint32_t op, uint32_t kind)
             }
             b = q->bk_used++;
         }
-        q->bk[b] = (struct bucket){t, e, e};
+        int64_t c = chunk_new(q);
+        if (c < 0) return -1;
+        q->bk[b] = (struct bucket){t, (uint32_t)c, (uint32_t)c, 0, 0};
         if (tmap_put(q, k, b) || th_push(q, b)) return -1;
         q->last_key = k, q->last_bk = b;
+        bk = &q->bk[b];
     }
+    struct chunk *ch = &q->ch[bk->tail];
+    ch->ev[bk->tpos].op = op, ch->ev[bk->tpos].kind = kind;
+    bk->tpos++;
     q->n++;
     return 0;
 }
@@ -222,17 +247,19 @@ static void bucket_pop(evq *q, evq_item *out)
 {
     uint32_t b = q->th[0];
     struct bucket *bk = &q->bk[b];
-    uint32_t e = bk->head;
-    *out = (evq_item){bk->t, q->pool[e].op, q->pool[e].kind};
-    if (e == bk->tail) { /* the bucket is empty: its time is done */
+    uint32_t c = bk->head;
+    *out = (evq_item){bk->t, q->ch[c].ev[bk->hpos].op, q->ch[c].ev[bk->hpos].kind};
+    bk->hpos++;
+    if (c == bk->tail && bk->hpos == bk->tpos) { /* the bucket is empty: its time is done */
+        chunk_release(q, c);
         if (q->last_key == key_of(bk->t)) q->last_key = 0;
         tmap_del(q, tmap_find(q, key_of(bk->t)));
         th_pop(q);
         bk->head = q->bk_free, q->bk_free = b;
-    } else {
-        bk->head = q->pool[e].next;
+    } else if (bk->hpos == CHUNK) {
+        bk->head = q->ch[c].next, bk->hpos = 0;
+        chunk_release(q, c);
     }
-    q->pool[e].next = q->pool_free, q->pool_free = e;
     q->n--;
 }
 

@@ -20,8 +20,8 @@ typedef struct evq {
     size_t heap_cap;
     uint64_t seq;
     /* bucket form */
-    struct pool_ev *pool;     /* events, linked per bucket; free ones linked from pool_free */
-    uint32_t pool_cap, pool_used, pool_free;
+    struct chunk *ch;         /* events, in chunks chained per bucket; free ones linked from ch_free */
+    uint32_t ch_cap, ch_used, ch_free;
     struct bucket *bk;        /* buckets; free ones linked from bk_free */
     uint32_t bk_cap, bk_used, bk_free;
     uint32_t *th;             /* heap of buckets by time */
