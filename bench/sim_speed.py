@@ -11,14 +11,15 @@ timed test):
 
 Before/after: the event rates are measured side by side against the
 simulator of --baseline REF (default 3e7e1fd, before the speed work of
-issue 13: sim/ and engine/ of that commit built in a temporary folder),
-alternating runs, median of three each.
+issue 13; repeatable: sim/ and engine/ of each commit built in a temporary
+folder), alternating runs, median of three each. Every run's result (the
+finish of every rank, the counts) must equal this tree's, or the bench stops.
 
 With --loggopsim PATH (a LogGOPSim binary made by hand, never committed; its
 txt2bin beside it or given by --txt2bin) the same GOAL files run in both and
 both finish times and event rates are printed (bench/sim_vs_loggopsim.py).
 
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_speed.py [--small] [--baseline REF]
+    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_speed.py [--small] [--baseline REF ...]
         [--loggopsim PATH [--txt2bin PATH]]
 """
 
@@ -64,47 +65,75 @@ def build_baseline(ref, tmp):
     return (exe, "") if p.returncode == 0 and exe.exists() else (None, p.stderr[-500:])
 
 
+# What a run's own speed is, not its result: left out when results are compared.
+TIMING = ("load_s", "simulate_s", "events_per_s", "peak_rss_bytes")
+
+
 def run_binary(exe, argv):
-    p = subprocess.run([exe, "run", *map(str, argv), *COSTS], capture_output=True, text=True, check=True)
+    p = subprocess.run([exe, "run", *map(str, argv), *COSTS, "--per-rank"], capture_output=True, text=True,
+                       check=True)
     return json.loads(p.stdout)
 
 
-def before_after(exe_before, argv, repeats=3):
-    """Median event rates of the baseline and of this tree, runs alternating; the docs of this tree."""
-    now = str(binary.ensure_built())
-    rb, ra, doc_b, doc_a = [], [], None, None
+def result_of(doc):
+    """Everything the simulator answered (finish per rank, counts), without its timings."""
+    return {k: v for k, v in doc.items() if k not in TIMING}
+
+
+def before_after(exes_before, argv, repeats=3):
+    """Median event rates of each baseline and of this tree, runs alternating; the docs of this tree.
+    Stops if any run's result differs from this tree's in any field (finish of every rank included)."""
+    exes = [*exes_before, str(binary.ensure_built())]
+    rates = [[] for _ in exes]
+    docs = [None] * len(exes)
     for _ in range(repeats):
-        doc_b = run_binary(exe_before, argv)
-        doc_a = run_binary(now, argv)
-        rb.append(doc_b["events_per_s"]), ra.append(doc_a["events_per_s"])
-    if doc_b["makespan_median_s"] != doc_a["makespan_median_s"] or doc_b["events"] != doc_a["events"]:
-        raise SystemExit(f"the baseline and this tree disagree: {doc_b} vs {doc_a}")
-    return statistics.median(rb), statistics.median(ra), doc_a
+        for k, exe in enumerate(exes):
+            docs[k] = run_binary(exe, argv)
+            rates[k].append(docs[k]["events_per_s"])
+        for exe, doc in zip(exes, docs):
+            if result_of(doc) != result_of(docs[-1]):
+                raise SystemExit(f"{exe} and this tree disagree on {argv}")
+    return [statistics.median(r) for r in rates], docs[-1]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--small", action="store_true", help="scale runs at 2^20 / 2^16 ranks only")
-    ap.add_argument("--baseline", metavar="REF", default="3e7e1fd",
-                    help="git commit whose simulator gives the 'before' event rates (default 3e7e1fd)")
+    ap.add_argument("--baseline", metavar="REF", action="append",
+                    help="git commit whose simulator gives 'before' event rates (default 3e7e1fd; repeat to"
+                         " run several beside this tree)")
     ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built by hand (never committed)")
     ap.add_argument("--txt2bin", metavar="PATH", help="LogGOPSim's txt2bin (default: beside --loggopsim)")
     a = ap.parse_args()
     binary.ensure_built()
-    print("event rate (simulation only; goal >= 20 M events/s):")
+    print("event rate (simulation only; goal >= 20 M events/s). An event is one entry taken from the event"
+          " queue:\n  an operation ready (skewed starts only), one done, a message at its receiver as if alone"
+          " or through\n  shared links, a receive's CPU part, a clear-to-send, rendezvous data. Operations that"
+          " start when what\n  they require is done start at once, without an event of their own.")
+    refs = a.baseline or ["3e7e1fd"]
     with tempfile.TemporaryDirectory() as tmp:
-        exe_before, why = build_baseline(a.baseline, tmp)
+        built = []
+        for ref in refs:
+            (Path(tmp) / ref).mkdir()
+            exe, why = build_baseline(ref, Path(tmp) / ref)
+            if exe is None:
+                print(f"  baseline {ref} skipped: {why.strip()}")
+            else:
+                built.append((ref, str(exe)))
         for bench, algo, p, size in (("allreduce", "recursive_doubling", 1 << 16, 8),
                                      ("allgather", "ring", 1 << 11, 8)):
             argv = ["--bench", bench, "--algo", algo, "-p", p, "--size", size]
-            if exe_before is None:
+            if not built:
                 doc, wall = sim(*argv)
-                line(f"{bench}/{algo}", doc, wall, f"(before: skipped, {why.strip()})")
+                line(f"{bench}/{algo}", doc, wall, "(no baseline beside it)")
                 continue
-            before, after, doc = before_after(exe_before, argv)
-            print(f"{bench + '/' + algo:44s} {p:>9d} ranks {doc['events']:>11d} events  before ({a.baseline})"
-                  f" {before / 1e6:6.1f} M/s  after {after / 1e6:6.1f} M/s  x{after / before:4.2f}  (same finish"
-                  f" {doc['makespan_median_s'] * 1e6:.4f} us, median of 3 alternating runs)")
+            rates, doc = before_after([exe for _, exe in built], argv)
+            after = rates[-1]
+            befores = "  ".join(f"before ({ref}) {r / 1e6:6.1f} M/s x{after / r:4.2f}"
+                                for (ref, _), r in zip(built, rates))
+            print(f"{bench + '/' + algo:44s} {p:>9d} ranks {doc['events']:>11d} events  {befores}  after"
+                  f" {after / 1e6:6.1f} M/s  (every rank's finish the same, last {doc['makespan_median_s'] * 1e6:.4f}"
+                  f" us; median of 3 alternating runs)")
     print("scale (wall includes generating the schedule):")
     big = [("bcast", "binomial", 1 << (20 if a.small else 23), 8, "(goal <= 30 s, <= 8 GiB at 2^23)"),
            ("allreduce", "recursive_doubling", 1 << (16 if a.small else 20), 8, "(goal <= 60 s at 2^20)")]
