@@ -69,6 +69,66 @@ def test_a_receive_without_its_send_deadlocks_with_a_clear_error(tmp_path):
         sim(bad)
 
 
+UNEVEN = """num_ranks 3
+rank 0 {
+l0: send 8b to 1 tag 0
+l1: send 8b to 2 tag 0
+l1 requires l0
+}
+rank 1 {
+l0: recv 8b from 0 tag 0
+l1: calc 3000
+l2: send 8b to 2 tag 1
+l1 requires l0
+l2 requires l1
+}
+rank 2 {
+l0: recv 8b from 0 tag 0
+l1: recv 8b from 1 tag 1
+l1 requires l0
+}
+"""
+
+
+def test_trace_and_critical_path_name_each_ranks_own_operations(tmp_path):
+    """Ranks with different numbers of operations (the simulator holds the
+    k-th operations of all ranks side by side): the trace lists them rank by
+    rank in their order, and of the two operations that end last (rank 1's
+    send and rank 2's receive, both at 5 µs) the path starts at the first
+    in rank order."""
+    path = goal(tmp_path, UNEVEN)
+    d = binary.simulate(["--schedule", path, "--alpha-s", 1e-6, "--critical-path", 10,
+                         "--trace", tmp_path / "t.csv"])
+    assert d["makespan_median_s"] == pytest.approx(5e-6)
+    rows = [r.split(",") for r in (tmp_path / "t.csv").read_text().splitlines()[1:]]
+    assert [(r[0], r[1], r[2], r[3], r[4]) for r in rows] == [
+        ("0", "0", "0", "1", "0"), ("0", "1", "0", "2", "0"), ("1", "0", "1", "0", "0"),
+        ("1", "1", "0", "2", "1"), ("2", "0", "1", "0", "0"), ("2", "1", "1", "1", "1")]
+    assert [float(r[7]) / US for r in rows] == pytest.approx([1, 2, 1, 5, 2, 5])
+    assert [(c["rank"], c["index"], c["op"]) for c in d["critical_path"]] == [
+        (1, 2, "send"), (1, 1, "calc"), (1, 0, "recv"), (0, 0, "send")]
+
+
+def test_a_deadlock_names_the_first_stuck_operation_in_rank_order(tmp_path):
+    # stuck: rank 0's 4th operation and rank 1's 2nd (held first: its step is earlier)
+    path = goal(tmp_path, """num_ranks 2
+rank 0 {
+l0: calc 1
+l1: calc 1
+l2: recv 8b from 1 tag 9
+l3: calc 1
+l3 requires l2
+}
+rank 1 {
+l0: recv 8b from 0 tag 8
+l1: calc 1
+l1 requires l0
+}
+""")
+    with pytest.raises(UsageError, match="operation 3 of rank 0 .* never starts"):
+        sim(path, "--alpha-s", 1e-6)
+
+
 def test_cpu_is_shared_by_sends_and_computation(tmp_path):
     # two sends after a 5 µs computation on one CPU: o_s each, one after the other
     path = goal(tmp_path, """num_ranks 3
