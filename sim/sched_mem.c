@@ -146,7 +146,13 @@ int sim_sched_finish(sim_sched *sc, char *err, size_t n)
         snprintf(err, n, "out of memory holding the schedule");
         return -1;
     }
-    for (uint64_t i = 0; i < sc->nops; i++) op[pos[i]] = sc->op[i];
+    /* The old array is read front to back: what is read is given back as
+     * the copy grows, so both are never whole at once. */
+    const uint64_t stride = (2u << 20) / sizeof *op; /* a huge page */
+    for (uint64_t i = 0; i < sc->nops; i++) {
+        op[pos[i]] = sc->op[i];
+        if ((i + 1) % stride == 0) madvise(sc->op + i + 1 - stride, stride * sizeof *op, MADV_DONTNEED);
+    }
     sim_huge_free(sc->op, (size_t)(sc->ops_cap + 1) * sizeof *op);
     sc->op = op, sc->ops_cap = sc->nops;
     for (uint64_t i = 0; i <= sc->nops; i++) sc->op[i].dstart = at[i];
