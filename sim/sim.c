@@ -1,8 +1,10 @@
 /* The discrete-event simulation of a schedule (sim.h).
  *
  * A send of m bytes takes its rank's CPU for o_s + O·m, then its send
- * channel for αs + βs·m + G·m, or for a time drawn from measurements (the
- * next message leaves no sooner than g after it). The receiver's link
+ * channel for αs + βs·m + G·m (the next message leaves no sooner than g
+ * after it). A time drawn from measurements is a message's whole one-way
+ * time: it keeps the send channel busy for itself, or with G > 0 for its
+ * bytes' G·m only (the rest is latency). The receiver's link
  * carries its G·m too, so messages into one rank queue there; the uplinks
  * of a topology are shared the same way. The message reaches the receiver L
  * after its last byte left. There it is matched against the receives posted
@@ -257,8 +259,19 @@ static double transmit(state *st, uint32_t s, double t, double *left)
     const sim_op *op = &st->op[s];
     rank_state *rk = &st->rk[sim_rank(st->sc, op)];
     double m = op->value;
-    double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
     double start = maxd(t, rk->tx);
+    if (st->o->dist && c->G > 0) {
+        /* A drawn time is the whole one-way time of a message alone; only
+         * its bytes' time on the wire (G·m) keeps the send channel busy,
+         * the rest is latency, so a rank's next message follows the bytes
+         * of this one instead of waiting out its whole time. */
+        double whole = draw(st, m), wire = c->G * m;
+        double busy = whole < wire ? whole : wire;
+        rk->tx = start + maxd(c->g, busy);
+        *left = start + busy;
+        return start + whole + c->L;
+    }
+    double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
     rk->tx = start + maxd(c->g, busy);
     *left = start + busy;
     return *left + c->L;

@@ -258,3 +258,35 @@ def test_costs_drawn_from_a_run_and_its_arrival_skew(tmp_path, capsys):
     plain = run()["median_s"]
     skewed = run("--skew-from-run", "--replicates", 5)
     assert min(skewed["makespans_s"]) >= plain
+
+
+FAN_OUT = """num_ranks 3
+rank 0 {
+l0: send 1000b to 1 tag 0
+l1: send 1000b to 2 tag 0
+}
+rank 1 {
+l0: recv 1000b from 0 tag 0
+}
+rank 2 {
+l0: recv 1000b from 0 tag 0
+}
+"""
+
+
+def test_drawn_times_are_latency_beyond_the_bytes_on_the_wire(tmp_path):
+    """A drawn time is a message's whole one-way time; with G only G·m of it
+    keeps the sender's channel busy: rank 0's second message leaves 1 µs
+    (1000 B × 1 ns/B) after the first and lands 5 µs after leaving."""
+    path = goal(tmp_path, FAN_OUT)
+    dist = tmp_path / "dist.txt"
+    dist.write_text("3\n" + "\n".join(f"{s} 5e-6 5e-6 5e-6" for s in (8, 100000)) + "\n")
+    d = sim(path, "--dist", dist, "--G", 1e-9, "--per-rank")
+    assert d["finish_s"][1] == pytest.approx(5e-6, rel=1e-12)
+    assert d["finish_s"][2] == pytest.approx(6e-6, rel=1e-12)
+    assert d["finish_s"][0] == pytest.approx(2e-6, rel=1e-12)  # its sends end with their bytes
+    # without G the whole drawn time holds the channel: one message after the other
+    assert sim(path, "--dist", dist, "--per-rank")["finish_s"][2] == pytest.approx(10e-6, rel=1e-12)
+    # a drawn time shorter than G·m (a link's burst let it through) holds the channel no longer than itself
+    dist.write_text("3\n" + "\n".join(f"{s} 5e-7 5e-7 5e-7" for s in (8, 100000)) + "\n")
+    assert sim(path, "--dist", dist, "--G", 1e-9, "--per-rank")["finish_s"][2] == pytest.approx(1e-6, rel=1e-12)
