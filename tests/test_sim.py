@@ -290,3 +290,42 @@ def test_drawn_times_are_latency_beyond_the_bytes_on_the_wire(tmp_path):
     # a drawn time shorter than G·m (a link's burst let it through) holds the channel no longer than itself
     dist.write_text("3\n" + "\n".join(f"{s} 5e-7 5e-7 5e-7" for s in (8, 100000)) + "\n")
     assert sim(path, "--dist", dist, "--G", 1e-9, "--per-rank")["finish_s"][2] == pytest.approx(1e-6, rel=1e-12)
+
+
+def test_fair_sharing_of_a_send_channel(tmp_path):
+    """With --fair a rank's messages in flight share its channel equally:
+    two 1000 B sends at 1 ns/B both end at 2 µs (one after the other: 1 and
+    2 µs); a second send 0.5 µs after the first leaves the first 1 µs more."""
+    path = goal(tmp_path, FAN_OUT)
+    fifo = sim(path, "--G", 1e-9, "--per-rank")["finish_s"]
+    fair = sim(path, "--G", 1e-9, "--fair", "--per-rank")["finish_s"]
+    assert fifo[1:] == pytest.approx([1e-6, 2e-6], rel=1e-12)
+    assert fair[1:] == pytest.approx([2e-6, 2e-6], rel=1e-12)
+    late = goal(tmp_path, FAN_OUT.replace("l1: send 1000b to 2 tag 0", "l1: send 1000b to 2 tag 0\nl2: calc 500\nl1 requires l2"),
+                "late.goal")
+    d = sim(late, "--G", 1e-9, "--L", 1e-6, "--fair", "--per-rank")["finish_s"]
+    assert d[1:] == pytest.approx([1.5e-6 + 1e-6, 2e-6 + 1e-6], rel=1e-12)
+    # with drawn times the latency beyond the bytes follows the shared channel
+    dist = tmp_path / "dist.txt"
+    dist.write_text("3\n" + "\n".join(f"{s} 5e-6 5e-6 5e-6" for s in (8, 100000)) + "\n")
+    d = sim(path, "--dist", dist, "--G", 1e-9, "--fair", "--per-rank")["finish_s"]
+    assert d[1:] == pytest.approx([6e-6, 6e-6], rel=1e-12)
+
+
+def test_rendezvous_that_carries_its_first_part(tmp_path):
+    """--S-first: a rendezvous message sends its first part with the request
+    and the rest after the answer, behind what the channel took meanwhile
+    (Open MPI's TCP): rank 0's first 1000 B message waits for the second's
+    900 B part, so it ends at 1.9 µs (1.0 µs when the request carries nothing)."""
+    path = goal(tmp_path, FAN_OUT)
+    plain = sim(path, "--G", 1e-9, "--S", 100, "--per-rank")
+    first = sim(path, "--G", 1e-9, "--S", 100, "--S-first", 900, "--per-rank")
+    assert plain["finish_s"][1:] == pytest.approx([1e-6, 2e-6], rel=1e-12)
+    assert first["finish_s"][1:] == pytest.approx([1.9e-6, 2e-6], rel=1e-12)
+    assert first["replicates"][0]["rendezvous"] == 2
+    # one message alone: request with 600 B (L), answer (L), the other 400 B (L): as with a bare request
+    one = goal(tmp_path, ONE_MESSAGE, "one.goal")
+    d = sim(one, "--L", 3e-6, "--o-s", 1e-6, "--o-r", 2e-6, "--G", 1e-9, "--S", 100, "--S-first", 600)
+    assert d["makespan_median_s"] == pytest.approx(1e-6 + 3 * 3e-6 + 1000e-9 + 2e-6, rel=1e-12)
+    with pytest.raises(UsageError, match="--fair"):
+        sim(path, "--G", 1e-9, "--S", 100, "--S-first", 900, "--fair")
