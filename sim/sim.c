@@ -67,6 +67,7 @@ typedef struct {
     rank_state *rk;
     double *up;
     fair_state *fs;  /* with o->fair */
+    double *wire;    /* with drawn times and G: each message's time on the wire, min(drawn, G·m) */
     uint64_t rng[4];
     int failed;
 } state;
@@ -328,6 +329,7 @@ static double transmit(state *st, uint32_t s, double t, double *left, double m)
     if (st->fs) {
         double whole = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m, wire = whole;
         if (st->o->dist && c->G > 0) wire = whole < c->G * m ? whole : c->G * m;
+        if (st->wire) st->wire[s] = wire;
         fair_add(st, sim_rank(st->sc, op), s, t, wire, whole - wire + c->L);
         return -1; /* its events come when its share of the channel has carried it */
     }
@@ -338,6 +340,7 @@ static double transmit(state *st, uint32_t s, double t, double *left, double m)
          * of this one instead of waiting out its whole time. */
         double whole = draw(st, m), wire = c->G * m;
         double busy = whole < wire ? whole : wire;
+        if (st->wire) st->wire[s] = busy; /* its receiver's link carries it as long */
         rk->tx = start + maxd(c->g, busy);
         *left = start + busy;
         return start + whole + c->L;
@@ -362,7 +365,7 @@ static double through_links(state *st, uint32_t s, double t, double m)
     }
     if (c->G > 0) {
         rank_state *to = &st->rk[op->peer];
-        t = to->link_in = maxd(t, to->link_in + c->G * m);
+        t = to->link_in = maxd(t, to->link_in + (st->wire ? st->wire[s] : c->G * m));
     }
     return t;
 }
@@ -568,6 +571,10 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
         st.up = calloc((size_t)(p / o->topo.ranks_per_host / o->topo.hosts_per_switch + 1), sizeof(double));
     int ok = st.rk && alloc_array((void **)&res->finish, p, sizeof(double));
     fair_state fs = {0};
+    if (ok && o->dist && o->c.G > 0) { /* set by each transmit, read when that part lands */
+        st.wire = malloc((sc->nops ? sc->nops : 1) * sizeof(double));
+        ok = st.wire != NULL;
+    }
     if (ok && o->fair) {
         size_t no = sc->nops ? sc->nops : 1;
         fs.last = calloc((size_t)p, sizeof(double)), fs.due = calloc((size_t)p, sizeof(double));
@@ -670,7 +677,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     res->makespan = mx, res->finish_mean = sum / (double)p, res->finish_min = mn;
 out:
     evq_free(&st.q), free(st.mq), sim_huge_free(st.rk, (size_t)p * sizeof *st.rk), free(st.up);
-    free(fs.last), free(fs.due), free(fs.head), free(fs.count), free(fs.left), free(fs.lat), free(fs.next);
+    free(st.wire), free(fs.last), free(fs.due), free(fs.head), free(fs.count), free(fs.left), free(fs.lat), free(fs.next);
     return ok ? 0 : -1;
 }
 

@@ -287,9 +287,17 @@ def test_drawn_times_are_latency_beyond_the_bytes_on_the_wire(tmp_path):
     assert d["finish_s"][0] == pytest.approx(2e-6, rel=1e-12)  # its sends end with their bytes
     # without G the whole drawn time holds the channel: one message after the other
     assert sim(path, "--dist", dist, "--per-rank")["finish_s"][2] == pytest.approx(10e-6, rel=1e-12)
-    # a drawn time shorter than G·m (a link's burst let it through) holds the channel no longer than itself
+    # a drawn time shorter than G·m (a link's burst let it through) holds the sender's channel and the
+    # receiver's link no longer than itself: rank 0's two messages land at 0.5 and 1 µs, and two in a row
+    # into one rank end at 1 µs
     dist.write_text("3\n" + "\n".join(f"{s} 5e-7 5e-7 5e-7" for s in (8, 100000)) + "\n")
-    assert sim(path, "--dist", dist, "--G", 1e-9, "--per-rank")["finish_s"][2] == pytest.approx(1e-6, rel=1e-12)
+    assert sim(path, "--dist", dist, "--G", 1e-9, "--per-rank")["finish_s"][1:] == pytest.approx([5e-7, 1e-6],
+                                                                                                  rel=1e-12)
+    chain = goal(tmp_path, ONE_MESSAGE.replace("l0: send 1000b to 1 tag 5", "l0: send 1000b to 1 tag 5\n"
+                                               "l1: send 1000b to 1 tag 6\nl1 requires l0")
+                 .replace("l0: recv 1000b from 0 tag 5", "l0: recv 1000b from 0 tag 5\nl1: recv 1000b from 0 tag 6"),
+                 "chain.goal")
+    assert sim(chain, "--dist", dist, "--G", 1e-9, "--per-rank")["finish_s"][1] == pytest.approx(1e-6, rel=1e-12)
 
 
 def test_fair_sharing_of_a_send_channel(tmp_path):
