@@ -259,6 +259,19 @@ def test_costs_drawn_from_a_run_and_its_arrival_skew(tmp_path, capsys):
     skewed = run("--skew-from-run", "--replicates", 5)
     assert min(skewed["makespans_s"]) >= plain
 
+    def check(*extra):
+        args = build_parser().parse_args(["sim", "check", run_dir.name, "--out", str(out), "--json",
+                                          *map(str, extra)])
+        assert args.func(args) == 0
+        return json.loads(capsys.readouterr().out)
+
+    # costs named by --from-run (here the same run) equal the run's own; its lateness only delays
+    own = check("--sample", "--replicates", 5)
+    named = check("--from-run", run_dir.name, "--sample", "--replicates", 5)
+    assert [r["simulated_s"] for r in own["rows"]] == [r["simulated_s"] for r in named["rows"]]
+    late, fitted = check("--replicates", 5, "--skew-from-run"), check()
+    assert all(a["simulated_s"] >= b["simulated_s"] > 0 for a, b in zip(late["rows"], fitted["rows"]))
+
 
 FAN_OUT = """num_ranks 3
 rank 0 {
@@ -337,3 +350,17 @@ def test_rendezvous_that_carries_its_first_part(tmp_path):
     assert d["makespan_median_s"] == pytest.approx(1e-6 + 3 * 3e-6 + 1000e-9 + 2e-6, rel=1e-12)
     with pytest.raises(UsageError, match="--fair"):
         sim(path, "--G", 1e-9, "--S", 100, "--S-first", 900, "--fair")
+
+
+def test_check_names_why_a_cell_misses_15_percent():
+    from mpiscope.sim.check import CheckRow
+
+    def row(sim, lo, hi):
+        return CheckRow("bcast", "binomial", 1024, 30, 100.0, sim, sim, sim, lo, hi)
+
+    assert row(114.0, 95, 105).cause is None and row(86.0, 95, 105).cause is None
+    assert row(120.0, 95, 105).cause == "simulated high"
+    assert row(80.0, 95, 105).cause == "simulated low"
+    # the measured median itself is unsure by more than 15%: no simulation can be judged
+    assert row(120.0, 80, 105).cause == row(80.0, 95, 116).cause == "measured median unsure"
+    assert row(120.0, 95, 105).to_dict()["measured_ci_s"] == [95, 105]
