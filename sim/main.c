@@ -105,7 +105,7 @@ static FILE *open_out(const char *path)
 
 enum { O_BENCH = 256, O_ALGO, O_SIZE, O_SEGMENT, O_FORMAT, O_GAMMA, O_SCHEDULE, O_L, O_OS, O_OR, O_BIG_O, O_G,
        O_BIG_G, O_S, O_AS, O_BS, O_AR, O_BR, O_DIST, O_SKEW, O_RPH, O_HPS, O_UPLINK, O_REPS, O_SEED, O_TRACE,
-       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM };
+       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM, O_FAIR, O_SFIRST };
 
 static const struct option LONG[] = {
     {"bench", 1, 0, O_BENCH}, {"algo", 1, 0, O_ALGO}, {"np", 1, 0, 'p'}, {"size", 1, 0, O_SIZE},
@@ -116,13 +116,14 @@ static const struct option LONG[] = {
     {"skew", 1, 0, O_SKEW}, {"ranks-per-host", 1, 0, O_RPH}, {"hosts-per-switch", 1, 0, O_HPS},
     {"uplink-G", 1, 0, O_UPLINK}, {"replicates", 1, 0, O_REPS}, {"seed", 1, 0, O_SEED}, {"trace", 1, 0, O_TRACE},
     {"critical-path", 1, 0, O_CRIT}, {"per-rank", 0, 0, O_PER_RANK}, {"max-ops", 1, 0, O_MAX_OPS}, {"symmetric", 0, 0, O_SYM},
+    {"fair", 0, 0, O_FAIR}, {"S-first", 1, 0, O_SFIRST},
     {0, 0, 0, 0}};
 
 typedef struct {
     const char *bench, *algo, *format, *out, *schedule, *dist, *skew, *trace;
     long p, size, segment, reps, crit, max_ops;
     uint64_t seed;
-    int per_rank, symmetric;
+    int per_rank, symmetric, fair;
     sim_costs c;
     sim_topo topo;
 } args;
@@ -168,6 +169,8 @@ static void parse(int argc, char **argv, args *a)
         case O_PER_RANK: a->per_rank = 1; break;
         case O_MAX_OPS: a->max_ops = (long)number("--max-ops", v); break;
         case O_SYM: a->symmetric = 1; break;
+        case O_FAIR: a->fair = 1; break;
+        case O_SFIRST: a->c.S_first = number("--S-first", v); break;
         default: exit(2);
         }
     }
@@ -245,8 +248,8 @@ static int cmd_run(const args *a)
     if (a->symmetric) { /* rank 0 stands for every rank (sym.c): the caller checked with probe */
         if (!a->bench || !a->algo || a->p < 2 || a->size < 0 || a->schedule)
             die(2, "%s", "--symmetric takes --bench, --algo, -p (2 or more) and --size");
-        if (a->skew || a->dist || a->topo.hosts_per_switch)
-            die(2, "%s", "--symmetric needs equal costs and starts: no --dist, --skew or topology");
+        if (a->skew || a->dist || a->topo.hosts_per_switch || a->fair)
+            die(2, "%s", "--symmetric needs equal costs and starts: no --dist, --skew, --fair or topology");
         if (sym_load(a->bench, a->algo, a->p, a->size, a->segment, &sc, err, sizeof err)) die(2, "%s", err);
     } else {
         if (produce(a, &s, err, sizeof err) && !sc.failed) die(2, "%s", err);
@@ -255,8 +258,9 @@ static int cmd_run(const args *a)
         world = sc.nranks;
     }
     double t_load = now_s() - t0;
-    sim_opts o = {.c = a->c, .topo = a->topo, .keep_times = a->trace || a->crit > 0};
+    sim_opts o = {.c = a->c, .topo = a->topo, .fair = a->fair, .keep_times = a->trace || a->crit > 0};
     if (a->dist) o.dist = read_dist(a->dist);
+    if (a->fair && a->c.S_first > 0) die(2, "%s", "--S-first takes channels that send one message after the other: not with --fair");
     if ((a->topo.ranks_per_host > 0) != (a->topo.hosts_per_switch > 0))
         die(2, "%s", "a topology needs both --ranks-per-host and --hosts-per-switch");
     if (a->skew) {

@@ -1,8 +1,10 @@
 /* The discrete-event simulation of a schedule (sim.h).
  *
  * A send of m bytes takes its rank's CPU for o_s + O·m, then its send
- * channel for αs + βs·m + G·m, or for a time drawn from measurements (the
- * next message leaves no sooner than g after it). The receiver's link
+ * channel for αs + βs·m + G·m (the next message leaves no sooner than g
+ * after it). A time drawn from measurements is a message's whole one-way
+ * time: it keeps the send channel busy for itself, or with G > 0 for its
+ * bytes' G·m only (the rest is latency). The receiver's link
  * carries its G·m too, so messages into one rank queue there; the uplinks
  * of a topology are shared the same way. The message reaches the receiver L
  * after its last byte left. There it is matched against the receives posted
@@ -10,7 +12,9 @@
  * once both are there the receive channel takes αr + βr·m, then the CPU
  * o_r + O·m. Larger than S bytes, a message goes by rendezvous: a request
  * (L) to the receiver, a clear-to-send (L) back once the receive is posted,
- * then the data. Computation takes the CPU. With αs, βs alone this is
+ * then the data; with S_first the request carries the first S_first bytes
+ * (Open MPI's TCP) and the rest follows the clear-to-send through the send
+ * channel in turn. Computation takes the CPU. With αs, βs alone this is
  * Hockney without overlap: a rank's sends follow one another. */
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +25,7 @@
 /* ARRIVE: a message (or a rendezvous request) reaches its receiver as if
  * alone on the links; LANDED: an eager message through the links it
  * shares; DATA, DATA_LANDED: the same for rendezvous data. */
-enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA, EV_LANDED, EV_DATA_LANDED };
+enum { EV_READY, EV_DONE, EV_ARRIVE, EV_RXCPU, EV_CTS, EV_DATA, EV_LANDED, EV_DATA_LANDED, EV_FAIR };
 #define NONE UINT32_MAX
 
 /* Posted receives or unexpected sends of one (receiver, source, tag). */
@@ -38,6 +42,15 @@ typedef struct {
 } rank_state;
 _Static_assert(sizeof(rank_state) == 64, "rank_state must fill one cache line");
 
+/* Fair sharing of send channels (o->fair): per rank the messages on its
+ * channel (a list through `next`), when their shares were last counted
+ * down, and when the first of them will be through; per message the
+ * channel time it still needs and the latency after it. */
+typedef struct {
+    double *last, *due, *left, *lat;
+    uint32_t *head, *count, *next;
+} fair_state;
+
 /* A rank keeps what waits to be matched in a list while it is short (most
  * algorithms have a few messages in flight per rank); past this many it
  * moves to the hash of (receiver, source, tag) queues. */
@@ -53,6 +66,8 @@ typedef struct {
     size_t mq_cap, mq_n;
     rank_state *rk;
     double *up;
+    fair_state *fs;  /* with o->fair */
+    double *wire;    /* with drawn times and G: each message's time on the wire, min(drawn, G·m) */
     uint64_t rng[4];
     int failed;
 } state;
@@ -249,16 +264,88 @@ static inline long switch_of(const state *st, uint32_t rank)
     return (long)rank / t->ranks_per_host / t->hosts_per_switch;
 }
 
+/* Counts down the channel time of rank r's messages from its last count to
+ * now: each of n got 1/n of the channel. */
+static void fair_advance(state *st, uint32_t r, double now)
+{
+    fair_state *f = st->fs;
+    if (f->count[r]) {
+        double share = (now - f->last[r]) / f->count[r];
+        for (uint32_t i = f->head[r]; i != NONE; i = f->next[i]) f->left[i] -= share;
+    }
+    f->last[r] = now;
+}
+
+/* When the first of rank r's messages will be through (an EV_FAIR event
+ * for it; an earlier one is stale once `due` moved). */
+static void fair_schedule(state *st, uint32_t r, double now)
+{
+    fair_state *f = st->fs;
+    uint32_t first = f->head[r];
+    for (uint32_t i = f->head[r]; i != NONE; i = f->next[i])
+        if (f->left[i] < f->left[first]) first = i;
+    f->due[r] = now + maxd(0, f->left[first]) * f->count[r];
+    push(st, f->due[r], first, EV_FAIR);
+}
+
+static void fair_add(state *st, uint32_t r, uint32_t s, double now, double busy, double latency)
+{
+    fair_state *f = st->fs;
+    fair_advance(st, r, now);
+    f->left[s] = busy, f->lat[s] = latency;
+    f->next[s] = f->head[r], f->head[r] = s, f->count[r]++;
+    fair_schedule(st, r, now);
+}
+
+/* Rank r's first message is through at `now`: it (and any through with it)
+ * leaves the channel; each reaches its receiver its latency later. */
+static void fair_done(state *st, uint32_t r, double now)
+{
+    fair_state *f = st->fs;
+    if (now != f->due[r]) return; /* stale: the channel's sharing changed since */
+    fair_advance(st, r, now);
+    double eps = 1e-12 * maxd(now, 1e-9);
+    for (uint32_t *pi = &f->head[r]; *pi != NONE;) {
+        uint32_t i = *pi;
+        if (f->left[i] > eps) {
+            pi = &f->next[i];
+            continue;
+        }
+        *pi = f->next[i], f->count[r]--;
+        push(st, now + f->lat[i], i, st->op[i].value <= st->o->c.S ? EV_ARRIVE : EV_DATA);
+        push(st, now, i, EV_DONE);
+    }
+    if (f->count[r]) fair_schedule(st, r, now);
+}
+
 /* The data of send s leaves its rank's send channel no sooner than t:
  * returns when its last byte reaches the receiver, sets *left. */
-static double transmit(state *st, uint32_t s, double t, double *left)
+static double transmit(state *st, uint32_t s, double t, double *left, double m)
 {
     const sim_costs *c = &st->o->c;
     const sim_op *op = &st->op[s];
     rank_state *rk = &st->rk[sim_rank(st->sc, op)];
-    double m = op->value;
-    double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
     double start = maxd(t, rk->tx);
+    if (st->fs) {
+        double whole = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m, wire = whole;
+        if (st->o->dist && c->G > 0) wire = whole < c->G * m ? whole : c->G * m;
+        if (st->wire) st->wire[s] = wire;
+        fair_add(st, sim_rank(st->sc, op), s, t, wire, whole - wire + c->L);
+        return -1; /* its events come when its share of the channel has carried it */
+    }
+    if (st->o->dist && c->G > 0) {
+        /* A drawn time is the whole one-way time of a message alone; only
+         * its bytes' time on the wire (G·m) keeps the send channel busy,
+         * the rest is latency, so a rank's next message follows the bytes
+         * of this one instead of waiting out its whole time. */
+        double whole = draw(st, m), wire = c->G * m;
+        double busy = whole < wire ? whole : wire;
+        if (st->wire) st->wire[s] = busy; /* its receiver's link carries it as long */
+        rk->tx = start + maxd(c->g, busy);
+        *left = start + busy;
+        return start + whole + c->L;
+    }
+    double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
     rk->tx = start + maxd(c->g, busy);
     *left = start + busy;
     return *left + c->L;
@@ -268,21 +355,25 @@ static double transmit(state *st, uint32_t s, double t, double *left)
  * links it shares, first come first served in the order messages arrive:
  * the uplink of the sender's switch (to another switch), then the
  * receiver's own link, each carrying its bytes at its rate. */
-static double through_links(state *st, uint32_t s, double t)
+static double through_links(state *st, uint32_t s, double t, double m)
 {
     const sim_costs *c = &st->o->c;
     const sim_op *op = &st->op[s];
-    double m = op->value;
     if (st->up) {
         long a = switch_of(st, sim_rank(st->sc, op)), b = switch_of(st, (uint32_t)op->peer);
         if (a != b) t = st->up[a] = maxd(t, st->up[a] + m * st->o->topo.uplink_G);
     }
     if (c->G > 0) {
         rank_state *to = &st->rk[op->peer];
-        t = to->link_in = maxd(t, to->link_in + c->G * m);
+        t = to->link_in = maxd(t, to->link_in + (st->wire ? st->wire[s] : c->G * m));
     }
     return t;
 }
+
+/* What a rendezvous message m carries with its request (S_first, Open
+ * MPI's TCP sends up to its eager limit at once); the rest follows the
+ * receiver's answer. */
+static inline double first_part(const sim_costs *c, double m) { return c->S_first < m ? c->S_first : m; }
 
 static void receive(state *st, uint32_t rv, uint32_t s, double now)
 {
@@ -329,9 +420,14 @@ static void start(state *st, uint32_t i, double now)
         if (cpu > 0) t = rk->cpu = maxd(now, rk->cpu) + cpu;
         st->res->messages++;
         if (m <= c->S) {
-            double left, arrive = transmit(st, i, t, &left);
+            double left, arrive = transmit(st, i, t, &left, m);
+            if (arrive < 0) return; /* fair sharing: its events come later */
             push(st, arrive, i, EV_ARRIVE);
             push(st, left, i, EV_DONE);
+        } else if (c->S_first > 0) { /* the request with the first part, on the send channel in turn */
+            st->res->rendezvous++;
+            double left;
+            push(st, transmit(st, i, t, &left, first_part(c, m)), i, EV_ARRIVE);
         } else {
             st->res->rendezvous++;
             push(st, t + c->L, i, EV_ARRIVE); /* the request to send */
@@ -373,8 +469,8 @@ static void handle(state *st, evq_item e)
     }
     case EV_ARRIVE:
     case EV_LANDED: {
-        if (e.kind == EV_ARRIVE && op->value <= c->S) {
-            double t = through_links(st, i, e.t);
+        if (e.kind == EV_ARRIVE && (op->value <= c->S || c->S_first > 0)) {
+            double t = through_links(st, i, e.t, op->value <= c->S ? op->value : first_part(c, op->value));
             if (t > e.t) {
                 push(st, t, i, EV_LANDED);
                 break;
@@ -397,15 +493,19 @@ static void handle(state *st, evq_item e)
         break;
     }
     case EV_CTS: {
-        double left, arrive = transmit(st, i, e.t, &left);
+        double left, arrive = transmit(st, i, e.t, &left, op->value - (c->S_first > 0 ? first_part(c, op->value) : 0));
+        if (arrive < 0) break;
         push(st, arrive, i, EV_DATA);
         push(st, left, i, EV_DONE);
         break;
     }
+    case EV_FAIR:
+        fair_done(st, sim_rank(st->sc, op), e.t);
+        break;
     case EV_DATA:
     case EV_DATA_LANDED:
         if (e.kind == EV_DATA) {
-            double t = through_links(st, i, e.t);
+            double t = through_links(st, i, e.t, op->value - (c->S_first > 0 ? first_part(c, op->value) : 0));
             if (t > e.t) {
                 push(st, t, i, EV_DATA_LANDED);
                 break;
@@ -470,12 +570,26 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     if (o->topo.ranks_per_host > 0 && o->topo.hosts_per_switch > 0 && o->topo.uplink_G > 0)
         st.up = calloc((size_t)(p / o->topo.ranks_per_host / o->topo.hosts_per_switch + 1), sizeof(double));
     int ok = st.rk && alloc_array((void **)&res->finish, p, sizeof(double));
+    fair_state fs = {0};
+    if (ok && o->dist && o->c.G > 0) { /* set by each transmit, read when that part lands */
+        st.wire = malloc((sc->nops ? sc->nops : 1) * sizeof(double));
+        ok = st.wire != NULL;
+    }
+    if (ok && o->fair) {
+        size_t no = sc->nops ? sc->nops : 1;
+        fs.last = calloc((size_t)p, sizeof(double)), fs.due = calloc((size_t)p, sizeof(double));
+        fs.head = malloc((size_t)p * sizeof(uint32_t)), fs.count = calloc((size_t)p, sizeof(uint32_t));
+        fs.left = malloc(no * sizeof(double)), fs.lat = malloc(no * sizeof(double));
+        fs.next = malloc(no * sizeof(uint32_t));
+        ok = fs.last && fs.due && fs.head && fs.count && fs.left && fs.lat && fs.next;
+        if (ok) memset(fs.head, 0xff, (size_t)p * sizeof(uint32_t)), st.fs = &fs;
+    }
     if (ok && o->keep_times)
         ok = alloc_array((void **)&res->t_start, sc->nops, sizeof(double)) &&
              alloc_array((void **)&res->t_end, sc->nops, sizeof(double)) &&
              alloc_array((void **)&res->cause, sc->nops, sizeof(uint32_t));
     /* Drawn costs make every time different: the heap; otherwise buckets. */
-    if (ok) ok = !evq_init(&st.q, !o->dist && !o->skew_pool);
+    if (ok) ok = !evq_init(&st.q, !o->dist && !o->skew_pool && !o->fair);
     if (ok) mq_grow(&st), ok = !st.failed;
     if (!ok) {
         snprintf(err, n, "out of memory for the simulation of %llu operations", (unsigned long long)sc->nops);
@@ -569,6 +683,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     res->makespan = mx, res->finish_mean = sum / (double)p, res->finish_min = mn;
 out:
     evq_free(&st.q), free(st.mq), sim_huge_free(st.rk, (size_t)p * sizeof *st.rk), free(st.up);
+    free(st.wire), free(fs.last), free(fs.due), free(fs.head), free(fs.count), free(fs.left), free(fs.lat), free(fs.next);
     return ok ? 0 : -1;
 }
 

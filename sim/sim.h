@@ -14,6 +14,7 @@ typedef struct sim_costs {
     double O;            /* CPU overhead per byte (s/B) */
     double g, G;         /* gap between messages (s), per byte on the wire (s/B) */
     double S;            /* largest eager message (bytes); larger ones go by rendezvous */
+    double S_first;      /* bytes a rendezvous message carries with its request (Open MPI's TCP); 0: none */
     double alpha_s, beta_s, alpha_r, beta_r; /* sender's / receiver's channel per message and byte */
     double gamma;        /* reduction, per byte (s/B) */
 } sim_costs;
@@ -87,6 +88,7 @@ typedef struct sim_opts {
     const double *skew_pool; long nskew_pool; /* or drawn per rank from these */
     sim_topo topo;
     uint64_t seed;
+    int fair;              /* a rank's messages in flight share its send channel equally (TCP streams) */
     int keep_times;        /* per-operation start and end, and what made each late */
 } sim_opts;
 

@@ -318,3 +318,109 @@ def test_costs_drawn_from_a_run_and_its_arrival_skew(tmp_path, capsys):
     plain = run()["median_s"]
     skewed = run("--skew-from-run", "--replicates", 5)
     assert min(skewed["makespans_s"]) >= plain
+
+    def check(*extra):
+        args = build_parser().parse_args(["sim", "check", run_dir.name, "--out", str(out), "--json",
+                                          *map(str, extra)])
+        assert args.func(args) == 0
+        return json.loads(capsys.readouterr().out)
+
+    # costs named by --from-run (here the same run) equal the run's own; its lateness only delays
+    own = check("--sample", "--replicates", 5)
+    named = check("--from-run", run_dir.name, "--sample", "--replicates", 5)
+    assert [r["simulated_s"] for r in own["rows"]] == [r["simulated_s"] for r in named["rows"]]
+    late, fitted = check("--replicates", 5, "--skew-from-run"), check()
+    assert all(a["simulated_s"] >= b["simulated_s"] > 0 for a, b in zip(late["rows"], fitted["rows"]))
+
+
+FAN_OUT = """num_ranks 3
+rank 0 {
+l0: send 1000b to 1 tag 0
+l1: send 1000b to 2 tag 0
+}
+rank 1 {
+l0: recv 1000b from 0 tag 0
+}
+rank 2 {
+l0: recv 1000b from 0 tag 0
+}
+"""
+
+
+def test_drawn_times_are_latency_beyond_the_bytes_on_the_wire(tmp_path):
+    """A drawn time is a message's whole one-way time; with G only G·m of it
+    keeps the sender's channel busy: rank 0's second message leaves 1 µs
+    (1000 B × 1 ns/B) after the first and lands 5 µs after leaving."""
+    path = goal(tmp_path, FAN_OUT)
+    dist = tmp_path / "dist.txt"
+    dist.write_text("3\n" + "\n".join(f"{s} 5e-6 5e-6 5e-6" for s in (8, 100000)) + "\n")
+    d = sim(path, "--dist", dist, "--G", 1e-9, "--per-rank")
+    assert d["finish_s"][1] == pytest.approx(5e-6, rel=1e-12)
+    assert d["finish_s"][2] == pytest.approx(6e-6, rel=1e-12)
+    assert d["finish_s"][0] == pytest.approx(2e-6, rel=1e-12)  # its sends end with their bytes
+    # without G the whole drawn time holds the channel: one message after the other
+    assert sim(path, "--dist", dist, "--per-rank")["finish_s"][2] == pytest.approx(10e-6, rel=1e-12)
+    # a drawn time shorter than G·m (a link's burst let it through) holds the sender's channel and the
+    # receiver's link no longer than itself: rank 0's two messages land at 0.5 and 1 µs, and two in a row
+    # into one rank end at 1 µs
+    dist.write_text("3\n" + "\n".join(f"{s} 5e-7 5e-7 5e-7" for s in (8, 100000)) + "\n")
+    assert sim(path, "--dist", dist, "--G", 1e-9, "--per-rank")["finish_s"][1:] == pytest.approx([5e-7, 1e-6],
+                                                                                                  rel=1e-12)
+    chain = goal(tmp_path, ONE_MESSAGE.replace("l0: send 1000b to 1 tag 5", "l0: send 1000b to 1 tag 5\n"
+                                               "l1: send 1000b to 1 tag 6\nl1 requires l0")
+                 .replace("l0: recv 1000b from 0 tag 5", "l0: recv 1000b from 0 tag 5\nl1: recv 1000b from 0 tag 6"),
+                 "chain.goal")
+    assert sim(chain, "--dist", dist, "--G", 1e-9, "--per-rank")["finish_s"][1] == pytest.approx(1e-6, rel=1e-12)
+
+
+def test_fair_sharing_of_a_send_channel(tmp_path):
+    """With --fair a rank's messages in flight share its channel equally:
+    two 1000 B sends at 1 ns/B both end at 2 µs (one after the other: 1 and
+    2 µs); a second send 0.5 µs after the first leaves the first 1 µs more."""
+    path = goal(tmp_path, FAN_OUT)
+    fifo = sim(path, "--G", 1e-9, "--per-rank")["finish_s"]
+    fair = sim(path, "--G", 1e-9, "--fair", "--per-rank")["finish_s"]
+    assert fifo[1:] == pytest.approx([1e-6, 2e-6], rel=1e-12)
+    assert fair[1:] == pytest.approx([2e-6, 2e-6], rel=1e-12)
+    late = goal(tmp_path, FAN_OUT.replace("l1: send 1000b to 2 tag 0", "l1: send 1000b to 2 tag 0\nl2: calc 500\nl1 requires l2"),
+                "late.goal")
+    d = sim(late, "--G", 1e-9, "--L", 1e-6, "--fair", "--per-rank")["finish_s"]
+    assert d[1:] == pytest.approx([1.5e-6 + 1e-6, 2e-6 + 1e-6], rel=1e-12)
+    # with drawn times the latency beyond the bytes follows the shared channel
+    dist = tmp_path / "dist.txt"
+    dist.write_text("3\n" + "\n".join(f"{s} 5e-6 5e-6 5e-6" for s in (8, 100000)) + "\n")
+    d = sim(path, "--dist", dist, "--G", 1e-9, "--fair", "--per-rank")["finish_s"]
+    assert d[1:] == pytest.approx([6e-6, 6e-6], rel=1e-12)
+
+
+def test_rendezvous_that_carries_its_first_part(tmp_path):
+    """--S-first: a rendezvous message sends its first part with the request
+    and the rest after the answer, behind what the channel took meanwhile
+    (Open MPI's TCP): rank 0's first 1000 B message waits for the second's
+    900 B part, so it ends at 1.9 µs (1.0 µs when the request carries nothing)."""
+    path = goal(tmp_path, FAN_OUT)
+    plain = sim(path, "--G", 1e-9, "--S", 100, "--per-rank")
+    first = sim(path, "--G", 1e-9, "--S", 100, "--S-first", 900, "--per-rank")
+    assert plain["finish_s"][1:] == pytest.approx([1e-6, 2e-6], rel=1e-12)
+    assert first["finish_s"][1:] == pytest.approx([1.9e-6, 2e-6], rel=1e-12)
+    assert first["replicates"][0]["rendezvous"] == 2
+    # one message alone: request with 600 B (L), answer (L), the other 400 B (L): as with a bare request
+    one = goal(tmp_path, ONE_MESSAGE, "one.goal")
+    d = sim(one, "--L", 3e-6, "--o-s", 1e-6, "--o-r", 2e-6, "--G", 1e-9, "--S", 100, "--S-first", 600)
+    assert d["makespan_median_s"] == pytest.approx(1e-6 + 3 * 3e-6 + 1000e-9 + 2e-6, rel=1e-12)
+    with pytest.raises(UsageError, match="--fair"):
+        sim(path, "--G", 1e-9, "--S", 100, "--S-first", 900, "--fair")
+
+
+def test_check_names_why_a_cell_misses_15_percent():
+    from mpiscope.sim.check import CheckRow
+
+    def row(sim, lo, hi):
+        return CheckRow("bcast", "binomial", 1024, 30, 100.0, sim, sim, sim, lo, hi)
+
+    assert row(114.0, 95, 105).cause is None and row(86.0, 95, 105).cause is None
+    assert row(120.0, 95, 105).cause == "simulated high"
+    assert row(80.0, 95, 105).cause == "simulated low"
+    # the measured median itself is unsure by more than 15%: no simulation can be judged
+    assert row(120.0, 80, 105).cause == row(80.0, 95, 116).cause == "measured median unsure"
+    assert row(120.0, 95, 105).to_dict()["measured_ci_s"] == [95, 105]

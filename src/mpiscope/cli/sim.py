@@ -58,6 +58,11 @@ def _costs(args):
         v["o_s"] = v["o_r"] = v.pop("o")
     if args.eager is not None:
         v["S"] = float(parse_size_option("--eager", args.eager))
+    if args.rendezvous_first is not None:
+        if args.fair:
+            raise UsageError("--rendezvous-first needs channels that send one message after the other: "
+                             "not with --fair")
+        v["S_first"] = float(parse_size_option("--rendezvous-first", args.rendezvous_first))
     if args.segment is not None:
         v["segment"] = parse_size_option("--segment", args.segment, minimum=1)
     return override(base, **v)
@@ -69,7 +74,7 @@ def _extras(args, p=None):
 
     if args.replicates < 1:
         raise UsageError(f"--replicates must be at least 1, got {args.replicates}")
-    ex = Extras(replicates=args.replicates, seed=args.seed)
+    ex = Extras(replicates=args.replicates, seed=args.seed, fair=args.fair)
     if args.sample:
         if not args.from_run:
             raise UsageError("--sample draws message times from a run: give --from-run RUN")
@@ -291,7 +296,12 @@ def cmd_check(args) -> int:
         _bench(args.bench)
     if not args.machine and not args.from_run:
         args.from_run = args.run  # the run's own point-to-point data
-    res = check_run(run_dir, _costs(args), _extras(args), args.bench)
+    skew, args.skew_from_run = args.skew_from_run, False
+    ex = _extras(args)
+    if skew:  # the lateness of RUN's own collectives, whatever run the costs come from
+        from mpiscope.sim.measured import arrival_skew
+        ex.skew = arrival_skew(run_dir)
+    res = check_run(run_dir, _costs(args), ex, args.bench)
     sys.stdout.write(json_document("sim-check", res.to_dict()) if args.json else format_check(res))
     return 0
 
@@ -324,8 +334,15 @@ def _cost_options(p, from_run=True):
     g.add_argument("--O", dest="O", help="LogGOPS: CPU overhead per byte")
     g.add_argument("--eager", metavar="SIZE", help="LogGOPS S: larger messages go by rendezvous "
                                                    "(default: all eager)")
+    g.add_argument("--rendezvous-first", metavar="SIZE",
+                   help="bytes a rendezvous message sends with its request, the rest after the receiver's "
+                        "answer, behind what its channel took meanwhile (Open MPI over TCP: its eager limit; "
+                        "default 0)")
     g.add_argument("--gamma", help="reduction cost per byte (default 0)")
     g.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
+    g.add_argument("--fair", action="store_true",
+                   help="a rank's messages in flight share its send channel equally, as TCP streams do "
+                        "(default: one after the other)")
     g.add_argument("--replicates", type=int, default=1,
                    help="Monte Carlo replicates (default: %(default)s)")
     add_seed(g, "seed of the first replicate; replicate k uses seed + k")
@@ -415,7 +432,9 @@ and sender/receiver costs from a machine model, options or a run.""")
                               "  mpiscope sim check latest --sample --replicates 20")
     add_run(p)
     p.add_argument("--bench", help="check only this collective")
-    _cost_options(p, from_run=False)
+    _cost_options(p)
+    p.add_argument("--skew-from-run", action="store_true",
+                   help="draw each rank's start from RUN's measured lateness (start after the agreed start)")
     add_json(p, "print JSON (seconds)")
     add_out(p)
-    p.set_defaults(func=cmd_check, from_run=None, skew_from_run=False, uplink=None)
+    p.set_defaults(func=cmd_check, uplink=None)

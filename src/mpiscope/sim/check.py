@@ -16,7 +16,10 @@ from mpiscope.models.costmodels import COLLECTIVES, find
 from mpiscope.sim.costs import SimCosts
 from mpiscope.sim.simulate import Extras, algorithm
 from mpiscope.store.ingest import load
+from mpiscope.stats.summary import median_ci
 from mpiscope.store.series import all_series_samples
+
+BOUND = 0.15  # the validation's bound on the simulated median's error
 
 
 @dataclass
@@ -29,15 +32,29 @@ class CheckRow:
     simulated: float
     low: float
     high: float
+    measured_low: float = float("nan")   # 95% CI of the measured median
+    measured_high: float = float("nan")
 
     @property
     def error(self) -> float | None:
         return (self.simulated - self.measured) / self.measured if self.measured > 0 else None
 
+    @property
+    def cause(self) -> str | None:
+        """Why the cell misses BOUND, None when it does not: the measured
+        median itself is unsure by more than BOUND (its CI reaches beyond),
+        or the simulation is high or low."""
+        if self.error is None or abs(self.error) <= BOUND:
+            return None
+        if self.measured_high > self.measured * (1 + BOUND) or self.measured_low < self.measured * (1 - BOUND):
+            return "measured median unsure"
+        return "simulated high" if self.error > 0 else "simulated low"
+
     def to_dict(self):
         return {"bench": self.bench, "algo": self.algo, "size": self.size, "n": self.n,
                 "measured_s": self.measured, "simulated_s": self.simulated, "low_s": self.low,
-                "high_s": self.high, "rel_error": self.error}
+                "high_s": self.high, "rel_error": self.error,
+                "measured_ci_s": [self.measured_low, self.measured_high], "cause": self.cause}
 
 
 @dataclass
@@ -71,7 +88,7 @@ class SimCheck:
 
     def to_dict(self):
         return {"run_id": self.run_id, "p": self.p, "costs": self.costs.to_dict(), "sampled": self.sampled,
-                "rows": [r.to_dict() for r in self.rows], "within_15pct": self.within(0.15),
+                "rows": [r.to_dict() for r in self.rows], "within_15pct": self.within(BOUND),
                 "rankings": self.rankings()}
 
 
@@ -94,5 +111,5 @@ def check_run(run_dir, costs: SimCosts, extras: Extras, bench=None) -> SimCheck:
     for b, a, size, smp in series:
         ans = algorithm(b, a, p, int(size), costs, extras)
         out.rows.append(CheckRow(b, a, int(size), len(smp.values), float(np.median(smp.values)),
-                                 ans.median, ans.low, ans.high))
+                                 ans.median, ans.low, ans.high, *median_ci(smp.values)))
     return out

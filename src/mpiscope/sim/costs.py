@@ -27,6 +27,7 @@ class SimCosts:
     g: float = 0.0
     G: float = 0.0
     S: float = math.inf           # bytes; larger messages go by rendezvous
+    S_first: float = 0.0          # bytes a rendezvous message carries with its request (Open MPI's TCP)
     alpha_s: float = 0.0
     beta_s: float = 0.0
     alpha_r: float = 0.0

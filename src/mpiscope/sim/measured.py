@@ -72,13 +72,17 @@ def write_dist(path, sizes, quantiles) -> Path:
 
 
 def arrival_skew(run_dir) -> np.ndarray:
-    """Every rank's start minus the earliest start of its repetition, over
-    the run's collective series (seconds, global clock)."""
+    """Every rank's lateness in the run's collective repetitions (seconds,
+    global clock): its start after the agreed start of a window-started
+    repetition (what the measured time counts from), else after the earliest
+    rank's start."""
     table, run = load(Path(run_dir))
-    t = table.filter(pc.field("valid")).select(["bench", "algo", "size", "launch", "rep", "t_start"])
+    t = table.filter(pc.field("valid")).select(["bench", "algo", "size", "launch", "rep", "t_start", "t_sched"])
     df = t.to_pandas()
     df = df[df["bench"].isin(list(COLLECTIVES))]
     if df.empty:
         raise UsageError("the run has no collective repetitions to take the arrival skew from")
-    first = df.groupby(["bench", "algo", "size", "launch", "rep"])["t_start"].transform("min")
-    return (df["t_start"] - first).to_numpy(dtype=float)
+    group = df.groupby(["bench", "algo", "size", "launch", "rep"])
+    first, sched = group["t_start"].transform("min"), group["t_sched"].transform("min")
+    origin = np.where(np.isfinite(sched), np.minimum(sched, first), first)
+    return (df["t_start"] - origin).to_numpy(dtype=float)

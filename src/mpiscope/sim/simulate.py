@@ -43,6 +43,7 @@ class Extras:
     topology: Topology | None = None
     replicates: int = 1
     seed: int = 1
+    fair: bool = False                 # a rank's messages in flight share its send channel equally
 
 
 @dataclass
@@ -79,6 +80,8 @@ def run_argv(argv, costs: SimCosts, extras: Extras, more=()) -> dict:
             args += ["--skew", skew]
         if extras.topology is not None:
             args += extras.topology.argv()
+        if extras.fair:
+            args.append("--fair")
         return binary.simulate(args + list(more))
 
 
@@ -109,7 +112,7 @@ def algorithm(bench, algo, p, size, costs: SimCosts, extras: Extras, more=()) ->
             return answer(run_argv(argv + ["--max-ops", MAX_OPS], costs, extras, more))
         except binary.TooLarge:
             info = info or probe(bench, algo, p, size, costs.segment)
-    uniform = extras.dist is None and extras.skew is None and extras.topology is None
+    uniform = extras.dist is None and extras.skew is None and extras.topology is None and not extras.fair
     if info["symmetric"] and uniform:
         ans = answer(run_argv(argv + ["--symmetric"], costs, extras, more))
         ans.regime = "symmetric"
