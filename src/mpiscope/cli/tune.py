@@ -56,10 +56,12 @@ examples:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--max-rules", type=int, default=8,
                    help="message-size rules per collective at most (8)")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="rounds of the measurement launches, interleaved (1)")
-    p.add_argument("--verify-repeat", type=int, default=2,
-                   help="default/tuned launch pairs of the verification (2)")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="rounds of the measurement launches, interleaved; from 2 on, verdicts take "
+                        "the launch as the unit (3)")
+    p.add_argument("--verify-repeat", type=int, default=3,
+                   help="default/tuned launch pairs of the verification; from 2 on, speedup "
+                        "intervals are over launches (3)")
     p.add_argument("--time-budget", type=float, default=0.3,
                    help="seconds at most per collective × size × launch (0.3)")
     p.add_argument("--reps-max", type=int, default=2000, help="repetitions at most per series (2000)")

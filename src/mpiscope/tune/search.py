@@ -27,12 +27,14 @@ drives the rounds):
 
 from __future__ import annotations
 
-from mpiscope.stats.compare import FASTER, compare_samples
+from mpiscope.stats.compare import FASTER
+from mpiscope.tune.decide import judge
 from mpiscope.tune.discover import DEFAULT
 
 
 class Judge:
-    """compare's verdict between two algorithms at a measured size, cached."""
+    """decide.judge's verdict between two algorithms at a measured size (over
+    launches when there are two or more), cached."""
 
     def __init__(self, samples, coll, rng, alpha, n_boot=500):
         self.samples, self.coll, self.rng, self.alpha, self.n_boot = samples, coll, rng, alpha, n_boot
@@ -44,8 +46,8 @@ class Judge:
         if key not in self._cache:
             va, vb = self.samples.get(self.coll, a, size), self.samples.get(self.coll, b, size)
             ok = len(va) >= 2 and len(vb) >= 2
-            self._cache[key] = ok and compare_samples(vb, va, self.rng, noise=margin,
-                                                      alpha=self.alpha, n_boot=self.n_boot)[2] == FASTER
+            self._cache[key] = ok and judge(self.samples, self.coll, size, b, a, self.rng, margin,
+                                            self.alpha, self.n_boot)[2] == FASTER
         return self._cache[key]
 
 

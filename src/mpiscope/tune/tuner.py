@@ -30,7 +30,7 @@ import numpy as np
 from mpiscope.common.atomic import write_text
 from mpiscope.stats.compare import compare_samples
 from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
-from mpiscope.tune.decide import decide
+from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog
 from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
 from mpiscope.tune.search import Judge, resolved, survivors
@@ -50,8 +50,8 @@ class TuneConfig:
     noise: float = 0.02
     alpha: float = 0.05
     max_rules: int = 8
-    repeat: int = 1             # rounds of the measurement launches
-    verify_repeat: int = 2      # default/tuned pairs of the verification
+    repeat: int = 3             # rounds of the measurement launches (>= 2: launch-level verdicts)
+    verify_repeat: int = 3      # default/tuned pairs of the verification
     verify_rounds: int = 2      # verifications at most (after a withdrawal, again)
     seed: int = 1
     skip: tuple = ()            # algorithm names left out (e.g. ones that hang)
@@ -309,7 +309,10 @@ class Tuner:
                 row = {"collective": c, "size": s, "p": self.p, "rule": rule,
                        "library_size": S.library_size(self.catalog.library, c, s, self.p)}
                 if len(d) >= 2 and len(t) >= 2 and np.median(d) > 0 and np.median(t) > 0:
-                    row.update(V.speedup_row(d, t, self.rng, cfg.noise, cfg.alpha))
+                    # the launch variance of this cell: the verification's and the tune's own
+                    row.update(V.speedup_row(vs.launches(c, DEFAULT, s), vs.launches(c, TUNED, s),
+                                             self.rng, cfg.noise, cfg.alpha,
+                                             pool=self.samples.groups_at(c, s)))
                 else:
                     row.update(speedup=None, verdict="not measured")
                 if rule != DEFAULT:
@@ -317,9 +320,9 @@ class Tuner:
                     row["median_forced_s"] = float(np.median(forced)) if len(forced) else None
                     row["selection_check"] = V.selection_check(t, forced, d)
                     if len(forced) and len(d):
-                        row["forced_vs_default"] = compare_samples(
-                            d, forced, self.rng, noise=cfg.noise, alpha=cfg.alpha,
-                            n_boot=1000)[2]
+                        row["forced_vs_default"] = judge(
+                            vs, c, s, DEFAULT, rule, self.rng, cfg.noise, cfg.alpha,
+                            pool=vs.groups_at(c, s) + self.samples.groups_at(c, s))[2]
                 out.append(row)
         self._debugger_check(out, params, named, rule_of)
         return out, vs.runs, vs.failures
