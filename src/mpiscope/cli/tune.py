@@ -50,6 +50,10 @@ examples:
     p.add_argument("--prune", default="10%",
                    help="adaptive search: an algorithm slower than one other beyond this at both "
                         "ends of an interval is left out of it (10%%)")
+    p.add_argument("--model-prune", default="25%", metavar="X|off",
+                   help="adaptive search: an algorithm that cost models fitted to its measured "
+                        "sizes predict slower than another beyond X (plus both fits' residuals) "
+                        "is not measured at the next size (25%%; off: no model pruning)")
     p.add_argument("--skip", metavar="LIST", default="",
                    help="algorithm names never forced (comma list)")
     p.add_argument("--noise", default="2%", help="practical threshold of compare's verdict (2%%)")
@@ -150,10 +154,16 @@ def _config(args, plan):
         prune = parse_noise(args.prune)
     except UsageError as e:
         raise UsageError(str(e).replace("--noise", "--prune")) from None
+    model_prune = None
+    if args.model_prune != "off":
+        try:
+            model_prune = parse_noise(args.model_prune)
+        except UsageError as e:
+            raise UsageError(str(e).replace("--noise", "--model-prune") + " (or off)") from None
     sizes = sorted(set(parse_sizes(args.sizes)))
     return TuneConfig(collectives=colls, sizes=sizes, adaptive=not args.exhaustive,
                       coarse=args.coarse, noise=parse_noise(args.noise), alpha=args.alpha,
-                      prune=prune,
+                      prune=prune, model_prune=model_prune,
                       max_rules=args.max_rules, repeat=args.repeat,
                       verify_repeat=args.verify_repeat, seed=args.seed,
                       skip=tuple(s.strip() for s in args.skip.split(",") if s.strip()),

@@ -33,6 +33,7 @@ from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verif
 from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog
 from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
+from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
 from mpiscope.tune.search import Judge, resolved, survivors
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
 
@@ -47,6 +48,7 @@ class TuneConfig:
     adaptive: bool = True
     coarse: int = 0             # adaptive: also every coarse-th size in the first refining pass (0: none)
     prune: float = 0.10         # margin by which an algorithm must lose at both ends to be left out
+    model_prune: float | None = 0.25  # cost-model margin to leave an algorithm out (None: off)
     noise: float = 0.02
     alpha: float = 0.05
     max_rules: int = 8
@@ -82,6 +84,8 @@ class Tuner:
         self.rng = np.random.default_rng(cfg.seed)
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
+        self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
+        self.fits = {}       # coll -> {name: predict.Fit}, the last ones the search used
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
         self.withdrawn = []  # (coll, size, speedup)
@@ -132,14 +136,20 @@ class Tuner:
             self._measure({c: {n: self.sizes_of(c) for n in self.names[c]} for c in cfg.collectives})
             return
         fine = {c: self.sizes_of(c) for c in cfg.collectives}
-        ends = {c: sorted({fine[c][0], fine[c][-1]}) for c in cfg.collectives}
-        self.say("pass 1: the grid's ends × every algorithm")
+        models = cfg.model_prune is not None
+        # with the cost models: the middle size too, so that each fit has a residual
+        ends = {c: sorted({f[0], f[-1]} | ({f[len(f) // 2]} if models else set()))
+                for c, f in fine.items()}
+        self.say("pass 1: the grid's ends" + (" and middle" if models else "") +
+                 " × every algorithm")
         self._measure({c: {n: ends[c] for n in self.names[c]} for c in cfg.collectives})
         judges = {c: Judge(self.samples, c, self.rng, cfg.alpha) for c in cfg.collectives}
-        pending = {c: [(f[0], f[-1])] for c, f in fine.items() if len(f) > 1}
+        pending = {c: list(zip(e, e[1:])) for c, e in ends.items() if len(e) > 1}
         first = True
         while pending:
             jobs, nxt = {}, {}
+            if models:
+                self.fits = {c: self._fits(c) for c in pending}
             for c, intervals in pending.items():
                 heavy = {s for s, calls in self.weights.get(c, {}).items() if calls > 0}
                 for lo, hi in intervals:
@@ -155,8 +165,13 @@ class Tuner:
                     grid = ([s for s in coarse_grid(fine[c], cfg.coarse) if lo < s < hi]
                             if first and cfg.coarse else [])
                     points = sorted(set(grid or [between[len(between) // 2]]) | set(must))
-                    for n in keep:
-                        jobs.setdefault(c, {}).setdefault(n, set()).update(points)
+                    for s in points:
+                        out = (out_of_race({n: f for n, f in self.fits[c].items() if n in keep},
+                                           s, cfg.model_prune) if models else set())
+                        self.model_skipped[c] |= {(s, n) for n in out}
+                        for n in keep:
+                            if n not in out:
+                                jobs.setdefault(c, {}).setdefault(n, set()).add(s)
                     cuts = [lo] + points + [hi]
                     nxt.setdefault(c, []).extend(zip(cuts, cuts[1:]))
             if not jobs:
@@ -167,12 +182,25 @@ class Tuner:
             self._measure(jobs)
             pending, first = nxt, False
 
+    def _fits(self, coll) -> dict:
+        """Each algorithm's cost model fitted to its medians so far (predict.py)."""
+        out = {}
+        for n in self.names[coll]:
+            if n == DEFAULT:
+                continue
+            meds = {s: self.samples.median(coll, n, s) for s, m in self.measured[coll] if m == n}
+            f = fit(coll, n, self.p, meds)
+            if f is not None:
+                out[n] = f
+        return out
+
     def winners_of(self, coll):
         return {s: w for (c, s), w in self.winners.items() if c == coll}
 
     def cell_counts(self):
         exhaustive = sum(len(self.sizes_of(c)) * len(self.names[c]) for c in self.cfg.collectives)
-        return {"measured": sum(len(v) for v in self.measured.values()), "exhaustive": exhaustive}
+        return {"measured": sum(len(v) for v in self.measured.values()), "exhaustive": exhaustive,
+                "skipped_by_models": sum(len(v) for v in self.model_skipped.values())}
 
     # ------------------------------------------------------------ rules and files
 
@@ -476,7 +504,12 @@ class Tuning:
             "algorithms": cat.to_dict()["algorithms"],
             "excluded_components": cat.excluded_components,
             "sizes": {c: S.describe(cat.library, c) for c in cfg.collectives},
-            "cells": {k: sum(x[k] for x in counts) for k in ("measured", "exhaustive")},
+            "cells": {k: sum(x[k] for x in counts)
+                      for k in ("measured", "exhaustive", "skipped_by_models")},
+            "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "model": f.model,
+                            "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
+                            "max_relative_residual": f.residual}
+                           for t in ts for c, by in t.fits.items() for n, f in by.items()],
             "decisions": [{"collective": c, "p": t.p, "size": s,
                            "winner": t.winners.get((c, s), DEFAULT),
                            "measured": (c, s) in t.rows, "rows": t.rows.get((c, s), [])}
@@ -505,17 +538,6 @@ class Tuning:
 
 
 # ---------------------------------------------------------------- report pieces
-
-# Library algorithm names that are our cost models' (models/costmodels/).
-MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruck": "bruck",
-               "brucks": "bruck", "modified_bruck": "bruck", "rabenseifner": "rabenseifner",
-               "reduce_scatter_allgather": "rabenseifner", "binomial": "binomial",
-               "scatter_allgather": "scatter_allgather_recursive_doubling",
-               "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
-               "scatter_allgather_ring": "scatter_allgather_ring",
-               "scatter_ring_allgather": "scatter_allgather_ring", "pairwise": "pairwise",
-               "linear": "linear", "basic_linear": "linear", "recursive_halving": "recursive_halving"}
-
 
 def changeovers(tuners, catalog, machine):
     """Per collective and communicator size: the measured change-over sizes;
