@@ -3,8 +3,9 @@ drives the rounds):
 
 - Prune: an algorithm A is left out between two measured sizes lo < hi when
   one algorithm C is faster than A beyond a wide margin (`prune`, 10%) at
-  both ends — compare's verdict: the Mann–Whitney test at α and the whole
-  bootstrap CI of the ratio of medians beyond the margin. Why that holds in
+  both ends — decide.judge's verdict with that margin (over launches: the t
+  test and interval of launch medians beyond the margin and C faster in
+  every launch; with one launch, compare's on the pooled samples). Why that holds in
   between: at a fixed communicator size every algorithm's cost is affine in
   the message size n (Hockney: a·α + n·b·β, our cost models), so t_A − t_C is
   affine and positive at both ends means positive between; the margin
@@ -13,7 +14,7 @@ drives the rounds):
   out: it switches algorithms by size, so it is not affine.
 - Resolved: between lo and hi nothing needs measuring when the winner is the
   same at both ends and beats every other algorithm still in at both ends
-  (compare's verdict at the noise threshold): by the same affinity it beats
+  (the same verdict at the noise threshold): by the same affinity it beats
   them between, and its ratio to the default, monotone in n, stays beyond
   noise. Where the default won at both ends, it is resolved when the
   default runs the same as one algorithm X at both ends (neither faster
@@ -23,6 +24,9 @@ drives the rounds):
   changes, the default is not the same algorithm at both ends, or the
   intervals of the winner and another algorithm overlap at an end) the
   sizes between are measured.
+
+The cost models' own pruning (predict.py: an algorithm predicted out of the
+race at the size about to be measured) is applied by Tuner.search on top.
 """
 
 from __future__ import annotations

@@ -4,10 +4,12 @@ library's collectives").
 1. Every collective's algorithms come from the library (discover.py).
 2. The cells (collective, size, algorithm) are measured with the engine,
    each algorithm forced, the default included (measure.py). Adaptive
-   (Tuner.search, search.py): the grid's ends with every algorithm, then
-   the coarse grid and the middles of the intervals not yet resolved, each
-   with the algorithms not left out on it.
-3. Decisions by compare's verdict (decide.py), rules compacted and bounded
+   (Tuner.search, search.py): the grid's ends and middle with every
+   algorithm, then the coarse grid and the middles of the intervals not yet
+   resolved, each with the algorithms not left out on it (by measured
+   verdicts at the interval's ends, search.py, and by cost models fitted to
+   each algorithm's measured sizes, predict.py).
+3. Decisions with the launch as the unit (decide.py), rules compacted and bounded
    (rules.py), sizes converted to the library's (sizes.py).
 4. Files written for the library in use, each read back by our reader.
 5. Verification (verify.py): default and tuned alternating; a cell slower
