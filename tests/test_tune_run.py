@@ -119,3 +119,6 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path):
     p = mpiscope("tune", "-n", "2", "--mpi", "openmpi", "--weights", w, "-o", out)
     assert p.returncode == 2 and "weights" in p.stderr
     assert not out.exists()
+    p = mpiscope("tune", "-n", "2", "--mpi", "openmpi", "--model-prune", "lots", "-o", out)
+    assert p.returncode == 2 and "--model-prune" in p.stderr
+    assert not out.exists()
