@@ -132,3 +132,23 @@ def test_verification_speedup_interval_over_launches():
         calls["old"] += old["verdict"] == "tuned slower"
         calls["new"] += new["verdict"] == "tuned slower"
     assert calls["old"] >= 10 and calls["new"] <= 2
+
+
+def test_an_erratic_algorithm_does_not_blur_the_others():
+    # at 32 KiB bcast (measured): default and binomial steady over launches, one
+    # other algorithm's launches 15x apart
+    default = [np.full(9, 19761e-6), np.full(9, 19278e-6)]
+    binomial = [np.full(9, 8582e-6), np.full(9, 8683e-6)]
+    erratic = [np.full(9, 8296e-6), np.full(9, 552e-6)]
+    steady = [[np.full(9, x * 1e-6), np.full(9, x * 1.01e-6)] for x in (5000, 7000, 9000)]
+    v = compare_launches(default, binomial, [default, binomial, erratic, *steady])
+    assert v.verdict == FASTER and v.ratio.high < 0.5
+
+
+def test_launches_that_agree_by_chance_get_the_cells_typical_variance():
+    a = [np.full(9, 1.0), np.full(9, 1.0)]
+    b = [np.full(9, 0.9), np.full(9, 0.9)]          # no spread at all: alone, a sure 10%
+    assert compare_launches(a, b).verdict == FASTER
+    typical = [[np.full(9, 1.0), np.full(9, 1.3)]] * 5  # the machine: ±30% launch to launch
+    v = compare_launches(a, b, [a, b, *typical])
+    assert v.verdict == SAME and v.ratio.low < 0.9 < v.ratio.high

@@ -266,7 +266,8 @@ def test_cost_models_leave_out_cells_and_keep_the_decisions(monkeypatch):
             kept[margin] += sum(t.winners[("allreduce", s)] == DEFAULT for s in GRID)
             if margin:
                 skipped += c["skipped_by_models"]
-                assert set(t.fits["allreduce"]) == set(FOUR)    # every algorithm fitted
+                fitted = {(s, n) for n, fs in t.fits["allreduce"].items() for s, _ in fs}
+                assert t.model_skipped["allreduce"] <= fitted    # left out where fitted only
                 assert not t.model_skipped["allreduce"] & t.measured["allreduce"]
     assert skipped > 0 and measured[0.25] < measured[None] <= 0.5 * 8 * 18 * 7
     assert all(k >= 0.95 * 8 * len(GRID) for k in kept.values()), kept

@@ -13,11 +13,17 @@ the one-way random-effects model on them,
     log median(A, launch k) = mu_A + b_k,   b_k ~ N(0, sigma_L²),
 
 whose sigma_L² (launch effect plus the launch median's own sampling noise)
-is pooled over every group measured at the same cell (all algorithms of a
-collective at one size: the launch effect is the machine's, not the
-algorithm's), df = Σ (launches − 1). The difference mu_B − mu_A gets a
-Student t interval and test with those df: the ratio of B's to A's typical
-launch median with its CI, and p. A verdict "faster" (or "slower") needs:
+is estimated from A's and B's launches (pooled, df = n_A + n_B − 2), but
+never below the cell's typical launch variance: the median of the
+variances of every group measured at the same cell (all algorithms of a
+collective at one size), each scaled by its chi-square median, so that two
+groups whose few launches happen to agree do not look surer than the
+machine is, while an algorithm whose launches scatter wildly (on an
+emulated Fast Ethernet cluster one launch of an 8-byte bcast took 15 times
+another's) does not blur every other comparison at the cell. The
+difference mu_B − mu_A gets a Student t interval and test with the df of
+the variance used: the ratio of B's to A's typical launch median with its
+CI, and p. A verdict "faster" (or "slower") needs:
 
 - p < alpha and the whole CI of the ratio outside [1 − noise, 1 + noise],
 - and every launch of B faster (slower) than every launch of A: the
@@ -30,12 +36,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
+from scipy.stats import chi2, t as student_t
 
 from mpiscope.stats.compare import FASTER, INSUFFICIENT, SAME, SLOWER
 from mpiscope.stats.estimate import Estimate
 
-CI_METHOD = "t interval over launches (launch variance pooled over the cell's groups)"
+CI_METHOD = "t interval over launches (the pair's launch variance, at least the cell's typical)"
 
 
 @dataclass(frozen=True)
@@ -68,13 +74,31 @@ def pooled_variance(groups) -> tuple[float, int]:
     return (ss / df if df else math.nan), df
 
 
+def typical_variance(groups) -> tuple[float, int]:
+    """(the median over groups of two launches or more of their variance,
+    each divided by the median of its chi-square / df so that it estimates
+    sigma_L², the groups' df summed); (nan, 0) without such groups."""
+    scaled, df = [], 0
+    for g in groups:
+        g = np.asarray(g, dtype=np.float64)
+        if len(g) >= 2:
+            k = len(g) - 1
+            scaled.append(float(np.var(g, ddof=1)) / (float(chi2.median(k)) / k))
+            df += k
+    return (float(np.median(scaled)) if scaled else math.nan), df
+
+
 def compare_launches(a, b, pool=None, noise: float = 0.02, alpha: float = 0.05,
                      level: float = 0.95) -> LaunchVerdict:
-    """B against A, each a list of per-launch sample arrays; `pool`: the
-    groups (lists of per-launch arrays) measured at the same cell whose
-    launch variance is pooled, A and B among them (None: A and B alone)."""
+    """B against A, each a list of per-launch sample arrays; `pool`: every
+    group (list of per-launch arrays) measured at the same cell, whose
+    typical launch variance is the floor of A's and B's (None: no floor)."""
     la, lb = log_medians(a), log_medians(b)
-    var, df = pooled_variance([log_medians(g) for g in pool] if pool is not None else [la, lb])
+    var, df = pooled_variance([la, lb])
+    if pool is not None:
+        floor, floor_df = typical_variance([log_medians(g) for g in pool])
+        if df >= 1 and floor > var:
+            var, df = floor, floor_df
     if not len(la) or not len(lb):
         raise ValueError("both sides need a launch with a positive median")
     d = float(lb.mean() - la.mean())

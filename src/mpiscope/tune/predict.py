@@ -6,9 +6,11 @@ Each library algorithm that is one of our own cost models
 Hockney costs, whose time at a fixed communicator size is linear in (α, β):
 t(n) = α·A(n) + β·B(n) with A and B the model evaluated at (1, 0) and
 (0, 1). An algorithm without a model gets the generic Hockney line
-t(n) = α + β·n. (α, β) ≥ 0 are fitted per algorithm to its measured medians
-by least squares in relative error, so every size weighs alike; the fit's
-largest relative residual r at the measured sizes says how far to trust it.
+t(n) = α + β·n. (α, β) ≥ 0 are fitted per algorithm to its medians at the
+measured sizes nearest to the size predicted (the caller chooses them;
+tuner.Tuner takes four) by least squares in relative error, so every size
+weighs alike; the fit's largest relative residual r at those sizes says how
+far to trust it there (a protocol switch near the size shows as a large r).
 
 At a size not yet measured, algorithm X is out of the race when some other
 algorithm Y is predicted faster by a margin that covers both fits:

@@ -23,6 +23,7 @@ writes one file holding every size's rules.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,8 @@ from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
 from mpiscope.tune.search import Judge, resolved, survivors
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
+
+LOCAL = 4  # measured sizes per cost-model fit (the nearest to the size predicted)
 
 FILES = {"openmpi": "ompi-rules.conf", "openmpi-json": "ompi-rules.json",
          "mpich": "mpich-selection.json"}
@@ -87,7 +90,7 @@ class Tuner:
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
         self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
-        self.fits = {}       # coll -> {name: predict.Fit}, the last ones the search used
+        self.fits = {}       # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
         self.withdrawn = []  # (coll, size, speedup)
@@ -150,8 +153,6 @@ class Tuner:
         first = True
         while pending:
             jobs, nxt = {}, {}
-            if models:
-                self.fits = {c: self._fits(c) for c in pending}
             for c, intervals in pending.items():
                 heavy = {s for s, calls in self.weights.get(c, {}).items() if calls > 0}
                 for lo, hi in intervals:
@@ -168,8 +169,8 @@ class Tuner:
                             if first and cfg.coarse else [])
                     points = sorted(set(grid or [between[len(between) // 2]]) | set(must))
                     for s in points:
-                        out = (out_of_race({n: f for n, f in self.fits[c].items() if n in keep},
-                                           s, cfg.model_prune) if models else set())
+                        out = (out_of_race(self._fits(c, s, keep), s, cfg.model_prune)
+                               if models else set())
                         self.model_skipped[c] |= {(s, n) for n in out}
                         for n in keep:
                             if n not in out:
@@ -184,16 +185,21 @@ class Tuner:
             self._measure(jobs)
             pending, first = nxt, False
 
-    def _fits(self, coll) -> dict:
-        """Each algorithm's cost model fitted to its medians so far (predict.py)."""
+    def _fits(self, coll, size, names) -> dict:
+        """Each algorithm's cost model fitted to its medians at the LOCAL measured
+        sizes nearest to `size` (in ratio; predict.py): what is not affine over
+        the whole grid (protocol switches) shows in the residual only where it
+        happens. Kept in self.fits for the result."""
         out = {}
-        for n in self.names[coll]:
+        for n in names:
             if n == DEFAULT:
                 continue
-            meds = {s: self.samples.median(coll, n, s) for s, m in self.measured[coll] if m == n}
-            f = fit(coll, n, self.p, meds)
+            near = sorted((s for s, m in self.measured[coll] if m == n),
+                          key=lambda s: abs(math.log(s / size)) if s > 0 else math.inf)[:LOCAL]
+            f = fit(coll, n, self.p, {s: self.samples.median(coll, n, s) for s in near})
             if f is not None:
                 out[n] = f
+                self.fits.setdefault(coll, {}).setdefault(n, []).append((size, f))
         return out
 
     def winners_of(self, coll):
@@ -508,10 +514,12 @@ class Tuning:
             "sizes": {c: S.describe(cat.library, c) for c in cfg.collectives},
             "cells": {k: sum(x[k] for x in counts)
                       for k in ("measured", "exhaustive", "skipped_by_models")},
-            "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "model": f.model,
-                            "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
-                            "max_relative_residual": f.residual}
-                           for t in ts for c, by in t.fits.items() for n, f in by.items()],
+            "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "at_size": s,
+                            "model": f.model, "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
+                            "max_relative_residual": f.residual,
+                            "left_out": (s, n) in t.model_skipped[c]}
+                           for t in ts for c, by in t.fits.items() for n, fs in by.items()
+                           for s, f in fs],
             "decisions": [{"collective": c, "p": t.p, "size": s,
                            "winner": t.winners.get((c, s), DEFAULT),
                            "measured": (c, s) in t.rows, "rows": t.rows.get((c, s), [])}
