@@ -6,8 +6,9 @@ default stays.
 
 The verdict (`judge`) takes the launch as the unit when both sides were
 measured in two launches or more (stats/launch_compare.py: a t test and
-interval over launch medians, the launch variance pooled over every
-algorithm at the cell, and the winner faster in every launch); with one
+interval over launch medians, the pair's launch variance but at least the
+cell's typical one over every algorithm there, and the winner faster in
+every launch); with one
 launch each it falls back to compare's test on the pooled samples
 (Mann–Whitney and the bootstrap CI of the ratio of medians, which cannot see
 a launch's shift)."""

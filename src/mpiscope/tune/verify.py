@@ -6,8 +6,9 @@
    tuned, default, tuned …): default is the library exactly as a user gets it
    (no parameter at all), tuned is the library with the rules file and the
    lines of env.sh. Per cell, the speedup default/tuned with its interval
-   and verdict over launches (decide.judge: launch as the unit, the
-   launch variance pooled with the tune's own at the cell; one launch each:
+   and verdict over launches (decide.judge: launch as the unit, the tune's
+   own launches at the cell counting for the typical launch variance; one
+   launch each:
    compare's bootstrap CI and test on the pooled samples).
 3. Open MPI: under gdb (callprobe.py), every cell must enter the library
    function its rule's algorithm enters when forced by its MCA parameter.
