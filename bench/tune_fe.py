@@ -25,6 +25,7 @@ import math
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -51,12 +52,17 @@ class Cluster:
         manager.teardown(self.name)
 
 
+KEEP = None  # --keep DIR: every tune's output directory is copied there
+
+
 def tune(cluster, mpi, out, *extra):
     cmd = PY + ["tune", "--cluster", cluster, "--mpi", mpi, "-o", str(out), "--json", *extra]
     print("$", " ".join(cmd[2:]), flush=True)
     start = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)   # its progress: our stderr
     print(f"  ({time.monotonic() - start:.0f} s)", flush=True)
+    if KEEP:
+        shutil.copytree(out, Path(KEEP) / f"{cluster}-{Path(out).name}", dirs_exist_ok=True)
     if p.stdout.strip().startswith("{"):
         return json.loads(p.stdout)
     sys.exit(f"tune failed (exit {p.returncode}), its messages above")
@@ -199,7 +205,10 @@ def main():
     ap.add_argument("--verify-repeat", type=int, default=3,
                     help="default/tuned launch pairs of the verification (tune --verify-repeat)")
     ap.add_argument("--delay", type=float, default=70.0, help="fig629: one-way delay added (µs)")
+    ap.add_argument("--keep", metavar="DIR", help="copy every tune's output directory into DIR")
     args = ap.parse_args()
+    global KEEP
+    KEEP = args.keep
     {"tune": cmd_tune, "adaptive": cmd_adaptive, "fig629": cmd_fig629}[args.what](args)
 
 
