@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpiscope.stats.compare import FASTER, compare_samples
+from mpiscope.stats.compare import FASTER, INSUFFICIENT, compare_samples
 from mpiscope.stats.launch_compare import compare_launches
 from mpiscope.tune.discover import DEFAULT
 
@@ -33,7 +33,8 @@ def judge(samples, coll: str, size: int, a: str, b: str, rng, noise: float, alph
     if len(la) >= 2 and len(lb) >= 2:
         v = compare_launches(la, lb, samples.groups_at(coll, size) if pool is None else pool,
                              noise=noise, alpha=alpha)
-        return v.ratio, v.p_value, v.verdict, LAUNCH
+        if v.verdict != INSUFFICIENT:   # (launches whose median is 0 do not count)
+            return v.ratio, v.p_value, v.verdict, LAUNCH
     ratio, p, verdict, _ = compare_samples(np.concatenate(la), np.concatenate(lb), rng,
                                            noise=noise, alpha=alpha, n_boot=n_boot)
     return ratio, p, verdict, SAMPLE
