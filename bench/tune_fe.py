@@ -113,6 +113,8 @@ def cmd_adaptive(args):
                     *common)
         adap = tune(name, args.mpi, Path(tmp) / "adap", "--verify-repeat",
                     str(args.verify_repeat), *common)
+        side_by_side = {pooled: (_decisions(Path(tmp) / "full", pooled),
+                                 _decisions(Path(tmp) / "adap", pooled)) for pooled in (True, False)}
     print(f"{args.mpi} {adap['version']} on {args.layout} Fast Ethernet, adaptive (verified "
           f"with {args.verify_repeat} default/tuned pairs)")
     summary(adap)
@@ -133,6 +135,44 @@ def cmd_adaptive(args):
         if a[k] != f[k]:
             print(f"  {k[0]} {k[2]} B: exhaustive {f[k]}, adaptive {a[k]}"
                   + (" (tied in the exhaustive data)" if _tied(full, k, a[k]) else ""))
+    print("the same two runs' measurements decided again by each rule (cells measured in both):")
+    for pooled, (fd, ad) in side_by_side.items():
+        both = [k for k in fd if k in ad]
+        print(f"  {'pooled samples (one launch per cell)' if pooled else 'launch as the unit':38} "
+              f"agree on {sum(fd[k] == ad[k] for k in both)} of {len(both)}; cells not the "
+              f"default: exhaustive {sum(v != 'default' for v in fd.values())}, adaptive "
+              f"{sum(ad[k] != 'default' for k in both)}")
+
+
+def _decisions(out, pooled):
+    """{(collective, size): winner} decided again from a tune's stored runs,
+    every launch's samples pooled into one (the rule without launches) or
+    kept apart (launch as the unit)."""
+    import numpy as np
+    from mpiscope.store.ingest import load
+    from mpiscope.store.series import all_series_samples
+    from mpiscope.tune.decide import decide
+    from mpiscope.tune.measure import Samples
+
+    samples, names = Samples(), {}
+    for i, run_dir in enumerate(sorted(p for p in (out / "runs").iterdir() if p.is_dir()
+                                       and (p / "context.json").exists())):
+        label = json.loads((run_dir / "context.json").read_text())["command"][-1]
+        if "=" not in label or label.startswith("verify"):
+            continue
+        forced = dict(kv.split("=") for kv in label.split(", "))
+        table, run = load(run_dir)
+        for bench, _algo, size, smp in all_series_samples(table, run):
+            samples.add(bench, forced[bench], int(size), smp.values, launch=0 if pooled else i)
+            names.setdefault(bench, ["default"])
+            if forced[bench] not in names[bench]:
+                names[bench].append(forced[bench])
+    rng, out_ = np.random.default_rng(1), {}
+    for c, ns in names.items():
+        for s in sorted({k[2] for k in samples.values if k[0] == c}):
+            here = [n for n in ns if len(samples.get(c, n, s))]
+            out_[(c, s)] = decide(samples, c, s, here, rng, 0.02, 0.05)[0]
+    return out_
 
 
 def _tied(doc, key, other):
