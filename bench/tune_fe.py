@@ -25,7 +25,9 @@ import math
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from mpiscope.cluster import manager
@@ -50,23 +52,33 @@ class Cluster:
         manager.teardown(self.name)
 
 
+KEEP = None  # --keep DIR: every tune's output directory is copied there
+
+
 def tune(cluster, mpi, out, *extra):
     cmd = PY + ["tune", "--cluster", cluster, "--mpi", mpi, "-o", str(out), "--json", *extra]
     print("$", " ".join(cmd[2:]), flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    start = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)   # its progress: our stderr
+    print(f"  ({time.monotonic() - start:.0f} s)", flush=True)
+    if KEEP:
+        shutil.copytree(out, Path(KEEP) / f"{cluster}-{Path(out).name}", dirs_exist_ok=True)
     if p.stdout.strip().startswith("{"):
         return json.loads(p.stdout)
-    sys.exit(f"tune failed (exit {p.returncode}):\n{p.stderr[-4000:]}")
+    sys.exit(f"tune failed (exit {p.returncode}), its messages above")
 
 
 def summary(doc):
     v = doc["verification"]
     cells = [c for c in v["cells"] if c.get("speedup")]
-    print(f"  cells measured {doc['cells']['measured']} of {doc['cells']['exhaustive']}")
-    print(f"  {'collective':22} {'size':>8} {'rule':28} {'speedup':>8} {'95% CI':>16}  verdict")
+    print(f"  cells measured {doc['cells']['measured']} of {doc['cells']['exhaustive']} "
+          f"({doc['cells'].get('skipped_by_models', 0)} left out by the cost models)")
+    print(f"  {'collective':22} {'size':>8} {'rule':28} {'speedup':>8} {'95% CI':>16}  "
+          f"{'launches':>8}  verdict")
     for c in cells:
         print(f"  {c['collective']:22} {c['size']:>8} {c['rule']:28} {c['speedup']:8.3f} "
-              f"[{c['speedup_low']:.3f}, {c['speedup_high']:.3f}]  {c['verdict']}")
+              f"[{c['speedup_low']:.3f}, {c['speedup_high']:.3f}]  "
+              f"{'/'.join(map(str, c.get('launches', []))) or '-':>8}  {c['verdict']}")
     tuned = [c for c in cells if c["rule"] != "default"]
     gm_tuned = (math.exp(sum(math.log(c["speedup"]) for c in tuned) / len(tuned))
                 if tuned else None)
@@ -74,7 +86,8 @@ def summary(doc):
     print(f"  geometric mean default/tuned, all cells: {v['geomean_speedup']:.3f}; cells with a "
           f"rule ({len(tuned)}): {gm_tuned if gm_tuned is None else round(gm_tuned, 3)}")
     print(f"  cells slower than 0.97 beyond noise: {len(slow)}; file in effect: "
-          f"{v['file_in_effect']}; withdrawn: {len(doc['withdrawn'])}")
+          f"{v['file_in_effect']} (checked by {v['checked_by']}); withdrawn: "
+          f"{len(doc['withdrawn'])}; last withdrawal verified: {v['last_withdrawal_verified']}")
 
 
 def cmd_tune(args):
@@ -82,7 +95,9 @@ def cmd_tune(args):
     with Cluster("t", hosts, slots, preset="fast-ethernet") as name, \
             tempfile.TemporaryDirectory() as tmp:
         doc = tune(name, args.mpi, Path(tmp) / "t", "--sizes", args.sizes, "--coll", args.coll,
-                   "--time-budget", str(args.time_budget), *(["--skip", args.skip] if args.skip else []))
+                   "--time-budget", str(args.time_budget), "--repeat", str(args.repeat),
+                   "--verify-repeat", str(args.verify_repeat),
+                   *(["--skip", args.skip] if args.skip else []))
         print(f"{args.mpi} {doc['version']} on {args.layout} Fast Ethernet")
         summary(doc)
 
@@ -92,13 +107,25 @@ def cmd_adaptive(args):
     with Cluster("a", hosts, slots, preset="fast-ethernet") as name, \
             tempfile.TemporaryDirectory() as tmp:
         common = ["--sizes", args.sizes, "--coll", args.coll, "--time-budget",
-                  str(args.time_budget), "--verify-repeat", "1"]
-        full = tune(name, args.mpi, Path(tmp) / "full", "--exhaustive", *common)
-        adap = tune(name, args.mpi, Path(tmp) / "adap", *common)
+                  str(args.time_budget), "--repeat", str(args.repeat),
+                  *(["--skip", args.skip] if args.skip else [])]
+        full = tune(name, args.mpi, Path(tmp) / "full", "--exhaustive", "--verify-repeat", "1",
+                    *common)
+        adap = tune(name, args.mpi, Path(tmp) / "adap", "--verify-repeat",
+                    str(args.verify_repeat), *common)
+        side_by_side = {pooled: (_decisions(Path(tmp) / "full", pooled),
+                                 _decisions(Path(tmp) / "adap", pooled)) for pooled in (True, False)}
+    print(f"{args.mpi} {adap['version']} on {args.layout} Fast Ethernet, adaptive (verified "
+          f"with {args.verify_repeat} default/tuned pairs)")
+    summary(adap)
     key = lambda d: {(x["collective"], x.get("p"), x["size"]): x["winner"] for x in d["decisions"]}
     a, f = key(adap), key(full)
     agree = sum(a[k] == f[k] for k in f) / len(f)
     ties = sum(a[k] == f[k] or _tied(full, k, a[k]) for k in f) / len(f)
+    for d, what in ((full, "exhaustive"), (adap, "adaptive")):
+        changed = sum(x["winner"] != "default" for x in d["decisions"])
+        print(f"  {what}: {changed} of {len(d['decisions'])} cells decided for an algorithm "
+              f"other than the default")
     print(f"adaptive measured {adap['cells']['measured']} cells of the exhaustive grid's "
           f"{full['cells']['measured']} ({100 * adap['cells']['measured'] / full['cells']['measured']:.0f}%); "
           f"decisions agree on {100 * agree:.0f}% of {len(f)} cells; counting as agreeing a "
@@ -108,6 +135,44 @@ def cmd_adaptive(args):
         if a[k] != f[k]:
             print(f"  {k[0]} {k[2]} B: exhaustive {f[k]}, adaptive {a[k]}"
                   + (" (tied in the exhaustive data)" if _tied(full, k, a[k]) else ""))
+    print("the same two runs' measurements decided again by each rule (cells measured in both):")
+    for pooled, (fd, ad) in side_by_side.items():
+        both = [k for k in fd if k in ad]
+        print(f"  {'pooled samples (one launch per cell)' if pooled else 'launch as the unit':38} "
+              f"agree on {sum(fd[k] == ad[k] for k in both)} of {len(both)}; cells not the "
+              f"default: exhaustive {sum(v != 'default' for v in fd.values())}, adaptive "
+              f"{sum(ad[k] != 'default' for k in both)}")
+
+
+def _decisions(out, pooled):
+    """{(collective, size): winner} decided again from a tune's stored runs,
+    every launch's samples pooled into one (the rule without launches) or
+    kept apart (launch as the unit)."""
+    import numpy as np
+    from mpiscope.store.ingest import load
+    from mpiscope.store.series import all_series_samples
+    from mpiscope.tune.decide import decide
+    from mpiscope.tune.measure import Samples
+
+    samples, names = Samples(), {}
+    for i, run_dir in enumerate(sorted(p for p in (out / "runs").iterdir() if p.is_dir()
+                                       and (p / "context.json").exists())):
+        label = json.loads((run_dir / "context.json").read_text())["command"][-1]
+        if "=" not in label or label.startswith("verify"):
+            continue
+        forced = dict(kv.split("=") for kv in label.split(", "))
+        table, run = load(run_dir)
+        for bench, _algo, size, smp in all_series_samples(table, run):
+            samples.add(bench, forced[bench], int(size), smp.values, launch=0 if pooled else i)
+            names.setdefault(bench, ["default"])
+            if forced[bench] not in names[bench]:
+                names[bench].append(forced[bench])
+    rng, out_ = np.random.default_rng(1), {}
+    for c, ns in names.items():
+        for s in sorted({k[2] for k in samples.values if k[0] == c}):
+            here = [n for n in ns if len(samples.get(c, n, s))]
+            out_[(c, s)] = decide(samples, c, s, here, rng, 0.02, 0.05)[0]
+    return out_
 
 
 def _tied(doc, key, other):
@@ -176,8 +241,14 @@ def main():
     ap.add_argument("--sizes", default=DEFAULT_SIZES)
     ap.add_argument("--time-budget", type=float, default=0.3)
     ap.add_argument("--skip", default="", help="algorithm names never forced (passed to tune)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of launches (tune --repeat)")
+    ap.add_argument("--verify-repeat", type=int, default=3,
+                    help="default/tuned launch pairs of the verification (tune --verify-repeat)")
     ap.add_argument("--delay", type=float, default=70.0, help="fig629: one-way delay added (µs)")
+    ap.add_argument("--keep", metavar="DIR", help="copy every tune's output directory into DIR")
     args = ap.parse_args()
+    global KEEP
+    KEEP = args.keep
     {"tune": cmd_tune, "adaptive": cmd_adaptive, "fig629": cmd_fig629}[args.what](args)
 
 

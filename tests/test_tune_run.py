@@ -76,7 +76,7 @@ def test_small_tune_writes_a_file_the_library_selects_by(tmp_path):
     out = tmp_path / "t"
     p = mpiscope("tune", "-n", "2", "--mpi", "openmpi", "--coll", "allreduce,barrier",
                  "--sizes", "8,64K", "--time-budget", "0.05", "--verify-repeat", "1",
-                 "--own", "--json", "-o", out, timeout=600)
+                 "--repeat", "2", "--own", "--json", "-o", out, timeout=600)
     assert p.returncode == 0, p.stderr[-4000:]
     doc = json.loads(p.stdout)
     jsonschema.validate(doc, json.loads(SCHEMA.read_text()),
@@ -93,6 +93,9 @@ def test_small_tune_writes_a_file_the_library_selects_by(tmp_path):
     assert all(c["library_selects"] == c["expected"] for c in cells)
     assert doc["verification"]["file_in_effect"] is True
     assert doc["cells"]["measured"] <= doc["cells"]["exhaustive"]
+    # two rounds of launches: every algorithm judged against the default over its launches
+    judged = [r for d in doc["decisions"] for r in d["rows"] if "verdict" in r]
+    assert judged and all(r["unit"] == "launch" and r["launches"] == 2 for r in judged)
     own = doc["own_algorithms"]   # allreduce has algorithms of our own; barrier none
     assert {(x["collective"], x["size"]) for x in own} == {("allreduce", 8), ("allreduce", 65536)}
     assert all(x["best_library"] in ["default"] + cat.names("allreduce") for x in own)
@@ -115,4 +118,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path):
     w.write_text('{"collectives": {"allreduce": {"sizes": {"1K": 3}}}}')
     p = mpiscope("tune", "-n", "2", "--mpi", "openmpi", "--weights", w, "-o", out)
     assert p.returncode == 2 and "weights" in p.stderr
+    assert not out.exists()
+    p = mpiscope("tune", "-n", "2", "--mpi", "openmpi", "--model-prune", "lots", "-o", out)
+    assert p.returncode == 2 and "--model-prune" in p.stderr
     assert not out.exists()

@@ -50,16 +50,22 @@ examples:
     p.add_argument("--prune", default="10%",
                    help="adaptive search: an algorithm slower than one other beyond this at both "
                         "ends of an interval is left out of it (10%%)")
+    p.add_argument("--model-prune", default="25%", metavar="X|off",
+                   help="adaptive search: an algorithm that cost models fitted to its measured "
+                        "sizes predict slower than another beyond X (plus both fits' residuals) "
+                        "is not measured at the next size (25%%; off: no model pruning)")
     p.add_argument("--skip", metavar="LIST", default="",
                    help="algorithm names never forced (comma list)")
     p.add_argument("--noise", default="2%", help="practical threshold of compare's verdict (2%%)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--max-rules", type=int, default=8,
                    help="message-size rules per collective at most (8)")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="rounds of the measurement launches, interleaved (1)")
-    p.add_argument("--verify-repeat", type=int, default=2,
-                   help="default/tuned launch pairs of the verification (2)")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="rounds of the measurement launches, interleaved; from 2 on, verdicts take "
+                        "the launch as the unit (3)")
+    p.add_argument("--verify-repeat", type=int, default=3,
+                   help="default/tuned launch pairs of the verification; from 2 on, speedup "
+                        "intervals are over launches (3)")
     p.add_argument("--time-budget", type=float, default=0.3,
                    help="seconds at most per collective × size × launch (0.3)")
     p.add_argument("--reps-max", type=int, default=2000, help="repetitions at most per series (2000)")
@@ -148,10 +154,16 @@ def _config(args, plan):
         prune = parse_noise(args.prune)
     except UsageError as e:
         raise UsageError(str(e).replace("--noise", "--prune")) from None
+    model_prune = None
+    if args.model_prune != "off":
+        try:
+            model_prune = parse_noise(args.model_prune)
+        except UsageError as e:
+            raise UsageError(str(e).replace("--noise", "--model-prune") + " (or off)") from None
     sizes = sorted(set(parse_sizes(args.sizes)))
     return TuneConfig(collectives=colls, sizes=sizes, adaptive=not args.exhaustive,
                       coarse=args.coarse, noise=parse_noise(args.noise), alpha=args.alpha,
-                      prune=prune,
+                      prune=prune, model_prune=model_prune,
                       max_rules=args.max_rules, repeat=args.repeat,
                       verify_repeat=args.verify_repeat, seed=args.seed,
                       skip=tuple(s.strip() for s in args.skip.split(",") if s.strip()),

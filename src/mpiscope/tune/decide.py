@@ -1,34 +1,66 @@
 """Which algorithm a cell gets: one replaces the library's default only when
-compare's verdict (Mann–Whitney test and the whole bootstrap CI of the ratio
-of medians outside the noise band, stats/compare.py) says it is faster than
-the default; among those, the one with the smallest median. Otherwise the
-default stays."""
+it is faster than the default by the verdict below (each of the k algorithms
+at the cell tested at alpha / k: the chance of any false winner stays within
+alpha); among those, the one with the smallest median. Otherwise the
+default stays.
+
+The verdict (`judge`) takes the launch as the unit when both sides were
+measured in two launches or more (stats/launch_compare.py: a t test and
+interval over launch medians, the pair's launch variance but at least the
+cell's typical one over every algorithm there, and the winner faster in
+every launch); with one
+launch each it falls back to compare's test on the pooled samples
+(Mann–Whitney and the bootstrap CI of the ratio of medians, which cannot see
+a launch's shift)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mpiscope.stats.compare import FASTER, compare_samples
+from mpiscope.stats.compare import FASTER, INSUFFICIENT, compare_samples
+from mpiscope.stats.launch_compare import compare_launches
 from mpiscope.tune.discover import DEFAULT
+
+LAUNCH, SAMPLE = "launch", "sample"   # the unit a verdict was reached with
+
+
+def judge(samples, coll: str, size: int, a: str, b: str, rng, noise: float, alpha: float,
+          n_boot: int = 1000, pool=None):
+    """(ratio Estimate B / A, p, verdict of B against A, unit). `pool`: the
+    groups whose launch variance is pooled (default: every algorithm measured
+    at the cell in `samples`)."""
+    la, lb = samples.launches(coll, a, size), samples.launches(coll, b, size)
+    if len(la) >= 2 and len(lb) >= 2:
+        v = compare_launches(la, lb, samples.groups_at(coll, size) if pool is None else pool,
+                             noise=noise, alpha=alpha)
+        if v.verdict != INSUFFICIENT:   # (launches whose median is 0 do not count)
+            return v.ratio, v.p_value, v.verdict, LAUNCH
+    ratio, p, verdict, _ = compare_samples(np.concatenate(la), np.concatenate(lb), rng,
+                                           noise=noise, alpha=alpha, n_boot=n_boot)
+    return ratio, p, verdict, SAMPLE
 
 
 def decide(samples, coll: str, size: int, names: list, rng, noise: float, alpha: float,
            n_boot: int = 1000):
-    """(winner, rows): rows per algorithm measured with its median, the ratio of
-    its median to the default's with CI, p and verdict."""
+    """(winner, rows): rows per algorithm measured with its median, launches,
+    the ratio of its median to the default's with CI, p, verdict and unit."""
     base = samples.get(coll, DEFAULT, size)
     rows, candidates = [], []
+    # Each algorithm is tested against the default: Bonferroni over them, so
+    # that the chance of any false winner at the cell stays within alpha.
+    tested = alpha / max(1, sum(1 for n in names if n != DEFAULT and len(samples.get(coll, n, size))))
     base_med = float(np.median(base)) if len(base) else None
     for name in names:
         vals = samples.get(coll, name, size)
         if not len(vals):
             continue
-        row = {"algorithm": name, "n": int(len(vals)), "median_s": float(np.median(vals))}
+        row = {"algorithm": name, "n": int(len(vals)), "median_s": float(np.median(vals)),
+               "launches": len(samples.launches(coll, name, size))}
         if name != DEFAULT and len(base) and base_med and row["median_s"] > 0:
-            ratio, p, verdict, _ = compare_samples(base, vals, rng, noise=noise, alpha=alpha,
-                                                   n_boot=n_boot)
+            ratio, p, verdict, unit = judge(samples, coll, size, DEFAULT, name, rng, noise, tested,
+                                            n_boot)
             row.update(ratio=ratio.point, ratio_low=ratio.low, ratio_high=ratio.high, p_value=p,
-                       verdict=verdict)
+                       verdict=verdict, unit=unit)
             if verdict == FASTER:
                 candidates.append(row)
         rows.append(row)

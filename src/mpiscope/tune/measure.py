@@ -5,9 +5,9 @@ One launch forces, for every collective in it, one algorithm (Open MPI: MCA
 parameters on the launcher's command line; MPICH: control variables through
 hydra's -genv, the device layer's collectives off); launch k forces each
 collective's k-th algorithm, launch 0 none (the library's default). A round
-of launches repeats `repeat` times, interleaved, and a cell's samples are
-pooled over its launches, so slow drift of the machine falls on every
-algorithm alike. Every launch is a stored run (under the tune's own output
+of launches repeats `repeat` times, interleaved, so slow drift of the
+machine falls on every algorithm alike; a cell's samples are kept per
+launch, as a launch shifts all its times together. Every launch is a stored run (under the tune's own output
 root), readable with `mpiscope show --out DIR/runs`.
 """
 
@@ -57,17 +57,35 @@ def forcing_args(catalog: Catalog, forced: dict, extra: dict | None = None,
 
 @dataclasses.dataclass
 class Samples:
-    """Pooled samples per (collective, algorithm name or DEFAULT, engine size)."""
-    values: dict = dataclasses.field(default_factory=dict)
+    """Samples per (collective, algorithm name or DEFAULT, engine size), kept
+    per launch: the launch is the unit of the decisions (stats/launch_compare)."""
+    values: dict = dataclasses.field(default_factory=dict)      # key -> [(launch id, array)]
     runs: list = dataclasses.field(default_factory=list)        # run ids, in launch order
     failures: list = dataclasses.field(default_factory=list)    # (what was forced, message)
+    _next: int = 0                                              # launch ids for adds without one
 
-    def add(self, coll, alg, size, vals):
-        key = (coll, alg, size)
-        self.values[key] = np.concatenate([self.values.get(key, np.empty(0)), vals])
+    def add(self, coll, alg, size, vals, launch=None):
+        """`launch`: the launch the values come from (None: a launch of their own)."""
+        if launch is None:
+            self._next -= 1
+            launch = self._next
+        self.values.setdefault((coll, alg, size), []).append((launch, np.asarray(vals, dtype=float)))
 
     def get(self, coll, alg, size):
-        return self.values.get((coll, alg, size), np.empty(0))
+        """Every launch's samples pooled."""
+        parts = [v for _, v in self.values.get((coll, alg, size), [])]
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    def launches(self, coll, alg, size) -> list:
+        """One array per launch, in launch order."""
+        by = {}
+        for k, v in self.values.get((coll, alg, size), []):
+            by[k] = np.concatenate([by[k], v]) if k in by else v
+        return list(by.values())
+
+    def groups_at(self, coll, size) -> list:
+        """Every algorithm's launches at one cell (the launch variance's pool)."""
+        return [self.launches(*key) for key in self.values if key[0] == coll and key[2] == size]
 
     def median(self, coll, alg, size):
         v = self.get(coll, alg, size)
@@ -97,12 +115,14 @@ def launch(plan, catalog: Catalog, cells: dict, label: str, samples: Samples,
                             label=None, launch_timeout=launch_timeout(plan, benches, sizes))
     run_dir, context = runner.run(p, [sys.argv[0], "tune", label])
     samples.runs.append(context["run_id"])
+    launch_id = len(samples.runs)
     if context["status"] != "completed":
         samples.failures.append((label, context.get("error")))
     table, run = load(run_dir)
     for bench, _algo, size, s in all_series_samples(table, run):
         if bench in cells and (bench == "barrier" or size in cells[bench]):
-            samples.add(bench, names[bench], 0 if bench == "barrier" else int(size), s.values)
+            samples.add(bench, names[bench], 0 if bench == "barrier" else int(size), s.values,
+                        launch_id)
     return run_dir
 
 

@@ -3,8 +3,9 @@ drives the rounds):
 
 - Prune: an algorithm A is left out between two measured sizes lo < hi when
   one algorithm C is faster than A beyond a wide margin (`prune`, 10%) at
-  both ends — compare's verdict: the Mann–Whitney test at α and the whole
-  bootstrap CI of the ratio of medians beyond the margin. Why that holds in
+  both ends — decide.judge's verdict with that margin (over launches: the t
+  test and interval of launch medians beyond the margin and C faster in
+  every launch; with one launch, compare's on the pooled samples). Why that holds in
   between: at a fixed communicator size every algorithm's cost is affine in
   the message size n (Hockney: a·α + n·b·β, our cost models), so t_A − t_C is
   affine and positive at both ends means positive between; the margin
@@ -13,7 +14,7 @@ drives the rounds):
   out: it switches algorithms by size, so it is not affine.
 - Resolved: between lo and hi nothing needs measuring when the winner is the
   same at both ends and beats every other algorithm still in at both ends
-  (compare's verdict at the noise threshold): by the same affinity it beats
+  (the same verdict at the noise threshold): by the same affinity it beats
   them between, and its ratio to the default, monotone in n, stays beyond
   noise. Where the default won at both ends, it is resolved when the
   default runs the same as one algorithm X at both ends (neither faster
@@ -23,16 +24,21 @@ drives the rounds):
   changes, the default is not the same algorithm at both ends, or the
   intervals of the winner and another algorithm overlap at an end) the
   sizes between are measured.
+
+The cost models' own pruning (predict.py: an algorithm predicted out of the
+race at the size about to be measured) is applied by Tuner.search on top.
 """
 
 from __future__ import annotations
 
-from mpiscope.stats.compare import FASTER, compare_samples
+from mpiscope.stats.compare import FASTER
+from mpiscope.tune.decide import judge
 from mpiscope.tune.discover import DEFAULT
 
 
 class Judge:
-    """compare's verdict between two algorithms at a measured size, cached."""
+    """decide.judge's verdict between two algorithms at a measured size (over
+    launches when there are two or more), cached."""
 
     def __init__(self, samples, coll, rng, alpha, n_boot=500):
         self.samples, self.coll, self.rng, self.alpha, self.n_boot = samples, coll, rng, alpha, n_boot
@@ -44,8 +50,8 @@ class Judge:
         if key not in self._cache:
             va, vb = self.samples.get(self.coll, a, size), self.samples.get(self.coll, b, size)
             ok = len(va) >= 2 and len(vb) >= 2
-            self._cache[key] = ok and compare_samples(vb, va, self.rng, noise=margin,
-                                                      alpha=self.alpha, n_boot=self.n_boot)[2] == FASTER
+            self._cache[key] = ok and judge(self.samples, self.coll, size, b, a, self.rng, margin,
+                                            self.alpha, self.n_boot)[2] == FASTER
         return self._cache[key]
 
 

@@ -4,10 +4,12 @@ library's collectives").
 1. Every collective's algorithms come from the library (discover.py).
 2. The cells (collective, size, algorithm) are measured with the engine,
    each algorithm forced, the default included (measure.py). Adaptive
-   (Tuner.search, search.py): the grid's ends with every algorithm, then
-   the coarse grid and the middles of the intervals not yet resolved, each
-   with the algorithms not left out on it.
-3. Decisions by compare's verdict (decide.py), rules compacted and bounded
+   (Tuner.search, search.py): the grid's ends and middle with every
+   algorithm, then the coarse grid and the middles of the intervals not yet
+   resolved, each with the algorithms not left out on it (by measured
+   verdicts at the interval's ends, search.py, and by cost models fitted to
+   each algorithm's measured sizes, predict.py).
+3. Decisions with the launch as the unit (decide.py), rules compacted and bounded
    (rules.py), sizes converted to the library's (sizes.py).
 4. Files written for the library in use, each read back by our reader.
 5. Verification (verify.py): default and tuned alternating; a cell slower
@@ -21,6 +23,7 @@ writes one file holding every size's rules.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,11 +33,14 @@ import numpy as np
 from mpiscope.common.atomic import write_text
 from mpiscope.stats.compare import compare_samples
 from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
-from mpiscope.tune.decide import decide
+from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog
 from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
+from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
 from mpiscope.tune.search import Judge, resolved, survivors
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
+
+LOCAL = 4  # measured sizes per cost-model fit (the nearest to the size predicted)
 
 FILES = {"openmpi": "ompi-rules.conf", "openmpi-json": "ompi-rules.json",
          "mpich": "mpich-selection.json"}
@@ -47,11 +53,12 @@ class TuneConfig:
     adaptive: bool = True
     coarse: int = 0             # adaptive: also every coarse-th size in the first refining pass (0: none)
     prune: float = 0.10         # margin by which an algorithm must lose at both ends to be left out
+    model_prune: float | None = 0.25  # cost-model margin to leave an algorithm out (None: off)
     noise: float = 0.02
     alpha: float = 0.05
     max_rules: int = 8
-    repeat: int = 1             # rounds of the measurement launches
-    verify_repeat: int = 2      # default/tuned pairs of the verification
+    repeat: int = 3             # rounds of the measurement launches (>= 2: launch-level verdicts)
+    verify_repeat: int = 3      # default/tuned pairs of the verification
     verify_rounds: int = 2      # verifications at most (after a withdrawal, again)
     seed: int = 1
     skip: tuple = ()            # algorithm names left out (e.g. ones that hang)
@@ -82,6 +89,8 @@ class Tuner:
         self.rng = np.random.default_rng(cfg.seed)
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
+        self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
+        self.fits = {}       # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
         self.withdrawn = []  # (coll, size, speedup)
@@ -132,11 +141,15 @@ class Tuner:
             self._measure({c: {n: self.sizes_of(c) for n in self.names[c]} for c in cfg.collectives})
             return
         fine = {c: self.sizes_of(c) for c in cfg.collectives}
-        ends = {c: sorted({fine[c][0], fine[c][-1]}) for c in cfg.collectives}
-        self.say("pass 1: the grid's ends × every algorithm")
+        models = cfg.model_prune is not None
+        # with the cost models: the middle size too, so that each fit has a residual
+        ends = {c: sorted({f[0], f[-1]} | ({f[len(f) // 2]} if models else set()))
+                for c, f in fine.items()}
+        self.say("pass 1: the grid's ends" + (" and middle" if models else "") +
+                 " × every algorithm")
         self._measure({c: {n: ends[c] for n in self.names[c]} for c in cfg.collectives})
         judges = {c: Judge(self.samples, c, self.rng, cfg.alpha) for c in cfg.collectives}
-        pending = {c: [(f[0], f[-1])] for c, f in fine.items() if len(f) > 1}
+        pending = {c: list(zip(e, e[1:])) for c, e in ends.items() if len(e) > 1}
         first = True
         while pending:
             jobs, nxt = {}, {}
@@ -155,8 +168,13 @@ class Tuner:
                     grid = ([s for s in coarse_grid(fine[c], cfg.coarse) if lo < s < hi]
                             if first and cfg.coarse else [])
                     points = sorted(set(grid or [between[len(between) // 2]]) | set(must))
-                    for n in keep:
-                        jobs.setdefault(c, {}).setdefault(n, set()).update(points)
+                    for s in points:
+                        out = (out_of_race(self._fits(c, s, keep), s, cfg.model_prune)
+                               if models else set())
+                        self.model_skipped[c] |= {(s, n) for n in out}
+                        for n in keep:
+                            if n not in out:
+                                jobs.setdefault(c, {}).setdefault(n, set()).add(s)
                     cuts = [lo] + points + [hi]
                     nxt.setdefault(c, []).extend(zip(cuts, cuts[1:]))
             if not jobs:
@@ -167,12 +185,30 @@ class Tuner:
             self._measure(jobs)
             pending, first = nxt, False
 
+    def _fits(self, coll, size, names) -> dict:
+        """Each algorithm's cost model fitted to its medians at the LOCAL measured
+        sizes nearest to `size` (in ratio; predict.py): what is not affine over
+        the whole grid (protocol switches) shows in the residual only where it
+        happens. Kept in self.fits for the result."""
+        out = {}
+        for n in names:
+            if n == DEFAULT:
+                continue
+            near = sorted((s for s, m in self.measured[coll] if m == n),
+                          key=lambda s: abs(math.log(s / size)) if s > 0 else math.inf)[:LOCAL]
+            f = fit(coll, n, self.p, {s: self.samples.median(coll, n, s) for s in near})
+            if f is not None:
+                out[n] = f
+                self.fits.setdefault(coll, {}).setdefault(n, []).append((size, f))
+        return out
+
     def winners_of(self, coll):
         return {s: w for (c, s), w in self.winners.items() if c == coll}
 
     def cell_counts(self):
         exhaustive = sum(len(self.sizes_of(c)) * len(self.names[c]) for c in self.cfg.collectives)
-        return {"measured": sum(len(v) for v in self.measured.values()), "exhaustive": exhaustive}
+        return {"measured": sum(len(v) for v in self.measured.values()), "exhaustive": exhaustive,
+                "skipped_by_models": sum(len(v) for v in self.model_skipped.values())}
 
     # ------------------------------------------------------------ rules and files
 
@@ -309,7 +345,10 @@ class Tuner:
                 row = {"collective": c, "size": s, "p": self.p, "rule": rule,
                        "library_size": S.library_size(self.catalog.library, c, s, self.p)}
                 if len(d) >= 2 and len(t) >= 2 and np.median(d) > 0 and np.median(t) > 0:
-                    row.update(V.speedup_row(d, t, self.rng, cfg.noise, cfg.alpha))
+                    # the launch variance of this cell: the verification's and the tune's own
+                    row.update(V.speedup_row(vs.launches(c, DEFAULT, s), vs.launches(c, TUNED, s),
+                                             self.rng, cfg.noise, cfg.alpha,
+                                             pool=self.samples.groups_at(c, s)))
                 else:
                     row.update(speedup=None, verdict="not measured")
                 if rule != DEFAULT:
@@ -317,9 +356,9 @@ class Tuner:
                     row["median_forced_s"] = float(np.median(forced)) if len(forced) else None
                     row["selection_check"] = V.selection_check(t, forced, d)
                     if len(forced) and len(d):
-                        row["forced_vs_default"] = compare_samples(
-                            d, forced, self.rng, noise=cfg.noise, alpha=cfg.alpha,
-                            n_boot=1000)[2]
+                        row["forced_vs_default"] = judge(
+                            vs, c, s, DEFAULT, rule, self.rng, cfg.noise, cfg.alpha,
+                            pool=vs.groups_at(c, s) + self.samples.groups_at(c, s))[2]
                 out.append(row)
         self._debugger_check(out, params, named, rule_of)
         return out, vs.runs, vs.failures
@@ -473,7 +512,14 @@ class Tuning:
             "algorithms": cat.to_dict()["algorithms"],
             "excluded_components": cat.excluded_components,
             "sizes": {c: S.describe(cat.library, c) for c in cfg.collectives},
-            "cells": {k: sum(x[k] for x in counts) for k in ("measured", "exhaustive")},
+            "cells": {k: sum(x[k] for x in counts)
+                      for k in ("measured", "exhaustive", "skipped_by_models")},
+            "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "at_size": s,
+                            "model": f.model, "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
+                            "max_relative_residual": f.residual,
+                            "left_out": (s, n) in t.model_skipped[c]}
+                           for t in ts for c, by in t.fits.items() for n, fs in by.items()
+                           for s, f in fs],
             "decisions": [{"collective": c, "p": t.p, "size": s,
                            "winner": t.winners.get((c, s), DEFAULT),
                            "measured": (c, s) in t.rows, "rows": t.rows.get((c, s), [])}
@@ -502,17 +548,6 @@ class Tuning:
 
 
 # ---------------------------------------------------------------- report pieces
-
-# Library algorithm names that are our cost models' (models/costmodels/).
-MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruck": "bruck",
-               "brucks": "bruck", "modified_bruck": "bruck", "rabenseifner": "rabenseifner",
-               "reduce_scatter_allgather": "rabenseifner", "binomial": "binomial",
-               "scatter_allgather": "scatter_allgather_recursive_doubling",
-               "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
-               "scatter_allgather_ring": "scatter_allgather_ring",
-               "scatter_ring_allgather": "scatter_allgather_ring", "pairwise": "pairwise",
-               "linear": "linear", "basic_linear": "linear", "recursive_halving": "recursive_halving"}
-
 
 def changeovers(tuners, catalog, machine):
     """Per collective and communicator size: the measured change-over sizes;

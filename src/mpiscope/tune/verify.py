@@ -5,8 +5,11 @@
 2. Default and tuned are launched side by side, alternating (default,
    tuned, default, tuned …): default is the library exactly as a user gets it
    (no parameter at all), tuned is the library with the rules file and the
-   lines of env.sh. Per cell, the speedup default/tuned with its bootstrap
-   CI and compare's verdict.
+   lines of env.sh. Per cell, the speedup default/tuned with its interval
+   and verdict over launches (decide.judge: launch as the unit, the tune's
+   own launches at the cell counting for the typical launch variance; one
+   launch each:
+   compare's bootstrap CI and test on the pooled samples).
 3. Open MPI: under gdb (callprobe.py), every cell must enter the library
    function its rule's algorithm enters when forced by its MCA parameter.
    Where no debugger can tell (MPICH hides its algorithm functions), that
@@ -24,19 +27,34 @@ import math
 
 import numpy as np
 
-from mpiscope.stats.compare import FASTER, SAME, SLOWER, compare_samples  # noqa: F401
+from mpiscope.stats.compare import FASTER, SAME, SLOWER
+from mpiscope.tune.decide import judge
 from mpiscope.tune.discover import DEFAULT
 
 
-def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000):
-    ratio, p, verdict, _ = compare_samples(default, tuned, rng, noise=noise, alpha=alpha,
-                                           n_boot=n_boot)
+def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):
+    """Speedup default/tuned of one cell. `default`, `tuned`: per-launch sample
+    arrays (a bare array is one launch). With two launches or more each, the
+    interval and verdict are over launches (decide.judge; `pool`: the groups
+    whose launch variance is pooled, e.g. the tune's own at the cell),
+    otherwise over the pooled samples."""
+    from mpiscope.tune.measure import TUNED, Samples
+
+    s = Samples()
+    for name, launches in ((DEFAULT, default), (TUNED, tuned)):
+        for v in ([launches] if isinstance(launches, np.ndarray) else launches):
+            s.add("c", name, 0, v)
+    groups = s.groups_at("c", 0) + list(pool or [])
+    ratio, p, verdict, unit = judge(s, "c", 0, DEFAULT, TUNED, rng, noise, alpha, n_boot, groups)
+    d, t = s.get("c", DEFAULT, 0), s.get("c", TUNED, 0)
     # ratio = tuned / default; the speedup is its inverse, the interval inverted too
     return {"speedup": 1.0 / ratio.point, "speedup_low": 1.0 / ratio.high,
             "speedup_high": 1.0 / ratio.low, "p_value": p,
             "verdict": {FASTER: "tuned faster", SLOWER: "tuned slower", SAME: "same"}.get(verdict,
                                                                                        verdict),
-            "median_default_s": float(np.median(default)), "median_tuned_s": float(np.median(tuned))}
+            "unit": unit, "launches": [len(s.launches("c", DEFAULT, 0)),
+                                       len(s.launches("c", TUNED, 0))],
+            "median_default_s": float(np.median(d)), "median_tuned_s": float(np.median(t))}
 
 
 def selection_check(tuned, forced, default) -> str:

@@ -22,10 +22,16 @@ def format_tune(r: dict) -> str:
         out.append(f"coll components above tuned left out: {', '.join(r['excluded_components'])}")
     c = r["cells"]
     out.append(f"cells measured: {c['measured']} of the exhaustive grid's {c['exhaustive']} "
-               f"({100 * c['measured'] / max(c['exhaustive'], 1):.0f}%)")
+               f"({100 * c['measured'] / max(c['exhaustive'], 1):.0f}%)"
+               + (f"; {c['skipped_by_models']} left out by the cost models"
+                  if c.get("skipped_by_models") else ""))
     out.append("")
-    out.append("winner per size (compare's verdict against the default; 'default' where no "
-               "algorithm is faster beyond noise):")
+    units = {x.get("unit") for d in r["decisions"] for x in d["rows"] if "verdict" in x}
+    out.append("winner per size (verdict against the default, "
+               + ("with the launch as the unit" if units == {"launch"} else
+                  "on pooled samples (one launch each)" if units == {"sample"} else
+                  "over launches where there were two or more")
+               + "; 'default' where no algorithm is faster beyond noise):")
     lines = []
     for d in r["decisions"]:
         best = min(d["rows"], key=lambda x: x["median_s"], default=None)
@@ -58,7 +64,9 @@ def format_tune(r: dict) -> str:
                 out.append(f"  cost models (Hockney, same algorithms): {mm}")
     v = r["verification"]
     out.append("")
-    out.append("verification: default and tuned launched alternately")
+    vunits = {x.get("unit") for x in v["cells"] if x.get("unit")}
+    out.append("verification: default and tuned launched alternately"
+               + ("; intervals over launches" if vunits == {"launch"} else ""))
     lines = []
     for x in v["cells"]:
         ci = (f"[{sig(x['speedup_low'], 3)}, {sig(x['speedup_high'], 3)}]"

@@ -1,0 +1,96 @@
+"""Cost models fitted per algorithm, to leave out of the adaptive search's
+next sizes the algorithms that are out of the race.
+
+Each library algorithm that is one of our own cost models
+(models/costmodels, matched by name in MODEL_NAMES) is that model under
+Hockney costs, whose time at a fixed communicator size is linear in (α, β):
+t(n) = α·A(n) + β·B(n) with A and B the model evaluated at (1, 0) and
+(0, 1). An algorithm without a model gets the generic Hockney line
+t(n) = α + β·n. (α, β) ≥ 0 are fitted per algorithm to its medians at the
+measured sizes nearest to the size predicted (the caller chooses them;
+tuner.Tuner takes four) by least squares in relative error, so every size
+weighs alike; the fit's largest relative residual r at those sizes says how
+far to trust it there (a protocol switch near the size shows as a large r).
+
+At a size not yet measured, algorithm X is out of the race when some other
+algorithm Y is predicted faster by a margin that covers both fits:
+t̂_X > (1 + margin)(1 + r_X)(1 + r_Y) · t̂_Y. The library's default is never
+fitted (it switches algorithms by size) and never left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+
+from mpiscope.models.costmodels import Costs, find, predict_time
+from mpiscope.tune.discover import DEFAULT
+
+# Library algorithm names that are our cost models' (models/costmodels/).
+MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruck": "bruck",
+               "brucks": "bruck", "modified_bruck": "bruck", "rabenseifner": "rabenseifner",
+               "reduce_scatter_allgather": "rabenseifner", "binomial": "binomial",
+               "scatter_allgather": "scatter_allgather_recursive_doubling",
+               "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
+               "scatter_allgather_ring": "scatter_allgather_ring",
+               "scatter_ring_allgather": "scatter_allgather_ring", "pairwise": "pairwise",
+               "linear": "linear", "basic_linear": "linear", "recursive_halving": "recursive_halving"}
+
+
+def model_of(coll: str, name: str):
+    """Our cost model's name for a library algorithm, or None."""
+    m = MODEL_NAMES.get(name)
+    return m if m and find(coll, m) else None
+
+
+def basis(coll: str, name: str, p: int, sizes) -> np.ndarray:
+    """(len(sizes), 2): the coefficients of α and β at each size."""
+    m = model_of(coll, name)
+    if m is None:
+        return np.array([[1.0, float(s)] for s in sizes])
+    return np.array([[predict_time(coll, m, s, p, Costs.hockney(1.0, 0.0)),
+                      predict_time(coll, m, s, p, Costs.hockney(0.0, 1.0))] for s in sizes])
+
+
+@dataclass(frozen=True)
+class Fit:
+    coll: str
+    name: str
+    p: int
+    alpha: float
+    beta: float
+    residual: float     # largest relative residual at the measured sizes
+    model: str          # our cost model's name, or "hockney line"
+
+    def predict(self, size) -> float:
+        a, b = basis(self.coll, self.name, self.p, [size])[0]
+        return self.alpha * a + self.beta * b
+
+
+def fit(coll: str, name: str, p: int, medians: dict, min_points: int = 3) -> Fit | None:
+    """The fit to {size: median seconds}, or None with fewer than min_points sizes."""
+    sizes = sorted(s for s, t in medians.items() if t and t > 0)
+    if len(sizes) < min_points:
+        return None
+    t = np.array([medians[s] for s in sizes])
+    X = basis(coll, name, p, sizes)
+    (a, b), _ = nnls(X / t[:, None], np.ones(len(sizes)))
+    pred = X @ np.array([a, b])
+    resid = float(np.max(np.abs(pred / t - 1.0)))
+    return Fit(coll, name, p, float(a), float(b), resid, model_of(coll, name) or "hockney line")
+
+
+def out_of_race(fits: dict, size, margin: float) -> set:
+    """The names of `fits` {name: Fit} some other fitted algorithm is predicted
+    to beat at `size` by more than the margin and both fits' residuals."""
+    pred = {n: f.predict(size) for n, f in fits.items() if n != DEFAULT}
+    out = set()
+    for x, tx in pred.items():
+        for y, ty in pred.items():
+            if y != x and ty > 0 and tx > (1 + margin) * (1 + fits[x].residual) * \
+                    (1 + fits[y].residual) * ty:
+                out.add(x)
+                break
+    return out
