@@ -83,11 +83,30 @@ def test_a_margin_claim_must_hold_in_every_run_alone():
     assert margin_of(0.99, 1.01, rounds=(1.0, 1.05)) == UNDECIDED  # one run alone says otherwise
     assert margin_of(1.05, 1.08, rounds=(1.06, 1.07)) == BEYOND
     assert margin_of(1.05, 1.08, rounds=(1.06, 1.01)) == UNDECIDED
+    assert margin_of(0.99, 1.01, verdict="insufficient") == UNDECIDED  # too few samples: no claim
     # pooled within, and each run's own ratio too
     pooled = _lab({8: 1.0})
     alone = [_lab({8: 1.0}), _lab({8: 1.2}, n=10)]
     (r,) = judge_labs(pooled, alone)
     assert r.margin == UNDECIDED and len(r.rounds) == 2 and r.rounds[1] > 1.1
+
+
+def test_the_ring_keeps_every_size_the_pool_never_wins():
+    def hy(basic_max):
+        t = Thresholds("l3", False, "no", copy_max=None, cma_min=None, cma_min_cold=None, cma_min_late=None,
+                       basic_max=basic_max)
+        return library_settings(t)[-1].env["MPISCOPE_TP_THRESHOLDS"]
+
+    assert hy(None) == "l3:-,-,-"  # never the pool: basic at every size (not 0: the pool at every size)
+    assert hy(0) == "l3:0,-,-" and hy(16 * K) == "l3:16384,-,-"
+    sizes = (K, 64 * K, M)
+    ring = curve("tp_bw", "basic", {s: 10e9 for s in sizes})
+    from mpiscope.transport.settings import thresholds
+
+    for pool, want in (({s: 5e9 for s in sizes}, None), ({s: 20e9 for s in sizes}, 0),
+                       ({K: 5e9, 64 * K: 20e9, M: 20e9}, K)):
+        xs = crossovers(lab_of_curves(ring, curve("tp_bw", "advanced", pool)))
+        assert thresholds("l3", xs).basic_max == want, pool
 
 
 def test_open_mpi_rules_say_which_sizes_they_change():

@@ -13,9 +13,10 @@ runs interleave the repeats). Per benchmark × size:
              (Mann–Whitney p < 0.05 and the CI beyond the ±2% noise band)?
              "same": indistinguishable
   margin     within (the whole CI at or below 1.03), beyond (the whole CI
-             above it) or undecided (the CI straddles 1.03, or the runs
-             judged alone disagree: a claim must hold in every run's own
-             point ratio too, as advise --verify's changes must replicate)
+             above it) or undecided (the CI straddles 1.03, the runs judged
+             alone disagree — a claim must hold in every run's own point
+             ratio too, as advise --verify's changes must replicate — or a
+             side has fewer samples than compare needs for a verdict)
 
 Neighbouring series of the same code differ by more than 3% on a shared
 machine, so a bare median ratio above 1.03 says little; this says how many
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mpiscope.stats.compare import DEFAULT_SEED, SAME, compare_samples
+from mpiscope.stats.compare import DEFAULT_SEED, INSUFFICIENT, SAME, compare_samples
 from mpiscope.transport.curves import SINGLE, Lab, lab_of
 
 MARGIN = 0.03
@@ -63,7 +64,11 @@ def _cost_ratio(best, hybrid, unit):
     return r.point, r.low, r.high, p, v
 
 
-def margin_of(low: float, high: float, rounds=(), margin: float = MARGIN) -> str:
+def margin_of(low: float, high: float, rounds=(), margin: float = MARGIN, verdict: str = SAME) -> str:
+    """within / beyond / undecided; with too few samples for compare's
+    verdict ("insufficient") nothing is claimed, however narrow the CI."""
+    if verdict == INSUFFICIENT:
+        return UNDECIDED
     limit = 1 + margin
     if high <= limit and all(x <= limit for x in rounds):
         return WITHIN
@@ -97,7 +102,7 @@ def judge_labs(pooled: Lab, alone=(), benches=("tp_latency", "tp_bw"), margin: f
                     if b and h and b.cost(size) and h.cost(size):
                         seen.append(h.cost(size) / b.cost(size))
                 rows.append(AgainstBest(cls, bench, size, best.algo, ratio, lo, hi, p, v,
-                                        margin_of(lo, hi, seen, margin), tuple(seen)))
+                                        margin_of(lo, hi, seen, margin, v), tuple(seen)))
     return rows
 
 

@@ -38,7 +38,7 @@ class Thresholds:
     cma_min: int | None       # single copy wins from here on (warm); None: never
     cma_min_cold: int | None
     cma_min_late: int | None  # with a late receiver (tp_skew); None: never
-    basic_max: int | None     # the ring (basic) wins up to here against the pool (advanced)
+    basic_max: int | None     # the ring (basic) keeps every size up to here from the pool (advanced); None: every size
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,8 @@ def thresholds(placement, xs: list, cma_why=None) -> Thresholds:
                       cma_min=warm.size if warm else None,
                       cma_min_cold=cold.size if cold else None,
                       cma_min_late=late.size if late else None,
-                      basic_max=(pool.last_loss if pool and pool.size else None))
+                      # the pool never wins (or was not measured): the ring takes every size
+                      basic_max=(pool.last_loss or 0) if pool and pool.size else None)
 
 
 @dataclass
@@ -211,7 +212,7 @@ def library_settings(t: Thresholds, lib_crossovers=None) -> list:
     def sz(v):
         return "-" if v is None else str(v)
 
-    hy = f"{t.placement}:{sz(t.basic_max or 0)},{sz(t.cma_min if t.cma_ok else None)},{sz(t.cma_min_late)}"
+    hy = f"{t.placement}:{sz(t.basic_max)},{sz(t.cma_min if t.cma_ok else None)},{sz(t.cma_min_late)}"
     out.append(LibrarySettings("mpiscope hybrid (transport lab)", [f"export MPISCOPE_TP_THRESHOLDS='{hy}'"],
                                env={"MPISCOPE_TP_THRESHOLDS": hy}, measured=True,
                                rules=[Rule("thresholds", env=(("MPISCOPE_TP_THRESHOLDS", hy),))],
