@@ -143,7 +143,7 @@ def main():
             rows = [r for r in a.best[bench] if r.placement == cls and r.hybrid_ratio]
             worst = max(rows, key=lambda r: r.hybrid_ratio)
             over = [f"{r.size}:{r.hybrid_ratio:.2f}" for r in rows if r.hybrid_ratio > 1.03]
-            print(f"hybrid / best single design, {bench}: worst {worst.hybrid_ratio:.2f} at {worst.size} B "
+            print(f"hybrid / best single design, {bench}, medians of the lab run: worst {worst.hybrid_ratio:.2f} at {worst.size} B "
                   f"(best there: {worst.best}); {len(rows) - len(over)} of {len(rows)} sizes within 3%"
                   + (f"; beyond: {', '.join(over)}" if over else ""))
         for first in ("ompi-cma", "ucx-cma"):
