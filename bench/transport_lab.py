@@ -7,12 +7,18 @@ its cma transport), advise's settings verified against the defaults.
 
 Prints, side by side from the same go:
   cma bandwidth at >= 1 MiB / one memcpy of the same size (numpy, warm)  target >= 0.9
+    with 4 KiB pages and with both sides' buffers in transparent huge
+    pages (run --huge-pages; memcpy's buffers then in huge pages too)
   basic 8-byte latency / Open MPI vader's pingpong                       target <= 1
   hybrid / the best single design at every size (latency, bandwidth)     target <= 1.03
-  advise's settings against the defaults (per library: slower/same/faster)
+    with this go's thresholds, --repeats interleaved runs, judged by the
+    95% CI of the ratio (transport/against_best.py): sizes shown within 3%,
+    shown beyond, undecided, and indistinguishable from the best
+  advise's settings against the defaults (per library: slower/same/faster),
+    the rules withdrawn where they were slower, and the settings left
   seed 002's qualitative results: cold large messages, small messages, a late receiver
 
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/transport_lab.py [--time-budget 0.3]
+    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/transport_lab.py [--time-budget 0.3] [--repeats 3]
 """
 
 import argparse
@@ -24,9 +30,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import ctypes
+import mmap
+
 import numpy as np
 
 from mpiscope.transport.advise import advise
+from mpiscope.store.ingest import load
+from mpiscope.transport.against_best import BEYOND, UNDECIDED, WITHIN, against_best, tally
 
 SIZES = "1-16M:x4,8"
 LIB_SIZES = "8,1K-16M:x4"
@@ -46,33 +57,24 @@ def run(out, *args, env=None):
     return Path(json.loads(cli("run", "-n", 2, *args, "--json", out=out, env=env))["run_dir"])
 
 
-def hybrid_against_best(run_dir, bench, cls, best_at):
-    """Per size: the hybrid's cost over the best single design's (medians of
-    the same run, the variants of a size measured together), with compare's
-    bootstrap CI: [(size, best, ratio, low, high)]."""
-    from mpiscope.stats.compare import compare_samples
-    from mpiscope.store.ingest import load
-    from mpiscope.store.series import all_series_samples
-
-    table, r = load(run_dir)
-    smp = {(a, int(n)): x for b, a, n, x in all_series_samples(table, r) if b == bench}
-    rng = np.random.default_rng(1)
-    out = []
-    for size, best in sorted(best_at.items()):
-        h, b = smp.get(("hybrid", size)), smp.get((best, size))
-        if h is None or b is None or not len(h.values) or not len(b.values):
-            continue
-        ratio, _, _, _ = compare_samples(b.values, h.values, rng)  # hybrid / best, stored values
-        if b.unit == "B/s":  # a cost is a time: invert bandwidths (and the interval)
-            out.append((size, best, 1 / ratio.point, 1 / ratio.high, 1 / ratio.low))
-        else:
-            out.append((size, best, ratio.point, ratio.low, ratio.high))
-    return out
+HUGE = 2 << 20
 
 
-def memcpy_bw(size, reps=20):
+def huge_array(size):
+    """`size` bytes at a 2 MiB boundary of an anonymous mapping advised for
+    transparent huge pages before the first touch (as the engine's --huge-pages)."""
+    m = mmap.mmap(-1, size + 2 * HUGE)
+    start = -ctypes.addressof(ctypes.c_char.from_buffer(m)) % HUGE
+    m.madvise(mmap.MADV_HUGEPAGE, start, (size + HUGE - 1) // HUGE * HUGE)
+    a = np.frombuffer(m, np.uint8, size, start)
+    a[:] = 0
+    return a
+
+
+def memcpy_bw(size, reps=20, huge=False):
     """Bytes per second of one warm copy of `size` bytes (numpy's copyto is memcpy)."""
-    a, b = np.ones(size, np.uint8), np.zeros(size, np.uint8)
+    a, b = (huge_array(size), huge_array(size)) if huge else (np.ones(size, np.uint8), np.zeros(size, np.uint8))
+    a[:] = 1
     np.copyto(b, a)
     took = []
     for _ in range(reps):
@@ -86,6 +88,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-budget", type=float, default=0.3)
     ap.add_argument("--out", help="keep the runs here (default: a temporary directory)")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="interleaved runs of the hybrid with this go's thresholds (default 3)")
     args = ap.parse_args()
     tb = ("--time-budget", args.time_budget)
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,7 +101,6 @@ def main():
                     "--warmup", 2, *tb, "--label", f"tp-lab-{c['class']}-{int(time.time())}",
                     "--launcher-args", f"--cpu-list {c['pair'][0]},{c['pair'][1]} --bind-to cpu-list:ordered")
                 for c in classes]
-        lab = labs[0]
         lib = {
             "ompi-cma": run(out, "--mpi", "openmpi", "--bench", "pingpong,bw", "--sizes", LIB_SIZES, *tb,
                             "--launcher-args", "--mca btl_vader_single_copy_mechanism cma"),
@@ -115,10 +118,20 @@ def main():
         get = a.lab.get
 
         print("== targets (ratios from this one go) ==")
-        cma = get("tp_bw", cls, "cma")
-        for size in (1 << 20, 4 << 20, 16 << 20):
-            if cma and size in cma.medians:
-                mc = memcpy_bw(size)
+        # cma against memcpy at 1-16 MiB, buffers in 4 KiB pages and then in
+        # huge pages on both sides (memcpy's too): process_vm_readv pins the
+        # sender's pages one by one, a huge page pins 512 at a time
+        bind = ("--launcher-args", f"--cpu-list {classes[0]['pair'][0]},{classes[0]['pair'][1]} "
+                                   "--bind-to cpu-list:ordered")
+        for huge in (False, True):
+            pages = run(out, "--bench", "tp_bw", "--sizes", "1M-16M:x2", "--warmup", 2, *tb, *bind,
+                        *(["--huge-pages"] if huge else []),
+                        "--label", f"tp-cma-{'huge' if huge else '4k'}-{int(time.time())}")
+            granted = {r: e.get("huge_kib") for r, e in load(pages)[1].ranks.get("0", {}).items()}
+            cma = advise([pages]).lab.get("tp_bw", cls, "cma")
+            print(f"-- cma against memcpy, buffers in {'huge pages (granted KiB per rank: ' + str(granted) + ')' if huge else '4 KiB pages'}")
+            for size in sorted(cma.medians if cma else ()):
+                mc = memcpy_bw(size, huge=huge)
                 print(f"cma bandwidth {size >> 20}M: {cma.medians[size] / 1e9:.2f} GB/s, memcpy "
                       f"{mc / 1e9:.2f} GB/s: ratio {cma.medians[size] / mc:.2f} (target >= 0.9)")
         basic8 = get("tp_latency", cls, "basic").medians.get(8)
@@ -130,7 +143,7 @@ def main():
             rows = [r for r in a.best[bench] if r.placement == cls and r.hybrid_ratio]
             worst = max(rows, key=lambda r: r.hybrid_ratio)
             over = [f"{r.size}:{r.hybrid_ratio:.2f}" for r in rows if r.hybrid_ratio > 1.03]
-            print(f"hybrid / best single design, {bench}: worst {worst.hybrid_ratio:.2f} at {worst.size} B "
+            print(f"hybrid / best single design, {bench}, medians of the lab run: worst {worst.hybrid_ratio:.2f} at {worst.size} B "
                   f"(best there: {worst.best}); {len(rows) - len(over)} of {len(rows)} sizes within 3%"
                   + (f"; beyond: {', '.join(over)}" if over else ""))
         for first in ("ompi-cma", "ucx-cma"):
@@ -138,35 +151,39 @@ def main():
             doc = json.loads(cli("transport", "advise", lib[first].name, *[d.name for d in labs], *others, "--verify",
                                  "--verify-sizes", "1K-16M:x4", *tb, "--json", out=out))
             v = doc["verify"]
-            verdicts = [r["verdict"] for r in v["rows"]]
-            print(f"settings {v['library']} ({' '.join(v['launcher_args'])}), launched alternately "
-                  f"{' '.join(x['side'][0].upper() for x in v['launches'])}: "
-                  + ", ".join(f"{k} {verdicts.count(k)}" for k in ("advised faster", "same", "advised slower",
-                                                                    "insufficient")))
-            for r in v["rows"]:
-                print(f"  {r['bench']} {r['size']} B: speedup {r['speedup'] or float('nan'):.2f} "
-                      f"[{r['speedup_low'] or float('nan'):.2f}, {r['speedup_high'] or float('nan'):.2f}] "
-                      f"{r['verdict']}")
+            for k, p in enumerate(v["passes"]):
+                verdicts = [r["verdict"] for r in p["rows"]]
+                print(f"settings {v['library']} pass {k + 1} ({' '.join(p['launcher_args'])}), launched alternately "
+                      f"{' '.join(x['side'][0].upper() for x in p['launches'])}: "
+                      + ", ".join(f"{k} {verdicts.count(k)}" for k in ("advised faster", "same", "advised slower",
+                                                                        "insufficient")))
+                for r in p["rows"]:
+                    print(f"  {r['bench']} {r['size']} B: speedup {r['speedup'] or float('nan'):.2f} "
+                          f"[{r['speedup_low'] or float('nan'):.2f}, {r['speedup_high'] or float('nan'):.2f}] "
+                          f"{r['verdict']}")
+            for w in v["withdrawn"]:
+                print(f"  withdrawn: {w['name']}: slower at "
+                      + ", ".join(f"{x['bench']} {x['size']} B" for x in w["because"]))
+            print(f"  settings left: {' | '.join(v['final']['lines'])}")
 
         # the hybrid with the thresholds this go measured (advise's
-        # MPISCOPE_TP_THRESHOLDS), against the best single design in the same
-        # run: the defaults in transport/hybrid.c come from another go
+        # MPISCOPE_TP_THRESHOLDS, from significant wins), against the best
+        # single design: --repeats runs, each with the designs back to back
+        # per size, pooled for the CI of the ratio, each alone for the rounds
         hy = next(x for x in a.settings[cls] if x.library.startswith("mpiscope hybrid")).env
-        print(f"== hybrid with this go's thresholds: MPISCOPE_TP_THRESHOLDS={hy['MPISCOPE_TP_THRESHOLDS']} ==")
-        second = run(out, "--bench", "tp_latency,tp_bw", "--sizes", SIZES, "--warmup", 2, *tb,
-                     "--label", f"tp-hybrid-{cls}-{int(time.time())}", "--launcher-args",
-                     f"--cpu-list {classes[0]['pair'][0]},{classes[0]['pair'][1]} --bind-to cpu-list:ordered", env=hy)
-        b2 = advise([second])
-        for bench in ("tp_latency", "tp_bw"):
-            best_at = {r.size: r.best for r in b2.best[bench] if r.placement == cls}
-            rows = hybrid_against_best(second, bench, cls, best_at)
-            within = [r for r in rows if r[2] <= 1.03]
-            maybe = [r for r in rows if r[2] > 1.03 and r[3] <= 1.03]
-            print(f"hybrid / best single design, {bench}: {len(within)} of {len(rows)} sizes within 3% "
-                  f"(median ratio), {len(maybe)} more whose 95% CI reaches 3%")
-            for size, best, ratio, lo, hi in rows:
-                print(f"  {size:>9} B  best {best:<9} hybrid/best {ratio:.3f} [{lo:.3f}, {hi:.3f}]"
-                      + ("" if ratio <= 1.03 else "  beyond 3%"))
+        print(f"== hybrid with this go's thresholds: MPISCOPE_TP_THRESHOLDS={hy['MPISCOPE_TP_THRESHOLDS']}, "
+              f"{args.repeats} interleaved runs ==")
+        repeats = [run(out, "--bench", "tp_latency,tp_bw", "--sizes", SIZES, "--warmup", 2, *tb,
+                       "--label", f"tp-hybrid-{cls}-{k}-{int(time.time())}", *bind, env=hy)
+                   for k in range(args.repeats)]
+        rows = against_best(repeats)
+        for (place, bench), t in tally(rows).items():
+            print(f"hybrid / best single design, {bench} ({place}): {t[WITHIN]} of {t['sizes']} sizes within 3% "
+                  f"(the whole 95% CI), {t[BEYOND]} beyond, {t[UNDECIDED]} undecided; "
+                  f"{t['indistinguishable']} indistinguishable from the best (compare: same)")
+            for r in (r for r in rows if (r.placement, r.bench) == (place, bench)):
+                print(f"  {r.size:>9} B  best {r.best:<9} hybrid/best {r.ratio:.3f} [{r.low:.3f}, {r.high:.3f}] "
+                      f"runs {' '.join(f'{x:.3f}' for x in r.rounds)}  {r.margin}, compare: {r.verdict}")
 
         print("== seed 002's qualitative results ==")
         for state, bench in (("cold", "tp_bw_cold"), ("warm", "tp_bw")):

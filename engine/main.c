@@ -86,7 +86,7 @@ static int allocate(engine *e)
             size_t f = bench_find(o->benches[i])->footprint((size_t)o->sizes[j], e->size);
             if (f > max_bytes) max_bytes = f;
         }
-    if (buffers_init(&e->buf, max_bytes, o->cache_cold, o->cold_region)) return -1;
+    if (buffers_init(&e->buf, max_bytes, o->cache_cold, o->cold_region, o->huge_pages)) return -1;
     e->t_start = malloc(sizeof(double) * (size_t)o->reps_max);
     e->t_end = malloc(sizeof(double) * (size_t)o->reps_max);
     e->t_sched = malloc(sizeof(double) * (size_t)o->reps_max);
@@ -118,10 +118,13 @@ static int run_all(engine *e)
  * of its CPUs. Runs without MPI. */
 static int probe_transport(void)
 {
-    char cma[2048], classes[2048];
+    char cma[2048], classes[2048], thp[32];
     tp_cma_probe_json(cma, sizeof cma);
     tp_classes_json(classes, sizeof classes);
-    printf("{\"cma\": %s, \"placement\": %s}\n", cma, classes);
+    thp_mode(thp, sizeof thp);
+    /* huge pages for --huge-pages: madvise(MADV_HUGEPAGE) gets them in modes always and madvise */
+    printf("{\"cma\": %s, \"placement\": %s, \"thp\": {\"mode\": \"%s\", \"available\": %s}}\n", cma, classes,
+           thp, !strcmp(thp, "always") || !strcmp(thp, "madvise") ? "true" : "false");
     return 0;
 }
 

@@ -118,7 +118,7 @@ enum {
     OPT_REPS_MAX, OPT_WARMUP, OPT_CI, OPT_BUDGET, OPT_LAUNCH, OPT_CHECK, OPT_ROOT, OPT_SEED, OPT_OUT,
     OPT_NP, OPT_PAIRS, OPT_WMSGS, OPT_INJECT, OPT_SYNC_POINTS,
     OPT_QUEUE_DEPTHS, OPT_OVERHEAD_STEPS, OPT_FLOOD_BYTES,
-    OPT_ALGO, OPT_SEGMENT, OPT_TRACE, OPT_CLOCK_SYNC
+    OPT_ALGO, OPT_SEGMENT, OPT_TRACE, OPT_CLOCK_SYNC, OPT_HUGE_PAGES
 };
 
 static const struct option longopts[] = {
@@ -132,7 +132,7 @@ static const struct option longopts[] = {
     {"seed", required_argument, 0, OPT_SEED},         {"out", required_argument, 0, OPT_OUT},
     {"expect-np", required_argument, 0, OPT_NP},      {"pairs", required_argument, 0, OPT_PAIRS},
     {"window-msgs", required_argument, 0, OPT_WMSGS}, {"clock-inject", required_argument, 0, OPT_INJECT},
-    {"sync-points", required_argument, 0, OPT_SYNC_POINTS},
+    {"sync-points", required_argument, 0, OPT_SYNC_POINTS}, {"huge-pages", no_argument, 0, OPT_HUGE_PAGES},
     {"queue-depths", required_argument, 0, OPT_QUEUE_DEPTHS},
     {"overhead-steps", required_argument, 0, OPT_OVERHEAD_STEPS},
     {"flood-bytes", required_argument, 0, OPT_FLOOD_BYTES},
@@ -201,6 +201,9 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
             if (!strcmp(optarg, "warm")) o->cache_cold = 0;
             else if (!strcmp(optarg, "cold")) o->cache_cold = 1;
             else return fail(err, errlen, "--cache: expected warm or cold, got '%s'", optarg);
+            break;
+        case OPT_HUGE_PAGES:
+            o->huge_pages = 1;
             break;
         case OPT_COLD_REGION:
             if (parse_long(optarg, 0, &v)) return fail(err, errlen, "--cold-region: expected bytes, got '%s'", optarg);

@@ -19,6 +19,7 @@ typedef struct options {
     timer_kind timer;
     int cache_cold;
     size_t cold_region;   /* bytes; 0: four times the last-level cache */
+    int huge_pages;       /* message buffers in transparent huge pages (madvise) */
     long reps_min, reps_max, warmup;
     double ci_width;      /* relative half-width of the median's 95% CI */
     double time_budget_s; /* per benchmark x size */

@@ -96,6 +96,8 @@ int rawfmt_open(engine *e, const header_facts *f, int argc, char **argv)
     sb_key_str(&b, "clock_sync", e->sync.tree ? "tree" : "star");
     sb_key_str(&b, "cache", o->cache_cold ? "cold" : "warm");
     sb_key_int(&b, "cold_region_bytes", o->cache_cold ? (long long)e->buf.region : 0);
+    sb_key_int(&b, "huge_pages", o->huge_pages);
+    if (o->huge_pages) sb_key_int(&b, "huge_kib", e->buf.huge_kib);
     sb_key_int(&b, "seed", (long long)o->seed);
     sb_key_int(&b, "oversubscribed", e->oversubscribed);
     put_inject(&b, &e->t);

@@ -201,21 +201,24 @@ def test_library_paths_are_read_from_the_run_s_settings():
 
 def test_library_crossover_compares_a_library_s_own_two_paths():
     from mpiscope.transport.crossovers import library_crossovers
-    from mpiscope.transport.curves import Curve, Lab
+    from mpiscope.transport.curves import Lab
+    from test_transport_thresholds import curve
 
-    single = Curve("lib_bw", "Open MPI 4|single copy", "l3", "B/s", {1024: 1e9, 65536: 6e9, 1 << 20: 9e9})
-    copy = Curve("lib_bw", "Open MPI 4|copy", "l3", "B/s", {1024: 2e9, 65536: 5e9, 1 << 20: 2e9})
-    only = Curve("lib_bw", "UCX|copy", "l3", "B/s", {1024: 1e9})  # one path: no crossover
+    single = curve("lib_bw", "Open MPI 4|single copy", {1024: 1e9, 65536: 6e9, 1 << 20: 9e9})
+    copy = curve("lib_bw", "Open MPI 4|copy", {1024: 2e9, 65536: 5e9, 1 << 20: 2e9})
+    only = curve("lib_bw", "UCX|copy", {1024: 1e9})  # one path: no crossover
     lab = Lab([], {("lib_bw", "l3", c.algo): c for c in (single, copy, only)})
     assert library_crossovers(lab, "l3") == {"Open MPI 4": (65536, 1024)}
     # single copy, the libraries' default, wins where it wins in latency too
-    lat_single = Curve("lib_latency", "Open MPI 4|single copy", "l3", "s", {1024: 2e-6, 65536: 9e-6, 1 << 20: 1e-4})
-    lat_copy = Curve("lib_latency", "Open MPI 4|copy", "l3", "s", {1024: 1e-6, 65536: 8e-6, 1 << 20: 4e-4})
+    lat_single = curve("lib_latency", "Open MPI 4|single copy", {1024: 2e-6, 65536: 9e-6, 1 << 20: 1e-4})
+    lat_copy = curve("lib_latency", "Open MPI 4|copy", {1024: 1e-6, 65536: 8e-6, 1 << 20: 4e-4})
     lab.curves.update({("lib_latency", "l3", c.algo): c for c in (lat_single, lat_copy)})
     assert library_crossovers(lab, "l3") == {"Open MPI 4": (65536, 1024)}
-    copy.medians[1 << 20] = 20e9  # copy wins the stream at 1M, single copy still the round trip
-    assert library_crossovers(lab, "l3") == {"Open MPI 4": (65536, 1024)}
-    lat_copy.medians[1 << 20] = 5e-5  # now both at 1M
+    lab.curves[("lib_bw", "l3", copy.algo)] = copy = curve(
+        "lib_bw", "Open MPI 4|copy", {1024: 2e9, 65536: 5e9, 1 << 20: 20e9})  # copy wins the stream at 1M
+    assert library_crossovers(lab, "l3") == {"Open MPI 4": (65536, 1024)}  # single copy still the round trip
+    lab.curves[("lib_latency", "l3", lat_copy.algo)] = curve(
+        "lib_latency", "Open MPI 4|copy", {1024: 1e-6, 65536: 8e-6, 1 << 20: 5e-5})  # now both at 1M
     assert library_crossovers(lab, "l3") == {"Open MPI 4": (None, 1 << 20)}
 
 
@@ -336,3 +339,26 @@ def test_verify_change_must_replicate_in_every_round():
     # both rounds faster: it stands
     (both,) = verify.judge(pooled_d, side(np.r_[t / 2, t / 2]), rounds=[(side(t), side(t / 2))] * 2)
     assert both.verdict == "advised faster" and both.rounds == ("advised faster",) * 2
+
+
+def test_huge_pages_put_both_sides_buffers_in_huge_pages(tmp_path):
+    # 1 MiB messages by every design, every byte checked, from buffers the
+    # engine advised for huge pages; each rank records what the kernel granted
+    thp = _engine_probe()["thp"]
+    assert thp["available"] == (thp["mode"] in ("always", "madvise"))
+    run_dir, _ = run_ok("-n", 2, "--bench", "tp_bw", "--sizes", 1 << 20, "--huge-pages", "--check", *QUICK,
+                        out=tmp_path)
+    _, run = load(run_dir)
+    assert run.context["huge_pages"] is True and "--huge-pages" in run.context["command"]
+    granted = [e["huge_kib"] for e in run.ranks["0"].values()]
+    assert len(granted) == 2
+    for kib in granted:
+        # whole 2 MiB pages, at most the two 2 MiB-rounded buffers of 1 MiB
+        assert kib % 2048 == 0 and 0 <= kib <= 2 * 2048, granted
+        assert (kib > 0) == thp["available"], (thp, granted)
+    cma_ok = _engine_probe()["cma"]["available"]
+    assert all(s.reps >= 1 for s in run.series if s.algo != "cma" or cma_ok)
+    # without the option: nothing asked, nothing recorded
+    run_dir, _ = run_ok("-n", 2, "--bench", "tp_latency", "--sizes", 8, *QUICK, out=tmp_path)
+    _, plain = load(run_dir)
+    assert plain.context["huge_pages"] is False and all("huge_kib" not in e for e in plain.ranks["0"].values())

@@ -62,7 +62,7 @@ static char *cold_at(const series *s, int send, size_t n, long k)
     if (n > cold_max || !cold_max) {
         if (cold_max) buffers_free(&cold);
         cold_max = n < (1u << 20) ? 1u << 20 : n;
-        if (buffers_init(&cold, cold_max, 1, s->o->cold_region)) {
+        if (buffers_init(&cold, cold_max, 1, s->o->cold_region, s->o->huge_pages)) {
             fprintf(stderr, "mpiscope-engine: no memory for tp_bw_cold's buffers\n");
             MPI_Abort(s->world, 4);
         }

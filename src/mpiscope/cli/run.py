@@ -68,6 +68,9 @@ def add_run_options(p) -> None:
                         "tree, but star when ranks outnumber a machine's CPUs")
     p.add_argument("--cache", default="warm", choices=("warm", "cold"),
                    help="warm: same buffers every repetition; cold: rotate through 4x the last-level cache")
+    p.add_argument("--huge-pages", action="store_true",
+                   help="message buffers 2 MiB-aligned and advised for transparent huge pages on every rank "
+                        "(fewer pages for process_vm_readv to pin); the run records the KiB the kernel granted")
     p.add_argument("--reps-min", type=int, default=10, help="repetitions at least (default 10)")
     p.add_argument("--reps-max", type=int, default=100000, help="repetitions at most (default 100000)")
     p.add_argument("--ci-width", type=float, default=0.02,

@@ -54,10 +54,11 @@ def _measure(run, words, label, args):
 
 
 def _verify(advice, args):
-    """(the settings applied, the launcher words, [(side, run_dir)] in launch
-    order, the VerifyRows): defaults and advised launched alternately."""
+    """(the settings advised, [Pass], withdrawn, the settings left): defaults
+    and advised launched alternately; rules behind a slower size withdrawn
+    and the rest verified again (transport/verify.py)."""
     from mpiscope.transport.settings import for_library
-    from mpiscope.transport.verify import ADVISED, judge, launch_order, pooled
+    from mpiscope.transport.verify import ADVISED, judge, launch_order, pooled, verify_settings
 
     run = advice.lab.runs[0]
     cls = advice.lab.placements()[0]
@@ -69,15 +70,22 @@ def _verify(advice, args):
         raise UsageError(f"the settings for {chosen.library} keep its defaults: its own paths were not "
                          "measured. Add runs of them to advise (the commands are printed above its "
                          "settings), then --verify")
-    words = _launcher_words(chosen, lib)
     tag = run.label or run.run_id
-    launches = []
-    for k, side in enumerate(launch_order(args.verify_rounds)):
-        launches.append((side, _measure(run, words if side == ADVISED else [], f"{tag}-{side}-{k}", args)))
-    sides = {s: pooled([d for x, d in launches if x == s]) for s in ("defaults", ADVISED)}
-    rounds = [tuple(pooled([d for x, d in launches[k:k + 2] if x == s]) for s in ("defaults", ADVISED))
-              for k in range(0, len(launches), 2)]
-    return chosen, words, launches, judge(sides["defaults"], sides[ADVISED], rounds=rounds)
+    passes = []
+
+    def measure(settings):
+        words = _launcher_words(settings, lib)
+        launches = []
+        for k, side in enumerate(launch_order(args.verify_rounds)):
+            label = f"{tag}-{side}-{k}" + (f"-pass{len(passes) + 1}" if passes else "")
+            launches.append((side, _measure(run, words if side == ADVISED else [], label, args)))
+        passes.append(settings)
+        sides = {s: pooled([d for x, d in launches if x == s]) for s in ("defaults", ADVISED)}
+        rounds = [tuple(pooled([d for x, d in launches[k:k + 2] if x == s]) for s in ("defaults", ADVISED))
+                  for k in range(0, len(launches), 2)]
+        return launches, judge(sides["defaults"], sides[ADVISED], rounds=rounds)
+
+    return (chosen, *verify_settings(chosen, measure))
 
 
 def cmd_advise(args) -> int:
@@ -103,12 +111,22 @@ def cmd_advise(args) -> int:
     if not args.json:
         sys.stdout.write(format_advice(a))
         sys.stdout.flush()
-    chosen, words, launches, rows = _verify(a, args)
+    chosen, passes, withdrawn, final = _verify(a, args)
     from mpiscope.transport.verify import needed
 
-    doc = {"library": chosen.library, "launcher_args": words, "min_samples": needed(),
-           "launches": [{"side": s, "run": d.name} for s, d in launches],
-           "rows": [r.to_dict() for r in rows]}
+    lib = a.lab.runs[0].context.get("mpi_library") or ""
+
+    def pass_doc(p):
+        return {"launcher_args": _launcher_words(p.settings, lib),
+                "launches": [{"side": s, "run": d.name} for s, d in p.launches],
+                "rows": [r.to_dict() for r in p.rows]}
+
+    first = pass_doc(passes[0])
+    doc = {"library": chosen.library, "min_samples": needed(), **first,
+           "passes": [pass_doc(p) for p in passes],
+           "withdrawn": [{**rule.to_dict(), "because": [{"bench": r.bench, "size": r.size, "speedup": r.speedup}
+                                                        for r in rows]} for rule, rows in withdrawn],
+           "final": final.to_dict()}
     sys.stdout.write(advice_json(a, doc) if args.json else format_verify(doc))
     return 0
 

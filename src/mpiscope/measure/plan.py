@@ -71,6 +71,7 @@ class Plan:
     launcher_args: list = dataclasses.field(default_factory=list)
     notes: list = dataclasses.field(default_factory=list)  # said before the run starts
     launch_timeout: float | None = None  # seconds a launch may take (mpiscope tune); None: no limit
+    huge_pages: bool = False  # message buffers in transparent huge pages (--huge-pages)
 
     def hostfile_text(self):
         """The hostfile in the launcher's own syntax (None without --hostfile)."""
@@ -97,6 +98,8 @@ class Plan:
             args.append("--check")
         if self.root_rotate:
             args.append("--root-rotate")
+        if self.huge_pages:
+            args.append("--huge-pages")
         if self.pairs:
             args += ["--pairs", ",".join(f"{a}:{b}" for a, b in self.pairs)]
         if self.clock_inject:
@@ -194,7 +197,7 @@ def make_plan(args):
                 refine=args.refine,
                 refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
                 sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
-                label=_label(getattr(args, "label", None)),
+                label=_label(getattr(args, "label", None)), huge_pages=getattr(args, "huge_pages", False),
                 **loggp_options.plan_fields(args),
                 **algo_options.plan_fields(args, benches, known.algorithms))
 

@@ -69,7 +69,7 @@ _PARQUET_OPTIONS = {
 
 # Context keys computed by ingest from the raw files.
 INGEST_KEYS = ("series", "clock", "ranks", "timer", "timers", "hosts", "mpi_library", "mpi_version", "sync_method",
-               "clock_sync", "cache", "cold_region_bytes", "inject",
+               "clock_sync", "cache", "cold_region_bytes", "huge_pages", "inject",
                "incomplete_ranks")
 
 _RAW_NAME = re.compile(r"^rank-(\d+)\.raw(\.part)?$")
@@ -248,7 +248,8 @@ class _Reading:
         """Records the rank's clock entry; returns its model onto rank 0's time."""
         model, sync_meta = _clock_model(rank, syncs)
         host, cpus = h.get("host"), h.get("cpus")
-        self.ranks.setdefault(str(launch), {})[str(rank)] = {"host": host, "cpus": cpus}
+        self.ranks.setdefault(str(launch), {})[str(rank)] = {"host": host, "cpus": cpus, **(
+            {"huge_kib": h["huge_kib"]} if "huge_kib" in h else {})}  # --huge-pages: what this rank was granted
         entry = {"host": host, "cpus": cpus, "model": model,
                  "phase": sync_meta.get("phase") if sync_meta else None,
                  "residual_s": sync_meta.get("residual_s") if sync_meta else None,
@@ -339,6 +340,7 @@ def _metadata(context, series, clock, ranks, incomplete, first_header):
         "clock_sync": first_header.get("clock_sync"),
         "cache": first_header.get("cache"),
         "cold_region_bytes": first_header.get("cold_region_bytes"),
+        "huge_pages": bool(first_header.get("huge_pages")),
         "inject": first_header.get("inject"),
         "incomplete_ranks": incomplete,
     }}

@@ -3,6 +3,13 @@ from which size on one design beats another (and keeps beating it at every
 larger size measured), the best design at every size, and how far the
 hybrid and MPI's own path are from that best.
 
+A challenger "wins" a size only where compare's test says it is faster
+(stats/compare.py: Mann–Whitney p < 0.05 and the bootstrap CI of the ratio
+of medians wholly beyond the ±2% noise band). A lower median alone is not a
+win: a threshold set on a coin toss between two equal designs moves from
+run to run, and where the two are the same either choice is as good, so the
+incumbent keeps the size.
+
   single copy over two copies   cma against the better of basic, advanced
   pool over ring                advanced against basic
 measured warm (tp_bw), cold (tp_bw_cold), as latency (tp_latency) and with
@@ -13,7 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mpiscope.transport.curves import COPIES, DESIGNS, SINGLE, Lab
+import numpy as np
+
+from mpiscope.stats.compare import DEFAULT_SEED, FASTER, compare_samples
+from mpiscope.transport.curves import COPIES, DESIGNS, SINGLE, Curve, Lab
 
 STATES = (("tp_bw", "warm"), ("tp_bw_cold", "cold"), ("tp_latency", "latency"), ("tp_skew", "late receiver"))
 
@@ -28,14 +38,38 @@ class Crossover:
     size: int | None           # the challenger wins from here on; None: never
     last_loss: int | None      # the largest size it still loses at
     always: bool = False       # wins at every size measured
+    verdicts: dict = None      # size -> compare's verdict, challenger against incumbent
 
     def to_dict(self):
         return dict(vars(self))
 
 
-def _best_copy_cost(lab, bench, cls, size):
-    costs = [c.cost(size) for a in COPIES if (c := lab.get(bench, cls, a)) and c.cost(size)]
-    return min(costs) if costs else None
+def verdict_of(challenger: Curve, incumbent: Curve, size) -> str | None:
+    """compare's verdict (faster, slower, same, insufficient) of the
+    challenger against the incumbent at one size; None: not both measured."""
+    a, b = incumbent.samples.get(size), challenger.samples.get(size)
+    if a is None or b is None or not len(a) or not len(b) or not (np.median(a) > 0 and np.median(b) > 0):
+        return None
+    rng = np.random.default_rng(DEFAULT_SEED)  # the same verdict for the same samples, whatever came before
+    return compare_samples(a, b, rng, higher_is_better=challenger.unit == "B/s")[2]
+
+
+def _best_copy(lab, bench, cls, size) -> Curve | None:
+    """The copy design (basic, advanced) with the lower median at this size."""
+    cs = [c for a in COPIES if (c := lab.get(bench, cls, a)) and c.cost(size)]
+    return min(cs, key=lambda c: c.cost(size)) if cs else None
+
+
+def significant_wins(challenger: Curve, incumbent_at, sizes) -> tuple:
+    """({size: won}, {size: verdict}) over the sizes both were measured at;
+    `incumbent_at(size)`: the curve to beat there."""
+    wins, verdicts = {}, {}
+    for s in sizes:
+        inc = incumbent_at(s)
+        v = verdict_of(challenger, inc, s) if inc is not None else None
+        if v is not None:
+            verdicts[s], wins[s] = v, v == FASTER
+    return wins, verdicts
 
 
 def crossover(sizes, wins) -> tuple:
@@ -57,17 +91,16 @@ def crossovers(lab: Lab) -> list:
             sizes = lab.sizes(bench, cls)
             cma = lab.get(bench, cls, "cma")
             if cma and cma.medians:
-                wins = {s: cma.cost(s) < b for s in sizes
-                        if cma.cost(s) and (b := _best_copy_cost(lab, bench, cls, s))}
+                wins, verdicts = significant_wins(cma, lambda s: _best_copy(lab, bench, cls, s), sizes)
                 first, last = crossover(sizes, wins)
                 out.append(Crossover(cls, state, bench, "cma", "copy", first, last,
-                                     always=first is not None and last is None))
+                                     always=first is not None and last is None, verdicts=verdicts))
             basic, adv = lab.get(bench, cls, "basic"), lab.get(bench, cls, "advanced")
             if basic and adv and state in ("warm", "cold"):
-                wins = {s: adv.cost(s) < basic.cost(s) for s in sizes if adv.cost(s) and basic.cost(s)}
+                wins, verdicts = significant_wins(adv, lambda s: basic, sizes)
                 first, last = crossover(sizes, wins)
                 out.append(Crossover(cls, state, bench, "advanced", "basic", first, last,
-                                     always=first is not None and last is None))
+                                     always=first is not None and last is None, verdicts=verdicts))
     return out
 
 
@@ -125,8 +158,9 @@ def library_crossovers(lab: Lab, placement) -> dict:
     """{family: (first, last_loss)}: from which size an MPI library's own
     single-copy path beats its copy path, for the families measured both ways
     (transport/paths.py). Single copy is what these libraries do by default,
-    so it counts as winning at a size where it wins in bandwidth (lib_bw) or
-    in latency (lib_latency): copying is advised only where it wins both."""
+    so it keeps a size unless copying wins there significantly in every
+    benchmark measured at it (lib_bw, lib_latency): a setting away from the
+    defaults needs a significant win, never a lower median alone."""
     from mpiscope.transport.paths import COPY, SINGLE
 
     bw, lat = lab.library_paths("lib_bw", placement), lab.library_paths("lib_latency", placement)
@@ -138,7 +172,8 @@ def library_crossovers(lab: Lab, placement) -> dict:
             if single is None or copy is None:
                 continue
             for s in set(single.medians) & set(copy.medians):
-                wins[s] = wins.get(s, False) or single.cost(s) < copy.cost(s)
+                v = verdict_of(copy, single, s)
+                wins[s] = wins.get(s, False) or v != FASTER
         if wins:
             out[fam] = crossover(sorted(wins), wins)
     return out

@@ -1,5 +1,6 @@
 """The lab's curves: per benchmark, placement class and design (or MPI's own
-path, "mpi") the median per size, read from one or more stored runs.
+path, "mpi") the samples and their median per size, read from one or more
+stored runs (the runs of one class pooled: repeated runs are more samples).
 
 A design's series record their pair's placement class (params.placement,
 read from sysfs by the engine); MPI's series have none and take the class
@@ -29,7 +30,8 @@ class Curve:
     algo: str
     placement: str
     unit: str                                   # "s" or "B/s"
-    medians: dict = field(default_factory=dict)  # size -> median
+    medians: dict = field(default_factory=dict)  # size -> median of the samples
+    samples: dict = field(default_factory=dict)  # size -> valid values (np.ndarray), the runs pooled
     counts: dict = field(default_factory=dict)   # size -> valid samples
     skipped: dict = field(default_factory=dict)  # size -> reason
     params: dict = field(default_factory=dict)   # size -> the series' params
@@ -74,6 +76,14 @@ def _placement_of(run) -> dict:
     return out
 
 
+def _add(c: Curve, size: int, values):
+    """Pools a run's samples of one size into the curve."""
+    v = np.asarray(values, dtype=np.float64)
+    c.samples[size] = np.concatenate([c.samples[size], v]) if size in c.samples else v
+    c.medians[size] = float(np.median(c.samples[size]))
+    c.counts[size] = len(c.samples[size])
+
+
 LIBRARY_BENCHES = {"pingpong": "lib_latency", "bw": "lib_bw"}
 
 
@@ -90,8 +100,7 @@ def _library_curves(table, run, curves, placement):
         if name == "lib_bw" and run.cache == "cold":
             name = "lib_bw_cold"
         c = curves.setdefault((name, placement, f"{fam}|{mode}"), Curve(name, f"{fam}|{mode}", placement, smp.unit))
-        c.medians[int(size)] = float(np.median(smp.values))
-        c.counts[int(size)] = len(smp.values)
+        _add(c, int(size), smp.values)
         c.params[int(size)] = {"run": run.run_id, "chosen_by": how}
 
 
@@ -113,8 +122,7 @@ def lab_of(run_dirs) -> Lab:
             if p.get("skipped"):
                 c.skipped[int(size)] = p["skipped"]
             elif len(smp.values):
-                c.medians[int(size)] = float(np.median(smp.values))
-                c.counts[int(size)] = len(smp.values)
+                _add(c, int(size), smp.values)
     # library runs carry no placement of their own: the lab's (its first class)
     first = next(iter(sorted({p for _, p, _ in curves})), "unknown")
     for table, run in library:

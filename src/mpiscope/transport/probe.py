@@ -36,4 +36,8 @@ def format_probe(p: dict) -> str:
                      f"({c['pairs_with_cpu0']} CPU{'s' if c['pairs_with_cpu0'] != 1 else ''} so placed from CPU 0)")
     if not pl["classes"]:
         lines.append("  none: one CPU only")
+    thp = p.get("thp") or {"mode": "absent", "available": False}
+    lines.append(f"transparent huge pages: {thp['mode']} "
+                 + ("(run --huge-pages gets them by madvise)" if thp["available"] else
+                    "(run --huge-pages asks in vain: buffers stay in 4 KiB pages)"))
     return "\n".join(lines) + "\n"

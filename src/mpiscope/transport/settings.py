@@ -12,7 +12,11 @@ shared memory, and whether it wins at all.
 
 The threshold is the warm-buffer bandwidth crossover (tp_bw): MPI
 benchmarks and most applications reuse their buffers. With cold buffers
-single copy wins earlier (the crossover table says by how much)."""
+single copy wins earlier (the crossover table says by how much).
+
+A library's settings are rules, each with the sizes whose path it changes,
+so that `advise --verify` can withdraw the rule behind a size the settings
+made slower (withdraw) and keep the others."""
 
 from __future__ import annotations
 
@@ -34,7 +38,25 @@ class Thresholds:
     cma_min: int | None       # single copy wins from here on (warm); None: never
     cma_min_cold: int | None
     cma_min_late: int | None  # with a late receiver (tp_skew); None: never
-    basic_max: int | None     # the ring (basic) wins up to here against the pool (advanced)
+    basic_max: int | None     # the ring (basic) keeps every size up to here from the pool (advanced); None: every size
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One setting: its launcher words or variables, and the message sizes
+    whose path it changes, (low, high] in bytes (high None: no bound)."""
+    name: str
+    launcher_args: tuple = ()
+    env: tuple = ()          # ((variable, value), ...)
+    low: int = 0
+    high: int | None = None
+
+    def covers(self, size) -> bool:
+        return size > self.low and (self.high is None or size <= self.high)
+
+    def to_dict(self):
+        return {"name": self.name, "launcher_args": list(self.launcher_args), "env": dict(self.env),
+                "low": self.low, "high": self.high}
 
 
 @dataclass
@@ -45,9 +67,38 @@ class LibrarySettings:
     env: dict = field(default_factory=dict)  # variables (UCX, MPICH)
     note: str = ""
     measured: bool = False                   # from the library's own paths, not the lab's designs
+    rules: list = field(default_factory=list)  # Rule: what launcher_args and env are made of
 
     def to_dict(self):
-        return dict(vars(self))
+        return {**vars(self), "rules": [r.to_dict() for r in self.rules]}
+
+
+def from_rules(library: str, rules: list, note: str = "", measured: bool = True) -> LibrarySettings:
+    """Settings made of `rules`: Open MPI's as one mpirun line, variables as
+    export lines; no rule: the defaults."""
+    args = [w for r in rules for w in r.launcher_args]
+    env = {k: v for r in rules for k, v in r.env}
+    lines = (["mpirun " + " ".join(args)] if args else []) + [f"export {k}={v}" for k, v in env.items()]
+    return LibrarySettings(library, lines or ["# keep the defaults"], args, env, note=note, measured=measured,
+                           rules=list(rules))
+
+
+def withdraw(rules: list, slower_sizes) -> list:
+    """The rules to withdraw after a verification found the settings slower
+    at `slower_sizes`: per size, of the rules whose sizes cover it the most
+    specific (the narrowest range; all of equal width), since it is the one
+    that changes the least else; a slower size no rule covers (the settings
+    as a whole did it): all of them. What remains is verified again, so a
+    wrong guess costs a pass, never a slower setting."""
+    def width(r):
+        return float("inf") if r.high is None else r.high - r.low
+
+    out = []
+    for size in slower_sizes:
+        cover = [r for r in rules if r.covers(size)]
+        narrow = min(map(width, cover), default=None)
+        out += [r for r in cover if width(r) == narrow] or rules
+    return [r for r in rules if r in out]
 
 
 def thresholds(placement, xs: list, cma_why=None) -> Thresholds:
@@ -62,7 +113,8 @@ def thresholds(placement, xs: list, cma_why=None) -> Thresholds:
                       cma_min=warm.size if warm else None,
                       cma_min_cold=cold.size if cold else None,
                       cma_min_late=late.size if late else None,
-                      basic_max=(pool.last_loss if pool and pool.size else None))
+                      # the pool never wins (or was not measured): the ring takes every size
+                      basic_max=(pool.last_loss or 0) if pool and pool.size else None)
 
 
 @dataclass
@@ -95,15 +147,21 @@ def _note(b: Basis) -> str:
 
 
 def _openmpi(b: Basis, five: bool) -> list:
+    """Rules: the single-copy mechanism changes the path of every message
+    beyond the eager limit; raising the eager limit, the sizes up to the new
+    one (the fragment size to match rides with it)."""
     if b.single_from is None:
-        return ["--mca", "smsc", "^cma"] if five else ["--mca", "btl_vader_single_copy_mechanism", "none"]
-    args = ["--mca", "smsc", "cma"] if five else ["--mca", "btl_vader_single_copy_mechanism", "cma"]
+        off = ("--mca", "smsc", "^cma") if five else ("--mca", "btl_vader_single_copy_mechanism", "none")
+        return [Rule("no single copy", off, low=OMPI_EAGER)]
+    on = ("--mca", "smsc", "cma") if five else ("--mca", "btl_vader_single_copy_mechanism", "cma")
+    rules = [Rule("single copy by cma", on, low=OMPI_EAGER)]
     btl = "btl_sm" if five else "btl_vader"
     if b.copy_max and b.copy_max > OMPI_EAGER:
-        args += ["--mca", f"{btl}_eager_limit", str(b.copy_max)]
+        args = ("--mca", f"{btl}_eager_limit", str(b.copy_max))
         if b.copy_max > VADER_MAX_SEND:
-            args += ["--mca", f"{btl}_max_send_size", str(b.copy_max)]
-    return args
+            args += ("--mca", f"{btl}_max_send_size", str(b.copy_max))
+        rules.append(Rule(f"eager limit {b.copy_max}", args, low=OMPI_EAGER, high=b.copy_max))
+    return rules
 
 
 # How to measure a family's own two paths (what `advise` needs to tune it).
@@ -138,23 +196,26 @@ def library_settings(t: Thresholds, lib_crossovers=None) -> list:
         if not b.measured:
             out.append(_unmeasured(label, fam, b))
         elif fam.startswith("Open MPI"):
-            args = _openmpi(b, fam.endswith("5"))
-            out.append(LibrarySettings(label, ["mpirun " + " ".join(args)], args, note=_note(b), measured=True))
+            out.append(from_rules(label, _openmpi(b, fam.endswith("5")), note=_note(b)))
         else:
+            # the transports and the rendezvous threshold may change the path
+            # of any size (UCX's own thresholds are "auto"): no bound
             ucx = fam == "UCX"
-            env = ({"UCX_TLS": "posix,cma,self" if b.single_from is not None else "posix,self"} if ucx else
-                   {"MPIR_CVAR_CH4_CMA_ENABLE": "1" if b.single_from is not None else "0"})
+            env = (("UCX_TLS", "posix,cma,self" if b.single_from is not None else "posix,self") if ucx else
+                   ("MPIR_CVAR_CH4_CMA_ENABLE", "1" if b.single_from is not None else "0"))
+            rules = [Rule("transports" if ucx else "cma", env=(env,))]
             if b.single_from is not None and b.copy_max is not None:
-                env["UCX_RNDV_THRESH" if ucx else "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD"] = str(b.single_from)
-            out.append(LibrarySettings(label, [f"export {k}={v}" for k, v in env.items()], env=env, note=_note(b),
-                                       measured=True))
+                name = "UCX_RNDV_THRESH" if ucx else "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD"
+                rules.append(Rule(f"single copy from {b.single_from}", env=((name, str(b.single_from)),)))
+            out.append(from_rules(label, rules, note=_note(b)))
 
     def sz(v):
         return "-" if v is None else str(v)
 
-    hy = f"{t.placement}:{sz(t.basic_max or 0)},{sz(t.cma_min if t.cma_ok else None)},{sz(t.cma_min_late)}"
+    hy = f"{t.placement}:{sz(t.basic_max)},{sz(t.cma_min if t.cma_ok else None)},{sz(t.cma_min_late)}"
     out.append(LibrarySettings("mpiscope hybrid (transport lab)", [f"export MPISCOPE_TP_THRESHOLDS='{hy}'"],
                                env={"MPISCOPE_TP_THRESHOLDS": hy}, measured=True,
+                               rules=[Rule("thresholds", env=(("MPISCOPE_TP_THRESHOLDS", hy),))],
                                note="basic up to BASIC_MAX, cma from CMA_MIN when the receiver waits, "
                                     "from CMA_MIN_LATE when it does not, advanced between"))
     return out

@@ -10,6 +10,12 @@ a bare ratio. Samples of one launch are not independent of each other
 "advised faster/slower" only when every round (one D and one A launch),
 judged alone the same way, says so too; otherwise "same". Too few samples on
 a side: the verdict is "insufficient" and nothing is claimed for that size.
+
+The settings are rules (settings.Rule). A rule behind a size the settings
+made slower beyond noise ("advised slower") is withdrawn, and what remains
+is verified again, launched alternately as before, until no size is slower
+or no rule is left (the defaults): what advise finally recommends was never
+slower than the defaults in its own verification (verify_settings).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from mpiscope.stats.compare import (DEFAULT_ALPHA, DEFAULT_NOISE, DEFAULT_SEED, 
                                     SAME, SLOWER, compare_samples, min_samples)
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples, bench_label
+from mpiscope.transport.settings import LibrarySettings, from_rules, withdraw
 
 DEFAULTS, ADVISED = "defaults", "advised"
 
@@ -99,3 +106,34 @@ def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: fl
 
 def needed(alpha: float = DEFAULT_ALPHA) -> int:
     return min_samples(alpha)
+
+
+SLOWER_WORD = _WORDS[SLOWER]
+
+
+@dataclass
+class Pass:
+    settings: LibrarySettings   # what was verified
+    launches: list              # [(side, run_dir)] in launch order
+    rows: list                  # VerifyRow
+
+
+def verify_settings(chosen: LibrarySettings, measure) -> tuple:
+    """(passes, withdrawn, final): `measure(settings)` launches the defaults
+    and `settings` alternately and returns (launches, VerifyRows). Rules
+    behind a slower size are withdrawn (settings.withdraw), the rest verified
+    again; withdrawn: [(Rule, [the VerifyRows that withdrew it])]; final:
+    the settings left, never slower in their last pass (no rule: the
+    defaults, nothing left to verify)."""
+    current, passes, withdrawn = chosen, [], []
+    while current.rules:
+        launches, rows = measure(current)
+        passes.append(Pass(current, launches, rows))
+        slow = [r for r in rows if r.verdict == SLOWER_WORD]
+        if not slow:
+            break
+        out = withdraw(current.rules, [r.size for r in slow])
+        withdrawn += [(rule, [r for r in slow if rule.covers(r.size)] or slow) for rule in out]
+        current = from_rules(current.library, [r for r in current.rules if r not in out],
+                             note=current.note, measured=current.measured)
+    return passes, withdrawn, current

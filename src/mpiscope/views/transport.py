@@ -43,7 +43,8 @@ def format_advice(a) -> str:
         for fam, (first, last) in sorted(a.library.get(cls, {}).items()):
             rows.append([f"MPI: {fam}", "bw, pingpong", _size(first) + (f" (copy wins up to {format_size(last)})"
                                                           if last else " (every size)" if first else ""), "–"])
-        out.append("crossovers (from this size on, at every larger size measured):")
+        out.append("crossovers (from this size on, at every larger size measured; a size is won only where "
+                   "compare's test says faster: p < 0.05 and the CI beyond ±2%):")
         out.append(table(["state", "bench", "single copy beats the best copy", "advanced beats basic"], rows,
                          [False] * 4))
         for bench in ("tp_latency", "tp_bw"):
@@ -95,26 +96,42 @@ def probe_json(p: dict) -> str:
 _SHORT = {"advised faster": "+", "advised slower": "-", "same": "=", "insufficient": "?"}
 
 
-def format_verify(v: dict) -> str:
-    """--verify: the launches in their order, then per benchmark × size the
-    speedup of the advised settings with its interval and the verdict."""
-    def num(x):
-        return "–" if x is None or x != x else f"{x:.2f}"  # NaN: not judged
+def _num(x):
+    return "–" if x is None or x != x else f"{x:.2f}"  # NaN: not judged
 
+
+def format_verify(v: dict) -> str:
+    """--verify: per pass the launches in their order, then per benchmark ×
+    size the speedup of the settings with its interval and the verdict; the
+    rules withdrawn and the settings left."""
+    passes = v.get("passes") or [v]
+    out = [_format_pass(v["library"], p, v["min_samples"], k, len(passes)) for k, p in enumerate(passes)]
+    for w in v.get("withdrawn") or []:
+        why = ", ".join(f"{r['bench']} {format_size(r['size'])} ({_num(r['speedup'])})" for r in w["because"])
+        out.append(f"withdrawn: {w['name']} ({' '.join(w['launcher_args']) or ' '.join(f'{k}={x}' for k, x in w['env'].items())}): "
+                   f"slower beyond noise at {why}")
+    if "final" in v:
+        out.append("settings after verification (never slower than the defaults beyond noise in their own pass):")
+        out += [f"  {line}" for line in v["final"]["lines"]]
+    return "\n".join(out) + "\n"
+
+
+def _format_pass(library, v, min_samples, k, n) -> str:
     order = " ".join(("D" if x["side"] == "defaults" else "A") + f"={x['run']}" for x in v["launches"])
-    rows = [[r["bench"], format_size(r["size"]), f"{r['n_defaults']}/{r['n_advised']}", num(r["speedup"]),
-             f"[{num(r['speedup_low'])}, {num(r['speedup_high'])}]", num(r["p_value"]),
+    rows = [[r["bench"], format_size(r["size"]), f"{r['n_defaults']}/{r['n_advised']}", _num(r["speedup"]),
+             f"[{_num(r['speedup_low'])}, {_num(r['speedup_high'])}]", _num(r["p_value"]),
              " ".join(_SHORT.get(x, x) for x in r["rounds"]) or "–", r["verdict"]]
             for r in v["rows"]]
     counts = {k: sum(r["verdict"] == k for r in v["rows"])
               for k in ("advised faster", "same", "advised slower", "insufficient")}
-    out = [f"\nverify ({v['library']}): D = the defaults, A = the advised settings "
+    out = [f"\nverify ({library}){f', pass {k + 1} of {n}' if n > 1 else ''}: D = the defaults, "
+           f"A = the {'advised' if k == 0 else 'remaining'} settings "
            f"({' '.join(v['launcher_args'])}), launched alternately: {order}",
            table(["bench", "size", "n D/A", "speedup", "95% CI", "p", "rounds", "verdict"], rows,
                  [False, True, True, True, True, True, False, False]),
            "speedup > 1: the advised settings are faster (time D/A, bandwidth A/D); a verdict needs "
            "p < 0.05 and the whole CI outside 1 ± 2% on the pooled samples, the same verdict in every "
-           f"round alone (+ faster, - slower, = same, ? insufficient), and at least {v['min_samples']} "
+           f"round alone (+ faster, - slower, = same, ? insufficient), and at least {min_samples} "
            "samples a side (else: insufficient, nothing claimed)",
            "verdicts: " + ", ".join(f"{k} {n}" for k, n in counts.items())]
-    return "\n".join(out) + "\n"
+    return "\n".join(out)
