@@ -68,6 +68,20 @@ def interpolated_median(values, step):
     return m - step / 2 + (len(values) / 2 - below) / np.count_nonzero(bin_of) * step
 
 
+def tick_of(half_round_trips):
+    """For engines that did not record timer.tick_s: twice the smallest gap
+    between distinct half round trips (gaps under 0.5 ns are the rounding of
+    seconds as doubles), 0 if they are not quantized."""
+    x = np.asarray(half_round_trips)
+    lo, hi = np.percentile(x, [5, 95])  # the body: a few steps, not the tail's thousands
+    gaps = np.diff(np.unique(x[(x >= lo) & (x <= hi)]))
+    gaps = gaps[gaps > 0.5e-9]
+    if len(gaps) < 5:
+        return 0.0
+    step = float(gaps.min())
+    return 2 * step if np.all(np.abs(gaps - np.round(gaps / step) * step) < 0.5e-9) else 0.0
+
+
 def engine_job(out_root, sync, benches):
     """One engine job: {bench: median µs}, and the run's context."""
     cmd = [sys.executable, "-m", "mpiscope.cli", "run", "-n", "2", "--bench", ",".join(benches),
@@ -82,7 +96,7 @@ def engine_job(out_root, sync, benches):
     pingpong = samples.sample_values(table, "pingpong", 8, run=run, remove_timer=True).values
     medians["pingpong, timer removed"] = float(np.median(pingpong)) * 1e6
     # a half round trip moves by half a tick
-    tick = float((run.timer or {}).get("tick_s") or 0.0)
+    tick = float((run.timer or {}).get("tick_s") or 0.0) or tick_of(pingpong)
     medians["pingpong, timer removed, interpolated"] = interpolated_median(pingpong, tick / 2) * 1e6
     return medians, run.context
 
