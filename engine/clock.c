@@ -40,25 +40,67 @@ static double tsc_calibrate(void)
     return (m1 - m0) / (double)(c1 - c0);
 }
 
-/* Mean cost of a read, the smallest step it shows, and the median interval of
- * two back-to-back reads (robust to a preemption among them). */
+/* The timer's unit: seconds per count of what it reads (TSC ticks, or the
+ * nanoseconds of clock_gettime); 0 when unknown (MPI_Wtime). */
+static double timer_unit_s(const timer *t)
+{
+    return t->kind == TIMER_TSC ? t->tsc_period_s : t->kind == TIMER_CLOCK ? 1e-9 : 0.0;
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b, b = r;
+    }
+    return a;
+}
+
+/* Mean cost of a read, the smallest step it shows, the step its values move
+ * by (tick_s: the TSC of some CPUs, AMD Zen's among them, counts in steps of
+ * tens of ticks), and the interval of two back-to-back reads: what an empty
+ * timed region measures on average. With reads of 2-3 ticks the median
+ * interval is a multiple of the tick, off by up to half of one; a read that
+ * takes x shows as the ticks either side of x, so the mean of the intervals
+ * within a tick and a half of the median is x, and leaves out those a
+ * preemption or an interrupt lengthened. Taken in blocks of 100, the
+ * quietest block's: at start-up the other ranks (and other work on the node)
+ * can slow whole stretches of reads, by half on a shared 2-core node. */
+static double interval_of(double *steps, int n, double tick_s)
+{
+    sort_doubles(steps, (size_t)n);
+    double median = steps[n / 2], sum = 0;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (fabs(steps[i] - median) <= 1.5 * tick_s) sum += steps[i], kept++;
+    return sum / kept; /* no tick known: the median */
+}
+
 static void measure_cost_and_resolution(timer *t)
 {
-    enum { N = 2000 };
+    enum { N = 2000, BLOCK = 100 };
     double steps[N];
-    double first = timer_raw(t), prev = first, res = INFINITY;
-    for (int i = 0; i < N; i++) {
-        double now = timer_raw(t);
-        steps[i] = now - prev;
-        if (now > prev && now - prev < res) res = now - prev;
-        prev = now;
+    double res = INFINITY, unit = timer_unit_s(t);
+    uint64_t tick = 0;
+    double first = timer_raw(t);
+    for (int i = 0; i < N; i++) { /* pairs of reads, as a timed region makes them */
+        double a = timer_raw(t), b = timer_raw(t);
+        steps[i] = b - a;
+        if (b > a && b - a < res) res = b - a;
     }
-    t->cost_s = (prev - first) / N;
+    double last = timer_raw(t);
+    for (int i = 0; unit > 0 && i < N; i++) /* after the reads: a division would lengthen them */
+        if (steps[i] > 0) tick = gcd_u64(tick, (uint64_t)llround(steps[i] / unit));
+    t->cost_s = (last - first) / (2 * N + 1);
     t->resolution_s = isinf(res) ? 0.0 : res;
     if (t->kind == TIMER_WTIME && MPI_Wtick() > t->resolution_s)
         t->resolution_s = MPI_Wtick();
-    sort_doubles(steps, N);
-    t->interval_s = steps[N / 2];
+    t->tick_s = (double)tick * unit;
+    t->interval_s = INFINITY;
+    for (int b = 0; b < N; b += BLOCK) {
+        double x = interval_of(steps + b, BLOCK, t->tick_s);
+        if (x < t->interval_s) t->interval_s = x;
+    }
 }
 
 void timer_measure(timer *t, timer_kind kind, double tsc_period_s)

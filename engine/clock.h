@@ -17,7 +17,8 @@ typedef struct timer {
     double inj_offset_s, inj_drift, inj_epoch_s;
     /* Measured properties, recorded in the run context. */
     double cost_s, resolution_s;
-    double interval_s;    /* median time between two back-to-back reads: what an empty timed region measures */
+    double interval_s;    /* mean time between two back-to-back reads: what an empty timed region measures */
+    double tick_s;        /* the step the timer's values move by (0: unknown) */
 } timer;
 
 static inline double timer_raw(const timer *t)

@@ -43,6 +43,7 @@ static void put_timers(strbuf *b, const engine *e, const header_facts *f)
     sb_key_num(b, "cost_s", e->t.cost_s);
     sb_key_num(b, "resolution_s", e->t.resolution_s);
     sb_key_num(b, "interval_s", e->t.interval_s);
+    sb_key_num(b, "tick_s", e->t.tick_s);
     sb_key_num(b, "freq_hz", e->t.kind == TIMER_TSC ? 1.0 / e->t.tsc_period_s : NAN);
     sb_printf(b, "}");
     sb_printf(b, ", \"timers\": {");

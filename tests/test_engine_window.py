@@ -59,3 +59,23 @@ def test_a_rank_that_keeps_losing_its_cpu_makes_the_series_fall_back_to_barriers
         sched = table.filter(pc.and_(pc.equal(table["bench"], rec.bench), pc.greater_equal(table["rep"], first)))
         assert np.isnan(sched["t_sched"].to_numpy()).all()
         assert (s.values > 0).all()
+
+
+def test_polling_mpi_while_waiting_for_a_start_takes_no_message(tmp_path):
+    # Ranks poll MPI's progress while they wait for a window start. --check
+    # verifies that each repetition receives its own message (the pattern
+    # names the repetition), so nothing was taken or reordered by the wait;
+    # a one-way time is positive (received after it was sent, on the global
+    # clock) and every repetition is accounted for, valid or late.
+    reps = 300
+    run, summary = run_ok("-n", 2, "--bench", "pingpong,oneway,multipair", "--sizes", "8,4K", "--check",
+                          "--sync", "window", "--reps-min", reps, "--reps-max", reps, "--time-budget", 60,
+                          out=tmp_path)
+    assert summary["context"]["status"] == "completed"
+    table, run_obj = store.load(run)
+    for rec in run_obj.series:
+        assert rec.start == "window", rec
+        s = samples.sample_values(table, rec.bench, rec.size)
+        per_rep = 2 if rec.bench == "multipair" else 1  # both directions of the pair
+        assert len(s) + s.n_invalid == per_rep * reps, rec
+        assert (s.values > 0).all(), rec

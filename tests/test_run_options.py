@@ -63,6 +63,22 @@ def test_other_timers(tmp_path, timer):
     assert host in ctx["rto_min"]["source"]
 
 
+@pytest.mark.parametrize("timer", ["tsc", "clock"])
+def test_timer_tick_and_interval_are_calibrated(tmp_path, timer):
+    # The tick is the step every reading moves by: the smallest step seen is a
+    # whole number of ticks (clock_gettime's are whole nanoseconds), and the
+    # interval, a mean of back-to-back read pairs near their median, is no
+    # shorter than the shortest of them.
+    run, _ = run_ok("-n", 2, "--bench", "empty", "--timer", timer, "--reps-max", 20, out=tmp_path)
+    t = store.load(run)[1].context["timer"]
+    assert t["tick_s"] > 0, t
+    steps = t["resolution_s"] / t["tick_s"]
+    assert steps >= 0.95 and abs(steps - round(steps)) < 0.05, t  # seconds as doubles: ~0.01 ns
+    if timer == "clock":
+        assert abs(t["tick_s"] * 1e9 - round(t["tick_s"] * 1e9)) < 0.05, t
+    assert t["resolution_s"] - t["tick_s"] <= t["interval_s"] < 1e-5, t
+
+
 def test_cold_cache_and_barrier_sync(tmp_path):
     run, _ = run_ok("-n", 2, "--bench", "pingpong,allreduce", "--sizes", "1K", "--cache", "cold",
                     "--sync", "barrier", "--reps-max", 50, out=tmp_path)
