@@ -55,17 +55,44 @@ long stop_add_batch(stop_state *st, pattern pat, const double *g, int np, long n
     return bad;
 }
 
+/* P(B <= q) for B ~ Binomial(n, 1/2) and q below the median: the terms are
+ * summed from q downward, where each is at most half the one before within
+ * a few standard deviations, so a few dozen terms reach double precision. */
+static double binomial_half_cdf(long n, long q)
+{
+    if (q < 0) return 0;
+    if (q >= n) return 1;
+    double term = exp(lgamma(n + 1.0) - lgamma(q + 1.0) - lgamma((double)(n - q) + 1) - (double)n * M_LN2);
+    double sum = 0;
+    for (long i = q; i >= 0; i--) {
+        sum += term;
+        if (term < sum * 1e-17) break;
+        term *= (double)i / (double)(n - i + 1); /* pmf(i - 1) from pmf(i) */
+    }
+    return sum;
+}
+
+int stop_median_ci_ranks(long n, long *lo, long *hi)
+{
+    if (n < 6) return 0;
+    /* As stats/summary.py's median_ci_ranks: q = j - 1 is the largest q with
+     * P(B <= q) <= 2.5 %, from the normal approximation then checked exactly;
+     * the interval is x_(j) .. x_(n - j + 1), 1-based. */
+    const double tail = 0.025;
+    long q = (long)floor(n / 2.0 - 1.96 * sqrt((double)n) / 2);
+    if (q < 0) q = 0;
+    while (q < n && binomial_half_cdf(n, q + 1) <= tail) q++;
+    while (q >= 0 && binomial_half_cdf(n, q) > tail) q--;
+    *lo = q;         /* 0-based j - 1 */
+    *hi = n - 1 - q; /* 0-based n - j */
+    return 1;
+}
+
 double stop_ci_halfwidth(stop_state *st)
 {
-    long n = st->n;
-    if (n < 6) return INFINITY;
+    long n = st->n, lo, hi;
+    if (!stop_median_ci_ranks(n, &lo, &hi)) return INFINITY;
     sort_doubles(st->values, (size_t)n);
-    /* Order statistics bracketing the median: normal approximation of the
-     * binomial(n, 1/2) rank distribution. */
-    double h = 1.96 * sqrt((double)n) / 2;
-    long lo = (long)floor(n / 2.0 - h), hi = (long)ceil(n / 2.0 + h);
-    if (lo < 0) lo = 0;
-    if (hi > n - 1) hi = n - 1;
     double median = n % 2 ? st->values[n / 2] : 0.5 * (st->values[n / 2 - 1] + st->values[n / 2]);
     if (!(median > 0)) return INFINITY;
     return 0.5 * (st->values[hi] - st->values[lo]) / median;

@@ -33,8 +33,12 @@ typedef struct stop_state {
  * Returns how many samples of this batch were invalid. */
 long stop_add_batch(stop_state *st, pattern pat, const double *g, int np, long nrep,
                     const int *pairs, int npairs);
-/* Relative half-width of the distribution-free 95% CI of the median, or
- * infinity with fewer than 6 samples. */
+/* 0-based ranks of the order statistics bounding the distribution-free 95%
+ * CI of the median of n sorted samples: the exact binomial rule of Python's
+ * stats.summary.median_ci_ranks, so a series stopped at its target shows the
+ * same interval in `show`. 0 (no interval) below 6 samples. */
+int stop_median_ci_ranks(long n, long *lo, long *hi);
+/* Relative half-width of that CI, or infinity with fewer than 6 samples. */
 double stop_ci_halfwidth(stop_state *st);
 /* Repetitions the target half-width `ci_width` needs in all, projected from
  * `done` with half-width `hw`: it shrinks about as 1/sqrt(n). */

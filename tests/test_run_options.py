@@ -1,12 +1,14 @@
 """Run options that change how the engine measures, on real Open MPI ranks."""
 
+import json
+
 import pyarrow.compute as pc
 import pytest
 
 from mpiscope.store import samples
 
 from mpiscope.store import ingest as store
-from runcli import run_ok
+from runcli import mpiscope, run_ok
 
 
 def _series(ctx, bench, size):
@@ -33,6 +35,24 @@ def test_ci_rule_stops_before_reps_max(tmp_path):
                     "--reps-max", 100000, "--time-budget", 30, out=tmp_path)
     (s,) = _series(store.load(run)[1].context, "allreduce", 8)
     assert s["stop"] == "ci" and s["reps"] < 100000
+
+
+def test_a_series_stopped_at_its_ci_target_shows_that_target(tmp_path):
+    """The engine's stopping rule and `show` bracket the median with the same
+    order statistics of the same samples (barrier starts: local durations, no
+    clock model between them), so every series the engine stopped for its CI
+    shows a CI within the target; and `run` prints from memory exactly the
+    rows `show` reads back from the stored run."""
+    run, summary = run_ok("-n", 2, "--bench", "pingpong,allreduce", "--sizes", "1-64:x4",
+                          "--ci-width", 0.02, "--time-budget", 0.5, "--sync", "barrier", out=tmp_path)
+    stopped = [r for r in summary["rows"] if r["stop"] == "ci"]
+    assert stopped, summary["rows"]  # else the check below checks nothing
+    for r in stopped:
+        half = (r["ci_high"] - r["ci_low"]) / 2 / r["median"]
+        assert half <= 0.02 * (1 + 1e-9), r  # 1e-9: the engine's times are on the global clock
+    shown = mpiscope("show", run, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["rows"] == summary["rows"]
 
 
 def test_several_launches_in_one_run(tmp_path):

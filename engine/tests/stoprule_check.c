@@ -1,9 +1,12 @@
 /* The stopping rule's arithmetic on known numbers (tests/test_stoprule.py):
  * the distribution-free CI of the median, the projected repetitions, and when
- * a target is out of reach. Prints each failed check; exits 1 if any. */
+ * a target is out of reach. Prints each failed check; exits 1 if any.
+ * `stoprule-check ranks N...` prints "N lo hi" (0-based CI ranks) per N
+ * instead, for the test to compare with Python's exact rule. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../stoprule.h"
 
@@ -14,10 +17,22 @@ static void check(int ok, const char *what)
     if (!ok) printf("FAILED: %s\n", what), failed = 1;
 }
 
-int main(void)
+static int print_ranks(int argc, char **argv)
 {
-    /* 1..101 in reverse: median 51; ranks floor(50.5 - 9.85) = 40 and
-     * ceil(50.5 + 9.85) = 61 (0-based) bracket it: (62 - 41) / 2 / 51. */
+    for (int i = 2; i < argc; i++) {
+        long n = atol(argv[i]), lo = -1, hi = -1;
+        stop_median_ci_ranks(n, &lo, &hi);
+        printf("%ld %ld %ld\n", n, lo, hi);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "ranks")) return print_ranks(argc, argv);
+    /* 1..101 in reverse: median 51; the exact binomial rule takes x_(41)
+     * and x_(61) (1-based; P(B <= 40) = 2.3 % <= 2.5 % < P(B <= 41)):
+     * (61 - 41) / 2 / 51. */
     stop_state st = {0};
     double g[101 * 4];
     for (int i = 0; i < 101; i++) {
@@ -25,7 +40,7 @@ int main(void)
         r[0] = 0, r[1] = 101 - i, r[2] = NAN, r[3] = 1; /* start, end, no schedule (barrier), valid */
     }
     check(stop_add_batch(&st, PAT_COLL, g, 1, 101, NULL, 0) == 0, "101 valid samples, none invalid");
-    check(fabs(stop_ci_halfwidth(&st) - 21.0 / 2 / 51) < 1e-12, "half-width of 1..101");
+    check(fabs(stop_ci_halfwidth(&st) - 20.0 / 2 / 51) < 1e-12, "half-width of 1..101");
     stop_free(&st);
     stop_state few = {0};
     check(stop_add_batch(&few, PAT_COLL, g, 1, 5, NULL, 0) == 0 && isinf(stop_ci_halfwidth(&few)),

@@ -106,6 +106,7 @@ def cmd_run(args):
     from mpiscope.measure import runner
     from mpiscope.measure.plan import make_plan
     from mpiscope.store.run import Run
+    from mpiscope.store.samples import table_context
     from mpiscope.views import show as views
 
     plan = make_plan(args)
@@ -114,9 +115,13 @@ def cmd_run(args):
 
         print(preview.as_json(plan) if args.json else preview.as_text(plan))
         return 0
-    run_dir, context = runner.run(plan, sys.argv)
+    run_dir, context, stored = runner.measure(plan, sys.argv)
     run = Run.from_context(context, run_dir)
-    rows = views.show_rows(run_dir)
+    if stored and stored.verdicts is not None:  # the summary from memory, as show_rows reads it back
+        rows = views.rows_of(stored.table, Run.from_context(table_context(stored.table), run_dir),
+                             stored.series, stored.verdicts)
+    else:
+        rows = views.show_rows(run_dir)
     if args.json:
         from mpiscope.views.export import show_json
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -213,15 +214,28 @@ def _failure(launch_index, rc, stderr):
             f"(launcher output: launch-{launch_index}.stderr in the run directory)")
 
 
-def _store_quality(run_dir, table):
+class Stored(NamedTuple):
+    """What storing a run computed, for its summary table without reading the
+    run back: the samples table, every series' samples (all_series_samples)
+    and their verdicts (None when the verdicts could not be made)."""
+    table: object
+    series: list | None
+    verdicts: list | None
+
+
+def _store_quality(run_dir, table) -> Stored:
     """Every series' verdict (stats/quality.py), stored beside its samples."""
     run = Run.from_context(samples.table_context(table), run_dir)
     try:
-        quality.save(run_dir, quality.run_verdicts(all_series_samples(table, run), run))
+        series = all_series_samples(table, run)
+        verdicts = quality.run_verdicts(series, run)
+        quality.save(run_dir, verdicts)
+        return Stored(table, series, verdicts)
     except Exception as exc:  # noqa: BLE001 - the measurements must be stored whatever this hits
         # Readers compute missing verdicts themselves; losing the run would be worse.
         sys.stderr.write(f"mpiscope: warning: quality verdicts not stored ({exc!r}); they are "
                          "computed when the run is read\n")
+        return Stored(table, None, None)
 
 
 # What a run's context says until the run is stored: a run stopped before that
@@ -267,15 +281,16 @@ def _write_context(run_dir, context, reserve=False):
                if reserve else text)
 
 
-def store_run(run_dir, context):
+def store_run(run_dir, context) -> Stored | None:
     """samples.parquet, quality.json and context.json of a run directory from its
-    raw files. A file system that refuses the writes (full) leaves the run failed,
-    saying so, with its raw files: nothing half-written carries a final name."""
+    raw files; returns what it computed (None when not stored). A file system
+    that refuses the writes (full) leaves the run failed, saying so, with its
+    raw files: nothing half-written carries a final name."""
     began = time.perf_counter()
     try:
         table = store.ingest(run_dir, context)
         context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
-        _store_quality(run_dir, table)
+        stored = _store_quality(run_dir, table)
         _write_context(run_dir, context)
     except OSError as exc:
         for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
@@ -294,8 +309,8 @@ def store_run(run_dir, context):
             # The padded context of the start makes room for this one.
             (run_dir / "context.json").unlink(missing_ok=True)
             _write_context(run_dir, context)
-        return False
-    return True
+        return None
+    return stored
 
 
 def reingest(run_dir):
@@ -342,6 +357,12 @@ def _record(out, run_dir, context):
 
 def run(plan, argv):
     """Measures `plan`; returns (run directory, context)."""
+    return measure(plan, argv)[:2]
+
+
+def measure(plan, argv):
+    """Measures `plan`; returns (run directory, context, what storing it
+    computed: a Stored, or None when the run could not be stored)."""
     began = time.perf_counter()
     mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
     engine = ensure_engine(mpi)
@@ -381,8 +402,8 @@ def run(plan, argv):
         })
         context["timing"]["build_check_s"] = build_check_s
         context["env"] = context.pop("env")  # last, as before
-        store_run(tmp, context)
+        stored = store_run(tmp, context)
         final = plan.out / run_id
         os.rename(tmp, final)
     _record(plan.out, final, context)
-    return final, context
+    return final, context, stored

@@ -32,7 +32,13 @@ def show_rows(run_dir) -> list[dict]:
         return []
     table, run = load(run_dir)
     series = all_series_samples(table, run)
-    verdicts = quality.verdicts_of(run_dir, series, run)
+    return rows_of(table, run, series, quality.verdicts_of(run_dir, series, run))
+
+
+def rows_of(table, run: Run, series, verdicts) -> list[dict]:
+    """show_rows from what is already at hand: the samples table, its series
+    (series.all_series_samples) and their verdicts (`run` has them in memory
+    from storing the run, so it need not read the run back)."""
     rows = []
     # The same samples with the timer interval taken off each timed span.
     interval = timer_interval(run)
