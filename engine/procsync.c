@@ -14,21 +14,6 @@ static const double LATE_SLACK_S = 1e-6;
 static const double SCHEDULE_S = 0.01;
 static const double MIN_PER_SCHEDULE = 64;
 
-/* A tag no message carries: probing for it only runs MPI's progress. */
-static const int IDLE_TAG = 32767;
-
-/* A rank waiting for a window start polls MPI, as a rank in a loop waits
- * inside MPI: the progress path (its code, the shared-memory queues) stays in
- * the core's caches instead of cooling through microseconds of timer reads.
- * Measured in one job, repetitions alternating (bench/harness_overhead.py's
- * pingpong, 5 us windows): 2.5-7 ns less per half round trip. A poll over
- * TCP can take microseconds, so none starts that would end past the start. */
-static void poll_mpi(const procsync *p)
-{
-    int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, IDLE_TAG, p->pc, &flag, MPI_STATUS_IGNORE);
-}
-
 /* Waits until local time `until` to start repetition `rep`; returns 1 if the
  * rank started on time, and counts why it did not. */
 static int wait_until(procsync *p, double until, long rep)
@@ -36,18 +21,10 @@ static int wait_until(procsync *p, double until, long rep)
     double now = timer_now(p->t);
     int arrived_in_time = now <= until;
     testhooks_stall(p->hooks, p->rank, rep);
-    double poll_s = 0; /* the last poll's duration: none begins that could end past the start */
     while (now < until) {
         /* With more ranks than CPUs a spinning rank would starve the others. */
         if (p->oversubscribed && until - now > 50e-6) sched_yield();
-        if (until - now > 2 * poll_s) {
-            double before = now;
-            poll_mpi(p);
-            now = timer_now(p->t);
-            poll_s = now - before;
-        } else {
-            now = timer_now(p->t);
-        }
+        now = timer_now(p->t);
     }
     /* A rank that must yield its CPU cannot promise to leave on time; it is
      * late only when it arrives after the start. */
