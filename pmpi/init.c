@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../engine/quiet_exit.h"
 #include "libview.h"
 #include "prof.h"
 #include "requests.h"
@@ -32,6 +33,7 @@ static void start(int provided)
     libview_init();
     const char *trace = getenv("MPISCOPE_PROFILE_TRACE");
     if (trace && atoll(trace) > 0) trace_start((uint64_t)atoll(trace));
+    quiet_exit_init(MPI_COMM_WORLD);  /* before prof.on: its broadcasts are not the application's */
     PMPI_Barrier(MPI_COMM_WORLD);
     t0_mono = monotonic();
     prof.t0_ticks = prof_ticks();
@@ -95,6 +97,7 @@ int MPI_Finalize(void)
     }
     const char *dir = getenv("MPISCOPE_PROFILE_DIR");
     write_profile(dir && *dir ? dir : "mpiscope-profile", wall, tick_s, &o);
+    quiet_exit_barrier();  /* nothing that progresses MPI between this and PMPI_Finalize */
     return PMPI_Finalize();
 }
 
