@@ -9,6 +9,7 @@
 #include "describe.h"
 #include "engine.h"
 #include "machine.h"
+#include "orphan.h"
 #include "quiet_exit.h"
 #include "rawfmt.h"
 #include "bench/coll_own.h"
@@ -139,6 +140,7 @@ int main(int argc, char **argv)
 {
     if (wants_describe(argc, argv)) return describe_engine(); /* no launcher needed */
     if (argc == 2 && !strcmp(argv[1], "--probe-transport")) return probe_transport(); /* nor here */
+    die_with_launcher();
     MPI_Init(&argc, &argv);
     double t = MPI_Wtime();
     engine e = {.world = MPI_COMM_WORLD, .t_first = NAN, .t_last = NAN};

@@ -110,12 +110,23 @@ def _finish(p, timeout=120):
     return p.returncode, out, err
 
 
-def _nothing_left(adopted, p, zombies=False):
+def _alive(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _nothing_left(adopted, p, zombies=False, started=()):
     """No process of the run outlives it: give stragglers a moment, then look.
     `zombies`: the run was SIGKILLed and could collect nothing; what it left may
-    be dead and waiting for init (here: this process) to collect it, not alive."""
+    be dead and waiting for init (here: this process) to collect it, not alive.
+    `started`: the run's processes seen before it was killed, each of which must
+    end; a snapshot of /proc alone can miss a rank that is being re-parented
+    from its exiting launcher at that moment."""
     def left():
-        return [x for x in adopted(exclude={p.pid}) if not (zombies and x[2] == "Z")]
+        return ([x for x in adopted(exclude={p.pid}) if not (zombies and x[2] == "Z")]
+                + [(pid, "started", "alive") for pid in started if _alive(pid)])
 
     deadline = time.monotonic() + 60  # a loaded machine collects slowly; nothing may stay
     while left() and time.monotonic() < deadline:
@@ -181,9 +192,11 @@ def test_a_killed_run_is_named_and_stored_by_runs_ingest(tmp_path, reaper):
     p = _start(tmp_path, *LONG)
     _wait_for_progress(p, 1)
     assert len(_engine_ranks(p.pid)) == 2
+    started = _descendants(p.pid)
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
-    _nothing_left(reaper, p, zombies=True)  # the launch dies with mpiscope (PR_SET_PDEATHSIG)
+    # The launch dies with mpiscope, its ranks with the launch (PR_SET_PDEATHSIG).
+    _nothing_left(reaper, p, zombies=True, started=started)
     partial = [d for d in tmp_path.iterdir() if d.name.endswith(".partial")]
     assert len(partial) == 1
     listed = mpiscope("runs", out=tmp_path)
@@ -195,6 +208,26 @@ def test_a_killed_run_is_named_and_stored_by_runs_ingest(tmp_path, reaper):
     assert run.name == partial[0].name[1:-len(".partial")]
     assert "stopped before storing" in ctx["error"]
     assert len(store.load(run)[0]) > 0
+
+
+def test_ranks_end_with_a_launcher_killed_before_it_could_end_them(tmp_path, reaper):
+    """mpirun stopped, mpiscope killed, then mpirun killed: nothing was left to
+    end the ranks but the kernel, told by each rank to end it with its launcher."""
+    p = _start(tmp_path, *LONG)
+    _wait_for_progress(p, 1)
+    ranks = _engine_ranks(p.pid)
+    launchers = [d for d in _descendants(p.pid) if d not in ranks]
+    assert len(ranks) == 2 and launchers, (ranks, launchers)
+    for pid in launchers:
+        os.kill(pid, signal.SIGSTOP)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    for pid in launchers:
+        os.kill(pid, signal.SIGKILL)
+    _nothing_left(reaper, p, zombies=True, started=ranks + launchers)
+    for pid in ranks:  # re-parented here: killed by the kernel, not ended by their own timeout
+        status = os.waitpid(pid, 0)[1]
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
 
 
 # ---- the output file system full
