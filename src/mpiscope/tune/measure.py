@@ -71,6 +71,11 @@ class Samples:
             launch = self._next
         self.values.setdefault((coll, alg, size), []).append((launch, np.asarray(vals, dtype=float)))
 
+    def drop_launch(self, launch):
+        """Sets a launch's samples aside (a launch disturbed by other work)."""
+        for key in list(self.values):
+            self.values[key] = [(k, v) for k, v in self.values[key] if k != launch]
+
     def get(self, coll, alg, size):
         """Every launch's samples pooled."""
         parts = [v for _, v in self.values.get((coll, alg, size), [])]

@@ -94,6 +94,7 @@ class Tuner:
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
         self.withdrawn = []  # (coll, size, speedup)
+        self.disturbed = []  # verification launches set aside as disturbed (_relaunch_disturbed)
         self.set_weights([self.p])
 
     def set_weights(self, tuned: list):
@@ -324,8 +325,11 @@ class Tuner:
             steps += pair if rep % 2 == 0 else pair[::-1]
         for k in range(max([len(v) for v in named.values()] + [0])):
             steps.append(("forced", k))
-        for i, (what, arg) in enumerate(steps, 1):
-            self.say(f"verify [{i}/{len(steps)}] {what}")
+        kinds = {}  # launch id -> its step
+
+        def run(step, say):
+            what, arg = step
+            self.say(say)
             if what == "default":
                 launch(self.plan, self.catalog, cells, "verify default", vs,
                        {c: DEFAULT for c in cells}, plain=True)
@@ -337,6 +341,12 @@ class Tuner:
                        for c in cells if arg < len(named[c])}
                 launch(self.plan, self.catalog, sub, "verify forced", vs,
                        {c: named[c][arg] for c in sub})
+            kinds[len(vs.runs)] = step
+
+        for i, step in enumerate(steps, 1):
+            run(step, f"verify [{i}/{len(steps)}] {step[0]}")
+        controls = [(c, s) for c in cells for s in cells[c] if rule_of[(c, s)] == DEFAULT]
+        self.disturbed += self._relaunch_disturbed(vs, controls, kinds, run)
         out = []
         for c in cfg.collectives:
             for s in cells[c]:
@@ -362,6 +372,28 @@ class Tuner:
                 out.append(row)
         self._debugger_check(out, params, named, rule_of)
         return out, vs.runs, vs.failures
+
+    def _relaunch_disturbed(self, vs, controls, kinds, run) -> list:
+        """Default and tuned launches that ran the cells whose rule keeps the
+        default (the controls) DISTURBED times slower than usual are set aside
+        and launched again, verify_repeat times at most: what remains compares
+        the rules, not the load of the moment."""
+        left, out = self.cfg.verify_repeat, []
+        while left > 0:
+            factors = V.launch_factors(vs, controls)
+            bad = sorted((f, k) for k, f in factors.items() if f >= V.DISTURBED)
+            if not bad:
+                break
+            factor, k = bad[-1]
+            what = kinds[k][0]
+            vs.drop_launch(k)
+            out.append({"p": self.p, "run": vs.runs[k - 1], "kind": what,
+                        "factor": round(factor, 3)})
+            left -= 1
+            run(kinds[k], f"verify: the {what} launch {vs.runs[k - 1]} ran the cells whose rule "
+                          f"keeps the default {factor:.2f}x slower than the other launches "
+                          f"(other work on the node?): set aside, launched again")
+        return out
 
     def _debugger_check(self, rows, params, named, rule_of):
         """Open MPI: which function each cell enters under gdb, with the file and
@@ -536,6 +568,7 @@ class Tuning:
                 "file_in_effect": in_effect,
                 "last_withdrawal_verified": not self.unverified,
                 "checked_by": "gdb" if by_debugger else "time",
+                "disturbed_launches": [d for t in ts for d in t.disturbed],
                 "runs": vruns, "failures": vfailures},
             "withdrawn": [{"p": t.p, **w} for t in ts for w in t.withdrawn],
             "weights_left_out": list(cfg.weights_left_out),

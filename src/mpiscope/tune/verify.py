@@ -57,6 +57,37 @@ def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):
             "median_default_s": float(np.median(d)), "median_tuned_s": float(np.median(t))}
 
 
+# A default or tuned launch that ran the control cells this many times slower
+# than their usual (median) launch is set aside and launched again: on a node
+# with other work, one busy launch made every small cell look 3-10x slower.
+DISTURBED = 1.5
+MIN_CONTROLS = 3  # control cells a launch must have measured to be judged
+
+
+def launch_factors(samples, controls) -> dict:
+    """{launch id: factor} for the launches that measured the control cells
+    `controls` [(collective, size)]: cells whose rule keeps the default, where
+    default and tuned launches run the same algorithm and must agree. The
+    factor is the median, over those cells, of the launch's median divided by
+    the median of all launches' medians at the cell."""
+    from mpiscope.tune.measure import TUNED
+
+    logs = {}
+    for coll, size in controls:
+        meds = {}
+        for name in (DEFAULT, TUNED):
+            for launch, v in samples.values.get((coll, name, size), []):
+                meds.setdefault(launch, []).append(v)
+        meds = {k: float(np.median(np.concatenate(v))) for k, v in meds.items()}
+        meds = {k: math.log(m) for k, m in meds.items() if m > 0}
+        if len(meds) < 3:  # a median of two says nothing about which one is off
+            continue
+        center = float(np.median(list(meds.values())))
+        for k, m in meds.items():
+            logs.setdefault(k, []).append(m - center)
+    return {k: math.exp(float(np.median(v))) for k, v in logs.items() if len(v) >= MIN_CONTROLS}
+
+
 def selection_check(tuned, forced, default) -> str:
     """Whose time the tuned cell has: 'forced' when its median is nearer (in
     ratio) to the forced algorithm's than to the default's, else 'default'."""

@@ -96,6 +96,10 @@ def format_tune(r: dict) -> str:
               "doubtful: most tuned cells run at the default's time",
               None: "nothing to tell by (no rule names an algorithm faster than the default)"}
     out.append(f"file in effect: {effect[v['file_in_effect']]}")
+    for d in v.get("disturbed_launches", []):
+        out.append(f"set aside and launched again: the {d['kind']} launch {d['run']} (p={d['p']}), "
+                   f"which ran the cells whose rule keeps the default {sig(d['factor'], 3)}× slower "
+                   "than the other launches")
     for w in r["withdrawn"]:
         out.append(f"withdrawn: {w['collective']} p={w.get('p', r['p'])} {format_size(w['size'])} {w['algorithm']} "
                    f"(speedup {sig(w['speedup'], 3)})")
