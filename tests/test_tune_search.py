@@ -109,6 +109,30 @@ def test_two_communicator_sizes_in_mpich_json(monkeypatch, tmp_path):
     assert mpich_rules.selects(tree, "allreduce", 6, 1 << 19) == DEFAULT   # not tuned: the library's
 
 
+def test_mpich_switches_off_the_device_only_for_collectives_with_a_rule(monkeypatch, tmp_path):
+    """The device's own algorithms override MPIR's file: off where a rule names
+    an algorithm (per collective when MPICH has the switch), untouched where not."""
+    import dataclasses
+    from mpiscope.tune.rules import Rule
+
+    fake_measure(monkeypatch)
+    cat = dataclasses.replace(mpich_catalog(), device_override=True,
+                              device_percoll=frozenset({"allreduce", "bcast"}))
+    t = tuning(cat, [4], tmp_path, adaptive=False)
+    table, _ = t.table()
+    tuner = t.tuners[0]
+    written = tuner.write_files(table)
+    params = tuner.use_params(written, table)
+    assert params["MPIR_CVAR_DEVICE_COLLECTIVES"] == "percoll"
+    assert params["MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE"] == "0"
+    assert "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE" not in params   # bcast has no rule: as without the file
+    kept = {"allreduce": {4: [Rule(0, DEFAULT)]}}
+    assert set(tuner.use_params(written, kept)) == {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"}
+    no_switch = dataclasses.replace(cat, device_percoll=frozenset())
+    tuner.catalog = no_switch
+    assert tuner.use_params(written, table)["MPIR_CVAR_DEVICE_COLLECTIVES"] == "none"
+
+
 # ---------------------------------------------------------------- adaptive search
 
 FOUR = {"recursive_doubling": lambda n, p: math.log2(p) * (A + n * B),

@@ -57,6 +57,7 @@ class Catalog:
     default_tree: dict | None = None   # MPICH: the library's own selection JSON (MPIR level)
     containers: frozenset = frozenset()  # MPICH: every algorithm name its selection JSON accepts
     device_override: bool = False      # MPICH: MPIR_CVAR_DEVICE_COLLECTIVES exists
+    device_percoll: frozenset = frozenset()  # MPICH: collectives with MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE
     # Open MPI: the fan-in/out and segment size a forced algorithm runs with
     # (its MCA defaults), which a rule must repeat to select the same thing.
     rule_params: dict = field(default_factory=dict)   # collective -> (faninout, segsize)
@@ -263,7 +264,15 @@ def mpich_catalog(mpi: Mpi) -> Catalog:
         raise UsageError(f"{mpi.name} lists no MPIR_CVAR_*_INTRA_ALGORITHM control variables")
     return Catalog("mpich", mpi.version, algorithms, "MPI_T control variables",
                    default_tree=library_default_tree(blob), containers=frozenset(containers),
-                   device_override="MPIR_CVAR_DEVICE_COLLECTIVES" in cvars)
+                   device_override="MPIR_CVAR_DEVICE_COLLECTIVES" in cvars,
+                   device_percoll=frozenset(c for c in COLLECTIVES
+                                            if device_cvar(c) in cvars))
+
+
+def device_cvar(coll: str) -> str:
+    """MPICH's switch of the device's own algorithms for one collective (read
+    when MPIR_CVAR_DEVICE_COLLECTIVES is "percoll", its default)."""
+    return f"MPIR_CVAR_{coll.upper()}_DEVICE_COLLECTIVE"
 
 
 def mpich_env(coll: str, algorithm: Algorithm | None) -> dict:

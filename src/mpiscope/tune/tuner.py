@@ -34,7 +34,7 @@ from mpiscope.common.atomic import write_text
 from mpiscope.stats.compare import compare_samples
 from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
 from mpiscope.tune.decide import decide, judge
-from mpiscope.tune.discover import DEFAULT, Catalog
+from mpiscope.tune.discover import DEFAULT, Catalog, device_cvar
 from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
 from mpiscope.tune.search import Judge, resolved, survivors
@@ -280,17 +280,28 @@ class Tuner:
             written["mpich"] = out / FILES["mpich"]
         return written
 
-    def use_params(self, written) -> dict:
-        """What a job sets to use the files (env.sh; the verification's tuned launch)."""
-        if self.catalog.library == "openmpi":
+    def use_params(self, written, table) -> dict:
+        """What a job sets to use the files (env.sh; the verification's tuned
+        launch). MPICH: the device's own algorithms, which would override the
+        file, are switched off only for the collectives `table` gives a rule
+        naming an algorithm, where the per-collective switch exists; every
+        other collective runs exactly as without the file."""
+        cat = self.catalog
+        if cat.library == "openmpi":
             params = {"coll_tuned_use_dynamic_rules": "1",
                       "coll_tuned_dynamic_rules_filename": str(written["openmpi"].absolute())}
-            if self.catalog.excluded_components:
-                params["coll"] = "^" + ",".join(self.catalog.excluded_components)
+            if cat.excluded_components:
+                params["coll"] = "^" + ",".join(cat.excluded_components)
             return params
         params = {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(written["mpich"].absolute())}
-        if self.catalog.device_override:
-            params["MPIR_CVAR_DEVICE_COLLECTIVES"] = "none"
+        ruled = sorted(c for c, by_p in table.items()
+                       if any(r.algorithm != DEFAULT for rules in by_p.values() for r in rules))
+        if cat.device_override and ruled:
+            if set(ruled) <= cat.device_percoll:
+                params["MPIR_CVAR_DEVICE_COLLECTIVES"] = "percoll"
+                params.update({device_cvar(c): "0" for c in ruled})
+            else:
+                params["MPIR_CVAR_DEVICE_COLLECTIVES"] = "none"
         return params
 
     def env_lines(self, params) -> str:
@@ -311,7 +322,7 @@ class Tuner:
         """Default, tuned and the rules' algorithms forced, launched in turn
         (default and tuned in the order D T T D …, so a drift of the machine
         falls on both alike)."""
-        cfg, params = self.cfg, self.use_params(written)
+        cfg, params = self.cfg, self.use_params(written, table)
         cells = {c: self.sizes_of(c) for c in cfg.collectives}
         rule_of = {(c, s): R.chosen(table[c][self.p], S.library_size(self.catalog.library, c, s,
                                                                       self.p))
@@ -510,7 +521,7 @@ class Tuning:
         for round_ in range(self.cfg.verify_rounds):
             table, costs = self.table()
             written = first.write_files(table)
-            params = first.use_params(written)
+            params = first.use_params(written, table)
             write_text(self.outdir / "env.sh", first.env_lines(params))
             verification, runs, failures = [], [], []
             for t in self.tuners:
