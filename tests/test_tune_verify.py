@@ -1,9 +1,8 @@
 """The verification's defence against a busy node (no MPI): launches are
 replaced by draws from known costs, and one tuned launch runs everything
-several times slower, as happened when other work shared the node. The cells
-whose rule keeps the default (the controls) must expose it, the launch must
-be set aside and launched again, and the verdicts must then be about the
-rules alone."""
+several times slower, as happened when other work shared the node. Compared
+with the other tuned launches it must stand out, be set aside and launched
+again, and the verdicts must then be about the rules alone."""
 
 import numpy as np
 import pytest
@@ -51,13 +50,11 @@ def verified(monkeypatch, tmp_path, slow):
 
 def test_a_busy_launch_is_set_aside_and_launched_again(monkeypatch, tmp_path):
     tuner, rows, done = verified(monkeypatch, tmp_path, slow={2})  # D T T D D T: the first tuned
-    controls = [r for r in rows if r["rule"] == DEFAULT]
-    assert len(controls) >= V.MIN_CONTROLS
     assert [(d["kind"], d["run"]) for d in tuner.disturbed] == [("tuned", "run-2")]
     assert tuner.disturbed[0]["factor"] == pytest.approx(4.0, rel=0.1)
     assert done.count("verify tuned") == 4 and done.count("verify default") == 3
-    # what remains is about the rules: the controls agree, the ruled cells are faster
-    assert all(r["verdict"] == "same" for r in controls)
+    # what remains is about the rules: default-keeping cells agree, the ruled ones are faster
+    assert all(r["verdict"] == "same" for r in rows if r["rule"] == DEFAULT)
     assert all(r["verdict"] == "tuned faster" for r in rows if r["rule"] != DEFAULT)
 
 
@@ -73,13 +70,16 @@ def test_a_node_busy_throughout_is_not_relaunched_forever(monkeypatch, tmp_path)
     assert len(tuner.disturbed) == 3 and done.count("verify tuned") == 6
 
 
-def test_launch_factors_need_three_launches_and_three_controls():
+def test_launches_are_judged_against_their_own_kind():
+    """Tuned 3x faster than default everywhere is a result, not a disturbance;
+    one default launch 3x slower than the other two is one."""
     s = Samples()
-    for k, f in enumerate([1.0, 1.05, 3.0], 1):
+    for k, (name, f) in enumerate([(DEFAULT, 1.0), (TUNED, 1 / 3), (TUNED, 1 / 3), (DEFAULT, 1.05),
+                                   (DEFAULT, 3.0), (TUNED, 0.35)], 1):
         for size in (8, 16, 32):
-            s.add("c", DEFAULT if k % 2 else TUNED, size, np.full(5, f * 1e-5), k)
-    factors = V.launch_factors(s, [("c", 8), ("c", 16), ("c", 32)])
-    assert factors[3] == pytest.approx(3.0 / 1.05) and factors[1] == pytest.approx(1 / 1.05)
-    assert V.launch_factors(s, [("c", 8), ("c", 16)]) == {}   # two controls: not judged
-    s.drop_launch(3)
-    assert V.launch_factors(s, [("c", 8), ("c", 16), ("c", 32)]) == {}   # two launches left
+            s.add("c", name, size, np.full(5, f * 1e-5), k)
+    d, t = V.launch_factors(s, DEFAULT), V.launch_factors(s, TUNED)
+    assert d[5] == pytest.approx(3.0 / 1.05) and d[1] == pytest.approx(1 / 1.05)
+    assert max(t.values()) < 1.1
+    s.drop_launch(5)
+    assert V.launch_factors(s, DEFAULT) == {}   # two default launches left: not judged

@@ -356,8 +356,7 @@ class Tuner:
 
         for i, step in enumerate(steps, 1):
             run(step, f"verify [{i}/{len(steps)}] {step[0]}")
-        controls = [(c, s) for c in cells for s in cells[c] if rule_of[(c, s)] == DEFAULT]
-        self.disturbed += self._relaunch_disturbed(vs, controls, kinds, run)
+        self.disturbed += self._relaunch_disturbed(vs, kinds, run)
         out = []
         for c in cfg.collectives:
             for s in cells[c]:
@@ -384,14 +383,14 @@ class Tuner:
         self._debugger_check(out, params, named, rule_of)
         return out, vs.runs, vs.failures
 
-    def _relaunch_disturbed(self, vs, controls, kinds, run) -> list:
-        """Default and tuned launches that ran the cells whose rule keeps the
-        default (the controls) DISTURBED times slower than usual are set aside
-        and launched again, verify_repeat times at most: what remains compares
-        the rules, not the load of the moment."""
+    def _relaunch_disturbed(self, vs, kinds, run) -> list:
+        """A default or tuned launch that ran its cells DISTURBED times slower
+        than the other launches of its kind is set aside and launched again,
+        verify_repeat times at most: what remains compares the rules, not the
+        load of the moment."""
         left, out = self.cfg.verify_repeat, []
         while left > 0:
-            factors = V.launch_factors(vs, controls)
+            factors = {**V.launch_factors(vs, DEFAULT), **V.launch_factors(vs, TUNED)}
             bad = sorted((f, k) for k, f in factors.items() if f >= V.DISTURBED)
             if not bad:
                 break
@@ -401,9 +400,9 @@ class Tuner:
             out.append({"p": self.p, "run": vs.runs[k - 1], "kind": what,
                         "factor": round(factor, 3)})
             left -= 1
-            run(kinds[k], f"verify: the {what} launch {vs.runs[k - 1]} ran the cells whose rule "
-                          f"keeps the default {factor:.2f}x slower than the other launches "
-                          f"(other work on the node?): set aside, launched again")
+            run(kinds[k], f"verify: the {what} launch {vs.runs[k - 1]} ran its cells "
+                          f"{factor:.2f}x slower than the other {what} launches (other work on "
+                          f"the node?): set aside, launched again")
         return out
 
     def _debugger_check(self, rows, params, named, rule_of):

@@ -57,35 +57,36 @@ def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):
             "median_default_s": float(np.median(d)), "median_tuned_s": float(np.median(t))}
 
 
-# A default or tuned launch that ran the control cells this many times slower
-# than their usual (median) launch is set aside and launched again: on a node
-# with other work, one busy launch made every small cell look 3-10x slower.
+# A default or tuned launch that ran its cells this many times slower than the
+# median launch of its kind is set aside and launched again: on a node with
+# other work, one busy launch made every small cell look 3-10x slower.
 DISTURBED = 1.5
-MIN_CONTROLS = 3  # control cells a launch must have measured to be judged
+MIN_CELLS = 3  # cells a launch must have measured to be judged
 
 
-def launch_factors(samples, controls) -> dict:
-    """{launch id: factor} for the launches that measured the control cells
-    `controls` [(collective, size)]: cells whose rule keeps the default, where
-    default and tuned launches run the same algorithm and must agree. The
-    factor is the median, over those cells, of the launch's median divided by
-    the median of all launches' medians at the cell."""
-    from mpiscope.tune.measure import TUNED
-
+def launch_factors(samples, name) -> dict:
+    """{launch id: factor} for the launches that measured `name` (DEFAULT or
+    TUNED) at MIN_CELLS cells or more, each against the other launches of the
+    same kind (so a real difference between default and tuned is never taken
+    for a disturbance): the median, over the cells, of the launch's median
+    divided by the median of the kind's launch medians at the cell. A cell
+    counts with three launches or more: a median of two cannot tell which
+    one is off."""
     logs = {}
-    for coll, size in controls:
+    for (coll, alg, size), parts in samples.values.items():
+        if alg != name:
+            continue
         meds = {}
-        for name in (DEFAULT, TUNED):
-            for launch, v in samples.values.get((coll, name, size), []):
-                meds.setdefault(launch, []).append(v)
+        for launch, v in parts:
+            meds.setdefault(launch, []).append(v)
         meds = {k: float(np.median(np.concatenate(v))) for k, v in meds.items()}
         meds = {k: math.log(m) for k, m in meds.items() if m > 0}
-        if len(meds) < 3:  # a median of two says nothing about which one is off
+        if len(meds) < 3:
             continue
         center = float(np.median(list(meds.values())))
         for k, m in meds.items():
             logs.setdefault(k, []).append(m - center)
-    return {k: math.exp(float(np.median(v))) for k, v in logs.items() if len(v) >= MIN_CONTROLS}
+    return {k: math.exp(float(np.median(v))) for k, v in logs.items() if len(v) >= MIN_CELLS}
 
 
 def selection_check(tuned, forced, default) -> str:

@@ -98,8 +98,8 @@ def format_tune(r: dict) -> str:
     out.append(f"file in effect: {effect[v['file_in_effect']]}")
     for d in v.get("disturbed_launches", []):
         out.append(f"set aside and launched again: the {d['kind']} launch {d['run']} (p={d['p']}), "
-                   f"which ran the cells whose rule keeps the default {sig(d['factor'], 3)}× slower "
-                   "than the other launches")
+                   f"which ran its cells {sig(d['factor'], 3)}× slower than the other "
+                   f"{d['kind']} launches")
     for w in r["withdrawn"]:
         out.append(f"withdrawn: {w['collective']} p={w.get('p', r['p'])} {format_size(w['size'])} {w['algorithm']} "
                    f"(speedup {sig(w['speedup'], 3)})")
