@@ -15,7 +15,7 @@ import pytest
 
 from mpiscope.engine.mpi import identify
 from mpiscope.tune import callprobe, mpich_rules, ompi_rules
-from mpiscope.tune.discover import discover
+from mpiscope.tune.discover import device_cvar, discover
 from mpiscope.tune.rules import Rule
 from runcli import mpiscope
 
@@ -50,10 +50,13 @@ def test_open_mpi_loads_our_classic_file_and_ignores_one_not_starting_at_zero(tm
         assert (p.returncode != 0) == fails, (path.name, p.stdout, p.stderr[-2000:])
 
 
+@pytest.mark.parametrize("device", ["none", "percoll"])
 @pytest.mark.parametrize("wrapper", ["/usr/bin/mpicc.mpich"])
-def test_mpich_reads_our_selection_file(wrapper, tmp_path):
+def test_mpich_reads_our_selection_file(wrapper, device, tmp_path):
     """MPICH aborts at MPI_Init on a selection file naming an algorithm it lacks:
-    the file we write (every tuned collective) passes, a broken one does not."""
+    the file we write (every tuned collective) passes, a broken one does not;
+    with the device's collectives off for all (none) or for the tuned ones
+    (percoll, as env.sh sets them)."""
     mpi = identify(wrapper)
     cat = discover(mpi)
     probe = callprobe.probe_binary(mpi)
@@ -65,8 +68,10 @@ def test_mpich_reads_our_selection_file(wrapper, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(good.read_text().replace("MPIR_Bcast_", "MPIR_Bcast_nosuch_", 1))
     cells = ["allreduce:64", "bcast:64", "alltoall:64", "barrier:0", "allgather:64"]
+    assert set(table) <= cat.device_percoll
+    per_coll = [w for c in table for w in ("-genv", device_cvar(c), "0")] if device == "percoll" else []
     for path, ok in ((good, True), (bad, False)):
-        p = _run([mpi.launcher, "-n", "2", "-genv", "MPIR_CVAR_DEVICE_COLLECTIVES", "none",
+        p = _run([mpi.launcher, "-n", "2", "-genv", "MPIR_CVAR_DEVICE_COLLECTIVES", device, *per_coll,
                   "-genv", "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", str(path), str(probe),
                   *cells])
         assert (p.returncode == 0) == ok, (path.name, p.stdout, p.stderr[-2000:])
