@@ -109,6 +109,23 @@ def test_the_ring_keeps_every_size_the_pool_never_wins():
         assert thresholds("l3", xs).basic_max == want, pool
 
 
+def test_the_pool_takes_over_below_a_single_copy_whatever_happens_above():
+    """The lab's case: the pool far ahead of the ring up to 1 MiB, a tie at 16
+    MiB, where cma is faster than both from 4 MiB. Above cma's threshold the
+    copies' order does not matter: the pool takes over from 64 KiB."""
+    from mpiscope.transport.settings import thresholds
+
+    sizes = (K, 64 * K, M, 4 * M, 16 * M)
+    ring = curve("tp_bw", "basic", {s: 10e9 for s in sizes})
+    pool = curve("tp_bw", "advanced", {K: 5e9, 64 * K: 20e9, M: 20e9, 4 * M: 20e9, 16 * M: 10e9})
+    cma = curve("tp_bw", "cma", {K: 1e9, 64 * K: 5e9, M: 15e9, 4 * M: 30e9, 16 * M: 30e9})
+    xs = crossovers(lab_of_curves(ring, pool, cma))
+    t = thresholds("l3", xs)
+    assert t.cma_min == 4 * M and t.basic_max == K
+    no_cma = crossovers(lab_of_curves(ring, pool))   # without cma the tie at 16 MiB counts
+    assert thresholds("l3", no_cma).basic_max is None
+
+
 def test_open_mpi_rules_say_which_sizes_they_change():
     t = Thresholds("l3", True, None, copy_max=64 * K, cma_min=128 * K, cma_min_cold=None, cma_min_late=None,
                    basic_max=None)
