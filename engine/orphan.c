@@ -1,7 +1,6 @@
 #include "orphan.h"
 
 #include <signal.h>
-#include <stdlib.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>

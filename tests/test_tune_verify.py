@@ -44,7 +44,7 @@ def verified(monkeypatch, tmp_path, slow):
     t.tuners[0].search()
     table, _ = t.table()
     done = fake_launches(monkeypatch, table, slow)
-    rows, runs, _ = t.tuners[0].verify(table, t.tuners[0].write_files(table))
+    rows, _, _ = t.tuners[0].verify(table, t.tuners[0].write_files(table))
     return t.tuners[0], rows, done
 
 
