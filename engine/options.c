@@ -145,6 +145,7 @@ void options_defaults(options *o)
 {
     memset(o, 0, sizeof *o);
     o->sync_window = 1;
+    o->sync_auto = 1;
     o->timer = TIMER_TSC;
     o->reps_min = 10;
     o->reps_max = 10000;
@@ -184,9 +185,10 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
             if (parse_sizes(optarg, o)) return fail(err, errlen, "--sizes: expected a comma list of byte counts, got '%s'", optarg);
             break;
         case OPT_SYNC:
-            if (!strcmp(optarg, "window")) o->sync_window = 1;
-            else if (!strcmp(optarg, "barrier")) o->sync_window = 0;
-            else return fail(err, errlen, "--sync: expected window or barrier, got '%s'", optarg);
+            if (!strcmp(optarg, "auto")) o->sync_window = 1, o->sync_auto = 1;
+            else if (!strcmp(optarg, "window")) o->sync_window = 1, o->sync_auto = 0;
+            else if (!strcmp(optarg, "barrier")) o->sync_window = 0, o->sync_auto = 0;
+            else return fail(err, errlen, "--sync: expected auto, window or barrier, got '%s'", optarg);
             break;
         case OPT_TIMER:
             if (timer_parse(optarg, &o->timer)) return fail(err, errlen, "--timer: expected tsc, clock or wtime, got '%s'", optarg);

@@ -15,7 +15,8 @@ typedef struct options {
     int nbenches;
     long *sizes;
     int nsizes;
-    int sync_window;      /* 1: window, 0: barrier */
+    int sync_window;      /* 1: window (or auto), 0: barrier */
+    int sync_auto;        /* auto: window starts unless the barrier's exit skew is negligible (series.c) */
     timer_kind timer;
     int cache_cold;
     size_t cold_region;   /* bytes; 0: four times the last-level cache */

@@ -93,7 +93,7 @@ int rawfmt_open(engine *e, const header_facts *f, int argc, char **argv)
     sb_key_str(&b, "mpi_library", f->lib);
     sb_key_str(&b, "mpi_version", f->version);
     put_timers(&b, e, f);
-    sb_key_str(&b, "sync_method", o->sync_window ? "window" : "barrier");
+    sb_key_str(&b, "sync_method", o->sync_auto ? "auto" : o->sync_window ? "window" : "barrier");
     sb_key_str(&b, "clock_sync", e->sync.tree ? "tree" : "star");
     sb_key_str(&b, "cache", o->cache_cold ? "cold" : "warm");
     sb_key_int(&b, "cold_region_bytes", o->cache_cold ? (long long)e->buf.region : 0);
@@ -148,11 +148,15 @@ int rawfmt_sync(engine *e, const char *phase)
 }
 
 /* How the series' repetitions started: "window", "barrier", or window starts
- * that fell back to barriers ("window,barrier", from "fallback_rep" on). */
+ * that fell back to barriers ("window,barrier", from "fallback_rep" on), and
+ * the barrier's exit skew that --sync auto chose by. */
 static void put_start(strbuf *b, const options *o, const series_outcome *out)
 {
-    sb_key_str(b, "start", !o->sync_window ? "barrier" : out->fallback_rep < 0 ? "window" : "window,barrier");
-    if (!o->sync_window) return;
+    int barrier = !o->sync_window || out->barrier_chosen;
+    sb_key_str(b, "start", barrier ? "barrier" : out->fallback_rep < 0 ? "window" : "window,barrier");
+    sb_key_num(b, "barrier_skew_s", out->barrier_skew_s);
+    sb_key_num(b, "warmup_median_s", out->warmup_median_s);
+    if (barrier) return;
     sb_key_int(b, "fallback_rep", out->fallback_rep);
     sb_key_int(b, "late_arrived", out->late_arrived);
     sb_key_int(b, "late_left", out->late_left);
@@ -171,7 +175,7 @@ int rawfmt_series(engine *e, const bench_def *def, const series *s, const series
     sb_key_int(&b, "launch", o->launch);
     sb_key_int(&b, "reps", reps);
     sb_key_str(&b, "stop", stop_names[out->stop]);
-    sb_key_num(&b, "window_s", o->sync_window ? out->window_s : NAN);
+    sb_key_num(&b, "window_s", o->sync_window && !out->barrier_chosen ? out->window_s : NAN);
     put_start(&b, o, out);
     sb_key_str(&b, "role", rawfmt_role_name(s->role));
     sb_key_int(&b, "peer", s->peer);

@@ -25,6 +25,15 @@ typedef struct decision {
  * too), so the rest of the series starts with barriers. */
 static const int MAX_DOUBLINGS = 1;
 
+/* --sync auto: a barrier start adds at most the barrier's exit skew to a
+ * repetition (the ranks that leave it early wait for the late one inside
+ * the operation), so repetitions this many times longer than that skew
+ * start with barriers: at most 0.5% off, and none of a window's idle time
+ * (twice the median) or its late starts. Shorter ones keep window starts.
+ * A skew under a microsecond is taken as one: the clock model that measures
+ * it is not trusted closer between hosts. */
+static const double AUTO_SKEW_FACTOR = 200, AUTO_SKEW_FLOOR_S = 1e-6;
+
 /* One series on this rank, from its description to its record. */
 typedef struct run {
     engine *e;
@@ -40,6 +49,9 @@ typedef struct run {
     long done;
     long fallback_rep;  /* first repetition started by a barrier after window starts failed; -1: none */
     int doublings;      /* rank 0: of the window, in this series */
+    int barrier_chosen; /* --sync auto chose barrier starts for the whole series */
+    double skew_s;      /* the warm-up barriers' median exit skew */
+    double warm_s;      /* the warm-up's median repetition (its slowest rank) */
     decision d;
 } run;
 
@@ -104,28 +116,41 @@ static int any_skip(engine *e, series *s)
     return 1;
 }
 
+static double median_of(double *v, long n)
+{
+    sort_doubles(v, (size_t)n);
+    return v[n / 2];
+}
+
 /* Warm-up repetitions (not recorded) also size the start window: twice the
  * median repetition (its slowest rank), so that repetitions preempted on a
  * busy node do not make every window milliseconds long. Too short a window
- * doubles. */
+ * doubles. Each starts with a barrier whose exit skew (the spread of the
+ * ranks' exits on the global clock) --sync auto chooses by. */
 static double warm_up(run *r)
 {
     engine *e = r->e;
     series *s = &r->s;
     long n = e->o->warmup;
-    double *took = calloc((size_t)n + 1, sizeof *took), a, b;
+    /* per repetition: its time, the latest exit, minus the earliest exit (one MPI_MAX) */
+    double *w = malloc(3 * ((size_t)n + 1) * sizeof *w), a, b;
+    for (long i = 0; i < n; i++) w[i] = 0, w[n + i] = w[2 * n + i] = -INFINITY;
     for (long i = 0; r->active && i < n; i++) {
         if (r->def->pre_rep) r->def->pre_rep(s, i);
         MPI_Barrier(s->pc);
+        double left = sync_to_global(&e->sync.model, timer_now(&e->t));
         r->def->run_rep(s, i, &a, &b);
-        took[i] = b - a;
+        w[i] = b - a, w[n + i] = left, w[2 * n + i] = -left;
     }
-    MPI_Allreduce(MPI_IN_PLACE, took, (int)n, MPI_DOUBLE, MPI_MAX, e->world);
-    sort_doubles(took, (size_t)n);
-    double median = took[n / 2];
-    free(took);
+    MPI_Allreduce(MPI_IN_PLACE, w, (int)(3 * n), MPI_DOUBLE, MPI_MAX, e->world);
+    for (long i = 0; i < n; i++) w[n + i] += w[2 * n + i];
+    r->warm_s = n ? median_of(w, n) : 0;
+    r->skew_s = n ? median_of(w + n, n) : NAN;
+    free(w);
     s->measuring = 1;
-    return 2 * median + 5e-6;
+    if (e->o->sync_auto && n && r->warm_s >= AUTO_SKEW_FACTOR * fmax(r->skew_s, AUTO_SKEW_FLOOR_S))
+        r->barrier_chosen = 1, r->ps.window = 0;
+    return 2 * r->warm_s + 5e-6;
 }
 
 /* Repetitions done .. done + batch - 1, each started by procsync. */
@@ -212,7 +237,9 @@ static int record(run *r)
     engine *e = r->e;
     series_outcome out = {.reps = r->done, .invalid = (long)r->d.invalid, .stop = (stop_reason)r->d.stop,
                           .window_s = r->d.window_s, .fallback_rep = r->fallback_rep,
-                          .late_arrived = r->ps.late_arrived, .late_left = r->ps.late_left};
+                          .late_arrived = r->ps.late_arrived, .late_left = r->ps.late_left,
+                          .barrier_chosen = r->barrier_chosen, .barrier_skew_s = r->skew_s,
+                          .warmup_median_s = r->warm_s};
     int rc = rawfmt_series(e, r->def, &r->s, &out);
     if (rc) perror("mpiscope-engine: writing the raw file");
     if (!rc && out.stop != STOP_SKIPPED && r->def->extra_blocks && r->active)
@@ -260,7 +287,7 @@ static long first_batch(const options *o, double window_s)
 
 int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
 {
-    run r = {.e = e, .def = def, .fallback_rep = -1};
+    run r = {.e = e, .def = def, .fallback_rep = -1, .skew_s = NAN, .warm_s = NAN};
     double t = MPI_Wtime();
     describe(&r, variant, bytes);
     if (any_skip(e, &r.s)) {

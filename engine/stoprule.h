@@ -17,6 +17,9 @@ typedef struct series_outcome {
     long fallback_rep;   /* first repetition started by a barrier after window starts failed; -1: none */
     long late_arrived;   /* this rank's window starts it reached after the agreed time */
     long late_left;      /* ... reached in time but left late: preempted while waiting */
+    int barrier_chosen;  /* --sync auto started every repetition with a barrier */
+    double barrier_skew_s; /* the warm-up barriers' median exit skew (global clock) */
+    double warmup_median_s; /* the warm-up's median repetition (slowest rank): sizes the window */
 } series_outcome;
 
 typedef struct stop_state {

@@ -13,6 +13,8 @@ from mpiscope.measure.runner import _store_quality
 from mpiscope.stats import quality
 from mpiscope.store.ingest import ingest, load
 from mpiscope.store.layout import QUALITY_FILE
+from mpiscope.store.run import SeriesRecord
+from mpiscope.store.samples import Samples
 from mpiscope.store.series import all_series_samples
 from mpiscope.views import show as views
 from rawgen import RunBuilder, SeriesSpec, context_for
@@ -260,3 +262,14 @@ def test_a_verdict_that_fails_does_not_cost_the_run(tmp_path, monkeypatch, capsy
     _store_quality(run_dir, table)       # returns: the runner goes on to store the run
     assert not (run_dir / QUALITY_FILE).exists()
     assert "quality verdicts not stored (ValueError('a bug in a check'))" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("start, flagged", [("window", False), ("barrier", False), ("window,barrier", True)])
+def test_sync_auto_expects_window_or_barrier_starts_and_flags_only_a_fallback(start, flagged):
+    # --sync auto chooses window or barrier starts per series: either is as
+    # the run says; window starts that fell back to barriers are not.
+    values = np.array(_tight(2.0 * US, 20, 12))
+    s = Samples(values, 0, np.arange(20), np.zeros(20), np.zeros(20), np.full(20, -1))
+    rec = SeriesRecord("allreduce", "mpi", 8, 0, 20, "ci", start=start)
+    v, _ = quality.series_verdict("allreduce", "mpi", 8, s, [rec], sync_method="auto")
+    assert ("start" in v.flags) == flagged, v

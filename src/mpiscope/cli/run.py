@@ -58,8 +58,10 @@ def add_run_options(p) -> None:
                    help="comma list of benchmarks to leave out of the suite or the --bench list")
     p.add_argument("--sizes", help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
     p.add_argument("--pairs", metavar="FILE", type=path, help="pairs file for the 'pairs' benchmark: two ranks a line")
-    p.add_argument("--sync", choices=("window", "barrier"),
-                   help="start of each repetition: window (agreed global time, default) or barrier")
+    p.add_argument("--sync", choices=("auto", "window", "barrier"),
+                   help="start of each repetition: window (agreed global time), barrier, or auto "
+                        "(default): window, but barrier for a series whose repetitions last 200x "
+                        "the barrier's measured exit skew (at least 1 us)")
     p.add_argument("--timer", default="tsc", choices=("tsc", "clock", "wtime"),
                    help="local timer: tsc (default), clock (clock_gettime) or wtime (MPI_Wtime)")
     p.add_argument("--clock-sync", default="auto", choices=("auto", "tree", "star"),

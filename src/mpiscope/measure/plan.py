@@ -186,7 +186,7 @@ def make_plan(args):
         raise UsageError(f"--sizes {args.sizes!r} lists no size; give sizes such as 8,1K,1M or "
                          "1-4M:x2, or leave --sizes out for the --suite's")
     sizes = parse_sizes(args.sizes or suite["sizes"])
-    sync = args.sync or "window"
+    sync = args.sync or "auto"
     return Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
                 reps_min=args.reps_min,

@@ -14,6 +14,7 @@ and flags:
                   beyond both CIs and by more than NON_MONOTONE_MARGIN
   bimodal         two or more modes (modes.py) of BIMODAL_MIN_WEIGHT or more
   start           repetitions started otherwise than the run's --sync says
+                  (with --sync auto: window starts that fell back to barriers)
 
 A skipped series (the engine recorded why, e.g. no shared memory between
 hosts) carries no flag. `warnings()` turns verdicts into one line per flag,
@@ -158,7 +159,9 @@ def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_wid
     if len(weights) > 1:
         flags.append("bimodal")
         details["bimodal"] = "modes of " + ", ".join(f"{100 * w:.0f}%" for w in weights)
-    foreign = [s for s in starts if s != sync_method]
+    # --sync auto chooses window or barrier starts per series; a fallback is still foreign
+    expected = {"window", "barrier"} if sync_method == "auto" else {sync_method}
+    foreign = [s for s in starts if s not in expected]
     if sync_method and foreign:
         flags.append("start")
         details["start"] = f"start {', '.join(foreign)} in a --sync {sync_method} run"

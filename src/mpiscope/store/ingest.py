@@ -197,8 +197,10 @@ def _series_entry(meta, launch):
         # How its rows become samples (raw schema 2; older files name none).
         **{k: meta[k] for k in ("rule", "unit", "timed_role") if meta.get(k) is not None},
         # How its repetitions started (raw schema 2 engines since window starts
-        # could fall back to barriers); `late` is summed over the ranks.
-        **{k: meta[k] for k in ("start", "fallback_rep") if meta.get(k) is not None},
+        # could fall back to barriers; the barrier's exit skew since --sync
+        # auto); `late` is summed over the ranks.
+        **{k: meta[k] for k in ("start", "fallback_rep", "barrier_skew_s", "warmup_median_s")
+           if meta.get(k) is not None},
         "invalid": 0,
         # Benchmark parameters (queue depth, computation per message, layer, a
         # skip reason…) when the benchmark records any.

@@ -34,6 +34,8 @@ class SeriesRecord:
     start: str | None = None       # "window", "barrier", "window,barrier" (fell back); None: not recorded
     fallback_rep: int | None = None  # first repetition started by a barrier after the fallback
     late: dict | None = None       # window starts reached late ("arrived") or left late ("left"), all ranks
+    barrier_skew_s: float | None = None   # the warm-up barriers' median exit skew (--sync auto's measure)
+    warmup_median_s: float | None = None  # the warm-up's median repetition (sizes the window)
 
     @classmethod
     def from_entry(cls, e: dict) -> SeriesRecord:
@@ -41,7 +43,8 @@ class SeriesRecord:
                    e.get("reps"), e.get("stop"), e.get("window_s"), e.get("window_msgs"), e.get("count"),
                    e.get("datatype"), int(e.get("invalid") or 0), e.get("params"), e.get("rule"),
                    e.get("unit"), e.get("timed_role"), e.get("start"),
-                   e.get("fallback_rep") if e.get("fallback_rep", -1) >= 0 else None, e.get("late"))
+                   e.get("fallback_rep") if e.get("fallback_rep", -1) >= 0 else None, e.get("late"),
+                   e.get("barrier_skew_s"), e.get("warmup_median_s"))
 
 
 @dataclass(frozen=True)
