@@ -1,0 +1,104 @@
+"""The adaptive tune search replayed on an exhaustive tune's own measurements.
+
+`bench/tune_fe.py adaptive` compares an adaptive tune with an exhaustive one
+measured separately, so its agreement mixes two things: what the search
+loses by not measuring every cell, and run-to-run noise. This script takes
+one exhaustive tune kept with `--keep` (its tune.json and runs/), and runs
+the search again offline with the measurements served from those runs
+(each cell's launches as they were measured): cells measured and agreement
+with the exhaustive decisions then count the search's loss alone.
+
+    .venv/bin/python bench/tune_search_replay.py KEEP/<cluster>-full
+
+No MPI and no cluster: seconds. Prints the cells the search measured, the
+decisions that differ, and the sizes measured per collective.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from mpiscope.store.ingest import load
+from mpiscope.store.series import all_series_samples
+from mpiscope.tune import tuner as T
+from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
+from mpiscope.tune.measure import Samples
+
+
+def stored_samples(runs: Path) -> Samples:
+    """Every measurement launch of the tune (not the verification's), its
+    samples under the algorithm it forced, one launch id each."""
+    out = Samples()
+    launch = 0
+    for run_dir in sorted(d for d in runs.iterdir() if (d / "context.json").exists()):
+        label = json.loads((run_dir / "context.json").read_text())["command"][2]
+        if label.startswith(("verify", "own")):
+            continue
+        names = dict(part.split("=", 1) for part in label.split(", "))
+        launch += 1
+        table, run = load(run_dir)
+        for bench, _algo, size, s in all_series_samples(table, run):
+            if bench in names:
+                out.add(bench, names[bench], int(size), s.values, launch)
+    return out
+
+
+def replayed(stored: Samples):
+    """measure_jobs serving every job from the stored launches."""
+    def measure_jobs(plan, catalog, jobs, samples, repeat=1, say=print):
+        for coll, pairs in jobs.items():
+            for name, sizes in pairs:
+                for size in sizes:
+                    for launch, values in stored.values.get((coll, name, size), []):
+                        samples.add(coll, name, size, values, launch)
+    return measure_jobs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("keep", type=Path, help="an exhaustive tune's output directory (tune.json, runs/)")
+    args = ap.parse_args()
+    if not (args.keep / "tune.json").exists() or not (args.keep / "runs").is_dir():
+        sys.exit(f"{args.keep}: no tune.json and runs/ here; give the output directory of a "
+                 "tune run with --exhaustive (bench/tune_fe.py adaptive --keep DIR keeps one)")
+    doc = json.loads((args.keep / "tune.json").read_text())
+    if doc["cells"]["measured"] != doc["cells"]["exhaustive"]:
+        sys.exit(f"{args.keep}: this tune measured {doc['cells']['measured']} of "
+                 f"{doc['cells']['exhaustive']} cells; replaying needs an exhaustive one")
+    T.measure_jobs = replayed(stored_samples(args.keep / "runs"))
+    catalog = Catalog(doc["library"], doc["version"],
+                      {c: [Algorithm(a["name"], a["value"], a.get("container")) for a in algs]
+                       for c, algs in doc["algorithms"].items()}, "replay")
+    colls = list(dict.fromkeys(d["collective"] for d in doc["decisions"]))
+    sizes = sorted({d["size"] for d in doc["decisions"] if d["collective"] != "barrier"})
+    plan = SimpleNamespace(np=doc["p"], ppn=doc.get("ppn"), cluster=None)
+
+    def search(adaptive):
+        cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive)
+        t = T.Tuner(plan, catalog, cfg, None, say=lambda *_: None)
+        t.weights = {}
+        t.search()
+        return t
+
+    full, adap = search(False), search(True)
+    cells = [(c, s) for c in colls for s in full.sizes_of(c)]
+    differ = [k for k in cells if full.winners.get(k, DEFAULT) != adap.winners.get(k, DEFAULT)]
+    m, e = adap.cell_counts()["measured"], full.cell_counts()["measured"]
+    print(f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
+          f"{e} cells ({100 * m / e:.0f}%); its decisions agree with the exhaustive ones on "
+          f"{len(cells) - len(differ)} of {len(cells)} ({100 * (len(cells) - len(differ)) / len(cells):.0f}%)")
+    for k in differ:
+        print(f"  {k[0]} {k[1]} B: exhaustive {full.winners.get(k, DEFAULT)}, adaptive "
+              f"{adap.winners.get(k, DEFAULT)}")
+    for c in colls:
+        by = {}
+        for s, n in adap.measured[c]:
+            by[s] = by.get(s, 0) + 1
+        print(f"  {c} ({len(full.names[c])} with the default), algorithms measured per size: "
+              + " ".join(f"{s}:{by.get(s, 0)}" for s in full.sizes_of(c)))
+
+
+if __name__ == "__main__":
+    main()
