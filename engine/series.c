@@ -52,6 +52,7 @@ typedef struct run {
     int barrier_chosen; /* --sync auto chose barrier starts for the whole series */
     double skew_s;      /* the warm-up barriers' median exit skew */
     double warm_s;      /* the warm-up's median repetition (its slowest rank) */
+    double clock_err_s; /* the clock model's largest fit residual over the ranks */
     decision d;
 } run;
 
@@ -132,9 +133,11 @@ static double warm_up(run *r)
     engine *e = r->e;
     series *s = &r->s;
     long n = e->o->warmup;
-    /* per repetition: its time, the latest exit, minus the earliest exit (one MPI_MAX) */
-    double *w = malloc(3 * ((size_t)n + 1) * sizeof *w), a, b;
+    /* per repetition: its time, the latest exit, minus the earliest exit; then
+     * the clock's residual (one MPI_MAX) */
+    double *w = malloc((3 * (size_t)n + 1) * sizeof *w), a, b;
     for (long i = 0; i < n; i++) w[i] = 0, w[n + i] = w[2 * n + i] = -INFINITY;
+    w[3 * n] = e->sync.model.residual_s;
     for (long i = 0; r->active && i < n; i++) {
         if (r->def->pre_rep) r->def->pre_rep(s, i);
         MPI_Barrier(s->pc);
@@ -142,8 +145,9 @@ static double warm_up(run *r)
         r->def->run_rep(s, i, &a, &b);
         w[i] = b - a, w[n + i] = left, w[2 * n + i] = -left;
     }
-    MPI_Allreduce(MPI_IN_PLACE, w, (int)(3 * n), MPI_DOUBLE, MPI_MAX, e->world);
+    MPI_Allreduce(MPI_IN_PLACE, w, (int)(3 * n + 1), MPI_DOUBLE, MPI_MAX, e->world);
     for (long i = 0; i < n; i++) w[n + i] += w[2 * n + i];
+    r->clock_err_s = w[3 * n];
     r->warm_s = n ? median_of(w, n) : 0;
     r->skew_s = n ? median_of(w + n, n) : NAN;
     free(w);
@@ -193,11 +197,14 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     stop_state *st = &r->st;
     decision d = {0, window_s, STOP_NONE, (double)st->invalid, !r->ps.window};
     double hw = stop_ci_halfwidth(st);
+    /* samples between two ranks' clocks: one-way times, and collectives timed from a window's start */
+    int cross_rank = r->def->pat == PAT_ONEWAY || r->def->pat == PAT_PAIRS || (r->def->pat == PAT_COLL && r->ps.window);
+    double target = stop_target(o->ci_width, cross_rank, r->clock_err_s, st->median);
     double per_rep = elapsed / done;
-    if (done >= o->reps_min && o->ci_width > 0 && hw <= o->ci_width) d.stop = STOP_CI; /* 0: no target */
+    if (done >= o->reps_min && o->ci_width > 0 && hw <= target) d.stop = STOP_CI; /* 0: no target */
     else if (done >= o->reps_max) d.stop = STOP_REPS_MAX;
     else if (elapsed >= o->time_budget_s) d.stop = STOP_BUDGET;
-    else if (stop_out_of_reach(o->ci_width, o->time_budget_s, done >= o->reps_min, done, hw, elapsed))
+    else if (stop_out_of_reach(target, o->time_budget_s, done >= o->reps_min, done, hw, elapsed))
         d.stop = STOP_OUT_OF_REACH;
     if (d.stop != STOP_NONE) return d;
     /* Grow batches geometrically, within reps_max and the remaining budget:
@@ -205,7 +212,7 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
      * what was done), or by half when it projects nothing yet. */
     double next = 0.5 * (double)done;
     if (o->ci_width > 0 && isfinite(hw))
-        next = fmin(fmax(1.1 * stop_needed_reps(o->ci_width, done, hw) - (double)done, done / 8.0), (double)done);
+        next = fmin(fmax(1.1 * stop_needed_reps(target, done, hw) - (double)done, done / 8.0), (double)done);
     if (next < 1) next = 1;
     if (per_rep > 0 && next > (o->time_budget_s - elapsed) / per_rep + 1)
         next = floor((o->time_budget_s - elapsed) / per_rep) + 1;

@@ -94,8 +94,15 @@ double stop_ci_halfwidth(stop_state *st)
     if (!stop_median_ci_ranks(n, &lo, &hi)) return INFINITY;
     sort_doubles(st->values, (size_t)n);
     double median = n % 2 ? st->values[n / 2] : 0.5 * (st->values[n / 2 - 1] + st->values[n / 2]);
+    st->median = median;
     if (!(median > 0)) return INFINITY;
     return 0.5 * (st->values[hi] - st->values[lo]) / median;
+}
+
+double stop_target(double ci_width, int cross_rank, double clock_err_s, double median)
+{
+    if (!cross_rank || !(ci_width > 0) || !(clock_err_s > 0) || !(median > 0)) return ci_width;
+    return ci_width - fmin(clock_err_s / median, ci_width / 4);
 }
 
 double stop_needed_reps(double ci_width, long done, double hw)

@@ -26,6 +26,7 @@ typedef struct stop_state {
     double *values; /* valid samples so far */
     long n, cap;
     long invalid;   /* samples that were not valid */
+    double median;  /* of the values, as of the last stop_ci_halfwidth */
 } stop_state;
 
 /* `g`: per world rank r, `nrep` records of 4 doubles (start, end, sched in
@@ -41,8 +42,17 @@ long stop_add_batch(stop_state *st, pattern pat, const double *g, int np, long n
  * stats.summary.median_ci_ranks, so a series stopped at its target shows the
  * same interval in `show`. 0 (no interval) below 6 samples. */
 int stop_median_ci_ranks(long n, long *lo, long *hi);
-/* Relative half-width of that CI, or infinity with fewer than 6 samples. */
+/* Relative half-width of that CI, or infinity with fewer than 6 samples
+ * (and the median, in st->median). */
 double stop_ci_halfwidth(stop_state *st);
+/* The half-width a series must reach for the target `ci_width`. A sample
+ * that is a difference between two ranks' clocks (`cross_rank`) moves with
+ * the clock model, which is refined until the run ends (`show` converts with
+ * the final one) by about the fit's residual `clock_err_s`: such a series
+ * must be within the target by that much of its median, but by no more than
+ * a quarter of the target (the interval's ends move less than the model: most
+ * samples move together; `show` found 2.0–2.3% where the engine stopped at 2%). */
+double stop_target(double ci_width, int cross_rank, double clock_err_s, double median);
 /* Repetitions the target half-width `ci_width` needs in all, projected from
  * `done` with half-width `hw`: it shrinks about as 1/sqrt(n). */
 double stop_needed_reps(double ci_width, long done, double hw);

@@ -1,6 +1,6 @@
 /* The stopping rule's arithmetic on known numbers (tests/test_stoprule.py):
- * the distribution-free CI of the median, the projected repetitions, and when
- * a target is out of reach. Prints each failed check; exits 1 if any.
+ * the distribution-free CI of the median, the projected repetitions, when
+ * a target is out of reach, and the target of samples between ranks' clocks. Prints each failed check; exits 1 if any.
  * `stoprule-check ranks N...` prints "N lo hi" (0-based CI ranks) per N
  * instead, for the test to compare with Python's exact rule. */
 #include <math.h>
@@ -59,6 +59,14 @@ int main(int argc, char **argv)
     check(stop_out_of_reach(0.02, 1.0, 0, 100, 0.2, 0.5) == 0, "reps_min not done: keep going");
     check(stop_out_of_reach(0.0, 1.0, 1, 100, 0.2, 0.5) == 0, "no target (ci_width 0): never");
     check(stop_out_of_reach(0.02, 1.0, 1, 3, INFINITY, 0.5) == 0, "no interval yet: keep going");
+
+    /* Samples between ranks' clocks must be within the target by the clock's
+     * residual (2 ns of 1 µs: 0.2%), by at most a quarter of it; others need not. */
+    check(fabs(stop_target(0.02, 1, 2e-9, 1e-6) - 0.018) < 1e-12, "cross-rank: target less the residual");
+    check(stop_target(0.02, 1, 9e-9, 273e-9) == 0.015, "cross-rank, residual 3% of the median: 3/4 of the target");
+    check(stop_target(0.02, 0, 9e-9, 273e-9) == 0.02, "within one rank's clock: the target");
+    check(stop_target(0.0, 1, 9e-9, 273e-9) == 0.0, "no target stays none");
+    check(stop_target(0.02, 1, 0.0, 273e-9) == 0.02, "no residual (one rank): the target");
     if (!failed) printf("ok\n");
     return failed;
 }
