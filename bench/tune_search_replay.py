@@ -78,7 +78,6 @@ def main():
     def search(adaptive):
         cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive)
         t = T.Tuner(plan, catalog, cfg, None, say=lambda *_: None)
-        t.weights = {}
         t.search()
         return t
 
