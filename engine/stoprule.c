@@ -99,6 +99,11 @@ double stop_ci_halfwidth(stop_state *st)
     return 0.5 * (st->values[hi] - st->values[lo]) / median;
 }
 
+int stop_cross_rank(pattern pat, int window)
+{
+    return pat == PAT_ONEWAY || pat == PAT_PAIRS || (pat == PAT_COLL && window);
+}
+
 double stop_target(double ci_width, int cross_rank, double clock_err_s, double median)
 {
     if (!cross_rank || !(ci_width > 0) || !(clock_err_s > 0) || !(median > 0)) return ci_width;

@@ -67,6 +67,9 @@ int main(int argc, char **argv)
     check(stop_target(0.02, 0, 9e-9, 273e-9) == 0.02, "within one rank's clock: the target");
     check(stop_target(0.0, 1, 9e-9, 273e-9) == 0.0, "no target stays none");
     check(stop_target(0.02, 1, 0.0, 273e-9) == 0.02, "no residual (one rank): the target");
+    check(stop_cross_rank(PAT_COLL, 1) && !stop_cross_rank(PAT_COLL, 0) && stop_cross_rank(PAT_ONEWAY, 0) &&
+              stop_cross_rank(PAT_PAIRS, 0) && !stop_cross_rank(PAT_PINGPONG, 1) && !stop_cross_rank(PAT_BW, 1),
+          "cross-rank samples: window-started collectives, one-way, pairs");
     if (!failed) printf("ok\n");
     return failed;
 }
