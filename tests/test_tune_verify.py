@@ -83,3 +83,64 @@ def test_launches_are_judged_against_their_own_kind():
     assert max(t.values()) < 1.1
     s.drop_launch(5)
     assert V.launch_factors(s, DEFAULT) == {}   # two default launches left: not judged
+
+
+def test_holm_steps_down_and_stops_at_the_first_kept_hypothesis():
+    # sorted: 0.005 <= 0.05/4, 0.01 <= 0.05/3, 0.03 > 0.05/2: stop (0.04 kept too)
+    assert V.holm([0.01, 0.04, 0.03, 0.005], 0.05) == [True, False, False, True]
+    assert V.holm([float("nan"), 0.001], 0.05) == [False, True]
+    assert V.holm([], 0.05) == []
+
+
+def row(rule, p, verdict):
+    return {"collective": "c", "size": 8, "p": 4, "rule": rule, "p_value": p, "verdict": verdict}
+
+
+def test_a_verdict_that_does_not_survive_the_correction_becomes_same():
+    """50 default-keeping cells, one of them 'slower' at p = 0.02 (what 50
+    cells at 5% give by chance); four ruled cells, clearly faster. The two
+    families share alpha: 0.025 / 4 for the first ruled cell, 0.025 / 50 for
+    the first default-keeping one."""
+    rows = [row(DEFAULT, 0.02, "tuned slower")] + [row(DEFAULT, 0.3 + i / 100, "same") for i in range(49)]
+    rows += [row("ring", p, "tuned faster") for p in (1e-6, 1e-4, 0.004, 0.02)]
+    rows.append({**row(DEFAULT, None, "not measured"), "p_value": None})
+    V.correct_for_cells(rows, 0.05)
+    assert rows[0]["verdict"] == "same" and rows[0]["verdict_per_cell"] == "tuned slower"
+    # 1e-6 <= .025/4, 1e-4 <= .025/3, 0.004 <= .025/2, 0.02 <= .025/1
+    assert [r["verdict"] for r in rows[50:54]] == ["tuned faster"] * 4
+    assert rows[-1]["verdict"] == "not measured"
+
+
+def test_identical_configurations_give_no_slower_cell_after_the_correction():
+    """A/A verifications: 52 cells whose default and tuned launches draw from
+    the same distribution (each launch shifted by ±20%, as an emulated
+    cluster's are). Per cell at 5%, most verifications have a cell 'slower'
+    or 'faster' by chance; corrected, about one in twenty at most."""
+    rng = np.random.default_rng(11)
+    families, any_raw, any_corrected = 60, 0, 0
+    for _ in range(families):
+        rows = []
+        for _cell in range(52):
+            d = [rng.lognormal(np.log(1e-4) + rng.normal(0, 0.2), 0.05, 30) for _ in range(3)]
+            t = [rng.lognormal(np.log(1e-4) + rng.normal(0, 0.2), 0.05, 30) for _ in range(3)]
+            rows.append({"rule": DEFAULT, **V.speedup_row(d, t, rng, 0.02, 0.05)})
+        any_raw += any(r["verdict"] != "same" for r in rows)
+        V.correct_for_cells(rows, 0.05)
+        any_corrected += any(r["verdict"] != "same" for r in rows)
+    assert any_raw > families // 2
+    assert any_corrected <= 0.05 * families + 3
+
+
+def test_the_tuning_corrects_over_every_communicator_size(monkeypatch, tmp_path):
+    fake_measure(monkeypatch)
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, verify_repeat=2)
+    t = T.Tuning([plan(2), plan(4)], ompi_catalog(), cfg, tmp_path, say=lambda *_: None)
+    for tuner in t.tuners:
+        tuner.search()
+    monkeypatch.setattr(T.Tuner, "search", lambda self: None)  # searched above
+    fake_launches(monkeypatch, t.table()[0], slow=set())
+    seen, real = [], V.correct_for_cells
+    monkeypatch.setattr(V, "correct_for_cells",
+                        lambda rows, alpha: seen.append(sorted({r["p"] for r in rows})) or real(rows, alpha))
+    t.run()
+    assert seen and all(ps == [2, 4] for ps in seen)

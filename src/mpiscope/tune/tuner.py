@@ -12,9 +12,9 @@ library's collectives").
 3. Decisions with the launch as the unit (decide.py), rules compacted and bounded
    (rules.py), sizes converted to the library's (sizes.py).
 4. Files written for the library in use, each read back by our reader.
-5. Verification (verify.py): default and tuned alternating; a cell slower
-   beyond noise has its rule withdrawn and the files are rewritten and
-   verified again.
+5. Verification (verify.py): default and tuned alternating, the verdicts
+   corrected for the number of cells; a cell slower beyond noise has its
+   rule withdrawn and the files are rewritten and verified again.
 
 A Tuner does one communicator size; Tuning runs one per size asked for and
 writes one file holding every size's rules.
@@ -528,6 +528,7 @@ class Tuning:
                 verification += v
                 runs += r
                 failures += f
+            V.correct_for_cells(verification, self.cfg.alpha)  # over every communicator size's cells
             if not any([t.withdraw([r for r in verification if r["p"] == t.p])
                         for t in self.tuners]):
                 break

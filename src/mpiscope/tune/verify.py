@@ -19,6 +19,10 @@
    selection: in every cell whose rule names an algorithm faster than the
    default, the tuned median must lie nearer (in ratio) to that algorithm's,
    forced in the same verification, than to the default's.
+4. The per-cell verdicts are corrected for the number of cells judged
+   (`correct_for_cells`): with 52 cells each tested at 5%, one or two would
+   come out "slower" by chance alone, even where tuned and default run the
+   same algorithm.
 """
 
 from __future__ import annotations
@@ -98,6 +102,39 @@ def selection_check(tuned, forced, default) -> str:
     if min(t, f, d) <= 0:
         return "not measured"
     return "forced" if abs(math.log(t / f)) < abs(math.log(t / d)) else "default"
+
+
+def holm(p_values, alpha) -> list:
+    """Holm's step-down over one family: which hypotheses are rejected with
+    the chance of any false rejection within alpha. A p of NaN (no test) is
+    never rejected."""
+    order = sorted(range(len(p_values)),
+                   key=lambda i: p_values[i] if p_values[i] == p_values[i] else math.inf)
+    out = [False] * len(p_values)
+    for step, i in enumerate(order):
+        if not p_values[i] <= alpha / (len(order) - step):
+            break
+        out[i] = True
+    return out
+
+
+def correct_for_cells(rows, alpha):
+    """Keep a cell's verdict "tuned faster" or "tuned slower" only when its
+    test survives Holm's correction in its family; otherwise it becomes
+    "same" (the per-cell verdict kept as `verdict_per_cell`). Two families,
+    alpha split between them: the cells whose rule names an algorithm (does
+    each rule deliver? a slower one is withdrawn) and the cells whose rule
+    keeps the default (does the file leave them alone?). The chance of any
+    false verdict over all cells stays within alpha."""
+    judged = [r for r in rows if r.get("verdict") in ("tuned faster", "tuned slower", "same")]
+    families = [[r for r in judged if r["rule"] != DEFAULT], [r for r in judged if r["rule"] == DEFAULT]]
+    families = [f for f in families if f]
+    for family in families:
+        kept = holm([r.get("p_value", math.nan) for r in family], alpha / len(families))
+        for r, ok in zip(family, kept):
+            if r["verdict"] != "same" and not ok:
+                r["verdict_per_cell"], r["verdict"] = r["verdict"], "same"
+    return rows
 
 
 def geomean(values) -> float | None:

@@ -13,6 +13,12 @@ def _us(s):
     return sig(None if s is None else s * 1e6, 4)
 
 
+def _verdict(x) -> str:
+    """A per-cell verdict the correction for the number of cells took back is shown beside it."""
+    per_cell = x.get("verdict_per_cell")
+    return x["verdict"] + (f" ({per_cell} uncorrected)" if per_cell else "")
+
+
 def format_tune(r: dict) -> str:
     ps = r.get("ps") or [r["p"]]
     out = [f"{r['library']} {r['version']}, {', '.join(map(str, ps))} ranks"
@@ -73,10 +79,12 @@ def format_tune(r: dict) -> str:
               if x.get("speedup") else "")
         lines.append([x["collective"], str(x["p"]), format_size(x["size"]), x["rule"],
                       _us(x.get("median_default_s")), _us(x.get("median_tuned_s")),
-                      sig(x.get("speedup"), 3), ci, x["verdict"], x.get("selection_check", "")])
+                      sig(x.get("speedup"), 3), ci, _verdict(x), x.get("selection_check", "")])
     out.append(table(["collective", "ranks", "size", "rule", "default µs", "tuned µs", "speedup",
                       "95% CI", "verdict", "tuned = forced?"], lines,
                      [False, True, True, False, True, True, True, False, False, False]))
+    out.append("verdicts corrected for the number of cells (Holm; the cells with a rule and "
+               "those keeping the default are two families sharing --alpha)")
     out.append(f"geometric mean of default/tuned: {sig(v['geomean_speedup'], 3)}")
     slower = v["slower_beyond_noise"]
     out.append("cells slower beyond noise: " + (", ".join(
