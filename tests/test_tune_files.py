@@ -166,10 +166,33 @@ def test_mpich_json_keeps_the_library_tree_around_the_tuned_cells():
     sel = mpich_rules.selects
     assert sel(tree, "bcast", 4, 100) == "MPIR_Bcast_intra_binomial"
     assert sel(tree, "bcast", 4, 1 << 20) == "MPIR_Bcast_intra_scatter_ring_allgather"
-    # the default's range and other sizes lead into the library's own subtree
-    assert intra["comm_size<=4"]["avg_msg_size<65536"] == intra["comm_size=any"]
+    # the default's range and other sizes lead into the library's own subtree, below our
+    # message-size conditions with its "comm_size<8" as "comm_size<=7" (MPICH's search reads
+    # "<" as "<=" there)
+    assert intra["comm_size=any"]["comm_size<8"] == {"avg_msg_size=any": {
+        "algorithm=MPIR_Bcast_intra_binomial": {}}}
+    assert list(intra["comm_size<=4"]["avg_msg_size<65536"]) == ["comm_size<=7", "comm_size=any"]
+    assert intra["comm_size<=4"]["avg_msg_size<65536"]["comm_size<=7"] == \
+        intra["comm_size=any"]["comm_size<8"]
     assert sel(tree, "barrier", 4, 0) == "MPIR_Barrier_allcomm_nb"
     assert sel(tree, "barrier", 8, 0) == "MPIR_Barrier_intra_dissemination"
+
+
+def test_mpich_reader_refuses_a_comm_size_below_a_message_size_condition():
+    """MPICH 4.0.2's MPIR_Csel_search takes "comm_size<8" for "<= 8": on 8
+    ranks the default-keeping bcast cells ran binomial at every size."""
+    cat = mpich_catalog()
+    bad = {"collective=bcast": {"comm_type=intra": {"avg_msg_size<4096": {
+        "comm_size<8": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+        "comm_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}},
+        "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}
+    with pytest.raises(UsageError, match="reads it as '<='"):
+        mpich_rules.read(json.dumps(bad), cat)
+    mpich_rules.read(json.dumps(bad), cat, tuned={"allreduce"})   # the library's own part: as it is
+    # the same above the message-size condition is pruned at communicator creation: read right
+    mpich_rules.read(json.dumps(mpich_catalog().default_tree), cat)
+    table = {"bcast": {8: [R.Rule(0, DEFAULT), R.Rule(4096, "scatter_ring_allgather")]}}
+    mpich_rules.read(mpich_rules.write(table, cat), cat, tuned=set(table))
 
 
 def test_mpich_reader_refuses_what_mpich_would_abort_on():

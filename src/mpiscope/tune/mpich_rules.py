@@ -12,6 +12,14 @@ of each tuned collective replaced: for a tuned communicator size p the
 measured rules, for every other size the library's own subtree. Where the
 library's default won a size range, that range leads into its own subtree
 too, so the library decides there as before.
+
+MPICH's search (MPIR_Csel_search, 4.0 to 5.0) takes "comm_size<N" for
+"comm_size<=N"; only the pruning at communicator creation reads it right,
+and that pruning stops at the first message-size condition. The library's
+subtree placed below our size conditions therefore has each "comm_size<N"
+written "comm_size<=N-1" (`_as_searched`): left as it was, MPICH 4.0.2 took
+bcast's "comm_size<8" on 8 ranks and ran binomial at every size, 2.3× slower
+than the default at 32 KiB in two verifications.
 """
 
 from __future__ import annotations
@@ -42,6 +50,17 @@ def _leaf(catalog: Catalog, coll: str, name: str, default_intra):
     return leaf
 
 
+def _as_searched(node: dict) -> dict:
+    """`node` with every "comm_size<N" condition written "comm_size<=N-1"."""
+    out = {}
+    for k, v in node.items():
+        key = k.replace(" ", "")
+        if key.startswith("comm_size<") and not key.startswith("comm_size<="):
+            k = f"comm_size<={int(key[len('comm_size<'):]) - 1}"
+        out[k] = _as_searched(v) if isinstance(v, dict) else v
+    return out
+
+
 def _size_chain(catalog, coll, rules, default_intra):
     key = mpich_key(coll)
     if key is None:  # barrier: no size to choose by
@@ -70,7 +89,7 @@ def write(table: dict, catalog: Catalog) -> str:
             if p - 1 > below:
                 intra[f"comm_size<={p - 1}"] = default_intra
             intra[f"comm_size<={p}"] = _size_chain(catalog, coll, check(by_p[p], f"{coll} p={p}"),
-                                                   default_intra)
+                                                   _as_searched(default_intra))
             below = p
         intra["comm_size=any"] = default_intra
         tree[key] = {INTRA: intra, **{k: v for k, v in own.items() if k != INTRA}}
@@ -81,20 +100,32 @@ OPERATORS = ("collective=", "comm_type=", "comm_size", "avg_msg_size", "total_ms
              "is_", "comm_hierarchy=", "comm_avg_ppn")
 
 
-def read(text: str, catalog: Catalog | None = None, path: str = "selection.json") -> dict:
+SIZE_CONDITIONS = ("avg_msg_size", "total_msg_size", "count")
+
+
+def read(text: str, catalog: Catalog | None = None, path: str = "selection.json",
+         tuned=None) -> dict:
     """Parses and checks a selection JSON as MPICH would: every key a known
     condition or an algorithm the library has, every non-"any" size or
-    communicator condition followed by a sibling. Returns the tree."""
+    communicator condition followed by a sibling; in the collectives `tuned`
+    (None: all), no "comm_size<N" below a message-size condition, which
+    MPICH's search reads as "<=". Returns the tree."""
     try:
         tree = json.loads(text)
     except ValueError as e:
         raise UsageError(f"{path}: not JSON ({e})") from None
 
-    def walk(node, where):
+    def walk(node, where, coll=None, below_size=False):
         if not isinstance(node, dict):
             raise UsageError(f"{path}: {where}: every value must be an object")
         keys = [k.replace(" ", "") for k in node]
         for i, (k, v) in enumerate(zip(keys, node.values())):
+            if k.startswith("collective="):
+                coll = k.split("=", 1)[1]
+            if (below_size and k.startswith("comm_size<") and not k.startswith("comm_size<=")
+                    and (tuned is None or coll in tuned)):
+                raise UsageError(f"{path}: {where}: '{k}' below a message-size condition: MPICH's "
+                                 f"search reads it as '<=' (write 'comm_size<=N-1')")
             if k.startswith(("algorithm=", "composition=")):
                 name = k.split("=", 1)[1]
                 if catalog is not None and k.startswith("algorithm=") and name not in catalog.containers:
@@ -107,7 +138,7 @@ def read(text: str, catalog: Catalog | None = None, path: str = "selection.json"
                     and i == len(keys) - 1):
                 raise UsageError(f"{path}: {where}: '{k}' is the last condition; MPICH needs one "
                                  f"after it (end with '…=any')")
-            walk(v, f"{where}/{k}")
+            walk(v, f"{where}/{k}", coll, below_size or k.startswith(SIZE_CONDITIONS))
 
     walk(tree, "")
     return tree
