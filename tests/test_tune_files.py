@@ -178,21 +178,23 @@ def test_mpich_json_keeps_the_library_tree_around_the_tuned_cells():
     assert sel(tree, "barrier", 8, 0) == "MPIR_Barrier_intra_dissemination"
 
 
-def test_mpich_reader_refuses_a_comm_size_below_a_message_size_condition():
-    """MPICH 4.0.2's MPIR_Csel_search takes "comm_size<8" for "<= 8": on 8
-    ranks the default-keeping bcast cells ran binomial at every size."""
-    cat = mpich_catalog()
-    bad = {"collective=bcast": {"comm_type=intra": {"avg_msg_size<4096": {
-        "comm_size<8": {"algorithm=MPIR_Bcast_intra_binomial": {}},
-        "comm_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}},
-        "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}
-    with pytest.raises(UsageError, match="reads it as '<='"):
-        mpich_rules.read(json.dumps(bad), cat)
-    mpich_rules.read(json.dumps(bad), cat, tuned={"allreduce"})   # the library's own part: as it is
-    # the same above the message-size condition is pruned at communicator creation: read right
-    mpich_rules.read(json.dumps(mpich_catalog().default_tree), cat)
-    table = {"bcast": {8: [R.Rule(0, DEFAULT), R.Rule(4096, "scatter_ring_allgather")]}}
-    mpich_rules.read(mpich_rules.write(table, cat), cat, tuned=set(table))
+def test_mpich_subtree_below_our_conditions_reads_as_the_library_reads_it():
+    """MPICH's search takes "comm_size<8" for "<= 8"; its pruning at
+    communicator creation reads it right and stops at the first condition
+    not about the communicator. Moved below our message-size conditions,
+    the conditions the pruning decided are rewritten; the ones the
+    library's own search decided (below "is_sendbuf_inplace=no") are not."""
+    lib = {"comm_size<8": {"algorithm=A": {}},
+           "comm_hierarchy=any": {"is_sendbuf_inplace=no": {"comm_size<8": {"algorithm=B": {}},
+                                                            "comm_size=any": {"algorithm=C": {}}},
+                                  "comm_size<4": {"algorithm=D": {}},
+                                  "comm_size=any": {"algorithm=E": {}}}}
+    assert mpich_rules._as_searched(lib) == {
+        "comm_size<=7": {"algorithm=A": {}},
+        "comm_hierarchy=any": {"is_sendbuf_inplace=no": {"comm_size<8": {"algorithm=B": {}},
+                                                         "comm_size=any": {"algorithm=C": {}}},
+                               "comm_size<4": {"algorithm=D": {}},   # after a searched sibling
+                               "comm_size=any": {"algorithm=E": {}}}}
 
 
 def test_mpich_reader_refuses_what_mpich_would_abort_on():

@@ -266,7 +266,7 @@ class Tuner:
                 written["openmpi-json"] = out / FILES["openmpi-json"]
         else:
             text = mpich_rules.write(table, cat)
-            tree = mpich_rules.read(text, cat, FILES["mpich"], tuned=set(table))
+            tree = mpich_rules.read(text, cat, FILES["mpich"])
             for c, by_p in table.items():
                 for p, rules in by_p.items():
                     for s in self.sizes_of(c):
