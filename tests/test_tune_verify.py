@@ -144,3 +144,27 @@ def test_the_tuning_corrects_over_every_communicator_size(monkeypatch, tmp_path)
                         lambda rows, alpha: seen.append(sorted({r["p"] for r in rows})) or real(rows, alpha))
     t.run()
     assert seen and all(ps == [2, 4] for ps in seen)
+
+
+def test_the_forced_algorithm_is_judged_with_the_tunes_launches_too():
+    """One forced launch of two samples in the verification tells nothing
+    against the default; with the tune's own launches of the same forcing it
+    does. The tune's default launches are left out: the verification's
+    default is the library with no parameter at all."""
+    from mpiscope.stats.compare import FASTER
+    from mpiscope.tune.decide import judge
+
+    rng = np.random.default_rng(2)
+    vs, tune = Samples(), Samples()
+    for k in range(3):
+        vs.add("c", DEFAULT, 8, rng.lognormal(np.log(2e-3), 0.02, 2), k + 1)
+    vs.add("c", "ring", 8, rng.lognormal(np.log(1e-3), 0.02, 2), 4)
+    for k in range(2):
+        tune.add("c", "ring", 8, rng.lognormal(np.log(1e-3), 0.02, 2), k + 1)
+        tune.add("c", DEFAULT, 8, rng.lognormal(np.log(5e-3), 0.02, 2), k + 1)
+    assert judge(vs, "c", 8, DEFAULT, "ring", rng, 0.02, 0.05)[2] != FASTER
+    both = V.with_forced_of(vs, tune, "c", 8, "ring")
+    assert len(both.launches("c", "ring", 8)) == 3
+    assert [len(v) for v in both.launches("c", DEFAULT, 8)] == [2, 2, 2]
+    assert np.median(both.get("c", DEFAULT, 8)) < 3e-3   # the tune's default is not among them
+    assert judge(both, "c", 8, DEFAULT, "ring", rng, 0.02, 0.05)[2] == FASTER

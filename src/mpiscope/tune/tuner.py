@@ -377,7 +377,8 @@ class Tuner:
                     row["selection_check"] = V.selection_check(t, forced, d)
                     if len(forced) and len(d):
                         row["forced_vs_default"] = judge(
-                            vs, c, s, DEFAULT, rule, self.rng, cfg.noise, cfg.alpha,
+                            V.with_forced_of(vs, self.samples, c, s, rule), c, s, DEFAULT, rule,
+                            self.rng, cfg.noise, cfg.alpha,
                             pool=vs.groups_at(c, s) + self.samples.groups_at(c, s))[2]
                 out.append(row)
         self._debugger_check(out, params, named, rule_of)

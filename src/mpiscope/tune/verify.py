@@ -17,8 +17,10 @@
    and 5.0 release builds print nothing about a rules file (their messages
    are compiled only into debug builds) and MPICH prints nothing about its
    selection: in every cell whose rule names an algorithm faster than the
-   default, the tuned median must lie nearer (in ratio) to that algorithm's,
-   forced in the same verification, than to the default's.
+   default (its forced launches, the verification's and the tune's, against
+   the verification's default launches), the tuned median must lie nearer
+   (in ratio) to that algorithm's, forced in the same verification, than to
+   the default's.
 4. The per-cell verdicts are corrected for the number of cells judged
    (`correct_for_cells`): with 52 cells each tested at 5%, one or two would
    come out "slower" by chance alone, even where tuned and default run the
@@ -91,6 +93,21 @@ def launch_factors(samples, name) -> dict:
         for k, m in meds.items():
             logs.setdefault(k, []).append(m - center)
     return {k: math.exp(float(np.median(v))) for k, v in logs.items() if len(v) >= MIN_CELLS}
+
+
+def with_forced_of(vs, tune, coll, size, name):
+    """The verification's default launches at one cell against every launch
+    of `name` forced there, the verification's one and the tune's own (the
+    same forcing parameters): with a single forced launch of a few samples
+    the verdict was 'insufficient', and the file was judged by nothing."""
+    from mpiscope.tune.measure import Samples
+
+    out = Samples()
+    for v in vs.launches(coll, DEFAULT, size):
+        out.add(coll, DEFAULT, size, v)
+    for v in vs.launches(coll, name, size) + tune.launches(coll, name, size):
+        out.add(coll, name, size, v)
+    return out
 
 
 def selection_check(tuned, forced, default) -> str:
