@@ -88,7 +88,7 @@ def test_launches_are_judged_against_their_own_kind():
 def test_holm_steps_down_and_stops_at_the_first_kept_hypothesis():
     # sorted: 0.005 <= 0.05/4, 0.01 <= 0.05/3, 0.03 > 0.05/2: stop (0.04 kept too)
     assert V.holm([0.01, 0.04, 0.03, 0.005], 0.05) == [True, False, False, True]
-    assert V.holm([float("nan"), 0.001], 0.05) == [False, True]
+    assert V.holm([float("nan"), 0.001, None], 0.05) == [False, True, False]
     assert V.holm([], 0.05) == []
 
 

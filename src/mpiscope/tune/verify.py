@@ -123,13 +123,13 @@ def selection_check(tuned, forced, default) -> str:
 
 def holm(p_values, alpha) -> list:
     """Holm's step-down over one family: which hypotheses are rejected with
-    the chance of any false rejection within alpha. A p of NaN (no test) is
-    never rejected."""
-    order = sorted(range(len(p_values)),
-                   key=lambda i: p_values[i] if p_values[i] == p_values[i] else math.inf)
-    out = [False] * len(p_values)
+    the chance of any false rejection within alpha. A p of None or NaN (no
+    test) is never rejected."""
+    ps = [math.inf if p is None or p != p else p for p in p_values]
+    order = sorted(range(len(ps)), key=ps.__getitem__)
+    out = [False] * len(ps)
     for step, i in enumerate(order):
-        if not p_values[i] <= alpha / (len(order) - step):
+        if not ps[i] <= alpha / (len(order) - step):
             break
         out[i] = True
     return out
