@@ -22,7 +22,7 @@ from mpiscope.store import ingest as store
 from mpiscope.engine.build import ensure_engine
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report, manager, payload_rate
-from mpiscope.cluster import netns as ns
+from mpiscope.cluster import helpers, netns as ns
 from mpiscope.cluster import state as st
 from mpiscope.cluster.features import MissingFeature, probe
 from mpiscope.cluster.spec import make_spec
@@ -293,9 +293,30 @@ def test_launch_refuses_more_ranks_than_slots():
             cluster_launch(name, "openmpi", 5, "/bin/true", [])
         argv, env, ctx = cluster_launch(name, "mpich", 3, "/bin/true", [])
         assert env["UCX_TLS"] == "tcp,self"
+        # more ranks than cores: MPICH's ranks get the yield-when-idle library, after any asked for
+        oversubscribed = 3 > len(os.sched_getaffinity(0))
+        assert ctx["cluster"]["mpi_launch"]["yield_when_idle"] == oversubscribed
+        preloads = [argv[i + 2] for i, a in enumerate(argv) if a == "-genv" and argv[i + 1] == "LD_PRELOAD"]
+        assert preloads == ([str(helpers.YIELD_LIBRARY)] if oversubscribed else [])
+        argv, _, _ = cluster_launch(name, "mpich", 3, "/bin/true", [], preload=["/x/lib.so"])
+        preloads = [argv[i + 2] for i, a in enumerate(argv) if a == "-genv" and argv[i + 1] == "LD_PRELOAD"]
+        assert preloads == [":".join(["/x/lib.so", *([str(helpers.YIELD_LIBRARY)] if oversubscribed else [])])]
+        with pytest.raises(ValueError, match="for MPICH"):
+            cluster_launch(name, "openmpi", 2, "/bin/true", [], preload=["/x/lib.so"])
         assert ctx["cluster"]["placement"] == [f"{name}-h0", f"{name}-h0", f"{name}-h1"]
         assert (st.cluster_dir(name) / "hostfile-mpich-3").read_text() == \
             f"{name}-h0:2\n{name}-h1:2\n"
+
+
+def test_yield_library_takes_mpichs_progress_calls():
+    """The library preloaded into oversubscribed MPICH ranks is the one
+    MPICH's own progress calls reach (the dynamic linker says which)."""
+    library = helpers.ensure(helpers.YIELD_LIBRARY)
+    env = {**os.environ, "LD_PRELOAD": str(library), "LD_DEBUG": "bindings"}
+    p = subprocess.run([sys.executable, "-c", "import ctypes; ctypes.CDLL('libmpich.so.12')"], env=env,
+                       capture_output=True, text=True, check=True)
+    bound = [l for l in p.stderr.splitlines() if "libmpich.so" in l.split(" to ")[0] and "`ucp_worker_progress'" in l]
+    assert len(bound) == 1 and bound[0].split(" to ")[1].startswith(str(library)), p.stderr[-2000:]
 
 
 def test_rto_min_is_read_in_every_emulated_host():

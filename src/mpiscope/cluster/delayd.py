@@ -4,33 +4,23 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-from mpiscope.engine.locations import build_root, source_dir
 from mpiscope.common.errors import UsageError
-from mpiscope.cluster import netns as ns
+from mpiscope.cluster import helpers, netns as ns
 
-SOURCE = source_dir("cluster")
-BINARY = build_root() / "cluster" / "mpiscope-delayd"
 RT_PRIORITY = 10  # it only ever sleeps on timers, so real-time priority starves nobody
 
 
 def ensure_built() -> Path:
     """Returns the delay program, (re)building it when its source changed."""
-    if shutil.which("cc") is None:
-        raise UsageError("the C compiler is missing; run 'make setup' (build-essential)")
     if not Path("/usr/include/libnetfilter_queue/libnetfilter_queue.h").exists():
         raise UsageError("libnetfilter-queue-dev is not installed; run 'make setup' or "
                          "apt-get install libnetfilter-queue-dev")
-    p = subprocess.run(["make", "-s", "-C", str(SOURCE), f"BUILD={BINARY.parent}"],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        raise ns.ClusterError(f"building the delay program failed:\n{p.stderr[-3000:]}")
-    return BINARY
+    return helpers.ensure(helpers.DELAYD)
 
 
 def start(binary, queues, stats_path: Path, log_path: Path, seed=1):

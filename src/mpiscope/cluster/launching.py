@@ -19,7 +19,7 @@ from mpiscope.stats import rto
 from mpiscope.common import hostfiles
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.cluster import state as st
+from mpiscope.cluster import helpers, state as st
 from mpiscope.cluster.netns import alive, in_ns, run
 from mpiscope.cluster.spec import payload_rate
 from mpiscope.cluster.topology import Plan
@@ -147,7 +147,7 @@ def usable(name, np):
     return state, plan
 
 
-def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=()):
+def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=(), preload=()):
     """The command that starts `np` ranks of `engine` across cluster `name`.
 
     Returns (argv, env, extra_context): argv to run from anywhere (it enters
@@ -156,8 +156,14 @@ def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=()):
     One rank per slot, h0's slots first. Open MPI: TCP BTL on eth0, daemons
     started through the cluster's rsh; MPICH: hydra's ssh launcher through
     the same rsh, UCX restricted to TCP so no shared memory crosses hosts.
-    `launcher_args` go to the MPI launcher, after these options.
+    With more ranks than cores, idle ranks give their core away (Open MPI's
+    mpi_yield_when_idle; for MPICH, cluster/yield_when_idle.c preloaded).
+    `launcher_args` go to the MPI launcher, after these options. `preload`:
+    libraries MPICH's ranks load (hydra's -genv reaches them alone; Open MPI's
+    ranks get theirs through the environment).
     """
+    if preload and mpi != "mpich":
+        raise ValueError("preload is for MPICH; Open MPI ranks get LD_PRELOAD from the environment")
     state, plan = usable(name, np)
     cdir = st.cluster_dir(name)
     rsh = str(cdir / "rsh")
@@ -179,10 +185,15 @@ def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=()):
         env.update(UCX_TLS="tcp,self", UCX_NET_DEVICES="eth0")
         cmd = [MPICH_LAUNCHER, "-launcher", "ssh", "-launcher-exec", rsh, "-f", str(hostfile),
                "-n", str(np), "-iface", "eth0", "-bind-to", "none"]
+        # MPICH (ch4:ucx) has no yield setting: a rank waiting on a peer that
+        # shares its core would spin out its whole time slice for every message.
+        libraries = [*preload, *([helpers.ensure(helpers.YIELD_LIBRARY)] if oversubscribed else [])]
+        if libraries:
+            cmd += ["-genv", "LD_PRELOAD", ":".join(map(str, libraries))]
     else:
         raise UsageError(f"--mpi must be openmpi or mpich, got '{mpi}'")
     argv = [rsh, "--argv", first, *cmd, *launcher_args, str(engine), *map(str, engine_args)]
     context = ground_truth(plan, np)
     context["mpi_launch"] = {"mpi": mpi, "first_host": plan.hosts[0].hostname,
-                             "oversubscribed_cores": oversubscribed}
+                             "oversubscribed_cores": oversubscribed, "yield_when_idle": oversubscribed}
     return argv, env, {"cluster": context, "rto_min": rto_min_per_host(plan)}

@@ -99,9 +99,8 @@ def cluster_command(name, mpi, np, command, library: Path):
 
         spec = st.load(name)[1].spec
         np = spec.hosts * spec.slots
-    preload = ":".join(p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p)
-    launcher_args = ["-genv", "LD_PRELOAD", preload] if mpi.family == "mpich" else []
-    argv, env, extra = cluster_launch(name, mpi.family, np, command[0], command[1:], launcher_args)
+    preload = [p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p] if mpi.family == "mpich" else []
+    argv, env, extra = cluster_launch(name, mpi.family, np, command[0], command[1:], preload=preload)
     return argv, env, {"cluster": extra["cluster"]}
 
 
