@@ -55,6 +55,7 @@ typedef struct series {
     const char *skip;
     int oversubscribed; /* more ranks on this host than CPUs: a rank that waits should yield */
     int measuring; /* 0 during the warm-up repetitions, 1 once repetitions are recorded */
+    int barrier_start; /* repetitions start with a barrier (warm-up, --sync barrier, auto's choice, fallback) */
 } series;
 
 typedef struct bench_def {

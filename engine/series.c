@@ -138,6 +138,7 @@ static double warm_up(run *r)
     double *w = malloc((3 * (size_t)n + 1) * sizeof *w), a, b;
     for (long i = 0; i < n; i++) w[i] = 0, w[n + i] = w[2 * n + i] = -INFINITY;
     w[3 * n] = e->sync.model.residual_s;
+    s->barrier_start = 1;
     for (long i = 0; r->active && i < n; i++) {
         if (r->def->pre_rep) r->def->pre_rep(s, i);
         MPI_Barrier(s->pc);
@@ -154,6 +155,7 @@ static double warm_up(run *r)
     s->measuring = 1;
     if (e->o->sync_auto && n && r->warm_s >= AUTO_SKEW_FACTOR * fmax(r->skew_s, AUTO_SKEW_FLOOR_S))
         r->barrier_chosen = 1, r->ps.window = 0;
+    s->barrier_start = !r->ps.window;
     return 2 * r->warm_s + 5e-6;
 }
 
@@ -319,7 +321,7 @@ int series_run(engine *e, const bench_def *def, int variant, size_t bytes)
         r.done += batch;
         batch = (long)r.d.next_batch;
         window_s = r.d.window_s;
-        if (r.d.barrier && r.ps.window) r.ps.window = 0, r.fallback_rep = r.done;
+        if (r.d.barrier && r.ps.window) r.ps.window = 0, r.s.barrier_start = 1, r.fallback_rep = r.done;
     }
     e->t_last = timer_now(&e->t);
     int rc = record(&r);
