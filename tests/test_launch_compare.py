@@ -152,3 +152,18 @@ def test_launches_that_agree_by_chance_get_the_cells_typical_variance():
     typical = [[np.full(9, 1.0), np.full(9, 1.3)]] * 5  # the machine: ±30% launch to launch
     v = compare_launches(a, b, [a, b, *typical])
     assert v.verdict == SAME and v.ratio.low < 0.9 < v.ratio.high
+
+
+def test_decide_tests_every_algorithm_in_the_race_not_only_those_measured():
+    """The adaptive search leaves algorithms out of a cell; the winner must
+    still be tested at alpha / k over all k of them, as in the exhaustive
+    tune, or the same launches give another winner."""
+    s = Samples()
+    for k, x in enumerate((1.00, 1.07, 0.93)):
+        s.add("allreduce", DEFAULT, 64, np.full(9, x * 1e-4), launch=(k, DEFAULT))
+        s.add("allreduce", "a", 64, np.full(9, 0.8 * x * 1e-4), launch=(k, "a"))
+    rng = np.random.default_rng(0)
+    winner, rows = decide(s, "allreduce", 64, [DEFAULT, "a"], rng, 0.02, 0.05)
+    assert winner == "a" and 0.05 / 6 < rows[1]["p_value"] < 0.05
+    winner, _ = decide(s, "allreduce", 64, [DEFAULT, "a"], rng, 0.02, 0.05, family=6)
+    assert winner == DEFAULT

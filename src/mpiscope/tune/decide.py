@@ -1,8 +1,11 @@
 """Which algorithm a cell gets: one replaces the library's default only when
 it is faster than the default by the verdict below (each of the k algorithms
-at the cell tested at alpha / k: the chance of any false winner stays within
-alpha); among those, the one with the smallest median. Otherwise the
-default stays.
+the library offers for the collective tested at alpha / k: the chance of any
+false winner stays within alpha); among those, the one with the smallest
+median. Otherwise the default stays. k counts the algorithms the adaptive
+search left out of the cell too: it compared them (search.py), and with k
+the measured ones only, the same launches gave other winners than the
+exhaustive tune's at 2 of 52 cells (bench/tune_search_replay.py).
 
 The verdict (`judge`) takes the launch as the unit when both sides were
 measured in two launches or more (stats/launch_compare.py: a t test and
@@ -41,14 +44,17 @@ def judge(samples, coll: str, size: int, a: str, b: str, rng, noise: float, alph
 
 
 def decide(samples, coll: str, size: int, names: list, rng, noise: float, alpha: float,
-           n_boot: int = 1000):
+           n_boot: int = 1000, family: int | None = None):
     """(winner, rows): rows per algorithm measured with its median, launches,
-    the ratio of its median to the default's with CI, p, verdict and unit."""
+    the ratio of its median to the default's with CI, p, verdict and unit.
+    `family`: k, the algorithms other than the default in the race (default:
+    those of `names` measured here)."""
     base = samples.get(coll, DEFAULT, size)
     rows, candidates = [], []
     # Each algorithm is tested against the default: Bonferroni over them, so
     # that the chance of any false winner at the cell stays within alpha.
-    tested = alpha / max(1, sum(1 for n in names if n != DEFAULT and len(samples.get(coll, n, size))))
+    measured = sum(1 for n in names if n != DEFAULT and len(samples.get(coll, n, size)))
+    tested = alpha / max(1, measured if family is None else max(family, measured))
     base_med = float(np.median(base)) if len(base) else None
     for name in names:
         vals = samples.get(coll, name, size)

@@ -124,7 +124,7 @@ class Tuner:
     def _decide(self, coll, size):
         names = [n for n in self.names[coll] if (size, n) in self.measured[coll]]
         winner, rows = decide(self.samples, coll, size, names, self.rng, self.cfg.noise,
-                              self.cfg.alpha)
+                              self.cfg.alpha, family=len(self.names[coll]) - 1)
         self.winners[(coll, size)], self.rows[(coll, size)] = winner or DEFAULT, rows
         return winner or DEFAULT
 
