@@ -85,8 +85,10 @@ def main():
     cells = [(c, s) for c in colls for s in full.sizes_of(c)]
     differ = [k for k in cells if full.winners.get(k, DEFAULT) != adap.winners.get(k, DEFAULT)]
     m, e = adap.cell_counts()["measured"], full.cell_counts()["measured"]
+    counts = adap.cell_counts()
     print(f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
-          f"{e} cells ({100 * m / e:.0f}%); its decisions agree with the exhaustive ones on "
+          f"{e} cells ({100 * m / e:.0f}%; {counts['skipped_by_models']} left out by the cost models, "
+          f"{counts['out_of_reach']} out of reach of a verdict); its decisions agree with the exhaustive ones on "
           f"{len(cells) - len(differ)} of {len(cells)} ({100 * (len(cells) - len(differ)) / len(cells):.0f}%)")
     for k in differ:
         print(f"  {k[0]} {k[1]} B: exhaustive {full.winners.get(k, DEFAULT)}, adaptive "

@@ -315,3 +315,86 @@ def test_fits_recover_a_cost_model_and_say_who_is_out_of_the_race():
     slow = P.Fit("bcast", "chain", 8, 2 * 3 * f.alpha, 2 * 3 * f.beta, 0.0, "hockney line")  # lg 8 = 3
     assert P.out_of_race({"binomial": f, "chain": slow}, 8, 0.25) == {"chain"}
     assert P.out_of_race({"binomial": f, "chain": slow}, 8, 1.5) == set()
+
+
+# ------------------------------------------------ noisy launches (search.could_win)
+
+def noisy_store(seed, launches=3):
+    """Every (algorithm, size) cell of FOUR on 8 ranks measured in advance,
+    `launches` launches each; every launch moves all its times by a common
+    factor, exp(N(0, 1)) below 1 KiB (as the emulated cluster's launches of
+    small collectives) and exp(N(0, 0.02)) above. The default is recursive
+    doubling below 10 KB, ring above."""
+    rng = np.random.default_rng(seed)
+    store = {}
+    for name in [DEFAULT, *FOUR]:
+        for s in GRID:
+            alg = name if name != DEFAULT else ("recursive_doubling" if s < 10000 else "ring")
+            sd = 1.0 if s < 1024 else 0.02
+            store[(name, s)] = [FOUR[alg](s, 8) * math.exp(rng.normal(0, sd)) *
+                                rng.lognormal(0, 0.03, 40) for _ in range(launches)]
+    return store
+
+
+def served(monkeypatch, store):
+    """measure_jobs serving the stored launches, as bench/tune_search_replay.py."""
+    def measure(plan, catalog, jobs, samples, repeat=1, say=print):
+        for c, pairs in jobs.items():
+            for name, sizes in pairs:
+                for s in sizes:
+                    for k, values in enumerate(store[(name, s)]):
+                        samples.add(c, name, s, values, launch=(name, s, k))
+    monkeypatch.setattr(T, "measure_jobs", measure)
+    return Catalog("openmpi", "4.1.4", {"allreduce": [Algorithm(n, str(i))
+                                                      for i, n in enumerate(FOUR, 1)]}, "test")
+
+
+def test_noisy_small_sizes_are_measured_less_and_decided_as_the_exhaustive(monkeypatch):
+    """On the same stored launches: the exhaustive search, the adaptive one,
+    and the adaptive one without the out-of-reach rule."""
+    def tune(adaptive):
+        t = T.Tuner(plan(8), cat, T.TuneConfig(collectives=["allreduce"], sizes=GRID,
+                                               adaptive=adaptive), None, say=lambda *_: None)
+        t.search()
+        return t
+
+    fewer = 0
+    for seed in range(4):
+        cat = served(monkeypatch, noisy_store(seed))
+        full, adap = tune(False), tune(True)
+        same = sum(full.winners[("allreduce", s)] == adap.winners[("allreduce", s)] for s in GRID)
+        assert same >= 0.95 * len(GRID), seed
+        assert adap.cell_counts()["measured"] < 0.6 * full.cell_counts()["measured"]
+        # where launches agree (from 1 KiB), nothing truly 10% faster than the default was left out
+        default = lambda s: FOUR["recursive_doubling" if s < 10000 else "ring"](s, 8)
+        assert all(FOUR[n](s, 8) > default(s) / 1.1 for s, n in adap.out_of_reach["allreduce"] if s >= 1024)
+        monkeypatch.setattr(T, "could_win", lambda *a: True)
+        without = tune(True)
+        monkeypatch.undo()
+        cat = served(monkeypatch, noisy_store(seed))
+        assert adap.cell_counts()["measured"] <= without.cell_counts()["measured"]
+        fewer += without.cell_counts()["measured"] - adap.cell_counts()["measured"]
+    assert fewer >= 10
+
+
+def test_could_win_needs_the_speedup_the_default_launch_spread_demands():
+    from mpiscope.tune.measure import Samples
+    from mpiscope.tune.search import could_win
+
+    def cell(default_spread, x_below):
+        s = Samples()
+        for k, f in enumerate((1.0, default_spread, 1 / default_spread)):
+            s.add("bcast", DEFAULT, 64, np.full(9, 1e-4 * f), launch=("d", k))
+            s.add("bcast", "x", 32, np.full(9, x_below * (1 + 0.01 * k)), launch=("x", k))
+        return s
+    # the default's launches within 2%: an algorithm twice as fast one size below could win
+    assert could_win(cell(1.02, 0.5e-4), "bcast", 64, "x", 32, 3, 6, 0.05, 0.02)
+    # ... one as fast as the default there could not (it would need > 2%)
+    assert not could_win(cell(1.02, 1e-4), "bcast", 64, "x", 32, 3, 6, 0.05, 0.02)
+    # launches 3x apart: even twice as fast is out of reach
+    assert not could_win(cell(3.0, 0.5e-4), "bcast", 64, "x", 32, 3, 6, 0.05, 0.02)
+    # too few launches of the default to tell: it could
+    one = Samples()
+    one.add("bcast", DEFAULT, 64, np.full(9, 1e-4), launch=1)
+    one.add("bcast", "x", 32, np.full(9, 1e-4), launch=2)
+    assert could_win(one, "bcast", 64, "x", 32, 3, 6, 0.05, 0.02)

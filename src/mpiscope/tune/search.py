@@ -25,13 +25,30 @@ drives the rounds):
   intervals of the winner and another algorithm overlap at an end) the
   sizes between are measured.
 
+- Out of reach (could_win): at a size about to be measured, the default is
+  measured first; an algorithm is not measured there when even its
+  fastest launch at the nearest smaller measured size could not give it the
+  speedup over the default's launches that a verdict "faster" needs with
+  the launch spread the default shows there. A collective's time does not
+  fall as its messages grow, so no algorithm is faster at the larger size
+  than that. This is what makes the small sizes cheap on a noisy machine:
+  where one configuration's launches differ by 10×, no algorithm can be
+  told faster, and only the default is measured. Unlike the prunes above it
+  says nothing of the next sizes: the algorithm stays in the race there.
+
 The cost models' own pruning (predict.py: an algorithm predicted out of the
 race at the size about to be measured) is applied by Tuner.search on top.
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+from scipy.stats import norm
+
 from mpiscope.stats.compare import FASTER
+from mpiscope.stats.launch_compare import log_medians
 from mpiscope.tune.decide import judge
 from mpiscope.tune.discover import DEFAULT
 
@@ -55,9 +72,10 @@ class Judge:
         return self._cache[key]
 
 
-def survivors(judge: Judge, lo, hi, names, measured, prune) -> list:
-    """The algorithms of `names` measured at lo and hi and not left out between them."""
-    at = [n for n in names if (lo, n) in measured and (hi, n) in measured]
+def survivors(judge: Judge, lo, hi, names, considered, prune) -> list:
+    """The algorithms of `names` considered at lo and hi (measured, or out of
+    reach there) and not left out between them."""
+    at = [n for n in names if (lo, n) in considered and (hi, n) in considered]
     return [a for a in at if a == DEFAULT or not any(
         judge.faster(lo, c, a, prune) and judge.faster(hi, c, a, prune)
         for c in at if c not in (a, DEFAULT))]
@@ -77,3 +95,22 @@ def resolved(judge: Judge, lo, hi, winners, keep, noise) -> bool:
     same = [x for x in keep if x != DEFAULT and not any(
         judge.faster(s, a, b, noise) for s in (lo, hi) for a, b in ((x, DEFAULT), (DEFAULT, x)))]
     return any(_beats_all(judge, lo, hi, x, keep, noise) for x in same)
+
+
+def could_win(samples, coll, size, name, below, launches, family, alpha, noise) -> bool:
+    """Whether `name`, measured in `launches` launches at `size`, could be
+    judged faster than the default there (decide.judge over launches), given
+    the default's launches at `size` and `name`'s at `below` < size. A verdict
+    needs p < alpha / family and the interval's upper end below 1 - noise,
+    with a launch variance no smaller than the default's sum of squares over
+    both sides' degrees of freedom, and a t quantile no smaller than the
+    normal's; the algorithm's launch medians at `size` no smaller than its
+    fastest at `below`. True when that cannot be told (too few launches)."""
+    ld = log_medians(samples.launches(coll, DEFAULT, size))
+    lx = log_medians(samples.launches(coll, name, below))
+    if len(ld) < 2 or not len(lx) or launches < 2:
+        return True
+    var = float(np.sum((ld - ld.mean()) ** 2)) / (len(ld) + launches - 2)
+    se = math.sqrt(var * (1 / len(ld) + 1 / launches))
+    need = max(norm.ppf(1 - alpha / family / 2) * se, -math.log(1 - noise) + norm.ppf(0.975) * se)
+    return float(ld.mean() - lx.min()) > need

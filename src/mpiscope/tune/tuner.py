@@ -37,7 +37,7 @@ from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog, device_cvar
 from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
-from mpiscope.tune.search import Judge, resolved, survivors
+from mpiscope.tune.search import Judge, could_win, resolved, survivors
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
 
 LOCAL = 4  # measured sizes per cost-model fit (the nearest to the size predicted)
@@ -90,6 +90,7 @@ class Tuner:
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
         self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
+        self.out_of_reach = {c: set() for c in cfg.collectives}   # (size, name) that could not win there
         self.fits = {}       # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
@@ -143,24 +144,27 @@ class Tuner:
             return
         fine = {c: self.sizes_of(c) for c in cfg.collectives}
         models = cfg.model_prune is not None
+        ends = {c: sorted({f[0], f[-1]}) for c, f in fine.items()}
         # with the cost models: the middle size too, so that each fit has a residual
-        ends = {c: sorted({f[0], f[-1]} | ({f[len(f) // 2]} if models else set()))
-                for c, f in fine.items()}
+        middle = {c: [f[len(f) // 2]] for c, f in fine.items() if models and f[len(f) // 2] not in ends[c]}
         self.say("pass 1: the grid's ends" + (" and middle" if models else "") +
-                 " × every algorithm")
+                 " × every algorithm" + (" that could win there" if models else ""))
         self._measure({c: {n: ends[c] for n in self.names[c]} for c in cfg.collectives})
+        self._measure_points({c: {m: self.names[c] for m in mids} for c, mids in middle.items()})
         judges = {c: Judge(self.samples, c, self.rng, cfg.alpha) for c in cfg.collectives}
-        pending = {c: list(zip(e, e[1:])) for c, e in ends.items() if len(e) > 1}
+        pending = {c: list(zip(e, e[1:])) for c in cfg.collectives
+                   for e in [sorted(set(ends[c]) | set(middle.get(c, [])))] if len(e) > 1}
         first = True
         while pending:
-            jobs, nxt = {}, {}
+            points, nxt = {}, {}
             for c, intervals in pending.items():
                 heavy = {s for s, calls in self.weights.get(c, {}).items() if calls > 0}
+                considered = self.measured[c] | self.out_of_reach[c]
                 for lo, hi in intervals:
                     between = [s for s in fine[c] if lo < s < hi]
                     if not between:
                         continue
-                    keep = survivors(judges[c], lo, hi, self.names[c], self.measured[c], cfg.prune)
+                    keep = survivors(judges[c], lo, hi, self.names[c], considered, cfg.prune)
                     must = sorted(heavy & set(between))
                     if not must and resolved(judges[c], lo, hi, self.winners_of(c), keep, cfg.noise):
                         for s in between:
@@ -168,23 +172,40 @@ class Tuner:
                         continue
                     grid = ([s for s in coarse_grid(fine[c], cfg.coarse) if lo < s < hi]
                             if first and cfg.coarse else [])
-                    points = sorted(set(grid or [between[len(between) // 2]]) | set(must))
-                    for s in points:
+                    at = sorted(set(grid or [between[len(between) // 2]]) | set(must))
+                    for s in at:
                         out = (out_of_race(self._fits(c, s, keep), s, cfg.model_prune)
                                if models else set())
                         self.model_skipped[c] |= {(s, n) for n in out}
-                        for n in keep:
-                            if n not in out:
-                                jobs.setdefault(c, {}).setdefault(n, set()).add(s)
-                    cuts = [lo] + points + [hi]
+                        points.setdefault(c, {})[s] = [n for n in keep if n not in out]
+                    cuts = [lo] + at + [hi]
                     nxt.setdefault(c, []).extend(zip(cuts, cuts[1:]))
-            if not jobs:
+            if not points:
                 break
-            self.say("pass: " + "; ".join(
-                f"{c} {len(set().union(*by.values()))} sizes × {len(by)} algorithms"
-                for c, by in jobs.items()))
-            self._measure(jobs)
+            self.say("pass: " + "; ".join(f"{c} {len(by)} sizes" for c, by in points.items()))
+            self._measure_points(points)
             pending, first = nxt, False
+
+    def _measure_points(self, points: dict):
+        """points {collective: {size: names}}: the default first at every size,
+        then each other algorithm where it could still win (search.could_win,
+        against its own launches at the nearest smaller size measured)."""
+        self._measure({c: {DEFAULT: set(by)} for c, by in points.items() if by})
+        jobs = {}
+        for c, by in points.items():
+            for s, names in by.items():
+                for n in names:
+                    if n == DEFAULT:
+                        continue
+                    below = max((m for m, x in self.measured[c] if x == n and m < s), default=None)
+                    if below is not None and not could_win(
+                            self.samples, c, s, n, below, self.cfg.repeat, len(self.names[c]) - 1,
+                            self.cfg.alpha, self.cfg.noise):
+                        self.out_of_reach[c].add((s, n))
+                    else:
+                        jobs.setdefault(c, {}).setdefault(n, set()).add(s)
+        if jobs:
+            self._measure(jobs)
 
     def _fits(self, coll, size, names) -> dict:
         """Each algorithm's cost model fitted to its medians at the LOCAL measured
@@ -209,7 +230,8 @@ class Tuner:
     def cell_counts(self):
         exhaustive = sum(len(self.sizes_of(c)) * len(self.names[c]) for c in self.cfg.collectives)
         return {"measured": sum(len(v) for v in self.measured.values()), "exhaustive": exhaustive,
-                "skipped_by_models": sum(len(v) for v in self.model_skipped.values())}
+                "skipped_by_models": sum(len(v) for v in self.model_skipped.values()),
+                "out_of_reach": sum(len(v) for v in self.out_of_reach.values())}
 
     # ------------------------------------------------------------ rules and files
 
@@ -557,7 +579,7 @@ class Tuning:
             "excluded_components": cat.excluded_components,
             "sizes": {c: S.describe(cat.library, c) for c in cfg.collectives},
             "cells": {k: sum(x[k] for x in counts)
-                      for k in ("measured", "exhaustive", "skipped_by_models")},
+                      for k in ("measured", "exhaustive", "skipped_by_models", "out_of_reach")},
             "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "at_size": s,
                             "model": f.model, "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
                             "max_relative_residual": f.residual,

@@ -30,7 +30,9 @@ def format_tune(r: dict) -> str:
     out.append(f"cells measured: {c['measured']} of the exhaustive grid's {c['exhaustive']} "
                f"({100 * c['measured'] / max(c['exhaustive'], 1):.0f}%)"
                + (f"; {c['skipped_by_models']} left out by the cost models"
-                  if c.get("skipped_by_models") else ""))
+                  if c.get("skipped_by_models") else "")
+               + (f"; {c['out_of_reach']} out of reach of a verdict against the default"
+                  if c.get("out_of_reach") else ""))
     out.append("")
     units = {x.get("unit") for d in r["decisions"] for x in d["rows"] if "verdict" in x}
     out.append("winner per size (verdict against the default, "
