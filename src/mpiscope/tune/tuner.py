@@ -4,10 +4,11 @@ library's collectives").
 1. Every collective's algorithms come from the library (discover.py).
 2. The cells (collective, size, algorithm) are measured with the engine,
    each algorithm forced, the default included (measure.py). Adaptive
-   (Tuner.search, search.py): the grid's ends and middle with every
-   algorithm, then the coarse grid and the middles of the intervals not yet
-   resolved, each with the algorithms not left out on it (by measured
-   verdicts at the interval's ends, search.py, and by cost models fitted to
+   (Tuner.search, search.py): the grid's ends with every algorithm, then
+   its middle, the coarse grid and the middles of the intervals not yet
+   resolved, each with the default first and then the algorithms not left
+   out there (by measured verdicts at the interval's ends, by the
+   default's launch spread there, search.py, and by cost models fitted to
    each algorithm's measured sizes, predict.py).
 3. Decisions with the launch as the unit (decide.py), rules compacted and bounded
    (rules.py), sizes converted to the library's (sizes.py).
@@ -135,8 +136,9 @@ class Tuner:
         algorithm; then, round by round, each interval between measured sizes
         is resolved (its winner inherited), or measured at its middle size
         (in the first round at the --coarse grid's sizes, when given) with the
-        algorithms not left out on it, and split there. Sizes the application
-        calls (--weights) are always measured."""
+        algorithms not left out on it (_measure_points: the default first,
+        then those that could still win there), and split there. Sizes the
+        application calls (--weights) are always measured."""
         cfg = self.cfg
         if not cfg.adaptive:
             self.say("every size × every algorithm")
@@ -147,8 +149,8 @@ class Tuner:
         ends = {c: sorted({f[0], f[-1]}) for c, f in fine.items()}
         # with the cost models: the middle size too, so that each fit has a residual
         middle = {c: [f[len(f) // 2]] for c, f in fine.items() if models and f[len(f) // 2] not in ends[c]}
-        self.say("pass 1: the grid's ends" + (" and middle" if models else "") +
-                 " × every algorithm" + (" that could win there" if models else ""))
+        self.say("pass 1: the grid's ends × every algorithm" +
+                 ("; its middle, the default first" if models else ""))
         self._measure({c: {n: ends[c] for n in self.names[c]} for c in cfg.collectives})
         self._measure_points({c: {m: self.names[c] for m in mids} for c, mids in middle.items()})
         judges = {c: Judge(self.samples, c, self.rng, cfg.alpha) for c in cfg.collectives}
