@@ -32,6 +32,8 @@ def cmd_profile(args) -> int:
     p = summary.load(run_dir)
     sys.stdout.write(json_document("profile", profile_doc(p)) if args.json else format_profile(p))
     print(f"mpiscope: stored {run_dir}", file=sys.stderr)
+    if context.get("warning"):
+        print(f"mpiscope: warning: {context['warning']}", file=sys.stderr)
     if context["status"] != "completed":
         tail = launch_output(run_dir)
         if tail.strip():

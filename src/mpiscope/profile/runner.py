@@ -24,7 +24,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.engine.mpi import find_mpi, is_debian
 from mpiscope.measure.launch import launch_env
 from mpiscope.measure.plan import relevant_env
-from mpiscope.profile import files, monitoring
+from mpiscope.profile import files, monitoring, watch
 from mpiscope.profile.build import LIBRARY, ensure_library
 from mpiscope.profile.ingest import ingest
 from mpiscope.store import catalog
@@ -141,10 +141,13 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
     started = time.time()
     try:
         with open(tmp / "launch-0.log", "w") as log, open(tmp / "launch-0.stderr", "w") as err:
+            proc = subprocess.Popen(command, env=env, stdout=log, stderr=err, stdin=subprocess.DEVNULL)
             try:
-                rc = subprocess.run(command, env=env, stdout=log, stderr=err, stdin=subprocess.DEVNULL).returncode
+                rc, stopped = watch.wait(proc, raw)
             except KeyboardInterrupt:
-                rc = -2
+                proc.kill()
+                proc.wait()
+                rc, stopped = -2, False
         duration = time.time() - started
         context = {
             "schema_version": SCHEMA_VERSION, "kind": files.KIND, "run_id": run_id, "label": label,
@@ -161,7 +164,14 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
             context["status"], context["error"] = "failed", f"{e} (exit code {rc}; see launch-0.stderr)"
         else:
             missing = context["missing_ranks"]
-            if rc != 0 or missing:
+            if stopped and not missing:
+                context["finalize_stopped_after_s"] = watch.FINALIZE_GRACE_S
+                context["warning"] = (
+                    f"every rank wrote its profile, but the launch had not ended "
+                    f"{watch.FINALIZE_GRACE_S:.0f} s later and was stopped (exit code {rc}): the MPI "
+                    f"library did not return from MPI_Finalize (MPICH 4.0's ch4:ucx can hang there, "
+                    f"pmodels/mpich#6596); the profile is whole")
+            if (rc != 0 and not stopped) or missing:
                 context["status"] = "failed"
                 context["error"] = (f"the launch exited with code {rc}" if rc else "") + (
                     ("; " if rc else "") + f"rank(s) {', '.join(map(str, missing))} wrote no profile "

@@ -116,6 +116,7 @@ def profile_doc(p: S.Profile) -> dict:
     t = S.time_per_call(p)
     doc = {
         "run_id": c["run_id"], "kind": "profile", "status": c.get("status"), "error": c.get("error"),
+        "warning": c.get("warning"),
         "command": c["launch_commands"][0], "np": p.np, "nodes": c.get("nodes"), "node_of": c.get("node_of"),
         "missing_ranks": c.get("missing_ranks") or [], "overhead": c.get("overhead") or {},
         "point_to_point": S.key_numbers(p, "send"), "collectives": S.key_numbers(p, "coll"),

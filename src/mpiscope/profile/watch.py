@@ -1,0 +1,60 @@
+"""Waiting for a profiled launch to end, and ending it when the MPI library
+does not return from MPI_Finalize.
+
+Every rank writes its profile (rank-<r>.json) in MPI_Finalize before it
+calls the library's. MPICH 4.0's ch4:ucx can then spin there for ever: it
+closes its UCX endpoints with a flush and waits in a PMI barrier that does
+not progress UCX, so a peer already in the barrier never answers the last
+flush (fixed upstream by pmodels/mpich#6596; seen on emulated clusters
+beside a CPU hog, even after the non-MPI barrier engine/quiet_exit.c puts
+before MPI_Finalize). Once every rank has written its profile nothing of
+the application is left to wait for, so a launch still running `grace_s`
+later is stopped: the profile is whole, and the run says what happened."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+FINALIZE_GRACE_S = 60.0   # MPI_Finalize takes well under a second, a few beside a CPU hog
+
+
+def ranks_done(raw_dir: Path) -> bool:
+    """Every rank of the job has written its profile."""
+    written = list(raw_dir.glob("rank-*.json"))
+    if not written:
+        return False
+    try:
+        world = json.loads(written[0].read_text())["world_size"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return len(written) >= world
+
+
+def wait(proc: subprocess.Popen, raw_dir: Path, grace_s: float = FINALIZE_GRACE_S,
+         poll_s: float = 1.0) -> tuple[int, bool]:
+    """(exit code, whether the launch was stopped after every rank had
+    written its profile). `proc` leads its own process group."""
+    done_at = None
+    waited = 0.0
+    while True:
+        try:
+            return proc.wait(timeout=poll_s), False
+        except subprocess.TimeoutExpired:
+            waited += poll_s
+        if done_at is None and ranks_done(raw_dir):
+            done_at = waited
+        if done_at is not None and waited - done_at >= grace_s:
+            return _stop(proc), True
+
+
+def _stop(proc: subprocess.Popen) -> int:
+    """SIGTERM to the launcher (Hydra and mpirun then end their ranks, on
+    other hosts too), SIGKILL if that is not enough."""
+    proc.terminate()
+    try:
+        return proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
