@@ -35,7 +35,7 @@ def ranks_done(raw_dir: Path) -> bool:
 def wait(proc: subprocess.Popen, raw_dir: Path, grace_s: float = FINALIZE_GRACE_S,
          poll_s: float = 1.0) -> tuple[int, bool]:
     """(exit code, whether the launch was stopped after every rank had
-    written its profile). `proc` leads its own process group."""
+    written its profile)."""
     done_at = None
     waited = 0.0
     while True:
