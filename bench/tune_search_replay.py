@@ -84,8 +84,8 @@ def main():
     full, adap = search(False), search(True)
     cells = [(c, s) for c in colls for s in full.sizes_of(c)]
     differ = [k for k in cells if full.winners.get(k, DEFAULT) != adap.winners.get(k, DEFAULT)]
-    m, e = adap.cell_counts()["measured"], full.cell_counts()["measured"]
     counts = adap.cell_counts()
+    m, e = counts["measured"], full.cell_counts()["measured"]
     print(f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
           f"{e} cells ({100 * m / e:.0f}%; {counts['skipped_by_models']} left out by the cost models, "
           f"{counts['out_of_reach']} out of reach of a verdict); its decisions agree with the exhaustive ones on "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 FINALIZE_GRACE_S = 60.0   # MPI_Finalize takes well under a second, a few beside a CPU hog
@@ -37,15 +38,14 @@ def wait(proc: subprocess.Popen, raw_dir: Path, grace_s: float = FINALIZE_GRACE_
     """(exit code, whether the launch was stopped after every rank had
     written its profile)."""
     done_at = None
-    waited = 0.0
     while True:
         try:
             return proc.wait(timeout=poll_s), False
         except subprocess.TimeoutExpired:
-            waited += poll_s
+            pass
         if done_at is None and ranks_done(raw_dir):
-            done_at = waited
-        if done_at is not None and waited - done_at >= grace_s:
+            done_at = time.monotonic()
+        if done_at is not None and time.monotonic() - done_at >= grace_s:
             return _stop(proc), True
 
 
