@@ -167,3 +167,25 @@ def test_decide_tests_every_algorithm_in_the_race_not_only_those_measured():
     assert winner == "a" and 0.05 / 6 < rows[1]["p_value"] < 0.05
     winner, _ = decide(s, "allreduce", 64, [DEFAULT, "a"], rng, 0.02, 0.05, family=6)
     assert winner == DEFAULT
+
+
+def test_a_decision_does_not_depend_on_which_other_algorithms_were_measured():
+    """The adaptive search measures fewer algorithms at a cell than an
+    exhaustive tune: the verdict of one against the default must come out
+    the same with or without the others' launches at the cell."""
+    def verdicts(others):
+        s = Samples()
+        for k, x in enumerate((1.00, 1.04, 0.97)):
+            s.add("allreduce", DEFAULT, 64, np.full(9, x * 1e-4), launch=(k, DEFAULT))
+            s.add("allreduce", "a", 64, np.full(9, 0.85 * x * 1e-4), launch=(k, "a"))
+        for name, spread in others.items():   # 1 +- spread from launch to launch
+            for k, x in enumerate((1.0, 1.0 + spread, 1.0 - spread / 2)):
+                s.add("allreduce", name, 64, np.full(9, x * 2e-4), launch=(k, name))
+        _, rows = decide(s, "allreduce", 64, [DEFAULT, "a", *others], np.random.default_rng(0),
+                         0.02, 0.05, family=4)
+        return {r["algorithm"]: (r.get("verdict"), round(r.get("p_value", 0), 12)) for r in rows}
+
+    alone = verdicts({})
+    assert alone["a"][0] == FASTER
+    for others in ({"b": 0.01, "c": 0.01, "d": 0.01}, {"b": 0.5, "c": 0.6, "d": 0.7}):
+        assert verdicts(others)["a"] == alone["a"]

@@ -5,14 +5,18 @@ false winner stays within alpha); among those, the one with the smallest
 median. Otherwise the default stays. k counts the algorithms the adaptive
 search left out of the cell too: it compared them (search.py), and with k
 the measured ones only, the same launches gave other winners than the
-exhaustive tune's at 2 of 52 cells (bench/tune_search_replay.py).
+exhaustive tune's at 2 of 52 cells (bench/tune_search_replay.py). For the
+same reason the floor of a verdict's launch variance comes from the groups
+it compares and the default, never from other algorithms at the cell: with
+every algorithm measured there, the adaptive search (measuring fewer)
+decided 2–3 of 52 cells otherwise than the exhaustive tune on the same
+launches.
 
 The verdict (`judge`) takes the launch as the unit when both sides were
 measured in two launches or more (stats/launch_compare.py: a t test and
 interval over launch medians, the pair's launch variance but at least the
-cell's typical one over every algorithm there, and the winner faster in
-every launch); with one
-launch each it falls back to compare's test on the pooled samples
+typical one of the pair and the library's default at the cell, and the
+winner faster in every launch); with one launch each it falls back to compare's test on the pooled samples
 (Mann–Whitney and the bootstrap CI of the ratio of medians, which cannot see
 a launch's shift)."""
 
@@ -30,12 +34,13 @@ LAUNCH, SAMPLE = "launch", "sample"   # the unit a verdict was reached with
 def judge(samples, coll: str, size: int, a: str, b: str, rng, noise: float, alpha: float,
           n_boot: int = 1000, pool=None):
     """(ratio Estimate B / A, p, verdict of B against A, unit). `pool`: the
-    groups whose launch variance is pooled (default: every algorithm measured
-    at the cell in `samples`)."""
+    groups whose typical launch variance is the floor (default: A's, B's and
+    the library default's launches at the cell)."""
     la, lb = samples.launches(coll, a, size), samples.launches(coll, b, size)
     if len(la) >= 2 and len(lb) >= 2:
-        v = compare_launches(la, lb, samples.groups_at(coll, size) if pool is None else pool,
-                             noise=noise, alpha=alpha)
+        if pool is None:
+            pool = [samples.launches(coll, n, size) for n in dict.fromkeys((a, b, DEFAULT))]
+        v = compare_launches(la, lb, pool, noise=noise, alpha=alpha)
         if v.verdict != INSUFFICIENT:   # (launches whose median is 0 do not count)
             return v.ratio, v.p_value, v.verdict, LAUNCH
     ratio, p, verdict, _ = compare_samples(np.concatenate(la), np.concatenate(lb), rng,
