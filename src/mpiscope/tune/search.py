@@ -1,4 +1,4 @@
-"""The adaptive search's two judgements on measured cells (tuner.Tuner.search
+"""The adaptive search's judgements on measured cells (tuner.Tuner.search
 drives the rounds):
 
 - Prune: an algorithm A is left out between two measured sizes lo < hi when
@@ -26,15 +26,26 @@ drives the rounds):
   sizes between are measured.
 
 - Out of reach (could_win): at a size about to be measured, the default is
-  measured first; an algorithm is not measured there when even its
-  fastest launch at the nearest smaller measured size could not give it the
-  speedup over the default's launches that a verdict "faster" needs with
-  the launch spread the default shows there. A collective's time does not
-  fall as its messages grow, so no algorithm is faster at the larger size
-  than that. This is what makes the small sizes cheap on a noisy machine:
-  where one configuration's launches differ by 10×, no algorithm can be
-  told faster, and only the default is measured. Unlike the prunes above it
-  says nothing of the next sizes: the algorithm stays in the race there.
+  measured first; an algorithm is not measured there when a lower bound on
+  its time from its fastest launch at the nearest measured sizes could not
+  give it the speedup over the default's launches that a verdict "faster"
+  needs with the launch spread the default shows there. Two bounds, the
+  larger counts: a collective's time does not fall as its messages grow
+  (from the nearest smaller size lo: t(s) >= t(lo)), and its time per byte
+  does not grow (from the nearest larger size hi: t(s) >= t(hi)·s/hi; true
+  of any a + b·n with a, b >= 0 and of the overlapped max(a, b·n)). A
+  protocol switch between s and hi (eager to rendezvous) can make the time
+  per byte grow: replayed on two exhaustive 8-rank tunes, the second bound
+  took the cells measured from 57% to 43% and cost 2 of 52 decisions each
+  (bench/tune_search_replay.py). The first bound is what makes the small
+  sizes cheap on a noisy machine: where one configuration's launches differ
+  by 10×, no algorithm can be told faster, and only the default is
+  measured. Unlike the prunes above it says nothing of the next sizes: the
+  algorithm stays in the race there. At an end of an interval, an algorithm
+  out of reach is beaten (Judge.faster) when every launch of the other is
+  below its bound by the margin; where such an algorithm alone keeps the
+  interval from being resolved (`blocking`), it is measured at that end
+  and the interval looked at again, rather than every size between.
 
 The cost models' own pruning (predict.py: an algorithm predicted out of the
 race at the size about to be measured) is applied by Tuner.search on top.
@@ -55,15 +66,23 @@ from mpiscope.tune.discover import DEFAULT
 
 class Judge:
     """decide.judge's verdict between two algorithms at a measured size (over
-    launches when there are two or more), cached."""
+    launches when there are two or more), cached. Against an algorithm left
+    out of reach at the size (`bounds` {(size, name): lower_bound}), a is
+    faster beyond the margin when every launch of a is, below the bound."""
 
-    def __init__(self, samples, coll, rng, alpha, n_boot=500):
+    def __init__(self, samples, coll, rng, alpha, n_boot=500, bounds=None):
         self.samples, self.coll, self.rng, self.alpha, self.n_boot = samples, coll, rng, alpha, n_boot
+        self.bounds = {} if bounds is None else bounds
+        self.hopeful = False   # every algorithm out of reach counts as beaten (blocking)
         self._cache = {}
 
     def faster(self, size, a, b, margin) -> bool:
         """a faster than b at `size` beyond `margin`."""
         key = (size, a, b, margin)
+        if (size, b) in self.bounds:
+            la = log_medians(self.samples.launches(self.coll, a, size))
+            return self.hopeful or (len(la) >= 2 and
+                                    float(la.max()) < self.bounds[(size, b)] + math.log(1 - margin))
         if key not in self._cache:
             va, vb = self.samples.get(self.coll, a, size), self.samples.get(self.coll, b, size)
             ok = len(va) >= 2 and len(vb) >= 2
@@ -75,7 +94,8 @@ class Judge:
 def survivors(judge: Judge, lo, hi, names, considered, prune) -> list:
     """The algorithms of `names` considered at lo and hi (measured, or out of
     reach there) and not left out between them."""
-    at = [n for n in names if (lo, n) in considered and (hi, n) in considered]
+    at = [n for n in names if (lo, n) in considered and (hi, n) in considered
+]
     return [a for a in at if a == DEFAULT or not any(
         judge.faster(lo, c, a, prune) and judge.faster(hi, c, a, prune)
         for c in at if c not in (a, DEFAULT))]
@@ -97,20 +117,43 @@ def resolved(judge: Judge, lo, hi, winners, keep, noise) -> bool:
     return any(_beats_all(judge, lo, hi, x, keep, noise) for x in same)
 
 
-def could_win(samples, coll, size, name, below, launches, family, alpha, noise) -> bool:
-    """Whether `name`, measured in `launches` launches at `size`, could be
+def lower_bound(samples, coll, size, name, below, above):
+    """A lower bound on the log of `name`'s launch medians at `size` from its
+    fastest launch at `below` < size (time does not fall as messages grow)
+    and at `above` > size scaled by size / above (time per byte does not
+    grow), the larger; None without either (None: not measured there)."""
+    bounds = []
+    for at, scale in ((below, 1.0), (above, size / above if above else None)):
+        lx = log_medians(samples.launches(coll, name, at)) if at is not None else []
+        if len(lx):
+            bounds.append(float(lx.min()) + math.log(scale))
+    return max(bounds, default=None)
+
+
+def blocking(judge: Judge, lo, hi, winners, keep, noise) -> list:
+    """The (size, name) left out of reach at lo or hi that alone keep the
+    interval from being resolved: measured there, it may be."""
+    out = [(s, n) for s in (lo, hi) for n in keep if (s, n) in judge.bounds]
+    judge.hopeful = True
+    try:
+        return out if out and resolved(judge, lo, hi, winners, keep, noise) else []
+    finally:
+        judge.hopeful = False
+
+
+def could_win(samples, coll, size, bound, launches, family, alpha, noise) -> bool:
+    """Whether an algorithm whose launch medians at `size` are no smaller
+    than exp(bound) (lower_bound), measured in `launches` launches, could be
     judged faster than the default there (decide.judge over launches), given
-    the default's launches at `size` and `name`'s at `below` < size. A verdict
-    needs p < alpha / family and the interval's upper end below 1 - noise,
-    with a launch variance no smaller than the default's sum of squares over
-    both sides' degrees of freedom, and a t quantile no smaller than the
-    normal's; the algorithm's launch medians at `size` no smaller than its
-    fastest at `below`. True when that cannot be told (too few launches)."""
+    the default's launches at `size`. A verdict needs p < alpha / family and
+    the interval's upper end below 1 - noise, with a launch variance no
+    smaller than the default's sum of squares over both sides' degrees of
+    freedom, and a t quantile no smaller than the normal's. True when that
+    cannot be told (too few launches, no bound)."""
     ld = log_medians(samples.launches(coll, DEFAULT, size))
-    lx = log_medians(samples.launches(coll, name, below))
-    if len(ld) < 2 or not len(lx) or launches < 2:
+    if len(ld) < 2 or bound is None or launches < 2:
         return True
     var = float(np.sum((ld - ld.mean()) ** 2)) / (len(ld) + launches - 2)
     se = math.sqrt(var * (1 / len(ld) + 1 / launches))
     need = max(norm.ppf(1 - alpha / family / 2) * se, -math.log(1 - noise) + norm.ppf(0.975) * se)
-    return float(ld.mean() - lx.min()) > need
+    return float(ld.mean() - bound) > need

@@ -38,7 +38,7 @@ from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog, device_cvar
 from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
-from mpiscope.tune.search import Judge, could_win, resolved, survivors
+from mpiscope.tune.search import Judge, blocking, could_win, lower_bound, resolved, survivors
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
 
 LOCAL = 4  # measured sizes per cost-model fit (the nearest to the size predicted)
@@ -91,7 +91,7 @@ class Tuner:
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
         self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
-        self.out_of_reach = {c: set() for c in cfg.collectives}   # (size, name) that could not win there
+        self.out_of_reach = {c: {} for c in cfg.collectives}   # (size, name) that could not win there: its lower bound
         self.fits = {}       # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
@@ -134,7 +134,9 @@ class Tuner:
         """Exhaustive: every size × every algorithm. Adaptive (search.py says
         why each step is sound): the two ends of the size grid with every
         algorithm; then, round by round, each interval between measured sizes
-        is resolved (its winner inherited), or measured at its middle size
+        is resolved (its winner inherited), or has the algorithms left out of
+        reach at its ends that alone block that measured there, or is measured
+        at its middle size
         (in the first round at the --coarse grid's sizes, when given) with the
         algorithms not left out on it (_measure_points: the default first,
         then those that could still win there), and split there. Sizes the
@@ -153,15 +155,16 @@ class Tuner:
                  ("; its middle, the default first" if models else ""))
         self._measure({c: {n: ends[c] for n in self.names[c]} for c in cfg.collectives})
         self._measure_points({c: {m: self.names[c] for m in mids} for c, mids in middle.items()})
-        judges = {c: Judge(self.samples, c, self.rng, cfg.alpha) for c in cfg.collectives}
+        judges = {c: Judge(self.samples, c, self.rng, cfg.alpha, bounds=self.out_of_reach[c])
+                  for c in cfg.collectives}
         pending = {c: list(zip(e, e[1:])) for c in cfg.collectives
                    for e in [sorted(set(ends[c]) | set(middle.get(c, [])))] if len(e) > 1}
         first = True
         while pending:
-            points, nxt = {}, {}
+            points, nxt, unblock = {}, {}, {}
             for c, intervals in pending.items():
                 heavy = {s for s, calls in self.weights.get(c, {}).items() if calls > 0}
-                considered = self.measured[c] | self.out_of_reach[c]
+                considered = self.measured[c] | self.out_of_reach[c].keys()
                 for lo, hi in intervals:
                     between = [s for s in fine[c] if lo < s < hi]
                     if not between:
@@ -171,6 +174,13 @@ class Tuner:
                     if not must and resolved(judges[c], lo, hi, self.winners_of(c), keep, cfg.noise):
                         for s in between:
                             self.winners[(c, s)] = self.winners[(c, lo)]
+                        continue
+                    cells = [] if must else blocking(judges[c], lo, hi, self.winners_of(c), keep,
+                                                     cfg.noise)
+                    if cells:   # measure those at the ends, and look at the interval again
+                        for s, n in cells:
+                            unblock.setdefault(c, {}).setdefault(n, set()).add(s)
+                        nxt.setdefault(c, []).append((lo, hi))
                         continue
                     grid = ([s for s in coarse_grid(fine[c], cfg.coarse) if lo < s < hi]
                             if first and cfg.coarse else [])
@@ -182,16 +192,23 @@ class Tuner:
                         points.setdefault(c, {})[s] = [n for n in keep if n not in out]
                     cuts = [lo] + at + [hi]
                     nxt.setdefault(c, []).extend(zip(cuts, cuts[1:]))
-            if not points:
+            if not points and not unblock:
                 break
-            self.say("pass: " + "; ".join(f"{c} {len(by)} sizes" for c, by in points.items()))
+            for c, by in unblock.items():
+                for n, sizes in by.items():
+                    for s in sizes:
+                        del self.out_of_reach[c][(s, n)]
+            self.say("pass: " + "; ".join(f"{c} {len(by)} sizes" for c, by in points.items()) +
+                     "".join(f"; {c} {sum(map(len, by.values()))} left out, to resolve"
+                             for c, by in unblock.items()))
+            self._measure(unblock)
             self._measure_points(points)
             pending, first = nxt, False
 
     def _measure_points(self, points: dict):
         """points {collective: {size: names}}: the default first at every size,
         then each other algorithm where it could still win (search.could_win,
-        against its own launches at the nearest smaller size measured)."""
+        against its own launches at the nearest sizes measured)."""
         self._measure({c: {DEFAULT: set(by)} for c, by in points.items() if by})
         jobs = {}
         for c, by in points.items():
@@ -199,11 +216,13 @@ class Tuner:
                 for n in names:
                     if n == DEFAULT:
                         continue
-                    below = max((m for m, x in self.measured[c] if x == n and m < s), default=None)
-                    if below is not None and not could_win(
-                            self.samples, c, s, n, below, self.cfg.repeat, len(self.names[c]) - 1,
-                            self.cfg.alpha, self.cfg.noise):
-                        self.out_of_reach[c].add((s, n))
+                    at = [m for m, x in self.measured[c] if x == n]
+                    below = max((m for m in at if m < s), default=None)
+                    above = min((m for m in at if m > s), default=None)
+                    bound = lower_bound(self.samples, c, s, n, below, above)
+                    if not could_win(self.samples, c, s, bound, self.cfg.repeat,
+                                     len(self.names[c]) - 1, self.cfg.alpha, self.cfg.noise):
+                        self.out_of_reach[c][(s, n)] = bound
                     else:
                         jobs.setdefault(c, {}).setdefault(n, set()).add(s)
         if jobs:
