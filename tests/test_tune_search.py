@@ -441,7 +441,8 @@ def test_an_algorithm_out_of_reach_is_beaten_only_below_its_bound():
     for size in (128,):
         for k, f in enumerate((1.0, 1.05)):
             for n in (DEFAULT, "w", "x"):
-                s.add("bcast", n, size, np.full(9, (3e-4 if n == "x" else 2e-4) * f), launch=(n, size, k))
+                t = 3e-4 if n == "x" else 2e-4
+                s.add("bcast", n, size, np.full(9, t * f), launch=(n, size, k))
     winners, keep = {64: DEFAULT, 128: DEFAULT}, [DEFAULT, "w", "x"]
     bounds[(64, "x")] = math.log(1.05e-4)       # w not beyond noise below it
     assert not resolved(j, 64, 128, winners, keep, 0.02)

@@ -16,9 +16,9 @@ The verdict (`judge`) takes the launch as the unit when both sides were
 measured in two launches or more (stats/launch_compare.py: a t test and
 interval over launch medians, the pair's launch variance but at least the
 typical one of the pair and the library's default at the cell, and the
-winner faster in every launch); with one launch each it falls back to compare's test on the pooled samples
-(Mann–Whitney and the bootstrap CI of the ratio of medians, which cannot see
-a launch's shift)."""
+winner faster in every launch); with one launch each it falls back to
+compare's test on the pooled samples (Mann–Whitney and the bootstrap CI of
+the ratio of medians, which cannot see a launch's shift)."""
 
 from __future__ import annotations
 

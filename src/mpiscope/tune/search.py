@@ -37,15 +37,16 @@ drives the rounds):
   max(a, b·n)). A protocol switch between s and hi (eager to rendezvous)
   can make the time per byte grow more: replayed on three exhaustive 8-rank
   tunes, the second bound took the cells measured from 56-58% to 47-48%
-  and cost 1-2 of 52 decisions each (bench/tune_search_replay.py). The first bound is what makes the small
-  sizes cheap on a noisy machine: where one configuration's launches differ
-  by 10×, no algorithm can be told faster, and only the default is
-  measured. Unlike the prunes above it says nothing of the next sizes: the
-  algorithm stays in the race there. At an end of an interval, an algorithm
-  out of reach is beaten (Judge.faster) when every launch of the other is
-  below its bound by the margin; where such an algorithm alone keeps the
-  interval from being resolved (`blocking`), it is measured at that end
-  and the interval looked at again, rather than every size between.
+  and cost 1-2 of 52 decisions each (bench/tune_search_replay.py). The
+  first bound is what makes the small sizes cheap on a noisy machine:
+  where one configuration's launches differ by 10×, no algorithm can be
+  told faster, and only the default is measured. Unlike the prunes above
+  it says nothing of the next sizes: the algorithm stays in the race there.
+  At an end of an interval, an algorithm out of reach is beaten
+  (Judge.faster) when every launch of the other is below its bound by the
+  margin; where such an algorithm alone keeps the interval from being
+  resolved (`blocking`), it is measured at that end and the interval
+  looked at again, rather than every size between.
 
 The cost models' own pruning (predict.py: an algorithm predicted out of the
 race at the size about to be measured) is applied by Tuner.search on top.
@@ -101,8 +102,7 @@ class Judge:
 def survivors(judge: Judge, lo, hi, names, considered, prune) -> list:
     """The algorithms of `names` considered at lo and hi (measured, or out of
     reach there) and not left out between them."""
-    at = [n for n in names if (lo, n) in considered and (hi, n) in considered
-]
+    at = [n for n in names if (lo, n) in considered and (hi, n) in considered]
     return [a for a in at if a == DEFAULT or not any(
         judge.faster(lo, c, a, prune) and judge.faster(hi, c, a, prune)
         for c in at if c not in (a, DEFAULT))]

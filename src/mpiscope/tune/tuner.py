@@ -91,7 +91,8 @@ class Tuner:
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
         self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
-        self.out_of_reach = {c: {} for c in cfg.collectives}   # (size, name) that could not win there: its lower bound
+        # (size, name) that could not win there -> the lower bound that said so
+        self.out_of_reach = {c: {} for c in cfg.collectives}
         self.fits = {}       # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
         self.winners = {}    # (coll, size) -> winner
         self.rows = {}       # (coll, size) -> decision rows
@@ -134,9 +135,9 @@ class Tuner:
         """Exhaustive: every size × every algorithm. Adaptive (search.py says
         why each step is sound): the two ends of the size grid with every
         algorithm; then, round by round, each interval between measured sizes
-        is resolved (its winner inherited), or has the algorithms left out of
-        reach at its ends that alone block that measured there, or is measured
-        at its middle size
+        is resolved (its winner inherited); or, where algorithms left out of
+        reach at its ends alone keep it from that, has those measured there
+        and is looked at again; or is measured at its middle size
         (in the first round at the --coarse grid's sizes, when given) with the
         algorithms not left out on it (_measure_points: the default first,
         then those that could still win there), and split there. Sizes the
