@@ -10,7 +10,8 @@ library's collectives"), against the targets of issue 15:
   exhaustive grid) and agreement of the decisions (target ≥ 95%; two
   separate measurements, so noise counts against it: also printed, the
   agreement counting a choice the exhaustive run's own CIs cannot tell from
-  its winner);
+  its winner; and the adaptive search replayed on the exhaustive run's own
+  launches, which counts what the search alone loses);
 - `fig629`: seed 000 figure 6.29's case, bcast on a link with α = 90 µs and
   180 B/µs: the measured binomial → scatter-allgather change-over against
   the Hockney model's (target within one size step).
@@ -34,6 +35,7 @@ from mpiscope.cluster import manager
 from mpiscope.cluster.spec import make_spec
 from mpiscope.models.costmodels.base import Costs
 from mpiscope.models.costmodels import predict_time
+from tune_search_replay import replay
 
 PY = [sys.executable, "-m", "mpiscope.cli"]
 DEFAULT_SIZES = "8-256K:x4"
@@ -119,6 +121,7 @@ def cmd_adaptive(args):
                     str(args.verify_repeat), *common)
         side_by_side = {pooled: (_decisions(Path(tmp) / "full", pooled),
                                  _decisions(Path(tmp) / "adap", pooled)) for pooled in (True, False)}
+        replayed = replay(Path(tmp) / "full", args.repeat)
     print(f"{args.mpi} {adap['version']} on {args.layout} Fast Ethernet, adaptive (verified "
           f"with {args.verify_repeat} default/tuned pairs)")
     summary(adap)
@@ -139,6 +142,9 @@ def cmd_adaptive(args):
         if a[k] != f[k]:
             print(f"  {k[0]} {k[2]} B: exhaustive {f[k]}, adaptive {a[k]}"
                   + (" (tied in the exhaustive data)" if _tied(full, k, a[k]) else ""))
+    print("the adaptive search replayed on the exhaustive run's own launches (what the search "
+          "alone loses, without the run-to-run noise; bench/tune_search_replay.py):")
+    print("\n".join("  " + line for line in replayed))
     print("the same two runs' measurements decided again by each rule (cells measured in both):")
     for pooled, (fd, ad) in side_by_side.items():
         both = [k for k in fd if k in ad]

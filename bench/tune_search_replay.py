@@ -7,6 +7,7 @@ one exhaustive tune kept with `--keep` (its tune.json and runs/), and runs
 the search again offline with the measurements served from those runs
 (each cell's launches as they were measured): cells measured and agreement
 with the exhaustive decisions then count the search's loss alone.
+`bench/tune_fe.py adaptive` prints this replay of its own exhaustive run too.
 
     .venv/bin/python bench/tune_search_replay.py KEEP/<cluster>-full
 
@@ -56,18 +57,20 @@ def replayed(stored: Samples):
     return measure_jobs
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("keep", type=Path, help="an exhaustive tune's output directory (tune.json, runs/)")
-    args = ap.parse_args()
-    if not (args.keep / "tune.json").exists() or not (args.keep / "runs").is_dir():
-        sys.exit(f"{args.keep}: no tune.json and runs/ here; give the output directory of a "
+def replay(keep: Path, repeat: int = 3) -> list:
+    """The adaptive search run again on the exhaustive tune kept in `keep`
+    (measured with --repeat `repeat`):
+    the lines to print (cells, agreement, differences, sizes per collective).
+    Exits with a message when `keep` holds no exhaustive tune."""
+    if not (keep / "tune.json").exists() or not (keep / "runs").is_dir():
+        sys.exit(f"{keep}: no tune.json and runs/ here; give the output directory of a "
                  "tune run with --exhaustive (bench/tune_fe.py adaptive --keep DIR keeps one)")
-    doc = json.loads((args.keep / "tune.json").read_text())
+    doc = json.loads((keep / "tune.json").read_text())
     if doc["cells"]["measured"] != doc["cells"]["exhaustive"]:
-        sys.exit(f"{args.keep}: this tune measured {doc['cells']['measured']} of "
+        sys.exit(f"{keep}: this tune measured {doc['cells']['measured']} of "
                  f"{doc['cells']['exhaustive']} cells; replaying needs an exhaustive one")
-    T.measure_jobs = replayed(stored_samples(args.keep / "runs"))
+    measure_jobs = T.measure_jobs
+    T.measure_jobs = replayed(stored_samples(keep / "runs"))
     catalog = Catalog(doc["library"], doc["version"],
                       {c: [Algorithm(a["name"], a["value"], a.get("container")) for a in algs]
                        for c, algs in doc["algorithms"].items()}, "replay")
@@ -76,29 +79,42 @@ def main():
     plan = SimpleNamespace(np=doc["p"], ppn=doc.get("ppn"), cluster=None)
 
     def search(adaptive):
-        cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive)
+        cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive, repeat=repeat)
         t = T.Tuner(plan, catalog, cfg, None, say=lambda *_: None)
         t.search()
         return t
 
-    full, adap = search(False), search(True)
+    try:
+        full, adap = search(False), search(True)
+    finally:
+        T.measure_jobs = measure_jobs
     cells = [(c, s) for c in colls for s in full.sizes_of(c)]
     differ = [k for k in cells if full.winners.get(k, DEFAULT) != adap.winners.get(k, DEFAULT)]
     counts = adap.cell_counts()
     m, e = counts["measured"], full.cell_counts()["measured"]
-    print(f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
-          f"{e} cells ({100 * m / e:.0f}%; {counts['skipped_by_models']} left out by the cost models, "
-          f"{counts['out_of_reach']} out of reach of a verdict); its decisions agree with the exhaustive ones on "
-          f"{len(cells) - len(differ)} of {len(cells)} ({100 * (len(cells) - len(differ)) / len(cells):.0f}%)")
+    lines = [f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
+             f"{e} cells ({100 * m / e:.0f}%; {counts['skipped_by_models']} left out by the cost models, "
+             f"{counts['out_of_reach']} out of reach of a verdict); its decisions agree with the "
+             f"exhaustive ones on {len(cells) - len(differ)} of {len(cells)} "
+             f"({100 * (len(cells) - len(differ)) / len(cells):.0f}%)"]
     for k in differ:
-        print(f"  {k[0]} {k[1]} B: exhaustive {full.winners.get(k, DEFAULT)}, adaptive "
-              f"{adap.winners.get(k, DEFAULT)}")
+        lines.append(f"  {k[0]} {k[1]} B: exhaustive {full.winners.get(k, DEFAULT)}, adaptive "
+                     f"{adap.winners.get(k, DEFAULT)}")
     for c in colls:
         by = {}
         for s, n in adap.measured[c]:
             by[s] = by.get(s, 0) + 1
-        print(f"  {c} ({len(full.names[c])} with the default), algorithms measured per size: "
-              + " ".join(f"{s}:{by.get(s, 0)}" for s in full.sizes_of(c)))
+        lines.append(f"  {c} ({len(full.names[c])} with the default), algorithms measured per size: "
+                     + " ".join(f"{s}:{by.get(s, 0)}" for s in full.sizes_of(c)))
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("keep", type=Path, help="an exhaustive tune's output directory (tune.json, runs/)")
+    ap.add_argument("--repeat", type=int, default=3, help="the tune's --repeat (3)")
+    args = ap.parse_args()
+    print("\n".join(replay(args.keep, args.repeat)))
 
 
 if __name__ == "__main__":
