@@ -179,7 +179,13 @@ int main(int argc, char **argv)
     sync_free(&e.sync);
     buffers_free(&e.buf);
     MPI_Comm_free(&node);
+    MPI_Barrier(e.world);  /* every rank's raw file is closed */
     quiet_exit_barrier();  /* nothing that progresses MPI between this and MPI_Finalize */
+    if (e.rank == 0) {     /* what is left may hang in the library: mpiscope stops it then */
+        printf("@finalize\n");
+        fflush(stdout);
+    }
+    testhooks_finalize_hang(&e.hooks, e.rank);
     MPI_Finalize();
     return 0;
 }

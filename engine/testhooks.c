@@ -3,10 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 void testhooks_parse(testhooks *h)
 {
-    *h = (testhooks){.stall_rank = -1, .abort_rank = -1};
+    *h = (testhooks){.stall_rank = -1, .abort_rank = -1, .finalize_hang_rank = -1};
     h->corrupt = getenv("MPISCOPE_TEST_CORRUPT") != NULL;
     const char *v = getenv("MPISCOPE_TEST_STALL");
     if (v && sscanf(v, "%d:%ld:%ld:%ld", &h->stall_rank, &h->stall_rep, &h->stall_ms, &h->stall_every) < 3)
@@ -16,6 +17,14 @@ void testhooks_parse(testhooks *h)
     v = getenv("MPISCOPE_TEST_FAKE_OVERHEAD_US");
     double us = v && *v ? atof(v) : 0;
     h->fake_overhead_s = us > 0 ? us * 1e-6 : 0;
+    if ((v = getenv("MPISCOPE_TEST_FINALIZE_HANG")) && *v) h->finalize_hang_rank = atoi(v);
+}
+
+/* mpiscope must stop such a launch and keep its samples (launch.py). */
+void testhooks_finalize_hang(const testhooks *h, int rank)
+{
+    if (h->finalize_hang_rank != rank) return;
+    for (;;) pause();
 }
 
 /* As lost scheduler ticks do: the late starts this causes must be marked. */

@@ -11,6 +11,7 @@ typedef struct testhooks {
     int abort_after;            /* MPISCOPE_TEST_ABORT_AFTER=K; 0: off */
     int abort_rank;             /* MPISCOPE_TEST_ABORT_RANK; -1: the last rank */
     double fake_overhead_s;     /* MPISCOPE_TEST_FAKE_OVERHEAD_US, in seconds; 0: off */
+    int finalize_hang_rank;     /* MPISCOPE_TEST_FINALIZE_HANG=RANK; -1: off */
 } testhooks;
 
 void testhooks_parse(testhooks *h);
@@ -23,6 +24,10 @@ static inline void testhooks_stall(const testhooks *h, int rank, long rep)
     if (rep == h->stall_rep || (h->stall_every > 0 && (rep - h->stall_rep) % h->stall_every == 0))
         testhooks_stall_now(h);
 }
+
+/* MPISCOPE_TEST_FINALIZE_HANG: the rank never returns where it would call
+ * MPI_Finalize, as MPICH 4.0's ch4:ucx can spin there. */
+void testhooks_finalize_hang(const testhooks *h, int rank);
 
 /* MPISCOPE_TEST_ABORT_AFTER: aborts the victim rank after its K-th series. */
 void testhooks_abort_after(const testhooks *h, int rank, int size, int series_done);

@@ -61,9 +61,9 @@ def reaper():
             pass
 
 
-def _start(out, *args):
+def _start(out, *args, env=None):
     cmd = [sys.executable, "-m", "mpiscope.cli", "run", *map(str, args), "--out", str(out)]
-    env = {k: v for k, v in os.environ.items() if k != "MPISCOPE_PROGRESS"}
+    env = {**{k: v for k, v in os.environ.items() if k != "MPISCOPE_PROGRESS"}, **(env or {})}
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, start_new_session=True)
 
@@ -234,6 +234,30 @@ def test_ranks_end_with_a_launcher_killed_before_it_could_end_them(tmp_path, rea
             # how it ended cannot be read.
             continue
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
+
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_a_launch_that_hangs_in_mpi_finalize_is_stopped_and_its_samples_kept(tmp_path, reaper, mpi):
+    """A rank that never returns from MPI_Finalize (as MPICH 4.0's ch4:ucx can):
+    once every rank has stored its samples, the launch is stopped after the
+    grace (1 s here, 60 by default) and the run is stored whole."""
+    p = _start(tmp_path, "-n", 2, "--bench", "pingpong,allreduce", "--sizes", "8,1K",
+               "--mpi", mpi, "--reps-min", 50, "--reps-max", 50, "--json",
+               env={"MPISCOPE_TEST_FINALIZE_HANG": "1", "MPISCOPE_TEST_FINALIZE_GRACE_S": "1"})
+    code, out, err = _finish(p)
+    assert code == 0 and "Traceback" not in err, err
+    assert "did not return from MPI_Finalize within 1 s" in err
+    run = Path(json.loads(out)["run_dir"])
+    ctx = json.loads((run / "context.json").read_text())
+    assert ctx["status"] == "completed" and ctx["finalize_stopped"] == {"launches": [0], "after_s": 1.0}
+    table, _ = store.load(run)
+    reps = {}   # every series whole: its 50 repetitions
+    for b, s, r in zip(*(table[c].to_pylist() for c in ("bench", "size", "rep"))):
+        reps.setdefault((b, s), set()).add(r)
+    assert {k: len(v) for k, v in reps.items()} == \
+        {(b, s): 50 for b in ("pingpong", "allreduce") for s in (8, 1024)}
+    _nothing_left(reaper, p)
 
 
 # ---- the output file system full

@@ -15,6 +15,11 @@ from mpiscope.measure.processes import STOP_WAIT_S, Sink, children, collect, die
 
 LAUNCHERS = ("mpirun", "srun")
 DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
+# After rank 0 said "@finalize" (every rank has stored its samples and only
+# MPI_Finalize is left), the seconds the launch may still take before it is
+# stopped: well under a second normally, a few beside a CPU hog; MPICH 4.0's
+# ch4:ucx can spin there for ever (engine/quiet_exit.c; pmodels/mpich#6596).
+FINALIZE_GRACE_S = 60.0
 # Slurm's PMI plugin for each library's wire-up (`srun --mpi=list` shows what Slurm has).
 SRUN_MPI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
 
@@ -119,6 +124,18 @@ def srun_env(env, hostfile):
     return env
 
 
+def finalize_grace() -> float:
+    """FINALIZE_GRACE_S, or the test hook MPISCOPE_TEST_FINALIZE_GRACE_S."""
+    return float(os.environ.get("MPISCOPE_TEST_FINALIZE_GRACE_S") or FINALIZE_GRACE_S)
+
+
+def _kill_session(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
     """Runs one launch; engine lines starting with '@progress ' go to
     `on_progress(json_text)`, '@timing ' to `on_timing(json_text)`, everything
@@ -127,7 +144,9 @@ def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
     .stderr, could be written). Interrupted, it stops the launcher and its
     ranks (stop()) before the exception goes on. With `timeout` (seconds) the
     launch's whole session is killed when it runs longer (a collective that
-    never returns), which stderr then says."""
+    never returns), which stderr then says. A launch that has not ended
+    finalize_grace() seconds after the engine said "@finalize" is stopped
+    too: the third value says so, and its samples are whole."""
     log, err = Sink(log_path), Sink(log_path.with_suffix(".stderr"))
     before = set(children())
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -135,23 +154,32 @@ def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
                             start_new_session=True, preexec_fn=die_with_parent())
     reader = threading.Thread(target=lambda: [err.write(line) for line in proc.stderr], daemon=True)
     reader.start()
-    timer = None
+    timers, hung = [], threading.Event()
+
+    def start_timer(seconds, then):
+        timers.append(threading.Timer(seconds, then))
+        timers[-1].daemon = True
+        timers[-1].start()
+
+    def expire():
+        err.write(f"\nmpiscope: the launch ran longer than {timeout:.0f} s and was killed\n")
+        _kill_session(proc)
+
+    def finalize_hung():
+        if proc.poll() is None:
+            hung.set()
+            _kill_session(proc)
+
     if timeout is not None:
-        def expire():
-            err.write(f"\nmpiscope: the launch ran longer than {timeout:.0f} s and was killed\n")
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        timer = threading.Timer(timeout, expire)
-        timer.daemon = True
-        timer.start()
+        start_timer(timeout, expire)
     try:
         for line in proc.stdout:
             if line.startswith("@progress "):
                 on_progress(line[len("@progress "):])
             elif line.startswith("@timing ") and on_timing:
                 on_timing(line[len("@timing "):])
+            elif line.strip() == "@finalize":
+                start_timer(finalize_grace(), finalize_hung)
             else:
                 log.write(line, keep=False)
         rc = proc.wait()
@@ -159,10 +187,10 @@ def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
         stop(proc)
         raise
     finally:
-        if timer is not None:
+        for timer in timers:
             timer.cancel()
         collect(proc, before)
         reader.join(STOP_WAIT_S)
         log.close()
         err.close()
-    return rc, err.text()
+    return rc, err.text(), hung.is_set()

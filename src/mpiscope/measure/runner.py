@@ -94,6 +94,7 @@ class _Launches:
         self.commands = []
         self.timing = {"launch_s": 0.0, "engine": {}}  # wall time of the launches; the engine's phases
         self.failed_launch = None
+        self.finalize_stopped = []  # launches stopped in MPI_Finalize (launch.FINALIZE_GRACE_S)
         self.extra_context = {}  # e.g. the emulated cluster's links as ground truth
         if not plan.cluster and plan.hosts is None and plan.launcher == "mpirun" and not plan.nodes:
             # Ranks on this host only: its RTO_min is the measured hosts'.
@@ -120,8 +121,9 @@ class _Launches:
         self.commands.append(cmd)
         started = time.perf_counter()
         try:
-            rc, err = launch.execute(cmd, env, self.tmp / f"launch-{k}.log", self._on_progress,
-                                     self._on_timing, getattr(self.plan, "launch_timeout", None))
+            rc, err, hung = launch.execute(cmd, env, self.tmp / f"launch-{k}.log",
+                                           self._on_progress, self._on_timing,
+                                           getattr(self.plan, "launch_timeout", None))
         except FileNotFoundError:
             raise UsageError(f"launcher '{cmd[0]}' was not found; install it or choose another "
                              f"with --launcher/--mpirun") from None
@@ -130,6 +132,9 @@ class _Launches:
             message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
             raise UsageError(message)
         if rc == 0:
+            return None
+        if hung:   # every rank had stored its samples: the run keeps them
+            self.finalize_stopped.append(k)
             return None
         self.failed_launch = k
         return _failure(k, rc, err)
@@ -193,6 +198,15 @@ def _measure(plan, engine, tmp, refined):
     launches.extra_context["timing"] = launches.timing
     if launches.failed_launch is not None:
         launches.extra_context["failed_launch"] = launches.failed_launch
+    if launches.finalize_stopped:
+        grace = launch.finalize_grace()
+        launches.extra_context["finalize_stopped"] = {"launches": launches.finalize_stopped,
+                                                      "after_s": grace}
+        sys.stderr.write(
+            f"mpiscope: warning: launch {', '.join(map(str, launches.finalize_stopped))}: every "
+            f"rank had stored its samples, but the MPI library did not return from MPI_Finalize "
+            f"within {grace:.0f} s, so the launch was stopped and its samples kept (MPICH 4.0's "
+            f"ch4:ucx can hang there: pmodels/mpich#6596; a newer MPICH does not)\n")
     return ("failed" if failure else "completed"), failure, launches.commands, launches.extra_context
 
 
