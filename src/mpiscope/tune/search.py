@@ -66,9 +66,10 @@ from mpiscope.tune.discover import DEFAULT
 
 
 # How much an algorithm's time per byte may grow from one measured size to
-# the next larger one before the bound from above fails: 10% was seen on the
-# emulated cluster (ring allgather on 8 ranks, 2 to 4 KiB); without it,
-# replays of three exhaustive tunes lost 2-4 of 52 decisions, with it 1-2.
+# the next larger one before the bound from above fails. On the emulated
+# cluster it grew more in 13% of neighbouring pairs (README, item 2); without
+# the slack, replays of three exhaustive tunes lost 2-4 of 52 decisions,
+# with it 1-2.
 PER_BYTE_SLACK = 0.10
 
 
