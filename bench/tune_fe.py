@@ -125,17 +125,17 @@ def cmd_adaptive(args):
     print(f"{args.mpi} {adap['version']} on {args.layout} Fast Ethernet, adaptive (verified "
           f"with {args.verify_repeat} default/tuned pairs)")
     summary(adap)
-    key = lambda d: {(x["collective"], x.get("p"), x["size"]): x["winner"] for x in d["decisions"]}
-    a, f = key(adap), key(full)
+    a, f = searched(adap), searched(full)
     agree = sum(a[k] == f[k] for k in f) / len(f)
     ties = sum(a[k] == f[k] or _tied(full, k, a[k]) for k in f) / len(f)
-    for d, what in ((full, "exhaustive"), (adap, "adaptive")):
-        changed = sum(x["winner"] != "default" for x in d["decisions"])
-        print(f"  {what}: {changed} of {len(d['decisions'])} cells decided for an algorithm "
-              f"other than the default")
+    for d, what in ((f, "exhaustive"), (a, "adaptive")):
+        changed = sum(w != "default" for w in d.values())
+        print(f"  {what}: {changed} of {len(d)} cells decided for an algorithm other than the "
+              f"default")
     print(f"adaptive measured {adap['cells']['measured']} cells of the exhaustive grid's "
           f"{full['cells']['measured']} ({100 * adap['cells']['measured'] / full['cells']['measured']:.0f}%); "
-          f"decisions agree on {100 * agree:.0f}% of {len(f)} cells; counting as agreeing a "
+          f"the searches' decisions (before any withdrawal) agree on {100 * agree:.0f}% of "
+          f"{len(f)} cells; counting as agreeing a "
           f"different choice the exhaustive run's own CIs cannot tell from its winner: "
           f"{100 * ties:.0f}%")
     for k in f:
@@ -152,6 +152,17 @@ def cmd_adaptive(args):
               f"agree on {sum(fd[k] == ad[k] for k in both)} of {len(both)}; cells not the "
               f"default: exhaustive {sum(v != 'default' for v in fd.values())}, adaptive "
               f"{sum(ad[k] != 'default' for k in both)}")
+
+
+def searched(doc):
+    """{(collective, p, size): winner} as the search decided, before the
+    verification withdrew any rule: what the two searches are compared on
+    (the exhaustive run verifies with one launch pair, whose pooled verdicts
+    withdraw rules the adaptive run's three pairs keep)."""
+    out = {(x["collective"], x.get("p"), x["size"]): x["winner"] for x in doc["decisions"]}
+    for w in doc["withdrawn"]:
+        out[(w["collective"], w.get("p"), w["size"])] = w["algorithm"]
+    return out
 
 
 def _decisions(out, pooled):
