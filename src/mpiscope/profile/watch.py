@@ -18,7 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
-FINALIZE_GRACE_S = 60.0   # MPI_Finalize takes well under a second, a few beside a CPU hog
+from mpiscope.measure.launch import FINALIZE_GRACE_S   # the engine's launches wait as long
 
 
 def ranks_done(raw_dir: Path) -> bool:
