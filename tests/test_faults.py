@@ -236,7 +236,6 @@ def test_ranks_end_with_a_launcher_killed_before_it_could_end_them(tmp_path, rea
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
 
 
-
 @pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
 def test_a_launch_that_hangs_in_mpi_finalize_is_stopped_and_its_samples_kept(tmp_path, reaper, mpi):
     """A rank that never returns from MPI_Finalize (as MPICH 4.0's ch4:ucx can):
