@@ -2,9 +2,12 @@
 GigE: every algorithm of allgather, allreduce and bcast at three sizes,
 measured on the cluster, then simulated with costs from the point-to-point
 benchmarks measured on the same cluster just before (`mpiscope sim check
---from-run`: per-message one-way times drawn from their distributions at
-256 B–256 KiB, the sizes the algorithms' messages have, 20 replicates; with
---skew, each rank's start drawn from the collectives' measured lateness).
+--from-run`), by two models side by side: `drawn`, per-message one-way
+times drawn from their distributions at 256 B–256 KiB (the sizes the
+algorithms' messages have; 20 replicates), and `shaped`, a link whose rate
+and token bucket are fitted to pingpong (`--shaped-link`: an idle link lets
+a burst through, a busy one only its rate, as the cluster's tbf does). With
+--skew, each rank's start is drawn from the collectives' measured lateness.
 Prints the table with the cause of every cell that misses 15% (the measured
 median unsure by more than 15%, simulated high, simulated low), the share of
 cells within 15% (goal >= 90%), Kendall τ of the algorithms' order per
@@ -14,7 +17,7 @@ average before: on a 2-core machine the ranks and the links' emulation share
 the cores. Needs root; about a minute per preset and 4 hosts.
 
     flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_validate.py [--hosts 4] [--presets gige]
-        [--p2p pingpong|ring] [--skew] [--keep DIR]
+        [--p2p pingpong|ring] [--models drawn,shaped] [--skew] [--keep DIR]
     .venv/bin/python bench/sim_validate.py --again DIR [--p2p ...] [--skew]   (simulate kept runs again)
 """
 
@@ -71,14 +74,18 @@ def measure(preset, hosts, out, reps_max):
 OMPI_TCP_EAGER, OMPI_TCP_RNDV_FIRST = 65536 - 16, 65536 - 40
 
 
-def simulate(preset, hosts, p2p, skew, fair, out):
-    args = ["sim", "check", f"validate-{preset}", "--from-run", f"p2p-{preset}", "--p2p", p2p, "--sample",
-            "--replicates", 20, "--json", "--out", out, "--eager", OMPI_TCP_EAGER] \
+def simulate(preset, hosts, model, p2p, skew, fair, out):
+    model_args = ["--sample", "--replicates", 20] if model == "drawn" else ["--shaped-link"]
+    args = ["sim", "check", f"validate-{preset}", "--from-run", f"p2p-{preset}", "--p2p", p2p, *model_args,
+            "--json", "--out", out, "--eager", OMPI_TCP_EAGER] \
         + (["--skew-from-run"] if skew else []) \
         + (["--fair"] if fair else ["--rendezvous-first", OMPI_TCP_RNDV_FIRST])
     doc = json.loads(mpiscope(*args).stdout)
     rows = doc["rows"]
-    print(f"\n{preset}, {hosts} hosts (run {doc['run_id']}), costs from p2p-{preset}'s {p2p}"
+    what = (f"times drawn from p2p-{preset}'s {p2p}" if model == "drawn" else
+            f"a shaped link fitted to p2p-{preset}'s pingpong (burst {doc['costs']['burst']:.0f} B, "
+            f"{1e-6 / doc['costs']['G']:.1f} MB/s), latency of its {p2p} ({doc['costs']['L'] * 1e6:.1f} us)")
+    print(f"\n{preset}, {hosts} hosts (run {doc['run_id']}), model {model}: {what}"
           + (", starts from the measured lateness" if skew else "")
           + (", send channels shared fairly" if fair else ", sends one after the other, Open MPI's rendezvous")
           + ":")
@@ -116,8 +123,11 @@ def main():
                     help="which point-to-point benchmark's times messages draw (default %(default)s)")
     ap.add_argument("--skew", action="store_true", help="start each rank as late as measured")
     ap.add_argument("--fair", action="store_true",
-                    help="a rank's messages in flight share its link (default: one after the other, with Open "
-                         "MPI's TCP rendezvous for messages beyond its eager limit)")
+                    help="with the drawn model: a rank's messages in flight share its link (default: one after "
+                         "the other, with Open MPI's TCP rendezvous for messages beyond its eager limit)")
+    ap.add_argument("--models", default="drawn,shaped",
+                    help="drawn (times drawn from the p2p distributions), shaped (a link with a token bucket "
+                         "fitted to pingpong), or both (default)")
     ap.add_argument("--presets", default="fast-ethernet,gige")
     ap.add_argument("--keep", metavar="DIR", help="store the runs here (default: a temporary directory)")
     ap.add_argument("--again", metavar="DIR", help="do not measure: simulate the runs kept in DIR again")
@@ -126,16 +136,23 @@ def main():
         sys.exit("emulated clusters need root")
     with tempfile.TemporaryDirectory(prefix="sim-validate-") as tmp:
         out = Path(a.again or a.keep or tmp)
-        docs = []
+        models = a.models.split(",")
+        if not set(models) <= {"drawn", "shaped"} or (a.fair and "shaped" in models):
+            sys.exit("--models: drawn, shaped or both (--fair only with drawn)")
+        docs = {m: [] for m in models}
         for preset in a.presets.split(","):
             if not a.again:
                 measure(preset, a.hosts, out, a.reps_max)
-            docs.append(simulate(preset, a.hosts, a.p2p, a.skew, a.fair, out))
-    cells = sum(len(d["rows"]) for d in docs)
-    within = sum(d["within_15pct"] * len(d["rows"]) for d in docs) / cells
-    taus = [k["kendall_tau"] for d in docs for k in d["rankings"] if k["kendall_tau"] is not None]
-    print(f"\nall: {100 * within:.0f}% of {cells} cells within 15%; Kendall τ >= 0.8 in "
-          f"{sum(t >= 0.8 for t in taus)} of {len(taus)} collective × size")
+            for m in models:
+                docs[m].append(simulate(preset, a.hosts, m, a.p2p, a.skew, a.fair, out))
+    print()
+    for m, ds in docs.items():
+        cells = sum(len(d["rows"]) for d in ds)
+        within = sum(d["within_15pct"] * len(d["rows"]) for d in ds) / cells
+        taus = [k["kendall_tau"] for d in ds for k in d["rankings"] if k["kendall_tau"] is not None]
+        per = ", ".join(f"{100 * d['within_15pct']:.0f}%" for d in ds)
+        print(f"{m:7s} all: {100 * within:.0f}% of {cells} cells within 15% ({per} per preset); Kendall τ >= 0.8 "
+              f"in {sum(t >= 0.8 for t in taus)} of {len(taus)} collective × size")
 
 
 if __name__ == "__main__":

@@ -105,7 +105,7 @@ static FILE *open_out(const char *path)
 
 enum { O_BENCH = 256, O_ALGO, O_SIZE, O_SEGMENT, O_FORMAT, O_GAMMA, O_SCHEDULE, O_L, O_OS, O_OR, O_BIG_O, O_G,
        O_BIG_G, O_S, O_AS, O_BS, O_AR, O_BR, O_DIST, O_SKEW, O_RPH, O_HPS, O_UPLINK, O_REPS, O_SEED, O_TRACE,
-       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM, O_FAIR, O_SFIRST };
+       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM, O_FAIR, O_SFIRST, O_BURST };
 
 static const struct option LONG[] = {
     {"bench", 1, 0, O_BENCH}, {"algo", 1, 0, O_ALGO}, {"np", 1, 0, 'p'}, {"size", 1, 0, O_SIZE},
@@ -116,7 +116,7 @@ static const struct option LONG[] = {
     {"skew", 1, 0, O_SKEW}, {"ranks-per-host", 1, 0, O_RPH}, {"hosts-per-switch", 1, 0, O_HPS},
     {"uplink-G", 1, 0, O_UPLINK}, {"replicates", 1, 0, O_REPS}, {"seed", 1, 0, O_SEED}, {"trace", 1, 0, O_TRACE},
     {"critical-path", 1, 0, O_CRIT}, {"per-rank", 0, 0, O_PER_RANK}, {"max-ops", 1, 0, O_MAX_OPS}, {"symmetric", 0, 0, O_SYM},
-    {"fair", 0, 0, O_FAIR}, {"S-first", 1, 0, O_SFIRST},
+    {"fair", 0, 0, O_FAIR}, {"S-first", 1, 0, O_SFIRST}, {"burst", 1, 0, O_BURST},
     {0, 0, 0, 0}};
 
 typedef struct {
@@ -171,6 +171,7 @@ static void parse(int argc, char **argv, args *a)
         case O_SYM: a->symmetric = 1; break;
         case O_FAIR: a->fair = 1; break;
         case O_SFIRST: a->c.S_first = number("--S-first", v); break;
+        case O_BURST: a->c.burst = number("--burst", v); break;
         default: exit(2);
         }
     }
@@ -261,6 +262,8 @@ static int cmd_run(const args *a)
     sim_opts o = {.c = a->c, .topo = a->topo, .fair = a->fair, .keep_times = a->trace || a->crit > 0};
     if (a->dist) o.dist = read_dist(a->dist);
     if (a->fair && a->c.S_first > 0) die(2, "%s", "--S-first takes channels that send one message after the other: not with --fair");
+    if (a->c.burst > 0 && (a->fair || a->dist || !(a->c.G > 0)))
+        die(2, "%s", "--burst needs --G, and decides each message's time on the wire: not with --dist or --fair");
     if ((a->topo.ranks_per_host > 0) != (a->topo.hosts_per_switch > 0))
         die(2, "%s", "a topology needs both --ranks-per-host and --hosts-per-switch");
     if (a->skew) {

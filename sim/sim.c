@@ -15,7 +15,9 @@
  * then the data; with S_first the request carries the first S_first bytes
  * (Open MPI's TCP) and the rest follows the clear-to-send through the send
  * channel in turn. Computation takes the CPU. With αs, βs alone this is
- * Hockney without overlap: a rank's sends follow one another. */
+ * Hockney without overlap: a rank's sends follow one another. With a burst
+ * (a link shaped by a token bucket) the send channel and the receiver's
+ * link each pass what their bucket holds at once and the rest at 1/G. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,13 @@ typedef struct {
     uint32_t *head, *count, *next;
 } fair_state;
 
+/* A token bucket (o->c.burst bytes, refilled at 1/G bytes per second): how
+ * many bytes it held at time t. A link passes what its bucket holds at once
+ * and the rest at its rate: an idle link lets a burst through, a busy one
+ * only its rate (a traffic shaper, or the emulated cluster's tbf). */
+typedef struct { double tokens, t; } tbucket;
+typedef struct { tbucket tx, in; } bucket;
+
 /* A rank keeps what waits to be matched in a list while it is short (most
  * algorithms have a few messages in flight per rank); past this many it
  * moves to the hash of (receiver, source, tag) queues. */
@@ -68,6 +77,8 @@ typedef struct {
     double *up;
     fair_state *fs;  /* with o->fair */
     double *wire;    /* with drawn times and G: each message's time on the wire, min(drawn, G·m) */
+    bucket *bk;      /* with a burst: per rank, its send channel's and incoming link's token buckets */
+    double *first;   /* with a burst: when each message's first byte left its sender */
     uint64_t rng[4];
     int failed;
 } state;
@@ -318,6 +329,20 @@ static void fair_done(state *st, uint32_t r, double now)
     if (f->count[r]) fair_schedule(st, r, now);
 }
 
+static inline double tokens(const state *st, const tbucket *b, double t)
+{
+    double k = b->tokens + (t - b->t) / st->o->c.G;
+    return k < st->o->c.burst ? k : st->o->c.burst;
+}
+
+/* m bytes went through a bucket holding k at `from`, the last at `to`. */
+static inline void take_tokens(const state *st, tbucket *b, double k, double m, double from, double to)
+{
+    double left = k - m + (to - from) / st->o->c.G;
+    b->tokens = left < 0 ? 0 : left < st->o->c.burst ? left : st->o->c.burst;
+    b->t = to;
+}
+
 /* The data of send s leaves its rank's send channel no sooner than t:
  * returns when its last byte reaches the receiver, sets *left. */
 static double transmit(state *st, uint32_t s, double t, double *left, double m)
@@ -332,6 +357,16 @@ static double transmit(state *st, uint32_t s, double t, double *left, double m)
         if (st->wire) st->wire[s] = wire;
         fair_add(st, sim_rank(st->sc, op), s, t, wire, whole - wire + c->L);
         return -1; /* its events come when its share of the channel has carried it */
+    }
+    if (st->bk) {
+        /* Its bytes beyond what the bucket holds go at the link's rate. */
+        double k = tokens(st, &st->bk[sim_rank(st->sc, op)].tx, start);
+        double busy = c->alpha_s + c->beta_s * m + c->G * maxd(0, m - k);
+        take_tokens(st, &st->bk[sim_rank(st->sc, op)].tx, k, m, start, start + busy);
+        st->first[s] = start;
+        rk->tx = start + maxd(c->g, busy);
+        *left = start + busy;
+        return *left + c->L;
     }
     if (st->o->dist && c->G > 0) {
         /* A drawn time is the whole one-way time of a message alone; only
@@ -362,6 +397,16 @@ static double through_links(state *st, uint32_t s, double t, double m)
     if (st->up) {
         long a = switch_of(st, sim_rank(st->sc, op)), b = switch_of(st, (uint32_t)op->peer);
         if (a != b) t = st->up[a] = maxd(t, st->up[a] + m * st->o->topo.uplink_G);
+    }
+    if (st->bk) {
+        /* The receiver's link takes the bytes as they come, from the first,
+         * first come first served, at most its bucket at once. */
+        rank_state *to = &st->rk[op->peer];
+        tbucket *b = &st->bk[op->peer].in;
+        double begin = maxd(st->first[s] + c->L, to->link_in), k = tokens(st, b, begin);
+        t = maxd(t, begin + c->G * maxd(0, m - k));
+        take_tokens(st, b, k, m, begin, t);
+        return to->link_in = t;
     }
     if (c->G > 0) {
         rank_state *to = &st->rk[op->peer];
@@ -571,6 +616,10 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
         st.up = calloc((size_t)(p / o->topo.ranks_per_host / o->topo.hosts_per_switch + 1), sizeof(double));
     int ok = st.rk && alloc_array((void **)&res->finish, p, sizeof(double));
     fair_state fs = {0};
+    if (ok && o->c.burst > 0 && o->c.G > 0) { /* full buckets: every link idle before */
+        st.bk = malloc((size_t)p * sizeof *st.bk), st.first = malloc((sc->nops ? sc->nops : 1) * sizeof(double));
+        ok = st.bk && st.first;
+    }
     if (ok && o->dist && o->c.G > 0) { /* set by each transmit, read when that part lands */
         st.wire = malloc((sc->nops ? sc->nops : 1) * sizeof(double));
         ok = st.wire != NULL;
@@ -604,6 +653,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
         double t0 = o->skew ? o->skew[r] : 0.0;
         if (o->skew_pool && o->nskew_pool > 0) t0 = o->skew_pool[(long)(uniform(&st) * (double)o->nskew_pool)];
         st.rk[r] = (rank_state){t0, t0, t0, t0, t0, NONE, NONE, 0, 0, 0};
+        if (st.bk) st.bk[r] = (bucket){{o->c.burst, t0}, {o->c.burst, t0}};
     }
     /* Operations that require nothing start at their rank's start: at once
      * when every rank starts at 0 (no event needed), else as events. */
@@ -683,7 +733,7 @@ int sim_run(sim_sched *sc, const sim_opts *o, sim_result *res, char *err, size_t
     res->makespan = mx, res->finish_mean = sum / (double)p, res->finish_min = mn;
 out:
     evq_free(&st.q), free(st.mq), sim_huge_free(st.rk, (size_t)p * sizeof *st.rk), free(st.up);
-    free(st.wire), free(fs.last), free(fs.due), free(fs.head), free(fs.count), free(fs.left), free(fs.lat), free(fs.next);
+    free(st.wire), free(st.bk), free(st.first), free(fs.last), free(fs.due), free(fs.head), free(fs.count), free(fs.left), free(fs.lat), free(fs.next);
     return ok ? 0 : -1;
 }
 

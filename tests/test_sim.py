@@ -412,6 +412,83 @@ def test_rendezvous_that_carries_its_first_part(tmp_path):
         sim(path, "--G", 1e-9, "--S", 100, "--S-first", 900, "--fair")
 
 
+FAN_IN = """num_ranks 3
+rank 0 {
+l0: send 1000b to 2 tag 0
+}
+rank 1 {
+l0: send 1000b to 2 tag 0
+}
+rank 2 {
+l0: recv 1000b from 0 tag 0
+l1: recv 1000b from 1 tag 0
+}
+"""
+
+
+def test_a_shaped_link_lets_a_burst_through_an_idle_link_only(tmp_path):
+    """--burst 600 at 1 ns/B: a lone 1000 B message passes 600 B at once and
+    400 B at the rate (0.4 µs + L); sent right after it, a second finds the
+    bucket empty (1 µs more); after 1 µs of idle the bucket is full again."""
+    one = goal(tmp_path, ONE_MESSAGE, "one.goal")
+    assert sim(one, "--G", 1e-9, "--L", 3e-6, "--burst", 600)["makespan_median_s"] == pytest.approx(3.4e-6, rel=1e-12)
+    assert sim(one, "--G", 1e-9, "--L", 3e-6, "--burst", 2000)["makespan_median_s"] == pytest.approx(3e-6, rel=1e-12)
+    two = ONE_MESSAGE.replace("l0: send 1000b to 1 tag 5", "l0: send 1000b to 1 tag 5\nl1: send 1000b to 1 tag 6\n"
+                              "GAP").replace("l0: recv 1000b from 0 tag 5",
+                                             "l0: recv 1000b from 0 tag 5\nl1: recv 1000b from 0 tag 6")
+    chain = goal(tmp_path, two.replace("GAP", "l1 requires l0"), "chain.goal")
+    d = sim(chain, "--G", 1e-9, "--L", 3e-6, "--burst", 600, "--per-rank")
+    assert d["finish_s"][1] == pytest.approx(0.4e-6 + 1e-6 + 3e-6, rel=1e-12)
+    idle = goal(tmp_path, two.replace("GAP", "l2: calc 1000\nl2 requires l0\nl1 requires l2"), "idle.goal")
+    d = sim(idle, "--G", 1e-9, "--L", 3e-6, "--burst", 600, "--per-rank")
+    assert d["finish_s"][1] == pytest.approx(0.4e-6 + 1e-6 + 0.4e-6 + 3e-6, rel=1e-12)
+    # two senders into one receiver: its link passes its bucket at once, then one rate for both
+    d = sim(goal(tmp_path, FAN_IN, "in.goal"), "--G", 1e-9, "--burst", 600, "--per-rank")
+    assert d["finish_s"][2] == pytest.approx(1.4e-6, rel=1e-12)
+    assert sim(goal(tmp_path, FAN_IN, "in.goal"), "--G", 1e-9, "--per-rank")["finish_s"][2] == pytest.approx(2e-6)
+    for bad in (("--burst", 600), ("--G", 1e-9, "--burst", 600, "--fair")):
+        with pytest.raises(UsageError, match="--burst needs --G"):
+            sim(one, *bad)
+
+
+def test_a_shaped_link_is_fitted_to_pingpong(tmp_path, capsys):
+    """--shaped-link: pingpong medians of L + G·max(0, m − burst) (10 µs, 80
+    ns/B, 3000 B) give back G and the burst from the line through the three
+    largest sizes, and L from the smallest; --p2p ring takes L from ring."""
+    from mpiscope.cli.main import build_parser
+    from mpiscope.store.ingest import ingest
+    from rawgen import RunBuilder, SeriesSpec, context_for
+
+    L, G, B = 10 * US, 80e-9, 3000
+    out = tmp_path / "out"
+    run_dir = out / "20240303-000000-eeee"
+    rb = RunBuilder(run_dir, nranks=4)
+    for size in (256, 1024, 4096, 16384, 65536):
+        rb.add(SeriesSpec("pingpong", size, [L + G * max(0, size - B)] * 5))
+        rb.add(SeriesSpec("ring", size, [3 * L + G * size] * 5))
+    rb.add(SeriesSpec("allgather", 16384, [1e-3] * 5, algo="ring"))
+    rb.write()
+    ctx = context_for(run_id=run_dir.name, created="2024-03-03T00:00:00+00:00", np=4)
+    (run_dir / "context.json").write_text(json.dumps(ctx))
+    ingest(run_dir, ctx)
+
+    def check(*extra):
+        args = build_parser().parse_args(["sim", "check", run_dir.name, "--out", str(out), "--json",
+                                          "--shaped-link", *map(str, extra)])
+        assert args.func(args) == 0
+        return json.loads(capsys.readouterr().out)["costs"]
+
+    c = check()
+    assert (c["L"], c["G"], c["burst"], c["alpha_s"]) == pytest.approx((L, G, B, 0), rel=1e-6, abs=1e-12)
+    assert check("--p2p", "ring")["L"] == pytest.approx(3 * L + G * 256)
+    assert check("--burst", 100)["burst"] == 100
+    for bad, why in ((("--sample",), "not with --sample"), (("--machine", run_dir / "context.json"), "not both")):
+        args = build_parser().parse_args(["sim", "check", run_dir.name, "--out", str(out), "--shaped-link",
+                                          "--from-run", run_dir.name, *map(str, bad)])
+        with pytest.raises(UsageError, match=why):
+            args.func(args)
+
+
 def test_check_names_why_a_cell_misses_15_percent():
     from mpiscope.sim.check import CheckRow
 

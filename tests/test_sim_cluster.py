@@ -1,9 +1,10 @@
 """Simulated against measured on an emulated cluster (4 hosts at Fast
 Ethernet), costs fitted from the same run's point-to-point data: two
-allgather algorithms whose times differ several-fold, at sizes where the
-link decides. What holds on any machine: every measured cell is simulated
-with a finite, positive time from the run's own costs, and the simulation
-ranks ring first. How close simulated comes to measured depends on the load
+allgather algorithms whose times differ several-fold, at four sizes (a
+shaped link is fitted to pingpong at four or more). What holds on any
+machine: every measured cell is simulated with a finite, positive time from
+the run's own costs, by times drawn from its ring and by a shaped link
+fitted to its pingpong, and both simulations rank ring first. How close simulated comes to measured depends on the load
 of this machine's two cores (they carry the links' emulation too), so that
 bound lives in bench/sim_validate.py. Needs root."""
 
@@ -23,7 +24,7 @@ def test_simulated_allgather_tracks_the_cluster(tmp_path):
     assert r.returncode == 0, r.stderr
     try:
         r = mpiscope("run", "--cluster", name, "-n", 4, "--bench", "pingpong,ring,allgather",
-                     "--algo", "ring,fan_in_fan_out", "--sizes", "16K,64K", "--reps-min", 5,
+                     "--algo", "ring,fan_in_fan_out", "--sizes", "1K,4K,16K,64K", "--reps-min", 5,
                      "--reps-max", 10, "--time-budget", 1, out=tmp_path)
         assert r.returncode == 0, r.stderr[-3000:]
     finally:
@@ -33,8 +34,16 @@ def test_simulated_allgather_tracks_the_cluster(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     cells = {(c["algo"], c["size"]): c for c in doc["rows"]}
-    assert set(cells) == {(a, s) for a in ("ring", "fan_in_fan_out") for s in (16384, 65536)}
+    assert set(cells) == {(a, s) for a in ("ring", "fan_in_fan_out") for s in (1024, 4096, 16384, 65536)}
     for c in cells.values():
         assert 0 < c["simulated_s"] < float("inf") and 0 < c["measured_s"] < float("inf"), c
+    for rk in doc["rankings"]:
+        assert rk["best_simulated"] == "ring", rk
+    # the same with a shaped link fitted to the run's pingpong: a bucket and a rate were found
+    r = mpiscope("sim", "check", "latest", "--shaped-link", "--p2p", "ring", "--json", out=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["costs"]["G"] > 0 and doc["costs"]["burst"] >= 0, doc["costs"]
+    assert all(0 < c["simulated_s"] < float("inf") for c in doc["rows"])
     for rk in doc["rankings"]:
         assert rk["best_simulated"] == "ring", rk

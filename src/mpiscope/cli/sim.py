@@ -36,13 +36,19 @@ def _bench(name):
 def _costs(args):
     """SimCosts from --machine or --from-run, then the cost options over them."""
     from mpiscope.sim.costs import SimCosts, load_costs, override
-    from mpiscope.sim.measured import fitted_costs
+    from mpiscope.sim.measured import fitted_costs, shaped_link_costs
 
     if args.machine and args.from_run:
         raise UsageError("give --machine FILE or --from-run RUN, not both")
+    if args.shaped_link and not args.from_run:
+        raise UsageError("--shaped-link fits a run's pingpong: give --from-run RUN")
+    if args.shaped_link and (args.sample or args.fair):
+        raise UsageError("--shaped-link decides each message's time on the wire: not with --sample or --fair")
     given = {k: getattr(args, k) for k in _TIMES + _PER_BYTE if getattr(args, k) is not None}
     if args.machine:
         base = load_costs(args.machine)
+    elif args.from_run and args.shaped_link:
+        base = shaped_link_costs(catalog.resolve(args.out, args.from_run), args.p2p)
     elif args.from_run:
         base = fitted_costs(catalog.resolve(args.out, args.from_run), args.p2p)
     elif given:
@@ -63,6 +69,10 @@ def _costs(args):
             raise UsageError("--rendezvous-first needs channels that send one message after the other: "
                              "not with --fair")
         v["S_first"] = float(parse_size_option("--rendezvous-first", args.rendezvous_first))
+    if args.burst is not None:
+        if args.fair:
+            raise UsageError("--burst needs channels that send one message after the other: not with --fair")
+        v["burst"] = float(parse_size_option("--burst", args.burst))
     if args.segment is not None:
         v["segment"] = parse_size_option("--segment", args.segment, minimum=1)
     return override(base, **v)
@@ -315,9 +325,13 @@ def _cost_options(p, from_run=True):
                         "alpha_s, … as for `mpiscope model`")
     if from_run:
         g.add_argument("--from-run", metavar="RUN",
-                       help="the Hockney fit of this run's pingpong (measure it in the run)")
+                       help="the Hockney fit of this run's pingpong (measure it in the run), or with --shaped-link a "
+                            "shaped link fitted to it")
     g.add_argument("--p2p", choices=("pingpong", "ring"), default="pingpong",
                    help="the run's point-to-point benchmark the costs come from (default: %(default)s)")
+    g.add_argument("--shaped-link", action="store_true",
+                   help="--from-run's pingpong as a link shaped by a token bucket: its rate and burst from the "
+                        "line through its three largest sizes, the latency from --p2p's smallest size")
     g.add_argument("--sample", action="store_true",
                    help="draw every message's time from the run's --p2p distributions "
                         "(per size, interpolated between sizes)")
@@ -338,6 +352,9 @@ def _cost_options(p, from_run=True):
                    help="bytes a rendezvous message sends with its request, the rest after the receiver's "
                         "answer, behind what its channel took meanwhile (Open MPI over TCP: its eager limit; "
                         "default 0)")
+    g.add_argument("--burst", metavar="SIZE",
+                   help="a link's token bucket (needs G): an idle link passes this many bytes at once, a busy "
+                        "one only its rate, as a traffic shaper does (default: none)")
     g.add_argument("--gamma", help="reduction cost per byte (default 0)")
     g.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
     g.add_argument("--fair", action="store_true",

@@ -28,6 +28,7 @@ class SimCosts:
     G: float = 0.0
     S: float = math.inf           # bytes; larger messages go by rendezvous
     S_first: float = 0.0          # bytes a rendezvous message carries with its request (Open MPI's TCP)
+    burst: float = 0.0            # bytes a link's token bucket holds (with G); 0: none
     alpha_s: float = 0.0
     beta_s: float = 0.0
     alpha_r: float = 0.0

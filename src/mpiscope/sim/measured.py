@@ -47,6 +47,44 @@ def fitted_costs(run_dir, p2p="pingpong") -> SimCosts:
                     source=f"Hockney fit of the run's {p2p}")
 
 
+def _medians(run_dir, p2p) -> list[tuple[int, float]]:
+    """(size, median) of the run's `p2p` series, by size."""
+    table, run = load(Path(run_dir))
+    return sorted((int(size), float(np.median(smp.values))) for bench, algo, size, smp in all_series_samples(table, run)
+                  if bench == p2p and algo in (None, "mpi") and len(smp.values))
+
+
+SHAPED_FIT_SIZES = 3  # the largest pingpong sizes the line of a shaped link goes through
+
+
+def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
+    """A link shaped by a token bucket (a traffic shaper, the emulated
+    cluster's tbf), fitted to the run's pingpong medians: a message larger
+    than the bucket finds it full after the pong, so at the largest sizes
+    time = c + G·m, and a lone message costs L + G·max(0, m − burst) with L
+    the smallest size's time: burst = (L − c)/G. A line above L (no burst to
+    see) keeps its excess as a cost per message instead. The latency
+    simulated is `latency_p2p`'s at its smallest size (ring: under every
+    rank's load, as in a collective's steps)."""
+    pp = _medians(run_dir, "pingpong")
+    if len(pp) < SHAPED_FIT_SIZES + 1:
+        raise UsageError(f"a shaped link is fitted to pingpong at {SHAPED_FIT_SIZES + 1} sizes or more, the run "
+                         f"has {len(pp)}: measure e.g. --bench pingpong --sizes 256-256K:x2")
+    top = np.array(pp[-SHAPED_FIT_SIZES:])
+    G, c = np.polyfit(top[:, 0], top[:, 1], 1)
+    if not G > 0:
+        raise UsageError(f"pingpong's time does not grow over its largest sizes ({', '.join(str(int(s)) for s in top[:, 0])} B): "
+                         "no link rate to fit; measure larger sizes")
+    lat = _medians(run_dir, latency_p2p) if latency_p2p != "pingpong" else pp
+    if not lat:
+        raise UsageError(f"the run has no {latency_p2p} to take the latency from: measure it too")
+    L_pp = pp[0][1]
+    note = "" if c < L_pp else f" (no burst: its line lies {(c - L_pp) * 1e6:.3g} us above its latency, a cost per message)"
+    return SimCosts(L=lat[0][1], G=float(G), burst=max(0.0, (L_pp - c) / G), alpha_s=max(0.0, c - L_pp),
+                    source=f"shaped link fitted to the run's pingpong{note}, latency of its {latency_p2p} "
+                           f"at {lat[0][0]} B")
+
+
 def p2p_quantiles(run_dir, p2p="pingpong") -> tuple[np.ndarray, np.ndarray]:
     """(sizes, quantiles[size, QUANTILES]) of the run's `p2p` samples."""
     table, run = load(Path(run_dir))
