@@ -69,9 +69,10 @@ def measure(preset, hosts, out, reps_max):
     (Path(out) / f"cpu-{preset}.json").write_text(json.dumps({"load_before": load, "shares": cpu}))
 
 
-# Open MPI 4.1's TCP BTL: eager limit 64 KiB including the ob1 match header; a larger message
-# sends up to its rendezvous eager limit (64 KiB with the rendezvous header) with its request.
-OMPI_TCP_EAGER, OMPI_TCP_RNDV_FIRST = 65536 - 16, 65536 - 40
+# Open MPI 4.1's TCP BTL: eager limit 64 KiB including the ob1 match header. A larger message
+# goes by rendezvous with no data: the TCP BTL can put but not get, so ob1 sends a bare request
+# and the data after the receiver's answer (pml_ob1_sendreq.c, mca_pml_ob1_send_request_start_rdma).
+OMPI_TCP_EAGER = 65536 - 16
 
 
 def simulate(preset, hosts, model, p2p, skew, fair, out):
@@ -79,7 +80,7 @@ def simulate(preset, hosts, model, p2p, skew, fair, out):
     args = ["sim", "check", f"validate-{preset}", "--from-run", f"p2p-{preset}", "--p2p", p2p, *model_args,
             "--json", "--out", out, "--eager", OMPI_TCP_EAGER] \
         + (["--skew-from-run"] if skew else []) \
-        + (["--fair"] if fair else ["--rendezvous-first", OMPI_TCP_RNDV_FIRST])
+        + (["--fair"] if fair else [])
     doc = json.loads(mpiscope(*args).stdout)
     rows = doc["rows"]
     what = (f"times drawn from p2p-{preset}'s {p2p}" if model == "drawn" else
@@ -124,7 +125,7 @@ def main():
     ap.add_argument("--skew", action="store_true", help="start each rank as late as measured")
     ap.add_argument("--fair", action="store_true",
                     help="with the drawn model: a rank's messages in flight share its link (default: one after "
-                         "the other, with Open MPI's TCP rendezvous for messages beyond its eager limit)")
+                         "the other)")
     ap.add_argument("--models", default="drawn,shaped",
                     help="drawn (times drawn from the p2p distributions), shaped (a link with a token bucket "
                          "fitted to pingpong), or both (default)")

@@ -11,8 +11,8 @@
  * for its (source, tag) in posting order, or waits in the unexpected queue;
  * once both are there the receive channel takes αr + βr·m, then the CPU
  * o_r + O·m. Larger than S bytes, a message goes by rendezvous: a request
- * (L) to the receiver, a clear-to-send (L) back once the receive is posted,
- * then the data; with S_first the request carries the first S_first bytes
+ * (L) to the receiver, a clear-to-send (L) back once the receive is posted
+ * and the receiver's channel has sent what it holds, then the data; with S_first the request carries the first S_first bytes
  * (Open MPI's TCP) and the rest follows the clear-to-send through the send
  * channel in turn. Computation takes the CPU. With αs, βs alone this is
  * Hockney without overlap: a rank's sends follow one another. With a burst
@@ -329,6 +329,16 @@ static void fair_done(state *st, uint32_t r, double now)
     if (f->count[r]) fair_schedule(st, r, now);
 }
 
+/* When the data rank r's send channel holds now will be through. */
+static double channel_free(state *st, uint32_t r, double now)
+{
+    if (!st->fs) return maxd(now, st->rk[r].tx);
+    fair_advance(st, r, now);
+    double t = now;
+    for (uint32_t i = st->fs->head[r]; i != NONE; i = st->fs->next[i]) t += maxd(0, st->fs->left[i]);
+    return t;
+}
+
 static inline double tokens(const state *st, const tbucket *b, double t)
 {
     double k = b->tokens + (t - b->t) / st->o->c.G;
@@ -435,9 +445,10 @@ static void matched(state *st, uint32_t s, uint32_t rv, double now)
 {
     if (st->op[s].value <= st->o->c.S) {
         receive(st, rv, s, now);
-    } else {
+    } else { /* the answer leaves the receiver's channel after what it holds (a FIFO queue) */
         st->op[s].link = rv;
-        push(st, now + st->o->c.L, s, EV_CTS);
+        double out = channel_free(st, sim_rank(st->sc, &st->op[rv]), now);
+        push(st, out + st->o->c.L, s, EV_CTS);
     }
 }
 

@@ -489,6 +489,29 @@ def test_a_shaped_link_is_fitted_to_pingpong(tmp_path, capsys):
             args.func(args)
 
 
+def test_a_rendezvous_answer_waits_behind_what_the_receiver_is_sending(tmp_path):
+    """The clear-to-send leaves the receiver's channel after the data queued
+    there (a FIFO queue, as a host's transmit queue): rank 1 answers rank 0's
+    request (at 0.1 µs) only once its own 500 B are out (0.5 µs), so rank 0's
+    1000 B arrive at 0.5 + 0.1 + 1 + 0.1 = 1.7 µs, alike when the channel is
+    shared fairly."""
+    path = goal(tmp_path, """num_ranks 3
+rank 0 {
+l0: send 1000b to 1 tag 0
+}
+rank 1 {
+l0: recv 1000b from 0 tag 0
+l1: send 500b to 2 tag 1
+}
+rank 2 {
+l0: recv 500b from 1 tag 1
+}
+""")
+    for mode in ((), ("--fair",)):
+        d = sim(path, "--G", 1e-9, "--L", 1e-7, "--S", 600, "--per-rank", *mode)
+        assert d["finish_s"][1] == pytest.approx(1.7e-6, rel=1e-12), mode
+
+
 def test_check_names_why_a_cell_misses_15_percent():
     from mpiscope.sim.check import CheckRow
 

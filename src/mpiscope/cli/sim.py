@@ -350,8 +350,8 @@ def _cost_options(p, from_run=True):
                                                    "(default: all eager)")
     g.add_argument("--rendezvous-first", metavar="SIZE",
                    help="bytes a rendezvous message sends with its request, the rest after the receiver's "
-                        "answer, behind what its channel took meanwhile (Open MPI over TCP: its eager limit; "
-                        "default 0)")
+                        "answer, behind what its channel took meanwhile (default 0: a bare request, as Open MPI's ob1 "
+                        "sends over TCP)")
     g.add_argument("--burst", metavar="SIZE",
                    help="a link's token bucket (needs G): an idle link passes this many bytes at once, a busy "
                         "one only its rate, as a traffic shaper does (default: none)")
