@@ -12,9 +12,9 @@
  * once both are there the receive channel takes αr + βr·m, then the CPU
  * o_r + O·m. Larger than S bytes, a message goes by rendezvous: a request
  * (L) to the receiver, a clear-to-send (L) back once the receive is posted
- * and the receiver's channel has sent what it holds, then the data; with S_first the request carries the first S_first bytes
- * (Open MPI's TCP) and the rest follows the clear-to-send through the send
- * channel in turn. Computation takes the CPU. With αs, βs alone this is
+ * and the receiver's channel has sent what it holds, then the data; with
+ * S_first the request carries the first S_first bytes and the rest follows
+ * the clear-to-send through the send channel in turn. Computation takes the CPU. With αs, βs alone this is
  * Hockney without overlap: a rank's sends follow one another. With a burst
  * (a link shaped by a token bucket) the send channel and the receiver's
  * link each pass what their bucket holds at once and the rest at 1/G. */
@@ -425,9 +425,8 @@ static double through_links(state *st, uint32_t s, double t, double m)
     return t;
 }
 
-/* What a rendezvous message m carries with its request (S_first, Open
- * MPI's TCP sends up to its eager limit at once); the rest follows the
- * receiver's answer. */
+/* What a rendezvous message m carries with its request (S_first); the rest
+ * follows the receiver's answer. */
 static inline double first_part(const sim_costs *c, double m) { return c->S_first < m ? c->S_first : m; }
 
 static void receive(state *st, uint32_t rv, uint32_t s, double now)

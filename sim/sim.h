@@ -14,7 +14,7 @@ typedef struct sim_costs {
     double O;            /* CPU overhead per byte (s/B) */
     double g, G;         /* gap between messages (s), per byte on the wire (s/B) */
     double S;            /* largest eager message (bytes); larger ones go by rendezvous */
-    double S_first;      /* bytes a rendezvous message carries with its request (Open MPI's TCP); 0: none */
+    double S_first;      /* bytes a rendezvous message carries with its request; 0: none */
     double burst;        /* bytes a link's token bucket holds (with G): an idle link lets them through at once */
     double alpha_s, beta_s, alpha_r, beta_r; /* sender's / receiver's channel per message and byte */
     double gamma;        /* reduction, per byte (s/B) */

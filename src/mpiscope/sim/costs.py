@@ -27,7 +27,7 @@ class SimCosts:
     g: float = 0.0
     G: float = 0.0
     S: float = math.inf           # bytes; larger messages go by rendezvous
-    S_first: float = 0.0          # bytes a rendezvous message carries with its request (Open MPI's TCP)
+    S_first: float = 0.0          # bytes a rendezvous message carries with its request
     burst: float = 0.0            # bytes a link's token bucket holds (with G); 0: none
     alpha_s: float = 0.0
     beta_s: float = 0.0
