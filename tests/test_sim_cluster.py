@@ -4,9 +4,11 @@ allgather algorithms whose times differ several-fold, at four sizes (a
 shaped link is fitted to pingpong at four or more). What holds on any
 machine: every measured cell is simulated with a finite, positive time from
 the run's own costs, by times drawn from its ring and by a shaped link
-fitted to its pingpong, and both simulations rank ring first. How close simulated comes to measured depends on the load
-of this machine's two cores (they carry the links' emulation too), so that
-bound lives in bench/sim_validate.py. Needs root."""
+fitted to its pingpong, and both simulations rank ring first; where the
+link decides, the shaped link's time is within 4× of measured (the issue's
+loose bound). How close simulated comes to measured depends on the load of
+this machine's two cores (they carry the links' emulation too), so the 15%
+goal lives in bench/sim_validate.py. Needs root."""
 
 import json
 import os
@@ -47,3 +49,8 @@ def test_simulated_allgather_tracks_the_cluster(tmp_path):
     assert all(0 < c["simulated_s"] < float("inf") for c in doc["rows"])
     for rk in doc["rankings"]:
         assert rk["best_simulated"] == "ring", rk
+    # a loose bound where the link decides (16 and 64 KiB): within 4× of measured. Seen: 0.7–0.95 on a
+    # quiet machine, 0.51–0.77 beside a CPU hog (the hog slows the collectives more than the pingpong)
+    for c in doc["rows"]:
+        if c["size"] >= 16384:
+            assert 0.25 <= c["simulated_s"] / c["measured_s"] <= 4, c
