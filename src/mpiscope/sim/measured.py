@@ -78,11 +78,12 @@ def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
     lat = _medians(run_dir, latency_p2p) if latency_p2p != "pingpong" else pp
     if not lat:
         raise UsageError(f"the run has no {latency_p2p} to take the latency from: measure it too")
-    L_pp = pp[0][1]
+    L_pp, L = pp[0][1], lat[0][1]
+    burst = max(0.0, (L_pp - c) / G)
     note = "" if c < L_pp else f" (no burst: its line lies {(c - L_pp) * 1e6:.3g} us above its latency, a cost per message)"
-    return SimCosts(L=lat[0][1], G=float(G), burst=max(0.0, (L_pp - c) / G), alpha_s=max(0.0, c - L_pp),
-                    source=f"shaped link fitted to the run's pingpong{note}, latency of its {latency_p2p} "
-                           f"at {lat[0][0]} B")
+    return SimCosts(L=L, G=float(G), burst=burst, alpha_s=max(0.0, c - L_pp),
+                    source=f"shaped link fitted to the run's pingpong: {1e-6 / G:.4g} MB/s, burst {burst:.0f} B"
+                           f"{note}; latency {L * 1e6:.4g} us, its {latency_p2p} at {lat[0][0]} B")
 
 
 def p2p_quantiles(run_dir, p2p="pingpong") -> tuple[np.ndarray, np.ndarray]:
