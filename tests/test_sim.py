@@ -461,19 +461,24 @@ def test_a_shaped_link_is_fitted_to_pingpong(tmp_path, capsys):
 
     L, G, B = 10 * US, 80e-9, 3000
     out = tmp_path / "out"
-    run_dir = out / "20240303-000000-eeee"
-    rb = RunBuilder(run_dir, nranks=4)
-    for size in (256, 1024, 4096, 16384, 65536):
-        rb.add(SeriesSpec("pingpong", size, [L + G * max(0, size - B)] * 5))
-        rb.add(SeriesSpec("ring", size, [3 * L + G * size] * 5))
-    rb.add(SeriesSpec("allgather", 16384, [1e-3] * 5, algo="ring"))
-    rb.write()
-    ctx = context_for(run_id=run_dir.name, created="2024-03-03T00:00:00+00:00", np=4)
-    (run_dir / "context.json").write_text(json.dumps(ctx))
-    ingest(run_dir, ctx)
 
-    def check(*extra):
-        args = build_parser().parse_args(["sim", "check", run_dir.name, "--out", str(out), "--json",
+    def make_run(name, pingpong):
+        run_dir = out / name
+        rb = RunBuilder(run_dir, nranks=4)
+        for size, t in pingpong.items():
+            rb.add(SeriesSpec("pingpong", size, [t] * 5))
+            rb.add(SeriesSpec("ring", size, [3 * L + G * size] * 5))
+        rb.add(SeriesSpec("allgather", 16384, [1e-3] * 5, algo="ring"))
+        rb.write()
+        ctx = context_for(run_id=run_dir.name, created="2024-03-03T00:00:00+00:00", np=4)
+        (run_dir / "context.json").write_text(json.dumps(ctx))
+        ingest(run_dir, ctx)
+        return run_dir
+
+    run_dir = make_run("20240303-000000-eeee", {m: L + G * max(0, m - B) for m in (256, 1024, 4096, 16384, 65536)})
+
+    def check(*extra, run=run_dir.name):
+        args = build_parser().parse_args(["sim", "check", run, "--out", str(out), "--json",
                                           "--shaped-link", *map(str, extra)])
         assert args.func(args) == 0
         return json.loads(capsys.readouterr().out)["costs"]
@@ -482,6 +487,12 @@ def test_a_shaped_link_is_fitted_to_pingpong(tmp_path, capsys):
     assert (c["L"], c["G"], c["burst"], c["alpha_s"]) == pytest.approx((L, G, B, 0), rel=1e-6, abs=1e-12)
     assert check("--p2p", "ring")["L"] == pytest.approx(3 * L + G * 256)
     assert check("--burst", 100)["burst"] == 100
+    few = make_run("20240303-000000-ffff", {256: L, 4096: L + G * 1096, 65536: L + G * 62536})
+    with pytest.raises(UsageError, match="at 4 sizes or more, the run has 3"):
+        check(run=few.name)
+    flat = make_run("20240303-000000-aaaa", {256: L, 1024: L, 4096: L, 16384: L})
+    with pytest.raises(UsageError, match="does not grow"):
+        check(run=flat.name)
     for bad, why in ((("--sample",), "not with --sample"), (("--machine", run_dir / "context.json"), "not both")):
         args = build_parser().parse_args(["sim", "check", run_dir.name, "--out", str(out), "--shaped-link",
                                           "--from-run", run_dir.name, *map(str, bad)])

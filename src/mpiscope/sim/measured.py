@@ -72,7 +72,7 @@ def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
                          f"has {len(pp)}: measure e.g. --bench pingpong --sizes 256-256K:x2")
     top = np.array(pp[-SHAPED_FIT_SIZES:])
     G, c = np.polyfit(top[:, 0], top[:, 1], 1)
-    if not G > 0:
+    if not G * (top[-1, 0] - top[0, 0]) > 0.01 * top[:, 1].mean():  # grows by less than 1%: no rate to see
         raise UsageError(f"pingpong's time does not grow over its largest sizes ({', '.join(str(int(s)) for s in top[:, 0])} B): "
                          "no link rate to fit; measure larger sizes")
     lat = _medians(run_dir, latency_p2p) if latency_p2p != "pingpong" else pp
