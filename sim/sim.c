@@ -370,9 +370,9 @@ static double transmit(state *st, uint32_t s, double t, double *left, double m)
     }
     if (st->bk) {
         /* Its bytes beyond what the bucket holds go at the link's rate. */
-        double k = tokens(st, &st->bk[sim_rank(st->sc, op)].tx, start);
-        double busy = c->alpha_s + c->beta_s * m + c->G * maxd(0, m - k);
-        take_tokens(st, &st->bk[sim_rank(st->sc, op)].tx, k, m, start, start + busy);
+        tbucket *b = &st->bk[sim_rank(st->sc, op)].tx;
+        double k = tokens(st, b, start), busy = c->alpha_s + c->beta_s * m + c->G * maxd(0, m - k);
+        take_tokens(st, b, k, m, start, start + busy);
         st->first[s] = start;
         rk->tx = start + maxd(c->g, busy);
         *left = start + busy;

@@ -47,11 +47,18 @@ def fitted_costs(run_dir, p2p="pingpong") -> SimCosts:
                     source=f"Hockney fit of the run's {p2p}")
 
 
+def _p2p_series(run_dir, p2p, min_samples=1) -> list[tuple[int, np.ndarray]]:
+    """(size, samples) of the run's `p2p` series with at least min_samples, by size."""
+    table, run = load(Path(run_dir))
+    return sorted(((int(size), np.asarray(smp.values, dtype=float))
+                   for bench, algo, size, smp in all_series_samples(table, run)
+                   if bench == p2p and algo in (None, "mpi") and len(smp.values) >= min_samples),
+                  key=lambda row: row[0])
+
+
 def _medians(run_dir, p2p) -> list[tuple[int, float]]:
     """(size, median) of the run's `p2p` series, by size."""
-    table, run = load(Path(run_dir))
-    return sorted((int(size), float(np.median(smp.values))) for bench, algo, size, smp in all_series_samples(table, run)
-                  if bench == p2p and algo in (None, "mpi") and len(smp.values))
+    return [(size, float(np.median(v))) for size, v in _p2p_series(run_dir, p2p)]
 
 
 SHAPED_FIT_SIZES = 3  # the largest pingpong sizes the line of a shaped link goes through
@@ -88,14 +95,10 @@ def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
 
 def p2p_quantiles(run_dir, p2p="pingpong") -> tuple[np.ndarray, np.ndarray]:
     """(sizes, quantiles[size, QUANTILES]) of the run's `p2p` samples."""
-    table, run = load(Path(run_dir))
-    rows = [(int(size), np.asarray(smp.values, dtype=float))
-            for bench, algo, size, smp in all_series_samples(table, run)
-            if bench == p2p and algo in (None, "mpi") and len(smp.values) >= 2]
+    rows = _p2p_series(run_dir, p2p, min_samples=2)
     if not rows:
         raise UsageError(f"the run has no {p2p} with two samples or more to draw message times from: "
                          f"measure it too (mpiscope run --bench {p2p},…)")
-    rows.sort()
     levels = np.linspace(0, 1, QUANTILES)
     return (np.array([s for s, _ in rows], dtype=float),
             np.array([np.quantile(v, levels) for _, v in rows]))
