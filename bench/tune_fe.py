@@ -74,7 +74,8 @@ def summary(doc):
     v = doc["verification"]
     cells = [c for c in v["cells"] if c.get("speedup")]
     print(f"  cells measured {doc['cells']['measured']} of {doc['cells']['exhaustive']} "
-          f"({doc['cells'].get('skipped_by_models', 0)} left out by the cost models, "
+          f"({doc['cells'].get('same_as_default', 0)} given the default's launches, "
+          f"{doc['cells'].get('skipped_by_models', 0)} left out by the cost models, "
           f"{doc['cells'].get('out_of_reach', 0)} out of reach of a verdict)")
     print(f"  {'collective':22} {'size':>8} {'rule':28} {'speedup':>8} {'95% CI':>16}  "
           f"{'launches':>8}  verdict")

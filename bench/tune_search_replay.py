@@ -78,9 +78,12 @@ def replay(keep: Path, repeat: int = 3) -> list:
     sizes = sorted({d["size"] for d in doc["decisions"] if d["collective"] != "barrier"})
     plan = SimpleNamespace(np=doc["p"], ppn=doc.get("ppn"), cluster=None)
 
+    runs = default_runs(doc, catalog, [(c, s) for c in colls for s in sizes])
+
     def search(adaptive):
         cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive, repeat=repeat)
         t = T.Tuner(plan, catalog, cfg, None, say=lambda *_: None)
+        t.default_runs = runs
         t.search()
         return t
 
@@ -93,10 +96,12 @@ def replay(keep: Path, repeat: int = 3) -> list:
     counts = adap.cell_counts()
     m, e = counts["measured"], full.cell_counts()["measured"]
     lines = [f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
-             f"{e} cells ({100 * m / e:.0f}%; {counts['skipped_by_models']} left out by the cost models, "
+             f"{e} cells ({100 * m / e:.0f}%; {counts['same_as_default']} had the default's launches, "
+             f"{counts['skipped_by_models']} left out by the cost models, "
              f"{counts['out_of_reach']} out of reach of a verdict); its decisions agree with the "
              f"exhaustive ones on {len(cells) - len(differ)} of {len(cells)} "
              f"({100 * (len(cells) - len(differ)) / len(cells):.0f}%)"]
+    lines.append(same_check(doc, runs))
     for k in differ:
         lines.append(f"  {k[0]} {k[1]} B: exhaustive {full.winners.get(k, DEFAULT)}, adaptive "
                      f"{adap.winners.get(k, DEFAULT)}")
@@ -107,6 +112,42 @@ def replay(keep: Path, repeat: int = 3) -> list:
         lines.append(f"  {c} ({len(full.names[c])} with the default), algorithms measured per size: "
                      + " ".join(f"{s}:{by.get(s, 0)}" for s in full.sizes_of(c)))
     return lines
+
+
+def same_check(doc, runs) -> str:
+    """What the exhaustive tune, which measured both, said of each cell where
+    the default runs an algorithm exactly as forced: the same code twice, so
+    its verdicts should be 'same' but for the tests' false alarms."""
+    verdicts = {}
+    for d in doc["decisions"]:
+        name, exact = runs.get((d["collective"], d["size"]), (None, False))
+        for r in d["rows"] if exact else []:
+            if r["algorithm"] == name:
+                verdicts[r.get("verdict")] = verdicts.get(r.get("verdict"), 0) + 1
+    n = sum(verdicts.values())
+    return (f"  the exhaustive tune's verdicts on the {n} cells where the default runs the forced "
+            "algorithm exactly, forced against default: "
+            + (", ".join(f"{k} {v}" for k, v in sorted(verdicts.items(), key=str)) or "none"))
+
+
+def default_runs(doc, catalog, cells) -> dict:
+    """The cells where the default runs an algorithm exactly as forced: from
+    the tune, or read now from this machine's Open MPI when it is the tune's
+    version (tunes before default_probe.py did not keep them); else none."""
+    if doc.get("default_runs"):
+        return {(r["collective"], r["size"]): (r["algorithm"], r["as_forced"])
+                for r in doc["default_runs"] if r["p"] == doc["p"]}
+    from mpiscope.engine.mpi import find_mpi
+    from mpiscope.tune import default_probe
+    from mpiscope.tune.measure import forcing_args
+    mpi = find_mpi(mpi=doc["library"])
+    if doc["library"] != "openmpi" or not default_probe.available(mpi) or mpi.version != doc["version"]:
+        return {}
+
+    def mca(forced):
+        w = forcing_args(catalog, forced)
+        return {w[i + 1]: w[i + 2] for i in range(0, len(w), 3)}
+    return default_probe.default_runs(mpi, catalog, doc["p"], cells, mca)
 
 
 def main():

@@ -96,3 +96,27 @@ def test_tune_directory_renders_the_section(tmp_path):
     own = re.search(r'<table class="own">(.*?)</table>', html, re.S).group(1)
     assert "rabenseifner" in own and "1.310×" in own and "1.200 – 1.400" in own
     assert own.count("<tr>") == 2   # the header and the one win; the loss is not listed
+
+
+def test_what_the_default_runs_read_from_the_library_wins_over_the_times():
+    """With default_runs (read under gdb) the library's change-overs are what it
+    runs, at every size, not what its times look like; the text says it too."""
+    from mpiscope.views.tune import format_tune
+
+    r = _result()
+    r["default_runs"] = [{"collective": "allreduce", "p": 4, "size": s, "algorithm": a,
+                          "as_forced": True}
+                         for s, a in ((8, "recursive_doubling"), (1024, "ring"), (65536, "ring"))]
+    (c,) = tune_view(r, "/x")["collectives"]
+    by_p = {ch["p"]: ch for ch in c["changeovers"]}
+    assert [(x["from"], x["to"], x["size"]) for x in by_p[4]["library"]] == \
+        [("recursive_doubling", "ring", 1024)]
+    assert [x["default_read"] for x in c["rows"][1]["cells"]] == [True, True, True]
+    assert not any(x["default_read"] for x in c["rows"][0]["cells"])   # p=2: from the times
+    r["cells"]["same_as_default"] = 3
+    r["verification"]["failures"] = []
+    text = format_tune({**r, "rules": {}, "bound": {"max_rules": 8, "cost": {}},
+                        "excluded_components": [], "env": "/x/env.sh", "failures": []})
+    assert "3 given the default's launches" in text
+    assert "the library's default (read under gdb): recursive_doubling from 8; " \
+           "recursive_doubling → ring at 1K" in text

@@ -98,6 +98,10 @@ def test_small_tune_writes_a_file_the_library_selects_by(tmp_path):
     assert all(c["library_selects"] == c["expected"] for c in cells)
     assert doc["verification"]["file_in_effect"] is True
     assert doc["cells"]["measured"] <= doc["cells"]["exhaustive"]
+    # what the default runs was read under gdb at every cell, barrier's too
+    assert {(r["collective"], r["size"]) for r in doc["default_runs"]} == \
+        {("allreduce", 8), ("allreduce", 65536), ("barrier", 0)}
+    assert all(r["algorithm"] in cat.names(r["collective"]) for r in doc["default_runs"])
     # two rounds of launches: every algorithm judged against the default over its launches
     judged = [r for d in doc["decisions"] for r in d["rows"] if "verdict" in r]
     assert judged and all(r["unit"] == "launch" and r["launches"] == 2 for r in judged)

@@ -189,6 +189,35 @@ def test_adaptive_search_measures_few_cells_and_agrees_with_the_exhaustive(monke
     assert "basic_linear" not in inner and DEFAULT in inner
 
 
+def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches(monkeypatch):
+    """Where the library's default runs recursive doubling as forcing it does
+    (below 10 KB here; default_probe.py reads that), the forced cell is not
+    launched: it has the default's launches, counts as not measured, and
+    cannot win against the default. Where the default runs it otherwise
+    (as_forced False) it is measured as before."""
+    log = []
+    cat = six(monkeypatch, 2, log)
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=True)
+    t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
+    t.default_runs = {("allreduce", s): ("recursive_doubling", s < 4096) for s in GRID if s < 10000}
+    t.search()
+    exact = {s for s in GRID if s < 4096}
+    assert not [s for n, s in log if n == "recursive_doubling" and s in exact]
+    given = {s for s, n in t.inferred["allreduce"]}
+    assert given and given <= exact
+    assert given == {s for n, s in log if n == DEFAULT} & exact   # wherever the default was measured
+    for s in given:
+        a = t.samples.values[("allreduce", "recursive_doubling", s)]
+        b = t.samples.values[("allreduce", DEFAULT, s)]
+        assert [k for k, _ in a] == [k for k, _ in b] and all(
+            np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
+        assert t.winners[("allreduce", s)] != "recursive_doubling"
+    c = t.cell_counts()
+    assert c["same_as_default"] == len(given)
+    assert c["measured"] == len(log) and c["measured"] + len(given) == \
+        len(t.measured["allreduce"])
+
+
 def test_weighted_sizes_are_always_measured(monkeypatch):
     called = {GRID[3]: 500.0, GRID[9]: 20.0}
     log = []

@@ -204,7 +204,7 @@ def cmd_tune(args):
 
     say(f"{mpi.name}: {len(cfg.collectives)} collectives on {', '.join(str(pl.np) for pl in plans)}"
         f" ranks, algorithms read from {catalog.source}")
-    result = Tuning(plans, catalog, cfg, out, say, own_plans).run()
+    result = Tuning(plans, catalog, cfg, out, say, own_plans, mpi).run()
     save(result, out)
     from mpiscope.cli.report import write_tune_report
     write_tune_report([out], out / "report.html")

@@ -48,6 +48,9 @@ def _collective_view(r, coll):
     sizes = sorted({d["size"] for d in decisions})
     checked = {(v.get("p", p_default), v["size"]): v for v in r["verification"]["cells"]
                if v["collective"] == coll}
+    # what the default runs, read from the library where it was (tune/default_probe.py)
+    read = {(x["p"], x["size"]): x["algorithm"] for x in r.get("default_runs", [])
+            if x["collective"] == coll}
     cells, winners = {}, {}
     for d in decisions:
         p = d.get("p", p_default)
@@ -55,7 +58,8 @@ def _collective_view(r, coll):
         winners[(p, d["size"])] = d["winner"]
         cells[(p, d["size"])] = {
             "winner": d["winner"], "measured": d["measured"],
-            "default_like": _default_looks_like(d["rows"]),
+            "default_like": read.get((p, d["size"])) or _default_looks_like(d["rows"]),
+            "default_read": (p, d["size"]) in read,
             "rule": v.get("rule"), "speedup": v.get("speedup"),
             "low": v.get("speedup_low"), "high": v.get("speedup_high"),
             "verdict": v.get("verdict")}

@@ -14,6 +14,7 @@ mapping between the file's numbers and the library's functions.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -77,25 +78,31 @@ def entered(mpi: Mpi, launcher: str, np: int, cells: list, mca: dict, colls: lis
             oversubscribe: bool = True, timeout: int = 300) -> dict:
     """{(coll, size): the first ompi_coll_base_<coll>_intra_* function entered}
     for `cells` [(coll, size)] on `np` local ranks with MCA parameters `mca`."""
+    script = f"COLLS = {list(colls)!r}\n" + GDB_SCRIPT
+    return parse(under_gdb(mpi, launcher, np, cells, mca, script, oversubscribe, timeout), cells)
+
+
+def under_gdb(mpi: Mpi, launcher: str, np: int, cells: list, mca: dict, script: str,
+              oversubscribe: bool = True, timeout: int = 300) -> str:
+    """The probe's output with rank 0 under gdb running `script` (Python), the
+    other np - 1 ranks plain: one call per cell [(coll, size)]."""
     binary = probe_binary(mpi)
     args = [f"{c}:{s}" for c, s in cells]
     with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "probe.py"
-        script.write_text(f"COLLS = {list(colls)!r}\n" + GDB_SCRIPT)
+        path = Path(tmp) / "probe.py"
+        path.write_text(script)
         common = [launcher]
         if oversubscribe:
             common += ["--oversubscribe", "--bind-to", "none"]
         for k, v in mca.items():
             common += ["--mca", k, v]
-        cmd = common + ["-n", "1", "gdb", "-q", "-batch", "-x", str(script), "--args",
+        cmd = common + ["-n", "1", "gdb", "-q", "-batch", "-x", str(path), "--args",
                         str(binary), *args]
         if np > 1:
             cmd += [":", "-n", str(np - 1), str(binary), *args]
-        env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-        import os
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env={**os.environ, **env}, stdin=subprocess.DEVNULL)
-    return parse(p.stdout, cells)
+        env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                              stdin=subprocess.DEVNULL).stdout
 
 
 def parse(text: str, cells: list) -> dict:

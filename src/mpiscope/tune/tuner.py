@@ -9,7 +9,10 @@ library's collectives").
    resolved, each with the default first and then the algorithms not left
    out there (by measured verdicts at the interval's ends, by the
    default's launch spread there, search.py, and by cost models fitted to
-   each algorithm's measured sizes, predict.py).
+   each algorithm's measured sizes, predict.py). Where Open MPI's default
+   runs an algorithm exactly as forcing it does (read under gdb,
+   default_probe.py), that algorithm is not launched: it has the default's
+   launches.
 3. Decisions with the launch as the unit (decide.py), rules compacted and bounded
    (rules.py), sizes converted to the library's (sizes.py).
 4. Files written for the library in use, each read back by our reader.
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,11 +36,12 @@ from pathlib import Path
 import numpy as np
 
 from mpiscope.common.atomic import write_text
+from mpiscope.common.errors import UsageError
 from mpiscope.stats.compare import compare_samples
 from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
 from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog, device_cvar
-from mpiscope.tune.measure import TUNED, Samples, launch, measure_jobs
+from mpiscope.tune.measure import TUNED, Samples, forcing_args, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
 from mpiscope.tune.search import Judge, blocking, could_win, lower_bound, resolved, survivors
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
@@ -89,7 +94,14 @@ class Tuner:
         self.samples = Samples()
         self.rng = np.random.default_rng(cfg.seed)
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
-        self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells measured
+        self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells with samples
+        # {(collective, size): (the algorithm the default runs there, whether
+        # exactly as forced)} (read_default_runs; {}: not known)
+        self.default_runs = {}
+        # adaptive: {(collective, size): name} of the exact ones; that cell is not
+        # measured on its own, it has the default's launches
+        self.same = {}
+        self.inferred = {c: set() for c in cfg.collectives}  # (size, name) cells given them
         self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
         # (size, name) that could not win there -> the lower bound that said so
         self.out_of_reach = {c: {} for c in cfg.collectives}
@@ -113,15 +125,29 @@ class Tuner:
     # ------------------------------------------------------------ measure + decide
 
     def _measure(self, jobs: dict):
-        """jobs {collective: {name: sizes}}, measured in the order of self.names."""
-        ordered = {c: [(n, sorted(jobs[c][n])) for n in self.names[c] if jobs[c].get(n)]
-                   for c in jobs if jobs[c]}
+        """jobs {collective: {name: sizes}}, measured in the order of self.names;
+        a cell where the default runs that very algorithm gets the default's
+        launches instead (self.same)."""
+        same, ordered = self.same, {}
+        for c, by in jobs.items():
+            pairs = [(n, sorted(s for s in by.get(n, ()) if same.get((c, s)) != n))
+                     for n in self.names[c]]
+            if any(sizes for _, sizes in pairs):
+                ordered[c] = [(n, sizes) for n, sizes in pairs if sizes]
         measure_jobs(self.plan, self.catalog, ordered, self.samples, self.cfg.repeat, self.say)
         for c, pairs in ordered.items():
             for n, sizes in pairs:
                 self.measured[c] |= {(s, n) for s in sizes}
-        for c, pairs in ordered.items():
-            for s in sorted({s for _, sizes in pairs for s in sizes}):
+        for c, by in jobs.items():
+            for s in by.get(DEFAULT, ()):
+                n = same.get((c, s))
+                if n in self.names[c] and (s, n) not in self.measured[c]:
+                    for launch_id, values in self.samples.values.get((c, DEFAULT, s), []):
+                        self.samples.add(c, n, s, values, launch_id)
+                    self.measured[c].add((s, n))
+                    self.inferred[c].add((s, n))
+        for c, by in jobs.items():
+            for s in sorted({s for sizes in by.values() for s in sizes}):
                 self._decide(c, s)
 
     def _decide(self, coll, size):
@@ -148,6 +174,7 @@ class Tuner:
             self._measure({c: {n: self.sizes_of(c) for n in self.names[c]} for c in cfg.collectives})
             return
         fine = {c: self.sizes_of(c) for c in cfg.collectives}
+        self.same = {cell: n for cell, (n, exact) in self.default_runs.items() if exact}
         models = cfg.model_prune is not None
         ends = {c: sorted({f[0], f[-1]}) for c, f in fine.items()}
         # with the cost models: the middle size too, so that each fit has a residual
@@ -215,7 +242,7 @@ class Tuner:
         for c, by in points.items():
             for s, names in by.items():
                 for n in names:
-                    if n == DEFAULT:
+                    if n == DEFAULT or (s, n) in self.measured[c]:
                         continue
                     at = [m for m, x in self.measured[c] if x == n]
                     below = max((m for m in at if m < s), default=None)
@@ -251,7 +278,9 @@ class Tuner:
 
     def cell_counts(self):
         exhaustive = sum(len(self.sizes_of(c)) * len(self.names[c]) for c in self.cfg.collectives)
-        return {"measured": sum(len(v) for v in self.measured.values()), "exhaustive": exhaustive,
+        return {"measured": sum(len(v - self.inferred[c]) for c, v in self.measured.items()),
+                "exhaustive": exhaustive,
+                "same_as_default": sum(len(v) for v in self.inferred.values()),
                 "skipped_by_models": sum(len(v) for v in self.model_skipped.values()),
                 "out_of_reach": sum(len(v) for v in self.out_of_reach.values())}
 
@@ -456,31 +485,47 @@ class Tuner:
         they must agree. Recorded per row as `library_selects` / `expected`."""
         from mpiscope.engine.mpi import identify
         from mpiscope.tune import callprobe
-        from mpiscope.tune.measure import forcing_args
-
         mpi = identify(self.plan.mpicc)
         if not callprobe.available(mpi) or mpi.launcher is None:
             return
         colls = list(named)
         cells = [(r["collective"], r["size"]) for r in rows]
-
-        def mca(forced):
-            words = forcing_args(self.catalog, forced)
-            return {words[i + 1]: words[i + 2] for i in range(0, len(words), 3)}
-
         self.say("verify: which algorithm function each cell enters, under gdb")
         tuned = callprobe.entered(mpi, mpi.launcher, self.p, cells, params, colls)
         expected = callprobe.entered(mpi, mpi.launcher, self.p,
                                      [c for c in cells if rule_of[c] == DEFAULT],
-                                     mca({c: None for c in colls}), colls)
+                                     self._mca({c: None for c in colls}), colls)
         for k in range(max([len(v) for v in named.values()] + [0])):
             forced = {c: self.catalog.find(c, named[c][k]) for c in colls if k < len(named[c])}
             sub = [c for c in cells if c[0] in forced and rule_of[c] == named[c[0]][k]]
-            expected.update(callprobe.entered(mpi, mpi.launcher, self.p, sub, mca(forced), colls))
+            expected.update(callprobe.entered(mpi, mpi.launcher, self.p, sub, self._mca(forced),
+                                              colls))
         for r in rows:
             key = (r["collective"], r["size"])
             r["library_selects"] = tuned.get(key)
             r["expected"] = expected.get(key)
+
+    def _mca(self, forced: dict) -> dict:
+        """The MCA parameters of a measurement launch forcing {coll: Algorithm or None}."""
+        words = forcing_args(self.catalog, forced)
+        return {words[i + 1]: words[i + 2] for i in range(0, len(words), 3)}
+
+    def read_default_runs(self, mpi):
+        """Open MPI under gdb: self.default_runs, the algorithm the default runs
+        at each cell and whether exactly as forcing it does (default_probe.py);
+        left empty where that cannot be read."""
+        from mpiscope.tune import default_probe
+
+        if not default_probe.available(mpi):
+            return
+        self.say(f"which algorithm the default runs at each cell on {self.p} ranks, under gdb")
+        cells = [(c, s) for c in self.cfg.collectives for s in self.sizes_of(c)]
+        try:
+            self.default_runs = default_probe.default_runs(mpi, self.catalog, self.p, cells,
+                                                           self._mca, self.say)
+        except (subprocess.TimeoutExpired, UsageError) as e:
+            self.say(f"the default's algorithm could not be read under gdb ({e}): every cell "
+                     "is measured")
 
     def withdraw(self, cells):
         """Rules of cells where tuned is slower beyond noise go back to the default."""
@@ -536,8 +581,9 @@ class Tuning:
     each size verified with that file."""
 
     def __init__(self, plans, catalog: Catalog, cfg: TuneConfig, outdir: Path, say=print,
-                 own_plans=None):
+                 own_plans=None, mpi=None):
         self.catalog, self.cfg, self.outdir, self.say = catalog, cfg, outdir, say
+        self.mpi = mpi  # the library's Mpi: read what its default runs (None: not)
         own_plans = own_plans or [None] * len(plans)
         self.tuners = [Tuner(plan, catalog, cfg, outdir, say, own)
                        for plan, own in zip(plans, own_plans)]
@@ -559,6 +605,8 @@ class Tuning:
         for t in self.tuners:
             if len(self.tuners) > 1:
                 self.say(f"communicator size {t.p}")
+            if self.mpi is not None:
+                t.read_default_runs(self.mpi)
             t.search()
             t.own = t.own_algorithms()
         verification, runs, failures = [], [], []
@@ -601,7 +649,11 @@ class Tuning:
             "excluded_components": cat.excluded_components,
             "sizes": {c: S.describe(cat.library, c) for c in cfg.collectives},
             "cells": {k: sum(x[k] for x in counts)
-                      for k in ("measured", "exhaustive", "skipped_by_models", "out_of_reach")},
+                      for k in ("measured", "exhaustive", "same_as_default", "skipped_by_models",
+                                "out_of_reach")},
+            "default_runs": [{"collective": c, "p": t.p, "size": s, "algorithm": n,
+                              "as_forced": exact}
+                             for t in ts for (c, s), (n, exact) in sorted(t.default_runs.items())],
             "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "at_size": s,
                             "model": f.model, "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
                             "max_relative_residual": f.residual,

@@ -29,6 +29,8 @@ def format_tune(r: dict) -> str:
     c = r["cells"]
     out.append(f"cells measured: {c['measured']} of the exhaustive grid's {c['exhaustive']} "
                f"({100 * c['measured'] / max(c['exhaustive'], 1):.0f}%)"
+               + (f"; {c['same_as_default']} given the default's launches (it runs that "
+                  "algorithm there)" if c.get("same_as_default") else "")
                + (f"; {c['skipped_by_models']} left out by the cost models"
                   if c.get("skipped_by_models") else "")
                + (f"; {c['out_of_reach']} out of reach of a verdict against the default"
@@ -66,6 +68,13 @@ def format_tune(r: dict) -> str:
             m = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
                           for x in ch["measured"]) or "none"
             out.append(f"change-overs {coll} p={p}: measured {m}")
+            runs = sorted((x["size"], x["algorithm"]) for x in r.get("default_runs", [])
+                          if x["collective"] == coll and str(x["p"]) == p)
+            if runs:
+                lib = "; ".join(f"{a[1]} → {b[1]} at {format_size(b[0])}"
+                                for a, b in zip(runs, runs[1:]) if a[1] != b[1]) or "none"
+                out.append(f"  the library's default (read under gdb): {runs[0][1]} from "
+                           f"{format_size(runs[0][0])}; {lib}")
             if ch.get("model") is not None:
                 mm = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
                                for x in ch["model"]) or "none"

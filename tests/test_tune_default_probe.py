@@ -1,0 +1,71 @@
+"""What Open MPI's default runs at each cell, read under gdb from its tuned
+component's dispatcher (tune/default_probe.py): the parsing and the rule for
+"exactly as forced" without MPI, then on the real library, checked against
+the other debugger reading (which algorithm function a call enters)."""
+
+import shutil
+
+import pytest
+
+from mpiscope.engine.mpi import identify
+from mpiscope.tune import callprobe, default_probe
+from mpiscope.tune.discover import discover
+from mpiscope.tune.measure import forcing_args
+
+
+def test_parse_keeps_the_first_dispatch_of_the_cells_own_collective():
+    cells = [("allreduce", 8), ("alltoall", 64), ("bcast", 1024)]
+    text = "\n".join(["@this 1 reduce 2 0 0 7",        # an algorithm calling another collective
+                      "@this 1 allreduce 3 0 0 99",    # the fourth number: not do_this's here
+                      "@this 1 allreduce 4 0 0 0",
+                      "@this 2 alltoall 4 0 0 5",      # alltoall's do_this takes max_requests
+                      "noise", "@this 9 bcast 1 0 0 0"])
+    assert default_probe.parse(text, cells) == {("allreduce", 8): (3, 0, 0, None),
+                                                ("alltoall", 64): (4, 0, 0, 5)}
+
+
+def test_exact_needs_every_number_but_a_fan_out_the_algorithm_never_gets():
+    default = {("bcast", 8): (6, 0, 0, None), ("bcast", 16): (2, 0, 0, None),
+               ("bcast", 32): (6, 0, 1024, None), ("alltoall", 8): (4, 0, 0, 0),
+               ("alltoall", 16): (4, 0, 0, 8)}
+    forced = {("bcast", 8): ("binomial", (6, 4, 0, None)),
+              ("bcast", 16): ("chain", (2, 4, 0, None)),        # chain gets the fan-out
+              ("bcast", 32): ("binomial", (6, 4, 0, None)),     # another segment size
+              ("alltoall", 8): ("linear_sync", (4, 4, 0, 0)),
+              ("alltoall", 16): ("linear_sync", (4, 4, 0, 0))}  # another max_requests
+    assert default_probe.same_cells(default, forced) == {
+        ("bcast", 8): ("binomial", True), ("bcast", 16): ("chain", False),
+        ("bcast", 32): ("binomial", False), ("alltoall", 8): ("linear_sync", True),
+        ("alltoall", 16): ("linear_sync", False)}
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is installed by make setup")
+def test_what_the_default_runs_is_the_function_it_enters():
+    """On 4 local ranks: every cell is read, each names an algorithm of the
+    catalog, and the default enters the very ompi_coll_base function that
+    forcing the algorithm read enters (callprobe, a breakpoint one level
+    down). Nothing here names what Open MPI chooses: that is its business."""
+    mpi = identify("/usr/bin/mpicc.openmpi")
+    cat = discover(mpi)
+    assert default_probe.available(mpi)
+
+    def mca(forced):
+        w = forcing_args(cat, forced)
+        return {w[i + 1]: w[i + 2] for i in range(0, len(w), 3)}
+
+    colls = ["allreduce", "bcast", "alltoall"]
+    cells = [(c, s) for c in colls for s in (8, 4096, 65536)]
+    runs = default_probe.default_runs(mpi, cat, 4, cells, mca, say=lambda *_: None)
+    assert set(runs) == set(cells)
+    assert all(name in cat.names(c) for (c, _), (name, _) in runs.items())
+    assert any(exact for _, exact in runs.values())
+    entered = callprobe.entered(mpi, mpi.launcher, 4, cells, mca({c: None for c in colls}), colls)
+    names = {c: sorted({n for (cc, _), (n, _) in runs.items() if cc == c}) for c in colls}
+    forced = {}
+    for k in range(max(map(len, names.values()))):   # one launch forces each collective's k-th
+        force = {c: cat.find(c, ns[k]) for c, ns in names.items() if k < len(ns)}
+        sub = [cell for cell, (n, _) in runs.items() if cell[0] in force and force[cell[0]].name == n]
+        forced.update(callprobe.entered(mpi, mpi.launcher, 4, sub, mca(force), colls))
+    assert set(forced) == set(cells)
+    for cell, (name, _) in runs.items():
+        assert entered[cell] == forced[cell], (cell, name)
