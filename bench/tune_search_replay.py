@@ -139,15 +139,12 @@ def default_runs(doc, catalog, cells) -> dict:
                 for r in doc["default_runs"] if r["p"] == doc["p"]}
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.tune import default_probe
-    from mpiscope.tune.measure import forcing_args
+    from mpiscope.tune.measure import forcing_mca
     mpi = find_mpi(mpi=doc["library"])
     if doc["library"] != "openmpi" or not default_probe.available(mpi) or mpi.version != doc["version"]:
         return {}
-
-    def mca(forced):
-        w = forcing_args(catalog, forced)
-        return {w[i + 1]: w[i + 2] for i in range(0, len(w), 3)}
-    return default_probe.default_runs(mpi, catalog, doc["p"], cells, mca)
+    return default_probe.default_runs(mpi, catalog, doc["p"], cells,
+                                      lambda forced: forcing_mca(catalog, forced))
 
 
 def main():

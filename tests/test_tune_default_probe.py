@@ -11,7 +11,7 @@ from mpiscope.engine.build import REPO
 from mpiscope.engine.mpi import identify
 from mpiscope.tune import callprobe, default_probe
 from mpiscope.tune.discover import discover
-from mpiscope.tune.measure import forcing_args
+from mpiscope.tune.measure import forcing_mca
 
 
 def test_parse_keeps_the_first_dispatch_of_the_cells_own_collective():
@@ -57,8 +57,7 @@ def test_what_the_default_runs_is_the_function_it_enters(library):
     assert default_probe.available(mpi)
 
     def mca(forced):
-        w = forcing_args(cat, forced)
-        return {w[i + 1]: w[i + 2] for i in range(0, len(w), 3)}
+        return forcing_mca(cat, forced)
 
     colls = ["allreduce", "bcast", "alltoall"]
     cells = [(c, s) for c in colls for s in (8, 4096, 65536)]

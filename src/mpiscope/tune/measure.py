@@ -55,6 +55,12 @@ def forcing_args(catalog: Catalog, forced: dict, extra: dict | None = None,
     return words
 
 
+def forcing_mca(catalog: Catalog, forced: dict) -> dict:
+    """Open MPI: forcing_args as {MCA parameter: value}."""
+    words = forcing_args(catalog, forced)
+    return {words[i + 1]: words[i + 2] for i in range(0, len(words), 3)}
+
+
 @dataclasses.dataclass
 class Samples:
     """Samples per (collective, algorithm name or DEFAULT, engine size), kept

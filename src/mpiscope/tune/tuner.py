@@ -41,7 +41,7 @@ from mpiscope.stats.compare import compare_samples
 from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
 from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog, device_cvar
-from mpiscope.tune.measure import TUNED, Samples, forcing_args, launch, measure_jobs
+from mpiscope.tune.measure import TUNED, Samples, forcing_mca, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
 from mpiscope.tune.search import Judge, blocking, could_win, lower_bound, resolved, survivors
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
@@ -507,8 +507,7 @@ class Tuner:
 
     def _mca(self, forced: dict) -> dict:
         """The MCA parameters of a measurement launch forcing {coll: Algorithm or None}."""
-        words = forcing_args(self.catalog, forced)
-        return {words[i + 1]: words[i + 2] for i in range(0, len(words), 3)}
+        return forcing_mca(self.catalog, forced)
 
     def read_default_runs(self, mpi):
         """Open MPI under gdb: self.default_runs, the algorithm the default runs
