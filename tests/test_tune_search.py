@@ -191,15 +191,17 @@ def test_adaptive_search_measures_few_cells_and_agrees_with_the_exhaustive(monke
 
 def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches(monkeypatch):
     """Where the library's default runs recursive doubling as forcing it does
-    (below 10 KB here; default_probe.py reads that), the forced cell is not
+    (below 4 KB here; default_probe.py reads that), the forced cell is not
     launched: it has the default's launches, counts as not measured, and
     cannot win against the default. Where the default runs it otherwise
-    (as_forced False) it is measured as before."""
+    (as_forced False) it is not given them. The library's own change-over,
+    as read, is in the result's change-overs."""
     log = []
     cat = six(monkeypatch, 2, log)
     cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=True)
     t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
-    t.default_runs = {("allreduce", s): ("recursive_doubling", s < 4096) for s in GRID if s < 10000}
+    t.default_runs = {("allreduce", s): ("recursive_doubling" if s < 10000 else "ring", s < 4096)
+                      for s in GRID}
     t.search()
     exact = {s for s in GRID if s < 4096}
     assert not [s for n, s in log if n == "recursive_doubling" and s in exact]
@@ -214,6 +216,9 @@ def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches(monkeypa
         assert t.winners[("allreduce", s)] != "recursive_doubling"
     c = t.cell_counts()
     assert c["same_as_default"] == len(given)
+    # the library's own change-over, as read, in tune.json's changeovers
+    assert T.changeovers([t], cat, None)["allreduce"]["by_p"]["8"]["library"] == \
+        [{"size": 16384, "from": "recursive_doubling", "to": "ring"}]
     assert c["measured"] == len(log) and c["measured"] + len(given) == \
         len(t.measured["allreduce"])
 

@@ -692,7 +692,8 @@ class Tuning:
 def changeovers(tuners, catalog, machine):
     """Per collective and communicator size: the measured change-over sizes;
     with cost-model parameters, the change-overs the models predict among the
-    same algorithms. {coll: {"by_p": {"p": {"measured": […], "model": […]}}}}."""
+    same algorithms; where it was read, the library default's own (default_runs).
+    {coll: {"by_p": {"p": {"measured": […], "model": […], "library": […]}}}}."""
     out = {}
     for c in tuners[0].cfg.collectives:
         if c == "barrier":
@@ -702,6 +703,10 @@ def changeovers(tuners, catalog, machine):
             seq = [(s, t.winners.get((c, s), DEFAULT)) for s in t.cfg.sizes]
             entry = {"measured": [{"size": b[0], "from": a[1], "to": b[1]}
                                   for a, b in zip(seq, seq[1:]) if a[1] != b[1]]}
+            runs = [(s, t.default_runs[(c, s)][0]) for s in t.cfg.sizes if (c, s) in t.default_runs]
+            if runs:   # the library's own, read under gdb
+                entry["library"] = [{"size": b[0], "from": a[1], "to": b[1]}
+                                    for a, b in zip(runs, runs[1:]) if a[1] != b[1]]
             if machine is not None:
                 entry["model"] = _model_changeovers(c, t.p, t.cfg.sizes, catalog, machine)
             by_p[str(t.p)] = entry
