@@ -214,6 +214,10 @@ def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches(monkeypa
         assert [k for k, _ in a] == [k for k, _ in b] and all(
             np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
         assert t.winners[("allreduce", s)] != "recursive_doubling"
+        row = [r for r in t.rows[("allreduce", s)] if r["algorithm"] == "recursive_doubling"]
+        assert row[0]["default_launches"] is True
+    assert not any(r.get("default_launches") for (c, s), rows in t.rows.items() if s not in given
+                   for r in rows)
     c = t.cell_counts()
     assert c["same_as_default"] == len(given)
     # the library's own change-over, as read, in tune.json's changeovers

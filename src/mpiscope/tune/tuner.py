@@ -154,6 +154,9 @@ class Tuner:
         names = [n for n in self.names[coll] if (size, n) in self.measured[coll]]
         winner, rows = decide(self.samples, coll, size, names, self.rng, self.cfg.noise,
                               self.cfg.alpha, family=len(self.names[coll]) - 1)
+        for r in rows:
+            if (size, r["algorithm"]) in self.inferred[coll]:
+                r["default_launches"] = True
         self.winners[(coll, size)], self.rows[(coll, size)] = winner or DEFAULT, rows
         return winner or DEFAULT
 
