@@ -114,6 +114,8 @@ def test_what_the_default_runs_read_from_the_library_wins_over_the_times():
     assert [x["default_read"] for x in c["rows"][1]["cells"]] == [True, True, True]
     assert not any(x["default_read"] for x in c["rows"][0]["cells"])   # p=2: from the times
     r["cells"]["same_as_default"] = 3
+    r["changeovers"]["allreduce"]["by_p"]["4"]["library"] = [
+        {"size": 1024, "from": "recursive_doubling", "to": "ring"}]
     r["verification"]["failures"] = []
     text = format_tune({**r, "rules": {}, "bound": {"max_rules": 8, "cost": {}},
                         "excluded_components": [], "env": "/x/env.sh", "failures": []})

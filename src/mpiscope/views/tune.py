@@ -68,13 +68,13 @@ def format_tune(r: dict) -> str:
             m = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
                           for x in ch["measured"]) or "none"
             out.append(f"change-overs {coll} p={p}: measured {m}")
-            runs = sorted((x["size"], x["algorithm"]) for x in r.get("default_runs", [])
-                          if x["collective"] == coll and str(x["p"]) == p)
-            if runs:
-                lib = "; ".join(f"{a[1]} → {b[1]} at {format_size(b[0])}"
-                                for a, b in zip(runs, runs[1:]) if a[1] != b[1]) or "none"
-                out.append(f"  the library's default (read under gdb): {runs[0][1]} from "
-                           f"{format_size(runs[0][0])}; {lib}")
+            if ch.get("library") is not None:   # read under gdb (tuner.changeovers)
+                first = min((x["size"], x["algorithm"]) for x in r["default_runs"]
+                            if x["collective"] == coll and str(x["p"]) == p)
+                lib = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
+                                for x in ch["library"]) or "none"
+                out.append(f"  the library's default (read under gdb): {first[1]} from "
+                           f"{format_size(first[0])}; {lib}")
             if ch.get("model") is not None:
                 mm = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
                                for x in ch["model"]) or "none"
