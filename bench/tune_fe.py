@@ -35,6 +35,7 @@ from mpiscope.cluster import manager
 from mpiscope.cluster.spec import make_spec
 from mpiscope.models.costmodels.base import Costs
 from mpiscope.models.costmodels import predict_time
+from mpiscope.tune.default_probe import representatives, same_code
 from tune_search_replay import replay
 
 PY = [sys.executable, "-m", "mpiscope.cli"]
@@ -75,6 +76,7 @@ def summary(doc):
     cells = [c for c in v["cells"] if c.get("speedup")]
     print(f"  cells measured {doc['cells']['measured']} of {doc['cells']['exhaustive']} "
           f"({doc['cells'].get('same_as_default', 0)} given the default's launches, "
+          f"{doc['cells'].get('same_code', 0)} another algorithm's (the same code), "
           f"{doc['cells'].get('skipped_by_models', 0)} left out by the cost models, "
           f"{doc['cells'].get('out_of_reach', 0)} out of reach of a verdict)")
     print(f"  {'collective':22} {'size':>8} {'rule':28} {'speedup':>8} {'95% CI':>16}  "
@@ -127,22 +129,25 @@ def cmd_adaptive(args):
           f"with {args.verify_repeat} default/tuned pairs)")
     summary(adap)
     a, f = searched(adap), searched(full)
-    agree = sum(a[k] == f[k] for k in f) / len(f)
-    ties = sum(a[k] == f[k] or _tied(full, k, a[k]) for k in f) / len(f)
+    same = same_choice(adap)
+    agree = sum(same(k, a[k], f[k]) for k in f) / len(f)
+    ties = sum(same(k, a[k], f[k]) or _tied(full, k, a[k]) for k in f) / len(f)
     for d, what in ((f, "exhaustive"), (a, "adaptive")):
         changed = sum(w != "default" for w in d.values())
         print(f"  {what}: {changed} of {len(d)} cells decided for an algorithm other than the "
               f"default")
     print(f"adaptive measured {adap['cells']['measured']} cells of the exhaustive grid's "
           f"{full['cells']['measured']} ({100 * adap['cells']['measured'] / full['cells']['measured']:.0f}%); "
-          f"the searches' decisions (before any withdrawal) agree on {100 * agree:.0f}% of "
-          f"{len(f)} cells; counting as agreeing a "
+          f"the searches' decisions (before any withdrawal) run the same code on "
+          f"{100 * agree:.0f}% of {len(f)} cells (the same name on "
+          f"{100 * sum(a[k] == f[k] for k in f) / len(f):.0f}%); counting as agreeing a "
           f"different choice the exhaustive run's own CIs cannot tell from its winner: "
           f"{100 * ties:.0f}%")
     for k in f:
         if a[k] != f[k]:
             print(f"  {k[0]} {k[2]} B: exhaustive {f[k]}, adaptive {a[k]}"
-                  + (" (tied in the exhaustive data)" if _tied(full, k, a[k]) else ""))
+                  + (" (the same code)" if same(k, a[k], f[k]) else
+                     " (tied in the exhaustive data)" if _tied(full, k, a[k]) else ""))
     print("the adaptive search replayed on the exhaustive run's own launches (what the search "
           "alone loses, without the run-to-run noise; bench/tune_search_replay.py):")
     print("\n".join("  " + line for line in replayed))
@@ -195,6 +200,20 @@ def _decisions(out, pooled):
             here = [n for n in ns if len(samples.get(c, n, s))]
             out_[(c, s)] = decide(samples, c, s, here, rng, 0.02, 0.05)[0]
     return out_
+
+
+def same_choice(doc):
+    """same(key, a, b): whether rules choosing a and b at key (collective, p,
+    size) run the same code, as the tune read it under gdb (default_runs,
+    runs_as; default_probe.same_code)."""
+    reps = {}
+    for p in doc.get("ps") or [doc["p"]]:
+        runs = {(r["collective"], r["size"]): (r["algorithm"], r["as_forced"])
+                for r in doc.get("default_runs", []) if r["p"] == p}
+        runs_as = {(r["collective"], r["size"], r["algorithm"]): r["runs"]
+                   for r in doc.get("runs_as", []) if r["p"] == p}
+        reps[p] = representatives(runs, runs_as)
+    return lambda key, a, b: same_code(reps.get(key[1], {}), key[0], key[2], a, b)
 
 
 def _tied(doc, key, other):

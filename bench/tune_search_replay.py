@@ -24,6 +24,7 @@ from types import SimpleNamespace
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples
 from mpiscope.tune import tuner as T
+from mpiscope.tune.default_probe import representatives, same_code
 from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
 from mpiscope.tune.measure import Samples
 
@@ -78,12 +79,13 @@ def replay(keep: Path, repeat: int = 3) -> list:
     sizes = sorted({d["size"] for d in doc["decisions"] if d["collective"] != "barrier"})
     plan = SimpleNamespace(np=doc["p"], ppn=doc.get("ppn"), cluster=None)
 
-    runs = default_runs(doc, catalog, [(c, s) for c in colls for s in sizes])
+    runs, runs_as = reading(doc, catalog, [(d["collective"], d["size"]) for d in doc["decisions"]
+                                           if d["p"] == doc["p"]])
 
     def search(adaptive):
         cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive, repeat=repeat)
         t = T.Tuner(plan, catalog, cfg, None, say=lambda *_: None)
-        t.default_runs = runs
+        t.default_runs, t.runs_as = runs, runs_as
         t.search()
         return t
 
@@ -93,18 +95,24 @@ def replay(keep: Path, repeat: int = 3) -> list:
         T.measure_jobs = measure_jobs
     cells = [(c, s) for c in colls for s in full.sizes_of(c)]
     differ = [k for k in cells if full.winners.get(k, DEFAULT) != adap.winners.get(k, DEFAULT)]
+    # a rule naming an algorithm that runs the same code as the other's choice is the same rule
+    reps = representatives(runs, runs_as)
+    unlike = [k for k in differ if not same_code(reps, *k, full.winners.get(k, DEFAULT),
+                                                 adap.winners.get(k, DEFAULT))]
     counts = adap.cell_counts()
     m, e = counts["measured"], full.cell_counts()["measured"]
     lines = [f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
              f"{e} cells ({100 * m / e:.0f}%; {counts['same_as_default']} had the default's launches, "
+             f"{counts['same_code']} another algorithm's (the same code there), "
              f"{counts['skipped_by_models']} left out by the cost models, "
-             f"{counts['out_of_reach']} out of reach of a verdict); its decisions agree with the "
-             f"exhaustive ones on {len(cells) - len(differ)} of {len(cells)} "
-             f"({100 * (len(cells) - len(differ)) / len(cells):.0f}%)"]
+             f"{counts['out_of_reach']} out of reach of a verdict); its decisions run the same "
+             f"code as the exhaustive ones on {len(cells) - len(unlike)} of {len(cells)} "
+             f"({100 * (len(cells) - len(unlike)) / len(cells):.0f}%; the same name on "
+             f"{len(cells) - len(differ)})"]
     lines.append(same_check(doc, runs))
     for k in differ:
         lines.append(f"  {k[0]} {k[1]} B: exhaustive {full.winners.get(k, DEFAULT)}, adaptive "
-                     f"{adap.winners.get(k, DEFAULT)}")
+                     f"{adap.winners.get(k, DEFAULT)}" + ("" if k in unlike else " (the same code)"))
     for c in colls:
         by = {}
         for s, n in adap.measured[c]:
@@ -130,21 +138,27 @@ def same_check(doc, runs) -> str:
             + (", ".join(f"{k} {v}" for k, v in sorted(verdicts.items(), key=str)) or "none"))
 
 
-def default_runs(doc, catalog, cells) -> dict:
-    """The cells where the default runs an algorithm exactly as forced: from
-    the tune, or read now from this machine's Open MPI when it is the tune's
-    version (tunes before default_probe.py did not keep them); else none."""
-    if doc.get("default_runs"):
-        return {(r["collective"], r["size"]): (r["algorithm"], r["as_forced"])
-                for r in doc["default_runs"] if r["p"] == doc["p"]}
+def reading(doc, catalog, cells) -> tuple:
+    """(default_runs, runs_as): the algorithm the default runs at each cell
+    and whether exactly as forced, and the forced algorithms that run another
+    configuration's code (default_probe.py). From the tune, or read now
+    from this machine's Open MPI when it is the tune's version (tunes before
+    default_probe.py read them did not keep them); else none."""
+    if doc.get("default_runs") and "runs_as" in doc:
+        return ({(r["collective"], r["size"]): (r["algorithm"], r["as_forced"])
+                 for r in doc["default_runs"] if r["p"] == doc["p"]},
+                {(r["collective"], r["size"], r["algorithm"]): r["runs"]
+                 for r in doc["runs_as"] if r["p"] == doc["p"]})
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.tune import default_probe
     from mpiscope.tune.measure import forcing_mca
     mpi = find_mpi(mpi=doc["library"])
     if doc["library"] != "openmpi" or not default_probe.available(mpi) or mpi.version != doc["version"]:
-        return {}
-    return default_probe.default_runs(mpi, catalog, doc["p"], cells,
-                                      lambda forced: forcing_mca(catalog, forced))
+        return {}, {}
+    names = {c: T.usable(catalog, c, doc["p"]) for c in {c for c, _ in cells}}
+    got = default_probe.read_cells(mpi, catalog, doc["p"], cells, names,
+                                   lambda forced: forcing_mca(catalog, forced))
+    return got.default_runs, got.runs_as
 
 
 def main():

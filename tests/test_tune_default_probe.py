@@ -1,7 +1,8 @@
 """What Open MPI's default runs at each cell, read under gdb from its tuned
-component's dispatcher (tune/default_probe.py): the parsing and the rule for
-"exactly as forced" without MPI, then on the real library, checked against
-the other debugger reading (which algorithm function a call enters)."""
+component's dispatcher, and which forced algorithms run another's code there
+(tune/default_probe.py): the parsing and the rules without MPI, then on the
+real library, checked against the other debugger reading (which algorithm
+function a call enters)."""
 
 import shutil
 
@@ -10,8 +11,9 @@ import pytest
 from mpiscope.engine.build import REPO
 from mpiscope.engine.mpi import identify
 from mpiscope.tune import callprobe, default_probe
-from mpiscope.tune.discover import discover
+from mpiscope.tune.discover import DEFAULT, discover
 from mpiscope.tune.measure import forcing_mca
+from mpiscope.tune.tuner import usable
 
 
 def test_parse_keeps_the_first_dispatch_of_the_cells_own_collective():
@@ -40,6 +42,54 @@ def test_exact_needs_every_number_but_a_fan_out_the_algorithm_never_gets():
         ("alltoall", 16): ("linear_sync", False)}
 
 
+def test_traces_keep_each_cells_events_in_order():
+    cells = [("allreduce", 8), ("bcast", 64)]
+    text = "\n".join(["@ev 1 enter allreduce_intra_ring", "@ev 1 enter allreduce_intra_recursivedoubling",
+                      "@ev 2 enter bcast_intra_binomial", "@ev 1 isend 2 1 -12", "@ev 1 wait",
+                      "@ev 7 isend 1 1 1", "@this 1 allreduce 4 0 0 0"])
+    assert default_probe.traces(text, cells) == {
+        ("allreduce", 8): ("enter allreduce_intra_ring", "enter allreduce_intra_recursivedoubling",
+                           "isend 2 1 -12", "wait"),
+        ("bcast", 64): ("enter bcast_intra_binomial",)}
+
+
+RD = ("enter allreduce_intra_recursivedoubling", "isend 2 1 -12", "irecv 2 1 -12", "wait_all 2")
+RING = ("enter allreduce_intra_ring", "isend 1 1 -12", "irecv 1 3 -12", "wait_all 2")
+
+
+def test_an_algorithm_whose_first_function_only_calls_anothers_runs_that_one():
+    """segmented_ring -> ring -> recursive doubling at 8 B (the default runs
+    that), segmented_ring -> ring at 4 KiB; an algorithm that sends before
+    calling another, or calls one with other arguments, runs its own."""
+    cell, big = ("allreduce", 8), ("allreduce", 4096)
+    traced = {
+        DEFAULT: {cell: RD, big: RD},
+        "recursive_doubling": {cell: RD, big: RD},
+        "ring": {cell: ("enter allreduce_intra_ring",) + RD, big: RING},
+        "segmented_ring": {cell: ("enter allreduce_intra_ring_segmented",
+                                  "enter allreduce_intra_ring") + RD,
+                           big: ("enter allreduce_intra_ring_segmented",) + RING},
+        "sends_first": {cell: ("enter allreduce_intra_x", "isend 8 1 -12") + RD[1:],
+                        big: ("enter allreduce_intra_x",) + RD[:1] + ("isend 9 1 -12",)}}
+    runs_as = default_probe.delegations(traced)
+    assert runs_as == {("allreduce", 8, "ring"): DEFAULT,
+                       ("allreduce", 8, "segmented_ring"): "ring",
+                       ("allreduce", 4096, "segmented_ring"): "ring"}
+    default_runs = {cell: ("recursive_doubling", True), big: ("recursive_doubling", True)}
+    reps = default_probe.representatives(default_runs, runs_as)
+    assert reps == {("allreduce", 8, "ring"): DEFAULT, ("allreduce", 8, "segmented_ring"): DEFAULT,
+                    ("allreduce", 4096, "segmented_ring"): "ring",
+                    ("allreduce", 8, "recursive_doubling"): DEFAULT,
+                    ("allreduce", 4096, "recursive_doubling"): DEFAULT}
+    assert default_probe.same_code(reps, "allreduce", 4096, "ring", "segmented_ring")
+    assert default_probe.same_code(reps, "allreduce", 8, "segmented_ring", DEFAULT)
+    assert not default_probe.same_code(reps, "allreduce", 4096, "ring", DEFAULT)
+    # not exact (another segment size, say): the ring's fall-back is recursive
+    # doubling's code, not the default's
+    reps = default_probe.representatives({cell: ("recursive_doubling", False)}, runs_as)
+    assert reps[("allreduce", 8, "segmented_ring")] == DEFAULT   # ring -> the default's trace
+
+
 WRAPPERS = {"openmpi-4.1": "/usr/bin/mpicc.openmpi",
             "openmpi-5.0": str(REPO / "build" / "mpi-envs" / "openmpi5" / "bin" / "mpicc")}
 
@@ -61,10 +111,18 @@ def test_what_the_default_runs_is_the_function_it_enters(library):
 
     colls = ["allreduce", "bcast", "alltoall"]
     cells = [(c, s) for c in colls for s in (8, 4096, 65536)]
-    runs = default_probe.default_runs(mpi, cat, 4, cells, mca, say=lambda *_: None)
+    got = default_probe.read_cells(mpi, cat, 4, cells, {c: usable(cat, c, 4) for c in colls}, mca,
+                                   say=lambda *_: None)
+    runs = got.default_runs
     assert set(runs) == set(cells)
     assert all(name in cat.names(c) for (c, _), (name, _) in runs.items())
     assert any(exact for _, exact in runs.values())
+    # Open MPI's segmented ring with no segment size is its ring (coll_base_allreduce.c:
+    # count < size * segcount, segcount = count), in 4.1 and 5.0: read as such at every size
+    # (as the ring itself, or as the default where that runs the ring)
+    reps = default_probe.representatives(runs, got.runs_as)
+    assert all(default_probe.same_code(reps, "allreduce", s, "segmented_ring", "ring")
+               and ("allreduce", s, "segmented_ring") in got.runs_as for s in (8, 4096, 65536))
     entered = callprobe.entered(mpi, mpi.launcher, 4, cells, mca({c: None for c in colls}), colls)
     names = {c: sorted({n for (cc, _), (n, _) in runs.items() if cc == c}) for c in colls}
     forced = {}

@@ -122,3 +122,26 @@ def test_what_the_default_runs_read_from_the_library_wins_over_the_times():
     assert "3 given the default's launches" in text
     assert "the library's default (read under gdb): recursive_doubling from 8; " \
            "recursive_doubling → ring at 1K" in text
+
+
+def test_the_same_code_read_under_gdb_is_said_once_per_algorithm(tmp_path):
+    """runs_as (tune/default_probe.py) in the text and the HTML: one line per
+    forced algorithm and what it runs, its sizes as spans of the grid."""
+    from mpiscope.views.tune import format_tune
+
+    r = _result()
+    r["runs_as"] = [{"collective": "allreduce", "p": 4, "size": s, "algorithm": "segmented_ring",
+                     "runs": "ring"} for s in (8, 1024, 65536)] + [
+        {"collective": "allreduce", "p": 2, "size": s, "algorithm": "ring", "runs": "default"}
+        for s in (8, 65536)]
+    r["cells"]["same_code"] = 2
+    r["verification"]["failures"] = []
+    lines = ["allreduce p=4: forcing segmented_ring runs ring's code at 8–64K",
+             "allreduce p=2: forcing ring runs default's code at 8, 64K"]
+    assert tune_view(r, "/x")["same_code"] == lines
+    text = format_tune({**r, "rules": {}, "bound": {"max_rules": 8, "cost": {}},
+                        "excluded_components": [], "env": "/x/env.sh", "failures": []})
+    assert "2 given another algorithm's launches" in text and all(x in text for x in lines)
+    (tmp_path / "tune.json").write_text(json.dumps(r))
+    html = write_tune_report([tmp_path], tmp_path / "report.html").read_text()
+    assert all(x.replace("'", "&#39;") in html for x in lines)

@@ -215,8 +215,8 @@ def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches(monkeypa
             np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
         assert t.winners[("allreduce", s)] != "recursive_doubling"
         row = [r for r in t.rows[("allreduce", s)] if r["algorithm"] == "recursive_doubling"]
-        assert row[0]["default_launches"] is True
-    assert not any(r.get("default_launches") for (c, s), rows in t.rows.items() if s not in given
+        assert row[0]["launches_of"] == DEFAULT
+    assert not any(r.get("launches_of") for (c, s), rows in t.rows.items() if s not in given
                    for r in rows)
     c = t.cell_counts()
     assert c["same_as_default"] == len(given)
@@ -225,6 +225,102 @@ def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches(monkeypa
         [{"size": 16384, "from": "recursive_doubling", "to": "ring"}]
     assert c["measured"] == len(log) and c["measured"] + len(given) == \
         len(t.measured["allreduce"])
+
+
+def test_an_algorithm_that_runs_anothers_code_is_launched_once(monkeypatch):
+    """Where forcing segmented_ring runs the ring's code (default_probe's
+    delegations), and the ring below 64 B runs recursive doubling, which the
+    default runs exactly there: segmented_ring is never launched, the ring
+    not below 64 B; each has its representative's launches, counted as
+    same_code (or same_as_default), and its decision row says whose."""
+    log = []
+    cat = six(monkeypatch, 4, log)
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=True)
+    t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
+    t.default_runs = {("allreduce", s): ("recursive_doubling", s < 4096) for s in GRID}
+    t.runs_as = {**{("allreduce", s, "segmented_ring"): "ring" for s in GRID},
+                 **{("allreduce", s, "ring"): "recursive_doubling" for s in GRID if s < 64}}
+    t.search()
+    assert not [s for n, s in log if n == "segmented_ring" or (n == "ring" and s < 64)]
+    given = {(s, n) for s, n in t.inferred["allreduce"]}
+    assert {s for s, n in given if n == "segmented_ring"} == \
+        {s for s, n in t.measured["allreduce"] if n == "ring"}
+    for s, n in given:
+        rep = t.launches_of[("allreduce", s, n)]
+        assert rep == (DEFAULT if s < 64 or (n == "recursive_doubling" and s < 4096) else "ring")
+        a, b = t.samples.values[("allreduce", n, s)], t.samples.values[("allreduce", rep, s)]
+        assert [k for k, _ in a] == [k for k, _ in b] and all(
+            np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
+        row = [r for r in t.rows[("allreduce", s)] if r["algorithm"] == n]
+        assert row[0]["launches_of"] == rep
+    c = t.cell_counts()
+    assert c["same_code"] == sum(1 for s, n in given if t.launches_of[("allreduce", s, n)] != DEFAULT) > 0
+    assert c["same_as_default"] + c["same_code"] == len(given)
+    assert c["measured"] == len(log)
+
+
+def test_the_default_holds_between_two_sizes_only_when_nothing_can_beat_it():
+    """search.default_holds: the default's slowest launch bounds it from
+    above (at hi; at lo scaled by the size), each algorithm's fastest launch
+    from below; no algorithm may come within noise of the default between."""
+    from mpiscope.tune.measure import Samples
+    from mpiscope.tune.search import default_holds
+
+    def samples(a_at_lo, a_at_hi, default_at_hi=20e-6):
+        s = Samples()
+        for launch, shift in enumerate((1.0, 1.1, 0.95)):
+            s.add("bcast", DEFAULT, 64, np.full(5, 10e-6 * shift), launch)
+            s.add("bcast", DEFAULT, 512, np.full(5, default_at_hi * shift), launch)
+            s.add("bcast", "x", 64, np.full(5, a_at_lo * shift), 10 + launch)
+            s.add("bcast", "x", 512, np.full(5, a_at_hi * shift), 10 + launch)
+        return s
+
+    between = [128, 256]
+    # x at least 23.75 µs from 64 B on, the default at most 22 µs: it cannot win
+    assert default_holds(samples(25e-6, 60e-6), "bcast", 64, 512, between, [DEFAULT, "x"], {}, 0.02)
+    # x as fast as the default at 64 B: between, it might be faster
+    assert not default_holds(samples(10e-6, 60e-6), "bcast", 64, 512, between, ["x"], {}, 0.02)
+    # the default up to 44 µs at 512 B and 22 µs per 64 B: at 256 B up to 44 µs, x from 23.75
+    assert not default_holds(samples(25e-6, 45e-6, 40e-6), "bcast", 64, 512, between, ["x"], {},
+                             0.02)
+    # x not measured at an end and no bound there: nothing can be said
+    s = samples(25e-6, 60e-6)
+    del s.values[("bcast", "x", 512)]
+    assert not default_holds(s, "bcast", 64, 512, between, ["x"], {}, 0.02)
+    assert default_holds(s, "bcast", 64, 512, between, ["x"], {(512, "x"): math.log(60e-6)}, 0.02)
+
+
+def test_the_default_holds_only_where_it_runs_one_algorithm_exactly(monkeypatch):
+    """The tuner asks search.default_holds only of an interval the default won
+    at both ends and where it runs one algorithm exactly throughout (read
+    under gdb); the sizes of an interval it holds for are not measured and
+    keep the default. Without that reading it is never asked. (Launches
+    moving by 30%: the verdicts between algorithms seldom resolve an
+    interval, so it is asked.)"""
+    cat = six_with_launches(monkeypatch, 1, launch_sd=0.3)
+    asked = []
+    real = T.default_holds
+
+    def spy(samples, coll, lo, hi, between, names, bounds, noise):
+        held = real(samples, coll, lo, hi, between, names, bounds, noise)
+        asked.append((lo, hi, tuple(between), held))
+        return held
+    monkeypatch.setattr(T, "default_holds", spy)
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=True)
+    runs = {("allreduce", s): ("recursive_doubling" if s < 10000 else "ring", True) for s in GRID}
+    for given in (runs, {}):
+        asked.clear()
+        t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
+        t.default_runs = given
+        t.search()
+        assert bool(asked) == bool(given)
+        for lo, hi, between, held in asked:
+            assert t.winners[("allreduce", lo)] == t.winners[("allreduce", hi)] == DEFAULT
+            assert len({given[("allreduce", s)] for s in (lo, *between, hi)}) == 1
+            if held:
+                assert not [n for s, n in t.measured["allreduce"] if s in between]
+                assert all(t.winners[("allreduce", s)] == DEFAULT for s in between)
+        assert not given or any(held for *_, held in asked)
 
 
 def test_weighted_sizes_are_always_measured(monkeypatch):

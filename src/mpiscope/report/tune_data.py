@@ -14,6 +14,7 @@ from mpiscope.common.sizes import format_size
 from mpiscope.report.pool import draw, resolved
 from mpiscope.stats.compare import SAME
 from mpiscope.tune.discover import DEFAULT
+from mpiscope.views.tune import same_code_lines
 
 RESULT = "tune.json"
 
@@ -112,6 +113,7 @@ def tune_view(r: dict, where: str) -> dict:
                      for x in own if x["own_beats_library"]],
         "own_tried": len(own),
         "files": r.get("files") or {},
+        "same_code": same_code_lines(r),
     }
 
 

@@ -1,7 +1,7 @@
-"""Which algorithm Open MPI's default runs at each cell, and whether that is
-exactly what forcing the algorithm runs: then the adaptive search need not
-measure the forced algorithm there, the default's launches are its launches
-(tuner.Tuner._measure).
+"""Which algorithm Open MPI's default runs at each cell, whether that is
+exactly what forcing the algorithm runs, and which forced algorithms run
+another's code there: the adaptive search then measures each such code once,
+the others get its launches (tuner.Tuner._measure).
 
 The default (coll_tuned_<coll>_intra_dec_fixed) and a forced algorithm
 (coll_tuned_use_dynamic_rules with coll_tuned_<coll>_algorithm) both end in
@@ -11,19 +11,32 @@ and 5.0), which calls the algorithm with those arguments. Rank 0 of the
 collective-call probe runs under gdb with a breakpoint on each do_this; its
 integer arguments are read from the registers and the stack (x86-64 System
 V: six in registers, the rest on the stack), at the position the MPI call's
-argument count gives. Read with the default and with each such algorithm
-forced: the cell is the same when the numbers agree, except the fan-in/out,
-which do_this passes to the chain algorithms only (a forced run passes the
-MCA fan-out, the default 0). A forced run must read back its own algorithm
-number, or nothing is claimed (the reading is not where we think it is).
+argument count gives. A forced run must read back its own algorithm number,
+or nothing is claimed (the reading is not where we think it is).
+
+The same launches (the default, then one per algorithm forced) trace what
+rank 0 does in each cell: every ompi_coll_base_<coll>_* function entered,
+every point-to-point call of the PML in use (its count, peer and tag) and
+every request wait.
+- The default runs X exactly when do_this's numbers agree with X forced
+  (but the fan-in/out, which do_this passes to the chain algorithms only: a
+  forced run passes the MCA fan-out, the default 0) and so do the traces.
+- A forced algorithm whose first function does nothing but call another's
+  (its trace is that function, then another configuration's whole trace)
+  runs that configuration's code (`delegations`): allreduce's segmented ring
+  with no segment size runs the ring; the ring with fewer elements than
+  ranks runs recursive doubling. Those fall-backs are decided by the call's
+  count, the communicator size and the operation, the same on every rank.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import dataclass
 
 from mpiscope.tune.callprobe import under_gdb
+from mpiscope.tune.discover import DEFAULT
 
 # do_this's leading arguments: the MPI call's, and the module
 LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8, "alltoall": 8,
@@ -32,6 +45,7 @@ LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8
 MAX_REQUESTS = ("reduce", "alltoall")
 
 GDB_SCRIPT = r'''
+import re
 import gdb
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
@@ -46,11 +60,21 @@ def arg(i):
     return int(gdb.parse_and_eval("*(int*)($rsp + %d)" % (8 * (i - 5))))
 
 
-for coll in LEADING:   # the tuned component is loaded by now (MPI_Init ran)
-    try:
-        gdb.execute("break *ompi_coll_tuned_%s_intra_do_this" % coll, to_string=True)
-    except gdb.error:
-        pass
+def at_entry(pattern):
+    """A breakpoint at the first instruction of each function matching
+    `pattern` (gdb's regex), where the arguments are still in place."""
+    listing = gdb.execute("info functions " + pattern, to_string=True)
+    for name in sorted(set(re.findall(r"^0x[0-9a-f]+\s+(\S+)$", listing, re.M))):
+        if "@" not in name:
+            gdb.execute("break *" + name, to_string=True)
+
+
+for coll in LEADING:   # the components are loaded by now (MPI_Init ran)
+    at_entry("^ompi_coll_tuned_%s_intra_do_this$" % coll)
+    at_entry("^ompi_coll_base_%s_" % coll)
+for op in ("isend", "send", "irecv", "recv"):
+    at_entry("^mca_pml_[a-z0-9]*_%s$" % op)
+at_entry("^ompi_request_default_wait")
 cell = None
 while True:
     name = gdb.selected_frame().name() or ""
@@ -58,10 +82,18 @@ while True:
         cell = int(gdb.parse_and_eval("(int)$rdi"))
         if cell == 0:
             break
-    else:
+    elif name.startswith("ompi_coll_tuned_"):
         for coll, lead in LEADING.items():
             if name.startswith("ompi_coll_tuned_%s_intra_do_this" % coll):
                 print("@this %d %s %s" % (cell, coll, " ".join(str(arg(lead + k)) for k in range(4))))
+    elif name.startswith("ompi_coll_base_"):
+        print("@ev %d enter %s" % (cell, name[len("ompi_coll_base_"):]))
+    elif name.startswith("mca_pml_"):   # (buffer, count, datatype, peer, tag, ...)
+        print("@ev %d %s %d %d %d" % (cell, name.rsplit("_", 1)[1], arg(1), arg(3), arg(4)))
+    elif name.startswith("ompi_request_default_wait"):
+        many = name.endswith(("_all", "_any", "_some"))   # (count, requests, ...)
+        print("@ev %d %s%s" % (cell, name[len("ompi_request_default_"):],
+                               " %d" % arg(0) if many else ""))
     try:
         gdb.execute("continue", to_string=True)
     except gdb.error:
@@ -88,10 +120,23 @@ def parse(text: str, cells: list) -> dict:
     return out
 
 
-def read(mpi, np: int, cells: list, mca: dict) -> dict:
-    """parse's answer for `cells` on np local ranks with MCA parameters `mca`."""
+def traces(text: str, cells: list) -> dict:
+    """{(coll, size): (what rank 0 did in the cell, in order)}: functions
+    entered, point-to-point calls, waits."""
+    out = {}
+    for m in re.finditer(r"^@ev (\d+) (.+)$", text, re.M):
+        i = int(m.group(1))
+        if 1 <= i <= len(cells):
+            out.setdefault(cells[i - 1], []).append(m.group(2))
+    return {cell: tuple(t) for cell, t in out.items()}
+
+
+def read(mpi, np: int, cells: list, mca: dict):
+    """(parse's answer, traces') for `cells` on np local ranks with MCA
+    parameters `mca`."""
     script = f"LEADING = {LEADING!r}\n" + GDB_SCRIPT
-    return parse(under_gdb(mpi, mpi.launcher, np, cells, mca, script), cells)
+    text = under_gdb(mpi, mpi.launcher, np, cells, mca, script)
+    return parse(text, cells), traces(text, cells)
 
 
 def same_cells(default: dict, forced: dict) -> dict:
@@ -107,27 +152,83 @@ def same_cells(default: dict, forced: dict) -> dict:
     return out
 
 
-def default_runs(mpi, catalog, np: int, cells: list, mca_of, say=print) -> dict:
-    """{(coll, size): (the algorithm the default runs there, whether exactly
-    as forcing it runs it)}. `mca_of({coll: Algorithm or None})`: the MCA
-    parameters of such a launch. Empty when the arguments cannot be read."""
+def delegations(traced: dict) -> dict:
+    """{(coll, size, name): the configuration it runs}: a forced algorithm
+    whose trace is its own first function and then another configuration's
+    whole trace (DEFAULT preferred). `traced` {name or DEFAULT: traces}."""
+    out = {}
+    for name, by_cell in traced.items():
+        for cell, t in by_cell.items() if name != DEFAULT else ():
+            if len(t) < 2 or not t[0].startswith("enter ") or not t[1].startswith("enter "):
+                continue
+            for other in sorted(traced, key=lambda n: n != DEFAULT):
+                if other != name and traced[other].get(cell) == t[1:]:
+                    out[(*cell, name)] = other
+                    break
+    return out
+
+
+def representatives(default_runs: dict, runs_as: dict) -> dict:
+    """{(coll, size, name): the configuration whose launches are name's}:
+    DEFAULT where the default runs name exactly, or runs what name falls
+    back to; else the algorithm name falls back to, followed to its end."""
+    out = {}
+    for (c, s, name) in runs_as:
+        seen, at = {name}, runs_as[(c, s, name)]
+        while at != DEFAULT and (c, s, at) in runs_as and at not in seen:
+            seen.add(at)
+            at = runs_as[(c, s, at)]
+        out[(c, s, name)] = at
+    for (c, s), (name, exact) in default_runs.items():
+        if exact:
+            out[(c, s, name)] = DEFAULT
+    return {k: (DEFAULT if v != DEFAULT and default_runs.get(k[:2]) == (v, True) else v)
+            for k, v in out.items()}
+
+
+def same_code(reps: dict, coll: str, size: int, a: str, b: str) -> bool:
+    """Whether a rule choosing a and one choosing b at the cell run the same
+    code there (`reps` as representatives gives): the same decision."""
+    return reps.get((coll, size, a), a) == reps.get((coll, size, b), b)
+
+
+@dataclass
+class Reading:
+    """What read_cells read: {(coll, size): (the algorithm the default runs,
+    whether exactly as forcing it runs it)}, and {(coll, size, name): the
+    configuration forcing name runs there, when another} (delegations)."""
+    default_runs: dict
+    runs_as: dict
+
+
+def read_cells(mpi, catalog, np: int, cells: list, names: dict, mca_of, say=print) -> Reading:
+    """The default read at `cells`, then each collective's algorithms of
+    `names` {coll: [name]} forced, one launch forcing each collective's k-th.
+    `mca_of({coll: Algorithm or None})`: the MCA parameters of such a launch.
+    Empty when the arguments cannot be read."""
     colls = sorted({c for c, _ in cells})
-    default = read(mpi, np, cells, mca_of({c: None for c in colls}))
-    by_value = {(c, a.value): a for c in colls for a in catalog.algorithms.get(c, [])}
-    wanted = {cell: by_value.get((cell[0], str(t[0]))) for cell, t in default.items()}
-    wanted = {cell: a for cell, a in wanted.items() if a is not None}
-    rounds = {c: sorted({a.name for (cc, _), a in wanted.items() if cc == c}) for c in colls}
-    forced = {}
-    for k in range(max([len(v) for v in rounds.values()] + [0])):
-        force = {c: catalog.find(c, names[k]) for c, names in rounds.items() if k < len(names)}
-        sub = [cell for cell, a in wanted.items() if force.get(cell[0]) == a]
-        got = read(mpi, np, sub, mca_of(force))
-        forced.update({cell: (wanted[cell].name, got.get(cell)) for cell in sub})
-    wrong = [cell for cell, (_, got) in forced.items()
-             if got is None or got[0] != default[cell][0]]
+    default, traced = read(mpi, np, cells, mca_of({c: None for c in colls}))
+    traced = {DEFAULT: traced}
+    got = {}
+    for k in range(max([len(names.get(c, [])) for c in colls] + [0])):
+        force = {c: catalog.find(c, names[c][k]) for c in colls if k < len(names.get(c, []))}
+        sub = [cell for cell in cells if cell[0] in force]
+        numbers, by_cell = read(mpi, np, sub, mca_of(force))
+        for cell in sub:
+            name = force[cell[0]].name
+            got[(*cell, name)] = numbers.get(cell)
+            traced.setdefault(name, {})[cell] = by_cell.get(cell, ())
+    by_value = {(c, a.value): a.name for c in colls for a in catalog.algorithms.get(c, [])}
+    runs = {cell: by_value.get((cell[0], str(t[0]))) for cell, t in default.items()}
+    forced = {cell: (n, got.get((*cell, n))) for cell, n in runs.items() if (*cell, n) in got}
+    wrong = [cell for cell, (_, numbers) in forced.items()
+             if numbers is None or numbers[0] != default[cell][0]]
     if wrong or not forced:
         say("the default's algorithm could not be read under gdb ("
             + (f"{len(wrong)} forced cells read back another number" if wrong else "nothing read")
             + "): every cell is measured")
-        return {}
-    return same_cells(default, forced)
+        return Reading({}, {})
+    same = same_cells(default, forced)   # and every event of rank 0 the same, too
+    same = {cell: (n, exact and traced[n].get(cell) == traced[DEFAULT].get(cell))
+            for cell, (n, exact) in same.items()}
+    return Reading(same, delegations(traced))

@@ -167,3 +167,31 @@ def could_win(samples, coll, size, bound, launches, family, alpha, noise) -> boo
     se = math.sqrt(var * (1 / len(ld) + 1 / launches))
     need = max(norm.ppf(1 - alpha / family / 2) * se, -math.log(1 - noise) + norm.ppf(0.975) * se)
     return float(ld.mean() - bound) > need
+
+
+def default_holds(samples, coll, lo, hi, between, names, bounds, noise) -> bool:
+    """Whether no algorithm of `names` can be faster than the default beyond
+    noise at any size of `between` (lo < s < hi), where the default runs one
+    algorithm throughout (the caller knows): an upper bound on the default's
+    time from its slowest launch at hi (time does not fall as messages grow)
+    and at lo scaled by s / lo (time per byte does not grow), against each
+    algorithm's lower bound (lower_bound; or its bound where it was out of
+    reach, `bounds`)."""
+    ld = {at: log_medians(samples.launches(coll, DEFAULT, at)) for at in (lo, hi)}
+    if not all(len(v) for v in ld.values()):
+        return False
+    for name in names:
+        if name == DEFAULT:
+            continue
+        ends = {}
+        for at in (lo, hi):
+            lx = log_medians(samples.launches(coll, name, at))
+            ends[at] = float(lx.min()) if len(lx) else bounds.get((at, name))
+        if None in ends.values():
+            return False
+        for s in between:
+            low = max(ends[lo], ends[hi] + math.log(s / hi * (1 - PER_BYTE_SLACK)))
+            high = min(float(ld[hi].max()), float(ld[lo].max()) + math.log(s / lo))
+            if low < high + math.log(1 - noise):
+                return False
+    return True

@@ -38,12 +38,13 @@ import numpy as np
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.stats.compare import compare_samples
-from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
+from mpiscope.tune import default_probe, mpich_rules, ompi_rules, rules as R, sizes as S, verify as V
 from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog, device_cvar
 from mpiscope.tune.measure import TUNED, Samples, forcing_mca, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
-from mpiscope.tune.search import Judge, blocking, could_win, lower_bound, resolved, survivors
+from mpiscope.tune.search import (Judge, blocking, could_win, default_holds, lower_bound,
+                                  resolved, survivors)
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
 
 LOCAL = 4  # measured sizes per cost-model fit (the nearest to the size predicted)
@@ -96,11 +97,12 @@ class Tuner:
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = {c: set() for c in cfg.collectives}  # (size, name) cells with samples
         # {(collective, size): (the algorithm the default runs there, whether
-        # exactly as forced)} (read_default_runs; {}: not known)
-        self.default_runs = {}
-        # adaptive: {(collective, size): name} of the exact ones; that cell is not
-        # measured on its own, it has the default's launches
-        self.same = {}
+        # exactly as forced)}, {(collective, size, name): the configuration
+        # forcing name runs there} (read_cells; {}: not known)
+        self.default_runs, self.runs_as = {}, {}
+        # adaptive: {(collective, size, name): the configuration whose launches
+        # are name's there} (default_probe.representatives): not launched on its own
+        self.launches_of = {}
         self.inferred = {c: set() for c in cfg.collectives}  # (size, name) cells given them
         self.model_skipped = {c: set() for c in cfg.collectives}  # (size, name) left out by the models
         # (size, name) that could not win there -> the lower bound that said so
@@ -126,26 +128,28 @@ class Tuner:
 
     def _measure(self, jobs: dict):
         """jobs {collective: {name: sizes}}, measured in the order of self.names;
-        a cell where the default runs that very algorithm gets the default's
-        launches instead (self.same)."""
-        same, ordered = self.same, {}
+        a cell whose code another configuration runs (self.launches_of) is
+        that one's cell: launched once, and the launches are both's."""
+        wanted = {}
         for c, by in jobs.items():
-            pairs = [(n, sorted(s for s in by.get(n, ()) if same.get((c, s)) != n))
-                     for n in self.names[c]]
-            if any(sizes for _, sizes in pairs):
-                ordered[c] = [(n, sizes) for n, sizes in pairs if sizes]
+            for n, sizes in by.items():
+                for s in sizes:
+                    r = self.launches_of.get((c, s, n), n)
+                    if (s, r) not in self.measured[c]:
+                        wanted.setdefault(c, {}).setdefault(r, set()).add(s)
+        ordered = {c: [(n, sorted(by[n])) for n in self.names[c] if n in by]
+                   for c, by in wanted.items()}
         measure_jobs(self.plan, self.catalog, ordered, self.samples, self.cfg.repeat, self.say)
         for c, pairs in ordered.items():
             for n, sizes in pairs:
                 self.measured[c] |= {(s, n) for s in sizes}
-        for c, by in jobs.items():
-            for s in by.get(DEFAULT, ()):
-                n = same.get((c, s))
-                if n in self.names[c] and (s, n) not in self.measured[c]:
-                    for launch_id, values in self.samples.values.get((c, DEFAULT, s), []):
-                        self.samples.add(c, n, s, values, launch_id)
-                    self.measured[c].add((s, n))
-                    self.inferred[c].add((s, n))
+        for (c, s, n), r in self.launches_of.items():
+            if c in self.measured and n in self.names[c] and (s, r) in self.measured[c] \
+                    and (s, n) not in self.measured[c]:
+                for launch_id, values in self.samples.values.get((c, r, s), []):
+                    self.samples.add(c, n, s, values, launch_id)
+                self.measured[c].add((s, n))
+                self.inferred[c].add((s, n))
         for c, by in jobs.items():
             for s in sorted({s for sizes in by.values() for s in sizes}):
                 self._decide(c, s)
@@ -156,7 +160,7 @@ class Tuner:
                               self.cfg.alpha, family=len(self.names[coll]) - 1)
         for r in rows:
             if (size, r["algorithm"]) in self.inferred[coll]:
-                r["default_launches"] = True
+                r["launches_of"] = self.launches_of[(coll, size, r["algorithm"])]
         self.winners[(coll, size)], self.rows[(coll, size)] = winner or DEFAULT, rows
         return winner or DEFAULT
 
@@ -177,7 +181,7 @@ class Tuner:
             self._measure({c: {n: self.sizes_of(c) for n in self.names[c]} for c in cfg.collectives})
             return
         fine = {c: self.sizes_of(c) for c in cfg.collectives}
-        self.same = {cell: n for cell, (n, exact) in self.default_runs.items() if exact}
+        self.launches_of = default_probe.representatives(self.default_runs, self.runs_as)
         models = cfg.model_prune is not None
         ends = {c: sorted({f[0], f[-1]}) for c, f in fine.items()}
         # with the cost models: the middle size too, so that each fit has a residual
@@ -202,7 +206,8 @@ class Tuner:
                         continue
                     keep = survivors(judges[c], lo, hi, self.names[c], considered, cfg.prune)
                     must = sorted(heavy & set(between))
-                    if not must and resolved(judges[c], lo, hi, self.winners_of(c), keep, cfg.noise):
+                    if not must and (resolved(judges[c], lo, hi, self.winners_of(c), keep, cfg.noise)
+                                     or self._default_holds(c, lo, hi, between, keep)):
                         for s in between:
                             self.winners[(c, s)] = self.winners[(c, lo)]
                         continue
@@ -235,6 +240,17 @@ class Tuner:
             self._measure(unblock)
             self._measure_points(points)
             pending, first = nxt, False
+
+    def _default_holds(self, c, lo, hi, between, keep) -> bool:
+        """The default won at lo and hi, runs one algorithm exactly as forced
+        from lo to hi (default_runs), and no algorithm still in can beat it
+        between (search.default_holds)."""
+        runs = {self.default_runs.get((c, s)) for s in [lo, *between, hi]}
+        return (self.winners.get((c, lo)) == DEFAULT == self.winners.get((c, hi))
+                and len(runs) == 1 and next(iter(runs)) is not None and next(iter(runs))[1]
+                and default_holds(self.samples, c, lo, hi, between,
+                                  [n for n in keep if self.launches_of.get((c, lo, n)) != DEFAULT],
+                                  self.out_of_reach[c], self.cfg.noise))
 
     def _measure_points(self, points: dict):
         """points {collective: {size: names}}: the default first at every size,
@@ -283,9 +299,16 @@ class Tuner:
         exhaustive = sum(len(self.sizes_of(c)) * len(self.names[c]) for c in self.cfg.collectives)
         return {"measured": sum(len(v - self.inferred[c]) for c, v in self.measured.items()),
                 "exhaustive": exhaustive,
-                "same_as_default": sum(len(v) for v in self.inferred.values()),
+                "same_as_default": self._inferred(lambda r: r == DEFAULT),
+                "same_code": self._inferred(lambda r: r != DEFAULT),
                 "skipped_by_models": sum(len(v) for v in self.model_skipped.values()),
                 "out_of_reach": sum(len(v) for v in self.out_of_reach.values())}
+
+    def _inferred(self, which) -> int:
+        """The cells given another configuration's launches, that configuration
+        `which`."""
+        return sum(which(self.launches_of[(c, s, n)]) for c, v in self.inferred.items()
+                   for s, n in v)
 
     # ------------------------------------------------------------ rules and files
 
@@ -512,19 +535,21 @@ class Tuner:
         """The MCA parameters of a measurement launch forcing {coll: Algorithm or None}."""
         return forcing_mca(self.catalog, forced)
 
-    def read_default_runs(self, mpi):
+    def read_cells(self, mpi):
         """Open MPI under gdb: self.default_runs, the algorithm the default runs
-        at each cell and whether exactly as forcing it does (default_probe.py);
-        left empty where that cannot be read."""
-        from mpiscope.tune import default_probe
-
+        at each cell and whether exactly as forcing it does, and
+        self.runs_as, the forced algorithms that run another's code
+        (default_probe.py); left empty where that cannot be read."""
         if not default_probe.available(mpi):
             return
-        self.say(f"which algorithm the default runs at each cell on {self.p} ranks, under gdb")
+        self.say(f"what the default and each algorithm run at each cell on {self.p} ranks, "
+                 "under gdb")
         cells = [(c, s) for c in self.cfg.collectives for s in self.sizes_of(c)]
+        names = {c: [n for n in ns if n != DEFAULT] for c, ns in self.names.items()}
         try:
-            self.default_runs = default_probe.default_runs(mpi, self.catalog, self.p, cells,
-                                                           self._mca, self.say)
+            got = default_probe.read_cells(mpi, self.catalog, self.p, cells, names, self._mca,
+                                           self.say)
+            self.default_runs, self.runs_as = got.default_runs, got.runs_as
         except (subprocess.TimeoutExpired, UsageError) as e:
             self.say(f"the default's algorithm could not be read under gdb ({e}): every cell "
                      "is measured")
@@ -608,7 +633,7 @@ class Tuning:
             if len(self.tuners) > 1:
                 self.say(f"communicator size {t.p}")
             if self.mpi is not None:
-                t.read_default_runs(self.mpi)
+                t.read_cells(self.mpi)
             t.search()
             t.own = t.own_algorithms()
         verification, runs, failures = [], [], []
@@ -651,11 +676,13 @@ class Tuning:
             "excluded_components": cat.excluded_components,
             "sizes": {c: S.describe(cat.library, c) for c in cfg.collectives},
             "cells": {k: sum(x[k] for x in counts)
-                      for k in ("measured", "exhaustive", "same_as_default", "skipped_by_models",
-                                "out_of_reach")},
+                      for k in ("measured", "exhaustive", "same_as_default", "same_code",
+                                "skipped_by_models", "out_of_reach")},
             "default_runs": [{"collective": c, "p": t.p, "size": s, "algorithm": n,
                               "as_forced": exact}
                              for t in ts for (c, s), (n, exact) in sorted(t.default_runs.items())],
+            "runs_as": [{"collective": c, "p": t.p, "size": s, "algorithm": n, "runs": r}
+                        for t in ts for (c, s, n), r in sorted(t.runs_as.items())],
             "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "at_size": s,
                             "model": f.model, "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
                             "max_relative_residual": f.residual,

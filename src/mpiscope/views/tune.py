@@ -31,6 +31,8 @@ def format_tune(r: dict) -> str:
                f"({100 * c['measured'] / max(c['exhaustive'], 1):.0f}%)"
                + (f"; {c['same_as_default']} given the default's launches (it runs that "
                   "algorithm there)" if c.get("same_as_default") else "")
+               + (f"; {c['same_code']} given another algorithm's launches (the same code there)"
+                  if c.get("same_code") else "")
                + (f"; {c['skipped_by_models']} left out by the cost models"
                   if c.get("skipped_by_models") else "")
                + (f"; {c['out_of_reach']} out of reach of a verdict against the default"
@@ -79,6 +81,10 @@ def format_tune(r: dict) -> str:
                 mm = "; ".join(f"{x['from']} → {x['to']} at {format_size(x['size'])}"
                                for x in ch["model"]) or "none"
                 out.append(f"  cost models (Hockney, same algorithms): {mm}")
+    same = same_code_lines(r)
+    if same:
+        out += ["", "read under gdb, the same code as another choice (measured once):"]
+        out += ["  " + x for x in same]
     v = r["verification"]
     out.append("")
     vunits = {x.get("unit") for x in v["cells"] if x.get("unit")}
@@ -141,3 +147,28 @@ def format_tune(r: dict) -> str:
         for what, why in r["failures"] + v["failures"]:
             out.append(f"failed launch ({what}): {why}")
     return "\n".join(out)
+
+
+def same_code_lines(r: dict) -> list:
+    """The forced algorithms that run another configuration's code, read under
+    gdb (tune/default_probe.py): one line per algorithm, its sizes as runs
+    of the grid."""
+    grid = {}
+    for d in r["decisions"]:
+        grid.setdefault((d["collective"], d["p"]), []).append(d["size"])
+    by = {}
+    for x in r.get("runs_as", []):
+        by.setdefault((x["collective"], x["p"], x["algorithm"], x["runs"]), []).append(x["size"])
+    lines = []
+    for (coll, p, name, runs), sizes in by.items():
+        sizes, spans = sorted(sizes), []
+        order = sorted(grid.get((coll, p), sizes))
+        for s in sizes:
+            if spans and order.index(s) == order.index(spans[-1][1]) + 1:
+                spans[-1][1] = s
+            else:
+                spans.append([s, s])
+        where = ", ".join(format_size(a) if a == b else f"{format_size(a)}–{format_size(b)}"
+                          for a, b in spans)
+        lines.append(f"{coll} p={p}: forcing {name} runs {runs}'s code at {where}")
+    return lines
