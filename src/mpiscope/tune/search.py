@@ -20,7 +20,11 @@ drives the rounds):
   default runs the same as one algorithm X at both ends (neither faster
   beyond noise) and X beats every other algorithm still in at both ends:
   the library's own change-overs rise with the size, so the default is X
-  between as well, and X beats the others there. Otherwise (the winner
+  between as well, and X beats the others there. Where the default won at
+  both ends and is known to run one algorithm exactly throughout (read
+  under gdb, default_probe.py), it is also resolved when no algorithm
+  still in can come within noise of it between (default_holds): the same
+  two bounds as below, the default's from above. Otherwise (the winner
   changes, the default is not the same algorithm at both ends, or the
   intervals of the winner and another algorithm overlap at an end) the
   sizes between are measured.

@@ -12,7 +12,7 @@ library's collectives").
    each algorithm's measured sizes, predict.py). Where Open MPI's default
    runs an algorithm exactly as forcing it does (read under gdb,
    default_probe.py), that algorithm is not launched: it has the default's
-   launches.
+   launches; likewise an algorithm that falls back to another's code there.
 3. Decisions with the launch as the unit (decide.py), rules compacted and bounded
    (rules.py), sizes converted to the library's (sizes.py).
 4. Files written for the library in use, each read back by our reader.
