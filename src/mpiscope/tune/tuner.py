@@ -245,11 +245,14 @@ class Tuner:
         """The default won at lo and hi, runs one algorithm exactly as forced
         from lo to hi (default_runs), and no algorithm still in can beat it
         between (search.default_holds)."""
-        runs = {self.default_runs.get((c, s)) for s in [lo, *between, hi]}
+        sizes = [lo, *between, hi]
+        runs = {self.default_runs.get((c, s)) for s in sizes}
+        # an algorithm running the default's code at every size is the default
+        others = [n for n in keep
+                  if any(self.launches_of.get((c, s, n)) != DEFAULT for s in sizes)]
         return (self.winners.get((c, lo)) == DEFAULT == self.winners.get((c, hi))
                 and len(runs) == 1 and next(iter(runs)) is not None and next(iter(runs))[1]
-                and default_holds(self.samples, c, lo, hi, between,
-                                  [n for n in keep if self.launches_of.get((c, lo, n)) != DEFAULT],
+                and default_holds(self.samples, c, lo, hi, between, others,
                                   self.out_of_reach[c], self.cfg.noise))
 
     def _measure_points(self, points: dict):
