@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "machine.h"
 #include "orphan.h"
+#include "procsync.h"
 #include "quiet_exit.h"
 #include "rawfmt.h"
 #include "bench/coll_own.h"
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
     sync_free(&e.sync);
     buffers_free(&e.buf);
     MPI_Comm_free(&node);
-    MPI_Barrier(e.world);  /* every rank's raw file is closed */
+    procsync_barrier(e.world, o.own_barrier);  /* every rank's raw file is closed */
     quiet_exit_barrier();  /* nothing that progresses MPI between this and MPI_Finalize */
     if (e.rank == 0) {     /* what is left may hang in the library: mpiscope stops it then */
         printf("@finalize\n");

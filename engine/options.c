@@ -118,7 +118,7 @@ enum {
     OPT_REPS_MAX, OPT_WARMUP, OPT_CI, OPT_BUDGET, OPT_LAUNCH, OPT_CHECK, OPT_ROOT, OPT_SEED, OPT_OUT,
     OPT_NP, OPT_PAIRS, OPT_WMSGS, OPT_INJECT, OPT_SYNC_POINTS,
     OPT_QUEUE_DEPTHS, OPT_OVERHEAD_STEPS, OPT_FLOOD_BYTES,
-    OPT_ALGO, OPT_SEGMENT, OPT_TRACE, OPT_CLOCK_SYNC, OPT_HUGE_PAGES
+    OPT_ALGO, OPT_SEGMENT, OPT_TRACE, OPT_CLOCK_SYNC, OPT_HUGE_PAGES, OPT_START_BARRIER
 };
 
 static const struct option longopts[] = {
@@ -138,6 +138,7 @@ static const struct option longopts[] = {
     {"flood-bytes", required_argument, 0, OPT_FLOOD_BYTES},
     {"algo", required_argument, 0, OPT_ALGO}, {"segment", required_argument, 0, OPT_SEGMENT},
     {"trace", no_argument, 0, OPT_TRACE}, {"clock-sync", required_argument, 0, OPT_CLOCK_SYNC},
+    {"start-barrier", required_argument, 0, OPT_START_BARRIER},
     {0, 0, 0, 0},
 };
 
@@ -189,6 +190,11 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
             else if (!strcmp(optarg, "window")) o->sync_window = 1, o->sync_auto = 0;
             else if (!strcmp(optarg, "barrier")) o->sync_window = 0, o->sync_auto = 0;
             else return fail(err, errlen, "--sync: expected auto, window or barrier, got '%s'", optarg);
+            break;
+        case OPT_START_BARRIER:
+            if (!strcmp(optarg, "mpi")) o->own_barrier = 0;
+            else if (!strcmp(optarg, "own")) o->own_barrier = 1;
+            else return fail(err, errlen, "--start-barrier: expected mpi or own, got '%s'", optarg);
             break;
         case OPT_TIMER:
             if (timer_parse(optarg, &o->timer)) return fail(err, errlen, "--timer: expected tsc, clock or wtime, got '%s'", optarg);

@@ -17,6 +17,7 @@ typedef struct options {
     int nsizes;
     int sync_window;      /* 1: window (or auto), 0: barrier */
     int sync_auto;        /* auto: window starts unless the barrier's exit skew is negligible (series.c) */
+    int own_barrier;      /* barrier starts by procsync_barrier's own messages, not MPI_Barrier */
     timer_kind timer;
     int cache_cold;
     size_t cold_region;   /* bytes; 0: four times the last-level cache */

@@ -17,6 +17,7 @@ typedef struct procsync {
     int rank;           /* in world (test hooks name world ranks) */
     int window;         /* 1: window, 0: barrier (from the start, or after falling back) */
     int oversubscribed; /* more ranks than CPUs: yield while waiting */
+    int own_barrier;    /* barrier starts: procsync_barrier, not MPI_Barrier */
     double window_s;
     long per_schedule;  /* repetitions per agreed schedule */
     double base;        /* global start of the current schedule's repetition 0 */
@@ -24,6 +25,10 @@ typedef struct procsync {
     long late_left;     /* window starts reached in time but left late (preempted while waiting) */
 } procsync;
 
+/* The barrier that starts repetitions: MPI_Barrier, or with `own` a
+ * dissemination barrier of empty messages (ceil(log2 p) rounds), which no
+ * forced or tuned barrier algorithm of the library changes. */
+void procsync_barrier(MPI_Comm c, int own);
 /* Starts a batch whose repetitions are `window_s` apart (window sync). */
 void procsync_batch(procsync *p, double window_s);
 /* Waits for the start of the batch's repetition i (k overall): records the

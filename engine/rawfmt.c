@@ -94,6 +94,7 @@ int rawfmt_open(engine *e, const header_facts *f, int argc, char **argv)
     sb_key_str(&b, "mpi_version", f->version);
     put_timers(&b, e, f);
     sb_key_str(&b, "sync_method", o->sync_auto ? "auto" : o->sync_window ? "window" : "barrier");
+    sb_key_str(&b, "start_barrier", o->own_barrier ? "own" : "mpi");
     sb_key_str(&b, "clock_sync", e->sync.tree ? "tree" : "star");
     sb_key_str(&b, "cache", o->cache_cold ? "cold" : "warm");
     sb_key_int(&b, "cold_region_bytes", o->cache_cold ? (long long)e->buf.region : 0);

@@ -141,7 +141,7 @@ static double warm_up(run *r)
     s->barrier_start = 1;
     for (long i = 0; r->active && i < n; i++) {
         if (r->def->pre_rep) r->def->pre_rep(s, i);
-        MPI_Barrier(s->pc);
+        procsync_barrier(s->pc, e->o->own_barrier);
         double left = sync_to_global(&e->sync.model, timer_now(&e->t));
         r->def->run_rep(s, i, &a, &b);
         w[i] = b - a, w[n + i] = left, w[2 * n + i] = -left;
@@ -277,7 +277,8 @@ static void prepare(run *r)
     r->counts = calloc((size_t)e->size, sizeof(int));
     r->displs = calloc((size_t)e->size, sizeof(int));
     r->ps = (procsync){.t = &e->t, .m = &e->sync.model, .hooks = &e->hooks, .pc = r->s.pc, .rank = e->rank,
-                       .window = e->o->sync_window, .oversubscribed = e->oversubscribed};
+                       .window = e->o->sync_window, .oversubscribed = e->oversubscribed,
+                       .own_barrier = e->o->own_barrier};
 }
 
 /* reps_min repetitions, unless the warm-up says they would not fit in the

@@ -147,3 +147,20 @@ def test_the_time_budget_bounds_a_series_before_reps_min(tmp_path):
     assert series["stop"] == "time_budget"
     assert 1 <= series["reps"] < 1000
 
+
+
+def test_own_start_barrier_leaves_the_library_barrier_alone(tmp_path):
+    """Open MPI's barrier 'two_proc' (5) fails on any communicator but 2 ranks.
+    Forced on 3, a run whose repetitions start with MPI_Barrier fails; one
+    started by the engine's own barrier (what `mpiscope tune` uses, so that a
+    launch forcing a barrier algorithm times its other collectives alike)
+    completes."""
+    forced = "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_barrier_algorithm 5"
+    common = ["-n", 3, "--bench", "allreduce", "--sizes", 8, "--sync", "barrier",
+              "--reps-max", 20, "--launcher-args", forced]
+    run, _ = run_ok(*common, "--start-barrier", "own", out=tmp_path / "own")
+    ctx = store.load(run)[1].context
+    assert ctx["plan"]["start_barrier"] == "own"
+    assert all(s["reps"] == 20 for s in _series(ctx, "allreduce", 8))
+    p = mpiscope("run", *common, "--json", out=tmp_path / "mpi")
+    assert p.returncode != 0, p.stdout[-2000:]

@@ -98,6 +98,9 @@ def test_small_tune_writes_a_file_the_library_selects_by(tmp_path):
     assert all(c["library_selects"] == c["expected"] for c in cells)
     assert doc["verification"]["file_in_effect"] is True
     assert doc["cells"]["measured"] <= doc["cells"]["exhaustive"]
+    # every launch timed its repetitions alike: each started at the engine's own barrier
+    plans = [json.loads(c.read_text())["plan"] for c in (out / "runs").glob("*/context.json")]
+    assert plans and {(pl["sync"], pl["start_barrier"]) for pl in plans} == {("barrier", "own")}
     # what the default runs was read under gdb at every cell, barrier's too
     assert {(r["collective"], r["size"]) for r in doc["default_runs"]} == \
         {("allreduce", 8), ("allreduce", 65536), ("barrier", 0)}

@@ -62,6 +62,10 @@ def add_run_options(p) -> None:
                    help="start of each repetition: window (agreed global time), barrier, or auto "
                         "(default): window, but barrier for a series whose repetitions last 200x "
                         "the barrier's measured exit skew (at least 1 us)")
+    p.add_argument("--start-barrier", default="mpi", choices=("mpi", "own"),
+                   help="the barrier that starts repetitions (--sync barrier, and the warm-up's): "
+                        "mpi (default) MPI_Barrier, as IMB; own: a dissemination barrier of empty "
+                        "messages, which a forced or tuned barrier algorithm does not change")
     p.add_argument("--timer", default="tsc", choices=("tsc", "clock", "wtime"),
                    help="local timer: tsc (default), clock (clock_gettime) or wtime (MPI_Wtime)")
     p.add_argument("--clock-sync", default="auto", choices=("auto", "tree", "star"),

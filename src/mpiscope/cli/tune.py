@@ -108,14 +108,22 @@ def comm_sizes(text) -> list:
 
 def _plan(args, out: Path, own=None, np=None):
     """The base run plan, as `mpiscope run` would make it from the same options;
-    `own`: collectives to measure with every algorithm of our own (--algo all)."""
+    `own`: collectives to measure with every algorithm of our own (--algo all).
+    Every repetition starts at a barrier (--sync barrier): --sync auto picks
+    window starts per series and falls back to barriers within one when
+    windows fail, and on an oversubscribed emulated cluster that split the
+    series of one cell between two ways of timing (medians of 90 or 200 µs for
+    the same 32-byte gather, the same code timed 2× slower under another
+    name); compared series must be timed alike. The barrier is the engine's
+    own (--start-barrier own): a launch that forces a barrier algorithm
+    would otherwise start every other collective's repetitions with it."""
     from mpiscope.cli.run import add_run_options
     from mpiscope.measure.plan import make_plan
 
     rp = argparse.ArgumentParser()
     add_run_options(rp)
     argv = ["--out", str(out), "--bench", ",".join(own) if own else "allreduce",
-            "--time-budget", str(args.time_budget),
+            "--time-budget", str(args.time_budget), "--sync", "barrier", "--start-barrier", "own",
             "--reps-max", str(args.reps_max), "--ci-width", str(args.ci_width),
             "--seed", str(args.seed)]
     for flag, value in (("-n", np), ("--mpicc", args.mpicc), ("--mpi", args.mpi),

@@ -60,6 +60,7 @@ class Plan:
     trace: bool = False
     algo_variants: dict | None = None   # collective -> the variants --algo makes it run
     clock_sync: str = "auto"
+    start_barrier: str = "mpi"   # mpi: MPI_Barrier; own: the engine's (procsync_barrier)
     label: str | None = None
     mpicc: str | None = None  # the MPI's compiler wrapper (engine/mpi.py); None: Debian's for `mpi`
     sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
@@ -89,7 +90,7 @@ class Plan:
         args = ["--bench", ",".join(benches or self.benches),
                 "--sizes", ",".join(map(str, sizes or self.sizes)),
                 "--sync", self.sync, "--timer", self.timer, "--cache", self.cache,
-                "--clock-sync", self.clock_sync,
+                "--clock-sync", self.clock_sync, "--start-barrier", self.start_barrier,
                 "--reps-min", str(self.reps_min), "--reps-max", str(self.reps_max),
                 "--ci-width", repr(self.ci_width), "--time-budget", repr(self.time_budget),
                 "--warmup", str(self.warmup), "--launch", str(launch), "--seed", str(self.seed),
@@ -189,7 +190,7 @@ def make_plan(args):
     sync = args.sync or "auto"
     return Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
-                reps_min=args.reps_min,
+                start_barrier=args.start_barrier, reps_min=args.reps_min,
                 reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
                 launches=args.launches, check=args.check, seed=args.seed,
                 out=Path(args.out), pairs=pairs, root_rotate=args.root_rotate,
