@@ -148,7 +148,6 @@ def test_the_time_budget_bounds_a_series_before_reps_min(tmp_path):
     assert 1 <= series["reps"] < 1000
 
 
-
 def test_own_start_barrier_leaves_the_library_barrier_alone(tmp_path):
     """Open MPI's barrier 'two_proc' (5) fails on any communicator but 2 ranks.
     Forced on 3, a run whose repetitions start with MPI_Barrier fails; one
