@@ -43,7 +43,7 @@ from mpiscope.tune.decide import decide, judge
 from mpiscope.tune.discover import DEFAULT, Catalog, device_cvar
 from mpiscope.tune.measure import TUNED, Samples, forcing_mca, launch, measure_jobs
 from mpiscope.tune.predict import MODEL_NAMES, fit, out_of_race
-from mpiscope.tune.search import (Judge, blocking, could_win, default_holds, lower_bound,
+from mpiscope.tune.search import (Judge, blocking, could_win, default_ahead, lower_bound,
                                   resolved, survivors)
 from mpiscope.tune.weights import for_comm_size, on_grid, weighted
 
@@ -243,8 +243,8 @@ class Tuner:
 
     def _default_holds(self, c, lo, hi, between, keep) -> bool:
         """The default won at lo and hi, runs one algorithm exactly as forced
-        from lo to hi (default_runs), and no algorithm still in can beat it
-        between (search.default_holds)."""
+        from lo to hi (default_runs), and every algorithm still in is behind
+        it at both ends (search.default_ahead)."""
         sizes = [lo, *between, hi]
         runs = {self.default_runs.get((c, s)) for s in sizes}
         # an algorithm running the default's code at every size is the default
@@ -252,8 +252,8 @@ class Tuner:
                   if any(self.launches_of.get((c, s, n)) != DEFAULT for s in sizes)]
         return (self.winners.get((c, lo)) == DEFAULT == self.winners.get((c, hi))
                 and len(runs) == 1 and next(iter(runs)) is not None and next(iter(runs))[1]
-                and default_holds(self.samples, c, lo, hi, between, others,
-                                  self.out_of_reach[c], self.cfg.noise))
+                and default_ahead(self.samples, c, (lo, hi), others, self.out_of_reach[c],
+                                  self.cfg.noise))
 
     def _measure_points(self, points: dict):
         """points {collective: {size: names}}: the default first at every size,
