@@ -25,13 +25,13 @@ drives the rounds):
   under gdb, default_probe.py), it is also resolved when every algorithm
   still in is slower than the default at both ends, or within noise of it,
   in the means of the launches (default_ahead): by the same affinity it is
-  between. Replayed on four exhaustive 8-rank tunes of nine collectives,
-  this took the cells measured from 42-44% to 38-40% and lost no
-  decision; the bound it replaced (the default's slowest launch against
-  each algorithm's fastest) seldom held where launches spread. Otherwise (the winner
-  changes, the default is not the same algorithm at both ends, or the
-  intervals of the winner and another algorithm overlap at an end) the
-  sizes between are measured.
+  between. Replayed on two exhaustive 8-rank tunes of nine collectives,
+  this took the cells measured from 42% to 38% and lost no decision
+  (README, stop 34); the bound it replaced (the default's slowest launch
+  against each algorithm's fastest) seldom held where launches spread.
+  Otherwise (the winner changes, the default is not the same algorithm at
+  both ends, or the intervals of the winner and another algorithm overlap
+  at an end) the sizes between are measured.
 
 - Out of reach (could_win): at a size about to be measured, the default is
   measured first; an algorithm is not measured there when a lower bound on
