@@ -11,7 +11,9 @@ a burst through, a busy one only its rate, as the cluster's tbf does). With
 Prints the table with the cause of every cell that misses 15% (the measured
 median unsure by more than 15%, simulated high, simulated low), the share of
 cells within 15% (goal >= 90%), Kendall τ of the algorithms' order per
-collective and size (goal >= 0.8), and where the machine's CPU time went
+collective and size (goal >= 0.8), how fast the emulated link carried
+256 KiB against its nominal rate, alone (pingpong) and with every host
+sending at once (ring), and where the machine's CPU time went
 while measuring (user, system, softirq, idle; of all cores), with the load
 average before: on a 2-core machine the ranks and the links' emulation share
 the cores. Needs root; about a minute per preset and 4 hosts.
@@ -24,10 +26,13 @@ the cores. Needs root; about a minute per preset and 4 hosts.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import mpiscope as mpiscope_api
 
 SIZES = "1K,16K,64K"
 P2P_SIZES = "256-256K:x2"  # every message size the algorithms send at SIZES on 4-8 ranks
@@ -51,10 +56,21 @@ def cpu_shares(before, after):
     return {k: v / max(1, sum(d)) for k, v in zip(STAT_FIELDS, d)}
 
 
-def measure(preset, hosts, out, reps_max):
+def networks(text):
+    """--presets: names split at ',', or, once a link spec is among them, networks split at ';'."""
+    return [n for n in text.split(";" if ";" in text or "=" in text else ",") if n.strip()]
+
+
+def tag(network):
+    """A preset's name, or a link spec (rate=10mbit) made fit for run labels (rate-10mbit)."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", network)
+
+
+def measure(network, hosts, out, reps_max):
     """Point-to-point run, then the collectives' run, on one cluster; CPU shares while they ran."""
     name = f"val{os.getpid() % 10000}"
-    mpiscope("cluster", "up", name, "--hosts", hosts, "--preset", preset)
+    mpiscope("cluster", "up", name, "--hosts", hosts, *(["--link", network] if "=" in network else ["--preset", network]))
+    preset = tag(network)
     load = os.getloadavg()[0]
     t0 = cpu_ticks()
     try:
@@ -75,7 +91,24 @@ def measure(preset, hosts, out, reps_max):
 OMPI_TCP_EAGER = 65536 - 16
 
 
-def simulate(preset, hosts, model, p2p, skew, fair, out):
+def link_fidelity(out, preset):
+    """How fast the emulated link carried the largest messages, against the TCP payload rate its
+    line rate gives: alone (pingpong) and with every host sending at once (ring: each host's link
+    carries one message each way, so a faithful emulation is as fast as pingpong). Where the
+    cores the ranks and the links share run out, ring falls behind and no point-to-point cost fits
+    a collective whose ranks all send at once."""
+    run = mpiscope_api.load_run(f"p2p-{preset}", out=out)
+    nominal = run.context["cluster"]["link"]["payload_rate_Bps"]
+    df = run.samples()
+    df = df[df.valid]
+    size = int(df["size"].max())
+    rates = {b: size / df[(df.bench == b) & (df["size"] == size)].value.median() for b in ("pingpong", "ring")}
+    return (f"link at {size // 1024} KiB against its {nominal / 1e6:.1f} MB/s of TCP payload: one message at a time "
+            f"(pingpong) {rates['pingpong'] / 1e6:.1f} MB/s ({rates['pingpong'] / nominal:.2f}x), every host "
+            f"sending at once (ring) {rates['ring'] / 1e6:.1f} MB/s ({rates['ring'] / nominal:.2f}x)")
+
+
+def simulate(preset, model, p2p, skew, fair, out):
     model_args = ["--sample", "--replicates", 20] if model == "drawn" else ["--shaped-link"]
     args = ["sim", "check", f"validate-{preset}", "--from-run", f"p2p-{preset}", "--p2p", p2p, *model_args,
             "--json", "--out", out, "--eager", OMPI_TCP_EAGER] \
@@ -86,6 +119,7 @@ def simulate(preset, hosts, model, p2p, skew, fair, out):
     what = (f"times drawn from p2p-{preset}'s {p2p}" if model == "drawn" else
             f"a shaped link fitted to p2p-{preset}'s pingpong (burst {doc['costs']['burst']:.0f} B, "
             f"{1e-6 / doc['costs']['G']:.1f} MB/s), latency of its {p2p} ({doc['costs']['L'] * 1e6:.1f} us)")
+    hosts = mpiscope_api.load_run(doc["run_id"], out=out).np
     print(f"\n{preset}, {hosts} hosts (run {doc['run_id']}), model {model}: {what}"
           + (", starts from the measured lateness" if skew else "")
           + (", send channels shared fairly" if fair else ", sends one after the other, Open MPI's rendezvous")
@@ -107,6 +141,7 @@ def simulate(preset, hosts, model, p2p, skew, fair, out):
         tau = "-" if k["kendall_tau"] is None else f"{k['kendall_tau']:.2f}"
         print(f"  {k['bench']:10s} {k['size']:6d}  τ = {tau:>5s} (goal >= 0.8)  best measured "
               f"{k['best_measured']}, simulated {k['best_simulated']}")
+    print(link_fidelity(out, preset))
     cpu_file = Path(out) / f"cpu-{preset}.json"
     if cpu_file.is_file():
         c = json.loads(cpu_file.read_text())
@@ -118,7 +153,7 @@ def simulate(preset, hosts, model, p2p, skew, fair, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hosts", type=int, default=4)
+    ap.add_argument("--hosts", type=int, default=4, help="hosts of the clusters measured (default %(default)s)")
     ap.add_argument("--reps-max", type=int, default=30)
     ap.add_argument("--p2p", choices=("ring", "pingpong"), default="pingpong",
                     help="which point-to-point benchmark's times messages draw (default %(default)s)")
@@ -129,7 +164,10 @@ def main():
     ap.add_argument("--models", default="drawn,shaped",
                     help="drawn (times drawn from the p2p distributions), shaped (a link with a token bucket "
                          "fitted to pingpong), or both (default)")
-    ap.add_argument("--presets", default="fast-ethernet,gige")
+    ap.add_argument("--presets", default="fast-ethernet,gige",
+                    help="networks, comma-separated: cluster presets, or link specs as `cluster up --link` takes "
+                         "them; with a spec among them separate networks by ';' (e.g. 'fast-ethernet;rate=10mbit,delay=50us') "
+                         "(default %(default)s)")
     ap.add_argument("--keep", metavar="DIR", help="store the runs here (default: a temporary directory)")
     ap.add_argument("--again", metavar="DIR", help="do not measure: simulate the runs kept in DIR again")
     a = ap.parse_args()
@@ -141,11 +179,11 @@ def main():
         if not set(models) <= {"drawn", "shaped"} or (a.fair and "shaped" in models):
             sys.exit("--models: drawn, shaped or both (--fair only with drawn)")
         docs = {m: [] for m in models}
-        for preset in a.presets.split(","):
+        for network in networks(a.presets):
             if not a.again:
-                measure(preset, a.hosts, out, a.reps_max)
+                measure(network, a.hosts, out, a.reps_max)
             for m in models:
-                docs[m].append(simulate(preset, a.hosts, m, a.p2p, a.skew, a.fair, out))
+                docs[m].append(simulate(tag(network), m, a.p2p, a.skew, a.fair, out))
     print()
     for m, ds in docs.items():
         cells = sum(len(d["rows"]) for d in ds)
