@@ -69,7 +69,8 @@ def tag(network):
 def measure(network, hosts, out, reps_max):
     """Point-to-point run, then the collectives' run, on one cluster; CPU shares while they ran."""
     name = f"val{os.getpid() % 10000}"
-    mpiscope("cluster", "up", name, "--hosts", hosts, *(["--link", network] if "=" in network else ["--preset", network]))
+    link = ["--link", network] if "=" in network else ["--preset", network]
+    mpiscope("cluster", "up", name, "--hosts", hosts, *link)
     preset = tag(network)
     load = os.getloadavg()[0]
     t0 = cpu_ticks()
@@ -165,9 +166,9 @@ def main():
                     help="drawn (times drawn from the p2p distributions), shaped (a link with a token bucket "
                          "fitted to pingpong), or both (default)")
     ap.add_argument("--presets", default="fast-ethernet,gige",
-                    help="networks, comma-separated: cluster presets, or link specs as `cluster up --link` takes "
-                         "them; with a spec among them separate networks by ';' (e.g. 'fast-ethernet;rate=10mbit,delay=50us') "
-                         "(default %(default)s)")
+                    help="networks, comma-separated: cluster presets, or link specs as `cluster up --link` "
+                         "takes them; with a spec among them separate networks by ';' (e.g. "
+                         "'fast-ethernet;rate=10mbit,delay=50us') (default %(default)s)")
     ap.add_argument("--keep", metavar="DIR", help="store the runs here (default: a temporary directory)")
     ap.add_argument("--again", metavar="DIR", help="do not measure: simulate the runs kept in DIR again")
     a = ap.parse_args()
