@@ -155,8 +155,9 @@ def test_own_start_barrier_leaves_the_library_barrier_alone(tmp_path):
     launch forcing a barrier algorithm times its other collectives alike)
     completes."""
     forced = "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_barrier_algorithm 5"
+    # Only --reps-max may stop the series (no CI target, a budget no load exhausts): all 20 run.
     common = ["-n", 3, "--bench", "allreduce", "--sizes", 8, "--sync", "barrier",
-              "--reps-max", 20, "--launcher-args", forced]
+              "--reps-max", 20, "--ci-width", 0, "--time-budget", 60, "--launcher-args", forced]
     run, _ = run_ok(*common, "--start-barrier", "own", out=tmp_path / "own")
     ctx = store.load(run)[1].context
     assert ctx["plan"]["start_barrier"] == "own"
