@@ -120,8 +120,7 @@ def simulate(preset, model, p2p, skew, fair, out):
     what = (f"times drawn from p2p-{preset}'s {p2p}" if model == "drawn" else
             f"a shaped link fitted to p2p-{preset}'s pingpong (burst {doc['costs']['burst']:.0f} B, "
             f"{1e-6 / doc['costs']['G']:.1f} MB/s), latency of its {p2p} ({doc['costs']['L'] * 1e6:.1f} us)")
-    hosts = mpiscope_api.load_run(doc["run_id"], out=out).np
-    print(f"\n{preset}, {hosts} hosts (run {doc['run_id']}), model {model}: {what}"
+    print(f"\n{preset}, {doc['p']} hosts (run {doc['run_id']}), model {model}: {what}"
           + (", starts from the measured lateness" if skew else "")
           + (", send channels shared fairly" if fair else ", sends one after the other, Open MPI's rendezvous")
           + ":")
@@ -142,7 +141,6 @@ def simulate(preset, model, p2p, skew, fair, out):
         tau = "-" if k["kendall_tau"] is None else f"{k['kendall_tau']:.2f}"
         print(f"  {k['bench']:10s} {k['size']:6d}  τ = {tau:>5s} (goal >= 0.8)  best measured "
               f"{k['best_measured']}, simulated {k['best_simulated']}")
-    print(link_fidelity(out, preset))
     cpu_file = Path(out) / f"cpu-{preset}.json"
     if cpu_file.is_file():
         c = json.loads(cpu_file.read_text())
@@ -185,6 +183,7 @@ def main():
                 measure(network, a.hosts, out, a.reps_max)
             for m in models:
                 docs[m].append(simulate(tag(network), m, a.p2p, a.skew, a.fair, out))
+            print(link_fidelity(out, tag(network)))
     print()
     for m, ds in docs.items():
         cells = sum(len(d["rows"]) for d in ds)
