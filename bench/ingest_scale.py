@@ -4,7 +4,7 @@ Design target: 100 M samples ingested and summarized in <= 60 s on 2 cores.
 A sample here is one stored record (samples.parquet row): one rank's timing
 of one repetition, which is what the engine writes and ingest converts.
 
-Writes a synthetic run in the engine's raw format (docs/raw-format.md) to a
+Writes a synthetic run in the engine's raw format (docs/reference/formats/raw-files.md) to a
 temporary directory: 4 ranks with clock offsets and drifts, 3 launches,
 pingpong, multipair, allreduce and alltoall at 23 sizes (1 B - 4 MiB), with
 repetitions chosen so the rows add up to --samples. Then times, each in a

@@ -12,10 +12,10 @@ struct options;
 struct rawfile;
 struct testhooks;
 
-/* How per-rank timestamps become samples (docs/raw-format.md). */
+/* How per-rank timestamps become samples (docs/reference/formats/raw-files.md). */
 typedef enum { PAT_PINGPONG, PAT_ONEWAY, PAT_PAIRS, PAT_BW, PAT_COLL } pattern;
 typedef enum { ROLE_IDLE, ROLE_INITIATOR, ROLE_RESPONDER, ROLE_MEMBER } role;
-/* How Python turns a series' rows into samples (docs/raw-format.md, "Sample
+/* How Python turns a series' rows into samples (docs/reference/formats/raw-files.md, "Sample
  * rules"); recorded in every series block, listed by --describe. */
 typedef enum {
     RULE_SLOWEST_RANK, RULE_HALF_ROUND_TRIP, RULE_DURATION, RULE_LOOP_HALF_ROUND_TRIP, RULE_PER_MESSAGE,

@@ -1,6 +1,6 @@
 /* `mpiscope-engine --describe`: what the engine measures and how Python
  * must turn its rows into samples, as one JSON object on stdout
- * (docs/raw-format.md, "--describe"). Needs no MPI. */
+ * (docs/reference/formats/raw-files.md, "--describe"). Needs no MPI. */
 #ifndef MPISCOPE_DESCRIBE_H
 #define MPISCOPE_DESCRIBE_H
 

@@ -15,7 +15,7 @@
 
 typedef struct engine {
     options *o;
-    testhooks hooks; /* parsed once at start (docs/test-hooks.md) */
+    testhooks hooks; /* parsed once at start (docs/reference/test-hooks.md) */
     MPI_Comm world;
     int rank, size;
     int oversubscribed; /* more ranks on this host than CPUs: yield while waiting */

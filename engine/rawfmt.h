@@ -1,6 +1,6 @@
 /* Every JSON the engine writes into raw files and onto stdout: the file
  * header, sync, series and trace blocks, the progress line. The only code
- * that writes what docs/raw-format.md documents; record.c stores the bytes. */
+ * that writes what docs/reference/formats/raw-files.md documents; record.c stores the bytes. */
 #ifndef MPISCOPE_RAWFMT_H
 #define MPISCOPE_RAWFMT_H
 

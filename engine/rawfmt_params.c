@@ -1,5 +1,5 @@
 /* The "params" objects of the series blocks whose benchmarks record any
- * (docs/raw-format.md, series blocks): part of rawfmt, one function each. */
+ * (docs/reference/formats/raw-files.md, series blocks): part of rawfmt, one function each. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

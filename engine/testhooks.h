@@ -1,4 +1,4 @@
-/* Test hooks (docs/test-hooks.md): environment variables read once, before
+/* Test hooks (docs/reference/test-hooks.md): environment variables read once, before
  * anything is measured, into a struct the engine carries. A hook that is off
  * costs one predictable branch on a field, never inside a timed region. */
 #ifndef MPISCOPE_TESTHOOKS_H

@@ -1,4 +1,4 @@
-"""`mpiscope-engine --describe` (docs/raw-format.md): runs without a launcher,
+"""`mpiscope-engine --describe` (docs/reference/formats/raw-files.md): runs without a launcher,
 states every benchmark's sample rule, and every series block of a real run
 carries the rule, unit and timed role it states."""
 

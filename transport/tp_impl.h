@@ -91,7 +91,7 @@ int tp_cma_check(tp_pair *p, MPI_Comm comm, char *why, size_t n);
 /* cma_probe.c: why process_vm_readv failed with `err` (0: wrong bytes), and
  * the facts that decide it, as a sentence. */
 void tp_cma_explain(int err, char *out, size_t n);
-/* Test hook (docs/test-hooks.md): MPISCOPE_TEST_CMA_ERRNO=EPERM|EACCES|ENOSYS
+/* Test hook (docs/reference/test-hooks.md): MPISCOPE_TEST_CMA_ERRNO=EPERM|EACCES|ENOSYS
  * makes every process_vm_readv fail so, as a locked-down system would; 0: off. */
 int tp_cma_test_errno(void);
 

@@ -19,7 +19,7 @@ static int int_of(int rank, size_t i, int salt) { return (int)((rank + 1) * 1009
 
 typedef struct bufs {
     char *s, *r, *want;
-    int corrupt; /* test hook MPISCOPE_TEST_CORRUPT (docs/test-hooks.md) */
+    int corrupt; /* test hook MPISCOPE_TEST_CORRUPT (docs/reference/test-hooks.md) */
 } bufs;
 
 /* Runs `a` (traced or not) three times on one context, each time against

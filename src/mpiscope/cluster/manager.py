@@ -86,7 +86,7 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
     st.write(name, state)
 
     def step(label):
-        if os.environ.get("MPISCOPE_TEST_UP_STALL") == label:  # docs/test-hooks.md
+        if os.environ.get("MPISCOPE_TEST_UP_STALL") == label:  # docs/reference/test-hooks.md
             time.sleep(600)
         if fail_at == label:
             raise ns.ClusterError(f"deliberate failure at step '{label}' (test)")

@@ -1,4 +1,4 @@
-"""Reader for the engine's per-rank raw files (docs/raw-format.md, schemas 1 and 2).
+"""Reader for the engine's per-rank raw files (docs/reference/formats/raw-files.md, schemas 1 and 2).
 
 A file is a header followed by blocks. The reader returns every complete
 block; a block cut short by a crash is ignored and the file is marked

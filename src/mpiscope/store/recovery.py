@@ -21,7 +21,7 @@ def true_global(local, inject, inject0):
 
 
 def estimated_global(local, model):
-    """The sync model's global time (docs/raw-format.md, sync blocks)."""
+    """The sync model's global time (docs/reference/formats/raw-files.md, sync blocks)."""
     return local - (model["offset_s"] + model["drift"] * (local - model["ref_s"]))
 
 

@@ -1,6 +1,6 @@
 """Samples derived from per-rank rows: one value per measured repetition.
 
-The rules are those of docs/raw-format.md, "Samples derived from rows".
+The rules are those of docs/reference/formats/raw-files.md, "Samples derived from rows".
 A sample is valid when every rank that contributes to it is valid; invalid
 samples are counted, never silently dropped. A sample whose value cannot be
 computed (partner row missing after a crash, no clock model) counts as

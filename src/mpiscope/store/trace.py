@@ -2,7 +2,7 @@
 
 The engine records, per rank, when each send and receive of a traced
 repetition was posted and completed (local timer) into raw "trace" blocks
-(docs/raw-format.md). Ingest converts them to the global clock with the
+(docs/reference/formats/raw-files.md). Ingest converts them to the global clock with the
 rank's clock model and writes `trace.parquet` next to `samples.parquet`: one
 row per message end (a send or a receive). `messages` pairs every send with
 the receive that matched it, which is what a time chart draws as an arrow.
