@@ -6,15 +6,16 @@
  * MPI call before MPI_Finalize still progressed (and so acknowledged the
  * peer's flush) while the peer was already finalizing, the peer leaves for
  * the PMI barrier before this rank's own flush request arrives: nobody reads
- * it, and this rank spins in MPI_Finalize for ever (seen on emulated clusters
- * beside a CPU hog; fixed upstream by pmodels/mpich#6596, "ch4/ucx: remove
- * MPIR_pmi_barrier in finalize"). The race needs some rank to progress MPI
- * after another has started to disconnect. A barrier that does not use MPI,
- * entered after the last MPI call, rules that out: every rank sends its
- * flush requests before any rank progresses again, and in its own flush loop
- * each rank reads the other's request before the acknowledgement it waits
- * for (one TCP stream, in order). Rank 0 listens; the others connect, write
- * one byte and wait for one byte back.
+ * it, and this rank spins in MPI_Finalize for ever (most likely when other
+ * work shares the CPUs, as on a busy emulated cluster; fixed upstream by
+ * pmodels/mpich#6596, "ch4/ucx: remove MPIR_pmi_barrier in finalize"). The
+ * race needs some rank to progress MPI after another has started to
+ * disconnect. A barrier that does not use MPI, entered after the last MPI
+ * call, rules that out: every rank sends its flush requests before any rank
+ * progresses again, and in its own flush loop each rank reads the other's
+ * request before the acknowledgement it waits for (one TCP stream, in
+ * order). Rank 0 listens; the others connect, write one byte and wait for
+ * one byte back.
  */
 #include "quiet_exit.h"
 

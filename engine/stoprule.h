@@ -49,13 +49,13 @@ double stop_ci_halfwidth(stop_state *st);
  * ranks' clocks: one-way times, pairs, and collectives timed from a window's
  * start (`window`: its repetitions have a scheduled start). */
 int stop_cross_rank(pattern pat, int window);
-/* The half-width a series must reach for the target `ci_width`. A sample
- * that is a difference between two ranks' clocks (`cross_rank`) moves with
- * the clock model, which is refined until the run ends (`show` converts with
- * the final one) by about the fit's residual `clock_err_s`: such a series
- * must be within the target by that much of its median, but by no more than
- * a quarter of the target (the interval's ends move less than the model: most
- * samples move together; `show` found 2.0–2.3% where the engine stopped at 2%). */
+/* The half-width a series must reach for the target `ci_width`. A sample that
+ * is a difference between two ranks' clocks (`cross_rank`) moves with the
+ * clock model, which is refined until the run ends (`show` converts with the
+ * final one) by about the fit's residual `clock_err_s`: such a series must be
+ * within the target by that much of its median, but by no more than a quarter
+ * of the target (the interval's ends move less than the model: most samples
+ * move together; where the engine stops at 2%, `show` finds 2.0–2.3%). */
 double stop_target(double ci_width, int cross_rank, double clock_err_s, double median);
 /* Repetitions the target half-width `ci_width` needs in all, projected from
  * `done` with half-width `hw`: it shrinks about as 1/sqrt(n). */

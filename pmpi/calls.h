@@ -1,5 +1,5 @@
 /* Every wrapped MPI call, once: X(name, family). The family tells the
- * profile's reader what a row means (docs in README "mpiscope profile"):
+ * profile's reader what a row means (docs/reference/formats/run-directory.md):
  * send/recv — point-to-point, bytes of the message, channel of the peer;
  * coll — collective, bytes one rank contributes, channel the communicator spans;
  * rma — one-sided, bytes moved, channel of the target; sync — no message

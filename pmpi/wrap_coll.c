@@ -1,5 +1,6 @@
 /* Collective wrappers, blocking and non-blocking (counted when posted). The
- * size of a collective is what a tuner keys on (README, "mpiscope profile"):
+ * size of a collective is what a tuner keys on
+ * (docs/reference/formats/weights.md):
  * the buffer of rooted and reducing collectives (count × type), one rank's
  * block of gathers, scatters, allgather and alltoall, the whole vector of
  * the v-variants and reduce_scatter. The channel is the widest the

@@ -1,7 +1,8 @@
-/* Writes this rank's profile as JSON (format in README, "mpiscope profile"):
- * under a temporary name, renamed into place when complete, so a rank that
- * dies never leaves half a file and the reader can tell which ranks did not
- * finish. Only cells, peers and call sites that saw traffic are written. */
+/* Writes this rank's profile as JSON (format:
+ * docs/reference/formats/run-directory.md): under a temporary name, renamed
+ * into place when complete, so a rank that dies never leaves half a file and
+ * the reader can tell which ranks did not finish. Only cells, peers and call
+ * sites that saw traffic are written. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>

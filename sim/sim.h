@@ -1,7 +1,8 @@
 /* The discrete-event simulator (sim.c): a schedule in flat arrays, LogGOPS
- * costs with seed 003's sender/receiver costs, a CPU, a send channel and a
- * receive channel per rank, MPI matching (source, tag, posting order, an
- * unexpected queue), eager and rendezvous messages, optional uplinks. */
+ * costs with the sender/receiver costs of Tan and Strazdins (2002), a CPU, a
+ * send channel and a receive channel per rank, MPI matching (source, tag,
+ * posting order, an unexpected queue), eager and rendezvous messages,
+ * optional uplinks. */
 #ifndef MPISCOPE_SIM_SIM_H
 #define MPISCOPE_SIM_SIM_H
 

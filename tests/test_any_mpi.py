@@ -1,4 +1,4 @@
-"""Any MPI, chosen by its compiler wrapper (README "Your own MPI").
+"""Any MPI, chosen by its compiler wrapper (docs/how-to/your-own-mpi.md).
 
 Five implementations: Debian's Open MPI 4.1 and MPICH 4.0, and Open MPI 5.0,
 MPICH 5.0 and Intel MPI 2021 from the package index, one virtual environment

@@ -1,6 +1,6 @@
 """Malformed input to every command, as a new user would type it: each one is
 refused with exit code 2 and one line naming the input and the fix, without a
-traceback and without creating anything under --out (issue 17).
+traceback and without creating anything under --out.
 
 The cases run through the CLI's own entry point (`mpiscope.cli.main.main`, what
 the `mpiscope` script calls) in this process, so that 100+ cases stay fast;

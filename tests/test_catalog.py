@@ -145,7 +145,7 @@ def test_label_of_several_runs_is_refused(out):
     assert "20240301-090000-aaaa" in str(exc.value) and "give a run id" in str(exc.value)
 
 
-def test_catalog_written_before_labels_gains_the_column(out):
+def test_catalog_without_a_label_column_gains_it(out):
     import duckdb
 
     con = duckdb.connect(str(out / "catalog.duckdb"))
@@ -173,7 +173,7 @@ def test_forget_drops_rows(out):
     assert ids == ["20240302-090000-bbbb", "20240302-100000-cccc"]
 
 
-# ---- faults: a damaged catalog, copied runs, many processes at once (issue 17)
+# ---- faults: a damaged catalog, copied runs, many processes at once
 
 def _stored_ids(out):
     import duckdb

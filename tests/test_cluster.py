@@ -395,7 +395,7 @@ def test_mpiscope_run_on_a_cluster_records_the_ground_truth(tmp_path):
     assert no_nodes.returncode == 2 and "drop -N/--nodes and --ppn" in no_nodes.stderr
 
 
-# ---- faults (issue 17): `up` interrupted or killed half-built, the delay program killed
+# ---- faults: `up` interrupted or killed half-built, the delay program killed
 
 def _wait_for_delay_program(name, timeout=60):
     deadline = time.monotonic() + timeout

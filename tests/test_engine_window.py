@@ -86,7 +86,7 @@ def test_sync_auto_starts_with_barriers_only_where_the_barrier_skew_is_negligibl
     # times the barrier's exit skew (taken as 1 µs at least) starts every
     # repetition with a barrier; any other keeps window starts. Which series
     # that is depends on the machine's speed, so the rule is checked on what
-    # each series recorded (16 MiB lasts milliseconds here, 8 B a microsecond).
+    # each series recorded (16 MiB lasts milliseconds, 8 B a microsecond).
     run, summary = run_ok("-n", 2, "--bench", "pingpong,allreduce", "--sizes", "8,16M", "--reps-min", 20,
                           "--reps-max", 40, "--time-budget", 30, out=tmp_path)
     table, run_obj = store.load(run)

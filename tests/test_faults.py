@@ -1,4 +1,4 @@
-"""Faults survived (issue 17): a rank killed with SIGKILL, `mpiscope run`
+"""Faults survived: a rank killed with SIGKILL, `mpiscope run`
 interrupted (SIGINT, SIGTERM) or killed, the output file system full, a
 samples file cut off. In every case: no traceback, no process left behind, no
 half-written file under a final name, and what was measured stays readable.
@@ -229,9 +229,9 @@ def test_ranks_end_with_a_launcher_killed_before_it_could_end_them(tmp_path, rea
         try:
             status = os.waitpid(pid, 0)[1]
         except ChildProcessError:
-            # Once, beside a CPU hog, a rank was collected before it was
-            # re-parented here: it is gone (_nothing_left checked that), and
-            # how it ended cannot be read.
+            # When other work shares the CPUs, a rank can be collected before
+            # it is re-parented here: it is gone (_nothing_left checked that),
+            # and how it ended cannot be read.
             continue
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
 

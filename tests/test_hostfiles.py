@@ -66,7 +66,7 @@ def test_written_hostfiles_read_back(d):
 
 
 def test_a_launchers_own_hostfile_is_held_to_its_syntax():
-    # --launcher-args hostfiles go to the launcher as they are (issue 17)
+    # --launcher-args hostfiles go to the launcher as they are
     from mpiscope.common.errors import UsageError
 
     assert hostfiles.parse("a slots=2\n", syntax="openmpi") == [("a", 2)]

@@ -79,7 +79,7 @@ def test_known_parameters_are_recovered():
     assert not r.flags
     # the queue depth that gives the least gap is found at every size
     assert all(q != 1 for q in r.best_q.values())
-    # o at every size, and the seed's knee bounds bracket the true value at 8 B
+    # o at every size, and Bell et al.'s knee bounds bracket the true value at 8 B
     o8 = r.overheads["send"][0]
     assert o8.size == 8 and o8.knee is not None
     assert o8.knee[0] - 0.05 * US <= 0.3 * US <= o8.knee[1] + 0.05 * US

@@ -1,7 +1,7 @@
 """LogGP and layer benchmarks on real Open MPI ranks on this host.
 
 One run measures everything at two sizes; the tests read it. Run these
-alone (other MPI jobs on the two cores distort them):
+alone (other MPI jobs on the same cores distort them):
     flock /tmp/mpiscope-mpi.lock .venv/bin/pytest -q tests/test_loggp*.py
 """
 
@@ -36,7 +36,8 @@ def run(tmp_path_factory):
 def _fastest(table, bench, algo, size):
     """The fastest repetition: what the mechanism costs when nothing else runs.
     Series run at different moments, and load on shared cores moves their
-    medians, not the floor (bench/ and the README give the medians)."""
+    medians, not the floor (bench/ and the docs' validation pages give
+    the medians)."""
     v = samples.sample_values(table, bench, size, algo=algo).values
     assert len(v) > 5, (bench, algo, size)
     return float(np.min(v))

@@ -4,7 +4,7 @@ HPCC (a small input); built with MPICH, ScaLAPACK's LU test driver (xdlu,
 from scalapack-mpi-test; N = 512 on a 2 x 2 grid). Asserted: invariants, never the application's
 numbers (they change with its version and input): both ends of every
 message agree, channels match placement, Open MPI's own user matrix equals
-ours. The key numbers are printed (pytest -s) for the README."""
+ours. The key numbers are printed (pytest -s)."""
 
 import json
 import shutil

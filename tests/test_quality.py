@@ -144,7 +144,7 @@ def test_many_flagged_series_are_one_line_with_examples():
 def test_runner_stores_verdicts_and_show_reads_them(tmp_path):
     run_dir, table = _build(tmp_path)
     assert not (run_dir / QUALITY_FILE).exists()
-    computed = [r["quality"]["flags"] for r in views.show_rows(run_dir)]  # an older run: computed
+    computed = [r["quality"]["flags"] for r in views.show_rows(run_dir)]  # no verdicts stored: computed
     _store_quality(run_dir, table)
     doc = json.loads((run_dir / QUALITY_FILE).read_text())
     assert doc["format"] == "mpiscope-quality" and doc["thresholds"]["min_samples"] == 6

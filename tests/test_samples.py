@@ -175,7 +175,7 @@ def test_samples_carry_their_rule(tmp_path):
     assert not bw.collective and bw.unit == "B/s"
 
 
-def test_runs_recorded_before_the_engine_named_rules_give_the_same_samples(tmp_path):
+def test_schema1_and_schema2_files_give_the_same_samples(tmp_path):
     specs = [SeriesSpec("pingpong", 8, [2 * US, 3 * US]), SeriesSpec("bibw", 64, [1e9, 2e9]),
              SeriesSpec("oneway", 8, [US]), SeriesSpec("multipair", 8, [(4 * US, 5 * US)]),
              SeriesSpec("allreduce", 8, [3 * US, 5 * US])]

@@ -1,5 +1,5 @@
-"""mpiscope tune reads the algorithms from the library in use (README "Tuning
-the library's collectives"): ompi_info for Open MPI 4.1 and 5.0, MPI_T
+"""mpiscope tune reads the algorithms from the library in use
+(docs/tutorials/tune-collectives.md): ompi_info for Open MPI 4.1 and 5.0, MPI_T
 control variables for MPICH 4.0 and 5.0, and the names MPICH's selection
 JSON accepts from the library file itself."""
 

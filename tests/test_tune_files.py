@@ -1,5 +1,5 @@
 """Sizes as each library means them, rules, and the files mpiscope tune writes,
-read back by our own readers (README "Tuning the library's collectives")."""
+read back by our own readers (docs/reference/formats/tuning-files.md)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""mpiscope tune on real libraries (README "Tuning the library's collectives"):
+"""mpiscope tune on real libraries (docs/tutorials/tune-collectives.md):
 the files we write are loaded by the library and select what they say, and a
 small tune on 2 ranks writes a file that verifies.
 

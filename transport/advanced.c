@@ -1,8 +1,9 @@
-/* advanced (seed 002 §3.2): small messages inline in the receiver's queue;
- * larger ones in TP_CHUNK pieces through the sender's own pool of buffers,
- * each piece announced by a small record, so the receiver copies piece k out
- * while the sender copies piece k + 1 in. The pool is used in order and the
- * receiver counts the pieces it finished, so one counter frees them. */
+/* advanced (Chai (2009), section 3.2): small messages inline in the
+ * receiver's queue; larger ones in TP_CHUNK pieces through the sender's own
+ * pool of buffers, each piece announced by a small record, so the receiver
+ * copies piece k out while the sender copies piece k + 1 in. The pool is used
+ * in order and the receiver counts the pieces it finished, so one counter
+ * frees them. */
 #include <string.h>
 
 #include "tp_impl.h"

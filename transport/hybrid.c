@@ -12,17 +12,18 @@
 
 #define NEVER ((size_t)-1)
 
-/* From a go on a 2-core VM whose cores share an L3 (mpiscope transport
- * advise, README; a second go, on a busier machine, had the pull winning
- * from 4 KiB: measure and set MPISCOPE_TP_THRESHOLDS): two copies through
- * the shared L3 beat process_vm_readv whenever the receiver is waiting,
- * warm or cold, up to 16 MiB; the pipelined
- * pool beats the ring from 64 KiB; with the receiver late, a pull wins from
- * 256 KiB (a copy cannot let the sender leave once the message outgrows
- * what the queue takes at once). Without a shared cache (socket, remote) the
- * copies go through memory and a single copy should win for large messages
- * whatever the receiver does, as seed 002 found: those rows are the seed's
- * shape, to be replaced by what advise measures on such a machine. */
+/* The classes up to a shared L3 take what `mpiscope transport advise`
+ * measures on a 2-core VM whose cores share an L3: two copies through the
+ * shared L3 beat process_vm_readv whenever the receiver is waiting, warm or
+ * cold, up to 16 MiB; the pipelined pool beats the ring from 64 KiB; with
+ * the receiver late, a pull wins from 256 KiB (a copy cannot let the sender
+ * leave once the message outgrows what the queue takes at once). The pull's
+ * crossover moves with the machine and its other work (it can be as low as
+ * 4 KiB): measure with advise and set MPISCOPE_TP_THRESHOLDS. Without a
+ * shared cache (socket, remote) the copies go through memory and a single
+ * copy should win for large messages whatever the receiver does, as Chai
+ * (2009), section 6.3, found: those rows follow that shape, to be replaced by
+ * what advise measures on such a machine. */
 static const tp_thresholds defaults[TP_CLASSES] = {
     [TP_SAME_CPU] = {16 * 1024, NEVER, 256 * 1024},
     [TP_SMT] = {16 * 1024, NEVER, 256 * 1024},

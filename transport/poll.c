@@ -1,7 +1,7 @@
-/* Polling two channels (seed 002 §7): the pair's shared-memory queue and a
- * loopback UDP socket standing in for a network channel, whose poll is a
- * system call as a network poll is costly. A receiver that does not know
- * where the next message comes from polls both: statically (both every
+/* Polling two channels (Chai (2009), chapter 7): the pair's shared-memory
+ * queue and a loopback UDP socket standing in for a network channel, whose
+ * poll is a system call as a network poll is costly. A receiver that does not
+ * know where the next message comes from polls both: statically (both every
  * round), or adaptively (the socket every `skip` rounds; skip doubles up to
  * TP_POLL_SKIP_MAX while the socket stays empty, and drops to 1 when a
  * message arrives on it). */

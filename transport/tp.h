@@ -1,7 +1,7 @@
-/* The intra-node transport lab (seed 002): one interface, several designs of
- * a channel between two processes of one node. MPI only exchanges process
- * ids and segment names (tp_open); the data path is plain shared memory,
- * process_vm_readv or a helper thread.
+/* The intra-node transport lab (after Chai 2009): one interface, several
+ * designs of a channel between two processes of one node. MPI only exchanges
+ * process ids and segment names (tp_open); the data path is plain shared
+ * memory, process_vm_readv or a helper thread.
  *
  *   basic     per-pair ring in the receiver's memory: copy in, copy out
  *   advanced  per-receiver queue of small messages, large ones in chunks

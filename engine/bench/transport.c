@@ -1,5 +1,5 @@
-/* The intra-node transport lab (transport/, seed 002): each design of
- * transport/tp.h, and MPI's own path beside it, in the engine's harness.
+/* The intra-node transport lab (transport/, after Chai 2009): each design
+ * of transport/tp.h, and MPI's own path beside it, in the engine's harness.
  * Variants: basic, advanced, cma, offload, hybrid, mpi. Skipped, with the
  * reason recorded, where a design cannot run (cma without
  * process_vm_readv, ranks on different hosts).

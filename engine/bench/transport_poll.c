@@ -1,11 +1,11 @@
-/* The transport lab's message-discovery benchmark (seed 002 §7): a ping-pong
- * whose receiver does not know which of two channels the message comes on —
- * the pair's shared-memory queue, or a loopback UDP socket (transport/poll.c)
- * — and polls both, statically or adaptively (variants). Every
- * TP_POLL_EVERY-th repetition goes over the socket, the rest over shared
- * memory: the median shows what polling the idle socket costs a shared-memory
- * message, the tail what the adaptive poller pays to find the rare one.
- * Sizes above TP_POLL_MAX_BYTES (a datagram) are skipped. */
+/* The transport lab's message-discovery benchmark (Chai (2009), chapter 7): a
+ * ping-pong whose receiver does not know which of two channels the message
+ * comes on — the pair's shared-memory queue, or a loopback UDP socket
+ * (transport/poll.c) — and polls both, statically or adaptively (variants).
+ * Every TP_POLL_EVERY-th repetition goes over the socket, the rest over
+ * shared memory: the median shows what polling the idle socket costs a
+ * shared-memory message, the tail what the adaptive poller pays to find the
+ * rare one. Sizes above TP_POLL_MAX_BYTES (a datagram) are skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Allgather, full fan-in: p stages; in stage j every other rank sends its
  * block to rank j, which receives them one by one from j+1, j+2, ... and
  * every send is completed before the next stage. pS + 2(p - 1)R with
- * separate sender and receiver costs (seed 003). */
+ * separate sender and receiver costs (Tan and Strazdins (2002)). */
 #include "../colls_impl.h"
 
 static void run(coll_ctx *c, const coll_args *a)

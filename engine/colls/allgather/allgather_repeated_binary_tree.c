@@ -1,7 +1,8 @@
 /* Allgather, repeated binary tree: p binomial-tree broadcasts, rank j's
  * block from root j, handled in root order. Every receive is posted first
  * and sends are not waited for until the end, so consecutive broadcasts
- * overlap where their dependencies allow (seed 003's sub-operation overlap). */
+ * overlap where their dependencies allow (the sub-operation overlap of Tan
+ * and Strazdins (2002)). */
 #include "../colls_impl.h"
 
 static void run(coll_ctx *c, const coll_args *a)

@@ -59,7 +59,7 @@ def cmd_layers(args) -> int:
 def add_loggp_command(subparsers) -> None:
     p = command_parser(subparsers, "loggp", cmd_loggp,
         description="""\
-LogGP parameters of a run, measured as in Bell et al. (seed 001):
+LogGP parameters of a run, measured as in Bell et al. (2003):
   EEL   end-to-end latency (oneway: send start to receive end, global clock)
   o_s   send overhead: CPU overlap test (overhead os+<f>g), computation
         between MPI_Isend and MPI_Wait; past the knee, time - computation
@@ -89,7 +89,7 @@ def add_layers_command(subparsers) -> None:
         description="""\
 Per layer (layer_pingpong, layer_bw: mpi, tcp, shm) the median time per size
 and a piecewise α + β·n fit with automatic breakpoints; per size the share
-of MPI's time the lower layer accounts for (lower / MPI), as seed 004 does.\
+of MPI's time the lower layer accounts for (lower / MPI), as Piernas et al. (1997) do.\
 """,
         epilog="""\
 examples:

@@ -183,7 +183,7 @@ Cost models of mpiscope's collective algorithms (mpiscope run --algo):
   Hockney          every message costs α + β·m (+ γ per byte reduced)
   sender/receiver  a message costs its sender αs + βs·m and its receiver
                    αr + βr·m, so fan-in and fan-out patterns overlap
-                   (seed 003); Hockney is the case αs = βs = 0.\
+                   (Tan and Strazdins 2002); Hockney is the case αs = βs = 0.\
 """)
     sub = model.add_subparsers(dest="model_command", metavar="COMMAND")  # model's own parser class
     sub.required = True

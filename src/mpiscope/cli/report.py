@@ -59,7 +59,7 @@ def write_report(run_dirs, output, jobs=None):
                              "give runs of one kind")
         from mpiscope.report import profile_data, render
 
-        write_text(target, render.render_profiles(profile_data.gather(run_dirs)))
+        write_text(target, render.render_profiles(profile_data.gather(run_dirs), target.parent))
         return target
     if jobs is None:
         jobs = pool.default_jobs() if _sections(run_dirs) >= pool.MIN_SECTIONS else 0
@@ -68,7 +68,7 @@ def write_report(run_dirs, output, jobs=None):
     with pool.drawing(jobs):
         from mpiscope.report import data
         from mpiscope.report import render
-        write_text(target, render.render(data.gather(run_dirs)))
+        write_text(target, render.render(data.gather(run_dirs), target.parent))
     return target
 
 
@@ -95,7 +95,7 @@ def write_tune_report(tune_dirs, output):
     target = Path(output)
     if target.is_dir() or not target.parent.resolve().is_dir():
         raise UsageError(f"cannot write the report to {target}: give a file name in an existing directory")
-    write_text(target, render.render_tune(tune_data.gather(tune_dirs)))
+    write_text(target, render.render_tune(tune_data.gather(tune_dirs), target.parent))
     return target
 
 

@@ -52,8 +52,8 @@ def add_run_options(p) -> None:
                         "-n defaults to all its slots")
     p.add_argument("--suite", default="quick", choices=sorted(benchmarks.SUITES),
                    help="default benchmarks and sizes: quick (default) or full")
-    p.add_argument("--bench", help="comma list of benchmarks (README, 'Benchmarks'; the engine "
-                                   "lists them with mpiscope-engine --describe)")
+    p.add_argument("--bench", help="comma list of benchmarks (the list: `mpiscope-engine --describe`, "
+                                   "or the docs' reference/benchmarks page)")
     p.add_argument("--exclude", metavar="LIST",
                    help="comma list of benchmarks to leave out of the suite or the --bench list")
     p.add_argument("--sizes", help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")

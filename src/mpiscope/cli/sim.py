@@ -337,7 +337,7 @@ def _cost_options(p, from_run=True):
                         "(per size, interpolated between sizes)")
     g.add_argument("--alpha", help="Hockney latency per message, e.g. 2us")
     g.add_argument("--beta", help="Hockney cost per byte, e.g. 1ns/B or 1GB/s")
-    g.add_argument("--alpha-s", help="sender's cost per message (seed 003)")
+    g.add_argument("--alpha-s", help="sender's cost per message (Tan and Strazdins 2002)")
     g.add_argument("--beta-s", help="sender's cost per byte")
     g.add_argument("--alpha-r", help="receiver's cost per message")
     g.add_argument("--beta-r", help="receiver's cost per byte")

@@ -134,7 +134,7 @@ def cmd_advise(args) -> int:
 def add_transport_command(subparsers) -> None:
     p = command_parser(subparsers, "transport",
         description="""\
-The intra-node transport lab (seed 002): designs of a shared-memory channel
+The intra-node transport lab (after Chai 2009): designs of a shared-memory channel
 (basic ring, advanced queue + pool, cma single copy, offload helper thread,
 hybrid) measured by the engine's tp_* benchmarks beside MPI's own path.
   probe    whether CMA works here (and exactly why not), placement classes

@@ -1,6 +1,6 @@
 """`mpiscope tune`: collective-selection files the MPI library really uses,
-decided by statistics and verified after writing (README "Tuning the
-library's collectives")."""
+decided by statistics and verified after writing
+(docs/tutorials/tune-collectives.md, docs/explanation/tuner.md)."""
 
 from __future__ import annotations
 

@@ -213,8 +213,8 @@ class Preset:
 
 
 PRESETS = {
-    "fast-ethernet": Preset("100 Mbit/s Ethernet, every host on one switch (as thesis 000, ch. 5)",
-                            "rate=100mbit"),
+    "fast-ethernet": Preset("100 Mbit/s Ethernet, every host on one switch "
+                            "(as in Hamid (2008), chapter 5)", "rate=100mbit"),
     "gige": Preset("1 Gbit/s Ethernet, every host on one switch", "rate=1gbit"),
     "two-switch": Preset("100 Mbit/s hosts on two switches joined by one 100 Mbit/s uplink: "
                          "traffic between the switches shares it",

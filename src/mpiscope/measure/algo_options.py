@@ -20,8 +20,9 @@ def add_run_options(p) -> None:
     """The collective-algorithm options of `mpiscope run` (an argparse parser)."""
     p.add_argument("--algo", metavar="LIST",
                    help="collectives: algorithms to measure as well as or instead of the "
-                        "library's own: names, mpi (the library's, the default) or all; see "
-                        "README for the list per collective")
+                        "library's own: names, mpi (the library's, the default) or all (the list "
+                        "per collective: `mpiscope-engine --describe`, or the docs' "
+                        "reference/benchmarks page)")
     p.add_argument("--segment", metavar="SIZE",
                    help="bytes per segment of pipelined algorithms (bcast pipelined_chain; "
                         "default 8K)")

@@ -1,4 +1,4 @@
-"""LogGP parameters of a run, measured as seed paper 001 does.
+"""LogGP parameters of a run, measured as Bell et al. (2003) do.
 
   EEL   end-to-end latency: the one-way time of the `oneway` benchmark
         (sender's start to receiver's end on the global clock).
@@ -8,7 +8,7 @@
         Δ is short; once o_s + Δ exceeds it, it is o_s + Δ. Every step
         with Δ ≥ g0 is certainly past that knee (o_s ≥ 0), so
         o_s = median over those steps of (time per message − Δ).
-        The knee itself brackets o_s as the seed reads it: with Δa the
+        The knee itself brackets o_s as Bell et al. read it: with Δa the
         largest step that did not lengthen the time and Δb the smallest
         that did, g0 − Δb < o_s ≤ g0 − Δa ("knee bounds").
   o_r   receive overhead, the same with Δ between MPI_Irecv and MPI_Wait
@@ -18,10 +18,11 @@
   G     gap per byte: slope of the flood's time per message against size
         (best queue depth at each size) in its last piecewise segment
         (piecewise.py), i.e. among the largest sizes; 1/G is the bandwidth.
-  g/G   the size from which a message is bandwidth-bound (seed §5.5).
+  g/G   the size from which a message is bandwidth-bound (Bell et al. (2003),
+        section 5.5).
   L     LogP's wire latency EEL − o_s − o_r, defined only when positive;
         when o_s + o_r > EEL the overheads overlap (the serial LogP model
-        does not hold, as the seed found for MPI on several networks) and
+        does not hold, as Bell et al. found for MPI on several networks) and
         the run is flagged. EEL − (o_s + o_r) is also the computation a
         message can hide ("overlap").
 
@@ -54,7 +55,7 @@ from mpiscope.store.series import all_series_samples
 DEFAULT_SEED = 1
 DEFAULT_BOOT = 1000
 CI_METHOD = "bootstrap percentile (samples resampled within each series)"
-BASE_SIZE = 8          # the seed's minimum-size message
+BASE_SIZE = 8          # Bell et al.'s minimum-size message
 KNEE_TOLERANCE = 0.02  # a step lengthens the time when its median exceeds g0 by more (or its CI)
 LOGGP_BENCHES = ("oneway", "flood", "overhead", "rma_lat", "rma_flood")
 MEASURED = ("EEL", "o_s", "o_r", "g", "G")   # the others are derived from these
@@ -252,7 +253,7 @@ def _overhead_at(side, size, levels, rng, n_boot, level) -> Overhead:
         result.boot = m.boot if m else None
         result.note = (f"no step reached a computation of g0 = {g0.point * 1e6:.3g} us; the value at "
                        f"the largest step is an upper bound: add larger --overhead-steps")
-    # The knee as the seed reads it: o lies between g0 − Δb and g0 − Δa.
+    # The knee as Bell et al. read it: o lies between g0 − Δb and g0 − Δa.
     quiet = [r.compute_s for r in rows if not r.lengthened]
     grown = [r.compute_s for r in rows if r.lengthened]
     if quiet and grown:

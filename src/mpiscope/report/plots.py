@@ -148,9 +148,9 @@ def _est_arrays(ests):
 
 
 def overheads_on_eel(rows, base_size):
-    """Left: at the base size, o_s and o_r stacked inside the EEL bar (seed 001,
-    Figure 3); right: EEL, o_s and o_r against size. rows: [(size, EEL, o_s, o_r)]
-    as Estimates in µs (None when not measured)."""
+    """Left: at the base size, o_s and o_r stacked inside the EEL bar (Bell et al. (2003),
+    Figure 3); right: EEL, o_s and o_r against size. rows: [(size, EEL, o_s, o_r)] as
+    Estimates in µs (None when not measured)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4), gridspec_kw={"width_ratios": [1, 2.4]})
     base = next((r for r in rows if r[0] == base_size), None)
     if base is not None:

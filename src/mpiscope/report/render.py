@@ -1,11 +1,15 @@
 """Renders report data into one self-contained HTML file (no network needed:
-styles inline, figures inline SVG)."""
+styles inline, figures inline SVG). Links to the documentation site are
+relative to the directory the file is written to (`report_dir`, default the
+current one; docs_links.py)."""
 
 import math
 from importlib import resources
 
 import jinja2
 from markupsafe import Markup
+
+from mpiscope.report import docs_links
 
 
 def _num(value, digits=2):
@@ -32,7 +36,7 @@ def _count(value) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
 
 
-def _environment():
+def _environment(report_dir):
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resources.files("mpiscope.report") / "templates")),
         autoescape=True,  # every label taken from data is escaped
@@ -44,22 +48,23 @@ def _environment():
     env.filters["count"] = _count
     # Figures are SVG we drew ourselves (matplotlib escapes the text in them).
     env.filters["svg"] = lambda s: Markup(s) if s else ""
+    env.globals["doc"] = docs_links.linker(report_dir)  # {{ doc("how-to/quality-flags") }}
     return env
 
 
-def render_profiles(data):
-    env = _environment()
+def render_profiles(data, report_dir="."):
+    env = _environment(report_dir)
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
     return env.get_template("profile.html.j2").render(css=Markup(css), **data)
 
 
-def render_tune(data):
-    env = _environment()
+def render_tune(data, report_dir="."):
+    env = _environment(report_dir)
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
     return env.get_template("tune_report.html.j2").render(css=Markup(css), **data)
 
 
-def render(data):
-    env = _environment()
+def render(data, report_dir="."):
+    env = _environment(report_dir)
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
     return env.get_template("report.html.j2").render(css=Markup(css), **data)

@@ -1,9 +1,9 @@
-"""What a simulation charges: LogGOPS (L, o, g, G, O, the eager limit S)
-and seed 003's sender/receiver costs (αs, βs, αr, βr), in base units, as
-the simulator's options. Hockney α + β·m without overlap is αs = α,
-βs = β and the rest 0: a message keeps its sender's send channel busy for
-α + β·m, so a rank's sends follow one another, as the classical formulas
-(binomial broadcast ⌈lg p⌉(α + nβ), ...) count them.
+"""What a simulation charges: LogGOPS (L, o, g, G, O, the eager limit S) and
+Tan and Strazdins' (2002) sender/receiver costs (αs, βs, αr, βr), in base
+units, as the simulator's options. Hockney α + β·m without overlap is αs = α,
+βs = β and the rest 0: a message keeps its sender's send channel busy for α +
+β·m, so a rank's sends follow one another, as the classical formulas (binomial
+broadcast ⌈lg p⌉(α + nβ), ...) count them.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ variances of every group measured at the same cell (all algorithms of a
 collective at one size), each scaled by its chi-square median, so that two
 groups whose few launches happen to agree do not look surer than the
 machine is, while an algorithm whose launches scatter wildly (on an
-emulated Fast Ethernet cluster one launch of an 8-byte bcast took 15 times
-another's) does not blur every other comparison at the cell. The
-difference mu_B − mu_A gets a Student t interval and test with the df of
+emulated Fast Ethernet cluster one launch of an 8-byte bcast can take 15
+times as long as another) does not blur every other comparison at the
+cell. The difference mu_B − mu_A gets a Student t interval and test with the df of
 the variance used: the ratio of B's to A's typical launch median with its
 CI, and p. A verdict "faster" (or "slower") needs:
 

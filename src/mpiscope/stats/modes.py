@@ -27,7 +27,7 @@ when its distance from the main mode is within tolerance · RTO_min of
 k · RTO_min for k in `multiples`: 1, 2, 4, 8 (the timeout and its doublings
 under exponential backoff) and 3, 7 (cumulative waits after a segment is
 lost two or three times, 1 + 2 and 1 + 2 + 4; 2 and 3 are also two or three
-segments lost once each, as seen in seed 000, chapter 5). RTO_min comes
+segments lost once each, as seen in Hamid (2008), chapter 5). RTO_min comes
 with its source (see rto.py); without one, Linux's default 200 ms.
 """
 

@@ -223,12 +223,12 @@ def load_stored(run_dir) -> list[Verdict] | None:
             return None
         return [Verdict.from_dict(d) for d in doc["series"]]
     except (OSError, ValueError, KeyError, TypeError):
-        return None  # absent (a run older than verdicts) or damaged: computed again
+        return None  # absent (a run stored without verdicts) or damaged: computed again
 
 
 def verdicts_of(run_dir, series, run: Run) -> list[Verdict]:
     """The stored verdicts when they cover exactly these series, else computed
-    now (runs recorded before verdicts were stored); in the order of `series`."""
+    now (runs stored without verdicts); in the order of `series`."""
     stored = load_stored(run_dir) if run_dir is not None else None
     keys = [(b, a, int(s)) for b, a, s, _ in series]
     if stored is not None:

@@ -1,7 +1,7 @@
 """Tail tables: how far the slow samples lie from the fast ones.
 
 Two views of a distribution's breadth and tail, after the tables of
-Abdul Hamid's MPIBench study of Ethernet and Myrinet (seed 000, chapter 5):
+the MPIBench study of Ethernet and Myrinet in Hamid (2008), chapter 5:
 
 - by_min: the share of samples in [k·min, (k+1)·min) for k = 1..K, then at
   or beyond (K+1)·min. A narrow distribution has everything in the first
@@ -9,9 +9,9 @@ Abdul Hamid's MPIBench study of Ethernet and Myrinet (seed 000, chapter 5):
 - by_sd: the share below mean + sd, then in [mean + k·sd, mean + (k+1)·sd)
   for k = 1..K, then at or beyond mean + (K+1)·sd. It shows skew and tails
   heavier than a log-normal.
-- by_rto: the share within one retransmission timeout of the minimum, then
-  in [min + k·RTO, min + (k+1)·RTO) and beyond (chapter 5's "no RTO, 1×RTO,
-  2×RTO" table): how many samples may have suffered k timeouts.
+- by_rto: the share within one retransmission timeout of the minimum, then in
+  [min + k·RTO, min + (k+1)·RTO) and beyond (the "no RTO, 1×RTO, 2×RTO" table
+  of Hamid (2008), chapter 5): how many samples may have suffered k timeouts.
 
 Each function returns a list of rows, plain dicts, whose shares add up to 1:
 {"label", "k", "low", "high", "count", "share"} with low inclusive and high

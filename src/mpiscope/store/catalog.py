@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS runs (
     path    VARCHAR,
     context VARCHAR    -- the whole context.json
 );
--- catalogs written before runs had labels gain the column
+-- a catalog without the label column gains it
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS label VARCHAR;
 """
 

@@ -432,7 +432,7 @@ def rule_of(rule, timed_role, bench, algo) -> tuple[str, str]:
 
 
 def timer_interval(run: Run) -> float:
-    """The calibrated timer interval the engine recorded (0 for runs before it did)."""
+    """The calibrated timer interval the engine recorded (0 when the run records none)."""
     return float((run.timer or {}).get("interval_s") or 0.0)
 
 

@@ -1,7 +1,7 @@
-"""Series recorded before the engine named their sample rule (raw schema 1,
-and runs stored from such files): the rule and timed role that engine
-applied to each benchmark. Frozen history, read only for old runs; the
-engine's own blocks name the rule of everything measured since."""
+"""Series of raw schema 1 files (and of runs stored from them), whose blocks
+name no sample rule: the rule and timed role schema 1 implies for each
+benchmark. Fixed, and read only for schema-1 runs; schema-2 blocks name the
+rule of every series themselves (docs/reference/formats/raw-files.md)."""
 
 _RULES = {
     "pingpong": "half_round_trip", "layer_pingpong": "half_round_trip",

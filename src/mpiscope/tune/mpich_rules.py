@@ -17,14 +17,14 @@ MPICH's search (MPIR_Csel_search, 4.0 to 5.0) takes "comm_size<N" for
 "comm_size<=N"; only the pruning at communicator creation (prune_tree) reads
 it right, and that pruning stops at the first condition that is not about
 the communicator. The library's subtree placed below our message-size
-conditions is searched, no longer pruned, so `_as_searched` writes each
+conditions is searched without that pruning, so `_as_searched` writes each
 "comm_size<N" the pruning would have decided as "comm_size<=N-1", and
 leaves those the library's own search decides (below its own
 "is_sendbuf_inplace=no", say) as they are: the library decides as before,
-its slip included. Left as it was, bcast's "comm_size<8" sent every bcast
-on 8 ranks to binomial (MPICH 4.0.2: 2.3× slower than the default at 32
-KiB in two verifications); rewriting every one made alltoall on 8 ranks
-run brucks at 8-256 B where the default runs scattered (0.53-0.64×).
+its slip included. Left as it is, bcast's "comm_size<8" sends every bcast
+on 8 ranks to binomial (with MPICH 4.0.2, 2.3× slower than the default at
+32 KiB); rewriting every one makes alltoall on 8 ranks run brucks at
+8-256 B where the default runs scattered (0.53-0.64×).
 """
 
 from __future__ import annotations

@@ -25,10 +25,10 @@ drives the rounds):
   under gdb, default_probe.py), it is also resolved when every algorithm
   still in is slower than the default at both ends, or within noise of it,
   in the means of the launches (default_ahead): by the same affinity it is
-  between. Replayed on two exhaustive 8-rank tunes of nine collectives,
-  this took the cells measured from 42% to 38% and lost no decision
-  (README, stop 34); the bound it replaced (the default's slowest launch
-  against each algorithm's fastest) seldom held where launches spread.
+  between. On replays of two exhaustive 8-rank tunes of nine collectives
+  (bench/tune_search_replay.py) this takes the cells measured from 42% to
+  38% and loses no decision; a plainer bound, the default's slowest launch
+  against each algorithm's fastest, seldom holds where launches spread.
   Otherwise (the winner changes, the default is not the same algorithm at
   both ends, or the intervals of the winner and another algorithm overlap
   at an end) the sizes between are measured.
@@ -43,10 +43,10 @@ drives the rounds):
   does not grow (from the nearest larger size hi: t(s) >= t(hi)·s/hi, less
   PER_BYTE_SLACK; true of any a + b·n with a, b >= 0 and of the overlapped
   max(a, b·n)). A protocol switch between s and hi (eager to rendezvous)
-  can make the time per byte grow more: replayed on three exhaustive 8-rank
-  tunes, the second bound took the cells measured from 56-58% to 47-48%
-  and cost 1-2 of 52 decisions each (bench/tune_search_replay.py). The
-  first bound is what makes the small sizes cheap on a noisy machine:
+  can make the time per byte grow more: on replays of three exhaustive
+  8-rank tunes (bench/tune_search_replay.py), the second bound takes the
+  cells measured from 56-58% to 47-48% and costs 1-2 of 52 decisions each.
+  The first bound is what makes the small sizes cheap on a noisy machine:
   where one configuration's launches differ by 10×, no algorithm can be
   told faster, and only the default is measured. Unlike the prunes above
   it says nothing of the next sizes: the algorithm stays in the race there.
@@ -74,10 +74,10 @@ from mpiscope.tune.discover import DEFAULT
 
 
 # How much an algorithm's time per byte may grow from one measured size to
-# the next larger one before the bound from above fails. On the emulated
-# cluster it grew more in 13% of neighbouring pairs (README, item 2); without
-# the slack, replays of three exhaustive tunes lost 2-4 of 52 decisions,
-# with it 1-2.
+# the next larger one before the bound from above fails. In exhaustive tunes
+# on an emulated cluster it grows more in 13% of neighbouring pairs (see
+# docs/explanation/tuner.md); without the slack, replays of three exhaustive
+# tunes lose 2-4 of 52 decisions, with it 1-2.
 PER_BYTE_SLACK = 0.10
 
 

@@ -1,5 +1,4 @@
-"""`mpiscope tune`: measure, decide, write, verify (README "Tuning the
-library's collectives").
+"""`mpiscope tune`: measure, decide, write, verify (docs/explanation/tuner.md).
 
 1. Every collective's algorithms come from the library (discover.py).
 2. The cells (collective, size, algorithm) are measured with the engine,

@@ -37,7 +37,7 @@ def _us(e):
 def format_loggp(r: LogGPResult) -> str:
     ci = f"ci{round(r.level * 100):d}"
     out = [describe(r.run),
-           f"LogGP parameters at {r.base_size} B (seed paper 001's method); {round(r.level * 100)}% "
+           f"LogGP parameters at {r.base_size} B (the method of Bell et al. 2003); {round(r.level * 100)}% "
            f"CIs: bootstrap within each series ({r.n_boot} resamples, seed {r.seed})"]
     rows = []
     for name, label, factor, unit in _PARAM_ROWS:
@@ -59,7 +59,7 @@ def format_loggp(r: LogGPResult) -> str:
         send = {o.size: o for o in r.overheads["send"]}
         recv = {o.size: o for o in r.overheads["receive"]}
         out += ["", "overheads on top of EEL (us): o from the steps past the knee; knee: the bounds "
-                    "the seed's reading of the knee gives"]
+                    "Bell et al.'s reading of the knee gives"]
         rows = []
         for size in sizes:
             s, rv, e = send.get(size), recv.get(size), r.eel.get(size)

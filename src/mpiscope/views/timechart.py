@@ -1,7 +1,7 @@
-"""Time charts of traced collective algorithms (seed 003's "diagramming
-tool"): one row per rank, a bar from when each send or receive was posted to
-when it completed, and an arrow for every message from its send to the
-completion of the receive that matched it, all on the global clock.
+"""Time charts of traced collective algorithms (the "diagramming tool" of Tan
+and Strazdins (2002)): one row per rank, a bar from when each send or receive
+was posted to when it completed, and an arrow for every message from its send
+to the completion of the receive that matched it, all on the global clock.
 
 This module holds a chart as data (which repetition, which events, where
 each bar goes); report/timechart.py draws it; cli/timechart.py is the

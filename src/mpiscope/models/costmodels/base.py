@@ -1,12 +1,12 @@
 """What every cost formula is written with.
 
 A message of m bytes keeps its sender busy for S(m) = αs + βs·m and its
-receiver for R(m) = αr + βr·m (seed 003's separate send and receive costs);
-a rank's sends follow one another, so do its receives, but a rank can send
-and receive at the same time; the receive of a message ends no earlier than
-S + R after its send started. Reductions add γ per byte combined, at the
-receiver. On a chain of dependent messages each costs S + R ("hop"); a rank
-pushing or taking several messages in a row is held up by the slower side,
+receiver for R(m) = αr + βr·m (the separate send and receive costs of Tan and
+Strazdins (2002)); a rank's sends follow one another, so do its receives, but a
+rank can send and receive at the same time; the receive of a message ends no
+earlier than S + R after its send started. Reductions add γ per byte combined,
+at the receiver. On a chain of dependent messages each costs S + R ("hop"); a
+rank pushing or taking several messages in a row is held up by the slower side,
 max(S, R) per message ("queue").
 
 The Hockney model T(m) = α + β·m is the same formulas with the whole cost on
