@@ -243,13 +243,36 @@ def test_mpiscope_config_replaces_the_user_file(clean_env, tmp_path):
     ('[run]\nmpi = "lam"\n', ["'run.mpi' = 'lam'", "--mpi takes one of openmpi, mpich"]),
     ('[report]\njobs = -1\n', ["'report.jobs' = -1 is refused by --jobs"]),
     ('[run\n', ["not valid TOML", "line 1"]),
+    ('[run]\nmpi = "mpich\xff"\n'.encode("latin-1"), ["not valid TOML"]),
 ])
 def test_bad_config_file_exits_2_naming_file_and_key(clean_env, text, needles):
-    clean_env["project"].write_text(text)
+    if isinstance(text, bytes):  # not UTF-8
+        clean_env["project"].write_bytes(text)
+    else:
+        clean_env["project"].write_text(text)
     p = mpiscope("config", "show", cwd=clean_env["work"], env=clean_env["env"])
     assert p.returncode == 2, (p.stdout, p.stderr)
     for needle in [str(clean_env["project"]), *needles]:
         assert needle in p.stderr, p.stderr
+
+
+def test_mpicc_on_the_command_line_wins_over_a_files_mpi(clean_env, tmp_path):
+    # `mpi` and `--mpicc` choose the same thing: the command line's choice wins.
+    clean_env["project"].write_text('[run]\nmpi = "mpich"\n')
+    p = mpiscope("run", "-n", 2, "--bench", "pingpong", "--mpicc", "mpicc.openmpi", "--dry-run",
+                 out=tmp_path / "runs", cwd=clean_env["work"], env=clean_env["env"])
+    assert p.returncode == 0, p.stderr
+    assert "mpirun.openmpi" in p.stdout and "mpiexec" not in p.stdout
+    p = mpiscope("run", "-n", 2, "--bench", "pingpong", "--dry-run", out=tmp_path / "runs",
+                 cwd=clean_env["work"], env=clean_env["env"])
+    assert p.returncode == 0 and "mpiexec" in p.stdout, p.stderr
+
+
+def test_a_closed_pipe_ends_a_command_quietly(tmp_path):
+    # `mpiscope ... | head -1`: the reader leaves; no error, no traceback.
+    p = subprocess.run(f"{sys.executable} -m mpiscope.cli config show | head -c 1", shell=True,
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert p.stderr == "", p.stderr
 
 
 def test_bad_run_setting_stops_the_run_before_anything_is_stored(clean_env, tmp_path):

@@ -273,3 +273,25 @@ def test_sync_auto_expects_window_or_barrier_starts_and_flags_only_a_fallback(st
     rec = SeriesRecord("allreduce", "mpi", 8, 0, 20, "ci", start=start)
     v, _ = quality.series_verdict("allreduce", "mpi", 8, s, [rec], sync_method="auto")
     assert ("start" in v.flags) == flagged, v
+
+
+def test_no_ci_target_is_never_a_target_not_reached():
+    # --ci-width 0: only --reps-max and --time-budget stop a series; that is no defect.
+    values = np.array(_tight(2.0 * US, 20, 13))
+    s = Samples(values, 0, np.arange(20), np.zeros(20), np.zeros(20), np.full(20, -1))
+    rec = SeriesRecord("allreduce", "mpi", 8, 0, 20, "reps_max", start="window")
+    v, _ = quality.series_verdict("allreduce", "mpi", 8, s, [rec], sync_method="window", ci_width=0)
+    assert v.ci_reached is None and "ci_not_reached" not in v.flags
+    v, _ = quality.series_verdict("allreduce", "mpi", 8, s, [rec], sync_method="window", ci_width=0.02)
+    assert v.ci_reached is False and "ci_not_reached" in v.flags
+
+
+def test_a_fallback_in_one_launch_of_several_is_named_as_a_fallback():
+    values = np.array(_tight(2.0 * US, 20, 14))
+    s = Samples(values, 0, np.arange(20), np.zeros(20), np.zeros(20), np.full(20, -1))
+    recs = [SeriesRecord("allreduce", "mpi", 8, k, 20, "ci", start=start)
+            for k, start in enumerate(("window", "window,barrier"))]
+    v, _ = quality.series_verdict("allreduce", "mpi", 8, s, recs, sync_method="window")
+    assert "start" in v.flags
+    (line,) = quality.warnings([v])
+    assert "window starts fell back to barrier starts" in line, line

@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import os
 import sys
 
 from mpiscope.cli.commands import COMMANDS
@@ -95,7 +96,7 @@ def main(argv=None):
         if command in COMMANDS:  # defaults from MPISCOPE_OUT and the config files
             from mpiscope.cli import settings
 
-            settings.apply(parser, command)
+            settings.apply(parser, command, argv)
         args = parser.parse_args(argv)
         return args.func(args)
     except UsageError as e:
@@ -104,6 +105,9 @@ def main(argv=None):
     except BuildFailed as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 1
+    except BrokenPipeError:  # the reader went away (`mpiscope show | head`): nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
     except OSError as e:
         if e.errno is None:
             raise

@@ -51,7 +51,10 @@ def add_run_options(p) -> None:
                    help="run on the emulated cluster NAME (see 'mpiscope cluster up'), one rank per slot; "
                         "-n defaults to all its slots")
     p.add_argument("--suite", default="quick", choices=sorted(benchmarks.SUITES),
-                   help="default benchmarks and sizes: quick (default) or full")
+                   help="benchmarks and sizes when --bench and --sizes are not given: quick "
+                        "(default; the common operations, 1 B-256 KiB), full (every benchmark, "
+                        "1 B-4 MiB), loggp (mpiscope loggp and layers), transport (the transport "
+                        "lab's designs)")
     p.add_argument("--bench", help="comma list of benchmarks (the list: `mpiscope-engine --describe`, "
                                    "or the docs' reference/benchmarks page)")
     p.add_argument("--exclude", metavar="LIST",
@@ -122,7 +125,8 @@ def cmd_run(args):
         print(preview.as_json(plan) if args.json else preview.as_text(plan))
         return 0
     run_dir, context, stored = runner.measure(plan, sys.argv)
-    run = Run.from_context(context, run_dir)
+    # what ingest learnt from the raw files (the --sync used, the clock) beside the context
+    run = Run.from_context({**table_context(stored.table), **context} if stored else context, run_dir)
     if stored and stored.verdicts is not None:  # the summary from memory, as show_rows reads it back
         rows = views.rows_of(stored.table, Run.from_context(table_context(stored.table), run_dir),
                              stored.series, stored.verdicts)

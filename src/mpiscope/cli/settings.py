@@ -49,6 +49,10 @@ SETTINGS = (
     Setting("report.jobs", "report", "--jobs", int),
 )
 BY_KEY = {s.key: s for s in SETTINGS}
+# A default from a file or the environment yields to another option given on
+# the command line that chooses the same thing: `mpi = "mpich"` in a file
+# and `--mpicc PATH` on the command line mean the wrapper named there.
+YIELDS_TO = {"--mpi": ("--mpicc",)}
 BUILT_IN = "built-in"
 PROJECT_FILE = "mpiscope.toml"
 
@@ -102,7 +106,7 @@ def _read_file(path):
     try:
         with open(path, "rb") as f:
             doc = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{path}: not valid TOML ({e}); fix or remove the file") from None
     except OSError as e:
         raise UsageError(f"{path}: cannot read it ({e.strerror})") from None
@@ -161,9 +165,14 @@ def convert(action, setting, value, source):
     return converted
 
 
-def apply(parser, command) -> None:
+def _given(option, argv) -> bool:
+    return any(a == option or a.startswith(f"{option}=") for a in argv)
+
+
+def apply(parser, command, argv=()) -> None:
     """Sets the defaults of `command`'s options (in `parser`, which holds it)
-    to the values from the environment and the files."""
+    to the values from the environment and the files; `argv`, the command
+    line, decides which of them yield (YIELDS_TO)."""
     values = effective()
     if not values:
         return
@@ -172,6 +181,8 @@ def apply(parser, command) -> None:
     for key, (value, source) in values.items():
         setting = BY_KEY[key]
         if setting.command not in (None, command):
+            continue
+        if any(_given(o, argv) for o in YIELDS_TO.get(setting.option, ())):
             continue
         for p in _parsers(root):
             action = _action(p, setting.option)

@@ -111,6 +111,8 @@ class Verdict:
 def _ci_reached(stops, halfwidth, ci_width):
     """The engine's word when it recorded stop reasons; else the pooled CI
     against the run's --ci-width; else unknown."""
+    if ci_width == 0:  # --ci-width 0: no target to reach
+        return None
     known = [s for s in stops if s and s != "none"]
     if known:
         return None if "skipped" in known else all(s == "ci" for s in known)
@@ -278,7 +280,7 @@ def _fix(kind, flagged, run: Run) -> tuple[str, str]:
         return (f"two or more modes of at least {BIMODAL_MIN_WEIGHT:.0%} each",
                 "rerun with --launches 3 to see whether the modes follow the launch (placement), or "
                 "with fewer ranks than CPUs, where ranks are pinned to cores")
-    if all(v.start == "window,barrier" for v in flagged):
+    if all("window,barrier" in v.start for v in flagged):  # a fallback in some launch
         return ("window starts fell back to barrier starts (too many started late: ranks kept "
                 "losing their CPU)", "rerun on less loaded nodes, or with --sync barrier for one start "
                 "scheme throughout")
