@@ -4,6 +4,10 @@ the tables the script printed. The documentation's validation pages render
 their tables from these files (scripts/docs/validation_data.py), so a page
 shows exactly what a run of the script measured.
 
+Also what every bench script's command line shares: its parser (the module
+docstring as the help, the command that reproduces it last, --json), printing
+a table exactly as it is stored, and the line for a peer tool not given.
+
     {"schema_version": 1, "bench": "harness_overhead",
      "context": {"date", "commit", "dirty", "command", "options", "machine",
                  "mpi", "python", "mpiscope"},
@@ -13,6 +17,7 @@ shows exactly what a run of the script measured.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -33,6 +38,24 @@ def add_json_option(parser) -> None:
                              "(machine, MPI, commit, date, options) as JSON to FILE")
 
 
+def parser(doc: str) -> argparse.ArgumentParser:
+    """A bench script's parser: its module docstring is the help's description,
+    kept as written, except that the paragraph from "To reproduce" on (the
+    command lines) is printed last, after the options; with --json FILE."""
+    head, mark, tail = doc.partition("\nTo reproduce")
+    ap = argparse.ArgumentParser(description=head.strip(), epilog=(mark + tail).strip() or None,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_json_option(ap)
+    return ap
+
+
+def parse(ap, argv=None):
+    """The options, with --json FILE checked before anything is measured."""
+    args = ap.parse_args(argv)
+    check_json_path(ap, args)
+    return args
+
+
 def check_json_path(parser, args) -> None:
     """Refuse an unwritable --json FILE before anything is measured (exit 2)."""
     if args.json is None:
@@ -50,20 +73,48 @@ def table(title: str, columns, rows, notes=()) -> dict:
             "notes": list(notes)}
 
 
-def print_table(t: dict, file=sys.stdout) -> None:
-    """A table as aligned text, for the terminal."""
+def records(t: dict) -> list[dict]:
+    """A table's rows as {column: value}: results for a script whose tables
+    hold all its numbers."""
+    return [dict(zip(t["columns"], row)) for row in t["rows"]]
+
+
+def print_table(t: dict, file=None) -> None:
+    """A table as aligned text, for the terminal (standard output by default)."""
+    file = file or sys.stdout
     cells = [[_cell(v) for v in row] for row in [t["columns"], *t["rows"]]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(t["columns"]))]
+    # columns of numbers right-aligned (their names too), columns of text left
+    numeric = [any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool)
+                   for r in t["rows"]) for i in range(len(t["columns"]))]
     print(t["title"], file=file)
-    for k, row in enumerate(cells):
-        print("  " + "  ".join(c.rjust(w) if k else c.ljust(w) for c, w in zip(row, widths)),
-              file=file)
+    for row in cells:
+        print("  " + "  ".join(c.rjust(w) if num else c.ljust(w)
+                               for c, w, num in zip(row, widths, numeric)).rstrip(), file=file)
     for note in t["notes"]:
         print(f"  {note}", file=file)
 
 
+def show(title: str, columns, rows, notes=(), file=None) -> dict:
+    """A table built, printed (with a blank line after it) and returned, so
+    that what is printed and what --json stores are the same numbers."""
+    file = file or sys.stdout
+    t = table(title, columns, rows, notes)
+    print_table(t, file=file)
+    print(file=file, flush=True)
+    return t
+
+
+def skipped(tool: str, option: str) -> str:
+    """The line printed when a peer tool's path was not given (or is not a
+    program): the script goes on with the rest."""
+    line = f"skipped: {tool} not given ({option} PATH)"
+    print(line, flush=True)
+    return line
+
+
 def _cell(v) -> str:
-    if v is None:
+    if v is None or (isinstance(v, float) and v != v):  # None, NaN
         return "-"
     if isinstance(v, float):
         return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
@@ -117,6 +168,14 @@ def mpi_names(*wrappers) -> list[str]:
     return [identify(w).name for w in wrappers]
 
 
+def default_mpi() -> list[str]:
+    """The MPI `mpiscope run` uses when none is named ($MPISCOPE_MPICC or the
+    first installed of Open MPI, MPICH)."""
+    from mpiscope.engine.mpi import find_mpi
+
+    return [find_mpi().name]
+
+
 def context(args, mpi=()) -> dict:
     """Where and how the numbers were measured: enough to measure them again."""
     from importlib.metadata import PackageNotFoundError, version
@@ -149,4 +208,4 @@ def write(args, bench: str, tables, results=None, mpi=()) -> None:
 
     doc = {"schema_version": SCHEMA_VERSION, "bench": bench, "context": context(args, mpi),
            "tables": list(tables), "results": results if results is not None else {}}
-    write_text(args.json, json.dumps(plain(doc), indent=1) + "\n")
+    write_text(args.json, json.dumps(plain(doc), indent=1, default=str) + "\n")

@@ -1,15 +1,21 @@
-"""CLI start-up, side by side in one run: `mpiscope --help`, `mpiscope runs`
-on an empty output root, `import mpiscope` (the Python API, imported lazily)
-and the bare interpreter (`python -c pass`).
+"""How long the command line takes to start, side by side in one run:
+`mpiscope --help`, `mpiscope runs` on an empty output root, `import
+mpiscope` (the Python API, whose modules are imported lazily) and the bare
+interpreter (`python -c pass`).
 
-Commands run in turns (one of each per round), each a fresh process, so
-load on the machine hits all of them alike. Prints the median wall time of
-each and its ratio to the bare interpreter (target: each command <= 3x).
+Each command runs once to warm the page cache, then --rounds times in turns
+(one of each per round), each time as a fresh process, so that other work on
+the machine slows all of them alike. No MPI is started.
 
-    .venv/bin/python bench/cli_startup.py [--rounds 30]
+The table gives, per command, the median and the least wall time over the
+rounds in milliseconds and the ratio of its median to the bare
+interpreter's. Target: every command <= 3x the bare interpreter.
+
+To reproduce (a few seconds with the default 30 rounds):
+
+    .venv/bin/python bench/cli_startup.py --rounds 30 --json cli-startup.json
 """
 
-import argparse
 import shutil
 import statistics
 import subprocess
@@ -17,6 +23,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import benchjson
 
 
 def mpiscope_argv(via_module):
@@ -35,11 +43,15 @@ def wall(argv) -> float:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=30)
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--rounds", type=int, default=30,
+                    help="timed runs of each command, in turns (default %(default)s)")
     ap.add_argument("--via-module", action="store_true",
-                    help="run python -m mpiscope.cli instead of the console script")
-    args = ap.parse_args()
+                    help="run `python -m mpiscope.cli` instead of the console script "
+                         "(e.g. for a checkout on PYTHONPATH)")
+    args = benchjson.parse(ap)
+    if args.rounds < 1:
+        ap.error(f"--rounds must be at least 1, got {args.rounds}")
     empty = tempfile.mkdtemp(prefix="mpiscope-empty-root-")
     cmds = {
         "python -c pass": [sys.executable, "-c", "pass"],
@@ -55,10 +67,12 @@ def main():
             times[name].append(wall(argv))
     shutil.rmtree(empty)
     base = statistics.median(times["python -c pass"])
-    print(f"{'command':28} {'median ms':>10} {'min ms':>8} {'ratio':>6}")
-    for name, ts in times.items():
-        med = statistics.median(ts)
-        print(f"{name:28} {med * 1e3:10.1f} {min(ts) * 1e3:8.1f} {med / base:6.2f}")
+    rows = [[name, round(statistics.median(ts) * 1e3, 2), round(min(ts) * 1e3, 2),
+             round(statistics.median(ts) / base, 3)] for name, ts in times.items()]
+    t = benchjson.show(f"CLI start-up, {args.rounds} rounds",
+                       ["command", "median ms", "min ms", "median / python -c pass"], rows,
+                       ["target: every command <= 3x the bare interpreter"])
+    benchjson.write(args, "cli_startup", [t], {"wall_s": times})
 
 
 if __name__ == "__main__":

@@ -1,25 +1,35 @@
-"""How faithfully do emulated links give what they were configured for?
+"""How faithfully emulated links give what they were configured for.
 
-Builds small emulated clusters (root), measures them with the engine under
-Open MPI, and prints measured against configured:
+Builds small emulated clusters of 2 hosts, measures them with the engine
+under Open MPI (one rank per host), and prints one table per part, measured
+against configured:
 
-- rate: `bw` of 256 KiB and 1 MiB messages against the TCP payload rate of
-  the line rate (100 Mbit/s and 1 Gbit/s); target within 5%;
-- delay: median 8-byte `oneway` with delay D minus without, against D, plus
-  the delay program's own report of how far it strayed; target within 10%;
-- jitter: a one-second TCP stream over 100 Mbit/s with delay 200 us +- 150 us:
-  the delay program's error against each packet's order-constrained due time
-  (mean, sd, min, max, packets later than 50 us) and TCP's out-of-order count;
-- loss: share of 256 KiB one-way messages that waited for a retransmission
-  timeout (> 150 ms) at 1% and 2% loss.
+- rate: median `bw` of 256 KiB and 1 MiB messages on Fast Ethernet (100
+  Mbit/s) and GigE (1 Gbit/s) against the TCP payload rate of the line
+  rate. Target: within 5%.
+- delay: median 8-byte `oneway` with an added delay D (50 us, 200 us, 1 ms)
+  minus the median without, against D, the fastest message, and the delay
+  program's own report of how far each packet's release strayed from its due
+  time (actual - target). Target: within 10%.
+- jitter: a one-second TCP stream over 100 Mbit/s with delay 200 us +- 150
+  us: the delay program's error against each packet's order-constrained due
+  time (mean, sd, min, max, packets later than 50 us) and TCP's out-of-order
+  queue count (packets must never be reordered).
+- loss: the share of 256 KiB one-way messages that waited for a TCP
+  retransmission timeout (> 150 ms) at 1% and 2% loss.
 
-These magnitudes depend on the machine and its load, so tests/test_cluster.py
-asserts only invariants (never early, order kept); the numbers are here.
+These magnitudes depend on the machine and on what else it runs, so
+tests/test_cluster.py asserts only invariants (never early, order kept);
+this script measures the magnitudes.
 
-    flock /tmp/mpiscope-mpi.lock .venv/bin/python bench/cluster_links.py [--only rate|delay|jitter|loss]
+Needs root (emulated clusters are network namespaces); no peer tool.
+
+To reproduce (as root; a few minutes, most of it the loss part):
+
+    .venv/bin/python bench/cluster_links.py --json cluster-links.json
+    .venv/bin/python bench/cluster_links.py --only delay      # one part
 """
 
-import argparse
 import os
 import subprocess
 import sys
@@ -28,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+import benchjson
 from mpiscope.store import samples
-
 from mpiscope.store import ingest as store
 from mpiscope.engine.build import ensure_engine
 from mpiscope.cluster.launching import cluster_launch
@@ -71,7 +81,7 @@ class Cluster:
 
 
 def rate(tmp):
-    print("rate: bw (MB/s, median) against the TCP payload rate of the line rate")
+    rows = []
     for label, line in (("fast-ethernet", 100e6), ("gige", 1e9)):
         with Cluster("rate", preset=label) as name:
             for size, window in ((262144, 8), (1048576, 4)):
@@ -81,32 +91,36 @@ def rate(tmp):
                             "--time-budget", 30)
                 bw = float(np.median(values(t, "bw", size)))
                 want = payload_rate(line)
-                print(f"  {label:14s} {size:8d} B: {bw / 1e6:7.2f} MB/s, expected {want / 1e6:7.2f}"
-                      f" ({bw / want - 1:+.1%})")
+                rows.append([label, size, bw / 1e6, want / 1e6, 100 * (bw / want - 1)])
+    return benchjson.show("rate: median bw against the TCP payload rate of the line rate",
+                          ["preset", "size B", "measured MB/s", "expected MB/s", "deviation %"], rows,
+                          ["target: within 5%"])
 
 
 def delay(tmp):
-    print("delay: median 8-byte oneway with delay D minus without (us)")
     with Cluster("d0") as name:
         base = float(np.median(values(measure(name, tmp, "oneway", 8, "--reps-min", 500,
                                               "--time-budget", 2), "oneway", 8)))
-    print(f"  no delay: {base * 1e6:.1f} us")
+    rows = [["none", base * 1e6, None, None, None, None, None, None, None, None]]
     for d in ("50us", "200us", "1ms"):
         with Cluster("d", link=f"delay={d}") as name:
             t = measure(name, tmp, "oneway", 8, "--reps-min", 500, "--time-budget", 2)
             rep = delay_report(name)["summary"]
         target = make_spec("x", 2, link=f"delay={d}").link.delay_ns / 1e9
-        added = float(np.median(values(t, "oneway", 8))) - base
+        median = float(np.median(values(t, "oneway", 8)))
+        added = median - base
         floor = float(np.min(values(t, "oneway", 8)))
-        print(f"  D = {d:6s}: added {added * 1e6:8.1f} us ({added / target - 1:+.1%}), fastest "
-              f"{floor * 1e6:.1f} us; delay program: {rep['packets']} packets, actual - target mean "
-              f"{rep['error_mean_s'] * 1e6:+.2f} us, sd {rep['error_sd_s'] * 1e6:.1f} us, min "
-              f"{rep['error_min_s'] * 1e6:+.1f} us, max {rep['error_max_s'] * 1e6:+.1f} us")
+        rows.append([d, median * 1e6, added * 1e6, 100 * (added / target - 1), floor * 1e6, rep["packets"],
+                     rep["error_mean_s"] * 1e6, rep["error_sd_s"] * 1e6, rep["error_min_s"] * 1e6,
+                     rep["error_max_s"] * 1e6])
+    return benchjson.show(
+        "delay: median 8-byte oneway with delay D, and the added time against D",
+        ["delay D", "median us", "added us", "added / D - 1 %", "fastest us", "packets",
+         "error mean us", "error sd us", "error min us", "error max us"], rows,
+        ["error: the delay program's release time minus each packet's due time", "target: within 10%"])
 
 
 def jitter(tmp):
-    print("jitter: 1 s TCP stream, 100 Mbit/s, delay 200 us +- 150 us; delay program's error "
-          "against each packet's order-constrained due time")
     with Cluster("jit", link="rate=100mbit,delay=200us,jitter=150us") as name:
         rsh = str(st.cluster_dir(name) / "rsh")
         recv = subprocess.Popen([rsh, "--argv", "h1", "python3", "-c", STREAM, "recv"],
@@ -121,14 +135,17 @@ def jitter(tmp):
         names, counts = [l.split() for l in netstat if l.startswith("TcpExt:")][:2]
         ofo = dict(zip(names[1:], counts[1:]))["TCPOFOQueue"]
         rep = delay_report(name)["summary"]
-    print(f"  {received / 1e6:.2f} MB in 1 s; {rep['packets']} packets: error mean "
-          f"{rep['error_mean_s'] * 1e6:+.2f} us, sd {rep['error_sd_s'] * 1e6:.1f} us, min "
-          f"{rep['error_min_s'] * 1e6:+.1f} us, max {rep['error_max_s'] * 1e6:+.1f} us, "
-          f"{rep['late_over_50us']} later than 50 us; TCP out-of-order queue: {ofo}")
+    return benchjson.show(
+        "jitter: 1 s TCP stream, 100 Mbit/s, delay 200 us +- 150 us",
+        ["MB in 1 s", "packets", "error mean us", "error sd us", "error min us", "error max us",
+         "later than 50 us", "TCP out-of-order queue"],
+        [[received / 1e6, rep["packets"], rep["error_mean_s"] * 1e6, rep["error_sd_s"] * 1e6,
+          rep["error_min_s"] * 1e6, rep["error_max_s"] * 1e6, rep["late_over_50us"], int(ofo)]],
+        ["error: the delay program's release time minus each packet's order-constrained due time"])
 
 
 def loss(tmp):
-    print("loss: 256 KiB oneway messages, share above 150 ms (retransmission timeouts)")
+    rows = []
     for p in ("1%", "2%"):
         with Cluster("loss", link=f"loss={p}") as name:
             t = measure(name, tmp, "oneway", 262144, "--reps-min", 200, "--reps-max", 200,
@@ -136,20 +153,26 @@ def loss(tmp):
                         "--time-budget", 120)
         v = values(t, "oneway", 262144)
         slow = v[v > 0.150]
-        print(f"  loss {p}: {len(slow)}/{len(v)} samples above 150 ms; median {np.median(v) * 1e3:.2f} ms"
-              + (f", slow ones median {np.median(slow) * 1e3:.0f} ms" if len(slow) else ""))
+        rows.append([p, len(v), len(slow), float(np.median(v)) * 1e3,
+                     float(np.median(slow)) * 1e3 if len(slow) else None])
+    return benchjson.show("loss: 256 KiB oneway messages above 150 ms (retransmission timeouts)",
+                          ["loss", "samples", "above 150 ms", "median ms", "median of those above ms"], rows)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("rate", "delay", "jitter", "loss"))
-    args = ap.parse_args()
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--only", choices=("rate", "delay", "jitter", "loss"),
+                    help="measure this part only (default: all four)")
+    args = benchjson.parse(ap)
     if os.geteuid() != 0:
         sys.exit("emulated clusters need root")
+    tables = []
     with tempfile.TemporaryDirectory() as tmp:
         for part in (rate, delay, jitter, loss):
             if args.only in (None, part.__name__):
-                part(tmp)
+                tables.append(part(tmp))
+    benchjson.write(args, "cluster_links", tables, {t["title"].split(":")[0]: benchjson.records(t) for t in tables},
+                    mpi=benchjson.mpi_names("mpicc.openmpi"))
 
 
 if __name__ == "__main__":

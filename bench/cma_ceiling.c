@@ -1,5 +1,6 @@
 /* How fast process_vm_readv can be on this machine, against memcpy, and
- * what limits it (issue 16's cma target: >= 0.9 x memcpy at >= 1 MiB).
+ * what limits it (the transport lab's cma target: >= 0.9 x memcpy at >= 1 MiB;
+ * bench/transport_lab.py).
  *
  * A child process owns the source buffer (written by it: its own pages);
  * the parent pulls it as one MPI rank pulls another. Variants, each the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Where process_vm_readv's time goes (issue 16's cma target), by perf's
+# Where process_vm_readv's time goes (the transport lab's cma target), by perf's
 # cpu-clock sampling (no hardware counters needed; root or
 # perf_event_paranoid <= 1 for kernel symbols): each variant of
 # bench/cma_ceiling.c alone for a few seconds, its top kernel functions, and
@@ -7,7 +7,7 @@
 # own speed. With the copy at that speed and nothing else, readv / memcpy
 # could be at most (kernel copy GB/s) / (memcpy GB/s): the ceiling.
 #
-#   flock /tmp/mpiscope-heavy.lock sh bench/cma_ceiling_profile.sh [SIZE_MIB]
+#   sh bench/cma_ceiling_profile.sh [SIZE_MIB]      (default 1)
 set -e
 size=${1:-1}
 here=$(dirname "$0")

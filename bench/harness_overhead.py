@@ -1,27 +1,32 @@
 """Does the engine's harness add anything to what it measures?
 
 Each trial is one engine job per start synchronization (window, barrier) that
-measures, side by side on the same 2 Open MPI ranks:
+measures, side by side on the same 2 Open MPI ranks (at least 20000
+repetitions, until the 95% CI of the median is within 0.5%):
   empty          nothing between a repetition's two timer reads: the
-                 engine's own per-sample overhead;
+                 engine's own per-sample overhead (window job only);
   pingpong       8 bytes, every round trip timed on its own;
   pingpong_loop  the minimal hand-written loop in the same job: 64 round
                  trips back to back, timed as a whole (as osu_latency).
-A standalone minimal loop (bench/minimal_pingpong.c, its own job) checks that
-the in-engine loop is the plain thing. Prints the cost of each timer read
-(from the run's context), the empty-operation overhead, and the ratios
-pingpong / pingpong_loop, raw and with the calibrated timer interval (which
-every timed round trip contains once) taken off, medians over the trials.
-A timer whose readings move in ticks (AMD EPYC's TSC: 10 ns) makes every
-round trip a multiple of the tick, so the plain median of the half round
-trips is a multiple of half a tick; the ratio is also given with that median
-interpolated within its step (interpolated_median). Target: the ratio with
-the interval removed <= 1.02.
+A standalone minimal loop (bench/minimal_pingpong.c, --iters round trips in
+its own job) checks that the in-engine loop is the plain thing.
 
-    .venv/bin/python bench/harness_overhead.py [--trials 5]
+The tables give, as medians over the trials: the cost of reading each timer
+and its resolution (from the run's context); the calibrated timer interval
+and tick; the 8-byte times in microseconds (half round trips); and the
+ratio pingpong / pingpong_loop per start scheme, raw, with the calibrated
+timer interval (which every timed round trip contains once) taken off, and
+with that median also interpolated within its tick. A timer whose readings
+move in ticks (AMD EPYC's TSC: 10 ns) makes every round trip a multiple of
+the tick, so the plain median of the half round trips is a multiple of half
+a tick; the interpolated median (interpolated_median) is not.
+Target: the ratio with the interval removed <= 1.02.
+
+To reproduce (about 20 s per trial, two minutes with the defaults):
+
+    .venv/bin/python bench/harness_overhead.py --trials 5 --iters 100000 --json harness-overhead.json
 """
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -31,10 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
+import benchjson
 from mpiscope.measure import launch
-
 from mpiscope.store import samples
-
 from mpiscope.store import ingest as store
 from mpiscope.engine.build import REPO, ensure_engine
 
@@ -58,7 +62,7 @@ def interpolated_median(values, step):
     tick), interpolated within the step that holds it as for grouped data:
     the plain median of such readings is one of the steps, off by up to half
     of one (5 ns a round trip with a 10 ns tick, 2-4% of an 8-byte ping-pong
-    here) against the loop's mean, which is not quantized."""
+    of 0.1-0.2 us) against the loop's mean, which is not quantized."""
     values = np.sort(np.asarray(values))
     if step <= 0 or len(values) == 0:
         return float(np.median(values))
@@ -102,10 +106,13 @@ def engine_job(out_root, sync, benches):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trials", type=int, default=5)
-    ap.add_argument("--iters", type=int, default=100000, help="round trips of the standalone loop")
-    args = ap.parse_args()
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--trials", type=int, default=5,
+                    help="trials (two engine jobs and the standalone loop each); the medians over "
+                         "them are printed (default %(default)s)")
+    ap.add_argument("--iters", type=int, default=100000,
+                    help="round trips of the standalone loop (default %(default)s)")
+    args = benchjson.parse(ap)
     if args.trials < 1:
         ap.error(f"--trials must be at least 1, got {args.trials}")
     ensure_engine("openmpi")
@@ -136,14 +143,26 @@ def main():
             print(f"trial {t + 1}/{args.trials}: " + ", ".join(f"{k} {v[-1]:.3f}" for k, v in rows.items()),
                   file=sys.stderr)
 
-    print(f"{'timer':<8} {'read ns':>8} {'resolution ns':>14}")
-    for name, values in timers.items():
-        print(f"{name:<8} {statistics.median(c for c, _ in values) * 1e9:>8.1f} "
-              f"{statistics.median(r for _, r in values) * 1e9:>14.1f}")
-    print()
-    print(f"{'8 bytes, median over ' + str(args.trials) + ' trials':<36} {'us or ratio':>12}")
-    for name, values in rows.items():
-        print(f"{name:<36} {statistics.median(values):>12.3f}")
+    m = statistics.median
+    tables = [benchjson.show("timers, median over the trials", ["timer", "read ns", "resolution ns"],
+                             [[name, m(c for c, _ in v) * 1e9, m(r for _, r in v) * 1e9]
+                              for name, v in timers.items()]),
+              benchjson.show("the calibrated timer, median over the trials", ["interval ns", "tick ns"],
+                             [[m(rows["timer interval (ns)"]), m(rows["timer tick (ns)"])]])]
+    times = ["empty operation (per sample)", "pingpong, window sync", "pingpong_loop, window sync job",
+             "pingpong, barrier sync", "pingpong_loop, barrier sync job", "standalone minimal loop"]
+    tables.append(benchjson.show(f"8 bytes, median over {args.trials} trials", ["measured", "median us"],
+                                 [[name, m(rows[name])] for name in times]))
+    tables.append(benchjson.show(
+        f"ratio pingpong / pingpong_loop, median over {args.trials} trials",
+        ["start sync", "raw", "timer interval removed", "removed, median interpolated"],
+        [[sync, m(rows[f"ratio pingpong / loop, {sync}"]), m(rows[f"ratio (timer removed) / loop, {sync}"]),
+          m(rows[f"ratio (removed, interp.) / loop, {sync}"])] for sync in ("window", "barrier")],
+        ["target: the ratio with the timer interval removed <= 1.02"]))
+    benchjson.write(args, "harness_overhead", tables,
+                    {"per_trial": rows, "timers": {name: [{"cost_s": c, "resolution_s": r} for c, r in v]
+                                                   for name, v in timers.items()}},
+                    mpi=benchjson.mpi_names("mpicc.openmpi"))
 
 
 if __name__ == "__main__":

@@ -1,25 +1,31 @@
 """Does the analysis keep up with 100 million samples?
 
-Design target: 100 M samples ingested and summarized in <= 60 s on 2 cores.
-A sample here is one stored record (samples.parquet row): one rank's timing
-of one repetition, which is what the engine writes and ingest converts.
+A sample is one stored record (a samples.parquet row): one rank's timing of
+one repetition, which is what the engine writes and ingest converts.
 
-Writes a synthetic run in the engine's raw format (docs/reference/formats/raw-files.md) to a
-temporary directory: 4 ranks with clock offsets and drifts, 3 launches,
-pingpong, multipair, allreduce and alltoall at 23 sizes (1 B - 4 MiB), with
-repetitions chosen so the rows add up to --samples. Then times, each in a
-fresh child process so each gets its own peak RSS:
+Writes a synthetic run in the engine's raw format
+(docs/reference/formats/raw-files.md) to a temporary directory: 4 ranks
+with clock offsets and drifts, 3 launches, pingpong, multipair, allreduce
+and alltoall at 23 sizes (1 B - 4 MiB), with repetitions chosen so that the
+rows add up to --samples. Then times each stage in a fresh child process,
+so that each gets its own peak RSS:
 
   ingest   raw files -> samples.parquet (store.ingest, as `mpiscope run` does)
   summary  what `mpiscope show` computes and prints (views.show_rows, format_show)
 
-and prints seconds, samples per second and peak RSS per stage, and the
-verdict against the target (for fewer samples, scaled linearly to 100 M).
+The first table gives per stage the seconds, samples per second and peak
+RSS (generating the raw files is not part of the target); the second the
+verdict: ingest + summary, scaled linearly to 100 M samples when fewer were
+asked for, against the target. The raw files were just written, so ingest
+reads them from the page cache. No MPI is started.
+Target: 100 M samples ingested and summarized in <= 60 s on 2 cores.
 Exit code 0 when the target is met, 1 when missed, 2 for bad input.
-The raw files were just written, so ingest reads them from the page cache.
 
-    flock /tmp/mpiscope-mpi.lock .venv/bin/python bench/ingest_scale.py            # 100 M
-    .venv/bin/python bench/ingest_scale.py --samples 2M --profile                  # develop
+To reproduce (100 M samples: one to several minutes and about 4.5 GB in the temporary
+directory; 2 M samples take seconds):
+
+    .venv/bin/python bench/ingest_scale.py --samples 100M --json ingest-scale.json
+    .venv/bin/python bench/ingest_scale.py --samples 2M --profile      # where the time goes
 """
 
 import argparse
@@ -40,9 +46,9 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from mpiscope.store.series import run_context
+import benchjson
+from mpiscope.store.series import open_run
 from mpiscope.views import show as views
 from mpiscope.store.rawfile import BLOCK_END, BLOCK_MAGIC, FILE_MAGIC
 from mpiscope.store.ingest import ingest
@@ -196,9 +202,9 @@ def stage_ingest(run_dir):
 def stage_summary(run_dir):
     # What `mpiscope show RUN` does (cli_views.cmd_show, text output).
     rows = views.show_rows(run_dir)
-    context = run_context(run_dir)
-    views.format_show(rows, context)
-    views.notes(rows, context)
+    run = open_run(run_dir)
+    views.format_show(rows, run)
+    views.notes(rows, run)
     return f"{len(rows)} lines, {sum(r['n'] for r in rows):,} samples derived"
 
 
@@ -245,30 +251,31 @@ def run_stage(name, run_dir, profile, progress):
 
 # ---------------------------------------------------------------- report
 
-def report(console, samples, results, gen_seconds):
+def report(samples, results, gen_seconds):
+    """The two tables (stages, verdict), printed; and whether the target is met."""
     gib = 2.0 ** 30
-    t = Table(title=f"{samples:,} samples ({NRANKS} ranks, {LAUNCHES} launches, "
-                    f"{len(BENCHES)} benchmarks x {len(SIZES)} sizes)")
-    for col in ("stage", "seconds", "samples/s", "peak RSS GiB", "note"):
-        t.add_column(col, justify="left" if col in ("stage", "note") else "right")
-    t.add_row("generate", f"{gen_seconds:.1f}", f"{samples / gen_seconds:,.0f}", "", "(not part of the target)")
+    rows = [["generate", gen_seconds, round(samples / gen_seconds), None, "(not part of the target)"]]
     for name, (sec, peak, note, _) in results.items():
-        t.add_row(name, f"{sec:.1f}", f"{samples / sec:,.0f}", f"{peak / gib:.2f}", note)
+        rows.append([name, sec, round(samples / sec), peak / gib, note])
     total = sum(r[0] for r in results.values())
-    t.add_row("ingest + summary", f"{total:.1f}", f"{samples / total:,.0f}",
-              f"{max(r[1] for r in results.values()) / gib:.2f}", "")
-    console.print(t)
+    rows.append(["ingest + summary", total, round(samples / total),
+                 max(r[1] for r in results.values()) / gib, ""])
+    stages = benchjson.show(f"{samples:,} samples ({NRANKS} ranks, {LAUNCHES} launches, "
+                            f"{len(BENCHES)} benchmarks x {len(SIZES)} sizes)",
+                            ["stage", "seconds", "samples/s", "peak RSS GiB", "note"], rows)
     scaled = total * TARGET_SAMPLES / samples
-    verdict = "met" if scaled <= TARGET_SECONDS else "MISSED"
-    console.print(f"target: {TARGET_SAMPLES / 1e6:.0f} M samples ingested and summarized in "
-                  f"<= {TARGET_SECONDS:.0f} s on 2 cores; here ({len(os.sched_getaffinity(0))} cores): "
-                  f"{total:.1f} s for {samples:,}, {scaled:.1f} s per {TARGET_SAMPLES / 1e6:.0f} M "
-                  f"-> {verdict}")
-    return scaled <= TARGET_SECONDS
+    met = scaled <= TARGET_SECONDS
+    verdict = benchjson.show(
+        "against the target", ["samples", "cores", "ingest + summary s", "per 100 M samples s", "target s",
+                               "verdict"],
+        [[samples, len(os.sched_getaffinity(0)), total, scaled, TARGET_SECONDS, "met" if met else "MISSED"]],
+        [f"target: {TARGET_SAMPLES / 1e6:.0f} M samples ingested and summarized in <= "
+         f"{TARGET_SECONDS:.0f} s on 2 cores"])
+    return met, [stages, verdict]
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = benchjson.parser(__doc__)
     ap.add_argument("--samples", type=count, default=TARGET_SAMPLES, metavar="N",
                     help="stored samples (rows) to generate, rounded down to whole repetitions; "
                          "decimal units allowed: 2M, 1e8 (default: 100M)")
@@ -277,7 +284,7 @@ def main():
                          "directory); 100 M samples need about 4.5 GB there")
     ap.add_argument("--profile", action="store_true",
                     help="profile each stage with cProfile and print the 25 costliest calls")
-    args = ap.parse_args()
+    args = benchjson.parse(ap)
     reps = args.samples // rows_per_rep()
     if reps < 1:
         ap.error(f"--samples must be at least {rows_per_rep()} (one repetition of every series)")
@@ -299,7 +306,12 @@ def main():
             if text:
                 console.print(f"[bold]profile: {name}[/bold]")
                 console.print(text, markup=False, highlight=False)
-        ok = report(Console(), samples, results, gen_seconds)
+        ok, tables = report(samples, results, gen_seconds)
+    benchjson.write(args, "ingest_scale", tables,
+                    {"samples": samples, "reps": reps, "generate_s": gen_seconds,
+                     "stages": {name: {"seconds": sec, "peak_rss_bytes": peak, "note": note}
+                                for name, (sec, peak, note, _) in results.items()},
+                     "target_met": ok})
     return 0 if ok else 1
 
 

@@ -1,19 +1,29 @@
-"""What does the profiler cost? Side by side in one run, in turns:
+"""What does the profiler cost? Side by side in one run, in turns, per trial:
 
 1. one wrapped call on a null operation (MPI_Send to MPI_PROC_NULL), with
-   the library preloaded and without (pmpi/tests/null_calls.c, 1 rank; the
-   best of 7 loops of 10^6 calls each time) — goal ≤ 50 ns added;
-2. LAMMPS's Lennard-Jones melt (tests/data/in.lj, --steps, 4 ranks) under
-   `mpiscope profile` and plain, alternating which goes first — goal ≤ 2%
-   (median of the trials): the launch's wall time, and LAMMPS's own "Loop
-   time" (the run's steps alone, without start-up and MPI_Init), with the
-   spread of the per-trial ratios;
-and the per-call cost each profile measured of itself (its context).
+   the profiling library preloaded and without (pmpi/tests/null_calls.c, 1
+   Open MPI rank; the best of 7 loops of 10^6 calls each time);
+2. LAMMPS's Lennard-Jones melt (tests/data/in.lj, --steps steps, 4 Open MPI
+   ranks, oversubscribed) under `mpiscope profile` and plain, alternating
+   which goes first: the launch's wall time, and LAMMPS's own "Loop time"
+   (the run's steps alone, without start-up and MPI_Init).
 
-    .venv/bin/python bench/profile_overhead.py [--trials 5] [--steps 400]
+The first table gives the null call's time plain and wrapped (medians over
+the trials, ns) and the difference, with the per-call cost each profile
+measured of itself (its context); the second, for LAMMPS, per measure (wall,
+loop) the medians plain and profiled, the ratio of the medians, the median,
+least and largest of the per-trial ratios, and the spread of the plain runs.
+Targets: <= 50 ns added per call; LAMMPS profiled / plain <= 1.02.
+
+LAMMPS is the program --lmp names (default: `lmp` on PATH); without it the
+LAMMPS part is skipped and the null-call part still measured.
+
+To reproduce (a few seconds per trial for the null call, about 10 s more
+per trial with LAMMPS):
+
+    .venv/bin/python bench/profile_overhead.py --trials 5 --steps 400 --lmp lmp --json profile-overhead.json
 """
 
-import argparse
 import json
 import os
 import shutil
@@ -24,6 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchjson
 from mpiscope.engine.mpi import find_mpi
 from mpiscope.profile.build import LIBRARY, ensure_library
 
@@ -50,9 +61,9 @@ def loop_time(screen):
     sys.exit(f"no 'Loop time' in LAMMPS's output:\n{screen[-2000:]}")
 
 
-def lammps_s(profiled, steps, tmp):
+def lammps_s(lmp, profiled, steps, tmp):
     """(wall s of the launch, LAMMPS's loop time s, the profile's overhead or None)."""
-    app = ["lmp", "-in", str(LJ), "-var", "steps", str(steps), "-log", "none"]
+    app = [lmp, "-in", str(LJ), "-var", "steps", str(steps), "-log", "none"]
     started = time.perf_counter()
     if profiled:
         cmd = [sys.executable, "-m", "mpiscope.cli", "profile", "--out", str(tmp / "runs"), "--json", "--",
@@ -72,10 +83,18 @@ def lammps_s(profiled, steps, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=400)
-    a = ap.parse_args()
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--trials", type=int, default=5,
+                    help="rounds of all four measurements; the medians are printed (default %(default)s)")
+    ap.add_argument("--steps", type=int, default=400, help="LAMMPS time steps per run (default %(default)s)")
+    ap.add_argument("--lmp", metavar="PATH", default="lmp",
+                    help="the LAMMPS executable, built with Open MPI (default: lmp on PATH)")
+    a = benchjson.parse(ap)
+    if a.trials < 1:
+        ap.error(f"--trials must be at least 1, got {a.trials}")
+    lmp = shutil.which(a.lmp)
+    if lmp is None:
+        benchjson.skipped("LAMMPS", "--lmp")
     build = ensure_library(find_mpi(mpi="openmpi"), "tests")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -84,10 +103,10 @@ def main():
         for t in range(a.trials):
             plain_ns.append(null_call_ns(build, False, tmp))
             wrapped_ns.append(null_call_ns(build, True, tmp))
-            if shutil.which("lmp"):
+            if lmp:
                 order = (False, True) if t % 2 == 0 else (True, False)
                 for profiled in order:
-                    s, loop, o = lammps_s(profiled, a.steps, tmp)
+                    s, loop, o = lammps_s(lmp, profiled, a.steps, tmp)
                     (prof_s if profiled else plain_s).append(s)
                     (prof_loop if profiled else plain_loop).append(loop)
                     if o:
@@ -95,18 +114,32 @@ def main():
             print(f"trial {t + 1}: null call {plain_ns[-1]:.1f} ns plain, {wrapped_ns[-1]:.1f} ns wrapped"
                   + (f"; LAMMPS wall {plain_s[-1]:.3f} s plain, {prof_s[-1]:.3f} s profiled, loop "
                      f"{plain_loop[-1]:.3f} s plain, {prof_loop[-1]:.3f} s profiled" if plain_s else ""),
-                  flush=True)
+                  file=sys.stderr, flush=True)
     m = statistics.median
-    print(f"\nnull call: plain {m(plain_ns):.1f} ns, wrapped {m(wrapped_ns):.1f} ns, added "
-          f"{m(wrapped_ns) - m(plain_ns):.1f} ns per call (goal <= 50 ns)")
+    tables = [benchjson.show(
+        f"null call (MPI_Send to MPI_PROC_NULL), median over {a.trials} trials",
+        ["plain ns", "wrapped ns", "added ns", "profile's own estimate ns"],
+        [[m(plain_ns), m(wrapped_ns), m(wrapped_ns) - m(plain_ns), m(measured) if measured else None]],
+        ["target: <= 50 ns added per call",
+         "profile's own estimate: the per-call cost the LAMMPS profiles measured of themselves"])]
     if plain_s:
+        rows = []
         for what, plain, prof in (("wall", plain_s, prof_s), ("loop", plain_loop, prof_loop)):
             ratios = sorted(b / a for a, b in zip(plain, prof))
-            print(f"LAMMPS LJ ({a.steps} steps, 4 ranks) {what}: plain {m(plain):.3f} s, profiled {m(prof):.3f} s, "
-                  f"ratio of medians {m(prof) / m(plain):.4f} (goal <= 1.02); per-trial ratios "
-                  f"median {m(ratios):.4f}, min {ratios[0]:.4f}, max {ratios[-1]:.4f}; plain spread "
-                  f"{min(plain):.3f}-{max(plain):.3f} s")
-        print(f"the profiles measured {m(measured):.1f} ns per call of themselves")
+            rows.append([what, m(plain), m(prof), m(prof) / m(plain), m(ratios), ratios[0], ratios[-1],
+                         min(plain), max(plain)])
+        tables.append(benchjson.show(
+            f"LAMMPS LJ melt, {a.steps} steps, 4 ranks, median over {a.trials} trials",
+            ["measure", "plain s", "profiled s", "ratio of medians", "per-trial ratio median",
+             "per-trial ratio min", "per-trial ratio max", "plain min s", "plain max s"], rows,
+            ["wall: the launch; loop: LAMMPS's own Loop time (the steps alone)",
+             "target: profiled / plain <= 1.02"]))
+    benchjson.write(a, "profile_overhead", tables,
+                    {"null_call_ns": {"plain": plain_ns, "wrapped": wrapped_ns},
+                     "lammps_s": {"wall": {"plain": plain_s, "profiled": prof_s},
+                                  "loop": {"plain": plain_loop, "profiled": prof_loop}},
+                     "profile_per_call_ns": measured},
+                    mpi=benchjson.mpi_names("mpicc.openmpi"))
 
 
 if __name__ == "__main__":

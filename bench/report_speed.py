@@ -6,8 +6,8 @@ repetitions at larger sizes as the stopping rule gives, a 2% slow tail and
 1% invalid samples) with the test suite's raw-file writer (tests/rawgen.py),
 ingests it, then times the whole command `mpiscope report RUN -o FILE` in a
 fresh process each time (imports included: a user waits for them too). The
-modes take turns in every trial, so a machine busy with other work slows
-each alike.
+modes take turns in every trial, so that other work on the machine slows
+each alike. No MPI is started.
 
 Modes (--jobs): "default" runs the command as a user would; a number N
 passes `--jobs N` (0: every figure drawn in the report's own process, no
@@ -15,16 +15,16 @@ worker processes). --baseline DIR adds the mode "baseline": the same
 command from another version's source tree, to measure a change against,
 e.g. `git archive HEAD src | tar -x -C /tmp/base` before changing anything.
 
-Prints per mode: series, median and least wall-clock seconds over --trials,
-milliseconds per series, median CPU seconds (the command and its workers),
-HTML size, the speed-up against the first mode, and whether the report has
-the same tables and the same figures as the first mode's (apart from its
-"Generated" time).
+The table gives per mode: series, median and least wall-clock seconds over
+--trials, milliseconds per series, median CPU seconds (the command and its
+workers), HTML size, the speed-up against the first mode, and whether the
+report has the same tables and the same figures as the first mode's (apart
+from its "Generated" time). Exit code 0, or 2 for bad input.
 
-    flock /tmp/mpiscope-mpi.lock .venv/bin/python bench/report_speed.py --baseline /tmp/base
-    .venv/bin/python bench/report_speed.py --sizes 8 --trials 1        # quick look
+To reproduce (several minutes with the defaults; the second line about a minute):
 
-Exit code 0, or 2 for bad input.
+    .venv/bin/python bench/report_speed.py --sizes 23 --reps 1000 --ranks 2 --trials 3 --jobs default,0 --json report-speed.json
+    .venv/bin/python bench/report_speed.py --sizes 8 --trials 1
 """
 
 import argparse
@@ -43,6 +43,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from rawgen import RunBuilder, SeriesSpec, context_for  # noqa: E402
+
+import benchjson  # noqa: E402
 
 from mpiscope.engine.describe import describe  # noqa: E402
 from mpiscope.measure.benchmarks import SUITES  # noqa: E402
@@ -76,8 +78,8 @@ def _modes(text):
 
 def _source_tree(text):
     path = Path(text)
-    if not (path / "src" / "mpiscope" / "cli.py").is_file():
-        raise argparse.ArgumentTypeError(f"{path} is not a source tree of mpiscope (no src/mpiscope/cli.py)")
+    if not (path / "src" / "mpiscope" / "__init__.py").is_file():
+        raise argparse.ArgumentTypeError(f"{path} is not a source tree of mpiscope (no src/mpiscope/__init__.py)")
     return path.resolve()
 
 
@@ -155,7 +157,7 @@ def _parts(html):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = benchjson.parser(__doc__)
     ap.add_argument("--sizes", type=_count(1, 31), default=23,
                     help="sizes per benchmark, 1 B doubling up (default 23: 1 B - 4 MiB, 323 series)")
     ap.add_argument("--reps", type=_count(10, 1_000_000), default=1000,
@@ -167,7 +169,7 @@ def main():
                     help="comma list of modes to time: 'default', or N for --jobs N (default: default,0)")
     ap.add_argument("--baseline", metavar="DIR", type=_source_tree,
                     help="also time the report of the mpiscope source tree DIR (mode 'baseline', first)")
-    args = ap.parse_args()
+    args = benchjson.parse(ap)
     modes = (["baseline"] if args.baseline else []) + args.jobs
 
     with tempfile.TemporaryDirectory(prefix="report-speed-") as tmp:
@@ -186,15 +188,21 @@ def main():
         first = modes[0]
         wall = {m: statistics.median(w for w, _ in took[m]) for m in modes}
         tables, figures = _parts(html[first])
-        print(f"{'mode':>8} {'series':>7} {'median s':>9} {'min s':>7} {'ms/series':>10} {'CPU s':>6} "
-              f"{'HTML MB':>8} {'speed-up':>9}  same tables / figures as {first}")
+        rows = []
         for mode in modes:
             t, f = _parts(html[mode])
-            print(f"{mode:>8} {series:>7} {wall[mode]:>9.2f} {min(w for w, _ in took[mode]):>7.2f} "
-                  f"{1000 * wall[mode] / series:>10.1f} {statistics.median(c for _, c in took[mode]):>6.1f} "
-                  f"{html[mode].stat().st_size / 1e6:>8.2f} {wall[first] / wall[mode]:>8.2f}x  "
-                  f"{'yes' if t == tables else 'NO'} / "
-                  f"{'yes' if f == figures else f'{sum(a == b for a, b in zip(f, figures))} of {len(f)} same'}")
+            rows.append([mode, series, wall[mode], min(w for w, _ in took[mode]), 1000 * wall[mode] / series,
+                         statistics.median(c for _, c in took[mode]), html[mode].stat().st_size / 1e6,
+                         wall[first] / wall[mode], "yes" if t == tables else "NO",
+                         "yes" if f == figures else f"{sum(a == b for a, b in zip(f, figures))} of {len(f)} same"])
+    table = benchjson.show(
+        f"mpiscope report of a synthetic run ({series} series, {samples} samples, {args.ranks} ranks), "
+        f"{args.trials} trials", ["mode", "series", "median s", "min s", "ms/series", "CPU s", "HTML MB",
+                                  f"speed-up over {first}", f"same tables as {first}",
+                                  f"same figures as {first}"], rows)
+    benchjson.write(args, "report_speed", [table],
+                    {"series": series, "samples": samples,
+                     "trials": {m: [{"wall_s": w, "cpu_s": c} for w, c in took[m]] for m in modes}})
     return 0
 
 

@@ -1,16 +1,26 @@
-"""The simulator of this tree against the one of --baseline REF (default
-3e7e1fd): every algorithm of our own, many p (powers of two and others),
-three sizes, seven cost settings (LogGP, rendezvous with O and gamma,
-Hockney, sender/receiver costs, a two-switch topology, measured quantiles
-with replicates, drawn start skew), rank symmetry, and two schedules that
-deadlock. Each run's JSON (timings left out), the finish of every rank,
-the trace CSV, the critical path and error messages must be equal byte for
-byte. Prints the count of configurations and of differences; exit 1 if any.
+"""Does the simulator of this tree give the same results as the one of
+--baseline REF? For checking that a change meant to make the simulator
+faster (or its code clearer) changes none of its answers.
 
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_same_results.py [--baseline REF] [--quick]
+Builds the simulator of REF (sim/ and engine/ of that commit, in a
+temporary directory) and runs both on the same configurations: every
+algorithm of our own, many p (powers of two and others), three sizes, seven
+cost settings (LogGP, rendezvous with O and gamma, Hockney, sender/receiver
+costs, a two-switch topology, measured quantiles with replicates, drawn
+start skew), rank symmetry, and two schedules that deadlock. Each run's
+JSON (timings left out), the finish of every rank, the trace CSV, the
+critical path and the error messages must be equal byte for byte.
+
+Prints each configuration that differs, then a table with the count of
+configurations and of differences. Exit code 0 when none differs, 1 when
+any does, 2 for bad input or a REF that cannot be built. No MPI is started.
+
+To reproduce (REF: the commit to compare with, e.g. the last release's tag;
+about ten minutes, --quick a few):
+
+    .venv/bin/python bench/sim_same_results.py --baseline REF --json sim-same-results.json
 """
 
-import argparse
 import itertools
 import json
 import subprocess
@@ -22,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mpiscope.sim import binary  # noqa: E402
 from sim_speed import TIMING, build_baseline  # noqa: E402
+
+import benchjson  # noqa: E402
 
 ALGOS = {
     "allreduce": ["recursive_doubling", "rabenseifner", "ring", "fan_in_fan_out"],
@@ -79,23 +91,28 @@ def configurations(tmp, quick):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", metavar="REF", default="3e7e1fd", help="git commit to compare with")
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--baseline", metavar="REF", required=True,
+                    help="the git commit (hash, tag or branch of this repository) whose simulator "
+                         "to compare with")
     ap.add_argument("--quick", action="store_true", help="fewer p and sizes")
-    a = ap.parse_args()
+    a = benchjson.parse(ap)
     now = str(binary.ensure_built())
+    differ = []
     with tempfile.TemporaryDirectory() as tmp:
         before, why = build_baseline(a.baseline, tmp)
         if before is None:
-            raise SystemExit(f"cannot build {a.baseline}: {why}")
-        n = bad = 0
+            ap.error(f"--baseline {a.baseline}: cannot build its simulator: {why.strip()}")
+        n = 0
         for argv in configurations(tmp, a.quick):
             n += 1
             if run(str(before), argv, f"{tmp}/a.csv") != run(now, argv, f"{tmp}/b.csv"):
-                bad += 1
-                print("differs:", " ".join(argv))
-    print(f"{n} configurations, {bad} differ from {a.baseline}")
-    sys.exit(1 if bad else 0)
+                differ.append(" ".join(argv))
+                print("differs:", differ[-1], flush=True)
+    t = benchjson.show(f"the simulator of this tree against {a.baseline}",
+                       ["baseline", "configurations", "differ"], [[a.baseline, n, len(differ)]])
+    benchjson.write(a, "sim_same_results", [t], {"configurations": n, "differ": differ})
+    sys.exit(1 if differ else 0)
 
 
 if __name__ == "__main__":

@@ -1,29 +1,34 @@
-"""The simulator's speed and scale, one run each (ratios and counts, not a
-timed test):
+"""The simulator's speed and scale, one run each (rates, sizes and
+counts, not a timed test). Costs: LogGP, L 1.5 us, o 0.3 us, g 0.2 us,
+G 0.1 ns/B. No MPI is started.
 
-  events per second on one core (simulation only, schedule already held;
-  goal >= 20 M/s), on recursive-doubling allreduce at 2^16 ranks and ring
-  allgather at 2^11 ranks; binomial broadcast at 2^23 ranks (goal <= 30 s,
-  <= 8 GiB) and recursive-doubling allreduce at 2^20 ranks (goal <= 60 s),
-  wall time including generating the schedule, and peak memory; ring
-  allgather and pairwise alltoall at 2^20 ranks (~10^12 messages), answered
-  by symmetry (rank 0 simulated for all).
+- Event rate on one core (simulation only, the schedule already held), on
+  recursive-doubling allreduce at 2^16 ranks and ring allgather at 2^11
+  ranks. Goal: >= 20 M events/s. With --baseline REF (repeatable), the
+  same runs also by the simulator of git REF (sim/ and engine/ of that
+  commit built in a temporary directory), alternating, median of three
+  each: a change's before and after side by side. Every run's result (the
+  finish of every rank, the counts) must equal this tree's, or the script
+  stops. Without --baseline, one run of this tree each.
+- Scale, wall time including generating the schedule, and peak memory:
+  binomial broadcast at 2^23 ranks (goal <= 30 s, <= 8 GiB) and
+  recursive-doubling allreduce at 2^20 ranks (goal <= 60 s); with --small
+  2^20 and 2^16 ranks.
+- A million ranks, ~10^12 messages: ring allgather and pairwise alltoall
+  at 2^20 ranks, answered by symmetry (rank 0 simulated for all).
+- With --loggopsim PATH, LogGOPSim beside ours on the same GOAL files
+  (bench/sim_vs_loggopsim.py); without it that part is skipped.
 
-Before/after: the event rates are measured side by side against the
-simulator of --baseline REF (default 3e7e1fd, before the speed work of
-issue 13; repeatable: sim/ and engine/ of each commit built in a temporary
-folder), alternating runs, median of three each. Every run's result (the
-finish of every rank, the counts) must equal this tree's, or the bench stops.
+One table per part: schedule, ranks, operations, events, the finish time
+(the makespan, us), events per second, wall time and peak memory, and
+per baseline its rate and this tree's speed-up over it.
 
-With --loggopsim PATH (a LogGOPSim binary made by hand, never committed; its
-txt2bin beside it or given by --txt2bin) the same GOAL files run in both and
-both finish times and event rates are printed (bench/sim_vs_loggopsim.py).
+To reproduce (a few minutes; --small about a minute):
 
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_speed.py [--small] [--baseline REF ...]
-        [--loggopsim PATH [--txt2bin PATH]]
+    .venv/bin/python bench/sim_speed.py --json sim-speed.json
+    .venv/bin/python bench/sim_speed.py --baseline REF --loggopsim PATH/LogGOPSim --json sim-speed.json
 """
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -35,6 +40,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from mpiscope.sim import binary  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchjson  # noqa: E402
+
 # LogGP-like costs (s, s/B): L 1.5 µs, o 0.3 µs, g 0.2 µs, G 0.1 ns/B
 COSTS = ["--L", "1.5e-6", "--o-s", "3e-7", "--o-r", "3e-7", "--g", "2e-7", "--G", "1e-10"]
 
@@ -45,17 +53,20 @@ def sim(*argv):
     return doc, time.perf_counter() - t0
 
 
-def line(name, doc, wall, goal=""):
-    print(f"{name:44s} {doc['nranks']:>9d} ranks {doc['nops']:>11d} ops  finish {doc['makespan_median_s'] * 1e6:10.2f} us"
-          f"  events {doc['events']:>11d}  {doc['events_per_s'] / 1e6:6.1f} M events/s  wall {wall:6.1f} s"
-          f"  peak {doc['peak_rss_bytes'] / 2 ** 30:5.2f} GiB {goal}")
+def row(name, doc, wall, goal=None):
+    """One simulation as a table row (see SCALE_COLUMNS)."""
+    return [name, doc["nranks"], doc["nops"], doc["events"], doc["makespan_median_s"] * 1e6,
+            doc["events_per_s"] / 1e6, wall, doc["peak_rss_bytes"] / 2 ** 30, *([goal] if goal else [])]
+
+
+SCALE_COLUMNS = ["schedule", "ranks", "operations", "events", "finish us", "M events/s", "wall s", "peak GiB"]
 
 
 def build_baseline(ref, tmp):
     """The simulator of git REF, built in tmp; None (and why) if it cannot be."""
     root = Path(__file__).resolve().parents[1]
     if subprocess.run(["git", "-C", root, "cat-file", "-e", f"{ref}^{{commit}}"], capture_output=True).returncode:
-        return None, f"{ref} is not a commit here"
+        return None, f"{ref} is not a commit of this repository"
     src = Path(tmp) / "baseline"
     src.mkdir()
     arc = subprocess.run(["git", "-C", root, "archive", ref, "sim", "engine"], capture_output=True, check=True).stdout
@@ -97,62 +108,81 @@ def before_after(exes_before, argv, repeats=3):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--small", action="store_true", help="scale runs at 2^20 / 2^16 ranks only")
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--small", action="store_true",
+                    help="scale runs at 2^20 and 2^16 ranks instead of 2^23 and 2^20; LogGOPSim's "
+                         "speed runs at 2^12 ranks at most")
     ap.add_argument("--baseline", metavar="REF", action="append",
-                    help="git commit whose simulator gives 'before' event rates (default 3e7e1fd; repeat to"
-                         " run several beside this tree)")
-    ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built by hand (never committed)")
+                    help="a git commit (hash, tag or branch) whose simulator's event rates are measured "
+                         "beside this tree's; repeat to run several (default: none)")
+    ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built from its public source")
     ap.add_argument("--txt2bin", metavar="PATH", help="LogGOPSim's txt2bin (default: beside --loggopsim)")
-    a = ap.parse_args()
+    a = benchjson.parse(ap)
     binary.ensure_built()
-    print("event rate (simulation only; goal >= 20 M events/s). An event is one entry taken from the event"
-          " queue:\n  an operation ready (skewed starts only), one done, a message at its receiver as if alone"
-          " or through\n  shared links, a receive's CPU part, a clear-to-send, rendezvous data. Operations that"
-          " start when what\n  they require is done start at once, without an event of their own.")
-    refs = a.baseline or ["3e7e1fd"]
+    refs = a.baseline or []
+    skipped = {}
     with tempfile.TemporaryDirectory() as tmp:
         built = []
         for ref in refs:
-            (Path(tmp) / ref).mkdir()
-            exe, why = build_baseline(ref, Path(tmp) / ref)
+            (Path(tmp) / ref.replace("/", "_")).mkdir()
+            exe, why = build_baseline(ref, Path(tmp) / ref.replace("/", "_"))
             if exe is None:
-                print(f"  baseline {ref} skipped: {why.strip()}")
+                skipped[ref] = why.strip()
+                print(f"skipped: baseline {ref}: {why.strip()}", flush=True)
             else:
                 built.append((ref, str(exe)))
+        rate_rows, rate_docs = [], []
         for bench, algo, p, size in (("allreduce", "recursive_doubling", 1 << 16, 8),
                                      ("allgather", "ring", 1 << 11, 8)):
             argv = ["--bench", bench, "--algo", algo, "-p", p, "--size", size]
             if not built:
                 doc, wall = sim(*argv)
-                line(f"{bench}/{algo}", doc, wall, "(no baseline beside it)")
+                rate_rows.append(row(f"{bench}/{algo}", doc, wall)[:6])
+                rate_docs.append(doc)
                 continue
             rates, doc = before_after([exe for _, exe in built], argv)
             after = rates[-1]
-            befores = "  ".join(f"before ({ref}) {r / 1e6:6.1f} M/s x{after / r:4.2f}"
-                                for (ref, _), r in zip(built, rates))
-            print(f"{bench + '/' + algo:44s} {p:>9d} ranks {doc['events']:>11d} events  {befores}  after"
-                  f" {after / 1e6:6.1f} M/s  (every rank's finish the same, last {doc['makespan_median_s'] * 1e6:.4f}"
-                  f" us; median of 3 alternating runs)")
-    print("scale (wall includes generating the schedule):")
-    big = [("bcast", "binomial", 1 << (20 if a.small else 23), 8, "(goal <= 30 s, <= 8 GiB at 2^23)"),
-           ("allreduce", "recursive_doubling", 1 << (16 if a.small else 20), 8, "(goal <= 60 s at 2^20)")]
+            rate_rows.append([f"{bench}/{algo}", doc["nranks"], doc["nops"], doc["events"],
+                              doc["makespan_median_s"] * 1e6, after / 1e6,
+                              *(x for r in rates[:-1] for x in (r / 1e6, after / r))])
+            rate_docs.append(doc)
+    tables = [benchjson.show(
+        "event rate (simulation only, one core)",
+        [*SCALE_COLUMNS[:6], *(c for ref, _ in built for c in (f"M events/s {ref}", f"speed-up over {ref}"))],
+        rate_rows,
+        ["goal: >= 20 M events/s",
+         "an event is one entry taken from the event queue: an operation ready (skewed starts only), one done,",
+         "a message at its receiver as if alone or through shared links, a receive's CPU part, a clear-to-send,",
+         "rendezvous data; operations that start when what they require is done start at once, without an event",
+         "medians of 3 runs alternating with the baselines', every rank's finish the same in each"
+         if built else "one run of this tree (no --baseline given)"])]
+    big = [("bcast", "binomial", 1 << (20 if a.small else 23), 8, "<= 30 s, <= 8 GiB at 2^23"),
+           ("allreduce", "recursive_doubling", 1 << (16 if a.small else 20), 8, "<= 60 s at 2^20")]
+    scale_rows = []
     for bench, algo, p, size, goal in big:
         doc, wall = sim("--bench", bench, "--algo", algo, "-p", p, "--size", size)
-        line(f"{bench}/{algo}", doc, wall, goal)
-    print("a million ranks, ~10^12 messages (the regime that answered):")
+        scale_rows.append(row(f"{bench}/{algo}", doc, wall, goal))
+    tables.append(benchjson.show("scale (wall time includes generating the schedule)",
+                                 [*SCALE_COLUMNS, "goal"], scale_rows))
     from mpiscope.sim.costs import SimCosts
     from mpiscope.sim.simulate import Extras, algorithm
     costs = SimCosts(L=1.5e-6, o_s=3e-7, o_r=3e-7, g=2e-7, G=1e-10)
+    million = []
     for bench, algo in (("allgather", "ring"), ("alltoall", "pairwise")):
         t0 = time.perf_counter()
         ans = algorithm(bench, algo, 1 << 20, 8, costs, Extras())
-        print(f"{bench}/{algo:36s} 1048576 ranks  finish {ans.median * 1e6:12.2f} us  regime {ans.regime:10s}"
-              f"  wall {time.perf_counter() - t0:6.1f} s")
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+        million.append([f"{bench}/{algo}", 1 << 20, ans.median * 1e6, ans.regime, time.perf_counter() - t0])
+    tables.append(benchjson.show("a million ranks, ~10^12 messages (the regime that answered)",
+                                 ["schedule", "ranks", "finish us", "regime", "wall s"], million))
     import sim_vs_loggopsim
 
-    sim_vs_loggopsim.compare(a.loggopsim, a.txt2bin, a.small)
+    lgs_tables, lgs = sim_vs_loggopsim.compare(a.loggopsim, a.txt2bin, a.small)
+    tables += lgs_tables
+    benchjson.write(a, "sim_speed", tables,
+                    {"event_rate": [{k: v for k, v in d.items() if not isinstance(v, (list, dict))}
+                                    for d in rate_docs],
+                     "baselines_skipped": skipped, "scale": benchjson.records(tables[1]),
+                     "million_ranks": benchjson.records(tables[2]), "loggopsim": lgs})
 
 
 if __name__ == "__main__":

@@ -1,29 +1,41 @@
-"""Simulated against measured on an emulated cluster, at Fast Ethernet and at
-GigE: every algorithm of allgather, allreduce and bcast at three sizes,
-measured on the cluster, then simulated with costs from the point-to-point
-benchmarks measured on the same cluster just before (`mpiscope sim check
---from-run`), by two models side by side: `drawn`, per-message one-way
-times drawn from their distributions at 256 B–256 KiB (the sizes the
-algorithms' messages have; 20 replicates), and `shaped`, a link whose rate
-and token bucket are fitted to pingpong (`--shaped-link`: an idle link lets
-a burst through, a busy one only its rate, as the cluster's tbf does). With
---skew, each rank's start is drawn from the collectives' measured lateness.
-Prints the table with the cause of every cell that misses 15% (the measured
-median unsure by more than 15%, simulated high, simulated low), the share of
-cells within 15% (goal >= 90%), Kendall τ of the algorithms' order per
-collective and size (goal >= 0.8), how fast the emulated link carried
-256 KiB against its nominal rate, alone (pingpong) and with every host
-sending at once (ring), and where the machine's CPU time went
-while measuring (user, system, softirq, idle; of all cores), with the load
-average before: on a 2-core machine the ranks and the links' emulation share
-the cores. Needs root; about a minute per preset and 4 hosts.
+"""Simulated against measured on an emulated cluster, at Fast Ethernet and
+at GigE (--presets).
 
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_validate.py [--hosts 4] [--presets gige]
-        [--p2p pingpong|ring] [--models drawn,shaped] [--skew] [--keep DIR]
-    .venv/bin/python bench/sim_validate.py --again DIR [--p2p ...] [--skew]   (simulate kept runs again)
+For each network: every algorithm of allgather, allreduce and bcast at three
+sizes (1 KiB, 16 KiB, 64 KiB) is measured on an emulated cluster of --hosts
+hosts (one rank each, the default MPI over TCP), then simulated with costs
+from the point-to-point benchmarks measured on the same cluster just before
+(`mpiscope sim check --from-run`), by two models side by side: `drawn`,
+per-message one-way times drawn from their distributions at 256 B - 256 KiB
+(the sizes the algorithms' messages have; 20 replicates), and `shaped`, a
+link whose rate and token bucket are fitted to pingpong (`--shaped-link`:
+an idle link lets a burst through, a busy one only its rate, as the
+cluster's tbf does). With --skew, each rank's start is drawn from the
+collectives' measured lateness.
+
+Per network and model, the tables give every cell (collective, algorithm,
+size): the measured median with its 95% CI, the simulated time, the error
+and, for a cell that misses 15%, the cause (the measured median unsure by
+more than 15%, simulated high, simulated low); then per collective and
+size Kendall's tau of the algorithms' order, measured against simulated,
+and the best algorithm of each. Per network also how fast the emulated
+link carried 256 KiB against its nominal TCP payload rate, alone (pingpong)
+and with every host sending at once (ring), and where the machine's CPU
+time went while measuring (user, nice, system, softirq, idle; of all
+cores): with few cores the ranks and the links' emulation share them. The
+last table sums up per model.
+Goals: >= 90% of the cells within 15%; Kendall's tau >= 0.8.
+
+Needs root (emulated clusters are network namespaces), except with --again;
+no peer tool.
+
+To reproduce (as root; about a minute per network at 4 hosts, the
+simulations a minute more):
+
+    .venv/bin/python bench/sim_validate.py --hosts 4 --presets fast-ethernet,gige --models drawn,shaped --p2p pingpong --json sim-validate.json
+    .venv/bin/python bench/sim_validate.py --again DIR --skew      # simulate runs kept with --keep DIR again
 """
 
-import argparse
 import json
 import os
 import re
@@ -32,6 +44,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import benchjson
 import mpiscope as mpiscope_api
 
 SIZES = "1K,16K,64K"
@@ -72,7 +85,6 @@ def measure(network, hosts, out, reps_max):
     link = ["--link", network] if "=" in network else ["--preset", network]
     mpiscope("cluster", "up", name, "--hosts", hosts, *link)
     preset = tag(network)
-    load = os.getloadavg()[0]
     t0 = cpu_ticks()
     try:
         common = ["--cluster", name, "-n", hosts, "--reps-min", 5, "--reps-max", reps_max, "--time-budget", 2,
@@ -83,7 +95,7 @@ def measure(network, hosts, out, reps_max):
     finally:
         mpiscope("cluster", "down", name, check=False)
     cpu = cpu_shares(t0, cpu_ticks())
-    (Path(out) / f"cpu-{preset}.json").write_text(json.dumps({"load_before": load, "shares": cpu}))
+    (Path(out) / f"cpu-{preset}.json").write_text(json.dumps({"shares": cpu}))
 
 
 # Open MPI 4.1's TCP BTL: eager limit 64 KiB including the ob1 match header. A larger message
@@ -104,12 +116,12 @@ def link_fidelity(out, preset):
     df = df[df.valid]
     size = int(df["size"].max())
     rates = {b: size / df[(df.bench == b) & (df["size"] == size)].value.median() for b in ("pingpong", "ring")}
-    return (f"link at {size // 1024} KiB against its {nominal / 1e6:.1f} MB/s of TCP payload: one message at a time "
-            f"(pingpong) {rates['pingpong'] / 1e6:.1f} MB/s ({rates['pingpong'] / nominal:.2f}x), every host "
-            f"sending at once (ring) {rates['ring'] / 1e6:.1f} MB/s ({rates['ring'] / nominal:.2f}x)")
+    return [preset, size // 1024, nominal / 1e6, rates["pingpong"] / 1e6, rates["pingpong"] / nominal,
+            rates["ring"] / 1e6, rates["ring"] / nominal]
 
 
 def simulate(preset, model, p2p, skew, fair, out):
+    """`mpiscope sim check` of one network by one model: (its document, the tables printed)."""
     model_args = ["--sample", "--replicates", 20] if model == "drawn" else ["--shaped-link"]
     args = ["sim", "check", f"validate-{preset}", "--from-run", f"p2p-{preset}", "--p2p", p2p, *model_args,
             "--json", "--out", out, "--eager", OMPI_TCP_EAGER] \
@@ -120,40 +132,44 @@ def simulate(preset, model, p2p, skew, fair, out):
     what = (f"times drawn from p2p-{preset}'s {p2p}" if model == "drawn" else
             f"a shaped link fitted to p2p-{preset}'s pingpong (burst {doc['costs']['burst']:.0f} B, "
             f"{1e-6 / doc['costs']['G']:.1f} MB/s), latency of its {p2p} ({doc['costs']['L'] * 1e6:.1f} us)")
-    print(f"\n{preset}, {doc['p']} hosts (run {doc['run_id']}), model {model}: {what}"
-          + (", starts from the measured lateness" if skew else "")
-          + (", send channels shared fairly" if fair else ", sends one after the other, Open MPI's rendezvous")
-          + ":")
-    print(f"{'bench':10s} {'algorithm':38s} {'size':>6s} {'measured us':>12s} {'95% CI':>19s} "
-          f"{'simulated us':>13s} {'error':>8s}  cause")
-    for r in rows:
-        lo, hi = r["measured_ci_s"]
-        print(f"{r['bench']:10s} {r['algo']:38s} {r['size']:6d} {r['measured_s'] * 1e6:12.1f} "
-              f"[{lo * 1e6:8.1f},{hi * 1e6:8.1f}] {r['simulated_s'] * 1e6:13.1f} {100 * r['rel_error']:+7.1f}%  "
-              f"{r['cause'] or ''}")
+    how = ((", starts from the measured lateness" if skew else "")
+           + (", send channels shared fairly" if fair else ", sends one after the other, Open MPI's rendezvous"))
     causes = {}
     for r in rows:
         if r["cause"]:
             causes[r["cause"]] = causes.get(r["cause"], 0) + 1
-    print(f"within 15%: {100 * doc['within_15pct']:.0f}% of {len(rows)} cells (goal >= 90%); missed: "
-          + (", ".join(f"{k} {v}" for k, v in sorted(causes.items())) or "none"))
-    for k in doc["rankings"]:
-        tau = "-" if k["kendall_tau"] is None else f"{k['kendall_tau']:.2f}"
-        print(f"  {k['bench']:10s} {k['size']:6d}  τ = {tau:>5s} (goal >= 0.8)  best measured "
-              f"{k['best_measured']}, simulated {k['best_simulated']}")
+    cells = benchjson.show(
+        f"{preset}, {doc['p']} hosts (run {doc['run_id']}), model {model}",
+        ["bench", "algorithm", "size B", "measured us", "CI low us", "CI high us", "simulated us", "error %",
+         "cause"],
+        [[r["bench"], r["algo"], r["size"], r["measured_s"] * 1e6, r["measured_ci_s"][0] * 1e6,
+          r["measured_ci_s"][1] * 1e6, r["simulated_s"] * 1e6, 100 * r["rel_error"], r["cause"] or ""]
+         for r in rows],
+        [f"model: {what}{how}",
+         f"within 15%: {100 * doc['within_15pct']:.0f}% of {len(rows)} cells (goal >= 90%); missed: "
+         + (", ".join(f"{k} {v}" for k, v in sorted(causes.items())) or "none")])
+    ranks = benchjson.show(
+        f"{preset}, model {model}: the algorithms' order, measured against simulated",
+        ["bench", "size B", "Kendall tau", "best measured", "best simulated"],
+        [[k["bench"], k["size"], k["kendall_tau"], k["best_measured"], k["best_simulated"]]
+         for k in doc["rankings"]], ["goal: tau >= 0.8"])
+    return doc, [cells, ranks]
+
+
+def cpu_row(out, preset):
+    """The machine's CPU shares while the network's runs measured (none for runs kept without them)."""
     cpu_file = Path(out) / f"cpu-{preset}.json"
-    if cpu_file.is_file():
-        c = json.loads(cpu_file.read_text())
-        sh = c["shares"]
-        print(f"CPU while measuring ({os.cpu_count()} cores, load average {c['load_before']:.1f} before): "
-              + ", ".join(f"{k} {100 * sh[k]:.0f}%" for k in ("user", "nice", "system", "softirq", "idle")))
-    return doc
+    if not cpu_file.is_file():
+        return None
+    sh = json.loads(cpu_file.read_text())["shares"]
+    return [preset, os.cpu_count(), *(100 * sh[k] for k in ("user", "nice", "system", "softirq", "idle"))]
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = benchjson.parser(__doc__)
     ap.add_argument("--hosts", type=int, default=4, help="hosts of the clusters measured (default %(default)s)")
-    ap.add_argument("--reps-max", type=int, default=30)
+    ap.add_argument("--reps-max", type=int, default=30,
+                    help="repetitions at most per series measured (default %(default)s)")
     ap.add_argument("--p2p", choices=("ring", "pingpong"), default="pingpong",
                     help="which point-to-point benchmark's times messages draw (default %(default)s)")
     ap.add_argument("--skew", action="store_true", help="start each rank as late as measured")
@@ -167,31 +183,49 @@ def main():
                     help="networks, comma-separated: cluster presets, or link specs as `cluster up --link` "
                          "takes them; with a spec among them separate networks by ';' (e.g. "
                          "'fast-ethernet;rate=10mbit,delay=50us') (default %(default)s)")
-    ap.add_argument("--keep", metavar="DIR", help="store the runs here (default: a temporary directory)")
+    ap.add_argument("--keep", metavar="DIR", help="store the runs in DIR (default: a temporary directory)")
     ap.add_argument("--again", metavar="DIR", help="do not measure: simulate the runs kept in DIR again")
-    a = ap.parse_args()
+    a = benchjson.parse(ap)
+    models = a.models.split(",")
+    if not set(models) <= {"drawn", "shaped"} or (a.fair and "shaped" in models):
+        ap.error("--models: drawn, shaped or both (--fair only with drawn)")
     if not a.again and os.geteuid() != 0:
         sys.exit("emulated clusters need root")
+    tables, links, cpus = [], [], []
     with tempfile.TemporaryDirectory(prefix="sim-validate-") as tmp:
         out = Path(a.again or a.keep or tmp)
-        models = a.models.split(",")
-        if not set(models) <= {"drawn", "shaped"} or (a.fair and "shaped" in models):
-            sys.exit("--models: drawn, shaped or both (--fair only with drawn)")
         docs = {m: [] for m in models}
         for network in networks(a.presets):
             if not a.again:
                 measure(network, a.hosts, out, a.reps_max)
             for m in models:
-                docs[m].append(simulate(tag(network), m, a.p2p, a.skew, a.fair, out))
-            print(link_fidelity(out, tag(network)))
-    print()
+                doc, shown = simulate(tag(network), m, a.p2p, a.skew, a.fair, out)
+                docs[m].append(doc)
+                tables += shown
+            links.append(link_fidelity(out, tag(network)))
+            cpus.append(cpu_row(out, tag(network)))
+    tables.append(benchjson.show(
+        "the emulated link at its largest size against its nominal TCP payload rate",
+        ["network", "size KiB", "nominal MB/s", "pingpong MB/s", "pingpong / nominal", "ring MB/s",
+         "ring / nominal"], links,
+        ["pingpong: one message at a time; ring: every host sending at once (each host's link carries one "
+         "message each way, so a faithful emulation is as fast as pingpong)"]))
+    if any(cpus):
+        tables.append(benchjson.show("CPU while measuring (shares of all cores)",
+                                     ["network", "cores", "user %", "nice %", "system %", "softirq %", "idle %"],
+                                     [c for c in cpus if c]))
+    summary = []
     for m, ds in docs.items():
         cells = sum(len(d["rows"]) for d in ds)
         within = sum(d["within_15pct"] * len(d["rows"]) for d in ds) / cells
         taus = [k["kendall_tau"] for d in ds for k in d["rankings"] if k["kendall_tau"] is not None]
-        per = ", ".join(f"{100 * d['within_15pct']:.0f}%" for d in ds)
-        print(f"{m:7s} all: {100 * within:.0f}% of {cells} cells within 15% ({per} per preset); Kendall τ >= 0.8 "
-              f"in {sum(t >= 0.8 for t in taus)} of {len(taus)} collective × size")
+        summary.append([m, cells, 100 * within, ", ".join(f"{100 * d['within_15pct']:.0f}%" for d in ds),
+                        sum(t >= 0.8 for t in taus), len(taus)])
+    tables.append(benchjson.show(
+        "all networks", ["model", "cells", "within 15% %", "within 15% per network", "tau >= 0.8",
+                         "collective x size with a tau"], summary,
+        ["goals: >= 90% of the cells within 15%; Kendall's tau >= 0.8"]))
+    benchjson.write(a, "sim_validate", tables, {m: ds for m, ds in docs.items()}, mpi=benchjson.default_mpi())
 
 
 if __name__ == "__main__":

@@ -1,27 +1,33 @@
-"""mpiscope's simulator beside LogGOPSim on the same GOAL files (one run each,
-numbers side by side, not a timed test).
+"""mpiscope's simulator beside LogGOPSim on the same GOAL files (one run
+each, numbers side by side, not a timed test). No MPI is started.
 
-LogGOPSim (Hoefler et al., built by hand from its public source, never
-committed) is given with --loggopsim PATH (its LogGOPSim binary) and
---txt2bin PATH (its GOAL text to binary converter; default: beside it).
-Without them this prints "skipped" and exits 0.
+LogGOPSim (Hoefler et al. (2010), built from its public source) is given with
+--loggopsim PATH (its LogGOPSim binary) and --txt2bin PATH (its GOAL text to
+binary converter; default: beside it). Without them this prints "skipped"
+and exits 0.
 
 Every schedule is written by our own generator (`mpiscope sim schedule
 --format goal`), converted by txt2bin and simulated by both with the same
 LogGOPS parameters. LogGOPSim takes integer nanoseconds (G and O in ns per
-byte), so the parameter sets are integers. Printed per schedule and set:
-both finish times and their difference, both event counts, event rates
-(ours: simulation phase; LogGOPSim: its process CPU time, it reports whole
-seconds only) and operations per second of CPU time of the whole process
-(ours from GOAL text and from our binary form, LogGOPSim from the
-binary file txt2bin made). The README's
-simulator section says why finish times differ where they do.
+byte), so the parameter sets are integers.
 
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/sim_vs_loggopsim.py \\
-        --loggopsim /work/scratch/loggopsim/src/LogGOPSim/LogGOPSim [--small]
+The first table gives per schedule and parameter set both finish times (ns),
+their difference and both event counts. The second, for two larger
+schedules, per simulator and input form: events, event rate (ours: the
+simulation phase; LogGOPSim: its process CPU time, as it reports whole
+seconds only) and operations per second of the whole process's CPU time
+(ours from GOAL text and from our binary form, LogGOPSim from the binary
+file txt2bin made). The third, per larger schedule, the time txt2bin took
+and LogGOPSim's process CPU time over ours. Events are counted differently:
+ours about 5 per send/receive pair with its reduction, LogGOPSim 1 per
+operation and 1 per message. The simulator's documentation says why finish
+times differ where they do.
+
+To reproduce (a few minutes; --small about a minute):
+
+    .venv/bin/python bench/sim_vs_loggopsim.py --loggopsim PATH/LogGOPSim --json sim-vs-loggopsim.json
 """
 
-import argparse
 import re
 import resource
 import subprocess
@@ -32,6 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from mpiscope.sim import binary  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchjson  # noqa: E402
 
 # (name, L, o, g, G, O, S) in ns and ns/B: LogGOPSim's integer units.
 PARAMS = [
@@ -92,27 +101,25 @@ def goal_file(tmp: Path, bench, algo, p, size) -> Path:
 
 
 def compare(loggopsim_path, txt2bin_path=None, small=False):
+    """Both simulators on the same schedules: (the tables printed, the numbers);
+    no tables when LogGOPSim was not given."""
     exe = Path(loggopsim_path) if loggopsim_path else None
     t2b = Path(txt2bin_path) if txt2bin_path else (exe.parent / "txt2bin" if exe else None)
-    if not exe or not exe.is_file() or not t2b or not t2b.is_file():
-        print("LogGOPSim comparison: skipped (give --loggopsim PATH and, if not beside it, --txt2bin PATH)")
-        return
+    if not exe or not exe.is_file():
+        return [], {"skipped": benchjson.skipped("LogGOPSim", "--loggopsim")}
+    if not t2b or not t2b.is_file():
+        return [], {"skipped": benchjson.skipped("LogGOPSim's txt2bin", "--txt2bin")}
     binary.ensure_built()
+    finish, speed, cpu = [], [], []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        print("finish times (ns), same GOAL file, same L, o, g, G, O, S (ns, ns/B):")
-        print(f"{'schedule':36s} {'params':8s} {'ours':>12s} {'LogGOPSim':>12s} {'ours-LGS':>9s}"
-              f" {'events ours':>11s} {'LGS':>9s}")
         for case in CASES:
             goal = goal_file(tmp, *case)
             sbin = convert(t2b, goal)
             for prm in PARAMS:
                 u, v = ours(goal, prm), loggopsim(exe, sbin, prm)
-                name = f"{case[0]}/{case[1]} p={case[2]} {case[3]}B"
-                print(f"{name:36s} {prm[0]:8s} {u['finish_ns']:12.1f} {v['finish_ns']:12.1f}"
-                      f" {u['finish_ns'] - v['finish_ns']:9.1f} {u['events']:11d} {v['events']:9d}")
-        print("speed (one core; events are counted differently: ours ~5 per send/recv pair with its"
-              " reduction, LogGOPSim 1 per operation + 1 per message):")
+                finish.append([f"{case[0]}/{case[1]} p={case[2]} {case[3]} B", prm[0], u["finish_ns"],
+                               v["finish_ns"], u["finish_ns"] - v["finish_ns"], u["events"], v["events"]])
         for bench, algo, p, size in SPEED:
             if small:
                 p = min(p, 1 << 12)
@@ -125,26 +132,38 @@ def compare(loggopsim_path, txt2bin_path=None, small=False):
             binary.schedule(["--bench", bench, "--algo", algo, "-p", p, "--size", size, "--format", "bin",
                              "-o", ours_bin])
             u, w, v = ours(goal, prm), ours(ours_bin, prm), loggopsim(exe, sbin, prm)
-            same = "same finish" if u["finish_ns"] == v["finish_ns"] else f"finish differs by {u['finish_ns'] - v['finish_ns']:.1f} ns"
-            print(f"{bench}/{algo} p={p} ({u['ops']} operations, {same}; txt2bin {conv:.1f} s):")
-            print(f"    ours       {u['events']:>10d} events {u['rate'] / 1e6:7.2f} M events/s (simulation)"
-                  f"  {u['ops'] / u['cpu'] / 1e6:6.2f} M ops/s of process CPU ({u['cpu']:.2f} s, wall {u['wall']:.2f} s)")
-            print(f"    ours, bin  {w['events']:>10d} events {w['rate'] / 1e6:7.2f} M events/s (simulation)"
-                  f"  {w['ops'] / w['cpu'] / 1e6:6.2f} M ops/s of process CPU ({w['cpu']:.2f} s, wall {w['wall']:.2f} s)"
-                  " (our binary schedule form)")
-            print(f"    LogGOPSim  {v['events']:>10d} events {v['rate'] / 1e6:7.2f} M events/s (process CPU)"
-                  f"  {u['ops'] / v['cpu'] / 1e6:6.2f} M ops/s of process CPU ({v['cpu']:.2f} s, wall {v['wall']:.2f} s)")
-            print(f"    LogGOPSim process CPU / ours: {v['cpu'] / u['cpu']:.1f}x (GOAL text),"
-                  f" {v['cpu'] / w['cpu']:.1f}x (binary forms)")
+            name = f"{bench}/{algo} p={p}"
+            for who, x, rate_of in (("ours, GOAL text", u, "simulation"), ("ours, our binary form", w, "simulation"),
+                                    ("LogGOPSim, txt2bin's binary", v, "process CPU")):
+                speed.append([name, u["ops"], who, x["events"], x["rate"] / 1e6, rate_of,
+                              u["ops"] / x["cpu"] / 1e6, x["cpu"], x["wall"]])
+            cpu.append([name, u["ops"], conv, u["finish_ns"] - v["finish_ns"], v["cpu"] / u["cpu"],
+                        v["cpu"] / w["cpu"]])
+    params = "; ".join(f"{n}: L {L}, o {o}, g {g}, G {G}, O {O}, S {S}" for n, L, o, g, G, O, S in PARAMS)
+    tables = [
+        benchjson.show("finish times, same GOAL file, same L, o, g, G, O, S (ns, ns/B)",
+                       ["schedule", "parameters", "ours ns", "LogGOPSim ns", "ours - LogGOPSim ns",
+                        "events ours", "events LogGOPSim"], finish, [f"parameters: {params}"]),
+        benchjson.show("speed on one core", ["schedule", "operations", "simulator, input", "events",
+                                             "M events/s", "events/s of", "M operations/s of process CPU",
+                                             "process CPU s", "wall s"], speed,
+                       ["events are counted differently: ours about 5 per send/receive pair with its "
+                        "reduction, LogGOPSim 1 per operation and 1 per message"]),
+        benchjson.show("LogGOPSim's process CPU time over ours", ["schedule", "operations", "txt2bin s",
+                                                                  "finish ours - LogGOPSim ns",
+                                                                  "CPU ratio, GOAL text",
+                                                                  "CPU ratio, binary forms"], cpu)]
+    return tables, {t["title"]: benchjson.records(t) for t in tables}
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built by hand")
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--loggopsim", metavar="PATH", help="LogGOPSim's binary, built from its public source")
     ap.add_argument("--txt2bin", metavar="PATH", help="LogGOPSim's txt2bin (default: beside --loggopsim)")
-    ap.add_argument("--small", action="store_true", help="speed runs at 2^12 ranks only")
-    a = ap.parse_args()
-    compare(a.loggopsim, a.txt2bin, a.small)
+    ap.add_argument("--small", action="store_true", help="speed runs at 2^12 ranks at most")
+    a = benchjson.parse(ap)
+    tables, results = compare(a.loggopsim, a.txt2bin, a.small)
+    benchjson.write(a, "sim_vs_loggopsim", tables, results)
 
 
 if __name__ == "__main__":

@@ -1,22 +1,27 @@
 """Do window starts survive a busy node?
 
-Each trial measures pingpong at 1 B - 64 KiB on 2 Open MPI ranks (bound to
-cores) four ways, one after another: window and barrier starts on a quiet
-machine, then the same two while a CPU hog runs on the core of rank 1.
-Prints, per way, the share of invalid samples and why they were invalid
-(rank arrived after the agreed start, or was preempted while waiting), how
-many series fell back to barrier starts, and the pingpong medians; then the
-loaded window run against the quiet window run: the largest median ratio
-and whether the medians from 2 KiB to 16 KiB rise with the size; and the
-loaded window run against the loaded barrier run, which separates what the
-start scheme adds from what the busy core costs any scheme.
-Targets: invalid share <= 10 %, medians within 10 % of the quiet run,
-monotone from 2 KiB to 16 KiB.
+Each trial measures pingpong at 1 B - 64 KiB on 2 ranks of the default MPI
+(bound to cores) four ways, one after another: window and barrier starts on
+a quiet machine, then the same two while a CPU hog (a busy shell loop) runs
+on --hog-core, the core of rank 1.
 
-    .venv/bin/python bench/start_sync_noise.py [--trials 3] [--hog-core 1]
+The first table gives per way, as medians over the trials, the share of
+invalid samples and why they were invalid (the rank arrived after the
+agreed start, or was preempted while waiting), how many series fell back to
+barrier starts, and in how many trials the medians from 2 KiB to 16 KiB rise
+with the size. The second gives the pingpong medians per size and way (us,
+medians over the trials) and three ratios: loaded / quiet for window
+starts, the same for barrier starts, and loaded window / loaded barrier,
+which separates what the start scheme adds from what the busy core costs
+any scheme. The third gives the largest of each ratio over the sizes.
+Targets: invalid share <= 10%, medians within 10% of the quiet run (largest
+ratio <= 1.1), monotone from 2 KiB to 16 KiB.
+
+To reproduce (about 10 s per way, two to three minutes with the defaults):
+
+    .venv/bin/python bench/start_sync_noise.py --trials 3 --hog-core 1 --json start-sync-noise.json
 """
 
-import argparse
 import contextlib
 import json
 import statistics
@@ -27,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+import benchjson
 from mpiscope.engine.build import ensure_engine
 from mpiscope.store import ingest, samples
 
@@ -76,10 +82,12 @@ def monotone(medians):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trials", type=int, default=3)
-    ap.add_argument("--hog-core", type=int, default=1, help="core the CPU hog is pinned to (rank 1's)")
-    args = ap.parse_args()
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--trials", type=int, default=3,
+                    help="rounds of the four ways; the medians are printed (default %(default)s)")
+    ap.add_argument("--hog-core", type=int, default=1,
+                    help="core the CPU hog is pinned to: rank 1's (default %(default)s)")
+    args = benchjson.parse(ap)
     if args.trials < 1:
         ap.error(f"--trials must be at least 1, got {args.trials}")
     ensure_engine("openmpi")
@@ -96,31 +104,36 @@ def main():
                       f"(arrived late {late['arrived']}, preempted in the wait {late['left']}), "
                       f"fallbacks {fb}, 8 B {m[8]:.2f} us, 4 KiB {m[4096]:.2f} us", file=sys.stderr)
 
-    print(f"{'way':<16} {'invalid':>8} {'late arr':>9} {'preempt':>8} {'fallback':>9} {'monotone':>9}")
-    for (load, _, sync), rows in results.items():
-        print(f"{load + ' ' + sync:<16} {statistics.median(r[1] for r in rows):>8.1%} "
-              f"{statistics.median(r[2]['arrived'] for r in rows):>9} "
-              f"{statistics.median(r[2]['left'] for r in rows):>8} "
-              f"{statistics.median(r[3] for r in rows):>9} "
-              f"{sum(monotone(r[0]) for r in rows):>5}/{len(rows)}")
-    print()
-    print("median pingpong (us), median over trials; ratio = hog / quiet, same start scheme; "
-          "w/b = hog window / hog barrier")
-    print(f"{'size':>6} " + " ".join(f"{load[0] + '-' + sync:>10}" for load, _, sync in ways)
-          + f" {'ratio win':>10} {'ratio bar':>10} {'w/b hog':>10}")
-    med = {way: {s: statistics.median(r[0][s] for r in rows) for s in SIZES} for way, rows in results.items()}
-    worst = {}
+    m = statistics.median
+    tables = [benchjson.show(
+        f"start schemes, quiet and with a CPU hog on core {args.hog_core}, median over {args.trials} trials",
+        ["way", "invalid %", "arrived late", "preempted in the wait", "fallbacks to barrier",
+         "trials monotone 2-16 KiB", "trials"],
+        [[f"{load} {sync}", 100 * m(r[1] for r in rows), m(r[2]["arrived"] for r in rows),
+          m(r[2]["left"] for r in rows), m(r[3] for r in rows), sum(monotone(r[0]) for r in rows), len(rows)]
+         for (load, _, sync), rows in results.items()],
+        ["target: invalid share <= 10%, monotone in every trial"])]
+    med = {way: {s: m(r[0][s] for r in rows) for s in SIZES} for way, rows in results.items()}
+    worst, size_rows = {}, []
     for size in SIZES:
         ratios = [med[ways[2]][size] / med[ways[0]][size], med[ways[3]][size] / med[ways[1]][size],
                   med[ways[2]][size] / med[ways[3]][size]]
-        for sync, r in zip(("window", "barrier", "window against barrier, both loaded,"), ratios):
-            worst[sync] = max(worst.get(sync, 0), r)
-        print(f"{size:>6} " + " ".join(f"{med[w][size]:>10.2f}" for w in ways)
-              + "".join(f" {r:>10.2f}" for r in ratios))
-    print()
-    for sync in ("window", "barrier"):
-        print(f"largest hog/quiet median ratio, {sync} starts: {worst[sync]:.2f}")
-    print(f"largest hog window / hog barrier median ratio: {worst['window against barrier, both loaded,']:.2f}")
+        for k, r in enumerate(ratios):
+            worst[k] = max(worst.get(k, 0), r)
+        size_rows.append([size, *(med[w][size] for w in ways), *ratios])
+    tables.append(benchjson.show(
+        f"median pingpong, median over {args.trials} trials",
+        ["size B", *(f"{load} {sync} us" for load, _, sync in ways), "hog / quiet, window",
+         "hog / quiet, barrier", "hog window / hog barrier"], size_rows))
+    tables.append(benchjson.show(
+        "largest ratio over the sizes", ["ratio", "largest"],
+        [["hog / quiet, window starts", worst[0]], ["hog / quiet, barrier starts", worst[1]],
+         ["hog window / hog barrier", worst[2]]], ["target: hog / quiet <= 1.1"]))
+    benchjson.write(args, "start_sync_noise", tables,
+                    {f"{load} {sync}": [{"medians_us": r[0], "invalid_share": r[1], "late": r[2], "fallbacks": r[3]}
+                                        for r in rows]
+                     for (load, _, sync), rows in results.items()},
+                    mpi=benchjson.default_mpi())
 
 
 if __name__ == "__main__":

@@ -4,20 +4,26 @@ Each trial runs, one after the other on 2 Open MPI ranks bound to cores,
 IMB-MPI1 (PingPong Sendrecv Allreduce Reduce Bcast Allgather Alltoall Barrier,
 1 B - 4 MiB) and `mpiscope run` on the same eight operations and sizes
 (pingpong, ring, allreduce, reduce, bcast, allgather, alltoall, barrier).
-Prints the wall times and their ratio, the share of mpiscope's series whose
-95% CI of the median is within ±2 % of it (per trial also those outside, by
-the engine's stop reason), and where mpiscope's time went:
-interpreter start, build check, launch (launcher and MPI start/exit), clock
-sync, warm-up, series set-up, batches, stopping rule, files, ingest, and the
-rest (the catalog and the summary table). Targets: ratio <= 2, share >= 95 %.
 
-    .venv/bin/python bench/time_to_table.py --imb PATH/IMB-MPI1 [--trials 3] [-- RUN OPTIONS]
+The first table gives per trial, and their medians in the last row, the
+wall times of both and their ratio, and the share of mpiscope's series
+whose 95% CI of the median is within +-2% of it (in percent). The second
+gives where mpiscope's time went (medians over the trials, seconds):
+interpreter start, build check, launch (launcher and MPI start and exit),
+clock sync, warm-up, series set-up, batches, stopping rule, files, ingest,
+and the rest (the catalog and the summary table). The progress lines on
+stderr also count the series outside +-2% by the engine's stop reason.
+Targets: ratio <= 2, share >= 95%.
 
-Without --imb (or when the program is absent) IMB is skipped and only
-mpiscope's side is printed. Options after `--` go to `mpiscope run`.
+IMB-MPI1 (built with Open MPI's mpicc.openmpi) is the program --imb names;
+without it IMB is skipped and only mpiscope's side is measured. Options
+after `--` go to `mpiscope run`.
+
+To reproduce (5-10 s per trial, under a minute with the defaults):
+
+    .venv/bin/python bench/time_to_table.py --imb PATH/IMB-MPI1 --trials 3 --json time-to-table.json
 """
 
-import argparse
 import json
 import os
 import statistics
@@ -27,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchjson
 from mpiscope.engine.build import ensure_engine
 from mpiscope.measure import launch
 
@@ -79,43 +86,60 @@ def ours(out_root, extra):
 def main():
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--imb", help="path of IMB-MPI1 built with Open MPI (mpicc.openmpi)")
-    ap.add_argument("--trials", type=int, default=3)
-    args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    ap = benchjson.parser(__doc__)
+    ap.usage = "%(prog)s [-h] [--json FILE] [--imb PATH] [--trials TRIALS] [-- RUN OPTIONS]"
+    ap.add_argument("--imb", metavar="PATH", help="IMB-MPI1 built with Open MPI (mpicc.openmpi)")
+    ap.add_argument("--trials", type=int, default=3,
+                    help="rounds of both; the medians are printed (default %(default)s)")
+    args = benchjson.parse(ap, argv[:argv.index("--")] if "--" in argv else argv)
     if args.trials < 1:
         ap.error(f"--trials must be at least 1, got {args.trials}")
     imb = args.imb if args.imb and os.access(args.imb, os.X_OK) else None
-    if not imb:
-        print(f"IMB: skipped ({'not given' if not args.imb else args.imb + ' is not an executable'})")
+    if not args.imb:
+        benchjson.skipped("IMB", "--imb")
+    elif not imb:
+        print(f"skipped: IMB: {args.imb} is not an executable (--imb PATH)", flush=True)
     ensure_engine("openmpi")
     rows = {}
 
     def keep(name, value):
         rows.setdefault(name, []).append(value)
 
+    share_name = f"series within ±{CI_TARGET:.0%} CI %"
+    series, outsides = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for t in range(args.trials):
             if imb:
                 keep("IMB-MPI1 wall s", imb_seconds(imb))
             start = interpreter_start()
             wall, share, n, parts, outside = ours(Path(tmp), extra)
+            series.append(n)
+            outsides.append(outside)
             keep("mpiscope wall s", wall)
-            keep(f"series within ±{CI_TARGET:.0%} CI (of {n})", share)
             if imb:
                 keep("ratio mpiscope / IMB", wall / rows["IMB-MPI1 wall s"][-1])
+            keep(share_name, 100 * share)
             keep("  interpreter start", start)
             for name, seconds in parts.items():
                 keep(f"  {name}", seconds)
             keep("  rest (catalog, summary)", wall - start - sum(parts.values()))
-            print(f"trial {t + 1}/{args.trials}: " + ", ".join(f"{k.strip()} {v[-1]:.3g}" for k, v in rows.items()
+            print(f"trial {t + 1}/{args.trials}: " + ", ".join(f"{k} {v[-1]:.3g}" for k, v in rows.items()
                                                                if not k.startswith("  "))
-                  + "; outside ±2% by stop reason: " + (", ".join(f"{k} {v}" for k, v in outside.items()) or "none"),
-                  file=sys.stderr)
-    print(f"{'median over ' + str(args.trials) + ' trials':<40} {'value':>8}")
-    for name, values in rows.items():
-        value = statistics.median(values)
-        print(f"{name:<40} {value:>8.1%}" if "within" in name else f"{name:<40} {value:>8.2f}")
+                  + f" (of {n} series); outside ±2% by stop reason: "
+                  + (", ".join(f"{k} {v}" for k, v in outside.items()) or "none"), file=sys.stderr)
+    m = statistics.median
+    top = [k for k in rows if not k.startswith("  ")]
+    tables = [benchjson.show(
+        "time to a trustworthy table" + ("" if imb else " (IMB skipped)"), ["trial", *top, "series"],
+        [*([t + 1, *(rows[k][t] for k in top), series[t]] for t in range(args.trials)),
+         ["median", *(m(rows[k]) for k in top), m(series)]],
+        ["targets: ratio mpiscope / IMB <= 2, series within ±2% >= 95%"]),
+        benchjson.show(f"where mpiscope's time went, median over {args.trials} trials", ["part", "median s"],
+                       [[k.strip(), m(v)] for k, v in rows.items() if k.startswith("  ")])]
+    benchjson.write(args, "time_to_table", tables,
+                    {"per_trial": {k.strip(): v for k, v in rows.items()}, "series": series,
+                     "outside_by_stop_reason": outsides, "run_options": extra},
+                    mpi=list(dict.fromkeys(benchjson.mpi_names("mpicc.openmpi") + benchjson.default_mpi())))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,23 @@
 """How much does `--trace` add to what our collective algorithms measure?
 
-Runs, alternately and several times, the same collectives × algorithms ×
-sizes untraced and traced (`mpiscope run … --trace`) on the same Open MPI
-ranks, and prints per case the median over the trials of each run's
-median, the ratio traced / untraced and the difference per traced message
-end (a send or a receive, the events the trace records on one rank).
+Runs, alternately (who goes first alternates between trials) and --trials
+times, the same collectives x algorithms (allgather ring, bruck and
+recursive doubling; allreduce Rabenseifner and recursive doubling; alltoall
+pairwise and linear; bcast binomial and pipelined chain) at 8 B, 1 KiB and
+64 KiB untraced and traced (`mpiscope run ... --trace`), on --np ranks of
+the default MPI, at least --reps-min repetitions (until the CI of the
+median is within 1%, at most 0.5 s per series).
 
-    .venv/bin/python bench/trace_overhead.py [--np 2] [--trials 5]
+The table gives per case the median over the trials of each run's median
+(us), the ratio traced / untraced, the trace events per rank (a message's
+send or receive end, what the trace records on one rank) and the
+difference per event (ns); the last row the geometric mean of the ratios.
+
+To reproduce (about 40 s per trial, three to four minutes with the defaults):
+
+    .venv/bin/python bench/trace_overhead.py --np 2 --trials 5 --reps-min 200 --json trace-overhead.json
 """
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -19,10 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+import benchjson
 from mpiscope.store import samples
-
 from mpiscope.store import ingest as store
-
 from mpiscope.store import trace
 from mpiscope.engine.build import ensure_engine
 
@@ -61,11 +68,16 @@ def one_run(out_root, np_, bench, algos, traced, reps_min):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--np", type=int, default=2, help="ranks (default 2: one per core here)")
-    ap.add_argument("--trials", type=int, default=5)
-    ap.add_argument("--reps-min", type=int, default=200)
-    args = ap.parse_args()
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--np", type=int, default=2, help="ranks (default %(default)s)")
+    ap.add_argument("--trials", type=int, default=5,
+                    help="rounds of every case untraced and traced; the medians are printed "
+                         "(default %(default)s)")
+    ap.add_argument("--reps-min", type=int, default=200,
+                    help="repetitions at least per series (`mpiscope run --reps-min`, default %(default)s)")
+    args = benchjson.parse(ap)
+    if args.trials < 1 or args.np < 2:
+        ap.error("--trials must be at least 1 and --np at least 2")
     ensure_engine("openmpi")
     plain, traced, events = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,18 +90,23 @@ def main():
                         sink.setdefault((bench, *key), []).append(value)
                     events.update({(bench, *k): v for k, v in ev.items()})
             print(f"trial {t + 1}/{args.trials} done", file=sys.stderr)
-    print(f"{args.np} ranks, Open MPI; median over {args.trials} alternating trials of each run's median")
-    print(f"{'bench/algo':<32} {'size':>6} {'untraced us':>12} {'traced us':>10} {'ratio':>7} "
-          f"{'events/rank':>11} {'ns/event':>9}")
-    ratios = []
+    ratios, rows = [], []
     for key in plain:
         a, b = statistics.median(plain[key]), statistics.median(traced.get(key, [float("nan")]))
         n = events.get(key)
-        per = (b - a) / n * 1e9 if n else float("nan")
+        per = (b - a) / n * 1e9 if n else None
         ratios.append(b / a)
-        print(f"{key[0] + '/' + key[1]:<32} {key[2]:>6} {a * 1e6:>12.3f} {b * 1e6:>10.3f} "
-              f"{b / a:>7.3f} {n or float('nan'):>11.0f} {per:>9.1f}")
-    print(f"geometric mean of the ratios: {float(np.exp(np.mean(np.log(ratios)))):.3f}")
+        rows.append([f"{key[0]}/{key[1]}", key[2], a * 1e6, b * 1e6, b / a, n, per])
+    gmean = float(np.exp(np.mean(np.log(ratios))))
+    rows.append(["geometric mean of the ratios", None, None, None, gmean, None, None])
+    t = benchjson.show(f"{args.np} ranks, median over {args.trials} alternating trials of each run's median",
+                       ["bench/algo", "size B", "untraced us", "traced us", "traced / untraced",
+                        "events/rank", "ns/event"], rows)
+    benchjson.write(args, "trace_overhead", [t],
+                    {"cases": benchjson.records(t)[:-1], "geometric_mean_ratio": gmean,
+                     "per_trial_s": [{"bench": k[0], "algo": k[1], "size": k[2], "untraced": plain[k],
+                                      "traced": traced.get(k, [])} for k in plain]},
+                    mpi=benchjson.default_mpi())
 
 
 if __name__ == "__main__":

@@ -1,28 +1,47 @@
-"""mpiscope tune on an emulated Fast Ethernet cluster (README "Tuning the
-library's collectives"), against the targets of issue 15:
+"""`mpiscope tune` on an emulated Fast Ethernet cluster, against its targets.
+Three measurements, one per run of this script (WHAT):
 
-- `tune`: 8 hosts × 1 slot, and 4 hosts × 2 slots, Open MPI and MPICH: the
-  geometric mean of default/tuned over the tuned cells (target ≥ 1.2), the
-  cells slower than 0.97 beyond noise (target none), whether every file was
-  verified as loaded;
+- `tune`: a tune of the collectives (--coll) at --sizes on --layout hosts x
+  slots (8x1 or 4x2) with --mpi (Open MPI or MPICH), verified by
+  default/tuned launch pairs. Tables: the cells measured of the grid (and
+  why the others were left out); every verified cell's rule, speed-up
+  default/tuned with its 95% CI, launches and verdict; and the summary: the
+  geometric mean of default/tuned over all cells and over the cells with a
+  rule, the cells slower than 0.97 beyond noise (Holm-corrected verdict and
+  the interval below 0.97; and the interval alone, uncorrected), whether
+  the file was verified as in effect, and the rules withdrawn.
+  Targets: geometric mean over the tuned cells >= 1.2; no cell slower than
+  0.97 beyond noise; every file verified as loaded.
 - `adaptive`: the same tune with --exhaustive and adaptive, one after the
-  other on the same emulated cluster: cells measured (target ≤ 40% of the
-  exhaustive grid) and agreement of the decisions (target ≥ 95%; two
-  separate measurements, so noise counts against it: also printed, the
-  agreement counting a choice the exhaustive run's own CIs cannot tell from
-  its winner; and the adaptive search replayed on the exhaustive run's own
-  launches, which counts what the search alone loses);
-- `fig629`: seed 000 figure 6.29's case, bcast on a link with α = 90 µs and
-  180 B/µs: the measured binomial → scatter-allgather change-over against
-  the Hockney model's (target within one size step).
+  other on the same emulated cluster. Tables: the adaptive tune's as for
+  `tune`; the cells measured against the exhaustive grid and the agreement
+  of the decisions (the same code; the same name; counting as agreeing a
+  choice the exhaustive run's own CIs cannot tell from its winner: two
+  separate measurements, so noise counts against the agreement) and the
+  cells where they differ; the adaptive search replayed on the exhaustive
+  run's own launches (bench/tune_search_replay.py: what the search alone
+  loses, without run-to-run noise); and the two runs' measurements decided
+  again by each rule, samples pooled and launch as the unit.
+  Targets: cells measured <= 40% of the exhaustive grid; agreement >= 95%.
+- `fig629`: the case of Hamid (2008) figure 6.29, bcast over 8 hosts on a
+  link with alpha = 90 us and 180 B/us (1.5 Gbit/s, --delay us one way):
+  the binomial and scatter-allgather medians per size, and the measured
+  change-over from binomial to scatter-allgather against the Hockney
+  model's. Target: within one size step.
 
-Root, and the heavy lock:
-    flock /tmp/mpiscope-heavy.lock .venv/bin/python bench/tune_fe.py tune --mpi openmpi --layout 8x1
+Needs root (emulated clusters are network namespaces); no peer tool.
+
+To reproduce (as root; `tune` takes tens of minutes, `adaptive` about twice
+as long, `fig629` about ten minutes):
+
+    .venv/bin/python bench/tune_fe.py tune --mpi openmpi --layout 8x1 --json tune-fe-openmpi-8x1.json
+    .venv/bin/python bench/tune_fe.py adaptive --mpi openmpi --layout 8x1 --keep DIR --json tune-fe-adaptive.json
+    .venv/bin/python bench/tune_fe.py fig629 --json tune-fe-fig629.json
 """
 
-import argparse
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -36,6 +55,8 @@ from mpiscope.cluster.spec import make_spec
 from mpiscope.models.costmodels.base import Costs
 from mpiscope.models.costmodels import predict_time
 from mpiscope.tune.default_probe import representatives, same_code
+import benchjson
+import tune_search_replay
 from tune_search_replay import replay
 
 PY = [sys.executable, "-m", "mpiscope.cli"]
@@ -72,31 +93,34 @@ def tune(cluster, mpi, out, *extra):
 
 
 def summary(doc):
+    """A verified tune's tables (cells, verified cells, summary) and its numbers."""
     v = doc["verification"]
     cells = [c for c in v["cells"] if c.get("speedup")]
-    print(f"  cells measured {doc['cells']['measured']} of {doc['cells']['exhaustive']} "
-          f"({doc['cells'].get('same_as_default', 0)} given the default's launches, "
-          f"{doc['cells'].get('same_code', 0)} another algorithm's (the same code), "
-          f"{doc['cells'].get('skipped_by_models', 0)} left out by the cost models, "
-          f"{doc['cells'].get('out_of_reach', 0)} out of reach of a verdict)")
-    print(f"  {'collective':22} {'size':>8} {'rule':28} {'speedup':>8} {'95% CI':>16}  "
-          f"{'launches':>8}  verdict")
-    for c in cells:
-        print(f"  {c['collective']:22} {c['size']:>8} {c['rule']:28} {c['speedup']:8.3f} "
-              f"[{c['speedup_low']:.3f}, {c['speedup_high']:.3f}]  "
-              f"{'/'.join(map(str, c.get('launches', []))) or '-':>8}  {c['verdict']}")
+    show, c0 = benchjson.show, doc["cells"]
+    tables = [show("cells of the grid", ["measured", "exhaustive", "given the default's launches",
+                                         "given another algorithm's (same code)", "left out by the cost models",
+                                         "out of reach of a verdict"],
+                   [[c0["measured"], c0["exhaustive"], c0.get("same_as_default", 0), c0.get("same_code", 0),
+                     c0.get("skipped_by_models", 0), c0.get("out_of_reach", 0)]])]
+    tables.append(show("verified cells: speed-up default / tuned", ["collective", "size B", "rule", "speed-up",
+                                                                     "CI low", "CI high", "launches", "verdict"],
+                       [[c["collective"], c["size"], c["rule"], c["speedup"], c["speedup_low"], c["speedup_high"],
+                         "/".join(map(str, c.get("launches", []))) or None, c["verdict"]] for c in cells]))
     tuned = [c for c in cells if c["rule"] != "default"]
     gm_tuned = (math.exp(sum(math.log(c["speedup"]) for c in tuned) / len(tuned))
                 if tuned else None)
     # beyond noise: the verdict, corrected for the number of cells (Holm), and the 95% interval
     slow = [c for c in cells if c["verdict"] == "tuned slower" and c["speedup_high"] < 0.97]
     per_cell = [c for c in cells if c["speedup_high"] < 0.97]
-    print(f"  geometric mean default/tuned, all cells: {v['geomean_speedup']:.3f}; cells with a "
-          f"rule ({len(tuned)}): {gm_tuned if gm_tuned is None else round(gm_tuned, 3)}")
-    print(f"  cells slower than 0.97 beyond noise: {len(slow)} (interval below 0.97 before the "
-          f"correction for {len(cells)} cells: {len(per_cell)}); file in effect: "
-          f"{v['file_in_effect']} (checked by {v['checked_by']}); withdrawn: "
-          f"{len(doc['withdrawn'])}; last withdrawal verified: {v['last_withdrawal_verified']}")
+    tables.append(show(
+        "summary", ["geometric mean, all cells", "cells with a rule", "geometric mean, cells with a rule",
+                    "slower than 0.97 beyond noise", "interval below 0.97, uncorrected", "cells",
+                    "file in effect", "checked by", "withdrawn", "last withdrawal verified"],
+        [[v["geomean_speedup"], len(tuned), gm_tuned, len(slow), len(per_cell), len(cells),
+          str(v["file_in_effect"]), v["checked_by"], len(doc["withdrawn"]), str(v["last_withdrawal_verified"])]],
+        ["targets: geometric mean over the cells with a rule >= 1.2; none slower than 0.97 beyond noise; "
+         "the file in effect"]))
+    return tables
 
 
 def cmd_tune(args):
@@ -107,8 +131,8 @@ def cmd_tune(args):
                    "--time-budget", str(args.time_budget), "--repeat", str(args.repeat),
                    "--verify-repeat", str(args.verify_repeat),
                    *(["--skip", args.skip] if args.skip else []))
-        print(f"{args.mpi} {doc['version']} on {args.layout} Fast Ethernet")
-        summary(doc)
+        print(f"\n{args.mpi} {doc['version']} on {args.layout} Fast Ethernet\n")
+        return summary(doc), {"tune": doc}
 
 
 def cmd_adaptive(args):
@@ -125,39 +149,42 @@ def cmd_adaptive(args):
         side_by_side = {pooled: (_decisions(Path(tmp) / "full", pooled),
                                  _decisions(Path(tmp) / "adap", pooled)) for pooled in (True, False)}
         replayed = replay(Path(tmp) / "full", args.repeat)
-    print(f"{args.mpi} {adap['version']} on {args.layout} Fast Ethernet, adaptive (verified "
-          f"with {args.verify_repeat} default/tuned pairs)")
-    summary(adap)
+    print(f"\n{args.mpi} {adap['version']} on {args.layout} Fast Ethernet, adaptive (verified "
+          f"with {args.verify_repeat} default/tuned pairs)\n")
+    tables = summary(adap)
     a, f = searched(adap), searched(full)
     same = same_choice(adap)
     agree = sum(same(k, a[k], f[k]) for k in f) / len(f)
     ties = sum(same(k, a[k], f[k]) or _tied(full, k, a[k]) for k in f) / len(f)
-    for d, what in ((f, "exhaustive"), (a, "adaptive")):
-        changed = sum(w != "default" for w in d.values())
-        print(f"  {what}: {changed} of {len(d)} cells decided for an algorithm other than the "
-              f"default")
-    print(f"adaptive measured {adap['cells']['measured']} cells of the exhaustive grid's "
-          f"{full['cells']['measured']} ({100 * adap['cells']['measured'] / full['cells']['measured']:.0f}%); "
-          f"the searches' decisions (before any withdrawal) run the same code on "
-          f"{100 * agree:.0f}% of {len(f)} cells (the same name on "
-          f"{100 * sum(a[k] == f[k] for k in f) / len(f):.0f}%); counting as agreeing a "
-          f"different choice the exhaustive run's own CIs cannot tell from its winner: "
-          f"{100 * ties:.0f}%")
-    for k in f:
-        if a[k] != f[k]:
-            print(f"  {k[0]} {k[2]} B: exhaustive {f[k]}, adaptive {a[k]}"
-                  + (" (the same code)" if same(k, a[k], f[k]) else
-                     " (tied in the exhaustive data)" if _tied(full, k, a[k]) else ""))
-    print("the adaptive search replayed on the exhaustive run's own launches (what the search "
-          "alone loses, without the run-to-run noise; bench/tune_search_replay.py):")
-    print("\n".join("  " + line for line in replayed))
-    print("the same two runs' measurements decided again by each rule (cells measured in both):")
+    show = benchjson.show
+    tables.append(show(
+        "adaptive against exhaustive (the searches' decisions, before any withdrawal)",
+        ["cells measured, adaptive", "exhaustive", "measured %", "cells", "same code %", "same name %",
+         "same code or tied %", "not the default, exhaustive", "not the default, adaptive"],
+        [[adap["cells"]["measured"], full["cells"]["measured"],
+          100 * adap["cells"]["measured"] / full["cells"]["measured"], len(f), 100 * agree,
+          100 * sum(a[k] == f[k] for k in f) / len(f), 100 * ties, sum(w != "default" for w in f.values()),
+          sum(w != "default" for w in a.values())]],
+        ["tied: a different choice the exhaustive run's own CIs cannot tell from its winner",
+         "targets: cells measured <= 40% of the exhaustive grid; agreement >= 95%"]))
+    differ = [[k[0], k[2], f[k], a[k], "the same code" if same(k, a[k], f[k]) else
+               "tied in the exhaustive data" if _tied(full, k, a[k]) else ""] for k in f if a[k] != f[k]]
+    if differ:
+        tables.append(show("cells where the decisions differ", ["collective", "size B", "exhaustive", "adaptive",
+                                                                "note"], differ))
+    print("the adaptive search replayed on the exhaustive run's own launches (what the search alone loses, "
+          "without the run-to-run noise; bench/tune_search_replay.py):\n")
+    tables += tune_search_replay.tables(replayed)
+    both_rows = []
     for pooled, (fd, ad) in side_by_side.items():
         both = [k for k in fd if k in ad]
-        print(f"  {'pooled samples (one launch per cell)' if pooled else 'launch as the unit':38} "
-              f"agree on {sum(fd[k] == ad[k] for k in both)} of {len(both)}; cells not the "
-              f"default: exhaustive {sum(v != 'default' for v in fd.values())}, adaptive "
-              f"{sum(ad[k] != 'default' for k in both)}")
+        both_rows.append(["pooled samples (one launch per cell)" if pooled else "launch as the unit",
+                          sum(fd[k] == ad[k] for k in both), len(both), sum(v != "default" for v in fd.values()),
+                          sum(ad[k] != "default" for k in both)])
+    tables.append(show("the two runs' measurements decided again by each rule (cells measured in both)",
+                       ["rule", "agree", "cells", "not the default, exhaustive", "not the default, adaptive"],
+                       both_rows))
+    return tables, {"exhaustive": full, "adaptive": adap, "replay": replayed}
 
 
 def searched(doc):
@@ -244,17 +271,20 @@ def cmd_fig629(args):
         med = {r["algorithm"]: r["median_s"] for r in d["rows"]}
         if "binomial" in med and "scatter_allgather" in med:
             seq.append((d["size"], med["binomial"], med["scatter_allgather"]))
-            print(f"  {d['size']:>8} B  binomial {med['binomial'] * 1e6:9.1f} µs  "
-                  f"scatter-allgather {med['scatter_allgather'] * 1e6:9.1f} µs")
+    show = benchjson.show
+    tables = [show(f"bcast, 8 hosts, alpha = 90 us, 180 B/us (delay {args.delay} us)",
+                   ["size B", "binomial us", "scatter-allgather us"],
+                   [[size, b * 1e6, sa * 1e6] for size, b, sa in seq])]
     measured = next((s for s, b, sa in seq if sa < b), None)
     costs = Costs.hockney(alpha, 1 / bw)
     model = _model_crossover(costs)
     sizes = [s for s, _, _ in seq]
-    print(f"measured binomial → scatter-allgather at {measured} B; Hockney model at {model} B "
-          f"(grid {sizes})")
-    if measured and model:
-        steps = abs(math.log2(measured) - math.log2(model)) / math.log2(sizes[1] / sizes[0])
-        print(f"  {steps:.1f} size steps apart (target: within 1)")
+    steps = (abs(math.log2(measured) - math.log2(model)) / math.log2(sizes[1] / sizes[0])
+             if measured and model and len(sizes) > 1 else None)
+    tables.append(show("change-over from binomial to scatter-allgather",
+                       ["measured B", "Hockney model B", "size steps apart"], [[measured, model, steps]],
+                       [f"grid: {sizes}", "target: within 1 size step"]))
+    return tables, {"tune": doc, "measured_crossover": measured, "model_crossover": model, "steps": steps}
 
 
 def _model_crossover(costs, p=8):
@@ -273,24 +303,37 @@ def _model_crossover(costs, p=8):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("tune", "adaptive", "fig629"))
-    ap.add_argument("--mpi", default="openmpi", choices=("openmpi", "mpich"))
-    ap.add_argument("--layout", default="8x1", help="hosts x slots (8x1 or 4x2)")
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("what", choices=("tune", "adaptive", "fig629"), help="which measurement (see above)")
+    ap.add_argument("--mpi", default="openmpi", choices=("openmpi", "mpich"),
+                    help="the MPI tuned (default %(default)s; fig629 always Open MPI)")
+    ap.add_argument("--layout", default="8x1", help="hosts x slots: 8x1 or 4x2 (default %(default)s)")
     ap.add_argument("--coll", default="allreduce,bcast,reduce,allgather,alltoall,"
-                                      "reduce_scatter_block,gather,scatter,barrier")
-    ap.add_argument("--sizes", default=DEFAULT_SIZES)
-    ap.add_argument("--time-budget", type=float, default=0.3)
+                                      "reduce_scatter_block,gather,scatter,barrier",
+                    help="collectives tuned (tune --coll; default %(default)s)")
+    ap.add_argument("--sizes", default=DEFAULT_SIZES,
+                    help=f"message sizes (tune --sizes; default {DEFAULT_SIZES}, fig629 2K-512K:x2)")
+    ap.add_argument("--time-budget", type=float, default=0.3,
+                    help="seconds at most per series (tune --time-budget; default %(default)s)")
     ap.add_argument("--skip", default="", help="algorithm names never forced (passed to tune)")
-    ap.add_argument("--repeat", type=int, default=3, help="rounds of launches (tune --repeat)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of launches (tune --repeat; default %(default)s)")
     ap.add_argument("--verify-repeat", type=int, default=3,
-                    help="default/tuned launch pairs of the verification (tune --verify-repeat)")
-    ap.add_argument("--delay", type=float, default=70.0, help="fig629: one-way delay added (µs)")
+                    help="default/tuned launch pairs of the verification (tune --verify-repeat; default "
+                         "%(default)s)")
+    ap.add_argument("--delay", type=float, default=70.0,
+                    help="fig629: one-way delay added, us (default %(default)s)")
     ap.add_argument("--keep", metavar="DIR", help="copy every tune's output directory into DIR")
-    args = ap.parse_args()
+    args = benchjson.parse(ap)
+    if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", args.layout):
+        ap.error(f"--layout: hosts x slots, e.g. 8x1 or 4x2, got '{args.layout}'")
+    if os.geteuid() != 0:
+        sys.exit("emulated clusters need root")
     global KEEP
     KEEP = args.keep
-    {"tune": cmd_tune, "adaptive": cmd_adaptive, "fig629": cmd_fig629}[args.what](args)
+    tables, results = {"tune": cmd_tune, "adaptive": cmd_adaptive, "fig629": cmd_fig629}[args.what](args)
+    mpi = "openmpi" if args.what == "fig629" else args.mpi
+    benchjson.write(args, "tune_fe", tables, results,
+                    mpi=benchjson.mpi_names({"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}[mpi]))
 
 
 if __name__ == "__main__":

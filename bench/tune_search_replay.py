@@ -3,24 +3,36 @@
 `bench/tune_fe.py adaptive` compares an adaptive tune with an exhaustive one
 measured separately, so its agreement mixes two things: what the search
 loses by not measuring every cell, and run-to-run noise. This script takes
-one exhaustive tune kept with `--keep` (its tune.json and runs/), and runs
+one exhaustive tune's output directory (its tune.json and runs/, e.g. kept
+by `bench/tune_fe.py adaptive --keep DIR` as DIR/<cluster>-full), and runs
 the search again offline with the measurements served from those runs
-(each cell's launches as they were measured): cells measured and agreement
-with the exhaustive decisions then count the search's loss alone.
+(each cell's launches as they were measured): the cells measured and the
+agreement with the exhaustive decisions then count the search's loss alone.
 `bench/tune_fe.py adaptive` prints this replay of its own exhaustive run too.
 
-    .venv/bin/python bench/tune_search_replay.py KEEP/<cluster>-full
+The tables give: the cells the adaptive search measured of the exhaustive
+grid (and why it left the others out) and on how many cells its decisions
+run the same code as the exhaustive ones (and have the same name); the
+exhaustive tune's own verdicts where the default runs the forced algorithm
+exactly (the same code twice: 'same' is expected but for false alarms);
+the decisions that differ; and the algorithms measured per size of each
+collective.
 
-No MPI and no cluster: seconds. Prints the cells the search measured, the
-decisions that differ, and the sizes measured per collective.
+No MPI and no cluster (except that, for an Open MPI tune that did not
+record which algorithm its default runs, that is read from the installed
+Open MPI when it is the tune's version): seconds.
+
+To reproduce:
+
+    .venv/bin/python bench/tune_search_replay.py DIR/<cluster>-full --repeat 3 --json tune-search-replay.json
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import benchjson
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples
 from mpiscope.tune import tuner as T
@@ -58,13 +70,13 @@ def replayed(stored: Samples):
     return measure_jobs
 
 
-def replay(keep: Path, repeat: int = 3) -> list:
+def replay(keep: Path, repeat: int = 3) -> dict:
     """The adaptive search run again on the exhaustive tune kept in `keep`
-    (measured with --repeat `repeat`):
-    the lines to print (cells, agreement, differences, sizes per collective).
+    (measured with --repeat `repeat`): its numbers (cells, agreement,
+    differences, sizes per collective; see tables()).
     Exits with a message when `keep` holds no exhaustive tune."""
     if not (keep / "tune.json").exists() or not (keep / "runs").is_dir():
-        sys.exit(f"{keep}: no tune.json and runs/ here; give the output directory of a "
+        sys.exit(f"{keep}: no tune.json and runs/ in it; give the output directory of a "
                  "tune run with --exhaustive (bench/tune_fe.py adaptive --keep DIR keeps one)")
     doc = json.loads((keep / "tune.json").read_text())
     if doc["cells"]["measured"] != doc["cells"]["exhaustive"]:
@@ -100,50 +112,73 @@ def replay(keep: Path, repeat: int = 3) -> list:
     unlike = [k for k in differ if not same_code(reps, *k, full.winners.get(k, DEFAULT),
                                                  adap.winners.get(k, DEFAULT))]
     counts = adap.cell_counts()
-    m, e = counts["measured"], full.cell_counts()["measured"]
-    lines = [f"{doc['library']} {doc['version']}, p={doc['p']}: the adaptive search measured {m} of "
-             f"{e} cells ({100 * m / e:.0f}%; {counts['same_as_default']} had the default's launches, "
-             f"{counts['same_code']} another algorithm's (the same code there), "
-             f"{counts['skipped_by_models']} left out by the cost models, "
-             f"{counts['out_of_reach']} out of reach of a verdict); its decisions run the same "
-             f"code as the exhaustive ones on {len(cells) - len(unlike)} of {len(cells)} "
-             f"({100 * (len(cells) - len(unlike)) / len(cells):.0f}%; the same name on "
-             f"{len(cells) - len(differ)})"]
-    lines.append(same_check(doc, runs))
-    for k in differ:
-        lines.append(f"  {k[0]} {k[1]} B: exhaustive {full.winners.get(k, DEFAULT)}, adaptive "
-                     f"{adap.winners.get(k, DEFAULT)}" + ("" if k in unlike else " (the same code)"))
+    per_size = {}
     for c in colls:
         by = {}
         for s, n in adap.measured[c]:
             by[s] = by.get(s, 0) + 1
-        lines.append(f"  {c} ({len(full.names[c])} with the default), algorithms measured per size: "
-                     + " ".join(f"{s}:{by.get(s, 0)}" for s in full.sizes_of(c)))
-    return lines
+        per_size[c] = {"algorithms": len(full.names[c]), "measured": {s: by.get(s, 0) for s in full.sizes_of(c)}}
+    return {"library": doc["library"], "version": doc["version"], "p": doc["p"],
+            "measured": counts["measured"], "exhaustive": full.cell_counts()["measured"],
+            "same_as_default": counts["same_as_default"], "same_code": counts["same_code"],
+            "skipped_by_models": counts["skipped_by_models"], "out_of_reach": counts["out_of_reach"],
+            "cells": len(cells), "agree_same_code": len(cells) - len(unlike),
+            "agree_same_name": len(cells) - len(differ),
+            "exact_default_verdicts": same_check(doc, runs),
+            "differ": [{"collective": k[0], "size": k[1], "exhaustive": full.winners.get(k, DEFAULT),
+                        "adaptive": adap.winners.get(k, DEFAULT), "same_code": k not in unlike} for k in differ],
+            "per_size": per_size}
 
 
-def same_check(doc, runs) -> str:
+def tables(got: dict, show=benchjson.show) -> list:
+    """replay()'s numbers as the tables printed."""
+    m, e, n = got["measured"], got["exhaustive"], got["cells"]
+    out = [show(f"{got['library']} {got['version']}, p={got['p']}: the adaptive search replayed on the "
+                "exhaustive tune's launches",
+                ["cells measured", "of the exhaustive", "measured %", "given the default's launches",
+                 "given another algorithm's (same code)", "left out by the cost models",
+                 "out of reach of a verdict", "decisions running the same code", "with the same name",
+                 "cells", "same code %"],
+                [[m, e, 100 * m / e, got["same_as_default"], got["same_code"], got["skipped_by_models"],
+                  got["out_of_reach"], got["agree_same_code"], got["agree_same_name"], n,
+                  100 * got["agree_same_code"] / n]])]
+    verdicts = got["exact_default_verdicts"]
+    if verdicts:
+        out.append(show("the exhaustive tune's verdicts, forced against default, where the default runs "
+                        "the forced algorithm exactly", ["verdict", "cells"],
+                        [[k, v] for k, v in sorted(verdicts.items(), key=str)]))
+    if got["differ"]:
+        out.append(show("decisions that differ", ["collective", "size B", "exhaustive", "adaptive",
+                                                  "the same code"],
+                        [[d["collective"], d["size"], d["exhaustive"], d["adaptive"],
+                          "yes" if d["same_code"] else "no"] for d in got["differ"]]))
+    out.append(show("algorithms the adaptive search measured per size",
+                    ["collective", "algorithms with the default", "size:measured"],
+                    [[c, x["algorithms"], " ".join(f"{s}:{k}" for s, k in x["measured"].items())]
+                     for c, x in got["per_size"].items()]))
+    return out
+
+
+def same_check(doc, runs) -> dict:
     """What the exhaustive tune, which measured both, said of each cell where
-    the default runs an algorithm exactly as forced: the same code twice, so
-    its verdicts should be 'same' but for the tests' false alarms."""
+    the default runs an algorithm exactly as forced ({verdict: cells}): the
+    same code twice, so its verdicts should be 'same' but for the tests'
+    false alarms."""
     verdicts = {}
     for d in doc["decisions"]:
         name, exact = runs.get((d["collective"], d["size"]), (None, False))
         for r in d["rows"] if exact else []:
             if r["algorithm"] == name:
                 verdicts[r.get("verdict")] = verdicts.get(r.get("verdict"), 0) + 1
-    n = sum(verdicts.values())
-    return (f"  the exhaustive tune's verdicts on the {n} cells where the default runs the forced "
-            "algorithm exactly, forced against default: "
-            + (", ".join(f"{k} {v}" for k, v in sorted(verdicts.items(), key=str)) or "none"))
+    return verdicts
 
 
 def reading(doc, catalog, cells) -> tuple:
     """(default_runs, runs_as): the algorithm the default runs at each cell
     and whether exactly as forced, and the forced algorithms that run another
-    configuration's code (default_probe.py). From the tune, or read now
-    from this machine's Open MPI when it is the tune's version (tunes before
-    default_probe.py read them did not keep them); else none."""
+    configuration's code (default_probe.py). From the tune when its
+    tune.json holds them (default_runs, runs_as), else read now from the
+    installed Open MPI when it is the tune's version; else none."""
     if doc.get("default_runs") and "runs_as" in doc:
         return ({(r["collective"], r["size"]): (r["algorithm"], r["as_forced"])
                  for r in doc["default_runs"] if r["p"] == doc["p"]},
@@ -162,11 +197,14 @@ def reading(doc, catalog, cells) -> tuple:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("keep", type=Path, help="an exhaustive tune's output directory (tune.json, runs/)")
-    ap.add_argument("--repeat", type=int, default=3, help="the tune's --repeat (3)")
-    args = ap.parse_args()
-    print("\n".join(replay(args.keep, args.repeat)))
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("keep", metavar="DIR", type=Path,
+                    help="an exhaustive tune's output directory (tune.json, runs/)")
+    ap.add_argument("--repeat", type=int, default=3, help="the tune's --repeat (default %(default)s)")
+    args = benchjson.parse(ap)
+    got = replay(args.keep, args.repeat)
+    library = {"openmpi": "Open MPI", "mpich": "MPICH"}.get(got["library"], got["library"])
+    benchjson.write(args, "tune_search_replay", tables(got), got, mpi=[f"{library} {got['version']}"])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,126 @@
+"""The bench scripts' command lines and the JSON document they write: every
+script answers --help (what it measures, the command that reproduces it,
+--json among its options), and bench/benchjson.py writes a document with
+its context and tables, refusing an unwritable --json FILE before anything
+is measured. No MPI is started."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+import benchjson  # noqa: E402
+
+SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name != "benchjson.py")
+CONTEXT_KEYS = ("date", "commit", "command", "options", "machine", "mpi")
+
+
+def run_script(script: Path, *args, timeout=120):
+    return subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=BENCH.parent)
+
+
+def test_every_script_is_found():
+    assert len(SCRIPTS) >= 20, [p.name for p in SCRIPTS]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_help(script):
+    p = run_script(script, "--help")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "--json" in p.stdout
+    # the command that reproduces the script's numbers comes last
+    assert f".venv/bin/python bench/{script.name}" in p.stdout.split("To reproduce", 1)[-1], p.stdout[-600:]
+
+
+# ---------------------------------------------------------------- benchjson
+
+def test_write_holds_context_and_tables(tmp_path):
+    args = argparse.Namespace(json=tmp_path / "out.json", rounds=3, where=tmp_path)
+    t = benchjson.table("latency", ["size B", "median us"], [[8, 0.25], [1024, 0.61]], ["target: <= 1"])
+    benchjson.write(args, "example", [t], {"samples": [0.25, float("nan")]}, mpi=["Open MPI 4.1.4"])
+    doc = json.loads(args.json.read_text())
+    assert doc["schema_version"] == benchjson.SCHEMA_VERSION and doc["bench"] == "example"
+    assert all(k in doc["context"] for k in CONTEXT_KEYS), doc["context"].keys()
+    ctx = doc["context"]
+    assert ctx["mpi"] == ["Open MPI 4.1.4"]
+    assert ctx["options"] == {"rounds": 3, "where": str(tmp_path)}  # --json itself is not an option of the numbers
+    assert ctx["command"].startswith(".venv/bin/python ")
+    assert ctx["machine"]["cores"] >= 1
+    assert doc["tables"] == [{"title": "latency", "columns": ["size B", "median us"],
+                              "rows": [[8, 0.25], [1024, 0.61]], "notes": ["target: <= 1"]}]
+    assert doc["results"] == {"samples": [0.25, None]}  # JSON has no NaN
+
+
+def test_without_json_nothing_is_written(tmp_path):
+    benchjson.write(argparse.Namespace(json=None), "example", [])
+    assert not list(tmp_path.iterdir())
+
+
+def test_printed_table_shows_the_stored_numbers(capsys):
+    t = benchjson.show("t", ["name", "value s"], [["a", 1.23456], ["b", None]], ["a note"])
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["t", "  name  value s", "  a       1.235", "  b           -", "  a note", ""]
+    assert t["rows"] == [["a", 1.23456], ["b", None]]
+
+
+def _parser():
+    ap = benchjson.parser("What it measures.\n\nTo reproduce:\n\n    .venv/bin/python bench/x.py\n")
+    ap.add_argument("--trials", type=int, default=1, help="trials")
+    return ap
+
+
+def test_parser_puts_the_command_last():
+    text = _parser().format_help()
+    assert text.index("What it measures.") < text.rindex("--trials") < text.index(".venv/bin/python bench/x.py")
+
+
+def test_check_json_path_refuses_a_directory(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        benchjson.parse(_parser(), ["--json", str(tmp_path)])
+    assert e.value.code == 2
+    assert "--json" in capsys.readouterr().err
+
+
+def test_check_json_path_refuses_a_missing_parent(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        benchjson.parse(_parser(), ["--json", str(tmp_path / "no" / "such" / "out.json")])
+    assert e.value.code == 2
+    assert "--json" in capsys.readouterr().err
+
+
+def test_check_json_path_accepts_a_new_file(tmp_path):
+    args = benchjson.parse(_parser(), ["--json", str(tmp_path / "out.json"), "--trials", "2"])
+    assert args.json == tmp_path / "out.json" and args.trials == 2
+
+
+def test_a_script_refuses_an_unwritable_json_before_measuring(tmp_path):
+    p = run_script(BENCH / "cli_startup.py", "--rounds", "1", "--json", tmp_path / "missing" / "out.json")
+    assert p.returncode == 2 and "--json" in p.stderr and not p.stdout
+
+
+# ---------------------------------------------------------------- one bench, end to end
+
+def test_cli_startup_writes_its_document(tmp_path):
+    out = tmp_path / "cli-startup.json"
+    p = run_script(BENCH / "cli_startup.py", "--rounds", "1", "--json", out, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    assert doc["bench"] == "cli_startup"
+    assert all(k in doc["context"] for k in CONTEXT_KEYS)
+    assert doc["context"]["options"] == {"rounds": 1, "via_module": False}
+    assert doc["context"]["mpi"] == []
+    [table] = doc["tables"]
+    assert table["columns"][0] == "command" and len(table["rows"]) == 4
+    assert all(isinstance(v, (int, float)) for row in table["rows"] for v in row[1:])
+    # the terminal shows the same rows
+    for row in table["rows"]:
+        assert row[0] in p.stdout
+    assert set(doc["results"]["wall_s"]) == {row[0] for row in table["rows"]}
