@@ -16,7 +16,7 @@ from mkdocs.structure.files import File
 from mpiscope.cli.commands import COMMANDS
 from mpiscope.cli.main import build_parser
 
-WIDTH = 100
+WIDTH = 80
 
 
 def _formatter(parser):
