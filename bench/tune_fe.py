@@ -54,7 +54,7 @@ from mpiscope.cluster import manager
 from mpiscope.cluster.spec import make_spec
 from mpiscope.models.costmodels.base import Costs
 from mpiscope.models.costmodels import predict_time
-from mpiscope.tune.default_probe import representatives, same_code
+from mpiscope.tune.readings import representatives, same_code
 import benchjson
 import tune_search_replay
 from tune_search_replay import replay
@@ -206,7 +206,7 @@ def _decisions(out, pooled):
     from mpiscope.store.ingest import load
     from mpiscope.store.series import all_series_samples
     from mpiscope.tune.decide import decide
-    from mpiscope.tune.measure import Samples
+    from mpiscope.tune.samples import Samples
 
     samples, names = Samples(), {}
     for i, run_dir in enumerate(sorted(p for p in (out / "runs").iterdir() if p.is_dir()
@@ -232,7 +232,7 @@ def _decisions(out, pooled):
 def same_choice(doc):
     """same(key, a, b): whether rules choosing a and b at key (collective, p,
     size) run the same code, as the tune read it under gdb (default_runs,
-    runs_as; default_probe.same_code)."""
+    runs_as; readings.same_code)."""
     reps = {}
     for p in doc.get("ps") or [doc["p"]]:
         runs = {(r["collective"], r["size"]): (r["algorithm"], r["as_forced"])

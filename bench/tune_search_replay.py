@@ -35,10 +35,12 @@ from types import SimpleNamespace
 import benchjson
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples
+from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.library import Reading
 from mpiscope.tune import tuner as T
-from mpiscope.tune.default_probe import representatives, same_code
-from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
-from mpiscope.tune.measure import Samples
+from mpiscope.tune.measure import Launches
+from mpiscope.tune.readings import representatives, same_code
+from mpiscope.tune.samples import Samples
 
 
 def stored_samples(runs: Path) -> Samples:
@@ -59,15 +61,19 @@ def stored_samples(runs: Path) -> Samples:
     return out
 
 
-def replayed(stored: Samples):
-    """measure_jobs serving every job from the stored launches."""
-    def measure_jobs(plan, catalog, jobs, samples, repeat=1, say=print):
+class Replayed(Launches):
+    """Launches serving every job from the stored launches."""
+
+    def __init__(self, stored: Samples):
+        super().__init__(None)
+        self.stored = stored
+
+    def measure(self, plan, jobs, samples, repeat=1, say=print):
         for coll, pairs in jobs.items():
             for name, sizes in pairs:
                 for size in sizes:
-                    for launch, values in stored.values.get((coll, name, size), []):
+                    for launch, values in self.stored.values.get((coll, name, size), []):
                         samples.add(coll, name, size, values, launch)
-    return measure_jobs
 
 
 def replay(keep: Path, repeat: int = 3) -> dict:
@@ -82,8 +88,7 @@ def replay(keep: Path, repeat: int = 3) -> dict:
     if doc["cells"]["measured"] != doc["cells"]["exhaustive"]:
         sys.exit(f"{keep}: this tune measured {doc['cells']['measured']} of "
                  f"{doc['cells']['exhaustive']} cells; replaying needs an exhaustive one")
-    measure_jobs = T.measure_jobs
-    T.measure_jobs = replayed(stored_samples(keep / "runs"))
+    launches = Replayed(stored_samples(keep / "runs"))
     catalog = Catalog(doc["library"], doc["version"],
                       {c: [Algorithm(a["name"], a["value"], a.get("container")) for a in algs]
                        for c, algs in doc["algorithms"].items()}, "replay")
@@ -96,28 +101,27 @@ def replay(keep: Path, repeat: int = 3) -> dict:
 
     def search(adaptive):
         cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive, repeat=repeat)
-        t = T.Tuner(plan, catalog, cfg, None, say=lambda *_: None)
-        t.default_runs, t.runs_as = runs, runs_as
+        t = T.Tuner(plan, catalog, cfg, launches, say=lambda *_: None)
+        t.reading = Reading(runs, runs_as)
         t.search()
         return t
 
-    try:
-        full, adap = search(False), search(True)
-    finally:
-        T.measure_jobs = measure_jobs
-    cells = [(c, s) for c in colls for s in full.sizes_of(c)]
-    differ = [k for k in cells if full.winners.get(k, DEFAULT) != adap.winners.get(k, DEFAULT)]
+    full, adap = search(False), search(True)
+    full_w, adap_w = full.decisions.winners, adap.decisions.winners
+    cells = [(c, s) for c in colls for s in full.cfg.sizes_of(c)]
+    differ = [k for k in cells if full_w.get(k, DEFAULT) != adap_w.get(k, DEFAULT)]
     # a rule naming an algorithm that runs the same code as the other's choice is the same rule
     reps = representatives(runs, runs_as)
-    unlike = [k for k in differ if not same_code(reps, *k, full.winners.get(k, DEFAULT),
-                                                 adap.winners.get(k, DEFAULT))]
+    unlike = [k for k in differ if not same_code(reps, *k, full_w.get(k, DEFAULT),
+                                                 adap_w.get(k, DEFAULT))]
     counts = adap.cell_counts()
     per_size = {}
     for c in colls:
         by = {}
-        for s, n in adap.measured[c]:
+        for s, n in adap.measured.cells[c]:
             by[s] = by.get(s, 0) + 1
-        per_size[c] = {"algorithms": len(full.names[c]), "measured": {s: by.get(s, 0) for s in full.sizes_of(c)}}
+        per_size[c] = {"algorithms": len(full.names[c]),
+                       "measured": {s: by.get(s, 0) for s in full.cfg.sizes_of(c)}}
     return {"library": doc["library"], "version": doc["version"], "p": doc["p"],
             "measured": counts["measured"], "exhaustive": full.cell_counts()["measured"],
             "same_as_default": counts["same_as_default"], "same_code": counts["same_code"],
@@ -125,8 +129,8 @@ def replay(keep: Path, repeat: int = 3) -> dict:
             "cells": len(cells), "agree_same_code": len(cells) - len(unlike),
             "agree_same_name": len(cells) - len(differ),
             "exact_default_verdicts": same_check(doc, runs),
-            "differ": [{"collective": k[0], "size": k[1], "exhaustive": full.winners.get(k, DEFAULT),
-                        "adaptive": adap.winners.get(k, DEFAULT), "same_code": k not in unlike} for k in differ],
+            "differ": [{"collective": k[0], "size": k[1], "exhaustive": full_w.get(k, DEFAULT),
+                        "adaptive": adap_w.get(k, DEFAULT), "same_code": k not in unlike} for k in differ],
             "per_size": per_size}
 
 
@@ -176,7 +180,7 @@ def same_check(doc, runs) -> dict:
 def reading(doc, catalog, cells) -> tuple:
     """(default_runs, runs_as): the algorithm the default runs at each cell
     and whether exactly as forced, and the forced algorithms that run another
-    configuration's code (default_probe.py). From the tune when its
+    configuration's code (mpilibs: read_defaults). From the tune when its
     tune.json holds them (default_runs, runs_as), else read now from the
     installed Open MPI when it is the tune's version; else none."""
     if doc.get("default_runs") and "runs_as" in doc:
@@ -184,15 +188,16 @@ def reading(doc, catalog, cells) -> tuple:
                  for r in doc["default_runs"] if r["p"] == doc["p"]},
                 {(r["collective"], r["size"], r["algorithm"]): r["runs"]
                  for r in doc["runs_as"] if r["p"] == doc["p"]})
+    from mpiscope import mpilibs
     from mpiscope.engine.mpi import find_mpi
-    from mpiscope.tune import default_probe
-    from mpiscope.tune.measure import forcing_mca
+    from mpiscope.tune import probes
     mpi = find_mpi(mpi=doc["library"])
-    if doc["library"] != "openmpi" or not default_probe.available(mpi) or mpi.version != doc["version"]:
+    lib = mpilibs.of(mpi)
+    if not lib.reads_under_gdb(mpi) or mpi.version != doc["version"]:
         return {}, {}
     names = {c: T.usable(catalog, c, doc["p"]) for c in {c for c, _ in cells}}
-    got = default_probe.read_cells(mpi, catalog, doc["p"], cells, names,
-                                   lambda forced: forcing_mca(catalog, forced))
+    got = lib.read_defaults(mpi, probes.build(mpi, "collcall"), catalog, doc["p"], cells, names,
+                            lambda forced: lib.forcing(catalog, forced))
     return got.default_runs, got.runs_as
 
 

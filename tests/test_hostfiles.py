@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
+from mpiscope import mpilibs
 from mpiscope.common import hostfiles
 from mpiscope.common.errors import UsageError
 
@@ -40,11 +41,11 @@ def test_nodes_and_ppn_select_hosts_and_slots():
 
 def test_each_launchers_syntax():
     hosts = [("a", 2), ("b", 1)]
-    assert hostfiles.render("openmpi", hosts, 3) == "a slots=2\nb slots=1\n"
-    assert hostfiles.render("hydra", hosts, 3) == "a:2\nb:1\n"
-    assert hostfiles.render("slurm", hosts, 3) == "a\na\nb\n"
+    assert hostfiles.render("slots", hosts, 3) == "a slots=2\nb slots=1\n"
+    assert hostfiles.render("colon", hosts, 3) == "a:2\nb:1\n"
+    assert hostfiles.render("ranks", hosts, 3) == "a\na\nb\n"
     # more ranks than slots: Slurm's list goes round again from the first host
-    assert hostfiles.render("slurm", hosts, 5) == "a\na\nb\na\na\n"
+    assert hostfiles.render("ranks", hosts, 5) == "a\na\nb\na\na\n"
 
 
 def test_ranks_on_this_machine_count_under_any_of_its_names():
@@ -61,23 +62,24 @@ host_names = st.from_regex(r"[a-z][a-z0-9.-]{0,15}", fullmatch=True)
 def test_written_hostfiles_read_back(d):
     hosts = list(d.items())
     np = sum(d.values())
-    for syntax in hostfiles.SYNTAXES:
-        assert hostfiles.parse(hostfiles.render(syntax, hosts, np)) == hosts
+    for form in hostfiles.FORMS:
+        assert hostfiles.parse(hostfiles.render(form, hosts, np)) == hosts
 
 
 def test_a_launchers_own_hostfile_is_held_to_its_syntax():
     # --launcher-args hostfiles go to the launcher as they are
     from mpiscope.common.errors import UsageError
 
-    assert hostfiles.parse("a slots=2\n", syntax="openmpi") == [("a", 2)]
-    assert hostfiles.parse("a:2\n", syntax="hydra") == [("a", 2)]
+    mpirun, hydra = mpilibs.get("openmpi").launcher, mpilibs.get("mpich").launcher
+    assert hostfiles.parse("a slots=2\n", form=mpirun.hostfile_form) == [("a", 2)]
+    assert hostfiles.parse("a:2\n", form=hydra.hostfile_form) == [("a", 2)]
     with pytest.raises(UsageError, match=r"f:1: 'a:2' is MPICH syntax"):
-        hostfiles.parse("a:2\n", "f", syntax="openmpi")
+        hostfiles.parse("a:2\n", "f", form=mpirun.hostfile_form)
     with pytest.raises(UsageError, match=r"f:2: 'b slots=2' is Open MPI syntax"):
-        hostfiles.parse("a:1\nb slots=2\n", "f", syntax="hydra")
+        hostfiles.parse("a:1\nb slots=2\n", "f", form=hydra.hostfile_form)
     with pytest.raises(UsageError, match=r"f:1: '%%' is not a host name"):
         hostfiles.parse("%%\n", "f")
-    assert hostfiles.named_in(["--hostfile", "h1", "--hostfile=h2", "-x", "A"], "openmpi") == \
-        ["h1", "h2"]
-    assert hostfiles.named_in(["-f", "h"], "hydra") == ["h"] and hostfiles.named_in(["-f", "h"],
-                                                                                     "openmpi") == []
+    assert hostfiles.named_in(["--hostfile", "h1", "--hostfile=h2", "-x", "A"],
+                              mpirun.hostfile_options) == ["h1", "h2"]
+    assert hostfiles.named_in(["-f", "h"], hydra.hostfile_options) == ["h"]
+    assert hostfiles.named_in(["-f", "h"], mpirun.hostfile_options) == []

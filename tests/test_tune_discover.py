@@ -5,8 +5,11 @@ JSON accepts from the library file itself."""
 
 import pytest
 
+from mpiscope import mpilibs
 from mpiscope.engine.build import REPO
 from mpiscope.engine.mpi import identify
+from mpiscope.mpilibs import mpich_cvars, ompi_info
+from mpiscope.mpilibs.catalog import COLLECTIVES, Algorithm, Catalog
 from mpiscope.tune import discover as d
 
 ENVS = REPO / "build" / "mpi-envs"
@@ -27,7 +30,7 @@ def test_open_mpi_algorithms_come_with_the_numbers_the_library_gives(catalogs):
     c4, c5 = catalogs["openmpi-4.1"], catalogs["openmpi-5.0"]
     assert (c4.library, c5.library) == ("openmpi", "openmpi")
     for c in (c4, c5):
-        assert set(c.algorithms) == set(d.COLLECTIVES)
+        assert set(c.algorithms) == set(COLLECTIVES)
         ring = c.find("allreduce", "ring")
         assert ring.value == "4"
         assert all(a.value != "0" for algs in c.algorithms.values() for a in algs)  # 0 = ignore
@@ -55,28 +58,33 @@ def test_mpich_algorithms_from_mpi_t_and_the_library_file(catalogs):
 def test_choices_parsed_from_both_description_styles():
     lines = ("Variable to select bcast algorithm\nauto - Internal algorithm selection\n"
              "binomial    - Force Binomial Tree\nnb          - Force nonblocking algorithm\n")
-    assert d.cvar_choices(lines) == ["binomial", "nb"]
+    assert mpich_cvars.cvar_choices(lines) == ["binomial", "nb"]
     # MPICH 4.0 glues the lines: the library tells which tail of a glued word is a value
     glued = ("Variable to select bcast algorithmauto - Internal algorithm selection (x)"
              "binomial     - Force Binomial Treenb          - Force nonblocking algorithmsmp   - "
              "Force smp algorithm")
     valid = {"binomial", "nb", "smp"}
-    assert d.cvar_choices(glued, lambda v: v in valid) == ["binomial", "nb", "smp"]
+    assert mpich_cvars.cvar_choices(glued, lambda v: v in valid) == ["binomial", "nb", "smp"]
     # a tail the library refuses is never taken
-    assert d.cvar_choices(glued, lambda v: v in {"binomial", "smp"}) == ["binomial", "smp"]
+    assert mpich_cvars.cvar_choices(glued, lambda v: v in {"binomial", "smp"}) == ["binomial", "smp"]
 
 
 def test_ompi_catalog_refuses_a_library_without_tuned():
     from mpiscope.common.errors import UsageError
     with pytest.raises(UsageError, match="tuned"):
-        d.ompi_catalog("mca:coll:basic:param:coll_basic_priority:value:10\n", "", "4.1.4")
+        ompi_info.catalog("mca:coll:basic:param:coll_basic_priority:value:10\n", "", "4.1.4")
 
 
 def test_forcing_settings():
-    alg = d.Algorithm("ring", "4")
-    assert d.ompi_mca("allreduce", alg) == {"coll_tuned_use_dynamic_rules": "1",
-                                             "coll_tuned_allreduce_algorithm": "4"}
-    assert d.ompi_mca("allreduce", None) == {}
-    env = d.mpich_env("reduce_scatter_block", d.Algorithm("pairwise", "pairwise"))
+    ompi, mpich = mpilibs.get("openmpi"), mpilibs.get("mpich")
+    cat = Catalog("openmpi", "5.0.3", {}, "test", excluded_components=["han"])
+    assert ompi.forcing(cat, {"allreduce": Algorithm("ring", "4")}) == {
+        "coll_tuned_use_dynamic_rules": "1", "coll_tuned_allreduce_algorithm": "4", "coll": "^han"}
+    assert ompi.forcing(Catalog("openmpi", "4.1.4", {}, "test"), {"allreduce": None}) == {}
+    cat = Catalog("mpich", "4.0.2", {}, "test", device_override=True)
+    env = mpich.forcing(cat, {"reduce_scatter_block": Algorithm("pairwise", "pairwise")})
     assert env == {"MPIR_CVAR_DEVICE_COLLECTIVES": "none", "MPIR_CVAR_COLLECTIVE_FALLBACK": "error",
                    "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM": "pairwise"}
+    assert mpich.forcing(cat, {"bcast": None}) == {"MPIR_CVAR_DEVICE_COLLECTIVES": "none"}
+    # without the device switch there is nothing to switch off
+    assert mpich.forcing(Catalog("mpich", "4.0.2", {}, "test"), {"bcast": None}) == {}

@@ -5,9 +5,12 @@ import json
 
 import pytest
 
+from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
-from mpiscope.tune import mpich_rules, ompi_rules, rules as R, sizes
-from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs import mpich_selection, ompi_rules
+from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.selection import Rule, check, chosen
+from mpiscope.tune import rules as R, sizes
 
 
 # ---------------------------------------------------------------- sizes
@@ -25,15 +28,15 @@ from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
     ("barrier", 0, 8, 0, 0),
 ])
 def test_library_sizes(coll, size, p, ompi, mpich):
-    assert sizes.library_size("openmpi", coll, size, p) == ompi
-    assert sizes.library_size("mpich", coll, size, p) == mpich
+    assert sizes.library_size(mpilibs.get("openmpi"), coll, size, p) == ompi
+    assert sizes.library_size(mpilibs.get("mpich"), coll, size, p) == mpich
 
 
 def test_mpich_size_keys():
-    assert sizes.mpich_key("bcast") == "avg_msg_size"
-    assert sizes.mpich_key("alltoall") == "avg_msg_size"
-    assert sizes.mpich_key("allgather") == "total_msg_size"
-    assert sizes.mpich_key("barrier") is None
+    assert mpich_selection.size_key("bcast") == "avg_msg_size"
+    assert mpich_selection.size_key("alltoall") == "avg_msg_size"
+    assert mpich_selection.size_key("allgather") == "total_msg_size"
+    assert mpich_selection.size_key("barrier") is None
 
 
 # ---------------------------------------------------------------- rules
@@ -41,12 +44,12 @@ def test_mpich_size_keys():
 def test_rules_start_at_zero_merge_and_change_at_the_geometric_mean():
     pts = [R.Point(64, "a"), R.Point(16, "a"), R.Point(1024, "b"), R.Point(4096, "b")]
     rules = R.from_points(pts)
-    assert rules == [R.Rule(0, "a"), R.Rule(256, "b")]  # sqrt(64 * 1024)
-    assert R.chosen(rules, 255) == "a" and R.chosen(rules, 256) == "b"
+    assert rules == [Rule(0, "a"), Rule(256, "b")]  # sqrt(64 * 1024)
+    assert chosen(rules, 255) == "a" and chosen(rules, 256) == "b"
     with pytest.raises(UsageError, match="not 0"):
-        R.check([R.Rule(8, "a")])
+        check([Rule(8, "a")])
     with pytest.raises(UsageError, match="rise"):
-        R.check([R.Rule(0, "a"), R.Rule(0, "b")])
+        check([Rule(0, "a"), Rule(0, "b")])
 
 
 def test_bound_merges_the_cheapest_rule_and_states_its_cost():
@@ -56,7 +59,7 @@ def test_bound_merges_the_cheapest_rule_and_states_its_cost():
     rules, cost = R.bounded(pts, 3)
     assert len(rules) == 3 and cost == []
     rules, cost = R.bounded(pts, 1)
-    assert rules == [R.Rule(0, "a")]
+    assert rules == [Rule(0, "a")]
     assert cost == [(64, pytest.approx(1.05), None)]
 
 
@@ -68,11 +71,11 @@ def test_bound_with_weights_gives_way_where_the_application_does_not_call():
            R.Point(64, "b", {"a": 1.05, "b": 1.0}, 1000.0),
            R.Point(512, "a", {"a": 1.0, "b": 3.0}, 0.0)]
     rules, cost = R.bounded(pts, 2)
-    assert len(rules) == 2 and R.chosen(rules, 64) == "b"
+    assert len(rules) == 2 and chosen(rules, 64) == "b"
     assert len(cost) == 1 and cost[0][0] in (8, 512) and cost[0][2] == 0.0
     unweighted = [R.Point(p.size, p.winner, p.medians) for p in pts]
     rules, cost = R.bounded(unweighted, 2)
-    assert R.chosen(rules, 64) == "a"
+    assert chosen(rules, 64) == "a"
 
 
 # ---------------------------------------------------------------- files
@@ -84,10 +87,10 @@ def ompi_catalog():
     return Catalog("openmpi", "4.1.4", algs, "test", rule_params={"allreduce": (4, 0)})
 
 
-TABLE = {"allreduce": {4: [R.Rule(0, DEFAULT), R.Rule(8192, "ring")],
-                       8: [R.Rule(0, "recursive_doubling"), R.Rule(65536, "ring")]},
-         "bcast": {8: [R.Rule(0, "binomial"), R.Rule(12288, "scatter_allgather")]},
-         "barrier": {8: [R.Rule(0, "bruck")]}}
+TABLE = {"allreduce": {4: [Rule(0, DEFAULT), Rule(8192, "ring")],
+                       8: [Rule(0, "recursive_doubling"), Rule(65536, "ring")]},
+         "bcast": {8: [Rule(0, "binomial"), Rule(12288, "scatter_allgather")]},
+         "barrier": {8: [Rule(0, "bruck")]}}
 
 
 def test_classic_file_round_trip_and_lookup():
@@ -120,7 +123,7 @@ def test_classic_reader_refuses_what_open_mpi_would_silently_ignore():
     with pytest.raises(UsageError, match="ends"):
         ompi_rules.read_classic(text.rsplit("\n", 3)[0], cat)
     with pytest.raises(UsageError, match="not 0"):
-        ompi_rules.write_classic({"bcast": {8: [R.Rule(4, "binomial")]}}, cat)
+        ompi_rules.write_classic({"bcast": {8: [Rule(4, "binomial")]}}, cat)
 
 
 def test_ompi_json_round_trip():
@@ -153,17 +156,17 @@ def mpich_catalog():
 
 def test_mpich_json_keeps_the_library_tree_around_the_tuned_cells():
     cat = mpich_catalog()
-    table = {"bcast": {4: [R.Rule(0, "binomial"), R.Rule(4096, DEFAULT),
-                           R.Rule(65536, "scatter_ring_allgather")]},
-             "barrier": {4: [R.Rule(0, "nb")]}}
-    text = mpich_rules.write(table, cat)
-    tree = mpich_rules.read(text, cat)
+    table = {"bcast": {4: [Rule(0, "binomial"), Rule(4096, DEFAULT),
+                           Rule(65536, "scatter_ring_allgather")]},
+             "barrier": {4: [Rule(0, "nb")]}}
+    text = mpich_selection.write(table, cat)
+    tree = mpich_selection.read(text, cat)
     intra = tree["collective=bcast"]["comm_type=intra"]
     assert list(intra) == ["comm_size<=3", "comm_size<=4", "comm_size=any"]
     assert list(intra["comm_size<=4"]) == ["avg_msg_size<4096", "avg_msg_size<65536",
                                            "avg_msg_size=any"]
     assert "comm_type=inter" in tree["collective=bcast"]   # the library's own, kept
-    sel = mpich_rules.selects
+    sel = mpich_selection.selects
     assert sel(tree, "bcast", 4, 100) == "MPIR_Bcast_intra_binomial"
     assert sel(tree, "bcast", 4, 1 << 20) == "MPIR_Bcast_intra_scatter_ring_allgather"
     # the default's range and other sizes lead into the library's own subtree, below our
@@ -189,7 +192,7 @@ def test_mpich_subtree_below_our_conditions_reads_as_the_library_reads_it():
                                                             "comm_size=any": {"algorithm=C": {}}},
                                   "comm_size<4": {"algorithm=D": {}},
                                   "comm_size=any": {"algorithm=E": {}}}}
-    assert mpich_rules._as_searched(lib) == {
+    assert mpich_selection._as_searched(lib) == {
         "comm_size<=7": {"algorithm=A": {}},
         "comm_hierarchy=any": {"is_sendbuf_inplace=no": {"comm_size<8": {"algorithm=B": {}},
                                                          "comm_size=any": {"algorithm=C": {}}},
@@ -200,13 +203,13 @@ def test_mpich_subtree_below_our_conditions_reads_as_the_library_reads_it():
 def test_mpich_reader_refuses_what_mpich_would_abort_on():
     cat = mpich_catalog()
     with pytest.raises(UsageError, match="no algorithm MPIR_Bcast_intra_nosuch"):
-        mpich_rules.read(json.dumps({"collective=bcast": {"comm_type=intra": {
+        mpich_selection.read(json.dumps({"collective=bcast": {"comm_type=intra": {
             "algorithm=MPIR_Bcast_intra_nosuch": {}}}}), cat)
     with pytest.raises(UsageError, match="last condition"):
-        mpich_rules.read(json.dumps({"collective=bcast": {"comm_type=intra": {
+        mpich_selection.read(json.dumps({"collective=bcast": {"comm_type=intra": {
             "avg_msg_size<64": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}), cat)
     with pytest.raises(UsageError, match="unknown condition"):
-        mpich_rules.read(json.dumps({"msg_size<64": {}}), cat)
+        mpich_selection.read(json.dumps({"msg_size<64": {}}), cat)
 
 
 # ---------------------------------------------------------------- verification, weights, search
@@ -283,7 +286,8 @@ def test_weights_file_and_the_application_time(tmp_path):
 
 
 def test_search_grid_and_usable_algorithms():
-    from mpiscope.tune.tuner import coarse_grid, usable
+    from mpiscope.tune.adaptive import coarse_grid
+    from mpiscope.tune.tuner import usable
     assert coarse_grid([1, 2, 4, 8, 16, 32, 64], 3) == [1, 8, 64]
     assert coarse_grid([1, 2, 4, 8, 16], 3) == [1, 8, 16]
     cat = Catalog("openmpi", "4.1.4", {"allgather": [Algorithm("ring", "4"),

@@ -14,9 +14,11 @@ import jsonschema
 import pytest
 
 from mpiscope.engine.mpi import identify
-from mpiscope.tune import callprobe, mpich_rules, ompi_rules
-from mpiscope.tune.discover import device_cvar, discover
-from mpiscope.tune.rules import Rule
+from mpiscope.mpilibs import mpich_selection, ompi_rules
+from mpiscope.mpilibs.mpich_cvars import device_cvar
+from mpiscope.mpilibs.selection import Rule
+from mpiscope.tune import probes
+from mpiscope.tune.discover import discover
 from runcli import mpiscope
 
 OMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
@@ -34,7 +36,7 @@ def test_open_mpi_loads_our_classic_file_and_ignores_one_not_starting_at_zero(tm
     The same rule starting at 8 instead of 0 is silently ignored by Open MPI."""
     mpi = identify("/usr/bin/mpicc.openmpi")
     cat = discover(mpi)
-    probe = callprobe.probe_binary(mpi)
+    probe = probes.build(mpi, "collcall")
     good = tmp_path / "good.conf"
     good.write_text(ompi_rules.write_classic({"allgather": {3: [Rule(0, "two_proc")]}}, cat))
     ompi_rules.read_classic(good.read_text(), cat)
@@ -59,12 +61,12 @@ def test_mpich_reads_our_selection_file(wrapper, device, tmp_path):
     (percoll, as env.sh sets them)."""
     mpi = identify(wrapper)
     cat = discover(mpi)
-    probe = callprobe.probe_binary(mpi)
+    probe = probes.build(mpi, "collcall")
     table = {c: {2: [Rule(0, cat.algorithms[c][-1].name)]}
              for c in ("allreduce", "bcast", "alltoall", "barrier") if cat.algorithms.get(c)}
     good = tmp_path / "sel.json"
-    good.write_text(mpich_rules.write(table, cat))
-    mpich_rules.read(good.read_text(), cat)
+    good.write_text(mpich_selection.write(table, cat))
+    mpich_selection.read(good.read_text(), cat)
     bad = tmp_path / "bad.json"
     bad.write_text(good.read_text().replace("MPIR_Bcast_", "MPIR_Bcast_nosuch_", 1))
     cells = ["allreduce:64", "bcast:64", "alltoall:64", "barrier:0", "allgather:64"]

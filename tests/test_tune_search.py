@@ -10,8 +10,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from mpiscope.tune import mpich_rules, ompi_rules, tuner as T
-from mpiscope.tune.discover import DEFAULT, Algorithm, Catalog
+from mpiscope import mpilibs
+from mpiscope.mpilibs import mpich_selection, ompi_rules
+from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.library import Reading
+from mpiscope.tune import adaptive as adaptive_search, tuner as T
+from mpiscope.tune.measure import Launches
+from mpiscope.tune.result import changeovers
 from mpiscope.tune.weights import read_weights
 
 A, B = 20e-6, 1e-8          # latency (s) and time per byte of the synthetic network
@@ -28,18 +33,28 @@ def cost(alg, size, p):
     return {"recursive_doubling": rd, "ring": ring}[alg]
 
 
-def fake_measure(monkeypatch, seed=3):
+class Served(Launches):
+    """Launches that serve every job at once by `measure(plan, catalog, jobs,
+    samples, repeat, say)`, with no MPI."""
+
+    def __init__(self, measure):
+        super().__init__(None)
+        self.serve = measure
+
+    def measure(self, plan, jobs, samples, repeat=1, say=print):
+        self.serve(plan, self.catalog, jobs, samples, repeat, say)
+
+
+def fake_measure(seed=3):
+    """Every job's cells drawn from cost() with noise."""
     rng = np.random.default_rng(seed)
-    log = []
 
     def measure(plan, catalog, jobs, samples, repeat=1, say=print):
         for c, pairs in jobs.items():
             for name, sizes in pairs:
                 for s in sizes:
-                    log.append((plan.np, c, s, name))
                     samples.add(c, name, s, cost(name, s, plan.np) * rng.lognormal(0, 0.03, 40))
-    monkeypatch.setattr(T, "measure_jobs", measure)
-    return log
+    return Served(measure)
 
 
 def plan(p):
@@ -63,21 +78,21 @@ def mpich_catalog():
 
 def tuning(catalog, ps, tmp_path, **kw):
     cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, **kw)
-    t = T.Tuning([plan(p) for p in ps], catalog, cfg, tmp_path, say=lambda *_: None)
+    t = T.Tuning([plan(p) for p in ps], catalog, cfg, tmp_path, say=lambda *_: None,
+                 launches=fake_measure())
     for x in t.tuners:
         x.search()
     return t
 
 
-def test_two_communicator_sizes_give_rules_per_size_in_every_format(monkeypatch, tmp_path):
-    fake_measure(monkeypatch)
+def test_two_communicator_sizes_give_rules_per_size_in_every_format(tmp_path):
     t = tuning(ompi_catalog(), [2, 4], tmp_path, adaptive=False)
     table, _ = t.table()
     assert set(table["allreduce"]) == {2, 4}
-    w2, w4 = ({s: x.winners[("allreduce", s)] for s in SIZES} for x in t.tuners)
+    w2, w4 = ({s: x.decisions.winners[("allreduce", s)] for s in SIZES} for x in t.tuners)
     assert set(w2.values()) == {DEFAULT}                     # on 2 ranks the default holds
     assert w4[8] == DEFAULT and w4[128 * 1024] == "ring"     # on 4, ring from ~16 KiB
-    written = t.tuners[0].write_files(table)                 # raises if a reader disagrees
+    written = t.write(table)                                 # raises if a reader disagrees
     assert set(written) == {"openmpi", "openmpi-json"}
     cat = ompi_catalog()
     parsed = ompi_rules.read_classic(written["openmpi"].read_text(), cat)
@@ -94,43 +109,40 @@ def test_two_communicator_sizes_give_rules_per_size_in_every_format(monkeypatch,
     assert ompi_rules.json_selects(js, "allreduce", 2, 1 << 19) == "ignore"
 
 
-def test_two_communicator_sizes_in_mpich_json(monkeypatch, tmp_path):
-    fake_measure(monkeypatch)
+def test_two_communicator_sizes_in_mpich_json(tmp_path):
     t = tuning(mpich_catalog(), [4, 8], tmp_path, adaptive=False)
     table, _ = t.table()
-    written = t.tuners[0].write_files(table)
-    tree = mpich_rules.read(written["mpich"].read_text(), mpich_catalog())
+    written = t.write(table)
+    tree = mpich_selection.read(written["mpich"].read_text(), mpich_catalog())
     intra = tree["collective=allreduce"]["comm_type=intra"]
     assert list(intra) == ["comm_size<=3", "comm_size<=4", "comm_size<=7", "comm_size<=8",
                            "comm_size=any"]
     for p in (4, 8):
-        assert mpich_rules.selects(tree, "allreduce", p, 1 << 19) == "MPIR_Allreduce_intra_ring"
-        assert mpich_rules.selects(tree, "allreduce", p, 8) == DEFAULT
-    assert mpich_rules.selects(tree, "allreduce", 6, 1 << 19) == DEFAULT   # not tuned: the library's
+        assert mpich_selection.selects(tree, "allreduce", p, 1 << 19) == "MPIR_Allreduce_intra_ring"
+        assert mpich_selection.selects(tree, "allreduce", p, 8) == DEFAULT
+    assert mpich_selection.selects(tree, "allreduce", 6, 1 << 19) == DEFAULT   # not tuned: the library's
 
 
-def test_mpich_switches_off_the_device_only_for_collectives_with_a_rule(monkeypatch, tmp_path):
+def test_mpich_switches_off_the_device_only_for_collectives_with_a_rule(tmp_path):
     """The device's own algorithms override MPIR's file: off where a rule names
     an algorithm (per collective when MPICH has the switch), untouched where not."""
     import dataclasses
-    from mpiscope.tune.rules import Rule
+    from mpiscope.mpilibs.selection import Rule
 
-    fake_measure(monkeypatch)
     cat = dataclasses.replace(mpich_catalog(), device_override=True,
                               device_percoll=frozenset({"allreduce", "bcast"}))
     t = tuning(cat, [4], tmp_path, adaptive=False)
     table, _ = t.table()
-    tuner = t.tuners[0]
-    written = tuner.write_files(table)
-    params = tuner.use_params(written, table)
+    written = t.write(table)
+    mpich = mpilibs.get("mpich")
+    params = mpich.use_settings(cat, written, table)
     assert params["MPIR_CVAR_DEVICE_COLLECTIVES"] == "percoll"
     assert params["MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE"] == "0"
     assert "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE" not in params   # bcast has no rule: as without the file
     kept = {"allreduce": {4: [Rule(0, DEFAULT)]}}
-    assert set(tuner.use_params(written, kept)) == {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"}
+    assert set(mpich.use_settings(cat, written, kept)) == {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"}
     no_switch = dataclasses.replace(cat, device_percoll=frozenset())
-    tuner.catalog = no_switch
-    assert tuner.use_params(written, table)["MPIR_CVAR_DEVICE_COLLECTIVES"] == "none"
+    assert mpich.use_settings(no_switch, written, table)["MPIR_CVAR_DEVICE_COLLECTIVES"] == "none"
 
 
 # ---------------------------------------------------------------- adaptive search
@@ -143,7 +155,7 @@ FOUR = {"recursive_doubling": lambda n, p: math.log2(p) * (A + n * B),
         "segmented_ring": lambda n, p: 2 * (p - 1) * A + 2 * n * B * (p - 1) / p + A * n / 8192}
 
 
-def six(monkeypatch, seed, log=None):
+def six(seed, log=None):
     """Six allreduce algorithms on 8 ranks; the default switches at 10 KB."""
     rng = np.random.default_rng(seed)
 
@@ -157,104 +169,107 @@ def six(monkeypatch, seed, log=None):
                     samples.add(c, name, s, FOUR[alg](s, plan.np) * rng.lognormal(0, 0.03, 40))
                     if log is not None:
                         log.append((name, s))
-    monkeypatch.setattr(T, "measure_jobs", measure)
-    return Catalog("openmpi", "4.1.4", {"allreduce": [Algorithm(n, str(i))
-                                                      for i, n in enumerate(FOUR, 1)]}, "test")
+    return SIX, Served(measure)
 
 
 GRID = [8 * 2 ** k for k in range(18)]   # 8 B … 1 MiB
+SIX = Catalog("openmpi", "4.1.4", {"allreduce": [Algorithm(n, str(i)) for i, n in enumerate(FOUR, 1)]},
+              "test")
 
 
-def search(monkeypatch, seed, adaptive, weights=None, log=None):
-    cat = six(monkeypatch, seed, log)
-    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=adaptive, weights=weights)
-    t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
+def tuner(cat, launches, reading=None, **kw):
+    """A Tuner of allreduce on 8 ranks over GRID, `reading` what the default runs."""
+    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, **kw)
+    t = T.Tuner(plan(8), cat, cfg, launches, say=lambda *_: None)
+    t.reading = reading or Reading({}, {})
+    return t
+
+
+def search(seed, adaptive, weights=None, log=None):
+    t = tuner(*six(seed, log), adaptive=adaptive, weights=weights)
     t.search()
     return t
 
 
-def test_adaptive_search_measures_few_cells_and_agrees_with_the_exhaustive(monkeypatch):
-    full = search(monkeypatch, 1, adaptive=False)
-    adap = search(monkeypatch, 2, adaptive=True)
+def test_adaptive_search_measures_few_cells_and_agrees_with_the_exhaustive():
+    full = search(1, adaptive=False)
+    adap = search(2, adaptive=True)
     c = adap.cell_counts()
     assert c["measured"] <= 0.4 * c["exhaustive"]
     assert full.cell_counts()["measured"] == c["exhaustive"] == 18 * 7
-    same = [full.winners[("allreduce", s)] == adap.winners[("allreduce", s)] for s in GRID]
-    assert sum(same) >= 0.95 * len(GRID), [(s, full.winners[("allreduce", s)],
-                                          adap.winners[("allreduce", s)]) for s in GRID]
+    same = [full.decisions.winners[("allreduce", s)] == adap.decisions.winners[("allreduce", s)] for s in GRID]
+    assert sum(same) >= 0.95 * len(GRID), [(s, full.decisions.winners[("allreduce", s)],
+                                          adap.decisions.winners[("allreduce", s)]) for s in GRID]
     # basic_linear loses to recursive doubling by far: measured only in the first
     # pass (the grid's ends and middle, where every algorithm is), never inside
     middle = GRID[len(GRID) // 2]
-    inner = {n for (s, n) in adap.measured["allreduce"] if GRID[0] < s < GRID[-1] and s != middle}
+    inner = {n for (s, n) in adap.measured.cells["allreduce"] if GRID[0] < s < GRID[-1] and s != middle}
     assert "basic_linear" not in inner and DEFAULT in inner
 
 
-def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches(monkeypatch):
+def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches():
     """Where the library's default runs recursive doubling as forcing it does
-    (below 4 KB here; default_probe.py reads that), the forced cell is not
+    (below 4 KB here; mpilibs/ompi_defaults.py reads that), the forced cell is not
     launched: it has the default's launches, counts as not measured, and
     cannot win against the default. Where the default runs it otherwise
     (as_forced False) it is not given them. The library's own change-over,
     as read, is in the result's change-overs."""
     log = []
-    cat = six(monkeypatch, 2, log)
-    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=True)
-    t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
-    t.default_runs = {("allreduce", s): ("recursive_doubling" if s < 10000 else "ring", s < 4096)
-                      for s in GRID}
+    cat, launches = six(2, log)
+    t = tuner(cat, launches, Reading({("allreduce", s): ("recursive_doubling" if s < 10000 else "ring",
+                                                         s < 4096) for s in GRID}, {}))
     t.search()
     exact = {s for s in GRID if s < 4096}
     assert not [s for n, s in log if n == "recursive_doubling" and s in exact]
-    given = {s for s, n in t.inferred["allreduce"]}
+    given = {s for s, n in t.measured.inferred["allreduce"]}
     assert given and given <= exact
     assert given == {s for n, s in log if n == DEFAULT} & exact   # wherever the default was measured
     for s in given:
-        a = t.samples.values[("allreduce", "recursive_doubling", s)]
-        b = t.samples.values[("allreduce", DEFAULT, s)]
+        a = t.measured.samples.values[("allreduce", "recursive_doubling", s)]
+        b = t.measured.samples.values[("allreduce", DEFAULT, s)]
         assert [k for k, _ in a] == [k for k, _ in b] and all(
             np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
-        assert t.winners[("allreduce", s)] != "recursive_doubling"
-        row = [r for r in t.rows[("allreduce", s)] if r["algorithm"] == "recursive_doubling"]
+        assert t.decisions.winners[("allreduce", s)] != "recursive_doubling"
+        row = [r for r in t.decisions.rows[("allreduce", s)] if r["algorithm"] == "recursive_doubling"]
         assert row[0]["launches_of"] == DEFAULT
-    assert not any(r.get("launches_of") for (c, s), rows in t.rows.items() if s not in given
+    assert not any(r.get("launches_of") for (c, s), rows in t.decisions.rows.items() if s not in given
                    for r in rows)
     c = t.cell_counts()
     assert c["same_as_default"] == len(given)
     # the library's own change-over, as read, in tune.json's changeovers
-    assert T.changeovers([t], cat, None)["allreduce"]["by_p"]["8"]["library"] == \
+    assert changeovers([t], cat, None)["allreduce"]["by_p"]["8"]["library"] == \
         [{"size": 16384, "from": "recursive_doubling", "to": "ring"}]
     assert c["measured"] == len(log) and c["measured"] + len(given) == \
-        len(t.measured["allreduce"])
+        len(t.measured.cells["allreduce"])
 
 
-def test_an_algorithm_that_runs_anothers_code_is_launched_once(monkeypatch):
-    """Where forcing segmented_ring runs the ring's code (default_probe's
+def test_an_algorithm_that_runs_anothers_code_is_launched_once():
+    """Where forcing segmented_ring runs the ring's code (ompi_defaults'
     delegations), and the ring below 64 B runs recursive doubling, which the
     default runs exactly there: segmented_ring is never launched, the ring
     not below 64 B; each has its representative's launches, counted as
     same_code (or same_as_default), and its decision row says whose."""
     log = []
-    cat = six(monkeypatch, 4, log)
-    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=True)
-    t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
-    t.default_runs = {("allreduce", s): ("recursive_doubling", s < 4096) for s in GRID}
-    t.runs_as = {**{("allreduce", s, "segmented_ring"): "ring" for s in GRID},
-                 **{("allreduce", s, "ring"): "recursive_doubling" for s in GRID if s < 64}}
+    cat, launches = six(4, log)
+    t = tuner(cat, launches, Reading(
+        {("allreduce", s): ("recursive_doubling", s < 4096) for s in GRID},
+        {**{("allreduce", s, "segmented_ring"): "ring" for s in GRID},
+         **{("allreduce", s, "ring"): "recursive_doubling" for s in GRID if s < 64}}))
     t.search()
     assert not [s for n, s in log if n == "segmented_ring" or (n == "ring" and s < 64)]
-    given = {(s, n) for s, n in t.inferred["allreduce"]}
+    given = {(s, n) for s, n in t.measured.inferred["allreduce"]}
     assert {s for s, n in given if n == "segmented_ring"} == \
-        {s for s, n in t.measured["allreduce"] if n == "ring"}
+        {s for s, n in t.measured.cells["allreduce"] if n == "ring"}
     for s, n in given:
-        rep = t.launches_of[("allreduce", s, n)]
+        rep = t.measured.launches_of[("allreduce", s, n)]
         assert rep == (DEFAULT if s < 64 or (n == "recursive_doubling" and s < 4096) else "ring")
-        a, b = t.samples.values[("allreduce", n, s)], t.samples.values[("allreduce", rep, s)]
+        a, b = t.measured.samples.values[("allreduce", n, s)], t.measured.samples.values[("allreduce", rep, s)]
         assert [k for k, _ in a] == [k for k, _ in b] and all(
             np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
-        row = [r for r in t.rows[("allreduce", s)] if r["algorithm"] == n]
+        row = [r for r in t.decisions.rows[("allreduce", s)] if r["algorithm"] == n]
         assert row[0]["launches_of"] == rep
     c = t.cell_counts()
-    assert c["same_code"] == sum(1 for s, n in given if t.launches_of[("allreduce", s, n)] != DEFAULT) > 0
+    assert c["same_code"] == sum(1 for s, n in given if t.measured.launches_of[("allreduce", s, n)] != DEFAULT) > 0
     assert c["same_as_default"] + c["same_code"] == len(given)
     assert c["measured"] == len(log)
 
@@ -264,7 +279,7 @@ def test_the_default_is_ahead_only_when_every_algorithm_is_behind_it_at_both_end
     median (or its bound where it was out of reach) lies at least
     log(1 - noise) above the default's; the launches' spread does not
     matter, their means do."""
-    from mpiscope.tune.measure import Samples
+    from mpiscope.tune.samples import Samples
     from mpiscope.tune.search import default_ahead
 
     def samples(x_at_lo, x_at_hi, spread=(1.0, 1.1, 0.95)):
@@ -300,40 +315,38 @@ def test_the_default_holds_only_where_it_runs_one_algorithm_exactly(monkeypatch)
     keep the default. Without that reading it is never asked. (Launches
     moving by 30%: the verdicts between algorithms seldom resolve an
     interval, so it is asked.)"""
-    cat = six_with_launches(monkeypatch, 1, launch_sd=0.3)
+    cat, launches = six_with_launches(1, launch_sd=0.3)
     asked = []
-    real = T.default_ahead
+    real = adaptive_search.default_ahead
 
     def spy(samples, coll, ends, names, bounds, noise):
         held = real(samples, coll, ends, names, bounds, noise)
         lo, hi = ends
         asked.append((lo, hi, tuple(s for s in GRID if lo < s < hi), held))
         return held
-    monkeypatch.setattr(T, "default_ahead", spy)
-    cfg = T.TuneConfig(collectives=["allreduce"], sizes=GRID, adaptive=True)
+    monkeypatch.setattr(adaptive_search, "default_ahead", spy)
     runs = {("allreduce", s): ("recursive_doubling" if s < 10000 else "ring", True) for s in GRID}
     for given in (runs, {}):
         asked.clear()
-        t = T.Tuner(plan(8), cat, cfg, None, say=lambda *_: None)
-        t.default_runs = given
+        t = tuner(cat, launches, Reading(given, {}))
         t.search()
         assert bool(asked) == bool(given)
         for lo, hi, between, held in asked:
-            assert t.winners[("allreduce", lo)] == t.winners[("allreduce", hi)] == DEFAULT
+            assert t.decisions.winners[("allreduce", lo)] == t.decisions.winners[("allreduce", hi)] == DEFAULT
             assert len({given[("allreduce", s)] for s in (lo, *between, hi)}) == 1
             if held:
-                assert not [n for s, n in t.measured["allreduce"] if s in between]
-                assert all(t.winners[("allreduce", s)] == DEFAULT for s in between)
+                assert not [n for s, n in t.measured.cells["allreduce"] if s in between]
+                assert all(t.decisions.winners[("allreduce", s)] == DEFAULT for s in between)
         assert not given or any(held for *_, held in asked)
 
 
-def test_weighted_sizes_are_always_measured(monkeypatch):
+def test_weighted_sizes_are_always_measured():
     called = {GRID[3]: 500.0, GRID[9]: 20.0}
     log = []
-    plain = search(monkeypatch, 2, adaptive=True)
-    t = search(monkeypatch, 2, adaptive=True, weights={"allreduce": {None: called}}, log=log)
+    plain = search(2, adaptive=True)
+    t = search(2, adaptive=True, weights={"allreduce": {None: called}}, log=log)
     assert {s for _, s in log} >= set(called)
-    assert all(("allreduce", s) in t.rows for s in called)
+    assert all(("allreduce", s) in t.decisions.rows for s in called)
     assert t.cell_counts()["measured"] >= plain.cell_counts()["measured"]
 
 
@@ -341,11 +354,10 @@ def test_a_whole_tune_with_weights_and_two_communicator_sizes(monkeypatch, tmp_p
     """Search, rules, files, result, text and report of a tune on 2 and 4 ranks
     with a profile's weights; the verification's launches replaced by the
     synthetic costs (tuned = the rule's algorithm)."""
+    from mpiscope.mpilibs.selection import chosen
     from mpiscope.report.tune_data import tune_view
-    from mpiscope.tune.rules import chosen
     from mpiscope.views.tune import format_tune
 
-    fake_measure(monkeypatch)
 
     def verify(self, table, written):
         rows = []
@@ -368,7 +380,7 @@ def test_a_whole_tune_with_weights_and_two_communicator_sizes(monkeypatch, tmp_p
     weights, _ = read_weights(w, ["allreduce"])
     cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, weights=weights)
     r = T.Tuning([plan(2), plan(4)], ompi_catalog("4.1.4"), cfg, tmp_path,
-                 say=lambda *_: None).run()
+                 say=lambda *_: None, launches=fake_measure()).run()
     assert r["ps"] == [2, 4] and set(r["rules"]["allreduce"]) == {"2", "4"}
     assert {d["p"] for d in r["decisions"]} == {2, 4}
     # the application calls 128 KiB on 4 ranks: ring there, 90 calls of it
@@ -389,7 +401,7 @@ def test_a_whole_tune_with_weights_and_two_communicator_sizes(monkeypatch, tmp_p
 
 # ---------------------------------------------------------------- cost models in the search
 
-def six_with_launches(monkeypatch, seed, launch_sd=0.10):
+def six_with_launches(seed, launch_sd=0.10):
     """The six algorithms measured as on the emulated cluster: three rounds of
     launches, each launch moving every time it measures by exp(N(0, 0.1²))."""
     rng = np.random.default_rng(seed)
@@ -404,12 +416,10 @@ def six_with_launches(monkeypatch, seed, launch_sd=0.10):
                             "recursive_doubling" if s < 10000 else "ring")
                         samples.add(c, name, s, shift * FOUR[alg](s, plan.np) *
                                     rng.lognormal(0, 0.03, 40), launch=(id(jobs), r, name))
-    monkeypatch.setattr(T, "measure_jobs", measure)
-    return Catalog("openmpi", "4.1.4", {"allreduce": [Algorithm(n, str(i))
-                                                      for i, n in enumerate(FOUR, 1)]}, "test")
+    return SIX, Served(measure)
 
 
-def test_cost_models_leave_out_cells_and_keep_the_decisions(monkeypatch):
+def test_cost_models_leave_out_cells_and_keep_the_decisions():
     """Eight tunes with and without the models' pruning. The library's default
     is the best algorithm at every size but one (16 KiB, where recursive
     doubling is 3% faster than its ring), so the right decision is the
@@ -419,18 +429,16 @@ def test_cost_models_leave_out_cells_and_keep_the_decisions(monkeypatch):
     skipped = 0
     for seed in range(8):
         for margin in measured:
-            cat = six_with_launches(monkeypatch, seed)
-            t = T.Tuner(plan(8), cat, T.TuneConfig(collectives=["allreduce"], sizes=GRID,
-                                                   model_prune=margin), None, say=lambda *_: None)
+            t = tuner(*six_with_launches(seed), model_prune=margin)
             t.search()
             c = t.cell_counts()
             measured[margin] += c["measured"]
-            kept[margin] += sum(t.winners[("allreduce", s)] == DEFAULT for s in GRID)
+            kept[margin] += sum(t.decisions.winners[("allreduce", s)] == DEFAULT for s in GRID)
             if margin:
                 skipped += c["skipped_by_models"]
-                fitted = {(s, n) for n, fs in t.fits["allreduce"].items() for s, _ in fs}
-                assert t.model_skipped["allreduce"] <= fitted    # left out where fitted only
-                assert not t.model_skipped["allreduce"] & t.measured["allreduce"]
+                fitted = {(s, n) for n, fs in t.searcher.fits["allreduce"].items() for s, _ in fs}
+                assert t.searcher.model_skipped["allreduce"] <= fitted    # left out where fitted only
+                assert not t.searcher.model_skipped["allreduce"] & t.measured.cells["allreduce"]
     assert skipped > 0 and measured[0.25] < measured[None] <= 0.5 * 8 * 18 * 7
     assert all(k >= 0.95 * 8 * len(GRID) for k in kept.values()), kept
 
@@ -474,48 +482,44 @@ def noisy_store(seed, launches=3):
     return store
 
 
-def served(monkeypatch, store):
-    """measure_jobs serving the stored launches, as bench/tune_search_replay.py."""
+def served(store):
+    """Launches serving the stored launches, as bench/tune_search_replay.py."""
     def measure(plan, catalog, jobs, samples, repeat=1, say=print):
         for c, pairs in jobs.items():
             for name, sizes in pairs:
                 for s in sizes:
                     for k, values in enumerate(store[(name, s)]):
                         samples.add(c, name, s, values, launch=(name, s, k))
-    monkeypatch.setattr(T, "measure_jobs", measure)
-    return Catalog("openmpi", "4.1.4", {"allreduce": [Algorithm(n, str(i))
-                                                      for i, n in enumerate(FOUR, 1)]}, "test")
+    return SIX, Served(measure)
 
 
 def test_noisy_small_sizes_are_measured_less_and_decided_as_the_exhaustive(monkeypatch):
     """On the same stored launches: the exhaustive search, the adaptive one,
     and the adaptive one without the out-of-reach rule."""
     def tune(adaptive):
-        t = T.Tuner(plan(8), cat, T.TuneConfig(collectives=["allreduce"], sizes=GRID,
-                                               adaptive=adaptive), None, say=lambda *_: None)
+        t = tuner(*served(store), adaptive=adaptive)
         t.search()
         return t
 
     fewer = 0   # over the four seeds: one seed's search may measure more with the rule
     for seed in range(4):
-        cat = served(monkeypatch, noisy_store(seed))
+        store = noisy_store(seed)
         full, adap = tune(False), tune(True)
-        same = sum(full.winners[("allreduce", s)] == adap.winners[("allreduce", s)] for s in GRID)
+        same = sum(full.decisions.winners[("allreduce", s)] == adap.decisions.winners[("allreduce", s)] for s in GRID)
         assert same >= 0.95 * len(GRID), seed
         assert adap.cell_counts()["measured"] < 0.6 * full.cell_counts()["measured"]
         # where launches agree (from 1 KiB), nothing truly 10% faster than the default was left out
         default = lambda s: FOUR["recursive_doubling" if s < 10000 else "ring"](s, 8)
-        assert all(FOUR[n](s, 8) > default(s) / 1.1 for s, n in adap.out_of_reach["allreduce"] if s >= 1024)
-        monkeypatch.setattr(T, "could_win", lambda *a: True)
+        assert all(FOUR[n](s, 8) > default(s) / 1.1 for s, n in adap.searcher.out_of_reach["allreduce"] if s >= 1024)
+        monkeypatch.setattr(adaptive_search, "could_win", lambda *a: True)
         without = tune(True)
         monkeypatch.undo()
-        cat = served(monkeypatch, noisy_store(seed))
         fewer += without.cell_counts()["measured"] - adap.cell_counts()["measured"]
     assert fewer >= 10
 
 
 def test_could_win_needs_the_speedup_the_default_launch_spread_demands():
-    from mpiscope.tune.measure import Samples
+    from mpiscope.tune.samples import Samples
     from mpiscope.tune.search import could_win, lower_bound
 
     def cell(default_spread, x_below):
@@ -542,7 +546,7 @@ def test_could_win_needs_the_speedup_the_default_launch_spread_demands():
 
 
 def test_lower_bound_from_both_sides_the_larger():
-    from mpiscope.tune.measure import Samples
+    from mpiscope.tune.samples import Samples
     from mpiscope.tune.search import PER_BYTE_SLACK, lower_bound
 
     s = Samples()
@@ -562,7 +566,7 @@ def test_lower_bound_from_both_sides_the_larger():
 
 
 def test_an_algorithm_out_of_reach_is_beaten_only_below_its_bound():
-    from mpiscope.tune.measure import Samples
+    from mpiscope.tune.samples import Samples
     from mpiscope.tune.search import Judge, blocking, resolved
 
     s = Samples()

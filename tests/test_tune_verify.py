@@ -7,67 +7,68 @@ again, and the verdicts must then be about the rules alone."""
 import numpy as np
 import pytest
 
+from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.selection import chosen
 from mpiscope.tune import tuner as T, verify as V
-from mpiscope.tune.discover import DEFAULT
-from mpiscope.tune.measure import TUNED, Samples
-from mpiscope.tune.rules import chosen
-from test_tune_search import SIZES, cost, fake_measure, ompi_catalog, plan
+from mpiscope.tune.samples import TUNED, Samples
+from test_tune_search import SIZES, Served, cost, fake_measure, ompi_catalog, plan
 
 
-def fake_launches(monkeypatch, table, slow, seed=5):
-    """Every launch draws its cells' times from cost() (a tuned one: of the
-    algorithm `table`'s rule names); the launches numbered in `slow` (counted
-    from 1) run everything 4x slower."""
-    rng = np.random.default_rng(seed)
-    done = []
+class Drawn(Served):
+    """Launches whose measurements fake_measure serves, and whose every other
+    launch draws its cells' times from cost() (a tuned one: of the algorithm
+    the rule of `table` names, set before the verification); the launches
+    numbered in `slow` (counted from 1) run everything 4x slower."""
 
-    def launch(plan_, catalog, cells, label, samples, names, extra=None, plain=False):
-        done.append(label)
+    def __init__(self, slow, seed=5):
+        super().__init__(fake_measure().serve)
+        self.rng, self.slow, self.done, self.table = np.random.default_rng(seed), slow, [], None
+
+    def launch(self, plan_, cells, label, samples, names, extra=None, plain=False):
+        self.done.append(label)
         k = len(samples.runs) + 1
         samples.runs.append(f"run-{k}")
-        factor = 4.0 if k in slow else 1.0
+        factor = 4.0 if k in self.slow else 1.0
         for c, sizes in cells.items():
             for s in sizes:
                 name = names[c]
-                alg = chosen(table[c][plan_.np], s) if name == TUNED else name
+                alg = chosen(self.table[c][plan_.np], s) if name == TUNED else name
                 samples.add(c, name, s, factor * cost(alg, s, plan_.np) *
-                            rng.lognormal(0, 0.03, 40), k)
-    monkeypatch.setattr(T, "launch", launch)
-    monkeypatch.setattr(T.Tuner, "_debugger_check", lambda *a: None)
-    return done
+                            self.rng.lognormal(0, 0.03, 40), k)
 
 
-def verified(monkeypatch, tmp_path, slow):
-    fake_measure(monkeypatch)
+def verified(tmp_path, slow):
+    launches = Drawn(slow)
     cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, verify_repeat=3)
-    t = T.Tuning([plan(4)], ompi_catalog(), cfg, tmp_path, say=lambda *_: None)
+    t = T.Tuning([plan(4)], ompi_catalog(), cfg, tmp_path, say=lambda *_: None, launches=launches)
     t.tuners[0].search()
     table, _ = t.table()
-    done = fake_launches(monkeypatch, table, slow)
-    rows, _, _ = t.tuners[0].verify(table, t.tuners[0].write_files(table))
-    return t.tuners[0], rows, done
+    launches.table = table
+    rows, _, _ = t.tuners[0].verify(table, t.write(table))
+    return t.tuners[0], rows, launches.done
 
 
-def test_a_busy_launch_is_set_aside_and_launched_again(monkeypatch, tmp_path):
-    tuner, rows, done = verified(monkeypatch, tmp_path, slow={2})  # D T T D D T: the first tuned
-    assert [(d["kind"], d["run"]) for d in tuner.disturbed] == [("tuned", "run-2")]
-    assert tuner.disturbed[0]["factor"] == pytest.approx(4.0, rel=0.1)
+def test_a_busy_launch_is_set_aside_and_launched_again(tmp_path):
+    tuner, rows, done = verified(tmp_path, slow={2})  # D T T D D T: the first tuned
+    disturbed = tuner.verification.disturbed
+    assert [(d["kind"], d["run"]) for d in disturbed] == [("tuned", "run-2")]
+    assert disturbed[0]["factor"] == pytest.approx(4.0, rel=0.1)
     assert done.count("verify tuned") == 4 and done.count("verify default") == 3
     # what remains is about the rules: default-keeping cells agree, the ruled ones are faster
     assert all(r["verdict"] == "same" for r in rows if r["rule"] == DEFAULT)
     assert all(r["verdict"] == "tuned faster" for r in rows if r["rule"] != DEFAULT)
 
 
-def test_without_a_busy_launch_nothing_is_set_aside(monkeypatch, tmp_path):
-    tuner, rows, done = verified(monkeypatch, tmp_path, slow=set())
-    assert tuner.disturbed == [] and done.count("verify tuned") == 3
+def test_without_a_busy_launch_nothing_is_set_aside(tmp_path):
+    tuner, rows, done = verified(tmp_path, slow=set())
+    assert tuner.verification.disturbed == [] and done.count("verify tuned") == 3
 
 
-def test_a_node_busy_throughout_is_not_relaunched_forever(monkeypatch, tmp_path):
+def test_a_node_busy_throughout_is_not_relaunched_forever(tmp_path):
     """Every relaunch of the tuned launch (8, 9, 10; 7 is the forced one) is
     slow again: verify_repeat relaunches at most."""
-    tuner, rows, done = verified(monkeypatch, tmp_path, slow={2, 8, 9, 10})
-    assert len(tuner.disturbed) == 3 and done.count("verify tuned") == 6
+    tuner, rows, done = verified(tmp_path, slow={2, 8, 9, 10})
+    assert len(tuner.verification.disturbed) == 3 and done.count("verify tuned") == 6
 
 
 def test_launches_are_judged_against_their_own_kind():
@@ -132,13 +133,14 @@ def test_identical_configurations_give_no_slower_cell_after_the_correction():
 
 
 def test_the_tuning_corrects_over_every_communicator_size(monkeypatch, tmp_path):
-    fake_measure(monkeypatch)
+    launches = Drawn(slow=set())
     cfg = T.TuneConfig(collectives=["allreduce"], sizes=SIZES, verify_repeat=2)
-    t = T.Tuning([plan(2), plan(4)], ompi_catalog(), cfg, tmp_path, say=lambda *_: None)
+    t = T.Tuning([plan(2), plan(4)], ompi_catalog(), cfg, tmp_path, say=lambda *_: None,
+                 launches=launches)
     for tuner in t.tuners:
         tuner.search()
     monkeypatch.setattr(T.Tuner, "search", lambda self: None)  # searched above
-    fake_launches(monkeypatch, t.table()[0], slow=set())
+    launches.table = t.table()[0]
     seen, real = [], V.correct_for_cells
     monkeypatch.setattr(V, "correct_for_cells",
                         lambda rows, alpha: seen.append(sorted({r["p"] for r in rows})) or real(rows, alpha))

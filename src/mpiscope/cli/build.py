@@ -9,6 +9,7 @@ from mpiscope.cli.options import add_json, add_mpi
 
 
 def cmd_build(args) -> int:
+    from mpiscope import mpilibs
     from mpiscope.engine.build import engine_path, ensure_engine
     from mpiscope.engine.mpi import find_mpi
 
@@ -24,7 +25,7 @@ def cmd_build(args) -> int:
         sys.stdout.write(json_document("build", found))
         return 0
     library = mpi.library.splitlines()[0] if mpi.library else ""
-    style = "Open MPI" if mpi.family == "openmpi" else "MPICH"
+    style = mpilibs.get(mpi.family).title
     rows = [("MPI", f"{mpi.name} (MPI {mpi.standard}; launched {style}-style)"),
             ("library", library),
             ("mpicc", mpi.wrapper),

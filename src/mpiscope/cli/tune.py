@@ -88,7 +88,7 @@ examples:
 
 
 def _collectives():
-    from mpiscope.tune.discover import COLLECTIVES
+    from mpiscope.mpilibs.catalog import COLLECTIVES
     return COLLECTIVES
 
 
@@ -182,7 +182,8 @@ def _config(args, plan):
 def cmd_tune(args):
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.tune.discover import discover
-    from mpiscope.tune.tuner import Tuning, save
+    from mpiscope.tune.result import save
+    from mpiscope.tune.tuner import Tuning
     from mpiscope.views.documents import json_document
     from mpiscope.views.tune import format_tune
 

@@ -15,6 +15,7 @@ import os
 import shlex
 from pathlib import Path
 
+from mpiscope import mpilibs
 from mpiscope.stats import rto
 from mpiscope.common import hostfiles
 from mpiscope.common.atomic import write_text
@@ -24,8 +25,7 @@ from mpiscope.cluster.netns import alive, in_ns, run
 from mpiscope.cluster.spec import payload_rate
 from mpiscope.cluster.topology import Plan
 
-OPENMPI_LAUNCHER = "mpirun.openmpi"
-MPICH_LAUNCHER = "mpiexec.hydra"
+INTERFACE = "eth0"  # every emulated host's link
 
 
 def rsh_script(plan: Plan, cluster_dir: Path) -> str:
@@ -81,7 +81,7 @@ def placement(plan: Plan, np: int):
 
 def _hostfile(plan: Plan, np: int, mpi: str, cluster_dir: Path) -> Path:
     used = plan.hosts[: -(-np // plan.spec.slots)]
-    text = hostfiles.render("openmpi" if mpi == "openmpi" else "hydra",
+    text = hostfiles.render(mpilibs.get(mpi).launcher.hostfile_form,
                             [(h.hostname, plan.spec.slots) for h in used], np)
     path = cluster_dir / f"hostfile-{mpi}-{np}"
     if not path.exists() or path.read_text() != text:
@@ -153,17 +153,15 @@ def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=(), preload
     Returns (argv, env, extra_context): argv to run from anywhere (it enters
     the first host itself and starts the MPI launcher there), the full
     environment for it, and {"cluster": ground truth} for the run's context.
-    One rank per slot, h0's slots first. Open MPI: TCP BTL on eth0, daemons
-    started through the cluster's rsh; MPICH: hydra's ssh launcher through
-    the same rsh, UCX restricted to TCP so no shared memory crosses hosts.
-    With more ranks than cores, idle ranks give their core away (Open MPI's
-    mpi_yield_when_idle; for MPICH, cluster/yield_when_idle.c preloaded).
-    `launcher_args` go to the MPI launcher, after these options. `preload`:
-    libraries MPICH's ranks load (hydra's -genv reaches them alone; Open MPI's
-    ranks get theirs through the environment).
+    One rank per slot, h0's slots first; the library's launcher (`mpi`: its
+    key) started through the cluster's rsh, its traffic on the hosts' links
+    (mpilibs: cluster_command). With more ranks than cores, idle ranks give
+    their core away (for a library that cannot be told to,
+    cluster/yield_when_idle.c preloaded). `launcher_args` go to the MPI
+    launcher, after these options. `preload`: libraries the ranks load,
+    for a library whose launcher hands them to the ranks alone.
     """
-    if preload and mpi != "mpich":
-        raise ValueError("preload is for MPICH; Open MPI ranks get LD_PRELOAD from the environment")
+    library = mpilibs.get(mpi)
     state, plan = usable(name, np)
     cdir = st.cluster_dir(name)
     rsh = str(cdir / "rsh")
@@ -171,27 +169,10 @@ def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=(), preload
     hostfile = _hostfile(plan, np, mpi, cdir)
     env = dict(os.environ)
     oversubscribed = np > len(os.sched_getaffinity(0))
-    if mpi == "openmpi":
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        cmd = [OPENMPI_LAUNCHER, "-n", str(np), "--hostfile", str(hostfile), "--map-by", "slot",
-               "--bind-to", "none",
-               "--mca", "plm_rsh_agent", rsh, "--mca", "plm_rsh_no_tree_spawn", "1",
-               "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "eth0",
-               "--mca", "oob_tcp_if_include", "eth0"]
-        if oversubscribed:
-            # More ranks than real cores: without yielding, TCP latency becomes milliseconds.
-            cmd += ["--mca", "mpi_yield_when_idle", "1"]
-    elif mpi == "mpich":
-        env.update(UCX_TLS="tcp,self", UCX_NET_DEVICES="eth0")
-        cmd = [MPICH_LAUNCHER, "-launcher", "ssh", "-launcher-exec", rsh, "-f", str(hostfile),
-               "-n", str(np), "-iface", "eth0", "-bind-to", "none"]
-        # MPICH (ch4:ucx) has no yield setting: a rank waiting on a peer that
-        # shares its core would spin out its whole time slice for every message.
-        libraries = [*preload, *([helpers.ensure(helpers.YIELD_LIBRARY)] if oversubscribed else [])]
-        if libraries:
-            cmd += ["-genv", "LD_PRELOAD", ":".join(map(str, libraries))]
-    else:
-        raise UsageError(f"--mpi must be openmpi or mpich, got '{mpi}'")
+    cmd, more = library.cluster_command(np=np, hostfile=hostfile, rsh=rsh, oversubscribed=oversubscribed,
+                                        preload=preload, interface=INTERFACE,
+                                        yield_library=lambda: helpers.ensure(helpers.YIELD_LIBRARY))
+    env.update(more)
     argv = [rsh, "--argv", first, *cmd, *launcher_args, str(engine), *map(str, engine_args)]
     context = ground_truth(plan, np)
     context["mpi_launch"] = {"mpi": mpi, "first_host": plan.hosts[0].hostname,

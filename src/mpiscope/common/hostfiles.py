@@ -1,6 +1,7 @@
-"""Hostfiles: read the Open MPI (`host slots=N`), MPICH hydra (`host:N`) and
-plain (a host a line, Slurm's SLURM_HOSTFILE too) syntaxes into (host, slots)
-pairs, and write each launcher's own syntax. Standard library only.
+"""Hostfiles: read the forms 'HOST slots=N', 'HOST:N' and plain (a host a
+line, Slurm's SLURM_HOSTFILE too) into (host, slots) pairs, and write each
+form. Which form a launcher reads, it says itself (mpilibs/launcher.py).
+Standard library only.
 """
 
 from __future__ import annotations
@@ -10,48 +11,39 @@ import socket
 
 from mpiscope.common.errors import UsageError
 
-SYNTAXES = ("openmpi", "hydra", "slurm")
+# The forms a hostfile is written in (each launcher names the one it reads): what
+# users call each, and who reads it.
+FORMS = {"slots": ("Open MPI syntax", "Open MPI's mpirun reads 'HOST slots=N'"),
+         "colon": ("MPICH syntax", "MPICH's mpiexec reads 'HOST:N'"),
+         "ranks": ("Slurm's", "srun reads one 'HOST' line per rank")}
 # Open MPI keys that change nothing mpiscope decides (it never exceeds a host's slots
 # unless the ranks outnumber them all).
 IGNORED_KEYS = ("max_slots", "max-slots")
 # A host name (RFC 1123 labels, '_' tolerated), an IPv4 or an IPv6 address: what
 # a launcher can resolve. Anything else it rejects with a parse error of its own.
 _HOST = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]{0,252})|\[?[0-9A-Fa-f:.]+(%\w+)?\]?")
-# Options by which a launcher reads a hostfile of its own (given in --launcher-args).
-HOSTFILE_OPTIONS = {
-    "openmpi": ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "--default-hostfile"),
-    "hydra": ("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile", "-machine"),
-    "slurm": (),
-}
 
 
-# The form of each launcher's own hostfile, for a line written in the other's.
-_OWN_FORM = {"openmpi": "Open MPI's mpirun reads 'HOST slots=N'",
-             "hydra": "MPICH's mpiexec reads 'HOST:N'"}
-
-
-def parse(text: str, source: str = "hostfile", syntax=None) -> list[tuple[str, int]]:
+def parse(text: str, source: str = "hostfile", form=None) -> list[tuple[str, int]]:
     """(host, slots) in the order hosts first appear; a host listed again adds
     its slots (a plain line is one slot, as Open MPI and Slurm count it).
-    `syntax` ("openmpi" or "hydra"): the file goes to that launcher as it is
-    (--launcher-args), so a line in the other's syntax is refused."""
+    `form` ("slots" or "colon"): the file goes as it is to a launcher that
+    reads that form (--launcher-args), so a line in the other form is refused."""
     hosts: dict[str, int] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         fields = raw.split("#", 1)[0].split()
         if not fields:
             continue
         host, slots = fields[0], 1
-        if host.count(":") == 1:  # hydra's host:N (an IPv6 address has several colons)
-            if syntax == "openmpi":
-                raise UsageError(f"{source}:{lineno}: '{raw.strip()}' is MPICH syntax; "
-                                 f"{_OWN_FORM[syntax]}")
+        if host.count(":") == 1:  # host:N (an IPv6 address has several colons)
+            if form == "slots":
+                raise _other_form(source, lineno, raw, "colon", form)
             host, count = host.split(":")
             slots = _count(count, source, lineno, raw)
         for field in fields[1:]:
             key, eq, value = field.partition("=")
-            if syntax == "hydra" and eq:
-                raise UsageError(f"{source}:{lineno}: '{raw.strip()}' is Open MPI syntax; "
-                                 f"{_OWN_FORM[syntax]}")
+            if form == "colon" and eq:
+                raise _other_form(source, lineno, raw, "slots", form)
             if key == "slots" and eq:
                 slots = _count(value, source, lineno, raw)
             elif key not in IGNORED_KEYS or not eq:
@@ -68,7 +60,11 @@ def parse(text: str, source: str = "hostfile", syntax=None) -> list[tuple[str, i
     return list(hosts.items())
 
 
-def read(path, what="--hostfile", syntax=None):
+def _other_form(source, lineno, raw, written, form) -> UsageError:
+    return UsageError(f"{source}:{lineno}: '{raw.strip()}' is {FORMS[written][0]}; {FORMS[form][1]}")
+
+
+def read(path, what="--hostfile", form=None):
     """parse() of the file at `path`, refused in one line when it cannot be read."""
     from pathlib import Path
 
@@ -80,12 +76,11 @@ def read(path, what="--hostfile", syntax=None):
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"{what}: cannot read {path} as text ({e}); give a hostfile of one "
                          "host a line") from None
-    return parse(text, str(path), syntax)
+    return parse(text, str(path), form)
 
 
-def named_in(words, kind):
-    """The hostfiles that launcher words (--launcher-args) name, for a launcher of `kind`."""
-    options = HOSTFILE_OPTIONS[kind]
+def named_in(words, options):
+    """The hostfiles that launcher words (--launcher-args) name by one of `options`."""
     found = []
     for i, word in enumerate(words):
         name, eq, value = word.partition("=")
@@ -118,16 +113,16 @@ def place(hosts, np: int) -> list[str]:
     return [order[r % len(order)] for r in range(np)]
 
 
-def render(syntax: str, hosts, np: int) -> str:
-    """The hostfile text for a launcher: Open MPI `host slots=N`, hydra `host:N`,
-    Slurm (SLURM_HOSTFILE with --distribution=arbitrary) one line per rank."""
-    if syntax == "openmpi":
+def render(form: str, hosts, np: int) -> str:
+    """The hostfile text in `form` (FORMS): 'host slots=N', 'host:N', or one
+    line per rank (Slurm's SLURM_HOSTFILE with --distribution=arbitrary)."""
+    if form == "slots":
         return "".join(f"{h} slots={n}\n" for h, n in hosts)
-    if syntax == "hydra":
+    if form == "colon":
         return "".join(f"{h}:{n}\n" for h, n in hosts)
-    if syntax == "slurm":
+    if form == "ranks":
         return "".join(f"{h}\n" for h in place(hosts, np))
-    raise ValueError(f"unknown hostfile syntax {syntax!r}")
+    raise ValueError(f"unknown hostfile form {form!r}")
 
 
 def this_host_names() -> set[str]:

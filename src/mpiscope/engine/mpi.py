@@ -4,7 +4,8 @@ MPI_Get_library_version, which needs no launcher), and the launcher beside it.
 
 The choice: --mpicc PATH, else --mpi openmpi|mpich (Debian's mpicc.openmpi /
 mpicc.mpich), else $MPISCOPE_MPICC, else Debian's Open MPI then MPICH
-wrapper, else `mpicc` on PATH.
+wrapper, else `mpicc` on PATH. What differs between libraries (their
+wrappers, launchers and names) each library's module says (mpilibs/).
 """
 
 from __future__ import annotations
@@ -18,19 +19,12 @@ import subprocess
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
+from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
 from mpiscope.engine.locations import build_root, source_dir
 from mpiscope.engine.make import make
 
 ENV_VAR = "MPISCOPE_MPICC"
-DEBIAN = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
-APT_PACKAGES = {"openmpi": "openmpi-bin libopenmpi-dev", "mpich": "mpich libmpich-dev"}
-NAMES = {"open-mpi": "Open MPI", "mpich": "MPICH", "intel-mpi": "Intel MPI"}
-# Launcher programs in the order tried beside the wrapper: Open MPI's own is
-# mpirun; MPICH's are mpiexec (Hydra) and mpirun, the same program.
-LAUNCHERS = {"openmpi": ("mpirun", "mpiexec"), "mpich": ("mpiexec", "mpirun")}
-# Intel MPI's wrappers hold this text until I_MPI_ROOT names the installation.
-INTEL_UNSET = "I_MPI_SUBSTITUTE_INSTALLDIR"
 
 
 @dataclass(frozen=True)
@@ -45,11 +39,12 @@ class Mpi:
 
     @property
     def family(self) -> str:
-        return family_of(self.implementation)
+        """How it is launched: the key of its library, or of the one it is launched as."""
+        return mpilibs.of(self).family
 
     @property
     def name(self) -> str:
-        return f"{NAMES.get(self.implementation, self.implementation)} {self.version}"
+        return f"{mpilibs.of(self).title} {self.version}"
 
     @property
     def key(self) -> str:
@@ -61,11 +56,6 @@ class Mpi:
     def identity(self) -> dict:
         """What a run's context records."""
         return {**asdict(self), "family": self.family, "name": self.name, "key": self.key}
-
-
-def family_of(implementation: str) -> str:
-    """How it is launched: openmpi, or mpich (MPICH and its derivatives, Intel MPI)."""
-    return "openmpi" if implementation == "open-mpi" else "mpich"
 
 
 @functools.cache
@@ -83,13 +73,15 @@ def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Mpi:
     if mpicc and mpi:
         raise UsageError("--mpicc and --mpi both choose the MPI; give one of them")
     if mpi:
-        if mpi not in DEBIAN:
-            raise UsageError(f"--mpi must be one of {', '.join(DEBIAN)}, got '{mpi}' "
+        debian = {lib.key: lib for lib in mpilibs.LIBRARIES if lib.debian_wrapper}
+        if mpi not in debian:
+            raise UsageError(f"--mpi must be one of {', '.join(debian)}, got '{mpi}' "
                              f"(for any other MPI give its compiler wrapper with --mpicc PATH)")
-        if shutil.which(DEBIAN[mpi]) is None:
-            raise UsageError(f"the {mpi} compiler wrapper {DEBIAN[mpi]} is not installed; "
-                             f"run 'make setup' or apt-get install {APT_PACKAGES[mpi]}")
-        return identify(os.path.abspath(shutil.which(DEBIAN[mpi])))
+        wrapper = debian[mpi].debian_wrapper
+        if shutil.which(wrapper) is None:
+            raise UsageError(f"the {mpi} compiler wrapper {wrapper} is not installed; "
+                             f"run 'make setup' or apt-get install {debian[mpi].apt_packages}")
+        return identify(os.path.abspath(shutil.which(wrapper)))
     if mpicc or os.environ.get(ENV_VAR):
         given, source = (mpicc, "--mpicc") if mpicc else (os.environ[ENV_VAR], ENV_VAR)
         found = shutil.which(given)
@@ -97,7 +89,7 @@ def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Mpi:
             raise UsageError(f"{source}: compiler wrapper '{given}' was not found or is not executable; "
                              f"give the path of your MPI's mpicc")
         return identify(os.path.abspath(found))
-    for name in (*DEBIAN.values(), "mpicc"):
+    for name in (*(lib.debian_wrapper for lib in mpilibs.LIBRARIES if lib.debian_wrapper), "mpicc"):
         if shutil.which(name):
             return identify(os.path.abspath(shutil.which(name)))
     raise UsageError("no MPI compiler wrapper found (mpicc.openmpi, mpicc.mpich or mpicc on PATH); "
@@ -106,24 +98,23 @@ def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Mpi:
 
 def is_debian(mpi: Mpi) -> bool:
     """Whether `mpi` is Debian's mpicc.openmpi / mpicc.mpich (under any of its names)."""
-    debian = shutil.which(DEBIAN[mpi.family])
+    debian = shutil.which(mpilibs.get(mpi.family).debian_wrapper)
     return debian is not None and os.path.realpath(debian) == os.path.realpath(mpi.wrapper)
 
 
 @functools.cache  # once per process: planning, building and the context all ask
 def identify(wrapper: str) -> Mpi:
     show = _show(wrapper)
-    if INTEL_UNSET in show:
-        root = Path(wrapper).resolve().parent.parent
-        raise UsageError(f"the Intel MPI wrapper {wrapper} does not know its installation; "
-                         f"export I_MPI_ROOT={root} (what Intel's vars.sh or its conda activation does)")
+    for lib in mpilibs.LIBRARIES:
+        lib.check_wrapper(wrapper, show)
     implementation, version, standard, library = _probe(wrapper, show)
-    if implementation == "unknown":
+    lib = mpilibs.by_implementation(implementation)
+    if lib is None:
         raise UsageError(f"{wrapper} builds against an MPI that is neither Open MPI nor MPICH-derived "
                          f"({library.splitlines()[0] if library else 'no version'}); mpiscope knows how "
                          f"to launch those two families")
     return Mpi(wrapper, show, implementation, version, standard, library,
-               find_launcher(wrapper, family_of(implementation)))
+               find_launcher(wrapper, lib.family))
 
 
 def _show(wrapper: str) -> str:
@@ -177,7 +168,7 @@ def find_launcher(wrapper: str, family: str) -> str | None:
     named = [link for link in chain if link.name.startswith("mpicc")] or chain[:1]
     for link in reversed(named):
         suffix = link.name[len("mpicc"):] if link.name.startswith("mpicc") else ""
-        for program in LAUNCHERS[family]:
+        for program in mpilibs.get(family).launcher_programs:
             candidate = link.parent / f"{program}{suffix}"
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return str(Path(os.path.abspath(candidate)))

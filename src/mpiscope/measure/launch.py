@@ -1,9 +1,9 @@
-"""Command lines for starting the engine: mpirun (Open MPI), mpiexec.hydra
-(MPICH) or srun (Slurm), and running one launch with live progress.
+"""Command lines for starting the engine: the library's own launcher
+(mpilibs/: Open MPI's mpirun, Hydra's mpiexec) or srun (Slurm), and running
+one launch with live progress.
 
-The launcher program and the MPI library come in as parameters; the library
-and the launcher decide the syntax (`syntax()`): Open MPI's mpirun, MPICH's
-hydra, or Slurm's srun.
+The launcher program and the MPI library come in as parameters; they decide
+whose options and hostfile apply (`launcher_of()`).
 """
 
 import os
@@ -11,41 +11,49 @@ import signal
 import subprocess
 import threading
 
+from mpiscope import mpilibs
 from mpiscope.measure.processes import STOP_WAIT_S, Sink, children, collect, die_with_parent, stop
+from mpiscope.mpilibs.launcher import Launcher
 
 LAUNCHERS = ("mpirun", "srun")
-DEFAULT_MPIRUN = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.hydra"}
 # After rank 0 said "@finalize" (every rank has stored its samples and only
 # MPI_Finalize is left), the seconds the launch may still take before it is
 # stopped: well under a second normally, a few beside a CPU hog; MPICH 4.0's
 # ch4:ucx can spin there for ever (engine/quiet_exit.c; pmodels/mpich#6596).
 FINALIZE_GRACE_S = 60.0
-# Slurm's PMI plugin for each library's wire-up (`srun --mpi=list` shows what Slurm has).
-SRUN_MPI_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
 
-# Options by which --launcher-args take binding or placement over from mpiscope.
-BINDING_OPTIONS = {
-    "openmpi": ("--bind-to", "-bind-to", "--rankfile", "-rf", "--cpu-set", "--cpu-list"),
-    "hydra": ("-bind-to", "--bind-to", "-binding"),
-    "slurm": ("--cpu-bind", "--cpu_bind"),
-}
-MAPPING_OPTIONS = {
-    "openmpi": ("--map-by", "-map-by", "--npernode", "-npernode", "-N", "--ppr", "-ppr",
-                "--rankfile", "-rf", "--host", "-host", "-H"),
-    "hydra": ("-ppn", "--ppn", "-perhost", "-rr", "-hosts", "-host", "--host"),
-    "slurm": ("--nodes", "-N", "--ntasks-per-node", "--distribution", "-m", "--nodelist", "-w"),
-}
+
+class Srun(Launcher):
+    """Slurm's srun, with the library's PMI plugin (`srun --mpi=list` shows what Slurm has)."""
+    name = "srun"
+    hostfile_form = "ranks"
+    binding_options = ("--cpu-bind", "--cpu_bind")
+    mapping_options = ("--nodes", "-N", "--ntasks-per-node", "--distribution", "-m", "--nodelist", "-w")
+
+    def command(self, *, program, library, np, hostfile, nodes, ppn, oversubscribe, binds, user):
+        cmd = [program or "srun", f"--ntasks={np}"]
+        if not gives(user, ("--mpi",)):
+            cmd.append(f"--mpi={library.srun_plugin}")
+        cmd.append("--kill-on-bad-exit=1")
+        if hostfile:
+            # srun places tasks on the listed hosts in order with SLURM_HOSTFILE.
+            cmd.append("--distribution=arbitrary")
+        else:
+            cmd += [f"--nodes={nodes}"] if nodes else []
+            cmd += [f"--ntasks-per-node={ppn}"] if ppn else []
+        if binds and not (oversubscribe and hostfile):
+            cmd.append("--cpu-bind=none" if oversubscribe else "--cpu-bind=cores")
+        return cmd
 
 
 def local_cpus():
     return len(os.sched_getaffinity(0))
 
 
-def syntax(mpi, launcher):
-    """Whose options and hostfile syntax: 'openmpi', 'hydra' or 'slurm'."""
-    if launcher == "srun":
-        return "slurm"
-    return "openmpi" if mpi == "openmpi" else "hydra"
+def launcher_of(mpi, launcher) -> Launcher:
+    """Whose options and hostfile form apply: srun's, or the library's own launcher's
+    (`mpi`: the library's key, as a plan holds it)."""
+    return Srun() if launcher == "srun" else mpilibs.get(mpi).launcher
 
 
 def gives(args, options):
@@ -59,10 +67,11 @@ def gives(args, options):
 
 def launch_env(mpi, base=None):
     env = dict(os.environ if base is None else base)
-    # Open MPI's mpirun refuses to run as root without both of these (set them
-    # whatever the library: --mpirun may name Open MPI's launcher for MPICH).
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    # What each library's launcher needs to run as root, whatever the library:
+    # --mpirun may name another library's launcher.
+    for lib in mpilibs.LIBRARIES:
+        for k, v in lib.root_env.items():
+            env.setdefault(k, v)
     return env
 
 
@@ -76,45 +85,11 @@ def command(*, mpi, launcher, np, engine, engine_args, hostfile=None, oversubscr
     Oversubscribed (more ranks than cores somewhere): without a hostfile ranks
     are left unbound and yield; with one, binding is left to it and the user.
     """
-    kind = syntax(mpi, launcher)
+    kind = launcher_of(mpi, launcher)
     user = list(launcher_args)
-    binds = not gives(user, BINDING_OPTIONS[kind])
-    if kind == "slurm":
-        cmd = [mpirun or "srun", f"--ntasks={np}"]
-        if not gives(user, ("--mpi",)):
-            cmd.append(f"--mpi={SRUN_MPI_PLUGIN[mpi]}")
-        cmd.append("--kill-on-bad-exit=1")
-        if hostfile:
-            # srun places tasks on the listed hosts in order with SLURM_HOSTFILE.
-            cmd.append("--distribution=arbitrary")
-        else:
-            cmd += [f"--nodes={nodes}"] if nodes else []
-            cmd += [f"--ntasks-per-node={ppn}"] if ppn else []
-        if binds and not (oversubscribe and hostfile):
-            cmd.append("--cpu-bind=none" if oversubscribe else "--cpu-bind=cores")
-    elif kind == "openmpi":
-        cmd = [mpirun or DEFAULT_MPIRUN[mpi], "-n", str(np)]
-        if hostfile:
-            cmd += ["--hostfile", str(hostfile)]
-        if ppn:
-            cmd += ["--map-by", f"ppr:{ppn}:node"]
-        if oversubscribe:
-            cmd.append("--oversubscribe")
-            if binds and not hostfile:
-                cmd += ["--bind-to", "none"]
-            if "mpi_yield_when_idle" not in user:
-                # More ranks than cores: without yielding, TCP latency becomes milliseconds.
-                cmd += ["--mca", "mpi_yield_when_idle", "1"]
-        elif binds:
-            cmd += ["--bind-to", "core"]
-    else:
-        cmd = [mpirun or DEFAULT_MPIRUN[mpi], "-n", str(np)]
-        if hostfile:
-            cmd += ["-f", str(hostfile)]
-        if ppn:
-            cmd += ["-ppn", str(ppn)]
-        if binds and not (oversubscribe and hostfile):
-            cmd += ["-bind-to", "none" if oversubscribe else "core"]
+    cmd = kind.command(program=mpirun, library=mpilibs.get(mpi), np=np, hostfile=hostfile,
+                       nodes=nodes, ppn=ppn, oversubscribe=oversubscribe,
+                       binds=not gives(user, kind.binding_options), user=user)
     return cmd + user + [str(engine), *engine_args]
 
 

@@ -33,13 +33,14 @@ def resolve(args, family, cluster, default_np):
     if cluster and (nodes or ppn):
         raise UsageError("--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
                          "and --ppn (choose -n, or the cluster's --slots)")
-    if (nodes or ppn) and launch.gives(words, launch.MAPPING_OPTIONS[launch.syntax(family, args.launcher)]):
+    kind = launch.launcher_of(family, args.launcher)
+    if (nodes or ppn) and launch.gives(words, kind.mapping_options):
         raise UsageError("-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
                          f"'{args.launcher_args}': give one or the other")
     ppn = _ranks_per_node(np, nodes, ppn)
     hosts = _hosts(args.hostfile, nodes, ppn)
-    kind = launch.syntax(family, args.launcher)
-    own = [hostfiles.read(f, "--launcher-args hostfile", kind) for f in hostfiles.named_in(words, kind)]
+    own = [hostfiles.read(f, "--launcher-args hostfile", kind.hostfile_form)
+           for f in hostfiles.named_in(words, kind.hostfile_options)]
     if np is None and nodes:
         np = nodes * ppn
     elif np is None and hosts:
@@ -81,7 +82,7 @@ def _check_slots(np, hosts, own, cluster, args, words, kind):
         usable(cluster, np)  # one rank a slot, its delay program running: checked before the run
         return
     elif args.launcher == "mpirun" and not getattr(args, "nodes", None) \
-            and not launch.gives(words, launch.MAPPING_OPTIONS[kind]):
+            and not launch.gives(words, kind.mapping_options):
         slots, where = local_cpus(), "this machine has"
         fix = ("give a --hostfile with the hosts and slots to use, or place the ranks with "
                "--launcher-args (e.g. \"--host a:8,b:8\")")

@@ -78,7 +78,8 @@ class Plan:
         """The hostfile in the launcher's own syntax (None without --hostfile)."""
         if self.hosts is None:
             return None
-        return hostfiles.render(launch.syntax(self.mpi, self.launcher), self.hosts, self.np)
+        return hostfiles.render(launch.launcher_of(self.mpi, self.launcher).hostfile_form, self.hosts,
+                                self.np)
 
     def series_count(self):
         return benchmarks.series_count(self.benches, self.sizes, self.sizeless,

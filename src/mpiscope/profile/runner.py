@@ -2,10 +2,11 @@
 command with the interposition library preloaded into its ranks, then store
 what the ranks wrote as a run of kind "profile".
 
-The library reaches the ranks, not the launcher: with Open MPI's mpirun it
-goes through mca_base_env_list (which mpirun forwards to every rank, also on
-other hosts); with any other launcher (Hydra, srun) through the environment,
-which they pass on. The run directory is built under a hidden name and
+The library reaches the ranks, not the launcher, the way the MPI library
+says (mpilibs: pass_to_ranks): with Open MPI's mpirun through
+mca_base_env_list (which mpirun forwards to every rank, also on other
+hosts); with any other launcher (Hydra, srun) through the environment, which
+they pass on. The run directory is built under a hidden name and
 renamed when complete, as `mpiscope run` does."""
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from mpiscope import mpilibs
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.engine.mpi import find_mpi, is_debian
@@ -29,8 +30,6 @@ from mpiscope.profile.build import LIBRARY, ensure_library
 from mpiscope.profile.ingest import ingest
 from mpiscope.store import catalog
 from mpiscope.store.layout import SCHEMA_VERSION
-
-OPEN_MPI_LAUNCHERS = ("mpirun", "mpiexec", "orterun", "oshrun")
 
 
 def check_command(command):
@@ -47,10 +46,11 @@ def check_command(command):
 
 
 def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Path | None, library: Path,
-                base=None, ompi_launcher=None):
+                base=None, own_launcher=False):
     """The launcher's environment: the library preloaded into the ranks.
-    `ompi_launcher`: whether Open MPI's mpirun starts the ranks (default:
-    judged from the command's first word)."""
+    `own_launcher`: the MPI library's own launcher starts the ranks (else
+    the command's first word says what does)."""
+    lib = mpilibs.get(mpi.family)
     env = launch_env(mpi.family, base)
     ours = {"MPISCOPE_PROFILE_DIR": str(raw_dir)}
     if trace_events:
@@ -59,17 +59,9 @@ def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Pa
         ours["MPISCOPE_PROFILE_LIBVIEW"] = "1"  # per collective call (pmpi/libview.c)
     preload = ":".join(p for p in (str(library), env.get("LD_PRELOAD", "")) if p)
     env.update(ours)
-    if ompi_launcher is None:
-        ompi_launcher = Path(command[0]).name.split(".")[0] in OPEN_MPI_LAUNCHERS
-    if ompi_launcher and mpi.family == "openmpi":
-        forwarded = ";".join(f"{k}={v}" for k, v in {"LD_PRELOAD": preload, **ours}.items())
-        old = env.get("OMPI_MCA_mca_base_env_list")
-        env["OMPI_MCA_mca_base_env_list"] = f"{old};{forwarded}" if old else forwarded
-    else:
-        env["LD_PRELOAD"] = preload
+    lib.pass_to_ranks(env, {"LD_PRELOAD": preload, **ours}, None if own_launcher else command[0])
     if library_view is not None:
-        for name, value in monitoring.mca(library_view).items():
-            env[f"OMPI_MCA_{name}"] = value
+        env.update(lib.settings_env(monitoring.mca(library_view)))
     return env
 
 
@@ -99,7 +91,8 @@ def cluster_command(name, mpi, np, command, library: Path):
 
         spec = st.load(name)[1].spec
         np = spec.hosts * spec.slots
-    preload = [p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p] if mpi.family == "mpich" else []
+    preload = [p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p] \
+        if mpilibs.get(mpi.family).launcher_preloads else []
     argv, env, extra = cluster_launch(name, mpi.family, np, command[0], command[1:], preload=preload)
     return argv, env, {"cluster": extra["cluster"]}
 
@@ -114,7 +107,8 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
         raise UsageError("-n goes with --cluster; without it give the ranks in your launch command "
                          "(mpirun -n 4 ...)")
     the_mpi = find_mpi(mpicc=mpicc, mpi=mpi)
-    if library_view and the_mpi.family != "openmpi":
+    lib = mpilibs.get(the_mpi.family)
+    if library_view and not lib.monitoring:
         raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
                          f"(profile with --mpi openmpi, or leave --library-view out)")
     library = ensure_library(the_mpi) / LIBRARY
@@ -132,8 +126,8 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
     if view_dir:
         view_dir.mkdir()
     env = profile_env(the_mpi, command, raw.absolute(), trace_events, view_dir.absolute() if view_dir else None,
-                      library, base=base, ompi_launcher=True if cluster else None)
-    if cluster and the_mpi.family == "mpich":
+                      library, base=base, own_launcher=bool(cluster))
+    if cluster and lib.launcher_preloads:
         # The ranks get the library through -genv; the launcher keeps what it had.
         env.pop("LD_PRELOAD")
         if base.get("LD_PRELOAD"):

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from mpiscope.common.sizes import format_size
+from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.report.pool import draw, resolved
 from mpiscope.stats.compare import SAME
-from mpiscope.tune.discover import DEFAULT
 from mpiscope.views.tune import same_code_lines
 
 RESULT = "tune.json"
@@ -49,7 +49,7 @@ def _collective_view(r, coll):
     sizes = sorted({d["size"] for d in decisions})
     checked = {(v.get("p", p_default), v["size"]): v for v in r["verification"]["cells"]
                if v["collective"] == coll}
-    # what the default runs, read from the library where it was (tune/default_probe.py)
+    # what the default runs, read from the library where it was (mpilibs: read_defaults)
     read = {(x["p"], x["size"]): x["algorithm"] for x in r.get("default_runs", [])
             if x["collective"] == coll}
     cells, winners = {}, {}

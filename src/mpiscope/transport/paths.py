@@ -10,19 +10,15 @@ the lab's ring for large messages)."""
 
 from __future__ import annotations
 
-import re
+from mpiscope import mpilibs
 
 COPY, SINGLE = "copy", "single copy"
 
 
 def family(library: str) -> str | None:
-    lib = library or ""
-    if "Open MPI" in lib:
-        m = re.search(r"v(\d+)", lib)
-        return "Open MPI 5" if m and int(m.group(1)) >= 5 else "Open MPI 4"
-    if "MPICH" in lib or "mpich" in lib.lower():
-        return "UCX" if "ucx" in lib.lower() else "MPICH"
-    return None
+    """The path family of a library's MPI_Get_library_version text (its library says)."""
+    lib = mpilibs.from_library_text(library or "")
+    return lib.path_family(library) if lib else None
 
 
 def _setting(words: list, env: dict, name: str) -> str | None:

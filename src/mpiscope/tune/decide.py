@@ -18,7 +18,10 @@ interval over launch medians, the pair's launch variance but at least the
 typical one of the pair and the library's default at the cell, and the
 winner faster in every launch); with one launch each it falls back to
 compare's test on the pooled samples (Mann–Whitney and the bootstrap CI of
-the ratio of medians, which cannot see a launch's shift)."""
+the ratio of medians, which cannot see a launch's shift).
+
+Decisions holds one communicator size's: each measured cell's winner and
+the rows it was decided by."""
 
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ import numpy as np
 
 from mpiscope.stats.compare import FASTER, INSUFFICIENT, compare_samples
 from mpiscope.stats.launch_compare import compare_launches
-from mpiscope.tune.discover import DEFAULT
+from mpiscope.mpilibs.catalog import DEFAULT
 
 LAUNCH, SAMPLE = "launch", "sample"   # the unit a verdict was reached with
 
@@ -79,3 +82,41 @@ def decide(samples, coll: str, size: int, names: list, rng, noise: float, alpha:
         return None, rows  # without the default measured nothing may replace it
     winner = min(candidates, key=lambda r: r["median_s"])["algorithm"] if candidates else DEFAULT
     return winner, rows
+
+
+class Decisions:
+    """The winner of each cell of one communicator size {(coll, size): name
+    or DEFAULT} (a size between measured ones may inherit its neighbour's,
+    tune/adaptive.py), and the rows of the cells decided by measurement."""
+
+    def __init__(self, measured, rng, noise: float, alpha: float):
+        self.measured, self.rng, self.noise, self.alpha = measured, rng, noise, alpha
+        self.winners, self.rows = {}, {}
+        self.withdrawn = []  # rules the verification withdrew: {collective, size, algorithm, speedup}
+
+    def decide(self, coll, size) -> str:
+        """The cell decided on what `measured` holds there; k counts every
+        algorithm of the collective (the family of its tests)."""
+        m = self.measured
+        names = [n for n in m.names[coll] if (size, n) in m.cells[coll]]
+        winner, rows = decide(m.samples, coll, size, names, self.rng, self.noise, self.alpha,
+                              family=len(m.names[coll]) - 1)
+        for r in rows:
+            if (size, r["algorithm"]) in m.inferred[coll]:
+                r["launches_of"] = m.launches_of[(coll, size, r["algorithm"])]
+        self.winners[(coll, size)], self.rows[(coll, size)] = winner or DEFAULT, rows
+        return winner or DEFAULT
+
+    def of(self, coll) -> dict:
+        """{size: winner} of one collective."""
+        return {s: w for (c, s), w in self.winners.items() if c == coll}
+
+    def withdraw(self, cells) -> bool:
+        """Rules of verified cells where tuned is slower beyond noise go back to
+        the default; whether any did."""
+        slower = [r for r in cells if r.get("verdict") == "tuned slower" and r["rule"] != DEFAULT]
+        for r in slower:
+            self.winners[(r["collective"], r["size"])] = DEFAULT
+            self.withdrawn.append({"collective": r["collective"], "size": r["size"],
+                                   "algorithm": r["rule"], "speedup": r["speedup"]})
+        return bool(slower)

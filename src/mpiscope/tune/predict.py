@@ -8,7 +8,7 @@ t(n) = α·A(n) + β·B(n) with A and B the model evaluated at (1, 0) and
 (0, 1). An algorithm without a model gets the generic Hockney line
 t(n) = α + β·n. (α, β) ≥ 0 are fitted per algorithm to its medians at the
 measured sizes nearest to the size predicted (the caller chooses them;
-tuner.Tuner takes four) by least squares in relative error, so every size
+adaptive.Search takes four) by least squares in relative error, so every size
 weighs alike; the fit's largest relative residual r at those sizes says how
 far to trust it there (a protocol switch near the size shows as a large r).
 
@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from mpiscope.models.costmodels import Costs, find, predict_time
-from mpiscope.tune.discover import DEFAULT
+from mpiscope.mpilibs.catalog import DEFAULT
 
 # Library algorithm names that are our cost models' (models/costmodels/).
 MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruck": "bruck",

@@ -1,7 +1,6 @@
-"""Selection rules: per collective and communicator size, a list of
-(first library size, algorithm), the first starting at 0 (Open MPI ignores a
-whole file whose first rule does not), sizes rising, adjacent rules with the
-same algorithm merged. DEFAULT keeps the library's own choice.
+"""Selection rules from measured cells: per collective and communicator
+size, a list of (first library size, algorithm) (mpilibs/selection.py),
+adjacent rules with the same algorithm merged.
 
 A change-over between two measured sizes goes at their geometric mean (the
 sizes are a geometric grid). A bound on the number of rules merges the rule
@@ -20,13 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from mpiscope.common.errors import UsageError
-from mpiscope.tune.discover import DEFAULT
-
-
-@dataclass(frozen=True)
-class Rule:
-    start: int          # library size, inclusive; the rule holds up to the next rule's start
-    algorithm: str      # algorithm name, or DEFAULT
+from mpiscope.mpilibs.selection import Rule, check, chosen
 
 
 @dataclass(frozen=True)
@@ -35,19 +28,6 @@ class Point:
     winner: str         # algorithm name or DEFAULT
     medians: dict = field(default_factory=dict, compare=False, hash=False)  # algorithm -> median (s)
     calls: float | None = field(default=None, compare=False, hash=False)  # the application's, or None
-
-
-def check(rules: list, where: str = "") -> list:
-    """Raises UsageError unless the rules start at 0 and rise strictly."""
-    if not rules:
-        raise UsageError(f"{where}: no rules")
-    if rules[0].start != 0:
-        raise UsageError(f"{where}: the first message-size rule starts at {rules[0].start}, not 0 "
-                         f"(Open MPI ignores the whole file then)")
-    for a, b in zip(rules, rules[1:]):
-        if b.start <= a.start:
-            raise UsageError(f"{where}: message sizes do not rise ({a.start} then {b.start})")
-    return rules
 
 
 def merged(rules: list) -> list:
@@ -71,15 +51,6 @@ def from_points(points: list) -> list:
         if b.winner != rules[-1].algorithm:
             rules.append(Rule(boundary(a.size, b.size), b.winner))
     return merged(rules)
-
-
-def chosen(rules: list, size: int) -> str:
-    """The algorithm the rules select at library size `size` (the last rule starting at or below)."""
-    pick = rules[0].algorithm
-    for r in rules:
-        if r.start <= size:
-            pick = r.algorithm
-    return pick
 
 
 def _slowdowns(points, rules):

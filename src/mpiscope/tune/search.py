@@ -1,4 +1,4 @@
-"""The adaptive search's judgements on measured cells (tuner.Tuner.search
+"""The adaptive search's judgements on measured cells (adaptive.Search
 drives the rounds):
 
 - Prune: an algorithm A is left out between two measured sizes lo < hi when
@@ -22,7 +22,7 @@ drives the rounds):
   the library's own change-overs rise with the size, so the default is X
   between as well, and X beats the others there. Where the default won at
   both ends and is known to run one algorithm exactly throughout (read
-  under gdb, default_probe.py), it is also resolved when every algorithm
+  under gdb, mpilibs/ompi_defaults.py), it is also resolved when every algorithm
   still in is slower than the default at both ends, or within noise of it,
   in the means of the launches (default_ahead): by the same affinity it is
   between. On replays of two exhaustive 8-rank tunes of nine collectives
@@ -57,7 +57,7 @@ drives the rounds):
   looked at again, rather than every size between.
 
 The cost models' own pruning (predict.py: an algorithm predicted out of the
-race at the size about to be measured) is applied by Tuner.search on top.
+race at the size about to be measured) is applied by adaptive.Search on top.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ from scipy.stats import norm
 from mpiscope.stats.compare import FASTER
 from mpiscope.stats.launch_compare import log_medians
 from mpiscope.tune.decide import judge
-from mpiscope.tune.discover import DEFAULT
+from mpiscope.mpilibs.catalog import DEFAULT
 
 
 # How much an algorithm's time per byte may grow from one measured size to

@@ -10,7 +10,7 @@
    own launches at the cell counting for the typical launch variance; one
    launch each:
    compare's bootstrap CI and test on the pooled samples).
-3. Open MPI: under gdb (callprobe.py), every cell must enter the library
+3. Open MPI: under gdb (mpilibs/ompi_calls.py), every cell must enter the library
    function its rule's algorithm enters when forced by its MCA parameter.
    Where no debugger can tell (MPICH hides its algorithm functions), that
    the library used the file is seen in the times, since Open MPI 4.1
@@ -33,9 +33,10 @@ import math
 
 import numpy as np
 
+from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.stats.compare import FASTER, SAME, SLOWER
 from mpiscope.tune.decide import judge
-from mpiscope.tune.discover import DEFAULT
+from mpiscope.tune.samples import TUNED, Samples
 
 
 def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):
@@ -44,8 +45,6 @@ def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):
     interval and verdict are over launches (decide.judge; `pool`: the groups
     whose launch variance is pooled, e.g. the tune's own at the cell),
     otherwise over the pooled samples."""
-    from mpiscope.tune.measure import TUNED, Samples
-
     s = Samples()
     for name, launches in ((DEFAULT, default), (TUNED, tuned)):
         for v in ([launches] if isinstance(launches, np.ndarray) else launches):
@@ -100,8 +99,6 @@ def with_forced_of(vs, tune, coll, size, name):
     of `name` forced there, the verification's one and the tune's own (the
     same forcing parameters): with a single forced launch of a few samples
     the verdict was 'insufficient', and the file was judged by nothing."""
-    from mpiscope.tune.measure import Samples
-
     out = Samples()
     for v in vs.launches(coll, DEFAULT, size):
         out.add(coll, DEFAULT, size, v)

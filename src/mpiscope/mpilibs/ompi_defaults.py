@@ -1,7 +1,7 @@
 """Which algorithm Open MPI's default runs at each cell, whether that is
 exactly what forcing the algorithm runs, and which forced algorithms run
 another's code there: the adaptive search then measures each such code once,
-the others get its launches (tuner.Tuner._measure).
+the others get its launches (tune/readings.py).
 
 The default (coll_tuned_<coll>_intra_dec_fixed) and a forced algorithm
 (coll_tuned_use_dynamic_rules with coll_tuned_<coll>_algorithm) both end in
@@ -32,11 +32,11 @@ every request wait.
 from __future__ import annotations
 
 import re
-import shutil
-from dataclasses import dataclass
+from pathlib import Path
 
-from mpiscope.tune.callprobe import under_gdb
-from mpiscope.tune.discover import DEFAULT
+from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.library import Reading
+from mpiscope.mpilibs.ompi_calls import under_gdb
 
 # do_this's leading arguments: the MPI call's, and the module
 LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8, "alltoall": 8,
@@ -102,11 +102,6 @@ gdb.execute("kill")
 '''
 
 
-def available(mpi) -> bool:
-    return mpi.implementation == "open-mpi" and mpi.launcher is not None and \
-        shutil.which("gdb") is not None
-
-
 def parse(text: str, cells: list) -> dict:
     """{(coll, size): (algorithm, faninout, segsize, max_requests or None)}:
     the first do_this of the cell's own collective (an algorithm may call
@@ -131,11 +126,11 @@ def traces(text: str, cells: list) -> dict:
     return {cell: tuple(t) for cell, t in out.items()}
 
 
-def read(mpi, np: int, cells: list, mca: dict):
+def read(mpi, probe: Path, np: int, cells: list, mca: dict):
     """(parse's answer, traces') for `cells` on np local ranks with MCA
     parameters `mca`."""
     script = f"LEADING = {LEADING!r}\n" + GDB_SCRIPT
-    text = under_gdb(mpi, mpi.launcher, np, cells, mca, script)
+    text = under_gdb(mpi, probe, np, cells, mca, script)
     return parse(text, cells), traces(text, cells)
 
 
@@ -168,52 +163,21 @@ def delegations(traced: dict) -> dict:
     return out
 
 
-def representatives(default_runs: dict, runs_as: dict) -> dict:
-    """{(coll, size, name): the configuration whose launches are name's}:
-    DEFAULT where the default runs name exactly, or runs what name falls
-    back to; else the algorithm name falls back to, followed to its end."""
-    out = {}
-    for (c, s, name) in runs_as:
-        seen, at = {name}, runs_as[(c, s, name)]
-        while at != DEFAULT and (c, s, at) in runs_as and at not in seen:
-            seen.add(at)
-            at = runs_as[(c, s, at)]
-        out[(c, s, name)] = at
-    for (c, s), (name, exact) in default_runs.items():
-        if exact:
-            out[(c, s, name)] = DEFAULT
-    return {k: (DEFAULT if v != DEFAULT and default_runs.get(k[:2]) == (v, True) else v)
-            for k, v in out.items()}
-
-
-def same_code(reps: dict, coll: str, size: int, a: str, b: str) -> bool:
-    """Whether a rule choosing a and one choosing b at the cell run the same
-    code there (`reps` as representatives gives): the same decision."""
-    return reps.get((coll, size, a), a) == reps.get((coll, size, b), b)
-
-
-@dataclass
-class Reading:
-    """What read_cells read: {(coll, size): (the algorithm the default runs,
-    whether exactly as forcing it runs it)}, and {(coll, size, name): the
-    configuration forcing name runs there, when another} (delegations)."""
-    default_runs: dict
-    runs_as: dict
-
-
-def read_cells(mpi, catalog, np: int, cells: list, names: dict, mca_of, say=print) -> Reading:
+def read_cells(mpi, probe: Path, catalog, np: int, cells: list, names: dict, mca_of,
+               say=print) -> Reading:
     """The default read at `cells`, then each collective's algorithms of
     `names` {coll: [name]} forced, one launch forcing each collective's k-th.
-    `mca_of({coll: Algorithm or None})`: the MCA parameters of such a launch.
+    `mca_of({coll: Algorithm or None})`: the MCA parameters of such a launch;
+    `probe`: engine/probe/coll_call.c built with the MPI's wrapper.
     Empty when the arguments cannot be read."""
     colls = sorted({c for c, _ in cells})
-    default, traced = read(mpi, np, cells, mca_of({c: None for c in colls}))
+    default, traced = read(mpi, probe, np, cells, mca_of({c: None for c in colls}))
     traced = {DEFAULT: traced}
     got = {}
     for k in range(max([len(names.get(c, [])) for c in colls] + [0])):
         force = {c: catalog.find(c, names[c][k]) for c in colls if k < len(names.get(c, []))}
         sub = [cell for cell in cells if cell[0] in force]
-        numbers, by_cell = read(mpi, np, sub, mca_of(force))
+        numbers, by_cell = read(mpi, probe, np, sub, mca_of(force))
         for cell in sub:
             name = force[cell[0]].name
             got[(*cell, name)] = numbers.get(cell)

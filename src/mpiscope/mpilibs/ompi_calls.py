@@ -1,8 +1,8 @@
-"""Which of the library's own algorithm functions a collective call enters,
+"""Which of Open MPI's own algorithm functions a collective call enters,
 seen by a debugger: rank 0 of engine/probe/coll_call.c runs under gdb with a
 breakpoint on every `ompi_coll_base_<coll>_intra_*` function (exported by
 Open MPI 4.1 and 5.0; MPICH hides its MPIR_* functions, so there the check
-is by time only, verify.py). The first such function entered after the
+is by time only, tune/verify.py). The first such function entered after the
 marker mpiscope_cell(i) is the algorithm cell i ran.
 
 With the rules file in effect and with each algorithm forced by its MCA
@@ -13,18 +13,12 @@ mapping between the file's numbers and the library's functions.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-
-from mpiscope.common.errors import UsageError
-from mpiscope.engine.locations import build_root, source_dir
-from mpiscope.engine.make import make
-from mpiscope.engine.mpi import Mpi
 
 GDB_SCRIPT = r'''
 import gdb
@@ -61,45 +55,38 @@ gdb.execute("kill")
 '''
 
 
-def probe_binary(mpi: Mpi) -> Path:
-    out = build_root() / "probes" / hashlib.sha256(mpi.show.encode()).hexdigest()[:16]
-    made = make(source_dir("engine"), out, f"MPICC={mpi.wrapper}", "collcall")
-    if made.returncode != 0:
-        raise UsageError(f"cannot build the collective-call probe with {mpi.wrapper}:\n"
-                         f"{made.stderr[-1500:]}")
-    return out / "mpi-coll-call"
+def available(mpi) -> bool:
+    """Whether gdb can be run here under the launcher beside the wrapper."""
+    return mpi.launcher is not None and shutil.which("gdb") is not None
 
 
-def available(mpi: Mpi) -> bool:
-    return mpi.implementation == "open-mpi" and shutil.which("gdb") is not None
-
-
-def entered(mpi: Mpi, launcher: str, np: int, cells: list, mca: dict, colls: list,
+def entered(mpi, probe: Path, np: int, cells: list, mca: dict, colls: list,
             oversubscribe: bool = True, timeout: int = 300) -> dict:
     """{(coll, size): the first ompi_coll_base_<coll>_intra_* function entered}
-    for `cells` [(coll, size)] on `np` local ranks with MCA parameters `mca`."""
+    for `cells` [(coll, size)] on `np` local ranks with MCA parameters `mca`;
+    `probe`: engine/probe/coll_call.c built with the MPI's wrapper."""
     script = f"COLLS = {list(colls)!r}\n" + GDB_SCRIPT
-    return parse(under_gdb(mpi, launcher, np, cells, mca, script, oversubscribe, timeout), cells)
+    return parse(under_gdb(mpi, probe, np, cells, mca, script, oversubscribe, timeout), cells)
 
 
-def under_gdb(mpi: Mpi, launcher: str, np: int, cells: list, mca: dict, script: str,
+def under_gdb(mpi, probe: Path, np: int, cells: list, mca: dict, script: str,
               oversubscribe: bool = True, timeout: int = 300) -> str:
     """The probe's output with rank 0 under gdb running `script` (Python), the
-    other np - 1 ranks plain: one call per cell [(coll, size)]."""
-    binary = probe_binary(mpi)
+    other np - 1 ranks plain, started by the launcher beside the wrapper: one
+    call per cell [(coll, size)]."""
     args = [f"{c}:{s}" for c, s in cells]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "probe.py"
         path.write_text(script)
-        common = [launcher]
+        common = [mpi.launcher]
         if oversubscribe:
             common += ["--oversubscribe", "--bind-to", "none"]
         for k, v in mca.items():
             common += ["--mca", k, v]
         cmd = common + ["-n", "1", "gdb", "-q", "-batch", "-x", str(path), "--args",
-                        str(binary), *args]
+                        str(probe), *args]
         if np > 1:
-            cmd += [":", "-n", str(np - 1), str(binary), *args]
+            cmd += [":", "-n", str(np - 1), str(probe), *args]
         env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
                               stdin=subprocess.DEVNULL).stdout

@@ -22,8 +22,8 @@ import json
 import re
 
 from mpiscope.common.errors import UsageError
-from mpiscope.tune.discover import DEFAULT, Catalog
-from mpiscope.tune.rules import Rule, check
+from mpiscope.mpilibs.catalog import DEFAULT, Catalog
+from mpiscope.mpilibs.selection import Rule, check
 
 COLL_IDS = {"allgather": 0, "allgatherv": 1, "allreduce": 2, "alltoall": 3, "alltoallv": 4,
             "alltoallw": 5, "barrier": 6, "bcast": 7, "exscan": 8, "gather": 9, "gatherv": 10,
@@ -46,7 +46,8 @@ def _entries(by_p: dict) -> list:
     return out
 
 
-def _number(catalog: Catalog, coll: str, name: str) -> int:
+def number(catalog: Catalog, coll: str, name: str) -> int:
+    """The algorithm number a rule naming `name` writes (0: the library's own)."""
     return 0 if name == DEFAULT else int(catalog.find(coll, name).value)
 
 
@@ -66,7 +67,7 @@ def write_classic(table: dict, catalog: Catalog) -> str:
                                                       len(rules) > 1 else ": the library's own"),
                       f"{len(rules)}  # message sizes"]
             for r in rules:
-                lines.append(f"{r.start} {_number(catalog, coll, r.algorithm)} {fan} {seg}"
+                lines.append(f"{r.start} {number(catalog, coll, r.algorithm)} {fan} {seg}"
                              f"  # {r.algorithm}")
     return "\n".join(lines) + "\n"
 

@@ -7,7 +7,7 @@ order, the first that holds is entered; a leaf is
 {"algorithm=MPIR_Bcast_intra_binomial": {}}. A condition other than "=any"
 needs a later sibling (MPICH asserts it), and a collective the file lacks
 has no algorithm at all, so the file written is the library's own tree
-(compiled into it, read by discover.py) with the intra-communicator subtree
+(compiled into it, read by mpich_cvars.py) with the intra-communicator subtree
 of each tuned collective replaced: for a tuned communicator size p the
 measured rules, for every other size the library's own subtree. Where the
 library's default won a size range, that range leads into its own subtree
@@ -33,11 +33,20 @@ import copy
 import json
 
 from mpiscope.common.errors import UsageError
-from mpiscope.tune.discover import DEFAULT, Catalog
-from mpiscope.tune.rules import check
-from mpiscope.tune.sizes import mpich_key
+from mpiscope.mpilibs.catalog import DEFAULT, Catalog
+from mpiscope.mpilibs.selection import check
 
 INTRA = "comm_type=intra"
+# avg_msg_size (per rank, one block) exists for these only; the others are
+# keyed on total_msg_size (the whole message).
+AVG = ("allreduce", "bcast", "reduce", "alltoall")
+
+
+def size_key(coll: str) -> str | None:
+    """The size condition for `coll` (None: barrier has none)."""
+    if coll == "barrier":
+        return None
+    return "avg_msg_size" if coll in AVG else "total_msg_size"
 
 
 def _leaf(catalog: Catalog, coll: str, name: str, default_intra):
@@ -76,7 +85,7 @@ def _as_searched(node: dict, pruned: bool = True) -> dict:
 
 
 def _size_chain(catalog, coll, rules, default_intra):
-    key = mpich_key(coll)
+    key = size_key(coll)
     if key is None:  # barrier: no size to choose by
         return _leaf(catalog, coll, rules[0].algorithm, default_intra)
     chain = {}

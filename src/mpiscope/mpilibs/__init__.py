@@ -1,0 +1,41 @@
+"""One module per MPI library family, each a subclass of library.MpiLibrary:
+everything mpiscope does differently for a library is asked of it here.
+
+A new library is one new module and its name in MODULES below."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from mpiscope.common.errors import UsageError
+from mpiscope.mpilibs.library import MpiLibrary
+
+# The order counts where two recognize the same text (from_library_text): MPICH before
+# its derivatives.
+MODULES = ("openmpi", "mpich", "intelmpi")
+
+LIBRARIES = tuple(import_module(f"{__name__}.{m}").LIBRARY for m in MODULES)
+
+
+def get(key: str) -> MpiLibrary:
+    """The library of a registry key (--mpi KEY, a run's "mpi", a catalog's library)."""
+    for lib in LIBRARIES:
+        if lib.key == key:
+            return lib
+    raise UsageError(f"unknown MPI library '{key}'; mpiscope knows "
+                     f"{', '.join(lib.key for lib in LIBRARIES)}")
+
+
+def by_implementation(implementation: str) -> MpiLibrary | None:
+    """The library the identity probe (engine/probe/mpi_identity.c) names, or None."""
+    return next((lib for lib in LIBRARIES if implementation in lib.implementations), None)
+
+
+def of(mpi) -> MpiLibrary:
+    """The library of an identified MPI (engine/mpi.py's Mpi)."""
+    return by_implementation(mpi.implementation)
+
+
+def from_library_text(text: str) -> MpiLibrary | None:
+    """The library whose MPI_Get_library_version text this is, or None."""
+    return next((lib for lib in LIBRARIES if lib.recognizes(text)), None)

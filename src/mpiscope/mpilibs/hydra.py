@@ -1,0 +1,28 @@
+"""Hydra, the mpiexec of MPICH and of Intel MPI: its command line, its
+hostfile ('HOST:N') and the options by which --launcher-args take binding,
+placement or the hostfile over."""
+
+from __future__ import annotations
+
+from mpiscope.mpilibs.launcher import Launcher
+
+
+class Hydra(Launcher):
+    name = "mpiexec"
+    hostfile_form = "colon"
+    hostfile_options = ("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile",
+                        "-machine")
+    binding_options = ("-bind-to", "--bind-to", "-binding")
+    mapping_options = ("-ppn", "--ppn", "-perhost", "-rr", "-hosts", "-host", "--host")
+
+    def command(self, *, program, library, np, hostfile, nodes, ppn, oversubscribe, binds,
+                user):
+        """Oversubscribed with a hostfile, binding is left to it and the user."""
+        cmd = [program or library.default_launcher, "-n", str(np)]
+        if hostfile:
+            cmd += ["-f", str(hostfile)]
+        if ppn:
+            cmd += ["-ppn", str(ppn)]
+        if binds and not (oversubscribe and hostfile):
+            cmd += ["-bind-to", "none" if oversubscribe else "core"]
+        return cmd
