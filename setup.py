@@ -1,5 +1,5 @@
 """Everything about the package is in pyproject.toml; this only ships the C
-sources (engine/, cluster/, sim/, transport/, pmpi/) inside it as mpiscope/_csrc/, so an installed
+sources (engine/, clock/, cluster/, sim/, transport/, pmpi/) inside it as mpiscope/_csrc/, so an installed
 mpiscope can build its engine for whatever MPI it is given
 (src/mpiscope/engine/locations.py finds them there)."""
 
@@ -8,7 +8,7 @@ import os
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-C_SOURCES = ("engine", "cluster", "sim", "transport", "pmpi")
+C_SOURCES = ("engine", "clock", "cluster", "sim", "transport", "pmpi")
 
 
 class build_py_with_c_sources(build_py):

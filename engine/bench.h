@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "buffers.h"
-#include "clock.h"
+#include "../clock/clock.h"
 
 struct options;
 struct rawfile;
@@ -114,5 +114,14 @@ void check_fill(unsigned char *p, size_t n, long who, long rep);
 /* Aborts the job with exit code 3 and a message naming what differed. */
 void check_verify(const series *s, const unsigned char *p, size_t n, long who, long rep, const char *what);
 void check_fail(const series *s, long rep, const char *what, size_t index, long got, long want);
+
+/* Repetition `rep`'s send and receive buffers of n bytes (n >= s->bytes);
+ * with --check, the send buffer's first s->bytes hold the pattern. */
+static inline void rep_buffers(const series *s, size_t n, long rep, char **sb, char **rb)
+{
+    *sb = buffers_send(s->buf, n, rep);
+    *rb = buffers_recv(s->buf, n, rep);
+    if (s->check) check_fill((unsigned char *)*sb, s->bytes, s->rank, rep);
+}
 
 #endif

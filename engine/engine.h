@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include "bench.h"
 #include "buffers.h"
-#include "clock.h"
+#include "../clock/clock.h"
 #include "options.h"
 #include "phases.h"
 #include "record.h"
-#include "sync.h"
+#include "../clock/sync.h"
 #include "testhooks.h"
 
 typedef struct engine {

@@ -11,7 +11,7 @@
 #include "machine.h"
 #include "orphan.h"
 #include "procsync.h"
-#include "quiet_exit.h"
+#include "../clock/quiet_exit.h"
 #include "rawfmt.h"
 #include "bench/coll_own.h"
 #include "../transport/tp.h"

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "clock.h"
+#include "../clock/clock.h"
 
 /* auto: a tree, but every rank with rank 0 when ranks share CPUs (concurrent
  * pairs would then preempt each other's round trips). */

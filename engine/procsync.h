@@ -5,8 +5,8 @@
 
 #include <mpi.h>
 #include <stdint.h>
-#include "clock.h"
-#include "sync.h"
+#include "../clock/clock.h"
+#include "../clock/sync.h"
 #include "testhooks.h"
 
 typedef struct procsync {

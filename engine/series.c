@@ -9,7 +9,7 @@
 #include "engine.h"
 #include "procsync.h"
 #include "rawfmt.h"
-#include "sorted.h"
+#include "../clock/sorted.h"
 #include "stoprule.h"
 
 /* Decision broadcast by rank 0 after each batch (doubles: one MPI_Bcast). */

@@ -1,5 +1,5 @@
 #include "stoprule.h"
-#include "sorted.h"
+#include "../clock/sorted.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../engine/quiet_exit.h"
+#include "../clock/quiet_exit.h"
 #include "libview.h"
 #include "prof.h"
 #include "requests.h"

@@ -2,8 +2,8 @@
 
 #include <stdlib.h>
 
-#include "../engine/clock.h"
-#include "../engine/sync.h"
+#include "../clock/clock.h"
+#include "../clock/sync.h"
 #include "prof.h"
 
 static trace_event *events;

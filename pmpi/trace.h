@@ -1,5 +1,5 @@
 /* --trace: every call as an event in a buffer sized at MPI_Init, with its
- * ticks, and the engine's clock synchronization (engine/sync.c) at
+ * ticks, and the engine's clock synchronization (../clock/sync.c) at
  * MPI_Init and MPI_Finalize so the events can be put on rank 0's clock. */
 #ifndef PMPI_TRACE_H
 #define PMPI_TRACE_H

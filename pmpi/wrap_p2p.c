@@ -137,6 +137,24 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     return rc;
 }
 
+/* A sendrecv: one row, the message sent; the message received goes to the
+ * peer matrix (and to the trace as its own event). */
+static void exchanged(int call, MPI_Comm comm, int dest, uint64_t bytes, const MPI_Status *st, uint64_t t0,
+                      uint64_t t1, void *site)
+{
+    comm_info *c = comm_lookup(comm);
+    prof_record(call, c, dest, comm_channel(c, dest), bytes, t0, t1, site);
+    peers_sent(c, dest, bytes);
+    if (st->MPI_SOURCE == MPI_PROC_NULL) return;
+    int got = 0;
+    PMPI_Get_count(st, MPI_BYTE, &got);
+    uint64_t received = got == MPI_UNDEFINED ? 0 : (uint64_t)got;
+    peers_received(c, st->MPI_SOURCE, received);
+    if (prof.tracing)
+        trace_add(CALL_Sendrecv_received, comm_world_rank(c, st->MPI_SOURCE), c ? c->size : 0,
+                  c ? c->members : -1, received, t0, t1);
+}
+
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
                  int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -145,21 +163,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     MPI_Status mine;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &mine : status;
     TIMED(PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st));
-    if (rc != MPI_SUCCESS) return rc;
-    /* One row, the message sent; the message received goes to the peer matrix. */
-    comm_info *c = comm_lookup(comm);
-    uint64_t bytes = type_bytes(scount, stype);
-    prof_record(CALL_Sendrecv, c, dest, comm_channel(c, dest), bytes, t0, t1, SITE);
-    peers_sent(c, dest, bytes);
-    if (st->MPI_SOURCE != MPI_PROC_NULL) {
-        int got = 0;
-        PMPI_Get_count(st, MPI_BYTE, &got);
-        uint64_t received = got == MPI_UNDEFINED ? 0 : (uint64_t)got;
-        peers_received(c, st->MPI_SOURCE, received);
-        if (prof.tracing)
-            trace_add(CALL_Sendrecv_received, comm_world_rank(c, st->MPI_SOURCE), c ? c->size : 0,
-                      c ? c->members : -1, received, t0, t1);
-    }
+    if (rc == MPI_SUCCESS) exchanged(CALL_Sendrecv, comm, dest, type_bytes(scount, stype), st, t0, t1, SITE);
     return rc;
 }
 
@@ -170,20 +174,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     MPI_Status mine;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &mine : status;
     TIMED(PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st));
-    if (rc != MPI_SUCCESS) return rc;
-    comm_info *c = comm_lookup(comm);
-    uint64_t bytes = type_bytes(count, type);
-    prof_record(CALL_Sendrecv_replace, c, dest, comm_channel(c, dest), bytes, t0, t1, SITE);
-    peers_sent(c, dest, bytes);
-    if (st->MPI_SOURCE != MPI_PROC_NULL) {
-        int got = 0;
-        PMPI_Get_count(st, MPI_BYTE, &got);
-        uint64_t received = got == MPI_UNDEFINED ? 0 : (uint64_t)got;
-        peers_received(c, st->MPI_SOURCE, received);
-        if (prof.tracing)
-            trace_add(CALL_Sendrecv_received, comm_world_rank(c, st->MPI_SOURCE), c ? c->size : 0,
-                      c ? c->members : -1, received, t0, t1);
-    }
+    if (rc == MPI_SUCCESS) exchanged(CALL_Sendrecv_replace, comm, dest, type_bytes(count, type), st, t0, t1, SITE);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 """An installed mpiscope (`pip install .`, not a checkout) builds and runs its
 engine: the C sources ship inside the package (setup.py copies engine/,
-cluster/ and sim/ to mpiscope/_csrc/) and builds go to the user's cache directory.
+clock/, cluster/, sim/, transport/ and pmpi/ to mpiscope/_csrc/) and builds go
+to the user's cache directory.
 
 The package is laid out as the wheel holds it by setup.py's build_py, the
 step pip install runs. It keeps the sources' times, so the engine built in
@@ -14,6 +15,8 @@ import sys
 
 from mpiscope.engine.build import REPO
 
+C_SOURCES = ("engine", "clock", "cluster", "sim", "transport", "pmpi")
+
 CACHE = REPO / "build" / "installed-cache"  # stands for ~/.cache ($XDG_CACHE_HOME)
 
 
@@ -26,7 +29,7 @@ def test_installed_package_carries_the_c_sources_and_runs(tmp_path):
     p = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(lib)], cwd=REPO,
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    for name in ("engine", "cluster", "sim"):
+    for name in C_SOURCES:
         assert _files(lib / "mpiscope" / "_csrc" / name) == _files(REPO / name)
 
     elsewhere = tmp_path / "elsewhere"

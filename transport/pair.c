@@ -14,7 +14,6 @@
 
 static const char *const design_names[TP_DESIGNS] = {"basic", "advanced", "cma", "offload", "hybrid"};
 const char *tp_design_name(tp_design d) { return d >= 0 && d < TP_DESIGNS ? design_names[d] : "?"; }
-tp_class tp_pair_class(const tp_pair *p) { return p->cls; }
 
 typedef struct offer {
     int ok, pid, cpu;

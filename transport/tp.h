@@ -54,7 +54,6 @@ void tp_recv(tp_pair *p, void *buf, size_t n);
 void tp_isend(tp_pair *p, const void *buf, size_t n);
 void tp_wait(tp_pair *p);
 
-tp_class tp_pair_class(const tp_pair *p);
 /* What a pair is: its design's parameters (-1: not this design's), the
  * placement, the hybrid's thresholds (SIZE_MAX: never; 0: not hybrid). */
 typedef struct tp_info {

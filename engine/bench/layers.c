@@ -17,6 +17,7 @@
 #include "layers.h"
 #include "../rawfmt.h"
 #include "loggp.h"
+#include "roundtrip.h"
 
 enum { TAG = 47, TAG_ACK = 48 };
 enum { LAYER_MPI, LAYER_TCP, LAYER_SHM };
@@ -66,15 +67,17 @@ static void finish(series *s)
     if (st->layer == LAYER_SHM) shm_chan_close(&st->shm);
 }
 
-static void put(series *s, layer_state *st, const char *p, size_t n)
+static void put(series *s, void *chan, const void *p, size_t n)
 {
+    layer_state *st = chan;
     if (st->layer == LAYER_TCP) tcp_chan_send(s, &st->tcp, p, n);
     else if (st->layer == LAYER_SHM) shm_chan_send(s, &st->shm, p, n);
     else MPI_Send(p, (int)n, MPI_BYTE, s->peer, TAG, s->world);
 }
 
-static void get(series *s, layer_state *st, char *p, size_t n)
+static void get(series *s, void *chan, void *p, size_t n)
 {
+    layer_state *st = chan;
     if (st->layer == LAYER_TCP) tcp_chan_recv(s, &st->tcp, p, n);
     else if (st->layer == LAYER_SHM) shm_chan_recv(s, &st->shm, p, n);
     else MPI_Recv(p, (int)n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
@@ -87,20 +90,7 @@ static size_t wire(const series *s, const layer_state *st)
 
 static void run_pingpong(series *s, long rep, double *t_start, double *t_end)
 {
-    layer_state *st = s->state;
-    size_t n = wire(s, st);
-    char *sb = buffers_send(s->buf, n, rep), *rb = buffers_recv(s->buf, n, rep);
-    if (s->check) check_fill((unsigned char *)sb, s->bytes, s->rank, rep);
-    *t_start = timer_now(s->t);
-    if (s->role == ROLE_INITIATOR) {
-        put(s, st, sb, n);
-        get(s, st, rb, n);
-    } else {
-        get(s, st, rb, n);
-        put(s, st, sb, n);
-    }
-    *t_end = timer_now(s->t);
-    if (s->check) check_verify(s, (unsigned char *)rb, s->bytes, s->peer, rep, "layer_pingpong");
+    roundtrip_rep(s, s->state, put, get, wire(s, s->state), rep, "layer_pingpong", t_start, t_end);
 }
 
 static void run_bw(series *s, long rep, double *t_start, double *t_end)
@@ -108,9 +98,8 @@ static void run_bw(series *s, long rep, double *t_start, double *t_end)
     layer_state *st = s->state;
     size_t n = wire(s, st);
     int w = s->window_msgs;
-    char *sb = buffers_send(s->buf, n, rep), *rb = buffers_recv(s->buf, n, rep);
-    char ack = 0;
-    if (s->check) check_fill((unsigned char *)sb, s->bytes, s->rank, rep);
+    char *sb, *rb, ack = 0;
+    rep_buffers(s, n, rep, &sb, &rb);
     *t_start = timer_now(s->t);
     if (st->layer == LAYER_MPI) {
         int sender = s->role == ROLE_INITIATOR;

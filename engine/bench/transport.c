@@ -22,8 +22,9 @@
 #include "../../transport/tp.h"
 #include "../options.h"
 #include "../rawfmt.h"
-#include "../sorted.h"
+#include "../../clock/sorted.h"
 #include "loggp.h"
+#include "roundtrip.h"
 
 enum { TAG = 61, TAG_ACK = 62, VARIANT_MPI = TP_DESIGNS, BULK_BYTES = 32 << 20 };
 static const double TP_SKEW_S = 50e-6;
@@ -40,14 +41,16 @@ static size_t no_footprint(size_t bytes, int np) { (void)bytes, (void)np; return
 static int nvariants(const options *o) { (void)o; return TP_DESIGNS + 1; }
 static const char *variant_name(const options *o, int i) { (void)o; return i == VARIANT_MPI ? "mpi" : tp_design_name((tp_design)i); }
 
-static void put(series *s, tp_state *st, const void *p, size_t n)
+static void put(series *s, void *chan, const void *p, size_t n)
 {
+    tp_state *st = chan;
     if (st->pair) tp_send(st->pair, p, n);
     else MPI_Send(p, (int)n, MPI_BYTE, s->peer, TAG, s->world);
 }
 
-static void get(series *s, tp_state *st, void *p, size_t n)
+static void get(series *s, void *chan, void *p, size_t n)
 {
+    tp_state *st = chan;
     if (st->pair) tp_recv(st->pair, p, n);
     else MPI_Recv(p, (int)n, MPI_BYTE, s->peer, TAG, s->world, MPI_STATUS_IGNORE);
 }
@@ -152,20 +155,17 @@ static void finish(series *s)
 
 static void run_latency(series *s, long rep, double *t_start, double *t_end)
 {
-    tp_state *st = s->state;
-    size_t n = s->bytes;
-    char *sb = buffers_send(s->buf, n, rep), *rb = buffers_recv(s->buf, n, rep);
-    if (s->check) check_fill((unsigned char *)sb, n, s->rank, rep);
-    *t_start = timer_now(s->t);
-    if (s->role == ROLE_INITIATOR) {
-        put(s, st, sb, n);
-        get(s, st, rb, n);
-    } else {
-        get(s, st, rb, n);
-        put(s, st, sb, n);
-    }
-    *t_end = timer_now(s->t);
-    if (s->check) check_verify(s, (unsigned char *)rb, n, s->peer, rep, "tp_latency");
+    roundtrip_rep(s, s->state, put, get, s->bytes, rep, "tp_latency", t_start, t_end);
+}
+
+/* After a one-way repetition, a 1-byte acknowledgement back, so that the next
+ * repetition does not find this one's message still queued; then the check. */
+static void acknowledge(series *s, tp_state *st, const char *rb, long rep, const char *what)
+{
+    char ack = 0;
+    if (s->role == ROLE_INITIATOR) get(s, st, &ack, 1);
+    else put(s, st, &ack, 1);
+    if (s->check && s->role == ROLE_RESPONDER) check_verify(s, (const unsigned char *)rb, s->bytes, s->peer, rep, what);
 }
 
 /* One window: msgs messages one way, then the acknowledgement. */
@@ -211,8 +211,8 @@ static void run_skew(series *s, long rep, double *t_start, double *t_end)
 {
     tp_state *st = s->state;
     size_t n = s->bytes;
-    char *sb = buffers_send(s->buf, n, rep), *rb = buffers_recv(s->buf, n, rep);
-    if (s->check) check_fill((unsigned char *)sb, n, s->rank, rep);
+    char *sb, *rb;
+    rep_buffers(s, n, rep, &sb, &rb);
     *t_start = timer_now(s->t);
     if (s->role == ROLE_INITIATOR) {
         put(s, st, sb, n);
@@ -221,11 +221,7 @@ static void run_skew(series *s, long rep, double *t_start, double *t_end)
         get(s, st, rb, n);
     }
     *t_end = timer_now(s->t);
-    /* the next repetition must not find this one's message still queued */
-    char ack = 0;
-    if (s->role == ROLE_INITIATOR) get(s, st, &ack, 1);
-    else put(s, st, &ack, 1);
-    if (s->check && s->role == ROLE_RESPONDER) check_verify(s, (unsigned char *)rb, n, s->peer, rep, "tp_skew");
+    acknowledge(s, st, rb, rep, "tp_skew");
 }
 
 /* The sender posts, computes, waits (tp_isend: only offload returns before
@@ -243,16 +239,13 @@ static void post_compute_wait(series *s, tp_state *st, const char *p, size_t n, 
 static void overlap_rep(series *s, tp_state *st, long rep, double compute_s, double *t_start, double *t_end)
 {
     size_t n = s->bytes;
-    char *sb = buffers_send(s->buf, n, rep), *rb = buffers_recv(s->buf, n, rep);
-    char ack = 0;
-    if (s->check) check_fill((unsigned char *)sb, n, s->rank, rep);
+    char *sb, *rb;
+    rep_buffers(s, n, rep, &sb, &rb);
     *t_start = timer_now(s->t);
     if (s->role == ROLE_INITIATOR) post_compute_wait(s, st, sb, n, compute_s);
     else get(s, st, rb, n);
     *t_end = timer_now(s->t);
-    if (s->role == ROLE_INITIATOR) get(s, st, &ack, 1);
-    else put(s, st, &ack, 1);
-    if (s->check && s->role == ROLE_RESPONDER) check_verify(s, (unsigned char *)rb, n, s->peer, rep, "tp_overlap");
+    acknowledge(s, st, rb, rep, "tp_overlap");
 }
 
 /* The computation equals the send alone (median of a few, measured here on

@@ -13,7 +13,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../clock.h"
+#include "../../clock/clock.h"
 
 typedef enum { COLL_ALLGATHER, COLL_ALLREDUCE, COLL_REDUCE_SCATTER, COLL_BCAST, COLL_ALLTOALL, COLL_KINDS } coll_kind;
 

@@ -13,31 +13,10 @@ from mpiscope.models.costmodels.check import check_run
 from mpiscope.models.costmodels.params import ModelParams, from_values, load_machine
 from mpiscope.models.costmodels.predict import crossovers, predict
 from mpiscope.common.errors import UsageError
-from mpiscope.common.sizes import format_size, parse_size_option
-from mpiscope.views.documents import json_document
-from mpiscope.views.text import sig, table
+from mpiscope.common.sizes import parse_size_option
+from mpiscope.views.model import ModelPrediction, check_json, format_check, format_predict, predict_json
 from mpiscope.cli.options import add_json, add_out, add_run, path
 from mpiscope.cli.commands import command_parser
-
-
-
-def _us(seconds):
-    return sig(None if seconds is None else seconds * 1e6, 5)
-
-
-def _pct(x, signed=True):
-    return "-" if x is None else f"{100 * x:+.1f}%" if signed else f"{100 * x:.1f}%"
-
-
-def _params_line(p: ModelParams) -> str:
-    parts = []
-    if p.alpha is not None:
-        parts.append(f"α = {sig(p.alpha * 1e6)} µs, β = {sig(p.beta * 1e9)} ns/B")
-    if p.has_sr:
-        parts.append(f"αs = {sig(p.alpha_s * 1e6)} µs, βs = {sig(p.beta_s * 1e9)} ns/B, "
-                     f"αr = {sig(p.alpha_r * 1e6)} µs, βr = {sig(p.beta_r * 1e9)} ns/B")
-    parts.append(f"γ = {sig(p.gamma * 1e9)} ns/B")
-    return "; ".join(parts)
 
 
 def _bench(name):
@@ -85,73 +64,17 @@ def cmd_predict(args) -> int:
     by = args.rank_by or ("sr" if sr else "hockney")
     if by == "sr" and sr is None:
         raise UsageError("--rank-by sr needs --alpha-s, --beta-s, --alpha-r and --beta-r")
-    doc = {"bench": bench, "p": args.np, "params": params.to_dict(), "rank_by": by}
-    out = [f"{bench} on {args.np} ranks; {_params_line(params)}"]
+    found = ModelPrediction(bench, args.np, params, by)
     if args.size is not None:
-        size = parse_size_option("--size", args.size)
-        rows = predict(bench, size, args.np, hock, sr, by)
-        best = rows[0].key(by) if rows else None
-        doc["size"] = size
-        doc["predictions"] = [{"algo": r.name, "hockney_s": r.hockney,
-                               "sender_receiver_s": r.sender_receiver,
-                               "hockney_formula": r.hockney_formula,
-                               "sender_receiver_formula": r.sr_formula} for r in rows]
-        header = ["rank", "algorithm", "Hockney (us)"] + (["send/recv (us)"] if sr else []) + \
-                 ["x best", "Hockney formula (p = 2^k)"]
-        lines = []
-        for i, r in enumerate(rows, 1):
-            ratio = r.key(by) / best if best else float("nan")
-            lines.append([str(i), r.name, _us(r.hockney)] + ([_us(r.sender_receiver)] if sr else [])
-                         + [f"{ratio:.2f}", r.hockney_formula])
-        right = [True, False, True] + ([True] if sr else []) + [True, False]
-        out.append(f"size {format_size(size)} ({size} B); ranked by "
-                   f"{'sender/receiver' if by == 'sr' else 'Hockney'} model")
-        out.append(table(header, lines, right))
+        found.size = parse_size_option("--size", args.size)
+        found.ranked = predict(bench, found.size, args.np, hock, sr, by)
     if args.crossover:
         lo, hi = _range(args.range)
-        costs = sr if by == "sr" else hock
-        changes = crossovers(bench, args.np, costs, lo, hi)
-        doc["crossovers"] = [{"size": c.size, "from": c.before, "to": c.to} for c in changes]
-        first = predict(bench, lo, args.np, hock, sr, by)[0].name
-        doc["best_at_start"] = first
-        out.append(f"best algorithm from {format_size(lo)} B to {format_size(hi)} B "
-                   f"({'sender/receiver' if by == 'sr' else 'Hockney'} model):")
-        lines = [[str(lo), first, ""]] + [[str(c.size), c.to, f"(was {c.before})"] for c in changes]
-        out.append(table(["from size (B)", "best", ""], lines, [True, False, False]))
-    sys.stdout.write(json_document("model-predict", doc) if args.json else "\n".join(out) + "\n")
+        found.span = (lo, hi)
+        found.crossovers = crossovers(bench, args.np, sr if by == "sr" else hock, lo, hi)
+        found.best_at_start = predict(bench, lo, args.np, hock, sr, by)[0].name
+    sys.stdout.write(predict_json(found) if args.json else format_predict(found))
     return 0
-
-
-def format_check(result) -> str:
-    sr = result.params.has_sr
-    out = [f"run {result.run_id}: {result.p} ranks; {_params_line(result.params)} "
-           f"(from the {result.source})"]
-    header = ["bench", "algorithm", "size(B)", "n", "measured (us)", "Hockney (us)", "error"]
-    if sr:
-        header += ["send/recv (us)", "error"]
-    lines = []
-    for r in result.rows:
-        line = [r.bench, r.algo, str(r.size), str(r.n), _us(r.measured), _us(r.hockney),
-                _pct(r.hockney_error)]
-        if sr:
-            line += [_us(r.sender_receiver), _pct(r.sr_error)]
-        lines.append(line)
-    out.append(table(header, lines, [False, False] + [True] * (len(header) - 2)))
-    out.append("")
-    out.append("relative error |predicted − measured| / measured, per algorithm:")
-    header = ["bench", "algorithm", "sizes", "Hockney median", "Hockney max"]
-    if sr:
-        header += ["send/recv median", "send/recv max"]
-    lines = []
-    for s in result.summary():
-        line = [s["bench"], s["algo"], str(s["sizes"]), _pct(s["hockney_median_abs_error"], False),
-                _pct(s["hockney_max_abs_error"], False)]
-        if sr:
-            line += [_pct(s["sender_receiver_median_abs_error"], False),
-                     _pct(s["sender_receiver_max_abs_error"], False)]
-        lines.append(line)
-    out.append(table(header, lines, [False, False] + [True] * (len(header) - 2)))
-    return "\n".join(out) + "\n"
 
 
 def cmd_check(args) -> int:
@@ -164,7 +87,7 @@ def cmd_check(args) -> int:
     if args.bench is not None:
         _bench(args.bench)
     result = check_run(run_dir, machine, gamma, segment, args.bench)
-    sys.stdout.write(json_document("model-check", result.to_dict()) if args.json else format_check(result))
+    sys.stdout.write(check_json(result) if args.json else format_check(result))
     return 0
 
 

@@ -14,17 +14,11 @@ from mpiscope.models.costmodels import ALGORITHMS, COLLECTIVES
 from mpiscope.models.costmodels.params import parse_per_byte, parse_time
 from mpiscope.profile import files as profile_files
 from mpiscope.store import catalog
-from mpiscope.views.documents import json_document
-from mpiscope.views.text import sig, table
 from mpiscope.cli.options import add_json, add_out, add_run, add_seed
 from mpiscope.cli.commands import command_parser
 
 _TIMES = ("alpha", "alpha_s", "alpha_r", "L", "o", "g")
 _PER_BYTE = ("beta", "beta_s", "beta_r", "gamma", "G", "O")
-
-
-def _us(seconds):
-    return sig(None if seconds is None else seconds * 1e6, 5)
 
 
 def _bench(name):
@@ -184,6 +178,7 @@ def cmd_run(args) -> int:
     import tempfile
 
     from mpiscope.sim.simulate import answer, run_argv
+    from mpiscope.views.sim import format_run, run_document, run_json
 
     costs, extras = _costs(args), _extras(args)
     sched = Path(args.schedule)
@@ -199,32 +194,8 @@ def cmd_run(args) -> int:
         doc = run_argv(["--schedule", sched], costs, extras, more)
         if args.chart:
             _chart(trace, ("schedule", sched.name, 0), args.chart)
-    ans = answer(doc)
-    out = {"schedule": str(sched), "costs": costs.to_dict(), **ans.to_dict(), "nranks": doc["nranks"],
-           "nops": doc["nops"], "messages": doc["replicates"][0]["messages"],
-           "unexpected": doc["replicates"][0]["unexpected"],
-           "rendezvous": doc["replicates"][0]["rendezvous"], "makespans_s": ans.replicates,
-           "simulate_s": doc["simulate_s"], "peak_rss_bytes": doc["peak_rss_bytes"],
-           "critical_path": doc.get("critical_path", [])}
-    if args.json:
-        sys.stdout.write(json_document("sim-run", out))
-        return 0
-    lines = [f"{sched}: {doc['nranks']} ranks, {doc['nops']} operations, {out['messages']} messages "
-             f"({out['unexpected']} unexpected, {out['rendezvous']} by rendezvous); costs: {costs.source}",
-             f"finish time: median {_us(ans.median)} µs over {len(ans.replicates)} replicate(s)"
-             + (f", 95% prediction interval [{_us(ans.low)}, {_us(ans.high)}] µs"
-                if len(ans.replicates) > 1 else ""),
-             f"simulated {doc['events']} events in {doc['simulate_s']:.3g} s "
-             f"({doc['events_per_s'] / 1e6:.3g} M events/s)"]
-    if out["critical_path"]:
-        lines.append("critical path, last operation first:")
-        rows = [[str(c["rank"]), str(c["index"]), c["op"], "" if c["peer"] < 0 else str(c["peer"]),
-                 sig(c["value"]), _us(c["start_s"]), _us(c["end_s"])] for c in out["critical_path"]]
-        lines.append(table(["rank", "op#", "op", "peer", "bytes", "start (us)", "end (us)"], rows,
-                           [True, True, False, True, True, True, True]))
-    if args.chart:
-        lines.append(f"wrote {args.chart}")
-    print("\n".join(lines))
+    out = run_document(sched, costs, answer(doc), doc)
+    sys.stdout.write(run_json(out) if args.json else format_run(out, args.chart))
     return 0
 
 
@@ -232,6 +203,7 @@ def cmd_run(args) -> int:
 
 def cmd_predict(args) -> int:
     from mpiscope.sim.predict import crossovers, rank
+    from mpiscope.views.sim import SimPrediction, format_predict, predict_json
 
     bench = _bench(args.bench)
     if args.np < 1:
@@ -243,21 +215,10 @@ def cmd_predict(args) -> int:
     if args.size is None and not args.crossover:
         raise UsageError("give --size SIZE (or --crossover for the sizes where the best changes)")
     costs, extras = _costs(args), _extras(args)
-    doc = {"bench": bench, "p": args.np, "costs": costs.to_dict(), "replicates": extras.replicates}
-    out = [f"{bench} on {args.np} ranks, simulated; costs: {costs.source}"]
+    found = SimPrediction(bench, args.np, costs, extras.replicates)
     if args.size is not None:
-        size = parse_size_option("--size", args.size)
-        rows = rank(bench, algos, args.np, size, costs, extras)
-        doc["size"] = size
-        doc["predictions"] = [{"algo": r.algo, **r.answer.to_dict()} for r in rows]
-        best = rows[0].answer.median
-        out.append(f"size {format_size(size)} ({size} B), {extras.replicates} replicate(s); "
-                   "interval: 95% of the replicates")
-        out.append(table(["rank", "algorithm", "median (us)", "low (us)", "high (us)", "x best", "regime"],
-                         [[str(i), r.algo, _us(r.answer.median), _us(r.answer.low), _us(r.answer.high),
-                           f"{r.answer.median / best:.2f}" if best > 0 else "-", r.answer.regime]
-                          for i, r in enumerate(rows, 1)],
-                         [True, False, True, True, True, True, False]))
+        found.size = parse_size_option("--size", args.size)
+        found.ranked = rank(bench, algos, args.np, found.size, costs, extras)
     if args.crossover:
         lo, sep, hi = str(args.range).partition("-")
         if not sep:
@@ -265,41 +226,18 @@ def cmd_predict(args) -> int:
         lo, hi = parse_size_option("--range", lo), parse_size_option("--range", hi)
         if hi <= lo:
             raise UsageError(f"--range '{args.range}' must go from a smaller to a larger size")
-        changes = crossovers(bench, algos, args.np, costs, extras, lo, hi)
-        first = rank(bench, algos, args.np, lo, costs, extras)[0].algo
-        doc["best_at_start"] = first
-        doc["crossovers"] = [{"size": s, "from": a, "to": b} for s, a, b in changes]
-        out.append(f"best algorithm from {format_size(lo)} B to {format_size(hi)} B (simulated):")
-        out.append(table(["from size (B)", "best", ""], [[str(lo), first, ""]] +
-                         [[str(s), b, f"(was {a})"] for s, a, b in changes], [True, False, False]))
-    sys.stdout.write(json_document("sim-predict", doc) if args.json else "\n".join(out) + "\n")
+        found.span = (lo, hi)
+        found.crossovers = crossovers(bench, algos, args.np, costs, extras, lo, hi)
+        found.best_at_start = rank(bench, algos, args.np, lo, costs, extras)[0].algo
+    sys.stdout.write(predict_json(found) if args.json else format_predict(found))
     return 0
 
 
 # --------------------------------------------------------------------- check
 
-def format_check(res) -> str:
-    out = [f"run {res.run_id}: {res.p} ranks; costs: {res.costs.source}"
-           + ("; message times drawn from its distributions" if res.sampled else "")]
-    rows = [[r.bench, r.algo, str(r.size), str(r.n), _us(r.measured), _us(r.simulated),
-             f"[{_us(r.low)}, {_us(r.high)}]", "-" if r.error is None else f"{100 * r.error:+.1f}%"]
-            for r in res.rows]
-    out.append(table(["bench", "algorithm", "size(B)", "n", "measured (us)", "simulated (us)", "interval",
-                      "error"], rows, [False, False, True, True, True, True, False, True]))
-    out.append(f"simulated within 15% of measured: {100 * res.within(0.15):.0f}% of cells")
-    rk = res.rankings()
-    if rk:
-        out.append("rankings (Kendall τ between measured and simulated order):")
-        out.append(table(["bench", "size(B)", "algorithms", "τ", "best measured", "best simulated"],
-                         [[r["bench"], str(r["size"]), str(r["algos"]),
-                           "-" if r["kendall_tau"] is None else f"{r['kendall_tau']:.2f}",
-                           r["best_measured"], r["best_simulated"]] for r in rk],
-                         [False, True, True, True, False, False]))
-    return "\n".join(out) + "\n"
-
-
 def cmd_check(args) -> int:
     from mpiscope.sim.check import check_run
+    from mpiscope.views.sim import check_json, format_check
 
     run_dir = catalog.resolve(args.out, args.run)
     if args.bench is not None:
@@ -312,7 +250,7 @@ def cmd_check(args) -> int:
         from mpiscope.sim.measured import arrival_skew
         ex.skew = arrival_skew(run_dir)
     res = check_run(run_dir, _costs(args), ex, args.bench)
-    sys.stdout.write(json_document("sim-check", res.to_dict()) if args.json else format_check(res))
+    sys.stdout.write(check_json(res) if args.json else format_check(res))
     return 0
 
 

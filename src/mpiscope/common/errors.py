@@ -8,10 +8,6 @@ class UsageError(Exception):
     """
 
 
-class RunFailed(Exception):
-    """A measurement that started but did not finish; the run is kept, marked failed."""
-
-
 class BuildFailed(Exception):
     """The engine did not compile with the MPI chosen: the CLI prints the
     compiler's message and exits with 1."""

@@ -13,6 +13,7 @@ from scipy.stats import kendalltau
 
 from mpiscope.common.errors import UsageError
 from mpiscope.models.costmodels import COLLECTIVES, find
+from mpiscope.models.costmodels.check import MeasuredCell
 from mpiscope.sim.costs import SimCosts
 from mpiscope.sim.simulate import Extras, algorithm
 from mpiscope.store.ingest import load
@@ -23,12 +24,7 @@ BOUND = 0.15  # the validation's bound on the simulated median's error
 
 
 @dataclass
-class CheckRow:
-    bench: str
-    algo: str
-    size: int
-    n: int
-    measured: float
+class CheckRow(MeasuredCell):
     simulated: float
     low: float
     high: float

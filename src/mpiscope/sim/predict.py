@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mpiscope.models.costmodels import ALGORITHMS
 from mpiscope.sim.costs import SimCosts
 from mpiscope.sim.simulate import Extras, SimAnswer, algorithm
 
@@ -52,7 +51,3 @@ def crossovers(bench, algos, p, costs: SimCosts, extras: Extras, lo=1, hi=1 << 3
             out.append((z, prev_best, _best(bench, algos, p, z, costs, extras)))
         prev, prev_best = s, b
     return out
-
-
-def all_algorithms(bench) -> tuple[str, ...]:
-    return ALGORITHMS[bench]

@@ -37,6 +37,11 @@ def sig(x, digits: int = 4) -> str:
     return "0" if float(text) == 0 else text
 
 
+def us(seconds, digits: int = 5) -> str:
+    """Seconds as microseconds with about `digits` significant digits; None -> '-'."""
+    return sig(None if seconds is None else seconds * 1e6, digits)
+
+
 def interval(low, high, digits: int = 4) -> str:
     return f"[{sig(low, digits)}, {sig(high, digits)}]"
 

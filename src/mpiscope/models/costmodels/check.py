@@ -22,12 +22,18 @@ from mpiscope.models.costmodels.params import ModelParams
 
 
 @dataclass
-class CheckRow:
+class MeasuredCell:
+    """One algorithm × size of our own collectives measured in a run (this
+    check's and the simulator's, sim/check.py)."""
     bench: str
     algo: str
     size: int
     n: int
     measured: float               # median, seconds
+
+
+@dataclass
+class CheckRow(MeasuredCell):
     hockney: float | None         # predicted, seconds
     sender_receiver: float | None
 
