@@ -5,16 +5,17 @@ enum { TAG = 11, DONE_TAG = 17 };
 
 /* The responder's receive is posted before the start, so the ping finds it
  * waiting whenever the responder leaves the start (barrier or window), as every
- * ping but the first does in osu_latency's loop. A head start spun by the
- * initiator instead cost ~40 ns a round trip (bench/harness_overhead.py).
+ * ping but the first does in osu_latency's loop; a head start spun by the
+ * initiator would cost tens of ns a round trip.
  *
  * Of two ranks in a barrier, the last to enter leaves first; the other learns
  * of it one message later. The initiator, which receives the last pong, would
- * enter last and send its ping while the responder is still in the barrier:
- * 1.35x the loop's half round trip. So before a barrier start the initiator
- * says it is done with the last repetition, and the responder enters the
- * barrier only on that word (1.0x). A "ready" sent by the responder after
- * the barrier instead cost 1.20x: a second message its way each round trip. */
+ * enter last and send its ping while the responder is still in the barrier,
+ * adding a message time to the round trip. So before a barrier start the
+ * initiator says it is done with the last repetition, and the responder enters
+ * the barrier only on that word: one message per round trip, sent outside the
+ * timed span (a "ready" from the responder after the barrier would be a second
+ * message the pong's way inside it). bench/harness_overhead.py measures it. */
 static void pre_rep(series *s, long rep)
 {
     if (s->barrier_start && s->role == ROLE_INITIATOR)
