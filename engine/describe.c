@@ -96,6 +96,7 @@ int describe_engine(void)
     sb_printf(&b, "]");
     put_collectives(&b);
     put_rules(&b);
+    rawfmt_methods_describe(&b);
     sb_printf(&b, "}\n");
     fputs(b.s, stdout);
     sb_free(&b);

@@ -14,6 +14,7 @@
 #include "../clock/quiet_exit.h"
 #include "rawfmt.h"
 #include "bench/coll_own.h"
+#include "methods/method.h"
 #include "../transport/tp.h"
 
 static int usage_error(int rank, const char *msg)
@@ -54,6 +55,8 @@ static int check_request(const engine *e, const options *o, char *err, size_t n)
         listed |= def->pairing == PAIRING_LISTED;
     }
     if (coll_own_validate(o, err, n)) return -1;
+    for (int i = 0; i < o->nmethods; i++)
+        if (!method_find(o->methods[i])) return snprintf(err, n, "unknown method '%s'", o->methods[i]), -1;
     for (int i = 0; listed && i < 2 * o->npairs; i++)
         if (o->pairs[i] >= e->size) return snprintf(err, n, "--pairs names a rank outside the job"), -1;
     return 0;
@@ -97,21 +100,28 @@ static int allocate(engine *e)
 }
 
 /* Every benchmark x variant x size, in the order asked for (variants
- * inside sizes where the benchmark says so: bench_def.variants_by_size). */
+ * inside sizes where the benchmark says so: bench_def.variants_by_size);
+ * the methods of --methods right after the first variant at each size. */
 static int run_all(engine *e)
 {
     const options *o = e->o;
     int done = 0;
+    void **states = calloc((size_t)o->nmethods + 1, sizeof *states);
     for (int i = 0; i < o->nbenches; i++) {
         const bench_def *def = bench_find(o->benches[i]);
         int variants = def->nvariants ? def->nvariants(o) : 1, sizes = def->sizeless ? 1 : o->nsizes;
         for (int k = 0; k < variants * sizes; k++) {
             int v = def->variants_by_size ? k % variants : k / sizes;
             int j = def->variants_by_size ? k / variants : k % sizes;
-            if (series_run(e, def, v, def->sizeless ? 0 : (size_t)o->sizes[j])) return -1;
+            size_t bytes = def->sizeless ? 0 : (size_t)o->sizes[j];
+            if (series_run(e, def, v, bytes)) return -1;
             testhooks_abort_after(&e->hooks, e->rank, e->size, ++done);
+            if (v == 0 && methods_at_size(e, def->name, bytes, states)) return -1;
         }
+        long zero = 0;
+        if (methods_after_bench(e, def->name, def->sizeless ? &zero : o->sizes, sizes, states)) return -1;
     }
+    free(states);
     return 0;
 }
 

@@ -118,7 +118,7 @@ enum {
     OPT_REPS_MAX, OPT_WARMUP, OPT_CI, OPT_BUDGET, OPT_LAUNCH, OPT_CHECK, OPT_ROOT, OPT_SEED, OPT_OUT,
     OPT_NP, OPT_PAIRS, OPT_WMSGS, OPT_INJECT, OPT_SYNC_POINTS,
     OPT_QUEUE_DEPTHS, OPT_OVERHEAD_STEPS, OPT_FLOOD_BYTES,
-    OPT_ALGO, OPT_SEGMENT, OPT_TRACE, OPT_CLOCK_SYNC, OPT_HUGE_PAGES, OPT_START_BARRIER
+    OPT_ALGO, OPT_SEGMENT, OPT_TRACE, OPT_CLOCK_SYNC, OPT_HUGE_PAGES, OPT_START_BARRIER, OPT_METHODS
 };
 
 static const struct option longopts[] = {
@@ -139,6 +139,7 @@ static const struct option longopts[] = {
     {"algo", required_argument, 0, OPT_ALGO}, {"segment", required_argument, 0, OPT_SEGMENT},
     {"trace", no_argument, 0, OPT_TRACE}, {"clock-sync", required_argument, 0, OPT_CLOCK_SYNC},
     {"start-barrier", required_argument, 0, OPT_START_BARRIER},
+    {"methods", required_argument, 0, OPT_METHODS},
     {0, 0, 0, 0},
 };
 
@@ -287,6 +288,10 @@ int options_parse(options *o, int argc, char **argv, char *err, size_t errlen)
             if (parse_long(optarg, 1, &o->segment)) return fail(err, errlen, "--segment: expected a positive number of bytes, got '%s'", optarg);
             break;
         case OPT_TRACE: o->trace = 1; break;
+        case OPT_METHODS:
+            o->nmethods = split(optarg, &o->methods);
+            if (!o->nmethods) return fail(err, errlen, "%s", "--methods: expected a comma list of method names");
+            break;
         default:
             return fail(err, errlen, "unknown or incomplete option '%s'", argv[optind - 1]);
         }

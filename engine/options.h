@@ -56,6 +56,10 @@ typedef struct options {
     int nalgos;
     long segment;
     int trace;
+    /* The peers' methods to run besides the engine's own series (methods/):
+     * their names, as --methods lists them. */
+    char **methods;
+    int nmethods;
 } options;
 
 /* Every option at its default (what --describe reports variants under). */

@@ -47,6 +47,15 @@ void rawfmt_params_transport(series *s, const tp_info *t, long msgs, double skew
                              double compute_actual_s);
 void rawfmt_params_poll(series *s, const char *polling, int socket_every, int skip_max);
 
+/* Method blocks and their "@progress {...}" line (rawfmt_methods.c, methods/). */
+struct mctx;
+struct mop_traits;
+int rawfmt_method(engine *e, const struct mctx *m, const struct mop_traits *tr);
+void rawfmt_method_progress(const struct mctx *m);
+/* The "methods" list of --describe. */
+struct strbuf;
+void rawfmt_methods_describe(struct strbuf *b);
+
 /* Rank 0's "@progress {...}" line on stdout after each series. */
 void rawfmt_progress(const bench_def *def, const series *s, const series_outcome *out);
 /* Rank 0's seconds per phase, on stdout: "@timing {...}". */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define RAW_SCHEMA_VERSION 2
+#define RAW_SCHEMA_VERSION 3
 
 typedef struct rawfile {
     FILE *f;

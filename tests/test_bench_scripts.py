@@ -18,7 +18,8 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 import benchjson  # noqa: E402
 
-SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name != "benchjson.py")
+# benchjson.py and peer_tools.py are modules the scripts import, not scripts
+SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name not in ("benchjson.py", "peer_tools.py"))
 CONTEXT_KEYS = ("date", "commit", "command", "options", "machine", "mpi")
 
 

@@ -66,9 +66,11 @@ def out(tmp_path_factory):
 JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compare", "loggp": "loggp",
                  "layers": "layers", "model predict": "model-predict", "model check": "model-check",
                  "sim run": "sim-run", "sim predict": "sim-predict", "sim check": "sim-check",
+                 "sim whatif": "sim-whatif",
                  "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show",
                  "build": "build", "sbatch": "show", "transport probe": "transport-probe",
-                 "transport advise": "transport-advise", "profile": "profile", "tune": "tune"}
+                 "transport advise": "transport-advise", "profile": "profile", "tune": "tune",
+                 "app compare": "app", "methods": "methods"}
 
 
 def _commands_with_json(parser, prefix=()):

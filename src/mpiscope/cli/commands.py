@@ -20,6 +20,7 @@ COMMANDS = {
     "export": Command("views", "export a run as CSV, JSON or OSU-style text"),
     "fit": Command("analysis", "fit Hockney models (α + β·n) and protocol zones to a run"),
     "compare": Command("analysis", "compare two runs: ratio of medians, test and verdict per size"),
+    "methods": Command("methods", "peer tools' numbers beside mpiscope's median, each difference split into causes"),
     "loggp": Command("loggp", "LogGP parameters: EEL, o_s, o_r, g, G, L, g/G with CIs"),
     "layers": Command("loggp", "the same message over MPI, TCP sockets and shared memory"),
     "report": Command("report", "write a self-contained HTML report of one or more runs"),
@@ -34,6 +35,7 @@ COMMANDS = {
                                       "MPI settings from crossovers"),
     "profile": Command("profile", "run an application under the communication profiler and store "
                                   "its profile; profile weights: a tuner's weights"),
+    "app": Command("app", "app compare: an application under several configurations, each one's speedup"),
     "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where "
                                 "each comes from"),
     "completion": Command("completion", "print a bash or zsh completion script"),

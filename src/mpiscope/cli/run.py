@@ -3,7 +3,7 @@
 import sys
 
 from mpiscope.cli.options import add_json, add_mpi, add_out, add_seed, path
-from mpiscope.measure import algo_options, benchmarks, loggp_options
+from mpiscope.measure import algo_options, benchmarks, loggp_options, method_options
 from mpiscope.measure.launch import LAUNCHERS
 from mpiscope.cli.commands import command_parser
 
@@ -18,6 +18,7 @@ synchronized clock and stored; a summary table is printed at the end.\
 examples:
   mpiscope run -n 2 --bench pingpong,bw --sizes 1-4M:x2
   mpiscope run -n 4 --bench allreduce --sizes 8,1K,1M --check
+  mpiscope run -n 2 --bench pingpong,allreduce --sizes 8,64K --methods osu,imb
   mpiscope run -n 2 --mpi mpich --suite quick
   mpiscope run -n 2 --mpicc /opt/mpich/bin/mpicc --bench pingpong
   mpiscope run -N 2 --ppn 1 --launcher srun --bench pingpong     (inside salloc)
@@ -109,6 +110,7 @@ def add_run_options(p) -> None:
     add_json(p, "print the summary as JSON")
     loggp_options.add_run_options(p)
     algo_options.add_run_options(p)
+    method_options.add_run_options(p)
 
 
 def cmd_run(args):

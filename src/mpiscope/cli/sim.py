@@ -1,6 +1,7 @@
-"""`mpiscope sim schedule|run|predict|check`: schedules of our own
+"""`mpiscope sim schedule|run|predict|check|whatif`: schedules of our own
 collective algorithms and their simulation, with costs from a machine model,
-from options, or from a run's measurements (sim/)."""
+from options, or from a run's measurements (sim/); an application's traced
+pattern at more ranks (app/scale.py)."""
 
 from __future__ import annotations
 
@@ -254,6 +255,31 @@ def cmd_check(args) -> int:
     return 0
 
 
+# -------------------------------------------------------------------- whatif
+
+def _rank_counts(text) -> list:
+    """-p: rank counts, comma separated, e.g. 64,256,1024."""
+    try:
+        ps = [int(w) for w in str(text).split(",")]
+    except ValueError:
+        ps = []
+    if not ps or any(p < 1 for p in ps) or len(set(ps)) != len(ps):
+        raise UsageError(f"-p '{text}': give distinct rank counts, comma separated, e.g. -p 64,256,1024")
+    return sorted(ps)
+
+
+def cmd_whatif(args) -> int:
+    from mpiscope.app.scale import whatif
+    from mpiscope.views.sim import format_whatif, whatif_json
+
+    ps = _rank_counts(args.np)
+    run_dir = catalog.resolve(args.out, args.from_trace)
+    costs, extras = _costs(args), _extras(args)
+    w = whatif(run_dir, args.tune, ps, costs, extras)
+    sys.stdout.write(whatif_json(w) if args.json else format_whatif(w))
+    return 0
+
+
 # -------------------------------------------------------------------- parser
 
 def _cost_options(p, from_run=True):
@@ -393,3 +419,30 @@ and sender/receiver costs from a machine model, options or a run.""")
     add_json(p, "print JSON (seconds)")
     add_out(p)
     p.set_defaults(func=cmd_check, uplink=None)
+
+    p = sub.add_parser("whatif", help="an application's traced run at more ranks: its time in communication "
+                                      "under the default and the tuned selection",
+                       formatter_class=fmt,
+                       description="""\
+Replicates the per-rank pattern of a traced profile run (mpiscope profile
+--trace) to more ranks: each rank follows the traced rank of its rank modulo
+the traced count, keeps its point-to-point partners at the same distance in
+rank order and its computations as traced; a collective the traced run called
+on all its ranks runs on all of them, one on fewer on as many. Each runs as
+our own algorithm of the structure the library's default picks, and the
+tune's rules pick; the simulator gives the time in communication per rank
+under each. The traced run's own rank count is simulated too, against what
+the trace measured.""",
+                       epilog="examples:\n"
+                              "  mpiscope profile --trace -- mpirun -n 2 lmp -in in.lj\n"
+                              "  mpiscope sim whatif --from-trace latest --tune tuned -p 64,256 --from-run pp "
+                              "--sample --replicates 10")
+    p.add_argument("--from-trace", metavar="RUN", required=True,
+                   help="a traced profile run of the application (mpiscope profile --trace)")
+    p.add_argument("--tune", metavar="DIR", required=True, help="the output directory of `mpiscope tune`")
+    p.add_argument("-p", "--np", metavar="P,…", required=True,
+                   help="rank counts to answer for, comma separated (multiples of the traced run's)")
+    _cost_options(p)
+    add_json(p, "print JSON (seconds)")
+    add_out(p)
+    p.set_defaults(func=cmd_whatif, skew_from_run=False, uplink=None)

@@ -21,8 +21,11 @@ def cmd_show(args) -> int:
     from mpiscope.views.export import show_json
 
     run_dir = catalog.resolve(args.out, args.run)
-    if _is_profile(run_dir):
+    kind = _kind(run_dir)
+    if kind == "profile":
         return _show_profile(run_dir, args.json)
+    if kind == "app":
+        return _show_app(run_dir, args.json)
     rows = views.show_rows(run_dir)
     run = open_run(run_dir)
     if args.json:
@@ -34,14 +37,19 @@ def cmd_show(args) -> int:
     return 0
 
 
-def _is_profile(run_dir) -> bool:
+def _kind(run_dir) -> str | None:
+    """A run's kind: "profile", "app", or None for a measurement."""
     import json
     from pathlib import Path
 
     try:
-        return json.loads((Path(run_dir) / "context.json").read_text()).get("kind") == "profile"
+        return json.loads((Path(run_dir) / "context.json").read_text()).get("kind")
     except (OSError, ValueError):
-        return False
+        return None
+
+
+def _is_profile(run_dir) -> bool:
+    return _kind(run_dir) == "profile"
 
 
 def _show_profile(run_dir, as_json) -> int:
@@ -57,6 +65,18 @@ def _show_profile(run_dir, as_json) -> int:
     return 0
 
 
+def _show_app(run_dir, as_json) -> int:
+    from mpiscope.app.store import load
+    from mpiscope.views.app import app_doc, format_app, not_counted
+    from mpiscope.views.documents import json_document
+
+    doc = app_doc(load(run_dir))
+    sys.stdout.write(json_document("app", doc) if as_json else format_app(doc))
+    for line in not_counted(doc) if as_json else ():  # the text names them itself
+        print(f"mpiscope: warning: {line}", file=sys.stderr)
+    return 0
+
+
 def cmd_export(args) -> int:
     from mpiscope.common.atomic import write_text
     from mpiscope.store import catalog
@@ -66,6 +86,9 @@ def cmd_export(args) -> int:
     run_dir = catalog.resolve(args.out, args.run)
     if args.format == "otf2":
         return _export_otf2(run_dir, args)
+    if _kind(run_dir) == "app":
+        raise UsageError(f"{run_dir} is an app run: its launches are launches.parquet in it; "
+                         "`mpiscope show RUN --json` prints its answer")
     if _is_profile(run_dir):
         raise UsageError(f"{run_dir} is a profile: its tables are the Parquet files in it "
                          "(profile_cells, profile_peers, profile_sites, profile_trace, library_view); "

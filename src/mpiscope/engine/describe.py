@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpiscope.common.atomic import write_text
@@ -33,11 +33,23 @@ class Benchmark:
 
 
 @dataclass(frozen=True)
+class Method:
+    """A peer's measurement method (`run --methods`), or a reference series
+    of the attribution; `benchmarks`: benchmark -> how the method times it
+    (timing, start, root, cache, ranks: engine/methods/method.h)."""
+    name: str
+    tool: str
+    reference: bool
+    benchmarks: dict
+
+
+@dataclass(frozen=True)
 class Description:
     benchmarks: dict     # name -> Benchmark, in the engine's registry order
     algorithms: dict     # collective benchmark -> (names of our own algorithms…), registry order
     rules: dict          # sample rule -> what one sample is
     raw_schema_version: int
+    methods: dict = field(default_factory=dict)  # name -> Method, in the engine's registry order
 
     def names(self) -> list[str]:
         return list(self.benchmarks)
@@ -51,7 +63,9 @@ def parse(doc: dict) -> Description:
             b["pairing"], bool(b["collective"]), tuple(b.get("variants") or ("mpi",)),
             b.get("variant_option"))
     algos = {c["bench"]: tuple(a["name"] for a in c["algorithms"]) for c in doc.get("collectives", [])}
-    return Description(benches, algos, dict(doc.get("rules", {})), int(doc["raw_schema_version"]))
+    methods = {m["name"]: Method(m["name"], m["tool"], bool(m["reference"]), dict(m["benchmarks"]))
+               for m in doc.get("methods", [])}
+    return Description(benches, algos, dict(doc.get("rules", {})), int(doc["raw_schema_version"]), methods)
 
 
 def _key(engine: Path) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 from mpiscope.measure import benchmarks, placement
 from mpiscope.measure import algo_options
 from mpiscope.measure import loggp_options
+from mpiscope.measure import method_options
 from mpiscope.common import hostfiles
 from mpiscope.common.errors import UsageError
 from mpiscope.measure import launch
@@ -73,6 +74,11 @@ class Plan:
     notes: list = dataclasses.field(default_factory=list)  # said before the run starts
     launch_timeout: float | None = None  # seconds a launch may take (mpiscope tune); None: no limit
     huge_pages: bool = False  # message buffers in transparent huge pages (--huge-pages)
+    # The peers' methods (method_options.py): those asked for, the engine's --methods list
+    # (with the reference series), and method series per size of each benchmark.
+    methods: list | None = None
+    method_engine: list | None = None
+    method_series: dict | None = None
 
     def hostfile_text(self):
         """The hostfile in the launcher's own syntax (None without --hostfile)."""
@@ -82,9 +88,11 @@ class Plan:
                                 self.np)
 
     def series_count(self):
-        return benchmarks.series_count(self.benches, self.sizes, self.sizeless,
-                                       {**loggp_options.variant_counts(self),
-                                        **algo_options.variant_counts(self)})
+        own = benchmarks.series_count(self.benches, self.sizes, self.sizeless,
+                                      {**loggp_options.variant_counts(self),
+                                       **algo_options.variant_counts(self)})
+        methods = self.method_series or {}
+        return own + benchmarks.series_count(list(methods), self.sizes, self.sizeless, methods)
 
     def engine_args(self, launch, out_dir, benches=None, sizes=None):
         """The engine's command line; `benches`/`sizes` narrow it (refinement)."""
@@ -108,6 +116,7 @@ class Plan:
             args += ["--clock-inject", self.clock_inject]
         args += loggp_options.engine_args(self)
         args += algo_options.engine_args(self)
+        args += method_options.engine_args(self)
         return args
 
 
@@ -189,7 +198,9 @@ def make_plan(args):
                          "1-4M:x2, or leave --sizes out for the --suite's")
     sizes = parse_sizes(args.sizes or suite["sizes"])
     sync = args.sync or "auto"
-    return Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
+    methods = method_options.plan_fields(args, benches, known.methods)
+    method_notes = methods.pop("method_notes", [])
+    plan = Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
                 sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
                 start_barrier=args.start_barrier, reps_min=args.reps_min,
                 reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
@@ -201,7 +212,9 @@ def make_plan(args):
                 sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
                 label=_label(getattr(args, "label", None)), huge_pages=getattr(args, "huge_pages", False),
                 **loggp_options.plan_fields(args),
-                **algo_options.plan_fields(args, benches, known.algorithms))
+                **algo_options.plan_fields(args, benches, known.algorithms), **methods)
+    plan.notes.extend(method_notes)
+    return plan
 
 
 def _check_numbers(args):

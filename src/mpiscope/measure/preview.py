@@ -38,6 +38,13 @@ def series(plan):
     return {b: benchmarks.series_count([b], plan.sizes, plan.sizeless, variants) for b in plan.benches}
 
 
+def method_series(plan):
+    """{bench: method series per launch} (--methods: the tools' and the references')."""
+    per_size = getattr(plan, "method_series", None) or {}
+    return {b: benchmarks.series_count([b], plan.sizes, plan.sizeless, per_size) for b in per_size
+            if per_size[b]}
+
+
 def refine_series(plan):
     """Series refinement may add at most (each in a launch of its own)."""
     if not plan.refine:
@@ -64,6 +71,8 @@ def as_dict(plan):
             "series_per_launch": per_bench,
             "series": sum(per_bench.values()) * plan.launches,
             "refine_series_max": refine_series(plan),
+            # --methods: the peers' and the reference series, per launch
+            "method_series_per_launch": method_series(plan),
             "wall_time_max_s": wall_time(plan),
             "notes": list(plan.notes)}
 
@@ -85,6 +94,9 @@ def as_text(plan):
         shape = "sizeless" if bench in plan.sizeless else f"{sizes} size(s)"
         lines.append(f"  {bench}: {n} ({shape}, {n // (1 if bench in plan.sizeless else sizes)} "
                      f"variant(s))")
+    if d["method_series_per_launch"]:
+        lines.append(f"methods: {', '.join(plan.method_engine)}: "
+                     f"{sum(d['method_series_per_launch'].values())} more series per launch")
     if d["refine_series_max"]:
         lines.append(f"refinement: at most {d['refine_series_max']} more series")
     lines.append(f"wall time: at most about {_hms(d['wall_time_max_s'])} (every series stopped by "

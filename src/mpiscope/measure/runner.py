@@ -104,6 +104,10 @@ class _Launches:
 
     def _on_progress(self, text):
         item = json.loads(text)
+        if "method" in item:  # a peer's method (run --methods)
+            self.progress.step(f"{item['bench']} {format_size(item['size'])} as {item['method']} "
+                               f"times it")
+            return
         algo = "" if item.get("algo", "mpi") == "mpi" else f"/{item['algo']}"
         self.progress.step(f"{item['bench']}{algo} {format_size(item['size'])} "
                            f"({item['reps']} reps, {item['stop']})")

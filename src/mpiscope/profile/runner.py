@@ -22,27 +22,15 @@ from pathlib import Path
 from mpiscope import mpilibs
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.engine.mpi import find_mpi, is_debian
+from mpiscope.engine.mpi import find_mpi
 from mpiscope.measure.launch import launch_env
 from mpiscope.measure.plan import relevant_env
+from mpiscope.measure.user_command import check_command, on_cluster
 from mpiscope.profile import files, monitoring, watch
 from mpiscope.profile.build import LIBRARY, ensure_library
 from mpiscope.profile.ingest import ingest
 from mpiscope.store import catalog
 from mpiscope.store.layout import SCHEMA_VERSION
-
-
-def check_command(command):
-    """The launch command after `--`: present, and its program found."""
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        raise UsageError("give the application's launch command after --, e.g. "
-                         "mpiscope profile -- mpirun -n 4 ./app")
-    if shutil.which(command[0]) is None:
-        raise UsageError(f"'{command[0]}' was not found or is not executable: give the launcher (mpirun, "
-                         f"mpiexec, srun) or the program as you would run it")
-    return list(command)
 
 
 def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Path | None, library: Path,
@@ -75,34 +63,12 @@ def _overhead_summary(ranks: dict) -> dict:
             "calls": sum(r["calls"] for r in ranks.values())}
 
 
-def cluster_command(name, mpi, np, command, library: Path):
-    """The launch of `command` (the application and its arguments) on `np`
-    slots of emulated cluster `name`, as `mpiscope run --cluster` starts the
-    engine: (argv, base environment, {"cluster": ground truth with the
-    placement}). With MPICH, hydra passes the preload to the ranks alone
-    (-genv), so neither its proxies nor the cluster's rsh load the library."""
-    from mpiscope.cluster.launching import cluster_launch
-
-    if not is_debian(mpi):
-        raise UsageError(f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
-                         f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there")
-    if np is None:
-        from mpiscope.cluster import state as st
-
-        spec = st.load(name)[1].spec
-        np = spec.hosts * spec.slots
-    preload = [p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p] \
-        if mpilibs.get(mpi.family).launcher_preloads else []
-    argv, env, extra = cluster_launch(name, mpi.family, np, command[0], command[1:], preload=preload)
-    return argv, env, {"cluster": extra["cluster"]}
-
-
 def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library_view=False, label=None,
             argv=(), cluster=None, np=None):
     """Runs `command` under the profiler; returns (run directory, context).
     With `cluster`: `command` is the application alone, started on `np`
     slots (default: all) of that emulated cluster."""
-    command = check_command(command)
+    command = check_command(command, "mpiscope profile -- mpirun -n 4 ./app")
     if np is not None and not cluster:
         raise UsageError("-n goes with --cluster; without it give the ranks in your launch command "
                          "(mpirun -n 4 ...)")
@@ -114,7 +80,11 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
     library = ensure_library(the_mpi) / LIBRARY
     placed, base = {}, None
     if cluster:  # checked (up, enough slots) before anything is made
-        command, base, placed = cluster_command(cluster, the_mpi, np, command, library)
+        # With MPICH, hydra passes the preload to the ranks alone (-genv), so
+        # neither its proxies nor the cluster's rsh load the library.
+        preload = [p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p] \
+            if lib.launcher_preloads else []
+        command, base, placed = on_cluster(cluster, the_mpi, np, command, preload)
     out.mkdir(parents=True, exist_ok=True)
     from mpiscope.measure.runner import git_sha, new_run_id  # one way to name runs
 

@@ -26,7 +26,7 @@ from mpiscope.profile.summary import Profile
 COMPLETIONS = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
                "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome"}
 BLOCKING = {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv",
-            "MPI_Sendrecv_replace"}
+            "MPI_Sendrecv_replace", "MPI_Sendrecv_received"}   # the last: what a Sendrecv received
 SENDRECV = {"MPI_Sendrecv", "MPI_Sendrecv_replace"}
 
 

@@ -22,6 +22,7 @@ from mpiscope.report.card_data import card
 from mpiscope.report.loggp_data import layer_views, loggp_views
 from mpiscope.report.transport_data import transport_views
 from mpiscope.report.tune_data import tune_views
+from mpiscope.report.methods_data import methods_views
 from mpiscope.stats import quality
 from mpiscope.report.pool import draw, resolved
 
@@ -301,4 +302,6 @@ def gather(run_dirs):
         "transport": transport_views(runs),
         # The tune outputs the runs belong to (tune_data.py).
         "tune": tune_views([d for _, d, _, _ in runs]),
+        # The peers' methods of the runs measured with --methods (methods_data.py).
+        "methods": methods_views(runs),
     })

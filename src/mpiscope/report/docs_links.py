@@ -27,6 +27,7 @@ from mpiscope.engine.locations import CHECKOUT
 # Pages the outputs link to: page (docs/<page>.md) -> its title in mkdocs.yml's nav.
 PAGES = {
     "how-to/quality-flags": "Act on a quality flag",
+    "explanation/peer-methods": "The peers' methods",
 }
 
 

@@ -338,3 +338,39 @@ def winner_map(maps):
     axes[-1, 0].set_xlabel("message size (engine's: bytes per rank)")
     fig.tight_layout()
     return _svg(fig)
+
+
+# ---------------------------------------------------------------- peers' methods (methods_data.py)
+
+def method_terms(panels, causes):
+    """Per size, one horizontal bar per tool: the terms of its difference from
+    mpiscope's median, stacked from zero (percent of the median), a diamond
+    at the difference itself. panels: [{"title", "tools": [names],
+    "terms": {cause: [percent per tool]}, "difference": [percent per tool]}];
+    causes: the causes in their order (one colour each)."""
+    from matplotlib.patches import Patch
+
+    n = len(panels)
+    fig, axes = plt.subplots(n, 1, figsize=(7.5, sum(0.7 + 0.32 * len(p["tools"]) for p in panels) + 0.6),
+                             squeeze=False)
+    color = {c: COLORS[i % len(COLORS)] for i, c in enumerate(causes)}
+    color["unexplained"] = "#b0b0b0"  # no cause: grey, apart from the measured ones
+    for ax, p in zip(axes[:, 0], panels):
+        y = np.arange(len(p["tools"]))
+        pos, neg = np.zeros(len(y)), np.zeros(len(y))
+        for cause in causes:
+            v = np.nan_to_num(np.asarray(p["terms"].get(cause, [0.0] * len(y)), dtype=float))
+            left = np.where(v >= 0, pos, neg)
+            ax.barh(y, v, left=left, height=0.6, color=color[cause])
+            pos, neg = pos + np.maximum(v, 0), neg + np.minimum(v, 0)
+        ax.plot(p["difference"], y, "D", color="black", markersize=4)
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_yticks(y)
+        ax.set_yticklabels(p["tools"])
+        ax.invert_yaxis()
+        ax.set_title(p["title"], fontsize=9)
+    axes[-1, 0].set_xlabel("difference from mpiscope's median (% of the median); ◆ the whole difference")
+    fig.legend(handles=[Patch(color=color[c], label=c.replace("_", " ")) for c in causes], fontsize=7,
+               loc="upper center", ncol=min(len(causes), 4), bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    return _svg(fig)

@@ -18,6 +18,25 @@ from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 
 
+def trace_nodes(times, origin: float) -> list:
+    """One rank's operations [(t_post, t_done)], in posting order, as the
+    schedule's nodes [(kind, value, requires)]: kind "calc" (value: seconds)
+    or "op" (value: the operation's index in `times`); requires: indices of
+    earlier nodes."""
+    nodes, done, reqs, prev_post = [], [], [], None   # done: (t_done, node) of the operations so far
+    for i, (post, end) in enumerate(times):
+        after = [(t, n) for t, n in done if t <= post and (prev_post is None or t >= prev_post)]
+        if prev_post is None or after:
+            anchor_t, anchor = max(after) if after else (origin, None)
+            nodes.append(("calc", max(0.0, post - anchor_t), [] if anchor is None else [anchor]))
+            reqs = [len(nodes) - 1]
+        nodes.append(("op", i, list(reqs)))
+        done = [(t, n) for t, n in done if t >= post]   # earlier ones can anchor no later post
+        done.append((end, len(nodes) - 1))
+        prev_post = post
+    return nodes
+
+
 def goal_from_events(events, nranks: int) -> str:
     cols = {k: events[k].to_pylist() for k in ("rank", "seq", "op", "peer", "tag", "bytes", "t_post", "t_done")}
     per_rank = {}
@@ -31,25 +50,18 @@ def goal_from_events(events, nranks: int) -> str:
     for r in range(nranks):
         out.append(f"\nrank {r} {{")
         idx = sorted(per_rank.get(r, []), key=lambda i: cols["seq"][i])
-        label, done = 0, []   # done: (t_done, label) of the rank's operations so far
-        reqs, prev_post = [], None
-        for i in idx:
-            post, end = cols["t_post"][i], cols["t_done"][i]
-            if post is None or end is None:
-                raise UsageError(f"rank {r}: an event of the trace has no time (its clock model is missing)")
-            after = [(t, lab) for t, lab in done if t <= post and (prev_post is None or t >= prev_post)]
-            if prev_post is None or after:
-                anchor_t, anchor = max(after) if after else (origin, None)
-                out.append(f"l{label}: calc {max(0.0, post - anchor_t) * 1e9:.0f}")
-                if anchor is not None:
-                    out.append(f"l{label} requires l{anchor}")
-                reqs, label = [label], label + 1
-            kind = "send" if cols["op"][i] == "send" else "recv"
-            word = "to" if kind == "send" else "from"
-            out.append(f"l{label}: {kind} {int(cols['bytes'][i])}b {word} {cols['peer'][i]} tag {cols['tag'][i]}")
+        if any(cols["t_post"][i] is None or cols["t_done"][i] is None for i in idx):
+            raise UsageError(f"rank {r}: an event of the trace has no time (its clock model is missing)")
+        for label, (kind, v, reqs) in enumerate(trace_nodes([(cols["t_post"][i], cols["t_done"][i])
+                                                              for i in idx], origin)):
+            if kind == "calc":
+                out.append(f"l{label}: calc {v * 1e9:.0f}")
+            else:
+                i = idx[v]
+                word = "to" if cols["op"][i] == "send" else "from"
+                out.append(f"l{label}: {'send' if word == 'to' else 'recv'} {int(cols['bytes'][i])}b {word} "
+                           f"{cols['peer'][i]} tag {cols['tag'][i]}")
             out += [f"l{label} requires l{q}" for q in reqs]
-            done.append((end, label))
-            label, prev_post = label + 1, post
         out.append("}")
     return "\n".join(out) + "\n"
 

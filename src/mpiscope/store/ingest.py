@@ -26,6 +26,7 @@ from mpiscope.store.run import Run
 from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive, rule_of
 from mpiscope.store.rep_key import REP_KEY_FIELDS
 from mpiscope.store.trace import write_trace
+from mpiscope.store.methods_table import entries as method_entries, write_methods
 
 SAMPLES_FILE = "samples.parquet"
 META_VERSION = b"mpiscope.schema_version"
@@ -70,7 +71,7 @@ _PARQUET_OPTIONS = {
 # Context keys computed by ingest from the raw files.
 INGEST_KEYS = ("series", "clock", "ranks", "timer", "timers", "hosts", "mpi_library", "mpi_version", "sync_method",
                "clock_sync", "cache", "cold_region_bytes", "huge_pages", "inject",
-               "incomplete_ranks")
+               "incomplete_ranks", "methods")
 
 _RAW_NAME = re.compile(r"^rank-(\d+)\.raw(\.part)?$")
 _LAUNCH_NAME = re.compile(r"^launch-(\d+)$")
@@ -227,6 +228,7 @@ class _Reading:
         self.from_idle = set()   # series described so far only by an idle rank's block
         self.clock, self.ranks, self.incomplete = {}, {}, []
         self.traces = []         # "trace" blocks of our own algorithms (trace.py)
+        self.methods = []        # "method" blocks of the peers' methods (methods_table.py)
         self.recoveries, self.injects0 = [], {}  # clock recovery errors, once rank 0's injection is known
         self.first_header = None
 
@@ -243,6 +245,8 @@ class _Reading:
         for block in raw.blocks:
             if block.meta.get("kind") == "trace":
                 self.traces.append((launch, rank, model, block))
+            elif block.meta.get("kind") == "method":
+                self.methods.append((launch, rank, model, block))
             elif block.meta.get("kind") == "series":
                 self._series(launch, rank, model, block)
 
@@ -321,13 +325,15 @@ def ingest(run_dir, context: dict) -> pa.Table:
             _count_invalid(arrays, r.series, series_rows)
             table = encoded.cast(SCHEMA)
             written.result()
-        metadata = _metadata(context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {})
+        metadata = _metadata(context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {},
+                             method_entries(r.methods))
         writer.add_key_value_metadata(metadata)
     write_trace(run_dir, r.traces)  # trace.parquet, when the run traced messages
+    write_methods(run_dir, r.methods)  # methods.parquet, when the run measured the peers' methods
     return table.replace_schema_metadata(metadata)
 
 
-def _metadata(context, series, clock, ranks, incomplete, first_header):
+def _metadata(context, series, clock, ranks, incomplete, first_header, methods):
     """The file's metadata: the context with what ingest learnt (INGEST_KEYS)."""
     ctx = {**context, **{
         "series": list(series.values()),
@@ -345,6 +351,7 @@ def _metadata(context, series, clock, ranks, incomplete, first_header):
         "huge_pages": bool(first_header.get("huge_pages")),
         "inject": first_header.get("inject"),
         "incomplete_ranks": incomplete,
+        **({"methods": methods} if methods else {}),
     }}
     return {META_VERSION: str(SCHEMA_VERSION).encode(),
             META_CONTEXT: json.dumps(ctx, default=str).encode()}

@@ -1,4 +1,4 @@
-"""Reader for the engine's per-rank raw files (docs/reference/formats/raw-files.md, schemas 1 and 2).
+"""Reader for the engine's per-rank raw files (docs/reference/formats/raw-files.md, schemas 1 to 3).
 
 A file is a header followed by blocks. The reader returns every complete
 block; a block cut short by a crash is ignored and the file is marked
@@ -20,8 +20,9 @@ FILE_MAGIC = b"MPSCRAW1"
 BLOCK_MAGIC = b"BLOCK___"
 BLOCK_END = b"ENDBLOCK"
 # 2 adds to series blocks their sample rule, and to the "after" sync block the
-# local times recovery.py needs; version 1 files stay readable.
-SUPPORTED_VERSIONS = (1, 2)
+# local times recovery.py needs; 3 adds the peers' method blocks (run
+# --methods). Versions 1 and 2 stay readable: they hold no method blocks.
+SUPPORTED_VERSIONS = (1, 2, 3)
 
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")

@@ -20,6 +20,7 @@ SCHEMA_VERSIONS = {
     "sim-run": 1,
     "sim-predict": 1,
     "sim-check": 1,
+    "sim-whatif": 1,
     "cluster-up": 1,
     "cluster-list": 1,
     "config-show": 1,
@@ -28,6 +29,8 @@ SCHEMA_VERSIONS = {
     "transport-advise": 1,  # with --verify also "verify" (its comparison: the compare document)
     "profile": 1,          # profile --json, show --json of a profile run
     "tune": 1,
+    "methods": 1,          # methods --json
+    "app": 1,              # app compare --json, show --json of an app run
 }
 
 

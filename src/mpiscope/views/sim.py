@@ -1,5 +1,5 @@
-"""Text and JSON of `mpiscope sim run|predict|check`: microseconds in the
-text, seconds in the JSON."""
+"""Text and JSON of `mpiscope sim run|predict|check|whatif`: microseconds in the
+text (milliseconds for an application's time in whatif), seconds in the JSON."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from mpiscope.views.documents import json_document
 from mpiscope.views.text import sig, table, us
 
 if TYPE_CHECKING:  # types only: `sim run` need not load the check's statistics
+    from mpiscope.app.scale import WhatIf
     from mpiscope.sim.check import SimCheck
     from mpiscope.sim.costs import SimCosts
     from mpiscope.sim.predict import Ranked
@@ -125,4 +126,51 @@ def format_check(res: SimCheck) -> str:
                            "-" if r["kendall_tau"] is None else f"{r['kendall_tau']:.2f}",
                            r["best_measured"], r["best_simulated"]] for r in rk],
                          [False, True, True, True, False, False]))
+    return "\n".join(out) + "\n"
+
+
+# -------------------------------------------------------------------- whatif
+
+def whatif_json(w: WhatIf) -> str:
+    return json_document("sim-whatif", w.to_dict())
+
+
+def _ms(span) -> str:
+    return f"{sig(span.median_s * 1e3)} [{sig(span.low_s * 1e3)}, {sig(span.high_s * 1e3)}]"
+
+
+def _selection_rows(selections) -> list:
+    """One row per collective, communicator size and choice; consecutive sizes with the same choice merged."""
+    rows, last = [], None
+    for s in selections:
+        key = (s.collective, s.p, s.default, s.tuned, s.ours_default, s.ours_tuned, s.note)
+        if key == last:
+            rows[-1][2] = f"{rows[-1][2].split('-')[0]}-{s.size}"
+            continue
+        rows.append([s.collective, str(s.p), str(s.size), s.default or "?", s.tuned or "?",
+                     s.ours_default or "as traced", s.ours_tuned or "as traced", s.note])
+        last = key
+    return rows
+
+
+def format_whatif(w: WhatIf) -> str:
+    v = w.validation
+    out = [f"what if: profile run {w.run_id} ({w.traced_p} ranks traced) at more ranks, its per-rank pattern "
+           f"replicated; tune {w.tune} ({w.library}); costs: {w.costs}; {w.replicates} replicate(s), seed {w.seed}",
+           "time in communication per rank (mean over ranks), ms"
+           + ("; interval: 95% of the replicates" if w.replicates > 1 else
+              "; one replicate: no interval (draw message times with --sample and give --replicates N)"),
+           f"validation at {w.traced_p} ranks: traced {sig(w.traced_comm_s * 1e3)} ms, simulated "
+           f"{sig(v.default.median_s * 1e3)} ms (error {100 * w.error:+.1f}%)"]
+    rows = [[str(x.p) + (" (traced)" if x is v else ""), _ms(x.default), _ms(x.tuned),
+             f"{x.speedup.median:.3f} [{x.speedup.low:.3f}, {x.speedup.high:.3f}]",
+             f"{100 * x.kept_share:.1f}%", str(x.nops)] for x in [v, *w.points]]
+    out.append(table(["ranks", "default (ms)", "tuned (ms)", "speedup", "as traced", "operations"], rows,
+                     [True, True, True, True, True, True]))
+    out.append("collectives: the library's algorithm under each selection, and ours simulated for it")
+    out.append(table(["collective", "comm size", "size (B)", "default", "tuned", "ours (default)", "ours (tuned)",
+                      "note"], _selection_rows(w.selections), [False, True, True, False, False, False, False, False]))
+    if w.kept:
+        out.append("calls with no algorithm of ours (their traced time stands): " + ", ".join(
+            f"{k['call']} {100 * k['share']:.1f}%" for k in w.kept) + " of the traced time in communication")
     return "\n".join(out) + "\n"

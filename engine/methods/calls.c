@@ -1,0 +1,51 @@
+/* What every method shares: the operations by name, one collective call,
+ * the buffers, and the block's parameters. */
+#include <string.h>
+
+#include "method.h"
+
+static const char *const op_names[MOP_COUNT] = {
+    "pingpong", "bw", "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter",
+};
+
+int method_op_of(const char *bench)
+{
+    for (int k = 0; k < MOP_COUNT; k++)
+        if (!strcmp(op_names[k], bench)) return k;
+    return -1;
+}
+
+const char *method_op_name(mop op) { return op_names[op]; }
+
+int method_op_rooted(mop op) { return op == MOP_BCAST || op == MOP_REDUCE || op == MOP_GATHER || op == MOP_SCATTER; }
+
+/* The engine's buffers hold the largest footprint of the run's benchmarks
+ * and sizes; a method passes at most as many bytes (per rank and block). */
+char *method_send(const mctx *m) { return m->e->buf.send; }
+char *method_recv(const mctx *m) { return m->e->buf.recv; }
+
+void method_call(const mctx *m, MPI_Datatype dt, int count, int root, char *sb, char *rb)
+{
+    MPI_Comm c = m->comm;
+    switch (m->op) {
+    case MOP_BARRIER: MPI_Barrier(c); break;
+    case MOP_BCAST: MPI_Bcast(m->crank == root ? sb : rb, count, dt, root, c); break;
+    case MOP_REDUCE: MPI_Reduce(sb, rb, count, dt, MPI_SUM, root, c); break;
+    case MOP_ALLREDUCE: MPI_Allreduce(sb, rb, count, dt, MPI_SUM, c); break;
+    case MOP_ALLGATHER: MPI_Allgather(sb, count, dt, rb, count, dt, c); break;
+    case MOP_ALLTOALL: MPI_Alltoall(sb, count, dt, rb, count, dt, c); break;
+    case MOP_GATHER: MPI_Gather(sb, count, dt, rb, count, dt, root, c); break;
+    case MOP_SCATTER: MPI_Scatter(sb, count, dt, rb, count, dt, root, c); break;
+    default: break; /* point-to-point operations have loops of their own */
+    }
+}
+
+void method_param(mctx *m, const char *key, double value)
+{
+    int i = 0;
+    while (i < m->nparams && strcmp(m->pkey[i], key)) i++;
+    if (i == MAX_PARAMS) return;
+    m->pkey[i] = key;
+    m->pval[i] = value;
+    if (i == m->nparams) m->nparams++;
+}

@@ -1,0 +1,147 @@
+/* Intel MPI Benchmarks (IMB-MPI1 2021.11, its defaults: -sync on,
+ * -root_shift off, -off_cache off, dynamic iterations), as src_c/ and
+ * src_cpp/ time them. Every kernel call starts with two untimed barriers.
+ * - PingPong (also IMB's bandwidth, size / its time): ranks 0 and 1 each
+ *   time one loop of n round trips as a whole;
+ * - Barrier: every rank times one loop of n barriers as a whole;
+ * - collectives: every rank times each of n calls, each followed by an
+ *   untimed barrier (-sync).
+ * n per size (helper_IMB_functions.h): a call of 1 repetition, a call of
+ * up to 1000 (both "calibration"), then n = min(1000 or 40 MiB / size, the
+ * previous size's n, 1 + 10 s / the time per call); a warm-up call of
+ * max(n / 10, min(10, n)) repetitions; the measured call; a barrier.
+ * Reductions sum MPI_FLOAT (size / 4 of them), the rest move MPI_BYTE. */
+#include <stdlib.h>
+
+#include "method.h"
+
+enum { N_BARR = 2, MSGS_PER_SAMPLE = 1000, OVERALL_VOL = 40 << 20, WARMUP_PERCENT = 10, MIN_WARMUP = 10 };
+static const double SECS_PER_SAMPLE = 10;
+
+static const mop_traits loop = {"loop", "back_to_back", "none", "warm", "first_two"};
+static const mop_traits barrier = {"loop", "back_to_back", "none", "warm", "all"};
+static const mop_traits coll = {"call", "barrier_after", "none", "warm", "all"};
+static const mop_traits rooted = {"call", "barrier_after", "fixed", "warm", "all"};
+
+static const mop_traits *traits(mop op)
+{
+    switch (op) {
+    case MOP_PINGPONG: case MOP_BW: return &loop;
+    case MOP_BARRIER: return &barrier;
+    case MOP_BCAST: case MOP_REDUCE: case MOP_GATHER: case MOP_SCATTER: return &rooted;
+    default: return &coll;
+    }
+}
+
+static int reduction(mop op) { return op == MOP_REDUCE || op == MOP_ALLREDUCE; }
+
+/* One loop of n round trips, timed as a whole on both ranks. */
+static double pingpong(mctx *m, long n, int phase)
+{
+    char *sb = method_send(m), *rb = method_recv(m);
+    int bytes = (int)m->bytes, peer = m->peer;
+    MPI_Comm c = m->comm;
+    long k = mrows_take(&m->rows, 1, phase, (int)n);
+    for (int i = 0; i < N_BARR; i++) MPI_Barrier(c);
+    double t0 = mnow(m);
+    for (long i = 0; i < n; i++) {
+        if (method_is_initiator(m)) {
+            MPI_Send(sb, bytes, MPI_BYTE, peer, 1, c);
+            MPI_Recv(rb, bytes, MPI_BYTE, peer, 1, c, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(rb, bytes, MPI_BYTE, peer, 1, c, MPI_STATUS_IGNORE);
+            MPI_Send(sb, bytes, MPI_BYTE, peer, 1, c);
+        }
+    }
+    double t1 = mnow(m);
+    m->rows.t_start[k] = t0, m->rows.t_end[k] = t1;
+    return (t1 - t0) / (double)n;
+}
+
+static double barriers(mctx *m, long n, int phase)
+{
+    long k = mrows_take(&m->rows, 1, phase, (int)n);
+    for (int i = 0; i < N_BARR; i++) MPI_Barrier(m->comm);
+    double t0 = mnow(m);
+    for (long i = 0; i < n; i++) MPI_Barrier(m->comm);
+    double t1 = mnow(m);
+    m->rows.t_start[k] = t0, m->rows.t_end[k] = t1;
+    return (t1 - t0) / (double)n;
+}
+
+/* n calls, each timed, each followed by the -sync barrier; root 0 (no -root_shift). */
+static double calls(mctx *m, long n, int phase)
+{
+    char *sb = method_send(m), *rb = method_recv(m);
+    MPI_Datatype dt = reduction(m->op) ? MPI_FLOAT : MPI_BYTE;
+    int count = (int)m->count;
+    long k = mrows_take(&m->rows, n, phase, 1);
+    double *ts = m->rows.t_start + k, *te = m->rows.t_end + k, sum = 0;
+    for (int i = 0; i < N_BARR; i++) MPI_Barrier(m->comm);
+    for (long i = 0; i < n; i++) {
+        ts[i] = mnow(m);
+        method_call(m, dt, count, 0, sb, rb);
+        te[i] = mnow(m);
+        MPI_Barrier(m->comm);
+    }
+    for (long i = 0; i < n; i++) {
+        sum += te[i] - ts[i];
+        if (method_op_rooted(m->op)) m->rows.root[k + i] = 0;
+    }
+    return sum / (double)n;
+}
+
+/* One kernel call of n repetitions: the time per repetition, the largest over ranks. */
+static double kernel(mctx *m, long n, int phase)
+{
+    double t = m->op == MOP_BARRIER ? barriers(m, n, phase)
+             : m->op == MOP_PINGPONG || m->op == MOP_BW ? pingpong(m, n, phase) : calls(m, n, phase);
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, m->comm);
+    return t;
+}
+
+/* The repetitions of one size: IMB's dynamic policy. `prev` is the previous
+ * size's n (IMB's n_sample_prev), MSGS_PER_SAMPLE at the first size. */
+static long repetitions(mctx *m, long prev)
+{
+    long selected = m->bytes > 0 ? OVERALL_VOL / (long)m->bytes : MSGS_PER_SAMPLE;
+    if (selected > MSGS_PER_SAMPLE) selected = MSGS_PER_SAMPLE;
+    if (selected < 1) selected = 1;
+    if (m->op == MOP_BARRIER) selected = MSGS_PER_SAMPLE, prev = MSGS_PER_SAMPLE;
+    double t = kernel(m, 1, ROW_CALIBRATION);
+    int rep_test = t < 1.0 / MSGS_PER_SAMPLE ? MSGS_PER_SAMPLE : t < 1.0 ? (int)(1.0 / t + 0.5) : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &rep_test, 1, MPI_INT, MPI_MAX, m->comm);
+    long n = selected < rep_test ? selected : rep_test;
+    if (n > 1) t = kernel(m, n, ROW_CALIBRATION);
+    double val = 1.0 + SECS_PER_SAMPLE / t;
+    long t_sample = t > 1e-8 && val <= 2147483647.0 ? (long)val : selected;
+    n = selected;
+    if (prev < n) n = prev;
+    if (t_sample < n) n = t_sample;
+    MPI_Bcast(&n, 1, MPI_LONG, 0, m->comm);
+    return n;
+}
+
+static void run(mctx *m)
+{
+    long *prev = m->state;
+    if (!prev) {
+        prev = m->state = malloc(sizeof *prev);
+        *prev = MSGS_PER_SAMPLE;
+    }
+    int red = reduction(m->op);
+    m->datatype = m->op == MOP_BARRIER ? "none" : red ? "MPI_FLOAT" : "MPI_BYTE";
+    m->count = m->op == MOP_BARRIER ? 0 : red ? (long)m->bytes / 4 : (long)m->bytes;
+    long n = repetitions(m, *prev);
+    long warm = n / WARMUP_PERCENT;
+    if (warm < MIN_WARMUP) warm = n < MIN_WARMUP ? n : MIN_WARMUP;
+    kernel(m, warm, ROW_WARMUP);
+    kernel(m, n, ROW_MEASURED);
+    MPI_Barrier(m->comm);
+    *prev = n;
+    method_param(m, "repetitions", (double)n);
+    method_param(m, "warmup", (double)warm);
+}
+
+const method_def method_imb = {.name = "imb", .tool = "Intel MPI Benchmarks 2021.11 (IMB-MPI1)", .traits = traits,
+                               .run = run};

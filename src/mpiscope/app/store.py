@@ -1,0 +1,112 @@
+"""An app run in the store: OUT/<run_id>/ of kind "app", in the catalog
+beside measurements and profiles.
+
+  context.json       kind "app", the command, the configurations (their
+                     SPEC and variables), the options, the MPI, the status
+  launches.parquet   one row a launch, warm-up included, in launch order
+                     (app/launch.py Launch); rewritten after every launch
+  launch-<k>.out     what launch k wrote on stdout
+  launch-<k>.stderr  and on stderr
+  hostfile           --hostfile in the launcher's syntax (when given)
+  app.json           the answer (app/answer.py), the stop and the prediction
+
+The directory is built under a hidden name (.<run_id>.partial) whose
+context says "failed" until the end, and renamed when stored: a run that
+mpiscope could not finish (killed) stays hidden, failed, with the launches
+it measured readable (`mpiscope show .<run_id>.partial`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mpiscope.app.answer import summarize
+from mpiscope.common.atomic import atomic_path, write_text
+from mpiscope.store import catalog
+from mpiscope.store.layout import CONTEXT_FILE, SCHEMA_VERSION
+
+KIND = "app"
+LAUNCHES_FILE = "launches.parquet"
+ANSWER_FILE = "app.json"
+UNFINISHED = ("mpiscope stopped before it stored the run (killed, or the disk was full); "
+              f"{LAUNCHES_FILE} holds the launches measured until then")
+SCHEMA = pa.schema([("index", pa.int32()), ("config", pa.string()), ("round", pa.int32()),
+                    ("warmup", pa.bool_()), ("started", pa.string()), ("wall_s", pa.float64()),
+                    ("exit_code", pa.int32()), ("metric", pa.float64()), ("status", pa.string()),
+                    ("reason", pa.string()), ("stderr_tail", pa.string())])
+
+
+def _write_json(path: Path, doc: dict) -> None:
+    write_text(path, json.dumps(doc, indent=2, default=str) + "\n")
+
+
+class Writer:
+    """An app run's directory while it is measured."""
+
+    def __init__(self, out: Path, context: dict):
+        self.out, self.context = Path(out), context
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.dir = self.out / f".{context['run_id']}.partial"
+        self.dir.mkdir()
+        self.launches = []
+        context.update({"schema_version": SCHEMA_VERSION, "kind": KIND, "status": "failed",
+                        "error": UNFINISHED, "writer": {"host": socket.gethostname(), "pid": os.getpid()}})
+        self._write_launches()
+        _write_json(self.dir / CONTEXT_FILE, context)
+
+    def add(self, launch) -> None:
+        """One more launch, stored at once."""
+        self.launches.append(dataclasses.asdict(launch))
+        self._write_launches()
+
+    def _write_launches(self) -> None:
+        with atomic_path(self.dir / LAUNCHES_FILE) as tmp:
+            pq.write_table(pa.Table.from_pylist(self.launches, schema=SCHEMA), tmp)
+
+    def finish(self, answer: dict, **context) -> Path:
+        """app.json and the final context; the directory gets its run id as
+        name and the catalog learns of it. Returns the run directory."""
+        self.context.update(context)
+        self.context.pop("writer", None)
+        self._write_launches()   # whole, even when an interruption cut the last write short
+        _write_json(self.dir / ANSWER_FILE, {"schema_version": SCHEMA_VERSION, **answer})
+        _write_json(self.dir / CONTEXT_FILE, self.context)
+        final = self.out / self.context["run_id"]
+        os.rename(self.dir, final)
+        self.dir = final
+        catalog.record(self.out, final, self.context)
+        return final
+
+
+@dataclass(frozen=True)
+class AppRun:
+    path: Path
+    context: dict
+    launches: list        # dicts, as launches.parquet holds them, in launch order
+    answer: dict          # app.json; recomputed from the launches when it is missing
+
+    @property
+    def with_metric(self) -> bool:
+        return bool((self.context.get("value") or {}).get("metric"))
+
+
+def load(run_dir) -> AppRun:
+    run_dir = Path(run_dir)
+    context = json.loads((run_dir / CONTEXT_FILE).read_text())
+    path = run_dir / LAUNCHES_FILE
+    launches = pq.read_table(path).to_pylist() if path.exists() else []
+    try:
+        answer = json.loads((run_dir / ANSWER_FILE).read_text())
+    except (OSError, ValueError):  # stopped before the end: the answer from what was measured
+        names = [c["name"] for c in context.get("configs") or ()]
+        answer = {**summarize(launches, names, context["baseline"], context["options"],
+                              bool((context.get("value") or {}).get("metric"))),
+                  "stop": None, "prediction": None}
+    return AppRun(run_dir, context, launches, answer)

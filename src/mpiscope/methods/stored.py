@@ -1,0 +1,89 @@
+"""A run's method series as stored (store/methods_table.py): one object per
+method × benchmark × size × launch, with its description and its rows, and
+the arrays the derivations read (per call on every rank, or per loop)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mpiscope.store.methods_table import read_methods
+
+MEASURED, WARMUP, CALIBRATION = 0, 1, 2
+LATE, TOO_LONG, REJECTED = 1, 2, 4
+WINDOW = 64  # messages in a bandwidth window (OSU's osu_bw, the references)
+
+
+@dataclass
+class Grid:
+    """Rows of the ranks that have them, aligned by repetition: arrays of
+    shape (ranks, repetitions); `ranks` their numbers, ascending."""
+
+    ranks: np.ndarray
+    start_local: np.ndarray
+    end_local: np.ndarray
+    start: np.ndarray       # global clock
+    end: np.ndarray
+    calls: np.ndarray
+    flags: np.ndarray
+    root: np.ndarray
+    batch: np.ndarray
+
+    @property
+    def durations(self) -> np.ndarray:
+        """Each rank's own span of each repetition (its local timer)."""
+        return self.end_local - self.start_local
+
+    def row(self, rank: int) -> int:
+        return int(np.flatnonzero(self.ranks == rank)[0])
+
+
+@dataclass
+class MethodSeries:
+    """One method series: its context entry (how the tool times it: timing,
+    start, root, cache, ranks; count, datatype, params) and its rows."""
+
+    entry: dict
+    rows: dict  # column -> numpy array, in rank then repetition order
+
+    method = property(lambda self: self.entry["method"])
+    bench = property(lambda self: self.entry["bench"])
+    size = property(lambda self: int(self.entry["size"]))
+    launch = property(lambda self: int(self.entry.get("launch", 0)))
+    timing = property(lambda self: self.entry.get("timing"))
+    start = property(lambda self: self.entry.get("start"))
+    params = property(lambda self: self.entry.get("params") or {})
+
+    def grid(self, phase=MEASURED) -> Grid:
+        """The rows of `phase` of every rank that has some, aligned by their
+        order (a rank with fewer rows, cut short, shortens every rank's)."""
+        r = self.rows
+        keep = r["phase"] == phase
+        ranks = np.unique(r["rank"][keep])
+        per = [np.flatnonzero(keep & (r["rank"] == k)) for k in ranks]
+        n = min((len(p) for p in per), default=0)
+        idx = np.array([p[:n] for p in per], dtype=np.int64).reshape(len(per), n)
+        return Grid(ranks, *(r[name][idx] for name in ("t_start_local", "t_end_local", "t_start", "t_end",
+                                                      "calls", "flags", "root", "batch")))
+
+
+def load_series(run_dir, run) -> list[MethodSeries]:
+    """Every method series of a stored run, in run order ([] without methods)."""
+    table = read_methods(run_dir)
+    entries = run.context.get("methods") or []
+    if table is None or not entries:
+        return []
+    cols = {name: table[name].to_numpy(zero_copy_only=False) for name in table.column_names}
+    keys = np.array([f"{m}\0{b}\0{s}\0{la}" for m, b, s, la in
+                     zip(cols["method"], cols["bench"], cols["size"], cols["launch"])], dtype=object)
+    order = np.lexsort((cols["rep"], cols["rank"], keys))
+    keys = keys[order]
+    cols = {k: v[order] for k, v in cols.items()}
+    cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    spans = {keys[a]: (a, b) for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(keys)])} if len(keys) else {}
+    out = []
+    for e in entries:
+        a, b = spans.get(f"{e['method']}\0{e['bench']}\0{e['size']}\0{e.get('launch', 0)}", (0, 0))
+        out.append(MethodSeries(e, {k: v[a:b] for k, v in cols.items()}))
+    return out

@@ -1,0 +1,119 @@
+"""`mpiscope run --methods all` on 2 ranks: every peer's method runs beside
+mpiscope's own series, is stored as the tool times it, and `mpiscope
+methods` prints each tool's number with terms that add up to its
+difference. Invariants only: no speed is asserted."""
+
+import json
+import math
+from pathlib import Path
+
+import jsonschema
+import pyarrow.compute as pc
+import pytest
+
+from mpiscope.store.methods_table import read_methods
+from runcli import mpiscope, run_dirs, run_ok
+
+SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "methods.schema.json"
+BENCHES = ("pingpong", "bw", "barrier", "bcast", "allreduce")
+# The benchmarks each tool measures among BENCHES.
+MEASURES = {"osu": set(BENCHES), "imb": set(BENCHES), "skampi": set(BENCHES) - {"bw"},
+            "mpptest": set(BENCHES), "mpibench": {"pingpong", "barrier", "bcast"}}
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    run_dir, _ = run_ok("-n", 2, "--bench", ",".join(BENCHES), "--sizes", "8,4K", "--methods", "all",
+                        "--time-budget", "0.2", out=out)
+    p = mpiscope("methods", run_dir.name, "--json", out=out)
+    assert p.returncode == 0, p.stderr
+    return out, run_dir, json.loads(p.stdout)
+
+
+def test_every_method_is_stored_as_its_tool_times_it(measured):
+    _, run_dir, _ = measured
+    table = read_methods(run_dir)
+    methods = set(table["method"].to_pylist())
+    assert set(MEASURES) | {"ref_barrier", "ref_b2b", "ref_rotate", "ref_cycle"} <= methods
+
+    def rows(method, bench, size, rank, phase=0):
+        t = table.filter(pc.and_(pc.and_(pc.equal(table["method"], method), pc.equal(table["bench"], bench)),
+                                 pc.and_(pc.equal(table["size"], size), pc.equal(table["rank"], rank))))
+        return t.filter(pc.equal(t["phase"], phase)).num_rows
+
+    # OSU's counts at 8 B: 100 skipped and 1000 timed calls on every rank; its latency on rank 0 alone
+    assert rows("osu", "allreduce", 8, 0) == rows("osu", "allreduce", 8, 1) == 1000
+    assert rows("osu", "allreduce", 8, 0, phase=1) == 100
+    assert rows("osu", "pingpong", 8, 0) == 10000 and rows("osu", "pingpong", 8, 1) == 0
+    # IMB: one loop per rank for PingPong and Barrier, 1000 timed calls for a collective at 8 B
+    assert rows("imb", "pingpong", 8, 1) == 1 and rows("imb", "barrier", 0, 0) == 1
+    assert rows("imb", "bcast", 8, 1) == 1000
+    # MPIBench: 1000 repetitions; Mpptest: 29 passes at least over the sizes, interleaved
+    assert rows("mpibench", "bcast", 4096, 1) == 1000
+    assert rows("mpptest", "allreduce", 8, 0) >= 29
+    for column in ("t_start", "t_end"):
+        assert pc.all(pc.is_finite(table.filter(pc.equal(table["method"], "osu"))[column])).as_py() is not False
+
+
+def test_methods_prints_every_tool_with_terms_adding_up(measured):
+    _, _, doc = measured
+    jsonschema.validate(doc, json.loads(SCHEMA.read_text()), cls=jsonschema.Draft202012Validator)
+    seen = {}
+    for row in doc["rows"]:
+        assert row["ci_low"] <= row["median"] <= row["ci_high"], row
+        for t in row["tools"]:
+            seen.setdefault(t["method"], set()).add(row["bench"])
+            total = sum(term["value"] for term in t["terms"])
+            assert math.isclose(total, t["difference"], rel_tol=1e-9, abs_tol=1e-12 * abs(row["median"])), t
+            assert math.isclose(t["number"] - row["median"], t["difference"], rel_tol=1e-9)
+            assert t["terms"][-1]["cause"] in ("unexplained", "definition"), t["terms"]
+            p = t["printed"]
+            if "Min Latency(us)" in p:
+                assert p["Min Latency(us)"] <= p["Avg Latency(us)"] <= p["Max Latency(us)"]
+            if "t_min[usec]" in p:
+                assert p["t_min[usec]"] <= p["t_avg[usec]"] <= p["t_max[usec]"]
+    assert seen == MEASURES
+
+
+def test_the_text_and_the_report(measured):
+    out, run_dir, _ = measured
+    p = mpiscope("methods", run_dir.name, out=out)
+    assert p.returncode == 0 and "mpiscope median" in p.stdout and "osu prints: Avg Latency(us)" in p.stdout
+    html = out / "report.html"
+    p = mpiscope("report", run_dir.name, "-o", html, out=out)
+    assert p.returncode == 0, p.stderr
+    assert "as peer tools time it" in html.read_text()
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--methods", "nosuchtool"], "unknown method 'nosuchtool'"),
+    (["--methods", "skampi", "--bench", "bw"], "none of the benchmarks asked for"),
+])
+def test_bad_methods_are_refused_before_anything_runs(tmp_path, args, needle):
+    p = mpiscope("run", "-n", 2, *args, out=tmp_path)
+    assert p.returncode == 2 and needle in p.stderr, p.stderr
+    assert run_dirs(tmp_path) == []
+
+
+def test_a_run_without_methods_says_how_to_get_them(measured, tmp_path):
+    run_dir, _ = run_ok("-n", 2, "--bench", "pingpong", "--sizes", "8", "--time-budget", "0.1", out=tmp_path)
+    p = mpiscope("methods", run_dir.name, out=tmp_path)
+    assert p.returncode == 2 and "--methods" in p.stderr
+
+
+def test_every_method_the_engine_has_is_derived_or_referenced():
+    from mpiscope.engine.describe import describe
+    from mpiscope.methods import reference
+    from mpiscope.methods.result import TOOLS
+    from mpiscope.measure import method_options
+
+    known = describe("openmpi").methods
+    assert {n for n, m in known.items() if not m.reference} == set(TOOLS)
+    refs = {n for n, m in known.items() if m.reference}
+    assert refs == {reference.BARRIER, reference.B2B, reference.ROTATE, reference.CYCLE}
+    assert refs == {method_options.REF_BARRIER, method_options.REF_B2B, method_options.REF_ROTATE,
+                    method_options.REF_CYCLE}
+    for m in known.values():
+        for bench, traits in m.benchmarks.items():
+            assert traits["timing"] in ("call", "loop") and traits["cache"] in ("warm", "cycling"), (m, bench)
