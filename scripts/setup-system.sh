@@ -16,6 +16,7 @@ packages=(
   slurmctld slurmd slurm-client munge # the srun/sbatch tests start a one-machine Slurm
   lammps hpcc gfortran               # mpiscope profile's real applications (Open MPI builds) and Fortran check
   scalapack-mpi-test                 # mpiscope profile's MPICH application: ScaLAPACK's LU test driver (xdlu)
+  mocassin mocassin-benchmarks       # bench/app_loop.py's MPICH application (its input: the HII40 benchmark)
 )
 
 missing=()

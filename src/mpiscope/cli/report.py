@@ -25,7 +25,8 @@ examples:
 """)
     p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
                    help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest); "
-                        "or directories mpiscope tune wrote (a tuning report)")
+                        "or directories mpiscope tune wrote (a tuning report); an app run alone (its "
+                        "measured and predicted speedup, the what-if, its profile and tune)")
     p.add_argument("-o", "--output", default="report.html", type=path, help="HTML file to write (default report.html)")
     add_out(p)
     p.add_argument("--jobs", metavar="N", type=_jobs, default=None,
@@ -53,6 +54,13 @@ def write_report(run_dirs, output, jobs=None):
     if target.is_dir() or not target.parent.resolve().is_dir():
         raise UsageError(f"cannot write the report to {target}: give a file name in an existing directory")
     kinds = {_kind(d) for d in run_dirs}
+    if "app" in kinds:
+        if len(run_dirs) > 1:
+            raise UsageError("an app run (mpiscope app compare) makes a report of its own: give that run alone")
+        from mpiscope.report import app_data, render
+
+        write_text(target, render.render_app(app_data.gather(run_dirs[0]), target.parent))
+        return target
     if "profile" in kinds:
         if len(kinds) > 1:
             raise UsageError("profile runs (mpiscope profile) and measurement runs make separate reports: "

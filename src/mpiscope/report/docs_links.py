@@ -28,6 +28,8 @@ from mpiscope.engine.locations import CHECKOUT
 PAGES = {
     "how-to/quality-flags": "Act on a quality flag",
     "explanation/peer-methods": "The peers' methods",
+    "tutorials/make-application-faster": "Make my application faster",
+    "validation/app-loop": "Application speedups, predicted and measured",
 }
 
 

@@ -64,6 +64,12 @@ def render_tune(data, report_dir="."):
     return env.get_template("tune_report.html.j2").render(css=Markup(css), **data)
 
 
+def render_app(data, report_dir="."):
+    env = _environment(report_dir)
+    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
+    return env.get_template("app.html.j2").render(css=Markup(css), **data)
+
+
 def render(data, report_dir="."):
     env = _environment(report_dir)
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
