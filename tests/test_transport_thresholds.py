@@ -5,10 +5,11 @@ withdraws the rule behind a size its settings made slower."""
 
 import numpy as np
 
+from mpiscope.mpilibs.ompi_paths import OMPI_EAGER
 from mpiscope.transport.against_best import BEYOND, UNDECIDED, WITHIN, judge_labs, margin_of, tally
 from mpiscope.transport.crossovers import crossovers, library_crossovers
 from mpiscope.transport.curves import Curve, Lab, _add
-from mpiscope.transport.settings import (OMPI_EAGER, Rule, Thresholds, from_rules, library_settings,
+from mpiscope.transport.settings import (Rule, Thresholds, from_rules, library_settings,
                                          withdraw)
 from mpiscope.transport.verify import VerifyRow, verify_settings
 

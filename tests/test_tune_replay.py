@@ -10,7 +10,9 @@ runs a whole tune on them: the search (adaptive or exhaustive), the
 decisions, the rules (bounded, with an application's weights or without),
 the files and env.sh, and the verification, where a rule made to slow its
 cell down (`slower`) is withdrawn and the files are written and verified
-again. One Open MPI case claims version 6, whose JSON rules are written too.
+again; one MPICH case allows a single verification, so that the files and
+env.sh after its withdrawal are written without being verified again. One
+Open MPI case claims version 6, whose JSON rules are written too.
 launches.json holds every launch asked for, with the settings it was given.
 
 To record them again after a deliberate change, run with
@@ -24,11 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+import jsonschema
 import pytest
 
 from tune_replay import Replay, catalog_of, reading
+from mpiscope import mpilibs
+from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import tuner as T
 from mpiscope.tune.result import save
+from mpiscope.tune.write import env_lines
 
 DATA = Path(__file__).parent / "data" / "tune-replay"
 EXPECTED = DATA / "expected"
@@ -44,6 +50,7 @@ class Case:
     weights: dict | None = None
     max_rules: int = 8
     slower: dict = field(default_factory=dict)   # {(p, collective, size): tuned / default}
+    verify_rounds: int = 2
 
 
 WEIGHTS = {"allreduce": {None: {1024: 500.0, 65536: 20.0}}, "bcast": {4: {8: 1000.0, 1024: 10.0}}}
@@ -55,6 +62,9 @@ CASES = [
     Case("mpich-adaptive", "mpich-4.0-p2-4.json", (2, 4)),
     Case("mpich-exhaustive-weights-withdrawn", "mpich-4.0-p2-4.json", (2, 4), adaptive=False,
          weights=WEIGHTS, slower={(2, "bcast", 8): 3.0}),
+    # bcast's only rule naming an algorithm is withdrawn: env.sh loses its device switch
+    Case("mpich-withdrawn-in-the-last-round", "mpich-4.0-p2-4.json", (2, 4), verify_rounds=1,
+         slower={(2, "bcast", 8): 3.0}),
 ]
 
 
@@ -64,7 +74,8 @@ def replayed(case: Case, out: Path) -> dict:
     stored = json.loads((DATA / case.stored).read_text())
     replay = Replay(stored, case.slower)
     cfg = T.TuneConfig(collectives=stored["collectives"], sizes=stored["sizes"],
-                       adaptive=case.adaptive, weights=case.weights, max_rules=case.max_rules)
+                       adaptive=case.adaptive, weights=case.weights, max_rules=case.max_rules,
+                       verify_rounds=case.verify_rounds)
     plans = [SimpleNamespace(np=p, ppn=None, cluster=None) for p in case.ps]
     tuning = T.Tuning(plans, catalog_of(stored, case.version), cfg, out, say=lambda *_: None,
                       launches=replay)
@@ -109,11 +120,39 @@ def test_the_cases_reach_what_they_are_for():
         assert named or case.slower, case.name
         assert bool(doc["withdrawn"]) == bool(case.slower), case.name
         tuned = (folder / "launches.json").read_text().count('"verify tuned"')
-        rounds = 2 if case.slower else 1   # after a withdrawal, verified again
+        rounds = min(2 if case.slower else 1, case.verify_rounds)   # after a withdrawal, verified again
         assert tuned >= rounds * 3 * len(case.ps), case.name
+        assert doc["verification"]["last_withdrawal_verified"] == (rounds == 2 or not case.slower)
         files = {f.name for f in folder.iterdir()}
         want = ({"ompi-rules.conf"} | ({"ompi-rules.json"} if case.version else set())
                 if doc["library"] == "openmpi" else {"mpich-selection.json"})
         assert want <= files and "env.sh" in files, case.name
         if case.weights:
             assert doc["weighted"] and doc["bound"]["max_rules"] == case.max_rules
+
+
+def test_env_sh_uses_the_files_as_last_written():
+    """env.sh holds the settings of the rules tune.json ends with, also when
+    they were rewritten after the last verification allowed."""
+    for case in CASES:
+        folder = EXPECTED / case.name
+        doc = json.loads((folder / "tune.json").read_text())
+        stored = json.loads((DATA / case.stored).read_text())
+        library = mpilibs.get(doc["library"])
+        table = {c: {int(p): [Rule(r["start"], r["algorithm"]) for r in rules]
+                     for p, rules in by_p.items()} for c, by_p in doc["rules"].items()}
+        written = {k: Path(v) for k, v in doc["files"].items()}
+        settings = library.use_settings(catalog_of(stored, case.version), written, table)
+        text = env_lines(library, settings).replace(str(Path("OUT").absolute()), "OUT")
+        assert (folder / "env.sh").read_text() == text, case.name
+
+
+def test_tune_json_is_the_tune_document():
+    """tune.json is what `mpiscope tune --json` prints: versioned, strict JSON."""
+    schema = json.loads((Path(__file__).parent.parent / "docs" / "schemas" /
+                         "tune.schema.json").read_text())
+    for case in CASES:
+        text = (EXPECTED / case.name / "tune.json").read_text()
+        doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"{case.name}: {c} in tune.json"))
+        assert list(doc)[0] == "schema_version"
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)

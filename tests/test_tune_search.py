@@ -444,18 +444,20 @@ def test_cost_models_leave_out_cells_and_keep_the_decisions():
 
 
 def test_fits_recover_a_cost_model_and_say_who_is_out_of_the_race():
+    from mpiscope import mpilibs
     from mpiscope.models.costmodels import Costs, predict_time
     from mpiscope.tune import predict as P
 
+    names = mpilibs.get("openmpi").model_names
     costs = Costs.hockney(50e-6, 1e-8)
     sizes = [8, 2048, 262144]
     meds = {s: predict_time("bcast", "binomial", s, 8, costs) for s in sizes}
-    f = P.fit("bcast", "binomial", 8, meds)
+    f = P.fit("bcast", "binomial", 8, meds, names)
     assert f.model == "binomial" and f.residual < 1e-9
     assert f.alpha == pytest.approx(50e-6) and f.beta == pytest.approx(1e-8)
     assert f.predict(65536) == pytest.approx(predict_time("bcast", "binomial", 65536, 8, costs))
-    assert P.fit("bcast", "binomial", 8, {8: 1e-4, 64: 2e-4}) is None      # two sizes: no residual
-    line = P.fit("bcast", "chain", 8, {8: 1e-4, 1024: 2e-4, 4096: 5e-4})  # no model: a line
+    assert P.fit("bcast", "binomial", 8, {8: 1e-4, 64: 2e-4}, names) is None   # two sizes: no residual
+    line = P.fit("bcast", "chain", 8, {8: 1e-4, 1024: 2e-4, 4096: 5e-4}, names)  # no model: a line
     assert line.model == "hockney line" and line.residual > 0
     # binomial against a line twice as slow everywhere: out, with a margin below 2x
     slow = P.Fit("bcast", "chain", 8, 2 * 3 * f.alpha, 2 * 3 * f.beta, 0.0, "hockney line")  # lg 8 = 3

@@ -60,11 +60,16 @@ def add_seed(p, what="bootstrap seed") -> None:
 
 def add_mpi(p) -> None:
     """--mpicc and --mpi: which MPI the engine is built with and runs on (engine/mpi.py)."""
+    from mpiscope import mpilibs
+
+    debian = mpilibs.with_debian_wrapper()
+    wrappers = " or ".join(lib.debian_wrapper for lib in debian)
     p.add_argument("--mpicc", metavar="PATH", type=path,
                    help="the MPI's C compiler wrapper: any MPI (default: $MPISCOPE_MPICC, else Debian's "
-                        "mpicc.openmpi or mpicc.mpich, else mpicc on PATH)")
-    p.add_argument("--mpi", choices=("openmpi", "mpich"),
-                   help="shorthand for Debian's wrappers: --mpicc mpicc.openmpi | mpicc.mpich")
+                        f"{wrappers}, else mpicc on PATH)")
+    p.add_argument("--mpi", choices=tuple(lib.key for lib in debian),
+                   help="shorthand for Debian's wrappers: --mpicc "
+                        + " | ".join(lib.debian_wrapper for lib in debian))
 
 
 def add_bootstrap(p, resamples=1000) -> None:

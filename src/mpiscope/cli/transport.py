@@ -23,13 +23,12 @@ def cmd_probe(args) -> int:
 
 
 def _launcher_words(settings, library) -> list:
-    """How the settings reach the ranks: Open MPI's own flags, or variables
-    through the launcher (-x for Open MPI's mpirun, -genv for hydra)."""
-    words = list(settings.launcher_args)
-    openmpi = "Open MPI" in (library or "")
-    for k, v in settings.env.items():
-        words += ["-x", f"{k}={v}"] if openmpi else ["-genv", k, v]
-    return words
+    """How the settings reach the ranks: the library's own flags, and the
+    variables as its launcher passes them (mpilibs: env_words)."""
+    from mpiscope import mpilibs
+
+    lib = mpilibs.from_library_text(library or "") or mpilibs.get("mpich")
+    return list(settings.launcher_args) + lib.env_words(settings.env)
 
 
 def _measure(run, words, label, args):
@@ -65,7 +64,10 @@ def _verify(advice, args):
     lib = run.context.get("mpi_library") or ""
     chosen = for_library(advice.settings[cls], lib)
     if chosen is None:
-        raise UsageError(f"--verify knows the settings of Open MPI and MPICH, not of '{run.library}'")
+        from mpiscope import mpilibs
+
+        known = " and ".join(lib.title for lib in mpilibs.LIBRARIES if lib.path_families)
+        raise UsageError(f"--verify knows the settings of {known}, not of '{run.library}'")
     if not chosen.measured:
         raise UsageError(f"the settings for {chosen.library} keep its defaults: its own paths were not "
                          "measured. Add runs of them to advise (the commands are printed above its "

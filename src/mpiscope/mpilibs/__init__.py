@@ -39,3 +39,26 @@ def of(mpi) -> MpiLibrary:
 def from_library_text(text: str) -> MpiLibrary | None:
     """The library whose MPI_Get_library_version text this is, or None."""
     return next((lib for lib in LIBRARIES if lib.recognizes(text)), None)
+
+
+def launched_as(family: str) -> tuple:
+    """The libraries launched as library `family` is (its own key among them)."""
+    return tuple(lib for lib in LIBRARIES if lib.family == family)
+
+
+def with_debian_wrapper() -> tuple:
+    """The libraries `--mpi KEY` chooses: those with a Debian compiler wrapper."""
+    return tuple(lib for lib in LIBRARIES if lib.debian_wrapper)
+
+
+def path_families() -> tuple:
+    """Every library's intra-node path families (mpilibs/intranode.py), each once."""
+    out = []
+    for lib in LIBRARIES:
+        out += [f for f in lib.path_families if f not in out]
+    return tuple(out)
+
+
+def path_family_named(name: str | None):
+    """The path family called `name` (MpiLibrary.path_family), or None."""
+    return next((f for f in path_families() if f.name == name), None)

@@ -15,14 +15,14 @@ DEFAULT = "default"  # the library's own choice: no algorithm forced
 @dataclass(frozen=True)
 class Algorithm:
     name: str           # the library's name (ring, binomial, …)
-    value: str          # what forces it: Open MPI's number, MPICH's cvar value
+    value: str          # what forces it: Open MPI's number, MPICH's cvar value, Intel MPI's preset
     container: str | None = None  # MPICH: its name in the selection JSON (None: not selectable)
 
 
 @dataclass
 class Catalog:
     """The algorithms of every tuned collective, as the library in use says."""
-    library: str        # the library's key (mpilibs registry): openmpi | mpich
+    library: str        # the library's key (mpilibs registry): openmpi | mpich | intelmpi
     version: str
     algorithms: dict    # collective -> [Algorithm]
     source: str         # what the catalog was read from

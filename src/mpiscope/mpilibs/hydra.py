@@ -17,7 +17,8 @@ class Hydra(Launcher):
 
     def command(self, *, program, library, np, hostfile, nodes, ppn, oversubscribe, binds,
                 user):
-        """Oversubscribed with a hostfile, binding is left to it and the user."""
+        """Oversubscribed with a hostfile, binding is left to it and the user;
+        oversubscribed at all, the settings for sharing cores go along."""
         cmd = [program or library.default_launcher, "-n", str(np)]
         if hostfile:
             cmd += ["-f", str(hostfile)]
@@ -25,4 +26,12 @@ class Hydra(Launcher):
             cmd += ["-ppn", str(ppn)]
         if binds and not (oversubscribe and hostfile):
             cmd += ["-bind-to", "none" if oversubscribe else "core"]
+        if oversubscribe:
+            # What lets the ranks of each library launched as this one share
+            # cores (Intel MPI's; MPICH reads none of them), unless the user set it.
+            from mpiscope import mpilibs
+
+            shared = {k: v for lib in mpilibs.launched_as(library.family)
+                      for k, v in lib.oversubscribed_settings.items() if k not in user}
+            cmd += library.settings_words(shared)
         return cmd

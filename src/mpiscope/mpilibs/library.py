@@ -52,6 +52,10 @@ class MpiLibrary(ABC):
     srun_plugin: str          # Slurm's --mpi plugin for its wire-up
     root_env: dict = {}       # what its launcher needs to start ranks as root
     launcher_preloads: bool = False  # its cluster launch hands LD_PRELOAD to the ranks alone
+    # Settings (as settings_words takes them) that let its ranks share cores:
+    # added to a launch with more ranks than CPUs by its family's launcher,
+    # which does not know which of the libraries launched as it runs.
+    oversubscribed_settings: dict = {}
 
     @abstractmethod
     def settings_words(self, settings: dict) -> list:
@@ -83,11 +87,17 @@ class MpiLibrary(ABC):
         env.update(variables)
 
     # ---------------------------------------------------------------- the transport lab
+    path_families: tuple = ()  # its intra-node path families (mpilibs/intranode.py)
+
     def path_family(self, library_text: str) -> str | None:
-        """Its intra-node path family for transport/paths.py (the settings
-        that choose the path differ by it), from MPI_Get_library_version's
-        text; None: not one the lab knows."""
+        """The name of its path family a library of this MPI_Get_library_version
+        text uses (the settings that choose the path differ by it); None: not
+        one the lab knows."""
         return None
+
+    def env_words(self, variables: dict) -> list:
+        """Launcher words giving every rank the environment `variables`."""
+        return [w for k, v in variables.items() for w in ("-genv", k, v)]
 
     # ---------------------------------------------------------------- tuning
     def read_catalog(self, mpi, build_probe) -> Catalog:
@@ -100,10 +110,30 @@ class MpiLibrary(ABC):
         """Whether forcing algorithm `name` of `coll` can run on p ranks."""
         return True
 
+    # Whether forcing one collective's algorithm changes what another's runs
+    # (Intel MPI: a preset composed of other collectives follows their
+    # settings): then a launch forces one collective only.
+    forces_alone: bool = False
+
     def forcing(self, catalog: Catalog, forced: dict) -> dict:
         """The settings of a launch forcing {collective: Algorithm, or None
         for its default} (and nothing else changing what runs)."""
         raise self._untuned()
+
+    def forcing_beside(self, catalog: Catalog, forced: dict, settings: dict) -> dict:
+        """The settings of a launch forcing `forced` as `forcing` does, where
+        the other collectives run as the tuned `settings` make them (which
+        matters where forces_alone); here forcing's alone."""
+        return self.forcing(catalog, forced)
+
+    # Its algorithm names that are one of our cost models (models/costmodels/),
+    # which the adaptive search fits and the report's predicted change-overs use.
+    model_names: dict = {}
+    # Whether its files can keep the library's own choice at some sizes of a
+    # collective they give rules for. Where they cannot (Intel MPI), the
+    # tuner writes there the algorithm the default was read to run, and a
+    # collective where that is not known keeps the library's choice throughout.
+    keeps_default: bool = True
 
     def selection_size(self, coll: str, nbytes: int, p: int) -> int:
         """The size its selection compares for a call passing `nbytes` of
@@ -141,5 +171,5 @@ class MpiLibrary(ABC):
         raise self._untuned()
 
     def _untuned(self) -> UsageError:
-        return UsageError(f"mpiscope tune does not support {self.title} yet; it tunes Open MPI "
-                          f"and MPICH (--mpi openmpi|mpich, or their wrapper with --mpicc)")
+        return UsageError(f"mpiscope tune does not support {self.title} yet; give the compiler "
+                          f"wrapper of a library it tunes with --mpicc (docs/explanation/tuner.md)")

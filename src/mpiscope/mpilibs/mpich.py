@@ -11,6 +11,7 @@ from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.mpilibs.hydra import Hydra
 from mpiscope.mpilibs.library import MpiLibrary
 from mpiscope.mpilibs.mpich_cvars import cvar_name, device_cvar
+from mpiscope.mpilibs.mpich_paths import CH4_SHM, UCX
 from mpiscope.mpilibs.selection import SelectionFile
 
 FILES = {"mpich": "mpich-selection.json"}
@@ -32,8 +33,10 @@ class Mpich(MpiLibrary):
     def recognizes(self, library_text):
         return "MPICH" in library_text or "mpich" in library_text.lower()
 
+    path_families = (UCX, CH4_SHM)
+
     def path_family(self, library_text):
-        return "UCX" if "ucx" in library_text.lower() else "MPICH"
+        return (UCX if "ucx" in library_text.lower() else CH4_SHM).name
 
     def settings_words(self, settings):
         return [w for k, v in settings.items() for w in ("-genv", k, v)]
@@ -55,6 +58,12 @@ class Mpich(MpiLibrary):
         return cmd, {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": interface}
 
     # ---------------------------------------------------------------- tuning
+
+    model_names = {"binomial": "binomial", "recursive_doubling": "recursive_doubling", "ring": "ring",
+                   "reduce_scatter_allgather": "rabenseifner", "brucks": "bruck",
+                   "pairwise": "pairwise", "recursive_halving": "recursive_halving",
+                   "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
+                   "scatter_ring_allgather": "scatter_allgather_ring"}
 
     def read_catalog(self, mpi, build_probe):
         return mpich_cvars.catalog(mpi, build_probe("cvars"))

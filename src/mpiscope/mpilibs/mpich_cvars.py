@@ -35,7 +35,8 @@ def container_prefix(coll: str) -> str:
 def read_cvars(probe: Path, env: dict | None = None):
     """{name: (description, enum items)} as MPI_T lists them, or None when
     MPI_T_init_thread refuses (an invalid value in `env`)."""
-    p = subprocess.run([str(probe)], capture_output=True, text=True, timeout=60,
+    # errors="replace": Intel MPI's descriptions hold Latin-1 bytes ("(R)" as 0xae)
+    p = subprocess.run([str(probe)], capture_output=True, text=True, errors="replace", timeout=60,
                        env={**os.environ, **(env or {})})
     if p.returncode != 0:
         return None

@@ -20,18 +20,19 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-GDB_SCRIPT = r'''
+def call_script(breakpoints: str) -> str:
+    """A gdb Python script that runs the probe to main, sets its breakpoints
+    (`breakpoints`, Python lines using gdb), then prints "@call CELL
+    FUNCTION" for each breakpoint hit after the marker mpiscope_cell(CELL),
+    until cell 0."""
+    return r'''
 import gdb
 gdb.execute("set pagination off")
 gdb.execute("set print thread-events off")
 gdb.execute("set confirm off")
 gdb.execute("break main")
 gdb.execute("run")
-for coll in COLLS:
-    try:
-        gdb.execute("rbreak ^ompi_coll_base_%s_intra_" % coll, to_string=True)
-    except gdb.error:
-        pass
+''' + breakpoints + r'''
 gdb.execute("break mpiscope_cell")
 cell = None
 while True:
@@ -53,6 +54,15 @@ while True:
         print("@call %d %s" % (cell, name.split("@")[0]))
 gdb.execute("kill")
 '''
+
+
+GDB_SCRIPT = call_script(r'''
+for coll in COLLS:
+    try:
+        gdb.execute("rbreak ^ompi_coll_base_%s_intra_" % coll, to_string=True)
+    except gdb.error:
+        pass
+''')
 
 
 def available(mpi) -> bool:

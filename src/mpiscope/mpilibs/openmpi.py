@@ -12,6 +12,7 @@ from mpiscope.mpilibs import ompi_calls, ompi_defaults, ompi_info, ompi_rules
 from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.mpilibs.library import MpiLibrary
 from mpiscope.mpilibs.ompi_mpirun import Mpirun
+from mpiscope.mpilibs.ompi_paths import SM, VADER
 from mpiscope.mpilibs.selection import SelectionFile
 
 # The rules files compare type size × count × p for these (coll_tuned_decision_dynamic.c).
@@ -37,9 +38,14 @@ class OpenMpi(MpiLibrary):
     def recognizes(self, library_text):
         return "Open MPI" in library_text
 
+    path_families = (VADER, SM)
+
     def path_family(self, library_text):
         m = re.search(r"v(\d+)", library_text)
-        return "Open MPI 5" if m and int(m.group(1)) >= 5 else "Open MPI 4"
+        return (SM if m and int(m.group(1)) >= 5 else VADER).name
+
+    def env_words(self, variables):
+        return [w for k, v in variables.items() for w in ("-x", f"{k}={v}")]
 
     def settings_words(self, settings):
         return [w for k, v in settings.items() for w in ("--mca", k, v)]
@@ -74,6 +80,13 @@ class OpenMpi(MpiLibrary):
 
     # ---------------------------------------------------------------- tuning
 
+    model_names = {"basic_linear": "linear", "linear": "linear", "binomial": "binomial",
+                   "recursive_doubling": "recursive_doubling", "ring": "ring",
+                   "rabenseifner": "rabenseifner", "bruck": "bruck", "modified_bruck": "bruck",
+                   "pairwise": "pairwise", "recursive_halving": "recursive_halving",
+                   "scatter_allgather": "scatter_allgather_recursive_doubling",
+                   "scatter_allgather_ring": "scatter_allgather_ring"}
+
     def read_catalog(self, mpi, build_probe):
         return ompi_info.catalog(ompi_info.ompi_info_text(mpi, "tuned"),
                                  ompi_info.ompi_info_text(mpi, "all"), mpi.version)
@@ -104,7 +117,11 @@ class OpenMpi(MpiLibrary):
         yield SelectionFile("openmpi", FILES["openmpi"], text, "our reader",
                             lambda c, p, size: ompi_rules.classic_selects(parsed, c, p, size),
                             lambda c, name: ompi_rules.number(catalog, c, name))
-        if int(catalog.version.split(".")[0]) >= 6:  # Open MPI 6/main also reads JSON rules
+        # Open MPI 6/main also reads JSON rules; 5.0 does not: its
+        # coll_tuned_dynamic_file.c (branch v5.0.x) reads the classic format
+        # alone (an optional rule-file-version line first), and its library
+        # holds no JSON reader.
+        if int(catalog.version.split(".")[0]) >= 6:
             doc = ompi_rules.write_json(table, catalog)
             jparsed = ompi_rules.read_json(doc, catalog)
             yield SelectionFile("openmpi-json", FILES["openmpi-json"], doc, "our JSON reader",

@@ -11,8 +11,7 @@ the lab's ring for large messages)."""
 from __future__ import annotations
 
 from mpiscope import mpilibs
-
-COPY, SINGLE = "copy", "single copy"
+from mpiscope.mpilibs.intranode import COPY, SINGLE  # noqa: F401 (the modes, as runs are read)
 
 
 def family(library: str) -> str | None:
@@ -22,7 +21,7 @@ def family(library: str) -> str | None:
 
 
 def _setting(words: list, env: dict, name: str) -> str | None:
-    """A variable or MCA parameter's value in launcher words (--mca k v, -x k=v,
+    """A variable or parameter's value in launcher words (--mca k v, -x k=v,
     -genv k v, -env k v) or in the environment."""
     for i, w in enumerate(words):
         if w in ("--mca", "-mca") and i + 2 < len(words) and words[i + 1] == name:
@@ -31,29 +30,17 @@ def _setting(words: list, env: dict, name: str) -> str | None:
             return words[i + 1].split("=", 1)[1]
         if w in ("-genv", "-env") and i + 2 < len(words) and words[i + 1] == name:
             return words[i + 2]
-    return env.get(name) or env.get("OMPI_MCA_" + name)
+    return env.get(name) or None
 
 
 def mechanism(run) -> tuple:
-    """(family, COPY | SINGLE, what chose it) of a run's library path; family None
+    """(family, COPY | SINGLE, what chose it) of a run's library path (its
+    path family reads the run's settings, mpilibs/intranode.py); family None
     when the library is not one we know."""
     fam = family(run.context.get("mpi_library") or run.library)
+    paths = mpilibs.path_family_named(fam)
+    if paths is None:
+        return fam, None, ""
     words = list((run.plan or {}).get("launcher_args") or [])
     env = run.context.get("env") or {}
-    if fam in ("Open MPI 4", "Open MPI 5"):
-        v = _setting(words, env, "btl_vader_single_copy_mechanism") or _setting(words, env, "btl_sm_single_copy_mechanism")
-        s = _setting(words, env, "smsc")
-        if v is not None:
-            return fam, COPY if v == "none" else SINGLE, f"single_copy_mechanism {v}"
-        if s is not None:
-            return fam, COPY if s.startswith("^") or s == "none" else SINGLE, f"smsc {s}"
-        return fam, SINGLE, "defaults (cma where it works)"
-    tls = _setting(words, env, "UCX_TLS")
-    if fam == "UCX":
-        if tls is None:
-            return fam, SINGLE, "defaults (UCX_TLS all)"
-        return fam, SINGLE if "cma" in tls or tls in ("all", "sm", "shm") else COPY, f"UCX_TLS={tls}"
-    if fam == "MPICH":
-        v = _setting(words, env, "MPIR_CVAR_CH4_CMA_ENABLE")
-        return fam, COPY if v == "0" else SINGLE, f"MPIR_CVAR_CH4_CMA_ENABLE={v}" if v else "defaults"
-    return fam, None, ""
+    return (fam, *paths.mechanism(lambda name: _setting(words, env, name)))

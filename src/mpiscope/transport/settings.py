@@ -1,14 +1,9 @@
 """The settings that follow from the crossovers, per MPI library, as the
 lines a user adds: where single copy (CMA) starts to beat copying through
-shared memory, and whether it wins at all.
-
-  Open MPI 4.x (btl vader)   single-copy mechanism; eager limit (the largest
-                             size still copied), max send size to match
-  Open MPI 5.x (btl sm)      smsc cma or none; eager limit
-  UCX (Open MPI's pml ucx,   UCX_TLS with or without cma; UCX_RNDV_THRESH
-  MPICH ch4:ucx)             (rendezvous, hence a cma get, from this size)
-  MPICH ch4 (posix shm)      MPIR_CVAR_CH4_CMA_ENABLE, MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD
-  mpiscope's hybrid          MPISCOPE_TP_THRESHOLDS for the transport lab itself
+shared memory, and whether it wins at all. Each library's path families
+say which settings those are (mpilibs/intranode.py: Open MPI 4's btl
+vader, 5's btl sm and smsc, UCX, MPICH's own shared memory); mpiscope's
+hybrid takes MPISCOPE_TP_THRESHOLDS.
 
 The threshold is the warm-buffer bandwidth crossover (tp_bw): MPI
 benchmarks and most applications reuse their buffers. With cold buffers
@@ -22,13 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mpiscope import mpilibs
 from mpiscope.common.sizes import format_size
 from mpiscope.stats.compare import FASTER
 from mpiscope.transport.crossovers import crossover
 from mpiscope.transport.paths import family
-
-VADER_MAX_SEND = 32768  # Open MPI's default btl_vader/sm_max_send_size
-OMPI_EAGER = 4096       # and its default eager limit
 
 
 @dataclass
@@ -63,26 +56,28 @@ class Rule:
 
 @dataclass
 class LibrarySettings:
-    library: str
+    library: str                             # its heading: the path family's label
     lines: list                              # what a user adds, one line each
     launcher_args: list = field(default_factory=list)  # words for mpirun (Open MPI)
     env: dict = field(default_factory=dict)  # variables (UCX, MPICH)
     note: str = ""
     measured: bool = False                   # from the library's own paths, not the lab's designs
     rules: list = field(default_factory=list)  # Rule: what launcher_args and env are made of
+    family: str | None = None                # its path family's name (mpilibs: path_family)
 
     def to_dict(self):
         return {**vars(self), "rules": [r.to_dict() for r in self.rules]}
 
 
-def from_rules(library: str, rules: list, note: str = "", measured: bool = True) -> LibrarySettings:
-    """Settings made of `rules`: Open MPI's as one mpirun line, variables as
-    export lines; no rule: the defaults."""
+def from_rules(library: str, rules: list, note: str = "", measured: bool = True,
+               family: str | None = None) -> LibrarySettings:
+    """Settings made of `rules`: launcher words as one mpirun line, variables
+    as export lines; no rule: the defaults."""
     args = [w for r in rules for w in r.launcher_args]
     env = {k: v for r in rules for k, v in r.env}
     lines = (["mpirun " + " ".join(args)] if args else []) + [f"export {k}={v}" for k, v in env.items()]
     return LibrarySettings(library, lines or ["# keep the defaults"], args, env, note=note, measured=measured,
-                           rules=list(rules))
+                           rules=list(rules), family=family)
 
 
 def withdraw(rules: list, slower_sizes) -> list:
@@ -161,68 +156,32 @@ def _note(b: Basis) -> str:
     return f"{what} ({b.text})"
 
 
-def _openmpi(b: Basis, five: bool) -> list:
-    """Rules: the single-copy mechanism changes the path of every message
-    beyond the eager limit; raising the eager limit, the sizes up to the new
-    one (the fragment size to match rides with it)."""
-    if b.single_from is None:
-        off = ("--mca", "smsc", "^cma") if five else ("--mca", "btl_vader_single_copy_mechanism", "none")
-        return [Rule("no single copy", off, low=OMPI_EAGER)]
-    on = ("--mca", "smsc", "cma") if five else ("--mca", "btl_vader_single_copy_mechanism", "cma")
-    rules = [Rule("single copy by cma", on, low=OMPI_EAGER)]
-    btl = "btl_sm" if five else "btl_vader"
-    if b.copy_max and b.copy_max > OMPI_EAGER:
-        args = ("--mca", f"{btl}_eager_limit", str(b.copy_max))
-        if b.copy_max > VADER_MAX_SEND:
-            args += ("--mca", f"{btl}_max_send_size", str(b.copy_max))
-        rules.append(Rule(f"eager limit {b.copy_max}", args, low=OMPI_EAGER, high=b.copy_max))
-    return rules
-
-
-# How to measure a family's own two paths (what `advise` needs to tune it).
-MEASURE = {
-    "Open MPI 4": ("--mpi openmpi", '"--mca btl_vader_single_copy_mechanism none"'),
-    "Open MPI 5": ("--mpicc OPENMPI5/bin/mpicc", '"--mca smsc ^cma"'),
-    "UCX": ("--mpi mpich", '"-genv UCX_TLS posix,self"'),
-    "MPICH": ("--mpicc MPICH/bin/mpicc", '"-genv MPIR_CVAR_CH4_CMA_ENABLE 0"'),
-}
-
-
-def _unmeasured(label, fam, b: Basis) -> LibrarySettings:
+def _unmeasured(fam, b: Basis) -> LibrarySettings:
     """No lines to add: the library's defaults stay until its own paths are
     measured; how to measure them, and what the lab's designs suggest."""
-    mpi, copy = MEASURE[fam]
-    run = f"mpiscope run -n 2 {mpi} --bench pingpong,bw --sizes 1K-16M:x4"
-    return LibrarySettings(label, [f"# keep the defaults; to tune, measure its two paths and pass both runs to advise:",
-                                   f"#   {run} --label {fam.lower().replace(' ', '')}-single",
-                                   f"#   {run} --launcher-args {copy} --label {fam.lower().replace(' ', '')}-copy"],
-                           note="the lab's designs say: " + _note(b), measured=False)
+    run = f"mpiscope run -n 2 {fam.measure_mpi} --bench pingpong,bw --sizes 1K-16M:x4"
+    tag = fam.name.lower().replace(" ", "")
+    return LibrarySettings(fam.label, [f"# keep the defaults; to tune, measure its two paths and pass both runs to advise:",
+                                       f"#   {run} --label {tag}-single",
+                                       f"#   {run} --launcher-args {fam.copy_words} --label {tag}-copy"],
+                           note="the lab's designs say: " + _note(b), measured=False, family=fam.name)
 
 
 def library_settings(t: Thresholds, lib_crossovers=None) -> list:
-    """Settings per library; `lib_crossovers`: {family: (first, last_loss)} of
-    the families whose own paths were measured both ways. A family not so
-    measured keeps its defaults: the lab's copy path is not the library's."""
+    """Settings per library path family; `lib_crossovers`: {family: (first,
+    last_loss)} of the families whose own paths were measured both ways. A
+    family not so measured keeps its defaults: the lab's copy path is not the
+    library's."""
     lib_crossovers = lib_crossovers or {}
     out = []
-    for fam, label in (("Open MPI 4", "Open MPI 4.x (btl vader)"), ("Open MPI 5", "Open MPI 5.x (btl sm, smsc)"),
-                       ("UCX", "UCX (Open MPI pml ucx, MPICH ch4:ucx)"), ("MPICH", "MPICH ch4:ofi/posix (4.1+)")):
-        b = basis_of(t, fam, lib_crossovers.get(fam))
+    for fam in mpilibs.path_families():
+        b = basis_of(t, fam.name, lib_crossovers.get(fam.name))
         if not b.measured:
-            out.append(_unmeasured(label, fam, b))
-        elif fam.startswith("Open MPI"):
-            out.append(from_rules(label, _openmpi(b, fam.endswith("5")), note=_note(b)))
+            out.append(_unmeasured(fam, b))
         else:
-            # the transports and the rendezvous threshold may change the path
-            # of any size (UCX's own thresholds are "auto"): no bound
-            ucx = fam == "UCX"
-            env = (("UCX_TLS", "posix,cma,self" if b.single_from is not None else "posix,self") if ucx else
-                   ("MPIR_CVAR_CH4_CMA_ENABLE", "1" if b.single_from is not None else "0"))
-            rules = [Rule("transports" if ucx else "cma", env=(env,))]
-            if b.single_from is not None and b.copy_max is not None:
-                name = "UCX_RNDV_THRESH" if ucx else "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD"
-                rules.append(Rule(f"single copy from {b.single_from}", env=((name, str(b.single_from)),)))
-            out.append(from_rules(label, rules, note=_note(b)))
+            rules = [Rule(r.name, r.launcher_args, r.env, r.low, r.high)
+                     for r in fam.rules(b.single_from, b.copy_max)]
+            out.append(from_rules(fam.label, rules, note=_note(b), family=fam.name))
 
     def sz(v):
         return "-" if v is None else str(v)
@@ -239,4 +198,4 @@ def library_settings(t: Thresholds, lib_crossovers=None) -> list:
 def for_library(settings: list, library: str) -> LibrarySettings | None:
     """The settings that apply to a run's library (its version string)."""
     want = family(library)
-    return next((s for s in settings if s.library.startswith(want)), None) if want else None
+    return next((s for s in settings if s.family == want), None) if want else None

@@ -36,10 +36,13 @@ def coarse_grid(sizes: list, step: int) -> list:
 class Search:
     """What the search left unmeasured, and why: per collective the (size,
     name) cells the cost models left out, and those out of reach of a
-    verdict there (with the lower bound that said so); the fits it used."""
+    verdict there (with the lower bound that said so); the fits it used.
+    `model_names`: the library's algorithms that are our cost models
+    (mpilibs: model_names)."""
 
-    def __init__(self, cfg, measured, decisions, say=print):
+    def __init__(self, cfg, measured, decisions, say=print, model_names=None):
         self.cfg, self.measured, self.decisions, self.say = cfg, measured, decisions, say
+        self.model_names = model_names or {}
         self.model_skipped = {c: set() for c in cfg.collectives}
         self.out_of_reach = {c: {} for c in cfg.collectives}
         self.fits = {}       # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
@@ -173,7 +176,8 @@ class Search:
                 continue
             near = sorted(m.sizes_with(coll, n),
                           key=lambda s: abs(math.log(s / size)) if s > 0 else math.inf)[:LOCAL]
-            f = fit(coll, n, m.plan.np, {s: m.samples.median(coll, n, s) for s in near})
+            f = fit(coll, n, m.plan.np, {s: m.samples.median(coll, n, s) for s in near},
+                    self.model_names)
             if f is not None:
                 out[n] = f
                 self.fits.setdefault(coll, {}).setdefault(n, []).append((size, f))

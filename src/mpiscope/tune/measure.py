@@ -4,8 +4,11 @@ engine's own MPI-library benchmarks and stopping rule (measure/runner.py).
 One launch forces, for every collective in it, one algorithm (the library's
 settings, mpilibs: forcing: Open MPI's MCA parameters on the launcher's
 command line; MPICH's control variables through hydra's -genv, the device
-layer's collectives off); launch k forces each collective's k-th algorithm,
-launch 0 none (the library's default). A round of launches repeats `repeat`
+layer's collectives off; Intel MPI's I_MPI_ADJUST_<OP>); launch k forces
+each collective's k-th algorithm, launch 0 none (the library's default).
+Where forcing one collective changes what another runs (mpilibs:
+forces_alone; Intel MPI's presets composed of other collectives), launch k
+is one launch per collective. A round of launches repeats `repeat`
 times, interleaved, so slow drift of the machine falls on every algorithm
 alike; a cell's samples are kept per launch, as a launch shifts all its
 times together. Every launch is a stored run (under the tune's own output
@@ -35,6 +38,18 @@ def forcing_args(catalog: Catalog, forced: dict, extra: dict | None = None,
         return []
     library = mpilibs.get(catalog.library)
     return library.settings_words({**library.forcing(catalog, forced), **(extra or {})})
+
+
+def together(names: dict, alone: bool) -> list:
+    """The launches of {collective: name or DEFAULT} forced at once: one,
+    or, where forcing one collective changes another's (mpilibs:
+    forces_alone), one per forced collective and one for the defaults."""
+    if not names:
+        return []
+    if not alone:
+        return [names]
+    defaults = {c: n for c, n in names.items() if n in (DEFAULT, TUNED)}
+    return ([defaults] if defaults else []) + [{c: n} for c, n in names.items() if c not in defaults]
 
 
 def launch_timeout(plan, benches, sizes) -> float:
@@ -85,24 +100,26 @@ class Launches:
         """`jobs` {collective: [(name, sizes)], DEFAULT first}: launch k forces the
         k-th name of every collective that has one, at that name's sizes."""
         rounds = max((len(v) for v in jobs.values()), default=0)
+        alone = mpilibs.get(self.catalog.library).forces_alone
         for rep in range(repeat):
             for k in range(rounds):
                 in_launch = {c: jobs[c][k][1] for c in jobs if k < len(jobs[c]) and jobs[c][k][1]}
-                if not in_launch:
-                    continue
                 names = {c: jobs[c][k][0] for c in in_launch}
-                label = ", ".join(f"{c}={n}" for c, n in names.items())
-                say(f"[{rep * rounds + k + 1}/{rounds * repeat}] {label}")
-                failed = len(samples.failures)
-                self.launch(plan, in_launch, label, samples, names)
-                if len(samples.failures) > failed and len(in_launch) > 1:
-                    # A forced algorithm that cannot run ends the launch (MPICH: fallback
-                    # = error): the collectives it left unmeasured get a launch each.
-                    for c, sizes in in_launch.items():
-                        missing = [s for s in sizes if not len(samples.get(c, names[c], s))]
-                        if missing:
-                            say(f"  again alone: {c}={names[c]}")
-                            self.launch(plan, {c: missing}, f"{c}={names[c]}", samples, {c: names[c]})
+                for group in together(names, alone):
+                    cells = {c: in_launch[c] for c in group}
+                    label = ", ".join(f"{c}={n}" for c, n in group.items())
+                    say(f"[{rep * rounds + k + 1}/{rounds * repeat}] {label}")
+                    failed = len(samples.failures)
+                    self.launch(plan, cells, label, samples, group)
+                    if len(samples.failures) > failed and len(cells) > 1:
+                        # A forced algorithm that cannot run ends the launch (MPICH: fallback
+                        # = error): the collectives it left unmeasured get a launch each.
+                        for c, sizes in cells.items():
+                            missing = [s for s in sizes if not len(samples.get(c, group[c], s))]
+                            if missing:
+                                say(f"  again alone: {c}={group[c]}")
+                                self.launch(plan, {c: missing}, f"{c}={group[c]}", samples,
+                                            {c: group[c]})
 
 
 class Measured:

@@ -2,7 +2,8 @@
 next sizes the algorithms that are out of the race.
 
 Each library algorithm that is one of our own cost models
-(models/costmodels, matched by name in MODEL_NAMES) is that model under
+(models/costmodels, matched by name in its library's model_names,
+mpilibs/) is that model under
 Hockney costs, whose time at a fixed communicator size is linear in (α, β):
 t(n) = α·A(n) + β·B(n) with A and B the model evaluated at (1, 0) and
 (0, 1). An algorithm without a model gets the generic Hockney line
@@ -28,30 +29,23 @@ from scipy.optimize import nnls
 from mpiscope.models.costmodels import Costs, find, predict_time
 from mpiscope.mpilibs.catalog import DEFAULT
 
-# Library algorithm names that are our cost models' (models/costmodels/).
-MODEL_NAMES = {"ring": "ring", "recursive_doubling": "recursive_doubling", "bruck": "bruck",
-               "brucks": "bruck", "modified_bruck": "bruck", "rabenseifner": "rabenseifner",
-               "reduce_scatter_allgather": "rabenseifner", "binomial": "binomial",
-               "scatter_allgather": "scatter_allgather_recursive_doubling",
-               "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
-               "scatter_allgather_ring": "scatter_allgather_ring",
-               "scatter_ring_allgather": "scatter_allgather_ring", "pairwise": "pairwise",
-               "linear": "linear", "basic_linear": "linear", "recursive_halving": "recursive_halving"}
+HOCKNEY_LINE = "hockney line"
 
 
-def model_of(coll: str, name: str):
-    """Our cost model's name for a library algorithm, or None."""
-    m = MODEL_NAMES.get(name)
+def model_of(coll: str, name: str, model_names: dict):
+    """Our cost model's name for a library algorithm (`model_names`: the
+    library's, mpilibs: model_names), or None."""
+    m = model_names.get(name)
     return m if m and find(coll, m) else None
 
 
-def basis(coll: str, name: str, p: int, sizes) -> np.ndarray:
-    """(len(sizes), 2): the coefficients of α and β at each size."""
-    m = model_of(coll, name)
-    if m is None:
+def basis(coll: str, model: str | None, p: int, sizes) -> np.ndarray:
+    """(len(sizes), 2): the coefficients of α and β at each size of our cost
+    model `model` (None: the Hockney line)."""
+    if model is None:
         return np.array([[1.0, float(s)] for s in sizes])
-    return np.array([[predict_time(coll, m, s, p, Costs.hockney(1.0, 0.0)),
-                      predict_time(coll, m, s, p, Costs.hockney(0.0, 1.0))] for s in sizes])
+    return np.array([[predict_time(coll, model, s, p, Costs.hockney(1.0, 0.0)),
+                      predict_time(coll, model, s, p, Costs.hockney(0.0, 1.0))] for s in sizes])
 
 
 @dataclass(frozen=True)
@@ -62,24 +56,27 @@ class Fit:
     alpha: float
     beta: float
     residual: float     # largest relative residual at the measured sizes
-    model: str          # our cost model's name, or "hockney line"
+    model: str          # our cost model's name, or HOCKNEY_LINE
 
     def predict(self, size) -> float:
-        a, b = basis(self.coll, self.name, self.p, [size])[0]
+        a, b = basis(self.coll, None if self.model == HOCKNEY_LINE else self.model, self.p, [size])[0]
         return self.alpha * a + self.beta * b
 
 
-def fit(coll: str, name: str, p: int, medians: dict, min_points: int = 3) -> Fit | None:
-    """The fit to {size: median seconds}, or None with fewer than min_points sizes."""
+def fit(coll: str, name: str, p: int, medians: dict, model_names: dict,
+        min_points: int = 3) -> Fit | None:
+    """The fit to {size: median seconds}, or None with fewer than min_points
+    sizes; `model_names` the library's (model_of)."""
     sizes = sorted(s for s, t in medians.items() if t and t > 0)
     if len(sizes) < min_points:
         return None
     t = np.array([medians[s] for s in sizes])
-    X = basis(coll, name, p, sizes)
+    model = model_of(coll, name, model_names)
+    X = basis(coll, model, p, sizes)
     (a, b), _ = nnls(X / t[:, None], np.ones(len(sizes)))
     pred = X @ np.array([a, b])
     resid = float(np.max(np.abs(pred / t - 1.0)))
-    return Fit(coll, name, p, float(a), float(b), resid, model_of(coll, name) or "hockney line")
+    return Fit(coll, name, p, float(a), float(b), resid, model or HOCKNEY_LINE)
 
 
 def out_of_race(fits: dict, size, margin: float) -> set:

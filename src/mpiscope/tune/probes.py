@@ -1,7 +1,8 @@
 """The small MPI programs of engine/probe/ the tuner runs, built with the
 MPI's own wrapper (make decides what is out of date): mpi_cvars.c lists
-MPICH's control variables through MPI_T, coll_call.c makes one collective
-call per cell (run under gdb for Open MPI)."""
+the control variables of MPICH and Intel MPI through MPI_T, coll_call.c
+makes one collective call per cell (run under gdb for Open MPI and Intel
+MPI)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Which launches stand for a cell, from what the library's default was read
-to run (mpilibs: read_defaults; Open MPI under gdb): an algorithm that runs
-exactly what the default runs, or falls back to another's code, is not
-launched on its own there; the adaptive search gives it those launches
-(measure.Measured)."""
+to run (mpilibs: read_defaults; Open MPI and Intel MPI under gdb): an
+algorithm that runs exactly what the default runs, or falls back to
+another's code, is not launched on its own there; the adaptive search
+gives it those launches (measure.Measured)."""
 
 from __future__ import annotations
 

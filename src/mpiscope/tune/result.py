@@ -5,15 +5,15 @@ read from the library's default."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from mpiscope import mpilibs
 from mpiscope.common.atomic import write_text
 from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.tune import verify as V
-from mpiscope.tune.predict import MODEL_NAMES
 from mpiscope.tune.sizes import describe
 from mpiscope.tune.weights import weighted
+from mpiscope.views.documents import json_document
 
 
 def result(tuning, table, costs, written, verification, vruns, vfailures) -> dict:
@@ -64,6 +64,8 @@ def result(tuning, table, costs, written, verification, vruns, vfailures) -> dic
             "disturbed_launches": [d for t in ts for d in t.verification.disturbed],
             "runs": vruns, "failures": vfailures},
         "withdrawn": [{"p": t.p, **w} for t in ts for w in t.decisions.withdrawn],
+        "kept_by_library": [{"p": t.p, "collective": c, "size": s}
+                            for t in ts for c, s in sorted(t.left.items())],
         "weights_left_out": list(cfg.weights_left_out),
         "weighted": weighted(cfg.weights, verification, [t.p for t in ts]),
         "changeovers": changeovers(ts, cat, cfg.machine),
@@ -103,8 +105,8 @@ def _model_changeovers(coll, p, sizes, catalog, machine):
     from mpiscope.models.costmodels import find, predict_time
 
     costs = machine.hockney_costs()
-    names = {MODEL_NAMES[n]: n for n in catalog.names(coll)
-             if n in MODEL_NAMES and find(coll, MODEL_NAMES[n])}
+    models = mpilibs.get(catalog.library).model_names
+    names = {models[n]: n for n in catalog.names(coll) if n in models and find(coll, models[n])}
     if costs is None or len(names) < 2:
         return None
     seq = []
@@ -115,4 +117,6 @@ def _model_changeovers(coll, p, sizes, catalog, machine):
 
 
 def save(doc: dict, outdir: Path):
-    write_text(outdir / "tune.json", json.dumps(doc, indent=2, default=str) + "\n")
+    """tune.json: the document `mpiscope tune --json` prints (schema_version,
+    strict JSON: NaN and infinities as null)."""
+    write_text(outdir / "tune.json", json_document("tune", doc))

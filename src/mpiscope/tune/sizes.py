@@ -5,16 +5,17 @@ all-to-all family and reduce_scatter_block; reductions sum MPI_INT, max(1,
 size/4) of them (so 1 B is 4 B of data). The libraries key their rules on
 other quantities, each library's module says which (mpilibs: selection_size;
 read from their sources: Open MPI coll_tuned_decision_dynamic.c, MPICH
-csel.c, the same in 4.x and 5.x):
+csel.c, the same in 4.x and 5.x; Intel MPI's measured under gdb,
+tests/test_tune_intelmpi.py):
 
-| collective | Open MPI rules file | MPICH selection JSON |
-|---|---|---|
-| allreduce, bcast, reduce | type size × count | `avg_msg_size` = type size × count |
-| alltoall | type size × count × p | `avg_msg_size` = type size × count (one block) |
-| allgather | type size × count × p | `total_msg_size` = type size × count × p |
-| gather, scatter | type size × count × p | `total_msg_size` = count × p (MPICH drops the type size; bytes here) |
-| reduce_scatter_block | type size × count × p | `total_msg_size` = type size × count × p |
-| barrier | no size (0) | no size condition |
+| collective | Open MPI rules file | MPICH selection JSON | Intel MPI |
+|---|---|---|---|
+| allreduce, bcast, reduce | type size × count | `avg_msg_size` = type size × count | type size × count |
+| alltoall | type size × count × p | `avg_msg_size` = type size × count (one block) | one block |
+| allgather | type size × count × p | `total_msg_size` = type size × count × p | one block |
+| gather, scatter | type size × count × p | `total_msg_size` = count × p (MPICH drops the type size; bytes here) | one block |
+| reduce_scatter_block | type size × count × p | `total_msg_size` = type size × count × p | one block |
+| barrier | no size (0) | no size condition | no size condition |
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ The parts, each in a file of its own, in the order a tune runs them:
 2. Search (adaptive.py, on search.py's judgements and predict.py's cost
    models): which cells are measured (measure.py: Launches, Measured),
    each decided as soon as it is (decide.py).
-3. Rules (table.py, rules.py), in the library's sizes (sizes.py).
+3. Rules (table.py, rules.py), in the library's sizes (sizes.py); where
+   the library cannot keep its own choice beside rules, the default's
+   stand-ins (standins.py).
 4. Files written by the library's module, each read back by our reader
    (write.py), and env.sh.
 5. Verification (verification.py, verify.py): default and tuned
@@ -34,12 +36,14 @@ from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.catalog import DEFAULT, Catalog
 from mpiscope.mpilibs.library import Reading
+from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import probes, verify as V
 from mpiscope.tune.adaptive import Search
 from mpiscope.tune.decide import Decisions
 from mpiscope.tune.measure import Launches, Measured
 from mpiscope.tune.own import own_algorithms
 from mpiscope.tune.result import result
+from mpiscope.tune.standins import stand_ins
 from mpiscope.tune.table import rules_table
 from mpiscope.tune.verification import Verification
 from mpiscope.tune.weights import for_comm_size, on_grid
@@ -93,11 +97,12 @@ class Tuner:
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = Measured(plan, self.names, launches, cfg.repeat, say)
         self.decisions = Decisions(self.measured, self.rng, cfg.noise, cfg.alpha)
-        self.searcher = Search(cfg, self.measured, self.decisions, say)
+        self.searcher = Search(cfg, self.measured, self.decisions, say, self.library.model_names)
         self.verification = Verification(plan, catalog, self.library, cfg, launches, self.rng,
                                          self.measured.samples, say, mpi)
         self.reading = Reading({}, {})   # what the default runs (read_defaults)
         self.own = []                    # our own algorithms against the library's
+        self.left = {}                   # collectives left to the library (standins.py)
         self.set_weights([self.p])
 
     def set_weights(self, tuned: list):
@@ -134,8 +139,15 @@ class Tuner:
                                   self.cfg.noise, self.cfg.alpha, self.say)
 
     def table(self):
-        """{coll: {p: rules}} in the library's sizes, and the bound's cost per collective."""
-        return rules_table(self.library, self.p, self.cfg, self.names, self.decisions.winners,
+        """{coll: {p: rules}} in the library's sizes, and the bound's cost per
+        collective; where the library cannot keep its own choice beside rules
+        (standins.py), its stand-ins, and the collectives left to it in
+        self.left {coll: size}."""
+        winners = self.decisions.winners
+        if not self.library.keeps_default:
+            winners, self.left = stand_ins(self.cfg, winners, self.reading.default_runs,
+                                           self.decisions.withdrawn)
+        return rules_table(self.library, self.p, self.cfg, self.names, winners,
                            self.measured.samples, self.weights if self.cfg.weights else None)
 
     def verify(self, table, written):
@@ -164,7 +176,8 @@ class Tuner:
 class Tuning:
     """A tune over one or more communicator sizes: one Tuner (plan) per size,
     measured one after the other; one table {collective: {p: rules}}, so one
-    file per format with a section (Open MPI) or condition (MPICH) per size;
+    file per format with a section (Open MPI, Intel MPI's tuning file) or
+    condition (MPICH) per size;
     each size verified with that file. `launches`: measure.Launches unless
     given (a test's)."""
 
@@ -179,18 +192,41 @@ class Tuning:
         for t in self.tuners:
             t.set_weights([x.p for x in self.tuners])
         self.unverified = False
+        self.said_left = set()   # (p, collective) left to the library, said once
 
     def table(self):
+        """One table for every communicator size. A collective one size leaves
+        to the library (standins.py) is left to it at every size: the
+        library's settings cover every communicator size at once."""
         table, costs = {}, {}
         for t in self.tuners:
             tab, cost = t.table()
             for c in tab:
                 table.setdefault(c, {}).update(tab[c])
                 costs.setdefault(c, []).extend({"p": t.p, **x} for x in cost[c])
+        for c in {c for t in self.tuners for c in t.left}:
+            table[c] = {p: [Rule(0, DEFAULT)] for p in table[c]}
+            costs[c] = []
         return table, costs
 
     def write(self, table) -> dict:
-        return write_files(self.library, self.catalog, table, self.cfg.sizes_of, self.outdir)
+        """The library's files for `table` and env.sh, the settings that use
+        them: always written together, so that env.sh never names a setting
+        of rules no longer in the files. Returns {key: path}."""
+        written = write_files(self.library, self.catalog, table, self.cfg.sizes_of, self.outdir)
+        settings = self.library.use_settings(self.catalog, written, table)
+        write_text(self.outdir / "env.sh", env_lines(self.library, settings))
+        return written
+
+    def _say_left(self):
+        for t in self.tuners:
+            for c, s in sorted(t.left.items()):
+                if (t.p, c) not in self.said_left:
+                    self.said_left.add((t.p, c))
+                    self.say(f"{c}: on {t.p} ranks at {s} B the library's default runs no "
+                             f"{self.library.title} algorithm exactly as forcing it does, and its "
+                             f"settings cannot keep the default beside rules: {c} keeps the "
+                             f"library's own choice at every size")
 
     def run(self) -> dict:
         for t in self.tuners:
@@ -202,9 +238,8 @@ class Tuning:
         verification, runs, failures = [], [], []
         for round_ in range(self.cfg.verify_rounds):
             table, costs = self.table()
+            self._say_left()
             written = self.write(table)
-            settings = self.library.use_settings(self.catalog, written, table)
-            write_text(self.outdir / "env.sh", env_lines(self.library, settings))
             verification, runs, failures = [], [], []
             for t in self.tuners:
                 v, r, f = t.verify(table, written)

@@ -38,15 +38,13 @@ class Verification:
         cells = {c: cfg.sizes_of(c) for c in cfg.collectives}
         rule_of = {(c, s): chosen(table[c][self.p], library_size(self.library, c, s, self.p))
                    for c in cells for s in cells[c]}
-        # launch k of the forced ones: each collective's k-th algorithm named by a rule
         named = {c: sorted({rule_of[(c, s)] for s in cells[c]} - {DEFAULT}) for c in cells}
         vs = Samples()
         steps = []
         for rep in range(cfg.verify_repeat):
             pair = [("default", DEFAULT), ("tuned", TUNED)]
             steps += pair if rep % 2 == 0 else pair[::-1]
-        for k in range(max([len(v) for v in named.values()] + [0])):
-            steps.append(("forced", k))
+        steps += [("forced", group) for group in self._forced_groups(named)]
         kinds = {}  # launch id -> its step
 
         def run(step, say):
@@ -59,10 +57,8 @@ class Verification:
                 self.launches.launch(self.plan, cells, "verify tuned", vs, {c: TUNED for c in cells},
                                      extra=params)
             else:
-                sub = {c: [s for s in cells[c] if rule_of[(c, s)] == named[c][arg]]
-                       for c in cells if arg < len(named[c])}
-                self.launches.launch(self.plan, sub, "verify forced", vs,
-                                     {c: named[c][arg] for c in sub})
+                sub = {c: [s for s in cells[c] if rule_of[(c, s)] == name] for c, name in arg.items()}
+                self.launches.launch(self.plan, sub, "verify forced", vs, dict(arg))
             kinds[len(vs.runs)] = step
 
         for i, step in enumerate(steps, 1):
@@ -117,9 +113,19 @@ class Verification:
                           f"the node?): set aside, launched again")
         return out
 
+    def _forced_groups(self, named: dict) -> list:
+        """The forced launches: the k-th {collective: algorithm} of each
+        collective's `named` algorithms, or one collective at a time where
+        forcing one changes another's (mpilibs: forces_alone)."""
+        groups = [{c: names[k] for c, names in named.items() if k < len(names)}
+                  for k in range(max([len(v) for v in named.values()] + [0]))]
+        if self.library.forces_alone:
+            groups = [{c: n} for g in groups for c, n in g.items()]
+        return groups
+
     def _debugger_check(self, rows, params, named, rule_of):
-        """Which function each cell enters under gdb, with the files and with
-        the rule's algorithm forced (the default: no algorithm forced); they
+        """What each cell enters under gdb, with the files and with the rule's
+        algorithm forced beside them (the default: no algorithm forced); they
         must agree. Recorded per row as `library_selects` / `expected`."""
         mpi, lib = self.mpi, self.library
         if mpi is None or not lib.reads_under_gdb(mpi):
@@ -130,12 +136,13 @@ class Verification:
         self.say("verify: which algorithm function each cell enters, under gdb")
         tuned = lib.entered(mpi, probe, self.p, cells, params, colls)
         expected = lib.entered(mpi, probe, self.p, [c for c in cells if rule_of[c] == DEFAULT],
-                               lib.forcing(self.catalog, {c: None for c in colls}), colls)
-        for k in range(max([len(v) for v in named.values()] + [0])):
-            forced = {c: self.catalog.find(c, named[c][k]) for c in colls if k < len(named[c])}
-            sub = [c for c in cells if c[0] in forced and rule_of[c] == named[c[0]][k]]
-            expected.update(lib.entered(mpi, probe, self.p, sub, lib.forcing(self.catalog, forced),
-                                        colls))
+                               lib.forcing_beside(self.catalog, {c: None for c in colls}, params),
+                               colls)
+        for group in self._forced_groups(named):
+            forced = {c: self.catalog.find(c, n) for c, n in group.items()}
+            sub = [c for c in cells if c[0] in group and rule_of[c] == group[c[0]]]
+            expected.update(lib.entered(mpi, probe, self.p, sub,
+                                        lib.forcing_beside(self.catalog, forced, params), colls))
         for r in rows:
             key = (r["collective"], r["size"])
             r["library_selects"] = tuned.get(key)

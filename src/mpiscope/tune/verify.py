@@ -10,17 +10,21 @@
    own launches at the cell counting for the typical launch variance; one
    launch each:
    compare's bootstrap CI and test on the pooled samples).
-3. Open MPI: under gdb (mpilibs/ompi_calls.py), every cell must enter the library
-   function its rule's algorithm enters when forced by its MCA parameter.
+3. Under gdb, where the library keeps its algorithm functions' symbols
+   (mpilibs: reads_under_gdb): every cell must enter what it enters with its
+   rule's algorithm forced alone (Open MPI: the library function, by its MCA
+   parameter, mpilibs/ompi_calls.py; Intel MPI: the whole trace of algorithm
+   functions and point-to-point calls, by I_MPI_ADJUST_<OP>,
+   mpilibs/impi_calls.py). Release builds print nothing about a rules file
+   (Open MPI's messages are compiled only into debug builds; Intel MPI's
+   I_MPI_DEBUG names the tuning file it loads, not the algorithms).
    Where no debugger can tell (MPICH hides its algorithm functions), that
-   the library used the file is seen in the times, since Open MPI 4.1
-   and 5.0 release builds print nothing about a rules file (their messages
-   are compiled only into debug builds) and MPICH prints nothing about its
-   selection: in every cell whose rule names an algorithm faster than the
-   default (its forced launches, the verification's and the tune's, against
-   the verification's default launches), the tuned median must lie nearer
-   (in ratio) to that algorithm's, forced in the same verification, than to
-   the default's.
+   the library used the file is seen in the times, since MPICH prints
+   nothing about its selection: in every cell whose rule names an algorithm
+   faster than the default (its forced launches, the verification's and the
+   tune's, against the verification's default launches), the tuned median
+   must lie nearer (in ratio) to that algorithm's, forced in the same
+   verification, than to the default's.
 4. The per-cell verdicts are corrected for the number of cells judged
    (`correct_for_cells`): with 52 cells each tested at 5%, one or two would
    come out "slower" by chance alone, even where tuned and default run the
@@ -157,8 +161,8 @@ def geomean(values) -> float | None:
 
 
 def file_in_effect(cells: list) -> bool | None:
-    """Open MPI under gdb: True when every cell enters the function its rule's
-    algorithm enters when forced (the default's when the rule keeps it).
+    """Under gdb: True when every cell enters what its rule's algorithm
+    enters when forced (the default's when the rule keeps it).
     Otherwise, by time, from the cells whose rule names an algorithm that is
     faster than the default beyond noise (forced against default, in the same
     verification): True when most of them have the forced algorithm's time,

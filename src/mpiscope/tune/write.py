@@ -5,6 +5,7 @@ there, before the file is kept; and env.sh, the lines a job adds to use them."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from mpiscope.common.atomic import write_text
@@ -34,7 +35,7 @@ def env_lines(library, settings: dict) -> str:
     """env.sh: `settings` (use_settings) as a job script exports them, and on
     the launcher's command line."""
     lines = ["# written by mpiscope tune: add to a job script"]
-    lines += [f"export {k}={v}" for k, v in library.settings_env(settings).items()]
+    lines += [f"export {k}={shlex.quote(v)}" for k, v in library.settings_env(settings).items()]
     lines.append(f"# or on the command line: {library.launcher.name} "
-                 + " ".join(library.settings_words(settings)) + " ...")
+                 + shlex.join(library.settings_words(settings)) + " ...")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,3 @@
+# written by mpiscope tune: add to a job script
+export MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=OUT/mpich-selection.json
+# or on the command line: mpiexec -genv MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE OUT/mpich-selection.json ...
