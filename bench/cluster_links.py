@@ -19,7 +19,7 @@ against configured:
   retransmission timeout (> 150 ms) at 1% and 2% loss.
 
 These magnitudes depend on the machine and on what else it runs, so
-tests/test_cluster.py asserts only invariants (never early, order kept);
+tests/cluster/test_cluster.py asserts only invariants (never early, order kept);
 this script measures the magnitudes.
 
 Needs root (emulated clusters are network namespaces); no peer tool.

@@ -9,7 +9,7 @@ overhead steps) analysed by the LogGP fit (200 bootstrap resamples).
 The table gives, per injected overhead, the median over the trials of the
 recovered o_s and o_r in microseconds and each divided by the injected
 value. A spin can only be lengthened by load, never shortened:
-tests/test_loggp_mpi.py asserts the floor (o >= 0.9 x); this script shows
+tests/mpi/test_loggp_mpi.py asserts the floor (o >= 0.9 x); this script shows
 how far above it the estimates land, side by side for several x in one run.
 Target: within 10% (a ratio of 0.9-1.1) on an otherwise idle machine.
 

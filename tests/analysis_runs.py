@@ -81,3 +81,20 @@ class _Builder(RunBuilder):
         if self.mpi_library:
             h["mpi_library"] = self.mpi_library
         return h
+
+
+def build_collectives_run(out_root, run_id="20240303-000000-cccc", created="2024-03-03T00:00:00+00:00"):
+    """A 4-rank run of our own allgather algorithms (ring, recursive doubling)
+    beside a pingpong, at 8 B, 1 KiB and 64 KiB, for model and sim check."""
+    from mpiscope.store.ingest import ingest
+
+    rb = RunBuilder(Path(out_root) / run_id, nranks=4)
+    for size in (8, 1024, 65536):
+        rb.add(SeriesSpec("pingpong", size, [(2 + size * 1e-3) * US] * 5))
+        for algo in ("ring", "recursive_doubling"):
+            rb.add(SeriesSpec("allgather", size, [(9 + size * 4e-3) * US] * 5, algo=algo))
+    rb.write()
+    ctx = context_for(run_id=run_id, created=created, np=4)
+    (rb.run_dir / "context.json").write_text(json.dumps(ctx))
+    ingest(rb.run_dir, ctx)
+    return rb.run_dir

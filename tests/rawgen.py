@@ -10,12 +10,15 @@ rank's local time with its clock (the inverse of the model ingest applies).
 
 from __future__ import annotations
 
+import functools
 import json
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from snapshot import SNAPSHOTS
 
 MAGIC = b"MPSCRAW1"
 T0 = 100.0
@@ -137,11 +140,19 @@ def _datatype_keys(bench, size):
     return {"count": size, "datatype": "MPI_BYTE"}
 
 
+@functools.cache
+def engine_description():
+    """What the engine says of itself (`mpiscope-engine --describe`), as stored
+    in tests/snapshots/engine-describe.json: synthetic runs need no engine
+    build (tests/mpi/test_engine_describe.py keeps the copy current)."""
+    from mpiscope.engine.describe import parse
+
+    return parse(json.loads((SNAPSHOTS / "engine-describe.json").read_text()))
+
+
 def _rule_keys(bench, algo):
     """What the engine records of a series' sample rule (its --describe)."""
-    from mpiscope.engine.describe import describe
-
-    b = describe("openmpi").benchmarks[bench]
+    b = engine_description().benchmarks[bench]
     timed = "member" if b.collective else \
         "responder" if bench == "overhead" and algo.startswith("or") else "initiator"
     return {"rule": b.rule, "unit": b.unit, "timed_role": timed}

@@ -1,7 +1,7 @@
 """Test helper: a one-second TCP stream between two emulated hosts, run with
 `python3 -c STREAM recv` on the receiver and `python3 -c STREAM send HOST` on
 the sender; each prints the bytes it moved (the receiver first prints
-"listening"). Used by tests/test_cluster.py and bench/cluster_links.py."""
+"listening"). Used by tests/cluster/test_cluster.py and bench/cluster_links.py."""
 
 STREAM = """
 import socket, sys, time

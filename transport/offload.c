@@ -77,7 +77,7 @@ int tp_offload_start(tp_pair *p, char *why, size_t n)
 
 /* The helper is joined (gone, not parked), and the rank leaves with the CPU
  * mask it came with, whatever ran meanwhile: the next series finds the
- * process as the previous design found it (tests/test_transport.py). */
+ * process as the previous design found it (tests/mpi/test_transport.py). */
 void tp_offload_stop(tp_pair *p)
 {
     tp_offload *o = &p->off;

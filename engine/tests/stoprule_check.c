@@ -1,4 +1,4 @@
-/* The stopping rule's arithmetic on known numbers (tests/test_stoprule.py):
+/* The stopping rule's arithmetic on known numbers (tests/mpi/test_stoprule.py):
  * the distribution-free CI of the median, the projected repetitions, when
  * a target is out of reach, and the target of samples between ranks' clocks. Prints each failed check; exits 1 if any.
  * `stoprule-check ranks N...` prints "N lo hi" (0-based CI ranks) per N

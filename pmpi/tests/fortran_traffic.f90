@@ -1,4 +1,4 @@
-! The Fortran check (tests/test_profile_fortran.py): through mpif.h-style
+! The Fortran check (tests/mpi/test_profile_known.py): through mpif.h-style
 ! calls, 3 messages of 10 doubles from each even rank to the next odd one,
 ! received with MPI_IRECV + MPI_WAIT, then one MPI_ALLREDUCE of 4 integers
 ! and one MPI_BARRIER.

@@ -1,5 +1,5 @@
 /* Traffic whose every count, size and peer is known in advance, for
- * tests/test_profile_known.py (which holds the same expectations): every
+ * tests/mpi/test_profile_known.py (which holds the same expectations): every
  * family of wrapped call, sizes across many log2 bins, three communicators
  * (world, halves, the node). Needs an even number of ranks, at least 2. */
 #include <mpi.h>

@@ -222,9 +222,15 @@ def test_on_an_emulated_cluster_every_rank_gets_the_variables(work, tmp_path):
     assert up.returncode == 0, up.stderr
     try:
         for mpi, program in (("openmpi", "delay"), ("mpich", "delay-mpich")):
-            doc, _ = compare(work, tmp_path / mpi, "--mpi", mpi, "--cluster", name, "--config",
-                             f"slow={work / 'slow.env'}", "--min-rounds", 1, "--max-rounds", 1, "--warmup", 0,
-                             "--", str(work / program))
+            # Debian's MPICH 4.0 may stay in MPI_Finalize over emulated hosts:
+            # such a launch is stopped by --launch-timeout and named, after
+            # its ranks printed what they were given.
+            p = mpiscope("app", "compare", "--out", tmp_path / mpi, "--json", "--mpi", mpi, "--cluster", name,
+                         "--config", f"slow={work / 'slow.env'}", "--min-rounds", 1, "--max-rounds", 1,
+                         "--warmup", 0, "--launch-timeout", 60, "--", str(work / program), cwd=work, timeout=600)
+            doc = json.loads(p.stdout)
+            other_failures = [x for x in doc["failed_launches"] if "was killed" not in x["reason"]]
+            assert p.returncode in (0, 1) and not other_failures, f"exit {p.returncode}\n{p.stderr[-3000:]}"
             run_dir = Path(doc["run_dir"])
             assert doc["np"] == 2 and json.loads((run_dir / "context.json").read_text())["cluster"]["placement"] \
                 == [f"{name}-h0", f"{name}-h1"]

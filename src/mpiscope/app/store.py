@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 from mpiscope.app.answer import summarize
 from mpiscope.common.atomic import atomic_path, write_text
+from mpiscope.common.errors import UsageError
 from mpiscope.store import catalog
 from mpiscope.store.layout import CONTEXT_FILE, SCHEMA_VERSION
 
@@ -101,7 +102,12 @@ def load(run_dir) -> AppRun:
     run_dir = Path(run_dir)
     context = json.loads((run_dir / CONTEXT_FILE).read_text())
     path = run_dir / LAUNCHES_FILE
-    launches = pq.read_table(path).to_pylist() if path.exists() else []
+    try:
+        launches = pq.read_table(path).to_pylist() if path.exists() else []
+    except (pa.ArrowInvalid, OSError) as exc:  # cut short, or overwritten
+        raise UsageError(f"{path} is damaged: it is not a readable Parquet file ({exc}); an app run "
+                         "has no raw files to store it again from: restore it from a copy, or "
+                         "`mpiscope runs rm` the run") from None
     try:
         answer = json.loads((run_dir / ANSWER_FILE).read_text())
     except (OSError, ValueError):  # stopped before the end: the answer from what was measured

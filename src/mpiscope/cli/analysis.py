@@ -16,6 +16,7 @@ from mpiscope.views.fit import fit_json, format_fit
 from mpiscope.models.fits import DEFAULT_BOOT as FIT_BOOT, fit_run
 from mpiscope.common.sizes import parse_size_option
 from mpiscope.cli.options import RUN_REF, add_bootstrap, add_json, add_out, add_run, check_bootstrap
+from mpiscope.cli import types
 from mpiscope.cli.commands import command_parser
 
 
@@ -39,16 +40,6 @@ def parse_noise(text: str) -> float:
     return value
 
 
-def _parse_alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"--alpha '{text}' is not a number: write e.g. 0.05") from None
-    if not 0.0 < value < 1.0:
-        raise UsageError(f"--alpha {text} must be between 0 and 1 (e.g. 0.05)")
-    return value
-
-
 def cmd_fit(args) -> int:
     check_bootstrap(args)
     if args.min_points < 2:
@@ -62,12 +53,11 @@ def cmd_fit(args) -> int:
 
 def cmd_compare(args) -> int:
     noise = parse_noise(args.noise)
-    alpha = _parse_alpha(args.alpha)
     check_bootstrap(args)
     size = parse_size_option("--size", args.size) if args.size is not None else None
     run_a = catalog.resolve(args.out, args.run_a)
     run_b = catalog.resolve(args.out, args.run_b)
-    result = compare(run_a, run_b, noise=noise, alpha=alpha, seed=args.seed,
+    result = compare(run_a, run_b, noise=noise, alpha=args.alpha, seed=args.seed,
                      n_boot=args.resamples, bench=args.bench, size=size)
     sys.stdout.write(compare_json(result) if args.json else format_compare(result))
     return 0
@@ -93,8 +83,8 @@ examples:
   mpiscope fit latest --json\
 """)
     add_run(p)
-    p.add_argument("--bench", help="fit only this benchmark")
-    p.add_argument("--min-points", type=int, default=3,
+    p.add_argument("--bench", type=types.text, help="fit only this benchmark")
+    p.add_argument("--min-points", type=types.count(2), default=3,
                    help="sizes a piecewise segment needs at least (default: %(default)s)")
     add_bootstrap(p, FIT_BOOT)
     add_json(p, "print the fits as JSON (seconds, s/B, B/s, bytes)")
@@ -120,15 +110,15 @@ examples:
   mpiscope compare A B --noise 5% --bench pingpong --size 8
   mpiscope compare A B --json\
 """)
-    p.add_argument("run_a", metavar="RUN_A", help=f"the baseline run: {RUN_REF}")
-    p.add_argument("run_b", metavar="RUN_B", help=f"the run compared with it: {RUN_REF}")
-    p.add_argument("--noise", default=f"{DEFAULT_NOISE * 100:g}%",
+    p.add_argument("run_a", metavar="RUN_A", type=types.run_ref, help=f"the baseline run: {RUN_REF}")
+    p.add_argument("run_b", metavar="RUN_B", type=types.run_ref, help=f"the run compared with it: {RUN_REF}")
+    p.add_argument("--noise", default=f"{DEFAULT_NOISE * 100:g}%", type=types.percent,
                    help="noise band: changes within ± this are 'same'; 2%% or 0.02 "
                         "(default: %(default)s)")
-    p.add_argument("--alpha", default=str(DEFAULT_ALPHA),
+    p.add_argument("--alpha", default=DEFAULT_ALPHA, type=types.level,
                    help="significance level of the test (default: %(default)s)")
-    p.add_argument("--bench", help="compare only this benchmark")
-    p.add_argument("--size", help="compare only this size (bytes; units B/K/M/G)")
+    p.add_argument("--bench", type=types.text, help="compare only this benchmark")
+    p.add_argument("--size", type=types.size, help="compare only this size (bytes; units B/K/M/G)")
     add_bootstrap(p, COMPARE_BOOT)
     add_json(p, "print the comparison as JSON")
     add_out(p)

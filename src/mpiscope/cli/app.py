@@ -10,10 +10,13 @@ import sys
 from pathlib import Path
 
 from mpiscope.cli.commands import command_parser
-from mpiscope.cli.options import RUN_REF, add_bootstrap, add_json, add_mpi, add_out, check_bootstrap, path
+from mpiscope.cli import types
+from mpiscope.cli.options import RUN_REF, add_bootstrap, add_json, add_mpi, add_out, check_bootstrap
 from mpiscope.common.errors import UsageError
 
 TUNED = "tuned"   # the configuration --tune adds when no --config names its directory
+MAX_ROUNDS = 10_000  # rounds of launches at most
+MAX_REPLICATES = 10_000  # the what-if's simulator replicates at most
 
 
 def cmd_compare(args) -> int:
@@ -22,9 +25,8 @@ def cmd_compare(args) -> int:
     from mpiscope.app.launch import compile_metric, plan_start
     from mpiscope.app.schedule import StopRule
     from mpiscope.app.store import load
-    from mpiscope.cli.analysis import _parse_alpha, parse_noise
+    from mpiscope.cli.analysis import parse_noise
     from mpiscope.engine.mpi import find_mpi
-    from mpiscope.measure.plan import _label as check_label
     from mpiscope.measure.runner import new_run_id
     from mpiscope.views.app import app_doc, format_app
     from mpiscope.views.documents import json_document
@@ -32,16 +34,12 @@ def cmd_compare(args) -> int:
     # Everything checked before anything is launched or written.
     rule = StopRule(args.ci_width, args.time_budget, args.min_rounds, args.max_rounds, args.warmup).check()
     check_bootstrap(args)
-    options = {"noise": parse_noise(args.noise), "alpha": _parse_alpha(args.alpha), "level": 0.95,
+    options = {"noise": parse_noise(args.noise), "alpha": args.alpha, "level": 0.95,
                "seed": args.seed, "n_boot": args.resamples}
-    if args.launch_timeout is not None and not args.launch_timeout > 0:
-        raise UsageError(f"--launch-timeout must be above 0 seconds (got {args.launch_timeout:g})")
     if bool(args.profile) != bool(args.tune):
         raise UsageError("--profile RUN and --tune DIR go together: the prediction needs the application's "
                          "profile and the tune's verification")
-    if args.tune and not Path(args.tune).is_dir():
-        raise UsageError(f"--tune {args.tune} is not a directory: give the output directory of `mpiscope tune`")
-    label = check_label(args.label) if args.label is not None else None
+    label = args.label  # types.label
     metric = compile_metric(args.metric)
     mpi = find_mpi(mpicc=args.mpicc, mpi=args.mpi)
     items = list(args.config or [])
@@ -112,16 +110,13 @@ def _whatif_inputs(args):
         return None
     from mpiscope.app.compare import WhatIfInputs
     from mpiscope.app.trace_pattern import traced_pattern
-    from mpiscope.cli.sim import _rank_counts
     from mpiscope.sim.measured import fitted_costs, p2p_quantiles
     from mpiscope.store import catalog
 
     if not args.tune or not args.from_run:
         raise UsageError("--whatif-p needs --profile RUN (traced: mpiscope profile --trace), --tune DIR and "
                          "--from-run RUN (a run with pingpong on the same machine: the costs)")
-    if args.replicates < 1:
-        raise UsageError(f"--replicates must be at least 1, got {args.replicates}")
-    ps = _rank_counts(args.whatif_p)
+    ps = args.whatif_p  # distinct rank counts, sorted (types.rank_counts)
     trace_run = catalog.resolve(args.out, args.profile)
     traced_p = traced_pattern(trace_run).pattern.p
     bad = [q for q in ps if q % traced_p]
@@ -185,46 +180,46 @@ examples:
   mpiscope app compare --profile lj --tune tune-out/ -- mpirun -n 4 lmp -in in.lj
   mpiscope app compare --profile lj --tune tune-out/ --whatif-p 16,64 --from-run pp -- mpirun -n 4 lmp -in in.lj\
 """)
-    c.add_argument("--config", action="append", metavar="NAME=SPEC",
+    c.add_argument("--config", action="append", metavar="NAME=SPEC", type=types.text,
                    help="a configuration to compare with the default (repeat it for more)")
-    c.add_argument("--metric", metavar="REGEX",
+    c.add_argument("--metric", metavar="REGEX", type=types.metric,
                    help="the application's own figure instead of the wall time: the first group of the "
                         "last match in its stdout (else its stderr), a number, lower is better")
-    c.add_argument("--ci-width", type=float, default=0.02,
+    c.add_argument("--ci-width", type=types.fraction, default=0.02,
                    help="stop when every speedup's 95%% interval is within ±this fraction of it (default 0.02)")
-    c.add_argument("--time-budget", type=float, default=600.0,
+    c.add_argument("--time-budget", type=types.seconds, default=600.0,
                    help="seconds at most, warm-up included: no round starts that would end later (default 600)")
-    c.add_argument("--min-rounds", type=int, default=3, help="counted rounds at least (default 3)")
-    c.add_argument("--max-rounds", type=int, default=50, help="counted rounds at most (default 50)")
-    c.add_argument("--warmup", type=int, default=1, help="rounds first that are not counted (default 1)")
-    c.add_argument("--noise", default="2%",
+    c.add_argument("--min-rounds", type=types.count(1, MAX_ROUNDS), default=3, help="counted rounds at least (default 3)")
+    c.add_argument("--max-rounds", type=types.count(1, MAX_ROUNDS), default=50, help="counted rounds at most (default 50)")
+    c.add_argument("--warmup", type=types.count(0, MAX_ROUNDS), default=1, help="rounds first that are not counted (default 1)")
+    c.add_argument("--noise", default="2%", type=types.percent,
                    help="noise band: speedups within 1 ± this are 'same'; 2%% or 0.02 (default: 2%%)")
-    c.add_argument("--alpha", default="0.05", help="significance level of the test (default: 0.05)")
+    c.add_argument("--alpha", default=0.05, type=types.level, help="significance level of the test (default: 0.05)")
     add_bootstrap(c, 2000)
-    c.add_argument("--launch-timeout", type=float, metavar="S",
+    c.add_argument("--launch-timeout", type=types.seconds, metavar="S",
                    help="a launch running longer than S seconds is killed and counts as failed")
-    c.add_argument("--profile", metavar="RUN",
+    c.add_argument("--profile", metavar="RUN", type=types.run_ref,
                    help=f"with --tune: predict the tuned speedup from this profile of the application: {RUN_REF}")
-    c.add_argument("--tune", metavar="DIR", type=path,
+    c.add_argument("--tune", metavar="DIR", type=types.tune_dir,
                    help="with --profile: the tune whose verified cells predict its speedup (compared with the "
                         f"--config whose SPEC is DIR, else added as '{TUNED}')")
-    c.add_argument("--whatif-p", metavar="P,…",
+    c.add_argument("--whatif-p", metavar="P,…", type=types.rank_counts,
                    help="with --profile (traced) and --tune: also the what-if at these rank counts (as `mpiscope "
                         "sim whatif`), stored with the run for its report")
-    c.add_argument("--from-run", metavar="RUN",
+    c.add_argument("--from-run", metavar="RUN", type=types.run_ref,
                    help="with --whatif-p: the run whose pingpong gives the simulator's costs (its Hockney fit) "
                         "and every message's time (drawn from its distributions)")
-    c.add_argument("--replicates", type=int, default=10,
+    c.add_argument("--replicates", type=types.count(1, MAX_REPLICATES), default=10,
                    help="with --whatif-p: the simulator's replicates (default: %(default)s)")
-    c.add_argument("--cluster", metavar="NAME",
+    c.add_argument("--cluster", metavar="NAME", type=types.cluster_name,
                    help="start the application on the emulated cluster NAME, one rank a slot")
-    c.add_argument("-n", dest="np", type=int, metavar="N", help="ranks (with --cluster default: all its slots)")
-    c.add_argument("--hostfile", type=path, metavar="FILE",
+    c.add_argument("-n", dest="np", type=types.count(1), metavar="N", help="ranks (with --cluster default: all its slots)")
+    c.add_argument("--hostfile", type=types.text_file, metavar="FILE",
                    help="hosts and slots, converted to the launcher's syntax (the application alone after --)")
     c.add_argument("--launcher", choices=("mpirun", "srun"),
                    help="start the application with the MPI's own mpirun/mpiexec or with Slurm's srun")
-    c.add_argument("--launcher-args", metavar="WORDS", help="more options for that launcher")
-    c.add_argument("--label", metavar="TEXT", help="a name for the run")
+    c.add_argument("--launcher-args", metavar="WORDS", type=types.word_list, help="more options for that launcher")
+    c.add_argument("--label", metavar="TEXT", type=types.label, help="a name for the run")
     add_mpi(c)
     add_json(c, "print the answer as JSON (the app document)")
     add_out(c)

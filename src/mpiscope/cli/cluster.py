@@ -11,8 +11,11 @@ import sys
 
 from mpiscope.cluster.netns import ClusterError
 from mpiscope.cluster.spec import PRESETS, format_rate, format_time, make_spec, payload_rate
+from mpiscope.cli import types
 from mpiscope.cli.commands import command_parser
 
+MAX_HOSTS = 256  # network namespaces one machine holds comfortably
+MAX_SLOTS = 256  # ranks per emulated host
 _EPILOG = """link specs: comma lists of rate=100mbit (bit/kbit/mbit/gbit), delay=50us (ns/us/ms/s),
   jitter=10us, loss=0.1%, queue=64K or queue=20ms (port buffer), mtu=9000 (--link only)
 
@@ -43,12 +46,14 @@ cluster.\
 
     u = sub.add_parser("up", help="create a cluster", epilog=_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    u.add_argument("name", metavar="NAME")
-    u.add_argument("--hosts", type=int, required=True, help="number of hosts (at least 2)")
-    u.add_argument("--slots", type=int, default=1, help="MPI ranks per host (default 1)")
-    u.add_argument("--link", metavar="SPEC", help="host links, e.g. rate=100mbit,delay=50us,loss=0.1%%")
-    u.add_argument("--switches", type=int, help="switches in a chain, hosts spread evenly (default 1)")
-    u.add_argument("--uplink", metavar="SPEC", help="links between switches, e.g. rate=100mbit,delay=20us")
+    u.add_argument("name", metavar="NAME", type=types.cluster_name)
+    u.add_argument("--hosts", type=types.count(2, MAX_HOSTS), required=True,
+                   help=f"number of hosts (2 to {MAX_HOSTS})")
+    u.add_argument("--slots", type=types.count(1, MAX_SLOTS), default=1,
+                   help="MPI ranks per host (default 1)")
+    u.add_argument("--link", metavar="SPEC", type=types.text, help="host links, e.g. rate=100mbit,delay=50us,loss=0.1%%")
+    u.add_argument("--switches", type=types.count(1, MAX_HOSTS), help="switches in a chain, hosts spread evenly (default 1)")
+    u.add_argument("--uplink", metavar="SPEC", type=types.text, help="links between switches, e.g. rate=100mbit,delay=20us")
     u.add_argument("--preset", choices=sorted(PRESETS), help="a named network; --link/--uplink "
                                                               "override single keys of it")
     u.add_argument("--json", action="store_true", help="print the cluster's description as JSON")
@@ -59,13 +64,13 @@ cluster.\
     ls.set_defaults(func=_cmd_list)
 
     e = sub.add_parser("exec", help="run a command on a host: cluster exec NAME HOST -- CMD...")
-    e.add_argument("name", metavar="NAME")
-    e.add_argument("host", metavar="HOST", help="h0, h1, ... (or the host name or address)")
+    e.add_argument("name", metavar="NAME", type=types.cluster_name)
+    e.add_argument("host", metavar="HOST", type=types.text, help="h0, h1, ... (or the host name or address)")
     e.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD...")
     e.set_defaults(func=_cmd_exec)
 
     d = sub.add_parser("down", help="remove a cluster (namespaces, rules, helper processes)")
-    d.add_argument("name", metavar="NAME")
+    d.add_argument("name", metavar="NAME", type=types.cluster_name)
     d.set_defaults(func=_cmd_down)
     return p
 

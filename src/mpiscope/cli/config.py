@@ -11,7 +11,6 @@ import sys
 from mpiscope.cli import settings
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json
-from mpiscope.common.errors import UsageError
 
 # The command whose parser gives an every-command setting (out) its built-in default.
 _ANY_COMMAND = "runs"
@@ -70,10 +69,18 @@ def cmd_show(args) -> int:
     return 0
 
 
+def _key(text):
+    """config get KEY: a known setting."""
+    if text not in settings.BY_KEY:
+        raise argparse.ArgumentTypeError(f"unknown setting {str(text)[:40]!r}; known settings: "
+                                         f"{', '.join(settings.BY_KEY)}")
+    return text
+
+
+_key.kind = "text"
+
+
 def cmd_get(args) -> int:
-    if args.key not in settings.BY_KEY:
-        raise UsageError(f"unknown setting '{args.key}'; known settings: "
-                         f"{', '.join(settings.BY_KEY)}")
     value = next(v for k, v, _ in resolved() if k == args.key)
     print("" if value is None else value)
     return 0
@@ -110,5 +117,5 @@ examples:
     add_json(show, "print the settings and the files as JSON")
     show.set_defaults(func=cmd_show)
     get = sub.add_parser("get", help="the value of one setting (for scripts)")
-    get.add_argument("key", metavar="KEY", help=f"one of {', '.join(settings.BY_KEY)}")
+    get.add_argument("key", metavar="KEY", type=_key, help=f"one of {', '.join(settings.BY_KEY)}")
     get.set_defaults(func=cmd_get)

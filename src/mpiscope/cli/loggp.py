@@ -6,7 +6,8 @@ import sys
 
 from mpiscope.store import catalog
 from mpiscope.common.errors import UsageError
-from mpiscope.cli.options import add_bootstrap, add_json, add_out, add_run, check_bootstrap, path
+from mpiscope.cli import types
+from mpiscope.cli.options import add_bootstrap, add_json, add_out, add_run, check_bootstrap
 from mpiscope.cli.commands import command_parser
 
 
@@ -79,7 +80,7 @@ examples:
   mpiscope loggp RUN --save machine.json\
 """)
     _common(p)
-    p.add_argument("--save", metavar="FILE", type=path,
+    p.add_argument("--save", metavar="FILE", type=types.new_file,
                    help="also write the parameters as a machine model file (versioned JSON; "
                         "never overwrites; refused when a parameter rests on fewer than 6 samples)")
 
@@ -98,5 +99,5 @@ examples:
   mpiscope layers latest --json\
 """)
     _common(p)
-    p.add_argument("--min-points", type=int, default=3,
+    p.add_argument("--min-points", type=types.count(2), default=3,
                    help="sizes a piecewise segment needs at least (default: %(default)s)")

@@ -1,8 +1,10 @@
 """The `mpiscope` entry point: one parser, a subcommand per command group (cli/*.py)."""
 
 import argparse
+import errno
 import importlib
 import os
+import re
 import sys
 
 from mpiscope.cli.commands import COMMANDS
@@ -36,8 +38,27 @@ class _Version(argparse.Action):
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: exit 2 with a hint
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"mpiscope: error: {message} (see --help)\n")
+        sys.stderr.write(f"mpiscope: error: {_plain(message)} (see --help)\n")
         sys.exit(2)
+
+
+def _plain(message):
+    """argparse's 'argument -n/--np: must be at least 1' as '-n/--np must be
+    at least 1', and 'argument --bench: '' lists…' as '--bench '' lists…';
+    other messages as they are."""
+    m = re.fullmatch(r"argument (\S+): ((?:must |').*)", message, re.S)
+    return f"{m.group(1)} {m.group(2)}" if m else message
+
+
+def _named_path(e: OSError, args) -> bool:
+    """Whether the file system refused a path the user named on the command line."""
+    named = set()
+    for value in vars(args).values() if args is not None else ():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, (str, os.PathLike)) and str(v):
+                named.add(os.path.abspath(v))
+    failed = {os.path.abspath(f) for f in (e.filename, e.filename2) if isinstance(f, (str, os.PathLike))}
+    return bool(named & failed) or e.errno == errno.ENAMETOOLONG
 
 
 def build_parser(command=None):
@@ -92,6 +113,7 @@ def main(argv=None):
     argv = _glue_dash_values(sys.argv[1:] if argv is None else list(argv))
     command = _command_of(argv)
     parser = build_parser(command if command in COMMANDS else "")
+    args = None
     try:
         if command in COMMANDS:  # defaults from MPISCOPE_OUT and the config files
             from mpiscope.cli import settings
@@ -114,6 +136,9 @@ def main(argv=None):
         # The file system refused (full, read-only, no permission): what and where, no
         # traceback. Files are written under temporary names, so none is left half-written.
         where = f" ({e.filename})" if e.filename else ""
+        if _named_path(e, args):  # a path the user named: bad input
+            sys.stderr.write(f"mpiscope: error: {e.filename}: {e.strerror or e}; give another path\n")
+            return 2
         sys.stderr.write(f"mpiscope: error: {e.strerror or e}{where}; free space or choose "
                          "another place to write\n")
         return 1

@@ -15,7 +15,8 @@ from mpiscope.models.costmodels.predict import crossovers, predict
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import parse_size_option
 from mpiscope.views.model import ModelPrediction, check_json, format_check, format_predict, predict_json
-from mpiscope.cli.options import add_json, add_out, add_run, path
+from mpiscope.cli import types
+from mpiscope.cli.options import add_json, add_out, add_run
 from mpiscope.cli.commands import command_parser
 
 
@@ -92,9 +93,9 @@ def cmd_check(args) -> int:
 
 
 def _model_options(p, machine_help):
-    p.add_argument("--machine", metavar="FILE", type=path, help=machine_help)
-    p.add_argument("--gamma", help="reduction cost per byte, e.g. 0.2ns/B (default 0)")
-    p.add_argument("--segment", help="segment size of the pipelined chain broadcast (default 8K)")
+    p.add_argument("--machine", metavar="FILE", type=types.machine_file, help=machine_help)
+    p.add_argument("--gamma", type=types.per_byte_cost, help="reduction cost per byte, e.g. 0.2ns/B (default 0)")
+    p.add_argument("--segment", type=types.positive_size, help="segment size of the pipelined chain broadcast (default 8K)")
     add_json(p, "print JSON (seconds, seconds per byte)")
 
 
@@ -123,20 +124,22 @@ Cost models of mpiscope's collective algorithms (mpiscope run --algo):
                "  mpiscope model predict --alpha 2us --beta 10GB/s -p 16 --bench bcast --crossover\n"
                "  mpiscope model predict --alpha-s 24us --beta-s 0.08us/B --alpha-r 180us "
                "--beta-r 1.06us/B -p 8 --bench allgather --size 8K")
-    p.add_argument("--bench", required=True, help=f"the collective: {', '.join(COLLECTIVES)}")
-    p.add_argument("-p", "--np", type=int, required=True, help="number of ranks")
-    p.add_argument("--size", help="message size (bytes; units B/K/M/G)")
-    p.add_argument("--alpha", help="Hockney latency per message, e.g. 50us")
-    p.add_argument("--beta", help="Hockney cost per byte, e.g. 0.01us/B or 10GB/s")
-    p.add_argument("--alpha-s", help="sender's cost per message")
-    p.add_argument("--beta-s", help="sender's cost per byte")
-    p.add_argument("--alpha-r", help="receiver's cost per message")
-    p.add_argument("--beta-r", help="receiver's cost per byte")
+    p.add_argument("--bench", required=True, type=types.text,
+                   help=f"the collective: {', '.join(COLLECTIVES)}")
+    p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS), required=True,
+                   help="number of ranks")
+    p.add_argument("--size", type=types.size, help="message size (bytes; units B/K/M/G)")
+    p.add_argument("--alpha", type=types.time_cost, help="Hockney latency per message, e.g. 50us")
+    p.add_argument("--beta", type=types.per_byte_cost, help="Hockney cost per byte, e.g. 0.01us/B or 10GB/s")
+    p.add_argument("--alpha-s", type=types.time_cost, help="sender's cost per message")
+    p.add_argument("--beta-s", type=types.per_byte_cost, help="sender's cost per byte")
+    p.add_argument("--alpha-r", type=types.time_cost, help="receiver's cost per message")
+    p.add_argument("--beta-r", type=types.per_byte_cost, help="receiver's cost per byte")
     p.add_argument("--rank-by", choices=("hockney", "sr"),
                    help="model that ranks (default: sr when its four costs are given)")
     p.add_argument("--crossover", action="store_true",
                    help="also list the sizes at which the best algorithm changes")
-    p.add_argument("--range", default="1-1G", help="sizes searched by --crossover (default 1-1G)")
+    p.add_argument("--range", default="1-1G", type=types.size_range, help="sizes searched by --crossover (default 1-1G)")
     _model_options(p, "JSON file with alpha, beta, gamma, alpha_s, … (options given override it), "
                       "or a LogGP model from `mpiscope loggp --save`")
     p.set_defaults(func=cmd_predict)
@@ -154,7 +157,7 @@ Cost models of mpiscope's collective algorithms (mpiscope run --algo):
                "  mpiscope model check latest\n"
                "  mpiscope model check latest --machine machine.json --json")
     add_run(p)
-    p.add_argument("--bench", help="check only this collective")
+    p.add_argument("--bench", type=types.text, help="check only this collective")
     _model_options(p, "JSON file with alpha, beta, gamma, alpha_s, beta_s, alpha_r, beta_r, or a "
                       "LogGP model from `mpiscope loggp --save`")
     add_out(p)

@@ -9,18 +9,16 @@ import argparse
 
 from pathlib import Path
 
+from mpiscope.cli import types
 from mpiscope.common.errors import UsageError
 from mpiscope.store.layout import DEFAULT_OUT, check_out_root
+
 RUN_REF = ("a run id, a unique prefix of one, a run's --label, a path to a run directory, "
            "or 'latest'")
 
 
-def path(text):
-    """argparse type of an option naming a file or directory: never empty (an
-    empty string would silently mean "none" or the current directory)."""
-    if not str(text).strip():
-        raise argparse.ArgumentTypeError("an empty path names nothing; give a path")
-    return text
+path = types.path
+MAX_RESAMPLES = 100_000  # bootstrap resamples at most: beyond, the intervals no longer change
 
 
 def out_root(text):
@@ -32,9 +30,12 @@ def out_root(text):
         raise argparse.ArgumentTypeError(str(e).strip()) from None
 
 
+out_root.kind = "out_root"
+
+
 def add_run(p, what="the run") -> None:
     """Positional RUN, 'latest' when left out."""
-    p.add_argument("run", metavar="RUN", nargs="?", default="latest",
+    p.add_argument("run", metavar="RUN", nargs="?", default="latest", type=types.run_ref,
                    help=f"{what}: {RUN_REF} (default: latest)")
 
 
@@ -55,7 +56,7 @@ def add_json(p, what="print JSON") -> None:
 
 
 def add_seed(p, what="bootstrap seed") -> None:
-    p.add_argument("--seed", type=int, default=1, help=f"{what} (default: %(default)s)")
+    p.add_argument("--seed", type=types.seed, default=1, help=f"{what} (default: %(default)s)")
 
 
 def add_mpi(p) -> None:
@@ -64,7 +65,7 @@ def add_mpi(p) -> None:
 
     debian = mpilibs.with_debian_wrapper()
     wrappers = " or ".join(lib.debian_wrapper for lib in debian)
-    p.add_argument("--mpicc", metavar="PATH", type=path,
+    p.add_argument("--mpicc", metavar="PATH", type=types.program,
                    help="the MPI's C compiler wrapper: any MPI (default: $MPISCOPE_MPICC, else Debian's "
                         f"{wrappers}, else mpicc on PATH)")
     p.add_argument("--mpi", choices=tuple(lib.key for lib in debian),
@@ -75,8 +76,8 @@ def add_mpi(p) -> None:
 def add_bootstrap(p, resamples=1000) -> None:
     """--seed and --resamples of the commands whose intervals are bootstrapped."""
     add_seed(p)
-    p.add_argument("--resamples", type=int, default=resamples,
-                   help="bootstrap resamples (default: %(default)s)")
+    p.add_argument("--resamples", type=types.count(2, MAX_RESAMPLES), default=resamples,
+                   help=f"bootstrap resamples, 2 to {MAX_RESAMPLES} (default: %(default)s)")
 
 
 def check_bootstrap(args) -> None:

@@ -12,10 +12,12 @@ import sys
 from pathlib import Path
 
 from mpiscope.cli.commands import command_parser
+from mpiscope.cli import types
 from mpiscope.cli.options import RUN_REF, add_json, add_mpi, add_out, output_file
 from mpiscope.common.errors import UsageError
 
 DEFAULT_TRACE_EVENTS = 1_000_000
+MAX_TRACE_EVENTS = 100_000_000  # events a rank keeps at most: each takes memory in the rank
 
 
 def cmd_profile(args) -> int:
@@ -24,8 +26,6 @@ def cmd_profile(args) -> int:
     from mpiscope.views.documents import json_document
     from mpiscope.views.profile import format_profile, profile_doc
 
-    if args.trace is not None and args.trace < 1:
-        raise UsageError(f"--trace N keeps N events per rank; N must be at least 1 (got {args.trace})")
     run_dir, context = profile(args.launch, out=Path(args.out), mpicc=args.mpicc, mpi=args.mpi,
                                trace_events=args.trace or 0, library_view=args.library_view,
                                label=args.label, argv=sys.argv, cluster=args.cluster, np=args.np)
@@ -83,16 +83,16 @@ examples:
   mpiscope profile --cluster c2 -n 4 -- lmp -in in.lj
   mpiscope profile weights latest -o weights.json\
 """)
-    p.add_argument("--trace", nargs="?", type=int, const=DEFAULT_TRACE_EVENTS, metavar="N",
+    p.add_argument("--trace", nargs="?", type=types.count(1, MAX_TRACE_EVENTS), const=DEFAULT_TRACE_EVENTS, metavar="N",
                    help="also keep every call as an event, at most N per rank (default N: "
                         f"{DEFAULT_TRACE_EVENTS}), on the engine's synchronized clock")
     p.add_argument("--library-view", action="store_true",
                    help="Open MPI: also record what the library really sent (its pml monitoring component)")
-    p.add_argument("--label", metavar="TEXT", help="a name for the run")
-    p.add_argument("--cluster", metavar="NAME",
+    p.add_argument("--label", metavar="TEXT", type=types.label, help="a name for the run")
+    p.add_argument("--cluster", metavar="NAME", type=types.cluster_name,
                    help="start the application on the emulated cluster NAME (see 'mpiscope cluster up'), one "
                         "rank per slot, h0's slots first; then the command after -- is the application alone")
-    p.add_argument("-n", dest="np", type=int, metavar="N",
+    p.add_argument("-n", dest="np", type=types.count(1), metavar="N",
                    help="with --cluster: ranks (default: all its slots)")
     add_mpi(p)
     add_json(p, "print the profile as JSON")
@@ -107,8 +107,8 @@ Per collective and communicator size of a profile run: the calls, bytes
 and time, and how they spread over message sizes (log2 bins), as
 versioned JSON (docs/schemas/profile-weights.schema.json).\
 """)
-    w.add_argument("run", metavar="RUN", nargs="?", default="latest", help=f"the profile run: {RUN_REF}")
-    w.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced atomically), not stdout")
+    w.add_argument("run", metavar="RUN", nargs="?", default="latest", type=types.run_ref, help=f"the profile run: {RUN_REF}")
+    w.add_argument("-o", "--output", metavar="FILE", type=types.output_file, help="write to FILE (replaced atomically), not stdout")
     add_out(w)
     w.set_defaults(func=cmd_weights)
 

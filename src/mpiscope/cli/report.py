@@ -6,7 +6,8 @@ from pathlib import Path
 from mpiscope.store import catalog
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.cli.options import add_out, path
+from mpiscope.cli import types
+from mpiscope.cli.options import add_out
 from mpiscope.cli.commands import command_parser
 
 
@@ -23,25 +24,16 @@ examples:
   mpiscope report -o report.html
   mpiscope report RUN_A RUN_B -o compare.html\
 """)
-    p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"],
+    p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"], type=types.run_ref,
                    help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest); "
                         "or directories mpiscope tune wrote (a tuning report); an app run alone (its "
                         "measured and predicted speedup, the what-if, its profile and tune)")
-    p.add_argument("-o", "--output", default="report.html", type=path, help="HTML file to write (default report.html)")
+    p.add_argument("-o", "--output", default="report.html", type=types.output_file, help="HTML file to write (default report.html)")
     add_out(p)
-    p.add_argument("--jobs", metavar="N", type=_jobs, default=None,
-                   help="worker processes drawing the figures while the runs are analysed; 0 draws "
-                        "them in this process (default: 2; 0 on one CPU or for fewer than 4 benchmarks)")
-
-
-def _jobs(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes (0 or more)")
-    return n
+    p.add_argument("--jobs", metavar="N", type=types.jobs, default=None,
+                   help="worker processes drawing the figures while the runs are analysed, at most "
+                        "the CPUs here; 0 draws them in this process (default: 2; 0 on one CPU or "
+                        "for fewer than 4 benchmarks)")
 
 
 def write_report(run_dirs, output, jobs=None):
@@ -110,11 +102,17 @@ def write_tune_report(tune_dirs, output):
 def _is_tune_dir(ref):
     from mpiscope.report.tune_data import RESULT
 
-    return (Path(ref) / RESULT).is_file()
+    # launches.json: a tune directory whose tune.json is gone (named by tune_dir)
+    return (Path(ref) / RESULT).is_file() or (Path(ref) / "launches.json").is_file()
 
 
 def cmd_report(args):
     tunes = [ref for ref in args.runs if _is_tune_dir(ref)]
+    for ref in tunes:  # a damaged tune.json is named, not read half
+        try:
+            types.tune_dir(ref)
+        except argparse.ArgumentTypeError as e:
+            raise UsageError(str(e)) from None
     if tunes:
         if len(tunes) != len(args.runs):
             raise UsageError("mpiscope tune outputs and runs make separate reports: give tune "

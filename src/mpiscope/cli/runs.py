@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from mpiscope.cli.commands import command_parser
+from mpiscope.cli import types
 from mpiscope.cli.options import RUN_REF, add_out
 from mpiscope.store.layout import context_files, unfinished_runs
 from mpiscope.views.runs import format_runs
@@ -68,7 +69,7 @@ Delete runs: their directories and their catalog entries. Every RUN is
 looked up first; if one names no run under the output root, nothing is
 deleted.\
 """)
-    rm.add_argument("runs", metavar="RUN", nargs="+", help=f"the runs to delete: {RUN_REF}")
+    rm.add_argument("runs", metavar="RUN", nargs="+", type=types.run_ref, help=f"the runs to delete: {RUN_REF}")
     add_out(rm, of_parent="`mpiscope runs`")
     rm.set_defaults(func=cmd_rm)
     ingest = sub.add_parser("ingest", help="store runs again from their raw files",
@@ -79,6 +80,6 @@ whose store failed (the disk was full), whose samples.parquet is damaged, or
 that mpiscope left unfinished (a hidden .RUN.partial directory, named by its
 path; it gets its final name).\
 """)
-    ingest.add_argument("runs", metavar="RUN", nargs="+", help=f"the runs to ingest: {RUN_REF}")
+    ingest.add_argument("runs", metavar="RUN", nargs="+", type=types.run_ref, help=f"the runs to ingest: {RUN_REF}")
     add_out(ingest, of_parent="`mpiscope runs`")
     ingest.set_defaults(func=cmd_ingest)

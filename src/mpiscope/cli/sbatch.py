@@ -14,6 +14,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from mpiscope.cli import types
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.run import add_run_options
 from mpiscope.common.errors import UsageError
@@ -22,12 +23,12 @@ MIN_TIME_S = 300  # a job's default time limit: at least this
 
 
 def _add_job_options(p) -> None:
-    p.add_argument("--time", metavar="TIME",
+    p.add_argument("--time", metavar="TIME", type=types.slurm_time,
                    help="the job's time limit, as sbatch takes it (minutes, H:MM:SS, D-HH:MM:SS); "
                         "default: twice the --dry-run estimate, at least 5 minutes")
-    p.add_argument("--job-name", default="mpiscope", help="the job's name (default: %(default)s)")
-    p.add_argument("--partition", help="Slurm partition")
-    p.add_argument("--account", help="Slurm account")
+    p.add_argument("--job-name", default="mpiscope", type=types.slurm_name, help="the job's name (default: %(default)s)")
+    p.add_argument("--partition", type=types.slurm_name, help="Slurm partition")
+    p.add_argument("--account", type=types.slurm_name, help="Slurm account")
 
 
 def add_sbatch_command(subparsers) -> None:

@@ -15,9 +15,11 @@ from mpiscope.models.costmodels import ALGORITHMS, COLLECTIVES
 from mpiscope.models.costmodels.params import parse_per_byte, parse_time
 from mpiscope.profile import files as profile_files
 from mpiscope.store import catalog
+from mpiscope.cli import types
 from mpiscope.cli.options import add_json, add_out, add_run, add_seed
 from mpiscope.cli.commands import command_parser
 
+MAX_REPLICATES = 10_000  # Monte Carlo replicates at most: each is a whole simulation
 _TIMES = ("alpha", "alpha_s", "alpha_r", "L", "o", "g")
 _PER_BYTE = ("beta", "beta_s", "beta_r", "gamma", "G", "O")
 
@@ -125,6 +127,9 @@ def _schedule_from_profile(run_dir: Path, out: Path):
     from mpiscope.sim.from_trace import goal_from_events, write_goal
 
     events, nranks = profile_events(summary.load(run_dir))
+    if events.num_rows == 0:
+        raise UsageError(f"profile run {run_dir.name} traced no point-to-point call: a schedule of its "
+                         "sends and receives would be empty (its collectives: `mpiscope show RUN`)")
     write_goal(goal_from_events(events, nranks), out)
     print(f"wrote {out} (goal): the point-to-point operations of profile run {run_dir.name} "
           f"({events.num_rows} sends and receives on {nranks} ranks), gaps between them (collectives "
@@ -154,9 +159,7 @@ def cmd_schedule(args) -> int:
             "--gamma", repr(gamma)]
     if args.segment is not None:
         argv += ["--segment", parse_size_option("--segment", args.segment, minimum=1)]
-    # The generator names a bad rank count or algorithm before any file is made.
-    if not 1 <= args.np <= 1 << 24:
-        raise UsageError(f"-p {args.np}: the generator takes 1 to {1 << 24} ranks")
+    # The generator names a bad algorithm before any file is made.
     binary.probe(["--bench", args.bench, "--algo", args.algo, "-p", args.np, "--size", size])
     with atomic_path(out) as tmp:
         binary.schedule(argv + ["-o", tmp])
@@ -257,22 +260,11 @@ def cmd_check(args) -> int:
 
 # -------------------------------------------------------------------- whatif
 
-def _rank_counts(text) -> list:
-    """-p: rank counts, comma separated, e.g. 64,256,1024."""
-    try:
-        ps = [int(w) for w in str(text).split(",")]
-    except ValueError:
-        ps = []
-    if not ps or any(p < 1 for p in ps) or len(set(ps)) != len(ps):
-        raise UsageError(f"-p '{text}': give distinct rank counts, comma separated, e.g. -p 64,256,1024")
-    return sorted(ps)
-
-
 def cmd_whatif(args) -> int:
     from mpiscope.app.scale import whatif
     from mpiscope.views.sim import format_whatif, whatif_json
 
-    ps = _rank_counts(args.np)
+    ps = args.np  # distinct rank counts, sorted (types.rank_counts)
     run_dir = catalog.resolve(args.out, args.from_trace)
     costs, extras = _costs(args), _extras(args)
     w = whatif(run_dir, args.tune, ps, costs, extras)
@@ -284,11 +276,11 @@ def cmd_whatif(args) -> int:
 
 def _cost_options(p, from_run=True):
     g = p.add_argument_group("costs")
-    g.add_argument("--machine", metavar="FILE",
+    g.add_argument("--machine", metavar="FILE", type=types.machine_file,
                    help="a machine model: LogGP from `mpiscope loggp --save`, or JSON with alpha, beta, "
                         "alpha_s, … as for `mpiscope model`")
     if from_run:
-        g.add_argument("--from-run", metavar="RUN",
+        g.add_argument("--from-run", metavar="RUN", type=types.run_ref,
                        help="the Hockney fit of this run's pingpong (measure it in the run), or with --shaped-link a "
                             "shaped link fitted to it")
     g.add_argument("--p2p", choices=("pingpong", "ring"), default="pingpong",
@@ -299,33 +291,34 @@ def _cost_options(p, from_run=True):
     g.add_argument("--sample", action="store_true",
                    help="draw every message's time from the run's --p2p distributions "
                         "(per size, interpolated between sizes)")
-    g.add_argument("--alpha", help="Hockney latency per message, e.g. 2us")
-    g.add_argument("--beta", help="Hockney cost per byte, e.g. 1ns/B or 1GB/s")
-    g.add_argument("--alpha-s", help="sender's cost per message (Tan and Strazdins 2002)")
-    g.add_argument("--beta-s", help="sender's cost per byte")
-    g.add_argument("--alpha-r", help="receiver's cost per message")
-    g.add_argument("--beta-r", help="receiver's cost per byte")
-    g.add_argument("--L", dest="L", help="LogGP: wire latency")
-    g.add_argument("--o", dest="o", help="LogGP: CPU overhead of a send and of a receive")
-    g.add_argument("--g", dest="g", help="LogGP: gap between messages")
-    g.add_argument("--G", dest="G", help="LogGP: gap per byte (a time per byte or a bandwidth)")
-    g.add_argument("--O", dest="O", help="LogGOPS: CPU overhead per byte")
-    g.add_argument("--eager", metavar="SIZE", help="LogGOPS S: larger messages go by rendezvous "
+    time, per_byte = types.time_cost, types.per_byte_cost
+    g.add_argument("--alpha", type=time, help="Hockney latency per message, e.g. 2us")
+    g.add_argument("--beta", type=per_byte, help="Hockney cost per byte, e.g. 1ns/B or 1GB/s")
+    g.add_argument("--alpha-s", type=time, help="sender's cost per message (Tan and Strazdins 2002)")
+    g.add_argument("--beta-s", type=per_byte, help="sender's cost per byte")
+    g.add_argument("--alpha-r", type=time, help="receiver's cost per message")
+    g.add_argument("--beta-r", type=per_byte, help="receiver's cost per byte")
+    g.add_argument("--L", dest="L", type=time, help="LogGP: wire latency")
+    g.add_argument("--o", dest="o", type=time, help="LogGP: CPU overhead of a send and of a receive")
+    g.add_argument("--g", dest="g", type=time, help="LogGP: gap between messages")
+    g.add_argument("--G", dest="G", type=per_byte, help="LogGP: gap per byte (a time per byte or a bandwidth)")
+    g.add_argument("--O", dest="O", type=per_byte, help="LogGOPS: CPU overhead per byte")
+    g.add_argument("--eager", metavar="SIZE", type=types.size, help="LogGOPS S: larger messages go by rendezvous "
                                                    "(default: all eager)")
-    g.add_argument("--rendezvous-first", metavar="SIZE",
+    g.add_argument("--rendezvous-first", metavar="SIZE", type=types.size,
                    help="bytes a rendezvous message sends with its request, the rest after the receiver's "
                         "answer, behind what its channel took meanwhile (default 0: a bare request, as Open MPI's ob1 "
                         "sends over TCP)")
-    g.add_argument("--burst", metavar="SIZE",
+    g.add_argument("--burst", metavar="SIZE", type=types.size,
                    help="a link's token bucket (needs G): an idle link passes this many bytes at once, a busy "
                         "one only its rate, as a traffic shaper does (default: none)")
-    g.add_argument("--gamma", help="reduction cost per byte (default 0)")
-    g.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
+    g.add_argument("--gamma", type=per_byte, help="reduction cost per byte (default 0)")
+    g.add_argument("--segment", metavar="SIZE", type=types.positive_size, help="segment of pipelined_chain (default 8K)")
     g.add_argument("--fair", action="store_true",
                    help="a rank's messages in flight share its send channel equally, as TCP streams do "
                         "(default: one after the other)")
-    g.add_argument("--replicates", type=int, default=1,
-                   help="Monte Carlo replicates (default: %(default)s)")
+    g.add_argument("--replicates", type=types.count(1, MAX_REPLICATES), default=1,
+                   help=f"Monte Carlo replicates, at most {MAX_REPLICATES} (default: %(default)s)")
     add_seed(g, "seed of the first replicate; replicate k uses seed + k")
 
 
@@ -348,22 +341,26 @@ and sender/receiver costs from a machine model, options or a run.""")
                               "-o bcast.bin\n"
                               "  mpiscope sim schedule --from-trace latest --bench allgather --algo ring "
                               "--size 1K -o traced.goal")
-    p.add_argument("--bench", help=f"the collective: {', '.join(COLLECTIVES)} (required unless --from-trace "
-                                   "names a profile run)")
-    p.add_argument("--algo", help="one of its algorithms (required like --bench)")
-    p.add_argument("-p", "--np", type=int, help="number of ranks (required unless --from-trace)")
-    p.add_argument("--size", help="the benchmark's size (units B/K/M/G; required like --bench)")
-    p.add_argument("--segment", metavar="SIZE", help="segment of pipelined_chain (default 8K)")
-    p.add_argument("--from-trace", metavar="RUN",
+    p.add_argument("--bench", type=types.text,
+                   help=f"the collective: {', '.join(COLLECTIVES)} (required unless --from-trace names a "
+                        "profile run)")
+    p.add_argument("--algo", type=types.text, help="one of its algorithms (required like --bench)")
+    p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS),
+                   help="number of ranks (required unless --from-trace)")
+    p.add_argument("--size", type=types.size, help="the benchmark's size (units B/K/M/G; required like --bench)")
+    p.add_argument("--segment", metavar="SIZE", type=types.positive_size,
+                   help="segment of pipelined_chain (default 8K)")
+    p.add_argument("--from-trace", metavar="RUN", type=types.run_ref,
                    help="the schedule of a traced repetition of RUN (mpiscope run --trace), or of a traced "
                         "profile run (mpiscope profile --trace): its operations as measured, the gaps "
                         "between them as calc")
-    p.add_argument("--rep", type=int, help="with --from-trace: the repetition (default: the one with the "
+    p.add_argument("--rep", type=types.count(0), help="with --from-trace: the repetition (default: the one with the "
                                            "median time)")
     p.add_argument("--format", choices=("goal", "bin"),
                    help="GOAL text or binary (default: bin for a .bin file, else goal)")
-    p.add_argument("--gamma", help="reduction cost per byte, written into GOAL's calc (default 0)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the schedule file")
+    p.add_argument("--gamma", type=types.per_byte_cost, help="reduction cost per byte, written into GOAL's calc (default 0)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", type=types.output_file,
+                   help="the schedule file")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     add_out(p)
     p.set_defaults(func=cmd_schedule)
@@ -374,16 +371,17 @@ and sender/receiver costs from a machine model, options or a run.""")
                               "  mpiscope sim run ring.goal --alpha 2us --beta 1GB/s\n"
                               "  mpiscope sim run ring.goal --machine model.json --chart ring.svg\n"
                               "  mpiscope sim run ring.goal --from-run latest --sample --replicates 20")
-    p.add_argument("schedule", metavar="SCHEDULE", help="a schedule file (GOAL text or binary)")
+    p.add_argument("schedule", metavar="SCHEDULE", type=types.input_file, help="a schedule file (GOAL text or binary)")
     _cost_options(p)
     p.add_argument("--skew-from-run", action="store_true",
                    help="draw each rank's start from --from-run's measured arrival skew")
-    p.add_argument("--ranks-per-host", type=int, default=1, help="ranks per host (default: %(default)s)")
-    p.add_argument("--hosts-per-switch", type=int, help="hosts per switch; switches share their uplinks")
-    p.add_argument("--uplink", help="a switch uplink's bandwidth (or time per byte), e.g. 12.5MB/s")
-    p.add_argument("--critical-path", type=int, metavar="N", default=0,
+    p.add_argument("--ranks-per-host", type=types.count(1), default=1,
+                   help="ranks per host (default: %(default)s)")
+    p.add_argument("--hosts-per-switch", type=types.count(1), help="hosts per switch; switches share their uplinks")
+    p.add_argument("--uplink", type=types.per_byte_cost, help="a switch uplink's bandwidth (or time per byte), e.g. 12.5MB/s")
+    p.add_argument("--critical-path", type=types.count(0), metavar="N", default=0,
                    help="list the last N operations of the critical path")
-    p.add_argument("--chart", metavar="FILE", help="also draw the time chart of replicate 0 (SVG)")
+    p.add_argument("--chart", metavar="FILE", type=types.output_file, help="also draw the time chart of replicate 0 (SVG)")
     add_json(p, "print JSON (seconds)")
     add_out(p)
     p.set_defaults(func=cmd_run)
@@ -395,12 +393,12 @@ and sender/receiver costs from a machine model, options or a run.""")
                               "--beta 1GB/s\n"
                               "  mpiscope sim predict --bench bcast -p 64 --crossover --from-run latest "
                               "--sample --replicates 20")
-    p.add_argument("--bench", required=True, help=f"the collective: {', '.join(COLLECTIVES)}")
-    p.add_argument("--algo", help="algorithms, comma separated, or all (default)")
-    p.add_argument("-p", "--np", type=int, required=True, help="number of ranks")
-    p.add_argument("--size", help="the size (units B/K/M/G); required unless --crossover")
+    p.add_argument("--bench", required=True, type=types.text, help=f"the collective: {', '.join(COLLECTIVES)}")
+    p.add_argument("--algo", type=types.text, help="algorithms, comma separated, or all (default)")
+    p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS), required=True, help="number of ranks")
+    p.add_argument("--size", type=types.size, help="the size (units B/K/M/G); required unless --crossover")
     p.add_argument("--crossover", action="store_true", help="also list the sizes where the best changes")
-    p.add_argument("--range", default="1-1M", help="sizes --crossover searches (default %(default)s)")
+    p.add_argument("--range", default="1-1M", type=types.size_range, help="sizes --crossover searches (default %(default)s)")
     _cost_options(p)
     add_json(p, "print JSON (seconds)")
     add_out(p)
@@ -412,7 +410,7 @@ and sender/receiver costs from a machine model, options or a run.""")
                               "  mpiscope run -n 4 --bench pingpong,allgather --algo all --sizes 8-64K:x8\n"
                               "  mpiscope sim check latest --sample --replicates 20")
     add_run(p)
-    p.add_argument("--bench", help="check only this collective")
+    p.add_argument("--bench", type=types.text, help="check only this collective")
     _cost_options(p)
     p.add_argument("--skew-from-run", action="store_true",
                    help="draw each rank's start from RUN's measured lateness (start after the agreed start)")
@@ -437,10 +435,10 @@ the trace measured.""",
                               "  mpiscope profile --trace -- mpirun -n 2 lmp -in in.lj\n"
                               "  mpiscope sim whatif --from-trace latest --tune tuned -p 64,256 --from-run pp "
                               "--sample --replicates 10")
-    p.add_argument("--from-trace", metavar="RUN", required=True,
+    p.add_argument("--from-trace", metavar="RUN", required=True, type=types.run_ref,
                    help="a traced profile run of the application (mpiscope profile --trace)")
-    p.add_argument("--tune", metavar="DIR", required=True, help="the output directory of `mpiscope tune`")
-    p.add_argument("-p", "--np", metavar="P,…", required=True,
+    p.add_argument("--tune", metavar="DIR", required=True, type=types.tune_dir, help="the output directory of `mpiscope tune`")
+    p.add_argument("-p", "--np", metavar="P,…", required=True, type=types.rank_counts,
                    help="rank counts to answer for, comma separated (multiples of the traced run's)")
     _cost_options(p)
     add_json(p, "print JSON (seconds)")

@@ -7,7 +7,8 @@ from pathlib import Path
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import parse_size_option
 from mpiscope.store import catalog
-from mpiscope.cli.options import add_out, add_run, path
+from mpiscope.cli import types
+from mpiscope.cli.options import add_out, add_run
 from mpiscope.cli.commands import command_parser
 
 
@@ -43,10 +44,10 @@ examples:
   mpiscope timechart latest --bench allgather --algo ring --size 1K -o ring.svg\
 """)
     add_run(p)
-    p.add_argument("--bench", required=True, help="the collective benchmark")
-    p.add_argument("--algo", required=True, help="the algorithm")
-    p.add_argument("--size", required=True, help="the size (bytes; units B/K/M/G)")
-    p.add_argument("--rep", type=int, help="repetition (default: the one with the median time)")
-    p.add_argument("--launch", type=int, default=0, help="launch (default 0)")
-    p.add_argument("-o", "--output", type=path, help="SVG file (default timechart-B-A-S-repR.svg here)")
+    p.add_argument("--bench", required=True, type=types.text, help="the collective benchmark")
+    p.add_argument("--algo", required=True, type=types.text, help="the algorithm")
+    p.add_argument("--size", required=True, type=types.size, help="the size (bytes; units B/K/M/G)")
+    p.add_argument("--rep", type=types.count(0), help="repetition (default: the one with the median time)")
+    p.add_argument("--launch", type=types.count(0), default=0, help="launch (default 0)")
+    p.add_argument("-o", "--output", type=types.output_file, help="SVG file (default timechart-B-A-S-repR.svg here)")
     add_out(p)

@@ -8,6 +8,7 @@ import shlex
 import sys
 
 from mpiscope.common.errors import UsageError
+from mpiscope.cli import types
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json, add_mpi, add_out
 
@@ -95,16 +96,6 @@ def cmd_advise(args) -> int:
     from mpiscope.transport.advise import advise
     from mpiscope.views.transport import advice_json, format_advice, format_verify
 
-    if args.verify_rounds < 1:
-        raise UsageError(f"--verify-rounds must be at least 1 (got {args.verify_rounds})")
-    if args.time_budget <= 0:
-        raise UsageError(f"--time-budget must be positive (got {args.time_budget})")
-    from mpiscope.common.sizes import parse_sizes
-
-    try:
-        parse_sizes(args.verify_sizes)
-    except (ValueError, UsageError) as exc:
-        raise UsageError(f"--verify-sizes: {exc}") from None
     dirs = [catalog.resolve(args.out, r) for r in args.run]
     a = advise(dirs)
     if not args.verify:
@@ -158,18 +149,18 @@ examples:
     pr.set_defaults(func=cmd_probe)
     ad = sub.add_parser("advise", help="crossovers and the settings per MPI library",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ad.add_argument("run", metavar="RUN", nargs="*", default=["latest"],
+    ad.add_argument("run", metavar="RUN", nargs="*", default=["latest"], type=types.run_ref,
                     help="lab runs (tp_* benchmarks), one per placement class if several "
                          "(default: latest)")
     ad.add_argument("--verify", action="store_true",
                     help="re-measure MPI's pingpong and bw with the library's defaults and with "
                          "the advised settings, launched alternately (D A A D ...), judged per size "
                          "by compare's test and noise band")
-    ad.add_argument("--verify-rounds", type=int, default=2, metavar="N",
+    ad.add_argument("--verify-rounds", type=types.count(1, 100), default=2, metavar="N",
                     help="rounds of the alternation, two launches each (default: %(default)s: D A A D)")
-    ad.add_argument("--verify-sizes", default="1K-4M:x4", metavar="LIST",
+    ad.add_argument("--verify-sizes", default="1K-4M:x4", metavar="LIST", type=types.size_list,
                     help="sizes of the verification runs (default: %(default)s)")
-    ad.add_argument("--time-budget", type=float, default=0.5, metavar="S",
+    ad.add_argument("--time-budget", type=types.seconds, default=0.5, metavar="S",
                     help="seconds per benchmark x size in the verification runs (default: %(default)s)")
     add_json(ad, "print the crossovers and settings as JSON (base units s, B/s, B)")
     add_out(ad, of_parent="transport")

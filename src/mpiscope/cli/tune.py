@@ -10,10 +10,12 @@ import sys
 from pathlib import Path
 
 from mpiscope.cli.commands import command_parser
+from mpiscope.cli import types
 from mpiscope.cli.options import add_json, add_mpi, add_seed
 from mpiscope.common.errors import UsageError
 
 DEFAULT_SIZES = "8-1M:x4"
+MAX_REPEAT = 100  # launch rounds at most
 
 
 def add_tune_command(subparsers) -> None:
@@ -30,57 +32,57 @@ examples:
   mpiscope tune --cluster fe --mpi mpich --sizes 8-1M:x2 --weights app-weights.json
   mpiscope tune -n 2 --coll allreduce --sizes 8,64K --time-budget 0.1 --exhaustive\
 """)
-    p.add_argument("-n", "--np", metavar="N[,N…]",
+    p.add_argument("-n", "--np", metavar="N[,N…]", type=types.comm_sizes,
                    help="ranks: the communicator sizes tuned, a comma list (default: CPUs here, "
                         "or every slot of --cluster)")
     add_mpi(p)
-    p.add_argument("--ppn", type=int, help="ranks per node (with --hostfile)")
-    p.add_argument("--hostfile", help="hosts and slots, as for mpiscope run")
-    p.add_argument("--cluster", metavar="NAME", help="tune on the emulated cluster NAME")
-    p.add_argument("--launcher-args", metavar="WORDS", help="more options for the launcher")
-    p.add_argument("--coll", default=",".join(_collectives()),
+    p.add_argument("--ppn", type=types.count(1), help="ranks per node (with --hostfile)")
+    p.add_argument("--hostfile", type=types.text_file, help="hosts and slots, as for mpiscope run")
+    p.add_argument("--cluster", metavar="NAME", type=types.cluster_name, help="tune on the emulated cluster NAME")
+    p.add_argument("--launcher-args", metavar="WORDS", type=types.word_list, help="more options for the launcher")
+    p.add_argument("--coll", default=",".join(_collectives()), type=_coll_list,
                    help="comma list of collectives (default: all nine)")
-    p.add_argument("--sizes", default=DEFAULT_SIZES,
+    p.add_argument("--sizes", default=DEFAULT_SIZES, type=types.size_list,
                    help=f"the size grid, as mpiscope run takes it (default {DEFAULT_SIZES})")
     p.add_argument("--exhaustive", action="store_true",
                    help="measure every size with every algorithm (no adaptive search)")
-    p.add_argument("--coarse", type=int, default=0,
+    p.add_argument("--coarse", type=types.count(0), default=0,
                    help="adaptive search: also every N-th size in its first refining pass "
                         "(default 0: bisection from the grid's ends)")
-    p.add_argument("--prune", default="10%",
+    p.add_argument("--prune", default="10%", type=types.percent,
                    help="adaptive search: an algorithm slower than one other beyond this at both "
                         "ends of an interval is left out of it (10%%)")
-    p.add_argument("--model-prune", default="25%", metavar="X|off",
+    p.add_argument("--model-prune", default="25%", metavar="X|off", type=types.percent_or_off,
                    help="adaptive search: an algorithm that cost models fitted to its measured "
                         "sizes predict slower than another beyond X (plus both fits' residuals) "
                         "is not measured at the next size (25%%; off: no model pruning)")
-    p.add_argument("--skip", metavar="LIST", default="",
+    p.add_argument("--skip", metavar="LIST", default="", type=types.word_list,
                    help="algorithm names never forced (comma list)")
-    p.add_argument("--noise", default="2%", help="practical threshold of compare's verdict (2%%)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    p.add_argument("--max-rules", type=int, default=8,
+    p.add_argument("--noise", default="2%", type=types.percent, help="practical threshold of compare's verdict (2%%)")
+    p.add_argument("--alpha", type=types.level, default=0.05, help="significance level (0.05)")
+    p.add_argument("--max-rules", type=types.count(1), default=8,
                    help="message-size rules per collective at most (8)")
-    p.add_argument("--repeat", type=int, default=3,
+    p.add_argument("--repeat", type=types.count(1, MAX_REPEAT), default=3,
                    help="rounds of the measurement launches, interleaved; from 2 on, verdicts take "
                         "the launch as the unit (3)")
-    p.add_argument("--verify-repeat", type=int, default=3,
+    p.add_argument("--verify-repeat", type=types.count(1, MAX_REPEAT), default=3,
                    help="default/tuned launch pairs of the verification; from 2 on, speedup "
                         "intervals are over launches (3)")
-    p.add_argument("--time-budget", type=float, default=0.3,
+    p.add_argument("--time-budget", type=types.seconds, default=0.3,
                    help="seconds at most per collective × size × launch (0.3)")
-    p.add_argument("--reps-max", type=int, default=2000, help="repetitions at most per series (2000)")
-    p.add_argument("--ci-width", type=float, default=0.02,
+    p.add_argument("--reps-max", type=types.count(1), default=2000, help="repetitions at most per series (2000)")
+    p.add_argument("--ci-width", type=types.fraction, default=0.02,
                    help="the engine's stopping rule: 95%% CI of the median within ±this (0.02)")
-    p.add_argument("--weights", metavar="FILE",
+    p.add_argument("--weights", metavar="FILE", type=types.weights_file,
                    help="an application's calls per collective and size: its expected time in "
                         "collectives before and after")
-    p.add_argument("--machine", metavar="FILE",
+    p.add_argument("--machine", metavar="FILE", type=types.machine_file,
                    help="cost-model parameters (as mpiscope model takes them): predicted "
                         "change-over points beside the measured ones")
     p.add_argument("--own", action="store_true",
                    help="also measure our own algorithms (engine/colls/) and say where one beats "
                         "every algorithm the library offers")
-    p.add_argument("-o", "--output", metavar="DIR",
+    p.add_argument("-o", "--output", metavar="DIR", type=types.output_dir,
                    help="directory for the files, tune.json and the runs (default: "
                         "tune-<library>-<version>-p<N>)")
     add_seed(p, "seed of the bootstraps")
@@ -92,18 +94,18 @@ def _collectives():
     return COLLECTIVES
 
 
-def comm_sizes(text) -> list:
-    """-n: one communicator size or a comma list of them, e.g. 2,4."""
-    if text is None:
-        return [None]
-    try:
-        ps = [int(w) for w in str(text).split(",")]
-    except ValueError:
-        ps = []
-    if not ps or any(p < 2 for p in ps) or len(set(ps)) != len(ps):
-        raise UsageError(f"-n: '{text}' is not a communicator size or a comma list of distinct "
-                         f"ones (each at least 2), e.g. -n 4 or -n 2,4")
-    return sorted(ps)
+@types._kind("text")
+def _coll_list(text) -> str:
+    """--coll: a comma list of the collectives mpiscope tunes, at least one."""
+    names = [c.strip() for c in types.text(text).split(",") if c.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} lists no collective; choose from "
+                                         f"{', '.join(_collectives())}")
+    for c in names:
+        if c not in _collectives():
+            raise argparse.ArgumentTypeError(f"'{c}' is not a collective mpiscope tunes; choose "
+                                             f"from {', '.join(_collectives())}")
+    return text
 
 
 def _plan(args, out: Path, own=None, np=None):
@@ -136,38 +138,26 @@ def _plan(args, out: Path, own=None, np=None):
     return make_plan(rp.parse_args(argv))
 
 
-def _config(args, plan):
+def _config(args):
     from mpiscope.common.sizes import parse_sizes
     from mpiscope.models.costmodels.params import load_machine
     from mpiscope.cli.analysis import parse_noise
     from mpiscope.tune.tuner import TuneConfig
     from mpiscope.tune.weights import read_weights
 
-    colls = [c.strip() for c in args.coll.split(",") if c.strip()]
-    for c in colls:
-        if c not in _collectives():
-            raise UsageError(f"--coll: '{c}' is not a collective mpiscope tunes; choose from "
-                             f"{', '.join(_collectives())}")
+    colls = [c.strip() for c in args.coll.split(",") if c.strip()]  # checked: _coll_list
     weights, left_out = read_weights(args.weights, _collectives()) if args.weights else (None, [])
     if weights:
         unknown = [c for c in weights if c not in _collectives()]
         if unknown:
             raise UsageError(f"--weights: {', '.join(unknown)} is not a collective mpiscope tunes")
         colls = [c for c in colls if c in weights] or colls
-    for name, value, low in (("--coarse", args.coarse, 0), ("--max-rules", args.max_rules, 1),
-                             ("--repeat", args.repeat, 1), ("--verify-repeat", args.verify_repeat, 1)):
-        if value < low:
-            raise UsageError(f"{name} must be at least {low}, got {value}")
-    try:
-        prune = parse_noise(args.prune)
-    except UsageError as e:
-        raise UsageError(str(e).replace("--noise", "--prune")) from None
-    model_prune = None
-    if args.model_prune != "off":
-        try:
-            model_prune = parse_noise(args.model_prune)
-        except UsageError as e:
-            raise UsageError(str(e).replace("--noise", "--model-prune") + " (or off)") from None
+    prune = parse_noise(args.prune)  # the texts are checked: types.percent
+    model_prune = None if args.model_prune == "off" else parse_noise(args.model_prune)
+    machine = load_machine(args.machine) if args.machine else None
+    if machine is not None and machine.hockney_costs() is None:
+        raise UsageError(f"--machine {args.machine} lacks alpha and beta (Hockney), which the "
+                         "predicted change-over points need; give a model with them")
     sizes = sorted(set(parse_sizes(args.sizes)))
     return TuneConfig(collectives=colls, sizes=sizes, adaptive=not args.exhaustive,
                       coarse=args.coarse, noise=parse_noise(args.noise), alpha=args.alpha,
@@ -176,7 +166,15 @@ def _config(args, plan):
                       verify_repeat=args.verify_repeat, seed=args.seed,
                       skip=tuple(s.strip() for s in args.skip.split(",") if s.strip()),
                       weights=weights, weights_left_out=tuple(left_out),
-                      machine=load_machine(args.machine) if args.machine else None)
+                      machine=machine)
+
+
+def _check_output(out: Path) -> Path:
+    """-o: a new or empty directory, or one an earlier tune wrote."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "tune.json").exists())):
+        raise UsageError(f"-o {out}: it exists and holds other things; give a new or empty "
+                         f"directory (or one an earlier mpiscope tune wrote)")
+    return out
 
 
 def cmd_tune(args):
@@ -187,16 +185,15 @@ def cmd_tune(args):
     from mpiscope.views.documents import json_document
     from mpiscope.views.tune import format_tune
 
+    # Checked before anything is launched or written: bad options leave nothing behind.
+    cfg = _config(args)
+    if args.output:
+        _check_output(Path(args.output))
     mpi = find_mpi(mpicc=args.mpicc, mpi=args.mpi)
     catalog = discover(mpi)
-    # Checked before anything is written: bad options leave nothing behind.
-    plans = [_plan(args, Path("runs"), np=n) for n in comm_sizes(args.np)]
-    cfg = _config(args, plans[0])
+    plans = [_plan(args, Path("runs"), np=n) for n in args.np or [None]]
     ps = "_".join(str(pl.np) for pl in plans)
-    out = Path(args.output or f"tune-{catalog.library}-{catalog.version}-p{ps}")
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "tune.json").exists())):
-        raise UsageError(f"-o {out}: it exists and holds other things; give a new or empty "
-                         f"directory (or one an earlier mpiscope tune wrote)")
+    out = _check_output(Path(args.output or f"tune-{catalog.library}-{catalog.version}-p{ps}"))
     plans = [dataclasses.replace(pl, out=out / "runs") for pl in plans]
     own_plans = None
     if args.own:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 
 from mpiscope.cli.commands import command_parser
-from mpiscope.cli.options import add_json, add_out, add_run, output_file, path
+from mpiscope.cli import types
+from mpiscope.cli.options import add_json, add_out, add_run, output_file
 from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
 
@@ -42,10 +43,14 @@ def _kind(run_dir) -> str | None:
     import json
     from pathlib import Path
 
+    cj = Path(run_dir) / "context.json"
     try:
-        return json.loads((Path(run_dir) / "context.json").read_text()).get("kind")
-    except (OSError, ValueError):
+        return json.loads(cj.read_text()).get("kind")
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as e:  # cut short, overwritten
+        raise UsageError(f"{cj} is damaged: it is not valid JSON ({e}); restore it from a copy, "
+                         "or `mpiscope runs rm` the run") from None
 
 
 def _is_profile(run_dir) -> bool:
@@ -168,9 +173,9 @@ examples:
     add_run(p)
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS,
                    help="output format")
-    p.add_argument("--bench", help="--format osu: the benchmark to print (pingpong, bw, bibw, "
+    p.add_argument("--bench", type=types.text, help="--format osu: the benchmark to print (pingpong, bw, bibw, "
                                    "or a collective of the MPI library)")
-    p.add_argument("-o", "--output", metavar="FILE", type=path,
+    p.add_argument("-o", "--output", metavar="FILE", type=types.output_path,
                    help="write to FILE (replaced atomically) instead of stdout; --format otf2: "
                         "the archive's new directory")
     add_out(p)

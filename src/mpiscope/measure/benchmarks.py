@@ -2,7 +2,7 @@
 
 Which benchmarks exist, and what each one is (rule, unit, minimum ranks,
 sizeless, variants), the engine says itself (engine/describe.py); a suite
-only chooses among them (tests/test_describe.py checks every name here).
+only chooses among them (tests/mpi/test_describe_coverage.py checks every name here).
 """
 
 SUITES = {

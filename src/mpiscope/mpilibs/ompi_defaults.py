@@ -60,21 +60,22 @@ def arg(i):
     return int(gdb.parse_and_eval("*(int*)($rsp + %d)" % (8 * (i - 5))))
 
 
-def at_entry(pattern):
-    """A breakpoint at the first instruction of each function matching
-    `pattern` (gdb's regex), where the arguments are still in place."""
-    listing = gdb.execute("info functions " + pattern, to_string=True)
-    for name in sorted(set(re.findall(r"^0x[0-9a-f]+\s+(\S+)$", listing, re.M))):
-        if "@" not in name:
-            gdb.execute("break *" + name, to_string=True)
+def at_entry(patterns):
+    """A breakpoint at the first instruction of each function matching one of
+    `patterns`, where the arguments are still in place. gdb lists the
+    candidates once, with their addresses (each "info functions" costs about
+    the same whatever it matches, and a breakpoint by name costs a lookup)."""
+    listing = gdb.execute("info functions ^ompi_coll_\\|^mca_pml_\\|^ompi_request_default_wait",
+                          to_string=True)
+    for address, name in sorted(set(re.findall(r"^(0x[0-9a-f]+)\s+(\S+)$", listing, re.M))):
+        if "@" not in name and any(re.search(p, name) for p in patterns):
+            gdb.execute("break *" + address, to_string=True)
 
 
-for coll in LEADING:   # the components are loaded by now (MPI_Init ran)
-    at_entry("^ompi_coll_tuned_%s_intra_do_this$" % coll)
-    at_entry("^ompi_coll_base_%s_" % coll)
-for op in ("isend", "send", "irecv", "recv"):
-    at_entry("^mca_pml_[a-z0-9]*_%s$" % op)
-at_entry("^ompi_request_default_wait")
+# the components are loaded by now (MPI_Init ran)
+at_entry([p % coll for coll in LEADING for p in ("^ompi_coll_tuned_%s_intra_do_this$", "^ompi_coll_base_%s_")]
+         + ["^mca_pml_[a-z0-9]*_%s$" % op for op in ("isend", "send", "irecv", "recv")]
+         + ["^ompi_request_default_wait"])
 cell = None
 while True:
     name = gdb.selected_frame().name() or ""

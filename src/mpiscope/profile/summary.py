@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mpiscope.common.errors import UsageError
 from mpiscope.profile import files
 
 SMALL = 1024          # "small": under 1 KiB
@@ -35,14 +36,28 @@ class Profile:
         return int(self.context.get("np") or 0)
 
 
+def read_or_name(path: Path, reader):
+    """reader(path), or UsageError naming the damaged file (cut short, overwritten)."""
+    import pyarrow as pa
+
+    try:
+        return reader(path)
+    except (pa.ArrowException, ValueError, OSError) as exc:
+        raise UsageError(f"{path} is damaged: it cannot be read ({str(exc)[:200]}); profile the "
+                         "application again, or restore the file from a copy") from None
+
+
 def load(run_dir) -> Profile:
     run_dir = Path(run_dir)
-    context = json.loads((run_dir / "context.json").read_text())
+    context = read_or_name(run_dir / "context.json", lambda path: json.loads(path.read_text()))
 
     def table(name):
         path = run_dir / name
-        return pd.read_parquet(path) if path.exists() else None
+        return read_or_name(path, pd.read_parquet) if path.exists() else None
 
+    if context.get("status") == "completed" and not (run_dir / files.CELLS).exists():
+        raise UsageError(f"{run_dir / files.CELLS} is missing from a completed profile run; profile the "
+                         "application again, or restore the file from a copy")
     empty = lambda cols: pd.DataFrame(columns=cols)  # noqa: E731 - a failed run has no tables
     return Profile(context,
                    table(files.CELLS) if (run_dir / files.CELLS).exists() else empty(

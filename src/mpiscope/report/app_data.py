@@ -160,5 +160,17 @@ def gather(run_dir) -> dict:
         "whatif": _whatif_view(w),
         "profile_ref": profile_ref, "profile_missing": bool(profile_ref) and profile_dir is None,
         "profiles": [profile_view(profile_dir)] if profile_dir else [],
-        "tune": [tune_view(json.loads((t / RESULT).read_text()), str(t)) for t in tunes],
+        **_tune_views(tunes),
     })
+
+
+def _tune_views(tunes) -> dict:
+    """The tune section of each tune the run read; a tune.json that is not a
+    whole tune result (damaged, or written by hand) is named instead."""
+    views, unreadable = [], []
+    for t in tunes:
+        try:
+            views.append(tune_view(json.loads((t / RESULT).read_text()), str(t)))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            unreadable.append({"where": str(t / RESULT), "why": f"{type(exc).__name__}: {exc}"})
+    return {"tune": views, "tune_unreadable": unreadable}

@@ -194,8 +194,8 @@ def _scan(out_root):
     for cj in map(Path, context_files(out_root)):
         try:
             context = json.loads(cj.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue  # being written, or damaged: not a usable run
+        except (OSError, ValueError):
+            continue  # being written, or damaged (not JSON, not text): not a usable run
         if isinstance(context, dict):
             context.setdefault("run_id", cj.parent.name)
             row = _row(cj.parent, context)
@@ -293,6 +293,10 @@ def resolve(out_root, ref: str) -> Path:
         raise UsageError("an empty RUN names no run; give a run id, a unique prefix of one, a "
                          "label, a path to a run directory, or 'latest'")
     as_path = Path(ref)
+    if ref != "latest" and as_path.is_dir() and not (as_path / CONTEXT_FILE).exists() and \
+            any(as_path.glob("*.parquet")):
+        raise UsageError(f"{as_path / CONTEXT_FILE} is missing: {as_path} holds a run's tables but not "
+                         "its context; restore the file from a copy, or `mpiscope runs rm` the run")
     if is_run_dir(as_path) and (ref != "latest"):
         return as_path
     runs = list_runs(out_root)

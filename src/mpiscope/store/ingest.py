@@ -382,8 +382,9 @@ def _context_v1(metadata, run_dir):
     if cj.exists():
         try:
             outer = json.loads(cj.read_text())
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{cj} is not valid JSON ({exc})") from None
+        except ValueError as exc:  # not JSON, or not text at all
+            raise UsageError(f"{cj} is damaged: it is not valid JSON ({exc}); restore it from a "
+                             "copy, or `mpiscope runs rm` the run") from None
         ctx.update({k: v for k, v in outer.items() if k not in INGEST_KEYS})
     return ctx
 

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
+from mpiscope.store.layout import CONTEXT_FILE
 from mpiscope.store.rep_key import REP_KEY_FIELDS
 
 TRACE_FILE = "trace.parquet"
@@ -105,10 +106,22 @@ def load_trace(run_dir) -> tuple[pa.Table, list]:
     """(trace table, list of trace blocks) of a run; UsageError if it has none."""
     path = Path(run_dir) / TRACE_FILE
     if not path.exists():
+        if _traced(run_dir):  # measured with --trace: the raw files hold the trace
+            raise UsageError(f"{path} is missing: `mpiscope runs ingest {run_dir}` stores it again "
+                             "from the run's raw files")
         raise UsageError(f"run {Path(run_dir).name} has no message trace: measure with "
                          "`mpiscope run --bench B --algo A --trace`")
     st = path.stat()
     return _read_trace(str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+def _traced(run_dir) -> bool:
+    """Whether the run was measured with --trace, as its context says."""
+    try:
+        plan = json.loads((Path(run_dir) / CONTEXT_FILE).read_text()).get("plan") or {}
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(plan, dict) and bool(plan.get("trace"))
 
 
 @functools.lru_cache(maxsize=4)

@@ -6,7 +6,7 @@ size/4) of them (so 1 B is 4 B of data). The libraries key their rules on
 other quantities, each library's module says which (mpilibs: selection_size;
 read from their sources: Open MPI coll_tuned_decision_dynamic.c, MPICH
 csel.c, the same in 4.x and 5.x; Intel MPI's measured under gdb,
-tests/test_tune_intelmpi.py):
+tests/mpi/test_tune_intelmpi.py):
 
 | collective | Open MPI rules file | MPICH selection JSON | Intel MPI |
 |---|---|---|---|

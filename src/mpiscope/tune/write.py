@@ -35,7 +35,11 @@ def env_lines(library, settings: dict) -> str:
     """env.sh: `settings` (use_settings) as a job script exports them, and on
     the launcher's command line."""
     lines = ["# written by mpiscope tune: add to a job script"]
-    lines += [f"export {k}={shlex.quote(v)}" for k, v in library.settings_env(settings).items()]
+    exports = library.settings_env(settings)
+    if not exports:
+        lines.append("# nothing to set: the library's default selection was kept everywhere")
+        return "\n".join(lines) + "\n"
+    lines += [f"export {k}={shlex.quote(v)}" for k, v in exports.items()]
     lines.append(f"# or on the command line: {library.launcher.name} "
                  + shlex.join(library.settings_words(settings)) + " ...")
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ not count, named."""
 from __future__ import annotations
 
 from mpiscope.app.schedule import describe_stop
+from mpiscope.views.documents import SCHEMA_VERSIONS
 from mpiscope.views.text import interval, sig, table
 
 VERDICTS = "faster / slower need p < {alpha:g} (Mann-Whitney over launches) and the whole interval outside 1 ± {noise:g}"
@@ -22,7 +23,15 @@ def app_doc(run) -> dict:
             "options": c["options"], "stop": a.get("stop"), "duration_s": c.get("duration_s"),
             "rounds": a["rounds"], "launches": a["launches"], "results": a["results"],
             "failed_launches": a["failed_launches"], "prediction": a.get("prediction"),
-            "whatif": a.get("whatif")}
+            "whatif": _whatif_document(a.get("whatif"))}
+
+
+def _whatif_document(w):
+    """The stored what-if as `mpiscope sim whatif --json` gives it (headed by
+    its schema version); {"failed": why} and None as they are."""
+    if not w or "failed" in w:
+        return w
+    return {"schema_version": SCHEMA_VERSIONS["sim-whatif"], **w}
 
 
 def _value_words(doc) -> str:

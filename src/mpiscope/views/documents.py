@@ -1,6 +1,6 @@
 """The JSON documents mpiscope prints (every `--json`): each is an object
 whose `schema_version` says which shape it has, described by
-docs/schemas/<name>.schema.json (tests/test_json_schemas.py validates real
+docs/schemas/<name>.schema.json (tests/unit/test_json_schemas.py validates real
 outputs against them).
 
 A version goes up when a field is removed or renamed, or changes meaning or
