@@ -19,6 +19,7 @@ To reproduce (about 40 s per trial, three to four minutes with the defaults):
 """
 
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -92,12 +93,18 @@ def main():
             print(f"trial {t + 1}/{args.trials} done", file=sys.stderr)
     ratios, rows = [], []
     for key in plain:
-        a, b = statistics.median(plain[key]), statistics.median(traced.get(key, [float("nan")]))
+        # A run whose series reached no valid median gives none: that trial is left out.
+        untraced = [v for v in plain[key] if v is not None and math.isfinite(v)]
+        with_trace = [v for v in traced.get(key, []) if v is not None and math.isfinite(v)]
+        if not untraced or not with_trace:
+            rows.append([f"{key[0]}/{key[1]}", key[2], None, None, None, events.get(key), None])
+            continue
+        a, b = statistics.median(untraced), statistics.median(with_trace)
         n = events.get(key)
         per = (b - a) / n * 1e9 if n else None
         ratios.append(b / a)
         rows.append([f"{key[0]}/{key[1]}", key[2], a * 1e6, b * 1e6, b / a, n, per])
-    gmean = float(np.exp(np.mean(np.log(ratios))))
+    gmean = float(np.exp(np.mean(np.log(ratios)))) if ratios else None
     rows.append(["geometric mean of the ratios", None, None, None, gmean, None, None])
     t = benchjson.show(f"{args.np} ranks, median over {args.trials} alternating trials of each run's median",
                        ["bench/algo", "size B", "untraced us", "traced us", "traced / untraced",
