@@ -17,7 +17,10 @@ def refused(argv, needle, tmp_path, monkeypatch, capsys):
     vars_file = tmp_path / "vars"
     vars_file.write_text("A=1\n")
     out = tmp_path / "fresh"
-    code = main(["app", "compare", "--out", str(out), *(a.format(vars=vars_file) for a in argv)])
+    try:
+        code = main(["app", "compare", "--out", str(out), *(a.format(vars=vars_file) for a in argv)])
+    except SystemExit as e:  # refused as the command line is read
+        code = e.code
     err = capsys.readouterr().err
     errors = [line for line in err.splitlines() if "error:" in line]
     assert code == 2 and len(errors) == 1 and errors[0] == err.splitlines()[-1], err

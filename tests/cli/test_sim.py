@@ -492,7 +492,9 @@ def test_a_shaped_link_is_fitted_to_pingpong(tmp_path, capsys):
     flat = make_run("20240303-000000-aaaa", {256: L, 1024: L, 4096: L, 16384: L})
     with pytest.raises(UsageError, match="does not grow"):
         check(run=flat.name)
-    for bad, why in ((("--sample",), "not with --sample"), (("--machine", run_dir / "context.json"), "not both")):
+    machine = tmp_path / "machine.json"
+    machine.write_text(json.dumps({"alpha": L, "beta": G}))
+    for bad, why in ((("--sample",), "not with --sample"), (("--machine", machine), "not both")):
         args = build_parser().parse_args(["sim", "check", run_dir.name, "--out", str(out), "--shaped-link",
                                           "--from-run", run_dir.name, *map(str, bad)])
         with pytest.raises(UsageError, match=why):
