@@ -333,9 +333,8 @@ ASKS_MPI = frozenset({
     "launcher-hostfile-missing", "launcher-hostfile-hydra-form", "hydra-f-openmpi-form",
     "hydra-f-garbage", "bench-unknown", "bench-twice", "exclude-unknown", "exclude-all",
     "algo-unknown", "pairs-needed", "pairs-three", "pairs-word", "pairs-range", "pairs-twice",
-    "pairs-empty", "cluster-unknown", "cluster-nodes", "sbatch-hostfile", "loggp-save-exists",
-    "sim-p0", "sim-algo", "sim-garbage-schedule", "sim-binary-schedule", "tune-np-list",
-    "profile-cluster-unknown",
+    "pairs-empty", "cluster-unknown", "cluster-nodes", "sbatch-hostfile", "sim-algo",
+    "sim-garbage-schedule", "sim-binary-schedule", "profile-cluster-unknown",
 })
 
 

@@ -148,6 +148,16 @@ def test_bad_configs_are_refused(tmp_path, items, needle):
     (["--config", "a={vars}", "--ci-width", "0", "--", "true"], "--ci-width must be above 0"),
     (["--config", "a={vars}", "--min-rounds", "4", "--max-rounds", "3", "--", "true"], "below --min-rounds"),
     (["--config", "a={vars}", "--profile", "x", "--", "true"], "--profile RUN and --tune DIR go together"),
+    (["--config", "a={vars}", "--metric", "([", "--", "true"], "--metric '([' is not a regular expression"),
+    (["--config", "a={vars}", "--metric", "Loop time", "--", "true"], "--metric 'Loop time' has no group"),
+    (["--config", "a={vars}", "--ci-width", "-1", "--", "true"], "--ci-width must be a relative width"),
+    (["--config", "a={vars}", "--time-budget", "0", "--", "true"], "--time-budget must be a positive number of seconds"),
+    (["--config", "a={vars}", "--warmup", "-1", "--", "true"], "--warmup"),
+    (["--config", "a={vars}", "--noise", "5", "--", "true"], "for percent write 5%"),
+    (["--config", "a={vars}", "--alpha", "1.5", "--", "true"], "--alpha must be between 0 and 1"),
+    (["--config", "a={vars}", "--resamples", "1", "--", "true"], "--resamples"),
+    (["--config", "a={vars}", "--launch-timeout", "0", "--", "true"], "--launch-timeout"),
+    (["--config", "a={vars}", "--label", "latest", "--", "true"], "--label"),
 ])
 def test_app_compare_refuses_bad_options_from_the_command_line_alone(argv, needle, tmp_path, monkeypatch, capsys):
     refused(argv, needle, tmp_path, monkeypatch, capsys)
