@@ -17,3 +17,16 @@ def browser():
         opts.add_argument(flag)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+
+
+def no_console_errors_and_kept(driver, shot, name):
+    """The page logged no error; its screenshot `shot` is a real picture and
+    is kept as build/test-artifacts/`name` for a person to look at."""
+    from mpiscope.engine.build import REPO
+
+    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
+    assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10000
+    keep = REPO / "build" / "test-artifacts"
+    keep.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot, keep / name)

@@ -27,7 +27,7 @@ from mpiscope.report import docs_links
 from mpiscope.sim.costs import SimCosts
 from mpiscope.sim.simulate import Extras
 from profilegen import write_profile
-from browser import CHROMEDRIVER, CHROMIUM, browser
+from browser import CHROMEDRIVER, CHROMIUM, browser, no_console_errors_and_kept
 
 P = 4
 TUNE = REPO / "tests" / "data" / "tune-replay" / "expected" / "openmpi-adaptive" / "tune.json"
@@ -125,12 +125,6 @@ def test_the_page_opens_in_chromium_without_console_errors(app_run):
         assert driver.title.startswith("mpiscope application report")
         charts = driver.find_elements("css selector", "figure svg")
         assert len(charts) >= 3 and all(c.size["width"] > 100 for c in charts)
-        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
-        assert errors == []
-        shot = tmp / "app-report.png"
-        assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10000
+        no_console_errors_and_kept(driver, tmp / "app-report.png", "app-report-screenshot.png")
     finally:
         driver.quit()
-    keep = REPO / "build" / "test-artifacts"
-    keep.mkdir(parents=True, exist_ok=True)
-    shutil.copy(shot, keep / "app-report-screenshot.png")   # for a person to look at after the tests

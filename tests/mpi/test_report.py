@@ -3,13 +3,11 @@ headless Chromium with no console errors, self-contained; a run named twice
 is refused."""
 
 import re
-import shutil
 
 import pytest
-from browser import CHROMEDRIVER, CHROMIUM, browser
+from browser import CHROMEDRIVER, CHROMIUM, browser, no_console_errors_and_kept
 from runcli import mpiscope, run_ok
 
-from mpiscope.engine.build import REPO
 
 
 @pytest.fixture(scope="module")
@@ -42,15 +40,9 @@ def test_report_renders_in_chromium_without_console_errors(two_runs, tmp_path):
         assert any(h.startswith("Comparison:") for h in headings)
         for part in ("model fit", "distribution at each size", "tails", "modes", "ranks"):
             assert any(part in h for h in headings), part
-        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
-        assert errors == []
-        shot = tmp_path / "report.png"
-        assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10000
+        no_console_errors_and_kept(driver, tmp_path / "report.png", "report-screenshot.png")
     finally:
         driver.quit()
-    keep = REPO / "build" / "test-artifacts"
-    keep.mkdir(parents=True, exist_ok=True)
-    shutil.copy(shot, keep / "report-screenshot.png")  # for a person to look at after the tests
 
 
 def test_report_refuses_a_run_named_twice(two_runs, tmp_path):
