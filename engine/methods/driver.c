@@ -90,7 +90,8 @@ int methods_after_bench(engine *e, const char *bench, const long *sizes, int n, 
     for (int i = 0; i < o->nmethods; i++) {
         const method_def *def = method_find(o->methods[i]);
         if (!rc && def->run_sizes) rc = method_run(e, def, bench, sizes, n, &states[i]);
-        free(states[i]);
+        if (def->release) def->release(states[i]);
+        else free(states[i]);
         states[i] = NULL;
     }
     return rc;

@@ -86,6 +86,8 @@ typedef struct method_def {
     /* Optional: measures every size of the operation at once, sizes
      * interleaved (mpptest); writes one block per size with method_record. */
     int (*run_sizes)(mctx *m, const long *sizes, int nsizes);
+    /* Optional: releases the method's state (free() when absent). */
+    void (*release)(void *state);
 } method_def;
 
 const method_def *method_find(const char *name);
