@@ -33,10 +33,10 @@ static double tsc_calibrate(void)
 {
     unsigned aux;
     double m0 = monotonic_raw();
-    uint64_t c0 = __rdtscp(&aux);
+    uint64_t c0 = __builtin_ia32_rdtscp(&aux);
     double m1;
     do m1 = monotonic_raw(); while (m1 - m0 < 0.05);
-    uint64_t c1 = __rdtscp(&aux);
+    uint64_t c1 = __builtin_ia32_rdtscp(&aux);
     return (m1 - m0) / (double)(c1 - c0);
 }
 

@@ -6,8 +6,8 @@
 #define PMPI_PROF_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <x86intrin.h>
 
 #include "calls.h"
 
@@ -48,7 +48,7 @@ typedef struct prof_state {
 extern prof_state prof;
 extern cell prof_cells[NCALLS][NSIZES][NCHANNELS][NBINS];
 
-static inline uint64_t prof_ticks(void) { return __rdtsc(); }
+static inline uint64_t prof_ticks(void) { return __builtin_ia32_rdtsc(); }
 
 static inline void prof_add(uint64_t *x, uint64_t v)
 {

@@ -6,7 +6,6 @@
  * header); the consumer returns space with a release store of the bytes it
  * finished, which the producer reads only when the queue looks full. */
 #define _GNU_SOURCE
-#include <immintrin.h>
 #include <sched.h>
 
 #include "tp_impl.h"
@@ -22,7 +21,7 @@ void tp_relax(const tp_pair *p, unsigned *spins)
 {
     ++*spins;
     if (p->yield && *spins > 100) sched_yield();
-    else if (*spins > 2000) _mm_pause();
+    else if (*spins > 2000) __builtin_ia32_pause();
 }
 
 tp_record *tp_reserve(tp_pair *p, size_t payload)

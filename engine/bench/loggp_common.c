@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <x86intrin.h>
 
 #include "../options.h"
 
@@ -62,7 +61,7 @@ void loggp_relax(const series *s, unsigned *spins)
 {
     ++*spins;
     if (s->oversubscribed && *spins > 100) sched_yield();
-    else if (*spins > 2000) _mm_pause();
+    else if (*spins > 2000) __builtin_ia32_pause();
 }
 
 int loggp_max_queue_depth(const options *o)

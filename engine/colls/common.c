@@ -27,7 +27,7 @@ static void fatal(const coll_ctx *c, const char *what)
 static inline double trace_now(const coll_trace *tr)
 {
     const timer *t = tr->t;
-    if (t->kind == TIMER_TSC && !t->injected) return (double)__rdtsc() * t->tsc_period_s;
+    if (t->kind == TIMER_TSC && !t->injected) return (double)__builtin_ia32_rdtsc() * t->tsc_period_s;
     return timer_now(t);
 }
 
