@@ -19,11 +19,18 @@ run: setup
 	$(BIN)/mpiscope run --suite quick
 	$(BIN)/mpiscope report latest -o mpiscope-runs/report.html
 
+# The tests that start no MPI run on every core (pytest-xdist); those that
+# launch ranks run one at a time after them, alone on the machine.
+PARALLEL := -n auto --dist worksteal
+
 test: setup mpi-envs
-	$(BIN)/pytest -q
+	@status=0; \
+	$(BIN)/pytest -q $(PARALLEL) tests/unit tests/cli || status=1; \
+	$(BIN)/pytest -q tests/mpi tests/cluster tests/apps || status=1; \
+	exit $$status
 
 test-fast: setup
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q $(PARALLEL) tests/unit
 
 # MkDocs 1.x with Material: the notice about their successors is not ours to print.
 DOCS_ENV := NO_MKDOCS_2_WARNING=1

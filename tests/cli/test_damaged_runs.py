@@ -210,40 +210,35 @@ def _call(argv):
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory):
-    """Every kind of run, built once; each case works on a copy."""
-    base = tmp_path_factory.mktemp("pristine")
-    built = {}
-    for kind, (build, _) in KINDS.items():
-        root = base / kind.replace(" ", "-") / "runs"
-        root.mkdir(parents=True)
-        run_dir = Path(build(root))
-        from mpiscope.store import catalog
+def _pristine(kind, base: Path):
+    """(output root, run directory) of a new run of `kind` under `base`;
+    each case works on a copy of it."""
+    from mpiscope.store import catalog
 
-        catalog.list_runs(root)  # the catalog exists, as after any command
-        built[kind] = (root, run_dir)
-    return built
+    root = base / kind.replace(" ", "-") / "runs"
+    root.mkdir(parents=True)
+    run_dir = Path(KINDS[kind][0](root))
+    catalog.list_runs(root)  # the catalog exists, as after any command
+    return root, run_dir
 
 
-def _matrix(pristine):
-    for kind, (_, commands) in KINDS.items():
-        root, run_dir = pristine[kind]
-        for f in _files(run_dir, root):
-            for how in DAMAGES:
-                for words in commands:
-                    yield kind, f, how, words
+def _matrix(kind, root, run_dir):
+    for f in _files(run_dir, root):
+        for how in DAMAGES:
+            for words in KINDS[kind][1]:
+                yield f, how, words
 
 
-def test_every_damaged_file_is_named_or_read_cleanly(pristine, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_damaged_file_is_named_or_read_cleanly(kind, tmp_path, monkeypatch, capsys):
     for key in ("MPISCOPE_OUT", "MPISCOPE_CONFIG", "MPISCOPE_PROGRESS"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(tmp_path)
     results = {"named": 0, "read": 0}
     bad = []
-    for n, (kind, f, how, words) in enumerate(_matrix(pristine)):
-        root, run_dir = pristine[kind]
+    root, run_dir = _pristine(kind, tmp_path / "pristine")
+    for n, (f, how, words) in enumerate(_matrix(kind, root, run_dir)):
         case = tmp_path / f"c{n}"
         shutil.copytree(root.parent, case)
         croot = case / root.name
@@ -265,6 +260,6 @@ def test_every_damaged_file_is_named_or_read_cleanly(pristine, tmp_path, monkeyp
         shutil.rmtree(case)
     total = results["named"] + results["read"] + len(bad)
     with capsys.disabled():
-        print(f"\ndamaged runs: {total} cases (kind x file x damage x command): {results['named']} refused "
+        print(f"\ndamaged {kind} runs: {total} cases (file x damage x command): {results['named']} refused "
               f"naming the file, {results['read']} read cleanly, {len(bad)} wrong")
     assert not bad, "\n\n".join(bad[:20]) + f"\n\n({len(bad)} wrong of {total})"

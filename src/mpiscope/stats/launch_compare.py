@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import chi2, t as student_t
@@ -55,11 +56,30 @@ class LaunchVerdict:
     every_launch: bool  # the verdict's direction holds for every pair of launches
 
 
+def _median(v) -> float:
+    """np.median of a launch's samples, to the bit, without its per-call
+    overhead (a tune takes thousands of them, each of a few dozen values)."""
+    s = np.sort(np.asarray(v, dtype=np.float64))
+    h = len(s) // 2
+    return float(s[h]) if len(s) % 2 else float((s[h - 1] + s[h]) / 2)
+
+
 def log_medians(launches) -> np.ndarray:
     """One number per launch: the log of its median (launches with no
     positive median left out)."""
-    meds = [float(np.median(v)) for v in launches if len(v)]
+    meds = [_median(v) for v in launches if len(v)]
     return np.log([m for m in meds if m > 0])
+
+
+# Quantiles depend on the degrees of freedom only: a tune asks for the same few thousands of times.
+@lru_cache(maxsize=None)
+def _chi2_median_per_df(k: int) -> float:
+    return float(chi2.median(k)) / k
+
+
+@lru_cache(maxsize=None)
+def _t_quantile(p: float, df: int) -> float:
+    return float(student_t.ppf(p, df))
 
 
 def pooled_variance(groups) -> tuple[float, int]:
@@ -83,7 +103,7 @@ def typical_variance(groups) -> tuple[float, int]:
         g = np.asarray(g, dtype=np.float64)
         if len(g) >= 2:
             k = len(g) - 1
-            scaled.append(float(np.var(g, ddof=1)) / (float(chi2.median(k)) / k))
+            scaled.append(float(np.var(g, ddof=1)) / _chi2_median_per_df(k))
             df += k
     return (float(np.median(scaled)) if scaled else math.nan), df
 
@@ -107,7 +127,7 @@ def compare_launches(a, b, pool=None, noise: float = 0.02, alpha: float = 0.05,
         ratio = Estimate(math.exp(d), nan, level, nan, nan, CI_METHOD)
         return LaunchVerdict(ratio, nan, INSUFFICIENT, len(la), len(lb), df, False)
     se = math.sqrt(var * (1.0 / len(la) + 1.0 / len(lb)))
-    q = float(student_t.ppf(0.5 + level / 2, df))
+    q = _t_quantile(0.5 + level / 2, df)
     if se > 0:
         p = float(2 * student_t.sf(abs(d) / se, df))
     else:
