@@ -47,10 +47,12 @@ setup: system $(VENV)/.installed engines
 system:
 	@bash scripts/setup-system.sh
 
+# uv (from the package index) installs the dependencies: several times
+# faster than pip, with the same packages.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,docs]'
+	$(BIN)/pip install -q uv
+	$(BIN)/uv pip install -q --python $(BIN)/python -e '.[test,docs]'
 	touch $@
 
 engines: $(VENV)/.installed
@@ -59,13 +61,17 @@ engines: $(VENV)/.installed
 	@$(MAKE) -s -C cluster BUILD=$(CURDIR)/build/cluster
 	@$(MAKE) -s -C sim BUILD=$(CURDIR)/build/sim
 
-mpi-envs: $(MPI_ENVS)/openmpi5/.installed $(MPI_ENVS)/mpich5/.installed $(MPI_ENVS)/intelmpi/.installed
+MPI_ENV_STAMPS := $(MPI_ENVS)/openmpi5/.installed $(MPI_ENVS)/mpich5/.installed $(MPI_ENVS)/intelmpi/.installed
+
+# The three installs download and unpack: side by side, whatever -j make has.
+mpi-envs: | $(VENV)/.installed
+	@$(MAKE) -s -j3 $(MPI_ENV_STAMPS)
 
 $(MPI_ENVS)/%/.installed:
 	@echo "setup: installing $(MPI_PACKAGES_$*) into $(MPI_ENVS)/$*"
 	@rm -rf $(MPI_ENVS)/$*
 	@$(PYTHON) -m venv $(MPI_ENVS)/$*
-	@$(MPI_ENVS)/$*/bin/pip install -q $(MPI_PACKAGES_$*)
+	@$(BIN)/uv pip install -q --python $(MPI_ENVS)/$*/bin/python $(MPI_PACKAGES_$*)
 	@touch $@
 
 clean:
