@@ -20,6 +20,17 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+# After the last cell: no breakpoint left, the probe runs on through
+# MPI_Finalize, and the launch ends sooner than with a killed rank 0.
+FINISH = r'''
+gdb.execute("delete")
+try:
+    gdb.execute("continue", to_string=True)
+except gdb.error:
+    pass
+'''
+
+
 def call_script(breakpoints: str) -> str:
     """A gdb Python script that runs the probe to main, sets its breakpoints
     (`breakpoints`, Python lines using gdb), then prints "@call CELL
@@ -52,8 +63,7 @@ while True:
             break
     elif cell:
         print("@call %d %s" % (cell, name.split("@")[0]))
-gdb.execute("kill")
-'''
+''' + FINISH
 
 
 GDB_SCRIPT = call_script(r'''

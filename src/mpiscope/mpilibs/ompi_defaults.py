@@ -36,7 +36,7 @@ from pathlib import Path
 
 from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.mpilibs.library import Reading
-from mpiscope.mpilibs.ompi_calls import under_gdb
+from mpiscope.mpilibs.ompi_calls import FINISH, under_gdb
 
 # do_this's leading arguments: the MPI call's, and the module
 LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8, "alltoall": 8,
@@ -99,8 +99,7 @@ while True:
         gdb.execute("continue", to_string=True)
     except gdb.error:
         break
-gdb.execute("kill")
-'''
+''' + FINISH
 
 
 def parse(text: str, cells: list) -> dict:
