@@ -62,7 +62,7 @@ static char *grown(char *buf, size_t *alloc, size_t len, int fill)
 static void imb_buffers(mctx *m, imb_state *s)
 {
     size_t b = m->bytes, p = (size_t)m->csize;
-    size_t send = m->op == MOP_ALLTOALL ? b * p : b;
+    size_t send = m->op == MOP_ALLTOALL || m->op == MOP_SCATTER ? b * p : b;
     size_t recv = m->op == MOP_ALLGATHER || m->op == MOP_ALLTOALL || m->op == MOP_GATHER ? b * p : b;
     s->send = grown(s->send, &s->send_alloc, send, 1);
     s->recv = grown(s->recv, &s->recv_alloc, recv, 0);
