@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from rawgen import build_demo_run
+
 # The audit events of every way Python starts a process.
 PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                             "os.fork", "os.forkpty"})
@@ -56,3 +58,12 @@ def _watched(item):
     if started:  # the test caught the refusal
         pytest.fail(f"{item.nodeid} started a process ({'; '.join(started)}); {MOVE_IT}", pytrace=False)
     return result
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo run of rawgen, built once per test module: (output root, run
+    directory, its RunBuilder)."""
+    out = tmp_path_factory.mktemp("out")
+    run_dir, rb = build_demo_run(out)
+    return out, run_dir, rb

@@ -12,14 +12,7 @@ import mpiscope
 from mpiscope.common.errors import UsageError
 from mpiscope.store.run import Run as StoredRun
 from mpiscope.views.show import show_rows
-from rawgen import DEMO_RUN_ID, build_demo_run
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("out")
-    run_dir, rb = build_demo_run(out)
-    return out, run_dir, rb
+from rawgen import DEMO_RUN_ID
 
 
 def test_load_run_by_path_id_prefix_and_latest(demo):

@@ -10,18 +10,11 @@ import pytest
 from mpiscope.common.errors import UsageError
 from mpiscope.views.export import export
 from mpiscope.store.ingest import ingest
-from rawgen import RunBuilder, SeriesSpec, build_demo_run, context_for
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("out")
-    run_dir, rb = build_demo_run(out)
-    return run_dir, rb
+from rawgen import RunBuilder, SeriesSpec, context_for
 
 
 def test_csv(demo):
-    run_dir, rb = demo
+    _, run_dir, rb = demo
     rows = list(csv.DictReader(io.StringIO(export(run_dir, "csv").text)))
     n_valid = sum(1 for e in rb.expected.values() for _, ok in e.samples.values() if ok)
     assert len(rows) == n_valid
@@ -37,7 +30,7 @@ def test_csv(demo):
 
 
 def test_json(demo):
-    run_dir, _ = demo
+    _, run_dir, _ = demo
     doc = json.loads(export(run_dir, "json").text)
     assert doc["schema_version"] == 1
     assert doc["context"]["run_id"] == run_dir.name
@@ -66,4 +59,4 @@ def test_zero_row_run(tmp_path):
 
 def test_unknown_format(demo):
     with pytest.raises(UsageError, match="csv, json, osu"):
-        export(demo[0], "xml")
+        export(demo[1], "xml")

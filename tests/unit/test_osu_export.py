@@ -11,16 +11,10 @@ from mpiscope.views.export import export
 from mpiscope.views.osu import osu_value
 from mpiscope.views.show import show_rows
 from osu_text import reframe_value
-from rawgen import RunBuilder, SeriesSpec, build_demo_run, context_for
+from rawgen import RunBuilder, SeriesSpec, context_for
 from snapshot import assert_snapshot
 
 US = 1e-6
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    run_dir, _ = build_demo_run(tmp_path_factory.mktemp("out"))
-    return run_dir
 
 
 def _run(path, specs, nranks=4):
@@ -37,7 +31,7 @@ def _run(path, specs, nranks=4):
 def test_snapshot_of_every_osu_benchmark_of_the_demo_run(demo):
     parts = []
     for bench in ("pingpong", "bw", "bibw", "allreduce", "barrier", "bcast"):
-        text, notes = export(demo, "osu", bench)
+        text, notes = export(demo[1], "osu", bench)
         assert notes == []
         parts.append(f"=== --bench {bench}\n{text}")
     assert_snapshot("osu.txt", "".join(parts))
@@ -46,16 +40,16 @@ def test_snapshot_of_every_osu_benchmark_of_the_demo_run(demo):
 def test_the_strings_omb_7_4_prints(demo):
     """print_preamble, the datatype line, print_only_header and "%-10d%18.2f"
     (FIELD_WIDTH 18, FLOAT_PRECISION 2 from OMB's configure.ac)."""
-    text, _ = export(demo, "osu", "pingpong")
+    text, _ = export(demo[1], "osu", "pingpong")
     assert text.split("\n") == ["", "# OSU MPI Latency Test v7.4", "# Datatype: MPI_CHAR.",
                                 "# Size       Avg Latency(us)",
                                 "0                       0.20",
                                 "8                       0.22",
                                 "4194304               414.40", ""]
-    text, _ = export(demo, "osu", "bw")
+    text, _ = export(demo[1], "osu", "bw")
     assert "# Size      Bandwidth (MB/s)\n8                      30.32\n" in text
     # osu_barrier: no datatype, no size column, "%17.2f".
-    assert export(demo, "osu", "barrier").text == \
+    assert export(demo[1], "osu", "barrier").text == \
         "\n# OSU MPI Barrier Latency Test v7.4\n# Avg Latency(us)\n             0.92\n"
 
 
@@ -120,13 +114,13 @@ def test_series_without_valid_samples_are_left_out_with_a_note(tmp_path):
 def test_refusals_say_what_to_do(demo, tmp_path):
     with pytest.raises(UsageError, match=r"add --bench with one of pingpong \(osu_latency\), "
                                          r"bw \(osu_bw\)"):
-        export(demo, "osu")
+        export(demo[1], "osu")
     with pytest.raises(UsageError, match="oneway: OSU has no counterpart"):
-        export(demo, "osu", "oneway")
+        export(demo[1], "osu", "oneway")
     with pytest.raises(UsageError, match="gather: the run did not measure it"):
-        export(demo, "osu", "gather")
+        export(demo[1], "osu", "gather")
     with pytest.raises(UsageError, match="--format csv exports every benchmark"):
-        export(demo, "csv", "pingpong")
+        export(demo[1], "csv", "pingpong")
     own = _run(tmp_path / "own", [SeriesSpec("allreduce", 8, [1 * US], algo="ring")])
     with pytest.raises(UsageError, match=r"only mpiscope's own algorithms were measured \(ring\)"):
         export(own, "osu", "allreduce")

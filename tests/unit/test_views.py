@@ -13,15 +13,8 @@ from mpiscope.store.series import open_run
 from mpiscope.views import show as views
 from mpiscope.views.runs import format_runs
 from mpiscope.store.ingest import ingest
-from rawgen import build_demo_run, context_for
+from rawgen import context_for
 from snapshot import assert_snapshot
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("out")
-    run_dir, rb = build_demo_run(out)
-    return out, run_dir, rb
 
 
 def test_show_rows(demo):
