@@ -45,6 +45,10 @@ for name in FUNCTIONS:
 ''')
 
 
+# every watched function is Intel MPI's libmpi's
+LIBRARIES = [r"/libmpi\.so"]
+
+
 def _watched_re() -> re.Pattern:
     colls = "|".join(c[0].upper() + c[1:] for c in COLLECTIVES)
     return re.compile(rf"^(MPIR_({colls})_(intra|allcomm)_\w+|MPIDI_({colls})_intra_composition_\w+"
@@ -108,7 +112,8 @@ def run_traced(mpi, probe: Path, np: int, cells: list, settings: dict, oversubsc
     args = [f"{c}:{s}" for c, s in cells for _ in range(2)]
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "trace.py"
-        script.write_text(f"FUNCTIONS = {functions(library_file(probe))!r}\n" + GDB_SCRIPT)
+        script.write_text(f"LIBRARIES = {LIBRARIES!r}\n"
+                          f"FUNCTIONS = {functions(library_file(probe))!r}\n" + GDB_SCRIPT)
         cmd = [mpi.launcher, *env_words, "-n", "1", "gdb", "-q", "-batch", "-x", str(script),
                "--args", str(probe), *args]
         if np > 1:

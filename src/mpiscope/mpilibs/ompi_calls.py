@@ -20,6 +20,25 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+# Every script's start. gdb reads the symbols of no library by itself (nor
+# libthread_db, nor auto-load scripts): reading those of every library
+# MPI_Init opens costs more than the rest of the launch. load_symbols()
+# reads the MPI's own (LIBRARIES, regular expressions on their paths) once
+# they are loaded.
+PRELUDE = r'''
+import gdb
+gdb.execute("set pagination off")
+gdb.execute("set print thread-events off")
+gdb.execute("set confirm off")
+gdb.execute("set auto-load off")
+gdb.execute("set auto-solib-add off")
+
+
+def load_symbols():
+    for pattern in LIBRARIES:
+        gdb.execute("sharedlibrary " + pattern, to_string=True)
+'''
+
 # After the last cell: no breakpoint left, the probe runs on through
 # MPI_Finalize, and the launch ends sooner than with a killed rank 0.
 FINISH = r'''
@@ -35,14 +54,11 @@ def call_script(breakpoints: str) -> str:
     """A gdb Python script that runs the probe to main, sets its breakpoints
     (`breakpoints`, Python lines using gdb), then prints "@call CELL
     FUNCTION" for each breakpoint hit after the marker mpiscope_cell(CELL),
-    until cell 0."""
-    return r'''
-import gdb
-gdb.execute("set pagination off")
-gdb.execute("set print thread-events off")
-gdb.execute("set confirm off")
+    until cell 0. The script's first line must set LIBRARIES (PRELUDE)."""
+    return PRELUDE + r'''
 gdb.execute("break main")
 gdb.execute("run")
+load_symbols()
 ''' + breakpoints + r'''
 gdb.execute("break mpiscope_cell")
 cell = None
@@ -75,6 +91,11 @@ for coll in COLLS:
 ''')
 
 
+# where Open MPI's collective and point-to-point functions are: libmpi, and
+# the components' own objects where they are built as such (Debian's 4.1)
+LIBRARIES = [r"/libmpi\.so", r"/mca_coll_", r"/mca_pml_"]
+
+
 def available(mpi) -> bool:
     """Whether gdb can be run here under the launcher beside the wrapper."""
     return mpi.launcher is not None and shutil.which("gdb") is not None
@@ -85,7 +106,7 @@ def entered(mpi, probe: Path, np: int, cells: list, mca: dict, colls: list,
     """{(coll, size): the first ompi_coll_base_<coll>_intra_* function entered}
     for `cells` [(coll, size)] on `np` local ranks with MCA parameters `mca`;
     `probe`: engine/probe/coll_call.c built with the MPI's wrapper."""
-    script = f"COLLS = {list(colls)!r}\n" + GDB_SCRIPT
+    script = f"LIBRARIES = {LIBRARIES!r}\nCOLLS = {list(colls)!r}\n" + GDB_SCRIPT
     return parse(under_gdb(mpi, probe, np, cells, mca, script, oversubscribe, timeout), cells)
 
 

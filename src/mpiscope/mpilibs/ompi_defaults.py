@@ -36,7 +36,7 @@ from pathlib import Path
 
 from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.mpilibs.library import Reading
-from mpiscope.mpilibs.ompi_calls import FINISH, under_gdb
+from mpiscope.mpilibs.ompi_calls import FINISH, LIBRARIES, PRELUDE, under_gdb
 
 # do_this's leading arguments: the MPI call's, and the module
 LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8, "alltoall": 8,
@@ -44,11 +44,8 @@ LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8
 # collectives whose do_this takes max_requests after the segment size
 MAX_REQUESTS = ("reduce", "alltoall")
 
-GDB_SCRIPT = r'''
+GDB_SCRIPT = PRELUDE + r'''
 import re
-import gdb
-gdb.execute("set pagination off")
-gdb.execute("set confirm off")
 gdb.execute("break mpiscope_cell")
 gdb.execute("run")
 REGS = ["rdi", "rsi", "rdx", "rcx", "r8", "r9"]
@@ -73,6 +70,7 @@ def at_entry(patterns):
 
 
 # the components are loaded by now (MPI_Init ran)
+load_symbols()
 at_entry([p % coll for coll in LEADING for p in ("^ompi_coll_tuned_%s_intra_do_this$", "^ompi_coll_base_%s_")]
          + ["^mca_pml_[a-z0-9]*_%s$" % op for op in ("isend", "send", "irecv", "recv")]
          + ["^ompi_request_default_wait"])
@@ -129,7 +127,7 @@ def traces(text: str, cells: list) -> dict:
 def read(mpi, probe: Path, np: int, cells: list, mca: dict):
     """(parse's answer, traces') for `cells` on np local ranks with MCA
     parameters `mca`."""
-    script = f"LEADING = {LEADING!r}\n" + GDB_SCRIPT
+    script = f"LIBRARIES = {LIBRARIES!r}\nLEADING = {LEADING!r}\n" + GDB_SCRIPT
     text = under_gdb(mpi, probe, np, cells, mca, script)
     return parse(text, cells), traces(text, cells)
 
