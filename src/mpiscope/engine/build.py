@@ -55,7 +55,7 @@ def ensure_engine(mpi) -> Path:
     first = not binary.exists()
     if first:
         sys.stderr.write(f"mpiscope: building the engine for {mpi.name} ({mpi.wrapper}) into "
-                         f"{binary.parent}; once per MPI, this takes a minute\n")
+                         f"{binary.parent}; once per MPI, this takes some seconds\n")
         sys.stderr.flush()
     started = time.monotonic()
     make(mpi)
