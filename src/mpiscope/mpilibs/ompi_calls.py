@@ -22,9 +22,8 @@ from pathlib import Path
 
 # Every script's start. gdb reads the symbols of no library by itself (nor
 # libthread_db, nor auto-load scripts): reading those of every library
-# MPI_Init opens costs more than the rest of the launch. load_symbols()
-# reads the MPI's own (LIBRARIES, regular expressions on their paths) once
-# they are loaded.
+# MPI_Init opens would slow every launch. load_symbols() reads the MPI's own
+# (LIBRARIES, regular expressions on their paths) once they are loaded.
 PRELUDE = r'''
 import gdb
 gdb.execute("set pagination off")
