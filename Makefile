@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    set up, then measure the default suite on local ranks and summarize
 #   make test   set up, then run every test (the documentation site's build among them)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Everything about the package is in pyproject.toml; this only ships the C
 sources (engine/, clock/, cluster/, sim/, transport/, pmpi/) inside it as mpiscope/_csrc/, so an installed
 mpiscope can build its engine for whatever MPI it is given

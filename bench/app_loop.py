@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The whole loop on real applications from Debian's packages, on an
 emulated Fast Ethernet cluster (4 hosts, one rank each, 100 Mbit/s to one
 switch): for each application and its MPI library, in one run,

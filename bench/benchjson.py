@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The JSON document every bench script writes with `--json FILE`: what was
 measured, on which machine and MPI, at which commit, with which options, and
 the tables the script printed. The documentation's validation pages render

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How long the command line takes to start, side by side in one run:
 `mpiscope --help`, `mpiscope runs` on an empty output root, `import
 mpiscope` (the Python API, whose modules are imported lazily) and the bare

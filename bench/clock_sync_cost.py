@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the global clock costs and how well it recovers, tree against star.
 
 For each rank count and trial, runs one short `mpiscope run` job (a barrier,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where the CPU goes when an emulated cluster runs on one machine.
 
 The same point-to-point run (pingpong and ring at 1 KiB and 64 KiB, 5 to 30

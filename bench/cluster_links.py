@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How faithfully emulated links give what they were configured for.
 
 Builds small emulated clusters of 2 hosts, measures them with the engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How fast process_vm_readv can be on this machine, against memcpy, and
  * what limits it (the transport lab's cma target: >= 0.9 x memcpy at >= 1 MiB;
  * bench/transport_lab.py).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Where process_vm_readv's time goes (the transport lab's cma target), by perf's
 # cpu-clock sampling (no hardware counters needed; root or
 # perf_event_paranoid <= 1 for kernel symbols): each variant of

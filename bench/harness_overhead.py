@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Does the engine's harness add anything to what it measures?
 
 Each trial is one engine job per start synchronization (window, barrier) that

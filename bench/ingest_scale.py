@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Does the analysis keep up with 100 million samples?
 
 A sample is one stored record (a samples.parquet row): one rank's timing of

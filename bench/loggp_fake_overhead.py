@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How closely does `mpiscope loggp` recover an injected overhead?
 
 The engine's test hook MPISCOPE_TEST_FAKE_OVERHEAD_US=x replaces the operation

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Do the differences Hamid (2008, chapter 3) found between MPI benchmarks
 show on this machine?
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Does `mpiscope run --methods osu,imb` reproduce what OSU and IMB print?
 
 Each trial runs, one after the other, on the same ranks with the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The reference the engine's harness is compared with: the plainest possible
  * 8-byte ping-pong loop, timed as a whole (as osu_latency does). Prints the
  * mean half round trip in microseconds. */

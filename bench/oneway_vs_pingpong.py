@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Does the one-way time on the global clock agree with half a round trip?
 
 tests/test_engine_p2p.py asserts only what load cannot change (the fastest

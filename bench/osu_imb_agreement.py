@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Do mpiscope's numbers agree with OSU's and IMB's?
 
 Each trial runs, one after the other on 2 Open MPI ranks bound to cores:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Running the peer tools a user built (the OSU Micro-Benchmarks 7.x and
 IMB-MPI1, with Open MPI's mpicc.openmpi) and reading what they print, for
 the bench scripts that set mpiscope beside them (osu_imb_agreement.py,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What does the profiler cost? Side by side in one run, in turns, per trial:
 
 1. one wrapped call on a null operation (MPI_Send to MPI_PROC_NULL), with

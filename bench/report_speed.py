@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How long does `mpiscope report` take on a big run?
 
 Writes a synthetic run shaped like `mpiscope run --suite full` (every

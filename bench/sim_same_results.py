@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Does the simulator of this tree give the same results as the one of
 --baseline REF? For checking that a change meant to make the simulator
 faster (or its code clearer) changes none of its answers.

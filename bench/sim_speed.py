@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The simulator's speed and scale, one run each (rates, sizes and
 counts, not a timed test). Costs: LogGP, L 1.5 us, o 0.3 us, g 0.2 us,
 G 0.1 ns/B. No MPI is started.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Simulated against measured on an emulated cluster, at Fast Ethernet and
 at GigE (--presets).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope's simulator beside LogGOPSim on the same GOAL files (one run
 each, numbers side by side, not a timed test). No MPI is started.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Do window starts survive a busy node?
 
 Each trial measures pingpong at 1 B - 64 KiB on 2 ranks of the default MPI

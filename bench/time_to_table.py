@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How long does a trustworthy table take, against IMB?
 
 Each trial runs, one after the other on 2 Open MPI ranks bound to cores,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How much does `--trace` add to what our collective algorithms measure?
 
 Runs, alternately (who goes first alternates between trials) and --trials

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The intra-node transport lab against its targets, all from one run of this script.
 
 Measures, with --time-budget per series: the designs (tp_* benchmarks, one

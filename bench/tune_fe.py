@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope tune` on an emulated Fast Ethernet cluster, against its targets.
 Three measurements, one per run of this script (WHAT):
 

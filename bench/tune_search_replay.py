@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The adaptive tune search replayed on an exhaustive tune's own measurements.
 
 `bench/tune_fe.py adaptive` compares an adaptive tune with an exhaustive one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Timers behind one interface; optional injected offset and drift for tests. */
 #ifndef MPISCOPE_CLOCK_H
 #define MPISCOPE_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Why: MPICH 4.0.x (ch4:ucx) finalizes by closing its UCX endpoints with a
  * flush (ucp_disconnect_nb), progressing only until its own closes complete,

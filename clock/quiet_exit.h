@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPISCOPE_QUIET_EXIT_H
 #define MPISCOPE_QUIET_EXIT_H
 #include <mpi.h>

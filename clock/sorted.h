@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sorting doubles ascending, for medians and order statistics (clock
  * calibration, start windows, the stopping rule). */
 #ifndef MPISCOPE_SORTED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Global clock: every rank's offset and linear drift against rank 0, measured
  * along a binomial tree (O(log p) rounds of concurrent pairs) and composed, or
  * (star) by every rank with rank 0, one pair at a time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpiscope-delayd: holds queued packets for a fixed one-way delay.
  *

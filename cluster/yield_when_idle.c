@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Preloaded into MPICH ranks when an emulated cluster runs more ranks than
  * there are cores: Open MPI's mpi_yield_when_idle for MPICH's ch4:ucx, which
  * has no such setting. Every rank busy-polls UCX; when a rank and the peer it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every benchmark implements, and the state of one benchmark x size. */
 #ifndef MPISCOPE_BENCH_H
 #define MPISCOPE_BENCH_H

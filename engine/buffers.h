@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message buffers: warm (the same memory every repetition) or cold (rotating
  * through a region several times the last-level cache). Send and receive
  * memory never overlap. With `huge`, each region is 2 MiB-aligned and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --check: fill send buffers with a known pattern and verify what arrived. */
 #include <stdio.h>
 #include "bench.h"

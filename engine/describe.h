@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `mpiscope-engine --describe`: what the engine measures and how Python
  * must turn its rows into samples, as one JSON object on stdout
  * (docs/reference/formats/raw-files.md, "--describe"). Needs no MPI. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* State of one engine process, passed to every phase (no file-level state). */
 #ifndef MPISCOPE_ENGINE_H
 #define MPISCOPE_ENGINE_H

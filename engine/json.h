@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A growing string for the JSON headers of raw files. */
 #ifndef MPISCOPE_JSON_H
 #define MPISCOPE_JSON_H

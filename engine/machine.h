@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPISCOPE_MACHINE_H
 #define MPISCOPE_MACHINE_H
 #include <mpi.h>

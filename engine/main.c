@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiscope-engine: measures and records; never summarizes (that is Python's job).
  * Usage errors exit with 2, failed --check with 3, I/O errors with 4. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's command line (built by the Python CLI; see `--help`). */
 #ifndef MPISCOPE_OPTIONS_H
 #define MPISCOPE_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPISCOPE_ORPHAN_H
 #define MPISCOPE_ORPHAN_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where an engine job's wall time goes, for `mpiscope run`'s timing report
  * (bench/time_to_table.py): seconds per phase on each rank, printed by rank 0. */
 #ifndef MPISCOPE_PHASES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The start of each repetition: a barrier, or a window on the global clock
  * (every participant starts at an agreed time, one window after another). */
 #ifndef MPISCOPE_PROCSYNC_H

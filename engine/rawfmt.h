@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every JSON the engine writes into raw files and onto stdout: the file
  * header, sync, series and trace blocks, the progress line. The only code
  * that writes what docs/reference/formats/raw-files.md documents; record.c stores the bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The method blocks (docs/reference/formats/raw-files.md, method blocks),
  * their progress line, and the methods --describe lists: part of rawfmt. */
 #include <stdio.h>

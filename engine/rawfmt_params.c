@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The "params" objects of the series blocks whose benchmarks record any
  * (docs/reference/formats/raw-files.md, series blocks): part of rawfmt, one function each. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-rank raw files (docs/reference/formats/raw-files.md): written after each timing loop,
  * never inside it; renamed from .part to the final name on a clean finish. */
 #ifndef MPISCOPE_RECORD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every benchmark the engine knows, by name. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One benchmark x size: describe, warm-up, then batches of synchronized
  * repetitions until the stopping rule holds (decided on rank 0), then the
  * records are written. */

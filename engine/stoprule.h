@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The stopping rule, evaluated on rank 0 between batches of repetitions:
  * samples from every rank's timestamps (on the current global clock), then
  * the 95% confidence interval of their median. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "testhooks.h"
 
 #include <stdio.h>

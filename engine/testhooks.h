@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Test hooks (docs/reference/test-hooks.md): environment variables read once, before
  * anything is measured, into a struct the engine carries. A hook that is off
  * costs one predictable branch on a field, never inside a timed region. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every wrapped MPI call, once: X(name, family). The family tells the
  * profile's reader what a row means (docs/reference/formats/run-directory.md):
  * send/recv — point-to-point, bytes of the message, channel of the peer;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Call sites: the return address of every wrapped call, kept in a fixed
  * open-addressing table (a slot is claimed with one compare-and-swap; no
  * lock). Addresses are symbolized after the run (mpiscope reads the

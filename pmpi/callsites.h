@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Call sites: per (call, return address), the calls, bytes and ticks. */
 #ifndef PMPI_CALLSITES_H
 #define PMPI_CALLSITES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Channels: which ranks share a node, from MPI_Comm_split_type
  * (MPI_COMM_TYPE_SHARED) at MPI_Init, and for every communicator at its first
  * use the world rank and the channel of each of its ranks. Lookups read a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The counters: per call × communicator size × channel × log2 size bin, the
  * messages, bytes and ticks inside the call. Static: no allocation at all. */
 #include "prof.h"

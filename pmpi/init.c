@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Start and end of the profile: MPI_Init(_thread) sets the tables up (the
  * node map, the peer matrix, the trace buffer) and turns the wrappers on;
  * MPI_Finalize measures the wrappers' own cost, writes the rank's file and

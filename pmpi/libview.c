@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The library's view per collective call (--library-view, Open MPI).
  *
  * Open MPI's pml monitoring component calls mca_common_monitoring_record_pml

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --library-view, per collective call: the messages Open MPI's algorithm
  * sent for each blocking collective, seen where its pml monitoring component
  * records them (libview.c), kept per call × communicator size × channel. */

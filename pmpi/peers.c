@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The peer matrix: this rank's row (sent) and column (received) of user
  * point-to-point traffic, bytes and messages by world rank. Sized once at
  * MPI_Init; collectives and one-sided operations are not in it (Open MPI's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The profiler's state and its fast path: every table has a fixed size set
  * at MPI_Init, and a wrapped call only adds to counters (plain adds, or
  * relaxed atomic adds when the application asked for MPI_THREAD_MULTIPLE):

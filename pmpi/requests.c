@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of tracked requests: fixed size, open addressing, a slot claimed
  * by compare-and-swap. A full table drops the receive's accounting and counts
  * the loss (written in the profile), it never blocks. */

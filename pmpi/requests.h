@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Requests whose completion the profiler must see: receives (the source and
  * the size are known only then) and persistent requests (started again and
  * again). Sends and non-blocking collectives are counted when posted and

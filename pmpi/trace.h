@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --trace: every call as an event in a buffer sized at MPI_Init, with its
  * ticks, and the engine's clock synchronization (../clock/sync.c) at
  * MPI_Init and MPI_Finalize so the events can be put on rank 0's clock. */

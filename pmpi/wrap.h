@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every wrapper does: pass straight through while the profiler is off
  * (before MPI_Init, inside our own MPI calls), else time the PMPI call. */
 #ifndef PMPI_WRAP_H

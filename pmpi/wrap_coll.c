@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective wrappers, blocking and non-blocking (counted when posted). The
  * size of a collective is what a tuner keys on
  * (docs/reference/formats/weights.md):

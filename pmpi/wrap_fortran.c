@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fortran bindings (mpif.h and `use mpi`) of Open MPI, whose Fortran layer
  * calls the PMPI_ functions directly, past the C wrappers. Each wrapper here
  * counts the call from its C handles and forwards to Open MPI's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point wrappers: blocking, non-blocking and persistent sends and
  * receives, sendrecv, probes. Sends are counted when posted; receives when
  * complete (then the source and size are known). */

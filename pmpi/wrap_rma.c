@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided wrappers: put, get, accumulate (bytes of the origin buffer,
  * channel of the target) and the synchronization calls (time only). A
  * window's ranks are described once, when it is created. */

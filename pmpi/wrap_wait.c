@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The wait and test families: timed, and the tracked requests among those
  * completed (receives, persistent requests) accounted. Handles are read
  * before the call (completion sets them to MPI_REQUEST_NULL); when the

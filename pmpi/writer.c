@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes this rank's profile as JSON (format:
  * docs/reference/formats/run-directory.md): under a temporary name, renamed
  * into place when complete, so a rank that dies never leaves half a file and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The per-rank profile file, written at MPI_Finalize. */
 #ifndef PMPI_WRITER_H
 #define PMPI_WRITER_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages mpiscope needs, only those that are missing,
 # so a second run takes a moment. Needs root (as on a fresh Debian 12 machine).
 set -euo pipefail

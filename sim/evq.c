@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Event queue (evq.h). */
 #include <stdlib.h>
 #include <string.h>

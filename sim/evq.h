@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The simulator's event queue: events leave in time order, events of equal
  * time in the order they came. Two forms behind one interface: a binary heap
  * (times all different, as when costs are drawn at random), and buckets of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The compact binary schedule: "MPSIMSC1", the rank count (u64), then per
  * rank its number (u32), operation count (u32) and dependency count (u32),
  * its operations (24 bytes each) and its dependencies (u32 local indices);

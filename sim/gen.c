@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The schedule generator: runs one of engine/colls' algorithms, unchanged,
  * once per rank against the recording backend (record.c), and hands each
  * rank's operations to a sink. Buffers are reserved, not backed: only the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GOAL text (the schedule format of LogGOPSim and ATLAHS):
  *   num_ranks 2
  *   rank 0 {

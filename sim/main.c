@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiscope-sim: schedules of our own collective algorithms, and their
  * simulation (the Python side, mpiscope sim, drives it).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The recording backend: the shim's MPI calls (shim/mpi.h) record, for the
  * rank being generated, each posted message and what it waits for. A rank
  * runs its algorithm as a sequential program, so an operation posted after

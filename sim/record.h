@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The recording backend of the schedule generator (record.c). */
 #ifndef MPISCOPE_SIM_RECORD_H
 #define MPISCOPE_SIM_RECORD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A schedule in flat arrays, filled rank by rank, then turned around: the
  * simulator needs, per operation, the operations that wait for it. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A schedule: per rank, operations (send, receive, computation) and the
  * operations each one requires to have completed before it starts (GOAL's
  * "requires"). Producers hand one rank at a time to a sink, so a schedule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The discrete-event simulation of a schedule (sim.h).
  *
  * A send of m bytes takes its rank's CPU for o_s + O·m, then its send

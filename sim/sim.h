@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The discrete-event simulator (sim.c): a schedule in flat arrays, LogGOPS
  * costs with the sender/receiver costs of Tan and Strazdins (2002), a CPU, a
  * send channel and a receive channel per rank, MPI matching (source, tag,

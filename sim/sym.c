@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rank symmetry: when every rank's operations are rank 0's shifted by the
  * rank (the same types, sizes, tags and requirements; each peer moved by
  * the same offset mod p), as in ring and pairwise patterns, every rank runs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: synthetic stored runs with known latency and bandwidth curves,
 for the model fits and run comparisons (no MPI)."""
 

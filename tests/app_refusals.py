@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: `mpiscope app compare` with bad input, through the CLI's
 entry point in the test's process, must be refused with one line naming it
 before anything is launched or written."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: a synthetic traced profile of 4 ranks for the what-if at
 scale, written in the profiler's raw format (profilegen.py): a ring of
 point-to-point messages, an allreduce on all ranks, a broadcast on pairs of

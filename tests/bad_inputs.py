@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: malformed input to every command, as a new user would type
 it, and how a refusal is checked: exit code 2 and one line naming the input
 and the fix, without a traceback and without creating anything under --out.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: a headless Chromium driven by Selenium, whose console log a
 test reads (chromium and chromium-driver are installed by `make setup`)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: stored runs for the run catalog's tests (their context.json
 alone, written as the runner writes it), and the run ids a catalog file holds."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared by every test: the helpers in this folder (rawgen, runcli, …)
 import from any subfolder (unit/, cli/, mpi/, cluster/, apps/), and the
 fixtures tests of more than one subfolder use."""

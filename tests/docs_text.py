@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: the text of the README and the documentation site, as the
 docs tests read it: Markdown files, their fenced code blocks, and the
 `mpiscope` command lines in them."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: synthetic LogGP series with known parameters (no MPI), for
 the LogGP and layer analysis and the JSON documents made from it."""
 

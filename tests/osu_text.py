@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: a number read from OSU-style text (`export --format osu`) as
 a ReFrame test reads it, with its sanity patterns."""
 

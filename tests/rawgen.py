@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: writes raw files in the engine's format (docs/reference/formats/raw-files.md)
 and synthesizes whole run directories with known clocks and known sample
 values, so tests can check every derived number.

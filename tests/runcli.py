@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs the real `mpiscope` CLI in a subprocess, as a user would."""
 
 import json

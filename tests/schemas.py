@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: the JSON Schemas under docs/schemas/ (draft 2020-12), by name."""
 
 import json

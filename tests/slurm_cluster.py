@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A real Slurm cluster on this machine for tests: Debian's munged, slurmctld
 and one slurmd per node name (Slurm's multiple-slurmd mode: `slurmd -N NAME`,
 each node on its own port of 127.0.0.1), all under one temporary directory

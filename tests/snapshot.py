@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Snapshot comparison for text outputs.
 
 A test fails on any difference from tests/snapshots/<name>. To accept a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: a one-second TCP stream between two emulated hosts, run with
 `python3 -c STREAM recv` on the receiver and `python3 -c STREAM send HOST` on
 the sender; each prints the bytes it moved (the receiver first prints

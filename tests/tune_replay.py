@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Stored launches of a tune, replayed through the tuner without MPI.
 
 A tune's launches (its runs/) are reduced to a small JSON file: per launch,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: a synthetic library for the tuner (no MPI): Hockney costs of
 two allreduce algorithms, and launches that draw every cell from them with
 noise."""

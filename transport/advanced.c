@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* advanced (Chai (2009), section 3.2): small messages inline in the
  * receiver's queue; larger ones in TP_CHUNK pieces through the sender's own
  * pool of buffers, each piece announced by a small record, so the receiver

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* basic: the message copied into the receiver's queue in records of at most
  * TP_RECORD_MAX bytes (the receiver copies one out while the next goes in). */
 #include <string.h>

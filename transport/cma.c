@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cma (LiMIC2's single copy without a kernel module): the sender announces
  * its buffer's address in the receiver's queue and waits; the receiver pulls
  * the bytes with process_vm_readv (Cross Memory Attach) straight into its

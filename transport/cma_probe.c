@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Why Cross Memory Attach may not work here, in the system's own terms:
  * Yama's ptrace scope, CAP_SYS_PTRACE, seccomp (container runtimes' default
  * profiles deny process_vm_readv without that capability), container hints. */

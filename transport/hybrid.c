@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hybrid: per message the design the thresholds of the pair's placement
  * class choose; cma only once the receiver is already waiting, unless the
  * message is too large for the copy buffers to let the sender leave early

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The placement classes this machine offers: CPU 0 against every other
  * online CPU (symmetric machines show every class that way), with one pair
  * of each, so a lab run can pin a pair to each class. */

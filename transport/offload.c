@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* offload (the I/OAT idea without the DMA engine): a helper thread, pinned
  * to another CPU, does the sender's copy into the receiver's queue while the
  * sender's own thread computes. Idle, the helper sleeps on a futex, so it

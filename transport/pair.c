@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening a pair (segments, process ids, placement), and the calls every
  * design shares: the receive, which handles every record kind, and the
  * dispatch of sends to the design's own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The placement class of two CPUs, read from sysfs: the same CPU, SMT
  * siblings of one core, a shared L2, a shared L3, one socket, two sockets. */
 #define _GNU_SOURCE

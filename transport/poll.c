@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Polling two channels (Chai (2009), chapter 7): the pair's shared-memory
  * queue and a loopback UDP socket standing in for a network channel, whose
  * poll is a system call as a network poll is costly. A receiver that does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The record queue of one direction: single producer (the peer), single
  * consumer (the owner of the segment). A record is a 16-byte header and its
  * payload, aligned to cache lines, so a small message crosses in one line.

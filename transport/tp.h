@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The intra-node transport lab (after Chai 2009): one interface, several
  * designs of a channel between two processes of one node. MPI only exchanges
  * process ids and segment names (tp_open); the data path is plain shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inside the transport designs: the shared segments, the record queue and
  * what each design adds. A process owns one segment per pair: its inbound
  * queue (written by the peer, first touched here: the receiver's memory),

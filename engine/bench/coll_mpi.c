@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI library's own collectives. Sizes follow the OSU convention: bytes
  * per rank (per block for gather, scatter, allgather, alltoall and
  * reduce_scatter_block); reductions sum MPI_INT, max(1, bytes/4) of them. */

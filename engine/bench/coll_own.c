@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Glue between the collective benchmarks (coll_mpi.c) and engine/colls. */
 #include "coll_own.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiscope's own collective algorithms (engine/colls) as variants of the
  * collective benchmarks: `--algo LIST|all` (mpi = the library's own). */
 #ifndef MPISCOPE_COLL_OWN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Flood (LogGP g and G): rank 0 sends messages to rank 1 as fast as it can
  * with q sends outstanding — q non-blocking sends started, then each time
  * the oldest half has completed, as many new ones — and ends with an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the harness itself costs (bench/harness_overhead.py):
  * - empty: nothing between the two timer reads of a repetition, so its
  *   sample is the engine's own per-sample overhead;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shared-memory channel of the layer benchmarks: two single-producer
  * single-consumer rings of records (one per direction, layers.h) in a POSIX
  * shared segment that rank 0 creates (shm_open + mmap) and unlinks as soon

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The TCP channel of the layer benchmarks: rank 1 listens on all its
  * interfaces (an ephemeral port) and sends its IPv4 addresses through MPI;
  * rank 0 connects to 127.0.0.1 when both share a host, otherwise to the

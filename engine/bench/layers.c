@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The same message at several layers of the stack, between ranks 0 and 1,
  * in the same harness (start synchronization, records): variant "mpi"
  * (MPI_Send / MPI_Recv), "tcp" (plain sockets opened by the engine) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Plain channels between the two ranks of a layer benchmark (layers.c),
  * set up by the engine itself: TCP sockets (addresses exchanged through MPI)
  * and a shared-memory ring pair. Each open is collective on s->pc and

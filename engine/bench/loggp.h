@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the LogGP benchmarks (flood.c, overhead.c, rma.c) and
  * the layer benchmarks (layers.c): message counts, pipelined completion,
  * a calibrated busy loop, polling, and the series' "params" object. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* True one-way time 0 -> 1: the sender's start and the receiver's end,
  * compared on the global clock. */
 #include "p2p.h"

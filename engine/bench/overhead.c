@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU overlap test (LogGP o_s and o_r). The flood at queue depth 1 — rank 0
  * sends messages one after the other to rank 1, then waits for an
  * acknowledgement — with computation (a busy loop of arithmetic that runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "p2p.h"
 
 size_t p2p_footprint(size_t bytes, int np) { (void)np; return bytes; }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the MPI benchmarks of one message of s->bytes bytes between the two
  * ranks of a pair share (pingpong.c, oneway.c, pairs.c). */
 #ifndef MPISCOPE_P2P_H

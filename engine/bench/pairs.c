@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Concurrent pairs (MPIBench): the initiator sends, the responder replies as
  * soon as it has received; both directions are one-way times on the global
  * clock. `multipair` pairs p with p + n/2; `pairs` takes the pairs given. */

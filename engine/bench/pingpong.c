@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ping-pong between ranks 0 and 1: half the round trip, as osu_latency reports. */
 #include "p2p.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every rank sends to its right neighbour and receives from its left one
  * with MPI_Sendrecv. */
 #include "../bench.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided communication beside two-sided: rank 0 puts into or gets from a
  * window on rank 1 (MPI_Win_allocate), completed either passively
  * (MPI_Win_lock_all once, MPI_Win_flush: rank 1 takes no part in the

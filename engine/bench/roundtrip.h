@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One ping-pong repetition over a benchmark's own channel (layers.c,
  * transport.c): the initiator sends then receives, the responder receives
  * then sends, n bytes each way by the channel's `put` and `get`. Inline, so

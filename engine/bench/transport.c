@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The intra-node transport lab (transport/, after Chai 2009): each design
  * of transport/tp.h, and MPI's own path beside it, in the engine's harness.
  * Variants: basic, advanced, cma, offload, hybrid, mpi. Skipped, with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The transport lab's message-discovery benchmark (Chai (2009), chapter 7): a
  * ping-pong whose receiver does not know which of two channels the message
  * comes on — the pair's shared-memory queue, or a loopback UDP socket

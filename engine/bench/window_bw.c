@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Windowed bandwidth as osu_bw / osu_bibw measure it: `window_msgs`
  * non-blocking messages in flight, then a short acknowledgement (bw) or the
  * same window in the other direction at once (bibw). Like OSU, the messages of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpiscope's own collective algorithms, built on non-blocking point-to-point
  * messages only (MPI_Isend / MPI_Irecv / MPI_Wait*), one algorithm per file
  * (colls/<coll>/<coll>_<alg>.c) and a registry (colls/registry.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the algorithm files share: message primitives that also feed the
  * trace, block arithmetic, and building blocks used by several algorithms. */
 #ifndef MPISCOPE_COLLS_IMPL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message primitives (with the optional trace), the context, shared blocks. */
 #include <limits.h>
 #include <stdio.h>

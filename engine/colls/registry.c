@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every algorithm of every collective, in the order `--algo all` runs them. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every method shares: the operations by name, one collective call,
  * the buffers, and the block's parameters. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Buffer cycling as SKaMPI does it (its mem.c, check_buffer): every
  * repetition takes its send and receive slices from fresh memory of one
  * region, 32-byte aligned, and starts again at the region's beginning when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One method on one operation: who takes part, a fresh clock offset, the
  * method's loop, then every rank's block. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Intel MPI Benchmarks (IMB-MPI1 2021.11, its defaults: -sync on,
  * -root_shift off, -off_cache off, dynamic iterations), as src_c/ and
  * src_cpp/ time them. Every kernel call starts with two untimed barriers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The peers' measurement methods (`--methods`): each tool's own timing loop
  * around the same operations, buffers and library as the engine's series,
  * one file per method (osu.c, imb.c, skampi.c, mpptest.c, mpibench.c) and

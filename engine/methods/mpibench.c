@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPIBench (Grove and Coddington), as Hamid (2008) describes it; its source
  * is not published:
  * - a barrier before every repetition; every rank reads its timer just

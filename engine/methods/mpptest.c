@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Mpptest (MPICH 1.2.7p1 examples/perftest: mpptest.c, pair.c, gopf.c),
  * as it times its tests:
  * - one test is a loop of n_avg (50) calls timed as a whole: the ping-pong

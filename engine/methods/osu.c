@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OSU Micro-Benchmarks 7.4 (osu_latency, osu_bw and the blocking
  * collectives), as their sources time them:
  * - osu_latency: on rank 0 alone, each round trip of a back-to-back loop,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The reference series of the attribution (src/mpiscope/methods/attribution.py):
  * the engine's own operations (its datatypes, counts and buffers), every
  * call timed, each series differing from ref_barrier in one thing only:

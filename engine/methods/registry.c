@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every method the engine knows: the peers' (as --methods names them), then
  * the reference series the attribution compares them with. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A method's rows: grown before a timed loop, written into during it. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SKaMPI 5 (its measurement.c, synchronize.c, mem.c and the shipped .ski
  * files), as it times a measurement:
  * - collectives start in time slots: repetition c of a batch starts when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One call of each collective named on the command line, made exactly as the
  * engine's MPI-library benchmarks make it (engine/bench/coll_mpi.c: MPI_BYTE,
  * reductions MPI_INT sums of max(1, size/4)), root 0. Before each call it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Lists the library's control variables through the MPI tool interface
  * (MPI_T), which needs no launcher: one JSON object a line with the name, the
  * description and, for an enumeration, its items (value and name). mpiscope

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Which MPI a compiler wrapper builds against, without a launcher:
  * MPI_Get_library_version and MPI_Get_version may be called before MPI_Init.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checks every algorithm of the registry (engine/colls) against the MPI
  * library's own collective on the same input: byte patterns for allgather,
  * bcast and alltoall, integer sums for allreduce and reduce_scatter (block).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The stopping rule's arithmetic on known numbers (tests/mpi/test_stoprule.py):
  * the distribution-free CI of the median, the projected repetitions, when
  * a target is out of reach, and the target of samples between ranks' clocks. Prints each failed check; exits 1 if any.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The Fortran check (tests/mpi/test_profile_known.py): through mpif.h-style
 ! calls, 3 messages of 10 doubles from each even rank to the next odd one,
 ! received with MPI_IRECV + MPI_WAIT, then one MPI_ALLREDUCE of 4 integers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Traffic whose every count, size and peer is known in advance, for
  * tests/mpi/test_profile_known.py (which holds the same expectations): every
  * family of wrapped call, sizes across many log2 bins, three communicators

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cost of one MPI call that does nothing (a send to MPI_PROC_NULL):
  * bench/profile_overhead.py runs it with and without the profiler. Prints
  * nanoseconds per call, the best of several loops. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MkDocs hook: the list of benchmarks and collective algorithms, from the
 engine's own description (`mpiscope-engine --describe`, the single source of
 truth for what can be measured). The marker `<!-- engine-benchmarks -->`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MkDocs hook: the command-line reference, generated from the real argparse
 parser when the site is built, so it cannot drift from the code.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MkDocs hook: a validation page's numbers, rendered from the JSON file a
 bench script wrote with --json (bench/benchjson.py) and committed beside the
 page. The marker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The part of MPI that engine/colls uses, for the schedule generator: the
  * algorithms compile unchanged against it, and its "messages" only record
  * operations and their dependencies (record.c). No data moves. */

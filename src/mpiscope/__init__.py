@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope: measure, explain and improve MPI communication performance.
 
 The Python API (mpiscope/api.py): `mpiscope.load_run(path)`, `mpiscope.runs(out)`.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python API, for notebooks: stored runs as pandas DataFrames.
 
     import mpiscope

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The real applications of bench/app_loop.py with its inputs, profiled at 2
 ranks on this machine (the bench runs them on 4 emulated hosts): LAMMPS
 (Open MPI) with tests/data/in.lj-rdf sums its radial distribution function

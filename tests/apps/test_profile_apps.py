@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope profile on real applications from Debian at 4 ranks on this
 machine: built with Open MPI, LAMMPS (its Lennard-Jones melt, 100 steps) and
 HPCC (a small input); built with MPICH, ScaLAPACK's LU test driver (xdlu,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run --launcher srun` and `mpiscope sbatch` on a real Slurm: a
 one-machine cluster of two nodes (tests/slurm_cluster.py), started once for
 this module and stopped afterwards, also when a test fails. Tiny runs:

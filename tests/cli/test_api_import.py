@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Importing mpiscope (a fresh Python process) loads no heavy library: the API's
 names resolve on first use."""
 

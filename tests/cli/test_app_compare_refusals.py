@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope app compare` refuses bad input with one line naming it, before
 anything is launched or written (app_refusals.py): the cases checked once
 the MPI library was asked (its compiler wrapper identifies it)."""

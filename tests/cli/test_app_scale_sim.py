@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The what-if at scale run by the simulator (mpiscope-sim, built by make) on a
 synthetic traced profile of 4 ranks (app_traced.py): the replicated
 schedule simulates, the what-if's validation and speedups at 8 and 16

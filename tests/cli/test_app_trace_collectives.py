@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced application that communicates through collectives alone (as
 MOCASSIN does: MPI_Allreduce and MPI_Barrier, no point-to-point message):
 its pattern is read (app/trace_pattern.py) and its what-if simulated

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Malformed input refused once the MPI library was asked (bad_inputs.py,
 ASKS_MPI: its compiler wrapper run, the engine's description read, the
 simulator built), a sample of every kind of case as real `mpiscope`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The bench scripts run as processes: every script answers --help (what it
 measures, the command that reproduces it, --json among its options), and
 writes a document with its context (commit from git) and tables, refusing

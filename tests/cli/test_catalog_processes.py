@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The run catalog (store/catalog.py) shared with other processes: a catalog
 another process holds locked is scanned around, and `mpiscope runs`
 listings, lookups and runs finishing in several processes at once leave

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Command-line conventions: --version, --exclude, --label, `runs rm`, and
 defaults from MPISCOPE_OUT and the config files (`config show`)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Malformed values for every option of every command, derived from the parser.
 
 The test walks the real parser (every command, subcommand and option, so an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope completion bash|zsh`: the scripts load in their shells and
 complete commands, options, choices and run ids."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Damaged runs: for each kind of run and each file in its directory (every
 Parquet file, JSON document and raw file) and the catalog, the file is cut
 short, filled with garbage, or deleted; then every command that reads that

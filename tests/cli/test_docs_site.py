@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The documentation site built and checked against the repository: the site
 builds strictly (no broken link, no page left out of the navigation), every
 validation page shows a bench script's committed data, and project text

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The --json documents of commands that start processes without MPI ranks
 validate against their JSON Schemas: `config show` as a process, and `sim
 run`, `sim predict` and `sim check` (the simulator, built by make) on a

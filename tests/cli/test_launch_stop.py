@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A launch (measure/launch.py's execute, on plain shell commands standing
 for launchers) that never returns is killed with its children at its
 timeout; one that lingers after "@finalize" is stopped after the grace and

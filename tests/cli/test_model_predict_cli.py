@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope model predict` as a process: the ranked algorithms and their
 costs in text and JSON, and bad input refused with exit code 2."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A profiled launch that does not end after every rank wrote its profile
 (the MPI library stuck in MPI_Finalize) is stopped; others are left alone.
 Fake launches (no MPI): a Python process writing rank files."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report of an app run (`mpiscope report RUN` of `mpiscope app
 compare`'s run): one page with the measured answer, the prediction beside
 it, the what-if at more ranks, the profile's section and the tune's. Built

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """RTO_min read from this host (`ip route` and the kernel's sysctl,
 stats/rto.py): whatever the host has, a positive time and its source."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run` as a process with bad input: a clear message, exit code 2,
 and no run left behind."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The simulator's model on hand-written GOAL schedules (LogGP terms, MPI
 matching, rendezvous, CPU overlap, uplinks, sampling), the schedule formats,
 and the `mpiscope sim` commands' errors. No MPI."""

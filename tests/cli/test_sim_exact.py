@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """With Hockney costs and no overlap (every message keeps its sender busy
 for α + β·m, costs.py) the simulator, running the schedules our algorithms
 record, equals the closed-form cost models to 1e-9 relative: binomial

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Emulated clusters for real (root): shaped links measured by the engine, clean removal.
 
 Each test creates its own clusters (names carry this process's id, so two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope cluster up` and `cluster list` (emulated cluster, root): their
 --json documents validate against their JSON Schemas."""
 

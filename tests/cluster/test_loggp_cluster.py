@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """LogGP and layers across two emulated hosts (src/mpiscope/cluster): a
 100 Mbit/s link, so the flood's G must be one over TCP's payload rate, and
 the shared-memory layer is skipped with its reason. Needs root."""

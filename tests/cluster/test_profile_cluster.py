@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope profile --cluster: LAMMPS (Lennard-Jones melt, 50 steps) and HPCC
 (N = 500) with Open MPI, ScaLAPACK's LU driver with MPICH, on an emulated
 cluster of 2 hosts x 2 slots. Asserted: each rank

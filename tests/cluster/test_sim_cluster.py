@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Simulated against measured on an emulated cluster (4 hosts at Fast
 Ethernet), costs fitted from the same run's point-to-point data: two
 allgather algorithms whose times differ several-fold, at four sizes (a

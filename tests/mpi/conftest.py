@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fixtures shared by the tests of mpi/ (real MPI ranks on this machine)."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Any MPI, chosen by its compiler wrapper (docs/how-to/your-own-mpi.md).
 
 Five implementations: Debian's Open MPI 4.1 and MPICH 4.0, and Open MPI 5.0,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope app compare` end to end on a small MPI program (written and
 built here) that does some allreduces, then sleeps DELAY_MS milliseconds on
 every rank: a configuration setting DELAY_MS is slower by a known delay, one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope app compare --profile --tune --whatif-p --from-run` end to end
 on a small MPI application (tests/data/whatif_steps.c, 2 ranks of Open
 MPI): its traced profile, a pingpong run for the costs, a tune directory

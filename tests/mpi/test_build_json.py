@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope build --json` (the engine built with Open MPI's compiler wrapper):
 its document validates against its JSON Schema."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every algorithm of engine/colls against the MPI library's own collective.
 
 One C program (engine/tests/colls_check.c, built by `make tests`) loops

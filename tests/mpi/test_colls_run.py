@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run --algo/--segment/--trace`: validation, plan and progress
 total (no MPI), and `mpiscope model check` on a real run."""
 

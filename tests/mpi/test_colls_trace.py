@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run --trace`, trace.parquet, `mpiscope timechart` and the
 report's time chart, on a real 4-rank run of the ring allgather."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Several users of one output root at once: two runs, a profile and a tune
 write into it while listings, `show latest` and reports read it. Every
 command succeeds (a reader that finds no run yet says so, exit 2); afterwards

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Everything the Python side offers is covered by what the engine says of
 itself (`mpiscope-engine --describe`): suites, CLI choices, export titles,
 sample derivation, the collective algorithms the cost models know."""

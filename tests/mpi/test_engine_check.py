@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """--check verifies every collective's result, on Open MPI and MPICH."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The global clock: injected offsets and drifts are recovered; without
 injection the fit residual is small (real Open MPI ranks on this host)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope-engine --describe` (docs/reference/formats/raw-files.md): runs without a launcher,
 states every benchmark's sample rule, and every series block of a real run
 carries the rule, unit and timed role it states."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Point-to-point benchmarks on real Open MPI ranks."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Window start synchronization on real Open MPI ranks: a rank held up while
 it waits for a start (MPISCOPE_TEST_STALL) marks that sample late, the ranks
 then agree on a fresh schedule instead of running late for the old one, and a

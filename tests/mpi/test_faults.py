@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Faults survived: a rank killed with SIGKILL, `mpiscope run`
 interrupted (SIGINT, SIGTERM) or killed, the output file system full, a
 samples file cut off. In every case: no traceback, no process left behind, no

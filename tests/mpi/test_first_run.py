@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The first-run page's commands (docs/getting-started/first-run.md), in
 order, as a newcomer types them: each succeeds, its run on real Open MPI
 ranks."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """An installed mpiscope (`pip install .`, not a checkout) builds and runs its
 engine: the C sources ship inside the package (setup.py copies engine/,
 clock/, cluster/, sim/, transport/ and pmpi/ to mpiscope/_csrc/) and builds go

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run` launcher options on real local ranks: --launcher-args,
 --ppn, hostfiles, --dry-run, a failed launch's message, an MPICH engine
 started by Open MPI's launcher refused, and the scripts `mpiscope sbatch`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """LogGP and layer benchmarks on real Open MPI ranks on this host.
 
 One run measures everything at two sizes; the tests read it. Run these

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run --methods all` on 2 ranks: every peer's method runs beside
 mpiscope's own series, is stored as the tool times it, and `mpiscope
 methods` prints each tool's number with terms that add up to its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`export --format osu` of a real 2-rank Open MPI run, read by ReFrame's
 sanity patterns: each printed number is the mean of the size's valid
 samples, as OSU's programs print it."""

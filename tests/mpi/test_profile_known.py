@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope profile on a program whose traffic is known exactly
 (pmpi/tests/known_traffic.c): every count, byte, peer and channel the
 profile stores is checked against the expectation computed here, with Open

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced profile of pmpi/tests/known_traffic.c exported as OTF2 (mpiscope
 export RUN --format otf2) and read back with otf2.reader: one location per
 rank, every counted point-to-point message once as MpiSend at its sender

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced profile of pmpi/tests/known_traffic.c leaves mpiscope: as a GOAL
 schedule the simulator runs (mpiscope sim schedule --from-trace), with
 every counted point-to-point message once as a send and once as a receive

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Quality verdicts of a real 2-rank Open MPI run of 3 repetitions (too few
 for a median's CI): stored with the run, in `run --json`'s summary, and
 warned once per kind."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HTML report of two real 3-rank Open MPI runs: rendered by a real
 headless Chromium with no console errors, self-contained; a run named twice
 is refused."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A rank that dies mid-run: the run is kept, marked failed, and what was
 measured before the crash is readable."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run` on real Open MPI ranks with its defaults from the project
 file (np, sync, time budget, exclude, out) and a label, stored, listed and
 shown by it; the command line wins over the file."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run options that change how the engine measures, on real Open MPI ranks."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope sim whatif` on a real traced profile: a small MPI application
 (tests/data/whatif_steps.c) on 2 ranks of Open MPI, costs from a pingpong
 run on the same machine. At its own 2 ranks the simulated time in

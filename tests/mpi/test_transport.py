@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The intra-node transport lab (transport/, engine benchmarks tp_*,
 `mpiscope transport`): every design delivers the bytes it was given, the
 CMA probe says exactly why CMA is unavailable, the hybrid takes thresholds,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What Open MPI's default runs at each cell, read under gdb from its tuned
 component's dispatcher on the real library (mpilibs/ompi_defaults.py,
 tune/readings.py), checked against the other debugger reading (which

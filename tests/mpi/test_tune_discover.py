@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope tune reads the algorithms from the library in use
 (docs/tutorials/tune-collectives.md): ompi_info for Open MPI 4.1 and 5.0, MPI_T
 control variables for MPICH 4.0 and 5.0, and the names MPICH's selection

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope tune with the real Intel MPI (docs/explanation/tuner.md, Intel
 MPI): its presets read from the library as its own tool lists them, each
 forced by I_MPI_ADJUST_<OP>; the settings and the tuning file read by the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope tune on real libraries (docs/tutorials/tune-collectives.md):
 the files we write are loaded by the library and select what they say, and a
 small tune on 2 ranks writes a file that verifies.

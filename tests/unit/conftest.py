@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """unit/ holds the tests that start no process: an audit hook (PEP 578) fails
 any test here, its fixtures included, that starts one, naming the program,
 so that `make test-fast` stays fast and runs on any machine."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Test helper: method series as `mpiscope run --methods` stores them
 (store/methods_table.py), built from per-rank spans with known times, so
 every number a tool prints can be computed by hand."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python API: mpiscope.load_run(path) -> Run with .samples(), .summary(),
 .context; mpiscope.runs(out). Checked against the known samples of
 synthetic runs and against `show`."""

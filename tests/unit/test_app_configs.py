@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`--config NAME=SPEC` (app/configs.py): every kind of SPEC gives the
 variables it says, the default comes first, and bad input is refused with
 one line naming it."""

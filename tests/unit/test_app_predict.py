@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The application's predicted speedup (app/predict.py) against values
 computed by hand, from a synthetic profile written in the profiler's raw
 format and ingested, and a tune.json as the tuner writes it."""

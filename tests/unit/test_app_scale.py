@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The what-if at scale without the simulator (app/trace_pattern.py,
 sim/replicate.py, app/scale.py) on a synthetic traced profile of 4 ranks
 (app_traced.py): the traced pattern, partners' offsets, the rank counts a

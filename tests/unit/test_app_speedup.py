@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Speedups of an application's configurations against the default, the
 launch as the unit (stats/speedup.py), on synthetic launches whose medians,
 speedups and verdicts are computed here by hand; the stopping rule and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Malformed input refused from the command line and the files it names
 alone (bad_inputs.py, every case not in ASKS_MPI): exit code 2 and one line
 naming the input and the fix, no traceback, nothing created under --out."""

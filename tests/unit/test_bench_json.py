@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The bench scripts found, and bench/benchjson.py, what every one of them
 uses for its command line, its printed tables and its --json document: the
 reproducing command comes last in --help, an unwritable --json FILE is

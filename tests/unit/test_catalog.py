@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The run catalog (store/catalog.py): listing, lookups by id, prefix, label
 and latest, refresh and forget, damaged and copied catalogs and runs."""
 

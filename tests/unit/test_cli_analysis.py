@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope fit` and `mpiscope compare` run in this process on synthetic runs
 with known curves (analysis_runs.py): text snapshots, JSON, one benchmark
 and size, --noise parsing, and the runs or arguments they refuse."""

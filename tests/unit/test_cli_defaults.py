@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where `mpiscope run`'s defaults come from, parsed in this process: the
 command line over MPISCOPE_OUT over the project file over the user file,
 and --out (or MPISCOPE_OUT) for every command that reads runs."""

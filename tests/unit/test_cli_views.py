@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope runs`, `show` and `export` run in this process on the demo run
 (rawgen.py): latest by default, JSON, export to a file or stdout, and the
 runs, formats and paths they refuse."""

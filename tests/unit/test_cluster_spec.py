@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Emulated cluster planning without root: link specs, presets, addresses, rules."""
 
 import ipaddress

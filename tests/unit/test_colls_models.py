@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cost models of our own collective algorithms (no MPI): formulas against
 values computed by hand, the classical formulas for powers of two, the
 crossover search on a case with a known answer, units, and machine files."""

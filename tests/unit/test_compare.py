@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Comparing two runs (stats/compare.py): a verdict needs both the test and
 the noise band, bandwidths point the other way, stored runs across
 libraries, and what is listed, skipped or refused when the runs differ."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The documentation's and the README's text: every `mpiscope` command they
 show is accepted by the real parser, the pages show commands, the README
 stays a front door (200 lines at most, its quick start `make run` and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`export` (views/export.py) of synthetic runs to CSV and JSON: every sample,
 no NaN in JSON, a run with no rows, an unknown format refused."""
 

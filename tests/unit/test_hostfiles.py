@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hostfiles read in Open MPI, hydra and plain syntax, written in each launcher's."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every `--json` output carries `schema_version` and validates against its
 JSON Schema under docs/schemas/ (draft 2020-12). The documents are real
 outputs of the commands, on synthetic runs (no MPI); `run --json` is the

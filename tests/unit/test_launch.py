@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The command lines that start the engine (no MPI needed)."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launch as the unit (stats/launch_compare.py) on synthetic data with a known
 launch effect: every launch multiplies all its times by exp(b), b ~ N(0,
 0.1²) — the ±25% seen launch to launch on the emulated cluster — around

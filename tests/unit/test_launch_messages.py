@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a launch tells the user, from the text alone: the launcher's
 explanation without its boilerplate, a long launcher output cut in the
 middle with a note, and plain progress with the time left."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The launcher found beside an MPI's compiler wrapper (engine/mpi.py's
 find_launcher), on file trees laid out as Debian's alternatives and as
 MPICH-derived installations are: the wrapper's own suffix wins."""

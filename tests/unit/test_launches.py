@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Variation between and within launches (mpiscope.stats.launches)."""
 
 import json

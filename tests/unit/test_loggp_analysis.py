@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """LogGP and layer analysis on synthetic series with known parameters (no MPI):
 overheads from the CPU overlap test, g and G from the flood, L and the
 overlapping-overheads flag, layer shares, the machine model file, options."""

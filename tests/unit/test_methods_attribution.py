@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The difference between a tool's number and mpiscope's median split into
 terms (methods/attribution.py): each term the hand-computed difference of
 two numbers, the terms adding up to the difference exactly."""

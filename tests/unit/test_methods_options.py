@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run --methods` checked before anything runs (measure/method_options.py):
 names, `all`, the benchmarks each tool measures, the reference series added."""
 

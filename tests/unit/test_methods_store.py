@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Method blocks (raw schema 3) through ingest: methods.parquet holds every
 row with its global times, the context describes every method series, and
 `mpiscope methods` derives the tools' numbers from them. Older runs, with no

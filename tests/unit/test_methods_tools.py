@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Each tool's number derived from stored rows, against values computed by
 hand from the tool's own formula (methods/osu.py … mpibench.py). Times in
 the rows are microseconds written as seconds (1e-6 each)."""

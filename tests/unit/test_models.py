@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Latency and bandwidth models (models/hockney.py, curves.py, fits.py):
 bootstrap medians, least-absolute-deviation lines computed by hand, a known
 line recovered with its bandwidth and n_1/2, and fits that are flagged."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Modes and retransmission-timeout flags (mpiscope.stats.modes, mpiscope.stats.rto)."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What differs between MPI libraries is asked of mpilibs/, never decided by
 comparing a library's name elsewhere; and every library module implements
 the one interface (mpilibs/library.py), registered once."""

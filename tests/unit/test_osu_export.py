@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`export --format osu --bench B`: one benchmark, as its OSU 7.4 program prints it."""
 
 import json

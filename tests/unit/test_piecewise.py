@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Piecewise models of a curve (models/piecewise.py): weighted lines computed
 by hand, breaks recovered where they are, noisy straight lines rarely
 split, and the least points per segment."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Per-series quality verdicts (stats/quality.py): flags on runs with known
 defects, the grouped warning lines of `run` and `show`, and verdicts stored
 with a run."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Slowest ranks of collectives (mpiscope.stats.ranks)."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Raw files read back (store/rawfile.py): round trips, files cut at any
 point (part files never complete), and damaged headers, magic, versions,
 trailers and blocks refused with a clear error."""

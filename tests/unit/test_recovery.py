@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Clock recovery error computed at ingest (recovery.py) from the raw facts
 the engine records (raw schema 2): a model that matches the injected clocks
 exactly has no error; one off by 1 µs is off by 1 µs."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Size refinement (measure/refine.py): where a curve departs from a straight
 line, sizes are proposed around the step, within the budget."""
 

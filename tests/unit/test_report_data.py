@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HTML report of synthetic runs: every label taken from data is escaped,
 and a mode one RTO_min above the main one is flagged as retransmission
 timeouts."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HTML report's links to the documentation site: each is an <a> whose
 relative target, resolved from the report's directory, is the page `make docs`
 builds (<checkout>/build/site/<page>/index.html), with the page's title as its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Samples derived from raw rows (store/samples.py) on synthetic runs with
 known clocks: every benchmark's rule (pingpong's half round trip, oneway on
 global times, bandwidths, collectives' slowest rank), launches pooled or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`sim check`'s verdict on one cell (sim/check.py): why a simulated time
 misses the 15% goal, high, low, or the measured median itself unsure."""
 

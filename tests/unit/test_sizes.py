@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Message sizes as the command line writes them (common/sizes.py): lists,
 units and ranges parsed, bad sizes refused saying what to do, sizes
 formatted."""

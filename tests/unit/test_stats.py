@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The median's confidence interval by order statistics and the summary of a
 series (stats/summary.py): values computed by hand, small and empty series,
 NaN ignored, and coverage (Hypothesis)."""

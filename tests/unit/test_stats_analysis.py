@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """analyze_series: everything about one series as plain JSON-able data."""
 
 import json

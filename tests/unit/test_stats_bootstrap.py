@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bootstrap confidence intervals of percentiles (mpiscope.stats.bootstrap)."""
 
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Moments, MAD, Tukey labels and describe() (mpiscope.stats.summary)."""
 
 import math

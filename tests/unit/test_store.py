@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Ingest of raw files into samples.parquet (store/ingest.py) on synthetic
 runs with known clocks: exact global times, drift recovered, crashed ranks,
 several launches, which files win, and the Parquet schema and metadata."""

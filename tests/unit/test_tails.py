@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tail tables (mpiscope.stats.tails)."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The transport lab's crossovers, library settings and verification decided
 from given numbers, without launching anything: the crossover starts the
 final run of wins, settings follow the library's own crossover and its

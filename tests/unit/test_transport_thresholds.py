@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The transport lab's decisions from samples, without launching anything:
 thresholds come from significant wins (compare's test), the hybrid is judged
 against the best design with a CI of the ratio, and advise --verify

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Algorithm catalogs from what libraries print, without MPI: choices parsed
 from both styles of description (mpilibs/ompi_info.py, mpich_cvars.py), a
 library without Open MPI's tuned component refused, and the settings that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What Open MPI's default runs at each cell, from the readings' text alone
 (mpilibs/ompi_defaults.py, tune/readings.py): the dispatcher's output
 parsed, which numbers an exact reading needs, traces kept in order, and an

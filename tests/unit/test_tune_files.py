@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Sizes as each library means them, rules, and the files mpiscope tune writes,
 read back by our own readers (docs/reference/formats/tuning-files.md)."""
 

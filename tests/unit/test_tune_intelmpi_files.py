@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mpiscope tune's Intel MPI settings and files, without MPI
 (docs/explanation/tuner.md, Intel MPI): presets as MPI_T describes them,
 each forced by I_MPI_ADJUST_<OP>; the settings string and the JSON tuning

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The tuner replayed on stored launches (no MPI): the same launches give the
 same decisions, the same files and the same launches asked for, byte for
 byte, as recorded in tests/data/tune-replay/expected/.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's tuning section (report/tune_data.py, templates/tune.html.j2)
 from a small tune result: the winner map's cells, change-overs, speedups with
 intervals and our own algorithm's win are in the HTML. Content, not pixels."""

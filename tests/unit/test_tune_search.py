@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The tuner's search, decisions and files on a synthetic library (no MPI):
 measurements are drawn from known cost curves with noise, so which algorithm
 should win where is known. Two communicator sizes in one tune give one file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The verification's defence against a busy node (no MPI): launches are
 replaced by draws from known costs, and one tuned launch runs everything
 several times slower, as happened when other work shared the node. Compared

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`show` and `runs` as text (views/show.py, views/runs.py) of synthetic runs:
 rows, snapshots, failed runs with and without samples, notes, and MPICH's
 library string."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, Bruck: ⌈lg p⌉ steps for any p; in step k every rank sends the
  * first min(2^k, p - 2^k) blocks it holds to rank - 2^k and appends what
  * rank + 2^k sends; a final rotation puts the blocks in rank order.

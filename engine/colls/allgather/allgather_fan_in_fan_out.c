@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, fan-in fan-out: a binomial-tree gather to rank 0, then a
  * binomial-tree broadcast of all p blocks.
  * p = 2^k: 2 lg p·α + (p - 1)bβ + lg p·p·bβ. */

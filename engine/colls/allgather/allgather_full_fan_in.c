@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, full fan-in: p stages; in stage j every other rank sends its
  * block to rank j, which receives them one by one from j+1, j+2, ... and
  * every send is completed before the next stage. pS + 2(p - 1)R with

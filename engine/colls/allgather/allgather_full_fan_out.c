@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, full fan-out: every rank posts all its receives and sends its
  * block to every other rank at once (rank+1 first), then waits for all.
  * No ordering between the messages: (p - 1)(α + bβ) when receives are the

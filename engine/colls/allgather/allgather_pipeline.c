@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, pipeline: p broadcasts along the ring, rank s's block passed
  * s -> s+1 -> ... -> s-1, each rank starting its own broadcast as soon as
  * it has passed on those of the ranks before it. 3(p - 1)(α + bβ). */

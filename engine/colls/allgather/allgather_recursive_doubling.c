@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, recursive doubling: in step k every rank exchanges everything
  * it holds with the rank 2^k away, so the data held doubles each step.
  * With p not a power of two, the first 2r ranks (r = p - pp) pair up: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, repeated binary tree: p binomial-tree broadcasts, rank j's
  * block from root j, handled in root order. Every receive is posted first
  * and sends are not waited for until the end, so consecutive broadcasts

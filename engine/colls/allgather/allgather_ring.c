@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather, ring: p - 1 steps; in each, every rank passes the block it
  * received last to its right neighbour. (p - 1)(α + bβ). */
 #include "../colls_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce, fan-in fan-out: a binomial-tree reduction to rank 0, then a
  * binomial-tree broadcast of the result. 2⌈lg p⌉(α + nβ) + ⌈lg p⌉nγ. */
 #include "../colls_impl.h"

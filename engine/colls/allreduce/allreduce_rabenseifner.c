@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce, Rabenseifner: a reduce-scatter by recursive halving (each
  * step exchanges half of what is left), then an allgather by recursive
  * doubling of the reduced blocks. Ranks beyond the largest power of two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce, recursive doubling: in step k every rank exchanges its whole
  * partial result with the rank 2^k away and combines. Ranks beyond the
  * largest power of two are folded onto neighbours (two extra messages).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce, ring: a ring reduce-scatter of p blocks (p - 1 steps, each
  * passing one partial block to the right and combining the one from the
  * left), then a ring allgather of the reduced blocks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoall, Bruck: after a local rotation block i is bound for rank + i; in
  * step k every block whose index has bit k set moves 2^k ranks on, packed
  * into one message. ⌈lg p⌉ steps: ⌈lg p⌉α + (n/2)⌈lg p⌉β for p = 2^k,

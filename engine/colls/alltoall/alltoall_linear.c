@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoall, linear: every rank posts a receive from every other rank and
  * sends every rank its block at once, then waits for all.
  * (p - 1)(α + bβ) when receives are the bottleneck. */

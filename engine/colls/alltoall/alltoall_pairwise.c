@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoall, pairwise exchange: in step k = 1..p-1 every rank sends its
  * block for rank+k and receives the block from rank-k. (p - 1)(α + bβ). */
 #include "../colls_impl.h"

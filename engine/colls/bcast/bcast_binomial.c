@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast, binomial tree: a rank receives from the rank that differs in
  * its lowest set bit (relative to the root) and forwards to the ranks
  * below that bit, largest subtree first. ⌈lg p⌉(α + nβ). */

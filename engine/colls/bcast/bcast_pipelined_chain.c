@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast, pipelined chain: the buffer is cut into segments (--segment,
  * 8 KiB by default) that flow root -> root+1 -> ... -> root-1; a rank
  * forwards segment i while segment i+1 is arriving.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast as a binomial scatter of p blocks followed by a recursive
  * doubling allgather (van de Geijn). p = 2^k: 2 lg p·α + 2fnβ. */
 #include "../colls_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast as a binomial scatter of p blocks followed by a ring allgather.
  * (⌈lg p⌉ + p - 1)α + 2fnβ. */
 #include "../colls_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter (block), full fan-in: p stages; in stage j every other rank
  * sends its contribution to block j to rank j, which receives them one by
  * one from j+1, j+2, ... and adds them up; every send is completed before

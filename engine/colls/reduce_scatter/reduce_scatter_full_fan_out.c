@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter (block), full fan-out: every rank posts a receive from
  * every other rank and sends every rank its contribution at once, then
  * adds up what arrived. (p - 1)(α + bβ + bγ) when receives are the bottleneck. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter (block), pairwise exchange: in step k = 1..p-1 every rank
  * sends its contribution to block rank+k to that rank and combines the
  * contribution of rank-k to its own block. (p - 1)(α + bβ + bγ). */

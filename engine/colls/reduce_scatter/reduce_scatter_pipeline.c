@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter (block), pipeline: p reductions along the ring; the one
  * for block j starts at rank j+1 and ends at rank j, every rank on the way
  * adding its contribution and passing it on. Rank s starts its reduction

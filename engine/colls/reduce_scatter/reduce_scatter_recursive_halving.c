@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter (block), recursive halving: in each step a rank sends the
  * half of its current range that belongs to the partner's side and combines
  * the half it keeps; the range halves until it is the rank's own block.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter (block), repeated binary tree: p binomial-tree reductions,
  * block j to rank j, in root order. Each reduction has its own accumulator,
  * so a rank's sends are left in flight while it goes on with the next tree.

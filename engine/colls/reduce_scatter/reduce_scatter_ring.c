@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter (block), ring: p - 1 steps; every rank passes a partial
  * block to its right neighbour and adds its own contribution to the one
  * from the left, so block j collects every contribution on its way to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A real application under several configurations (`mpiscope app compare`): the configurations
 (configs.py), one launch of the application (launch.py), the interleaved rounds and when to stop
 (schedule.py), the run of kind "app" in the store (store.py); the prediction of its speedup from a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The answer of an app run from its launches: per configuration the
 launches that count and those that do not, the median, the speedup against
 the baseline with its interval and verdict (stats/speedup.py); and every

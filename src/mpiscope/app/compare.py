@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope app compare`'s measurement: the application launched under
 every configuration in interleaved rounds until the stopping rule says
 enough (schedule.py), every launch stored as it ends (store.py), then the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`--config NAME=SPEC` of `mpiscope app compare`: the configurations an
 application is launched under, each the environment variables it adds.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One launch of an application under one configuration, and how the
 application is started.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The application's speedup predicted from its profile and a tune's
 verification (pure; nothing prints here).
 

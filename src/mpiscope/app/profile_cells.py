@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A profile run's time per collective × communicator size × size bin, and
 the application time it is a share of: what the prediction of an
 application's speedup weighs the tune's cells by (app/predict.py).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What at scale: a traced application's time in communication at larger
 rank counts, under the library's default selection and under the tune's.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The order of an application's launches and when to stop launching.
 
 Launches are interleaved, a round being one launch of every configuration

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """An app run in the store: OUT/<run_id>/ of kind "app", in the catalog
 beside measurements and profiles.
 

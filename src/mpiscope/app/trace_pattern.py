@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced profile run as the per-rank pattern the what-if replicates
 (sim/replicate.py): each rank's point-to-point operations
 (profile/schedule.py says how they are read from the trace) and its blocking

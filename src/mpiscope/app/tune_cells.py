@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A tune's directory as the application's prediction and the what-if at
 scale read it (tune.json, docs/schemas/tune.schema.json): every verified
 cell (collective × communicator size × size) with its speedup default/tuned

@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The command line: one module per command group, shared options defined once."""

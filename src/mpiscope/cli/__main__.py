@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """python -m mpiscope.cli ... (the same as `mpiscope ...`)."""
 import sys
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The analysis subcommands: fit and compare.
 
 Each handler takes the parsed arguments and returns an exit code; bad input

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope app compare [options] -- LAUNCH COMMAND…`: a real application
 under several configurations, launched in interleaved rounds, judged by
 the speedup of each against the default; stored as a run of kind "app"

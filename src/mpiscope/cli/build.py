@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope build [--mpicc PATH | --mpi openmpi|mpich]`: build the engine
 for an MPI ahead of time and say what was found."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope cluster up|list|exec|down`: emulated clusters on one machine.
 
 `add_cluster_commands(subparsers)` registers the `cluster` command in the

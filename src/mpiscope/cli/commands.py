@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every command: its name, the module under cli/ that defines it (as
 add_<name>_command), and its one-line help. The top-level parser lists them
 all without importing any command module; only the command that runs is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope config show` and `mpiscope config get KEY`: the defaults the
 environment and the config files set (cli/settings.py), and where each
 comes from."""

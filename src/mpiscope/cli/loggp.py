@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope loggp RUN` and `mpiscope layers RUN`: where the time of a message goes."""
 
 from __future__ import annotations

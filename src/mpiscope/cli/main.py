@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The `mpiscope` entry point: one parser, a subcommand per command group (cli/*.py)."""
 
 import argparse

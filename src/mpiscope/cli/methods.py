@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope methods RUN`: what OSU, IMB, SKaMPI, Mpptest and MPIBench would
 print for the run's operations, and why each differs from mpiscope's median."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope model predict` and `mpiscope model check`: the cost models of
 our own collective algorithms (costmodels/), against each other and against
 a run's measurements."""

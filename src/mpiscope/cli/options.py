@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Options shared by many commands, defined once: the run to read (RUN),
 the output root (--out), JSON output (--json), the random seed (--seed),
 the bootstrap (--seed, --resamples) and the MPI (--mpicc, --mpi); and the

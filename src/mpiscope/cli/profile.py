@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope profile [options] -- LAUNCH COMMAND…` (run an application under
 the interposition profiler and store the run) and `mpiscope profile weights
 RUN` (the tuner's weights from a stored profile).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope report RUN [RUN…] -o report.html`."""
 
 import argparse

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run`: measure, store, summarize."""
 
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope runs` (list the runs under the output root) and `mpiscope runs
 rm RUN...` (delete runs)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope sbatch`: print a Slurm batch script for a run:
 `mpiscope sbatch -N 2 --ppn 1 --bench pingpong > job.sh; sbatch job.sh`.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Defaults from the environment and TOML files, applied as argparse defaults.
 
 Precedence, highest first: the command line, the environment (MPISCOPE_OUT),

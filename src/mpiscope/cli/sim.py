@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope sim schedule|run|predict|check|whatif`: schedules of our own
 collective algorithms and their simulation, with costs from a machine model,
 from options, or from a run's measurements (sim/); an application's traced

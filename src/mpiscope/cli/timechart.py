@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope timechart RUN --bench B --algo A --size S [--rep R] [-o FILE.svg]`."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope transport probe` and `mpiscope transport advise RUN [--verify]`:
 the intra-node transport lab (transport/, engine benchmarks tp_*)."""
 

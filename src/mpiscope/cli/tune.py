@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope tune`: collective-selection files the MPI library really uses,
 decided by statistics and verified after writing
 (docs/tutorials/tune-collectives.md, docs/explanation/tuner.md)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Typed argument functions: every option's value is checked here, when the
 command line is parsed, before any build, launch, measurement or write.
 

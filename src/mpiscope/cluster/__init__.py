@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Emulated clusters: several hosts with shaped links on one machine.
 
 Each host is a network namespace with its own host name; hosts hang off

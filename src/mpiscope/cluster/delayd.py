@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The delay program (cluster/delayd.c): build, start, stop, read its report."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks, before anything is built, that this machine can emulate the cluster asked for.
 
 Each kernel feature is tried for real inside a throw-away namespace (which

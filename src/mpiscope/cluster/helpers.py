@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The cluster's C helpers (cluster/*.c, cluster/Makefile): built on first
 use, rebuilt when their source changed."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Starting programs on the emulated hosts, and MPI jobs across them.
 
 Every host is entered through one generated script, `rsh` in the cluster's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """cluster up / down / list / exec: building and removing emulated clusters.
 
 `up` builds everything under a state directory created atomically (so two

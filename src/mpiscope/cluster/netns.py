@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """System side of the emulated cluster: commands, namespaces, processes.
 
 Everything here acts only on namespaces named by topology (prefix `mps-`)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The commands that wire and shape an emulated cluster (pure: argv lists only).
 
 Rate: `tbf` on every shaped port's egress — a host's eth0 (what it sends),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What an emulated cluster looks like: link specs, presets, validation.
 
 Pure parsing and arithmetic, no system access, so it is tested without root.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where a cluster's state lives: /run/mpiscope/clusters/NAME/.
 
     state.json        spec, plan summary, delay program pid, status (creating | up)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where every emulated host, switch, interface and address goes.
 
 Pure planning from a ClusterSpec, tested without root:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Write files under a temporary name and rename, so no half-written file ever
 carries a final name."""
 

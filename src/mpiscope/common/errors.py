@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Error types that the CLI maps to exit codes."""
 
 

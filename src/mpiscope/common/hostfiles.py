@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hostfiles: read the forms 'HOST slots=N', 'HOST:N' and plain (a host a
 line, Slurm's SLURM_HOSTFILE too) into (host, slots) pairs, and write each
 form. Which form a launcher reads, it says itself (mpilibs/launcher.py).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Turning results into JSON-able data (JSON has no NaN or infinity)."""
 
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Message size lists: `1,8,1K`, ranges `1-4M:x2` (multiply) or `0-64:+8` (add).
 
 Units are binary: K = 1024 bytes, M = 1024 K, G = 1024 M; `B` or no unit is bytes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Builds the C engine for one MPI (make decides what is out of date).
 
 Each MPI gets its own build directory, <build root>/engines/<key>/, the key

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the engine says it measures: `mpiscope-engine --describe`, read once
 per build and cached beside the engine binary.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where the C sources are and where their builds go.
 
 In a checkout (a clone, or `pip install -e`) the sources are the checkout's

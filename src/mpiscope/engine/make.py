@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs make on C sources into a build directory, one process at a time per
 directory (two runs starting together must not link the same file at once)."""
 

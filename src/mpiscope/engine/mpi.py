@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which MPI to build and run with: its compiler wrapper, what the wrapper
 compiles with (`-show`), the library it links (a probe program asks
 MPI_Get_library_version, which needs no launcher), and the launcher beside it.

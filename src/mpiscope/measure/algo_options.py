@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run` options of our own collective algorithms (engine/colls):
 --algo, --segment and --trace, and how many variants each collective then
 runs (for the progress total).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Suites: the benchmarks and sizes `mpiscope run --suite` measures by default.
 
 Which benchmarks exist, and what each one is (rule, unit, minimum ranks,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Why a launch failed, in one line: what the engine or the launcher said,
 without the launcher's remarks about its own messages."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """SIGINT and SIGTERM during `mpiscope run`: the first stops the launch (the run
 is then stored as failed), later ones are noted while the run is stored."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Command lines for starting the engine: the library's own launcher
 (mpilibs/: Open MPI's mpirun, Hydra's mpiexec) or srun (Slurm), and running
 one launch with live progress.

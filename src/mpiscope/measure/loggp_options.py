@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run` options of the LogGP benchmarks (flood, overhead, rma_flood)
 and the number of variants each benchmark runs (for the progress total).
 

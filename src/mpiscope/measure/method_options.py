@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run --methods`: the peers' measurement methods to run beside
 mpiscope's own series, and the reference series their attribution needs.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where a run's ranks go: -n, -N/--nodes, --ppn, the hostfile, the words
 added to the launcher's command, and whether a machine gets more ranks than
 it has cores (then mpiscope binds no rank, and says so when a hostfile asked

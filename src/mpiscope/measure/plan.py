@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A validated run plan: what to measure, how, and how to start it.
 
 Everything the user can get wrong is checked here, before anything is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run --dry-run`: the launcher command lines exactly as they would
 run, the planned series and an estimate of the wall time. Nothing is
 started and nothing is written (the run directory named is not created).

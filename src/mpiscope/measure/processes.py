@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A launch's processes: its output kept even when the disk is full, the
 launcher stopped so that it collects its ranks, and whatever it leaves behind
 (a rank re-parented to mpiscope, a zombie) ended and collected. Linux prctl

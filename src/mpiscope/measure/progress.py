@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Progress of a run, one step per finished benchmark x size: a rich bar on a
 terminal; elsewhere (a batch job's log, a pipe) one plain line per step with
 the time left, flushed at once so the log shows it while the job runs.

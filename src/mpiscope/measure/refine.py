@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Adaptive message sizes, as mpptest and SKaMPI choose them: where the
 measured curve departs from the straight line through a size's neighbours,
 the intervals around that size get a size of their own."""

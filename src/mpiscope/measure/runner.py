@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run`: launch the engine, ingest its raw files, record the run.
 
 A run directory is built under a hidden temporary name and renamed once its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A user's own command run by mpiscope (`mpiscope profile`, `mpiscope app
 compare`): the launch command after `--` checked before anything runs, and
 an application started on an emulated cluster as `mpiscope run --cluster`

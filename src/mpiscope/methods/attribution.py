@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The difference between a tool's number and mpiscope's median, split into
 measured causes that add up to it.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What every tool's derivation returns, and the steps they share.
 
 A tool's module (osu.py, imb.py, skampi.py, mpptest.py, mpibench.py)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The numbers IMB-MPI1 prints (src_c/IMB_output.c, IMB_calculate_times):
 - PingPong: each of ranks 0 and 1 times its loop of n round trips; t[usec]
   is the larger of the two loop means, halved, and Mbytes/sec is size /

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The numbers MPIBench prints, as Hamid (2008) describes them (its source
 is not published): every repetition of every rank on the global clock;
 for a collective, each repetition's slowest rank (its time from its own

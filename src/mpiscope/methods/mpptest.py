@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The numbers Mpptest prints (mpptest.c RunTest and OutputTestList): of
 the accepted tests of a size (loops longer than 100 ticks of MPI_Wtick),
 rank 0's loop time per call, and the minimum of those. The ping-pong's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The numbers the OSU Micro-Benchmarks 7.4 print (osu_latency, osu_bw and
 the blocking collectives; its util/osu_util_mpi.c print_stats):
 - latency: the mean round trip of the timed iterations, halved, on rank 0;

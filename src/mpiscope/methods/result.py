@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope methods RUN`: per benchmark and size, mpiscope's median with
 its 95% CI, and beside it every peer's number with the terms of its
 difference (attribution.py), for a run measured with --methods."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The numbers SKaMPI 5 prints (src/measurement.c, extract_final_results):
 of the valid repetitions (none of whose ranks started late for its time
 slot or took longer than the slot; the first, calibrating batch never

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A run's method series as stored (store/methods_table.py): one object per
 method × benchmark × size × launch, with its description and its rows, and
 the arrays the derivations read (per call on every rank, or per loop)."""

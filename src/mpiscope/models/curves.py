@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Per-benchmark curves for model fitting: the median time at every size,
 its uncertainty and its bootstrap replicates.
 

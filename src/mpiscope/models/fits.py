@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Model fits of every benchmark of a run: Hockney line and piecewise zones.
 
 Pure computation: loads the run, builds one curve per bench × algo

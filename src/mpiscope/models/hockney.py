@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hockney model T(n) = α + β·n of one benchmark, fitted robustly.
 
 The fit is a weighted least-absolute-deviations (LAD) line through the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The same message at several layers (Piernas et al. 1997): MPI, plain TCP
 sockets and a plain shared-memory ring between the same two ranks, measured
 by layer_pingpong (half round trip) and layer_bw (time per message of a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """LogGP parameters of a run, measured as Bell et al. (2003) do.
 
   EEL   end-to-end latency: the one-way time of the `oneway` benchmark

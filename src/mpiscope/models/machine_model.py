@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Machine model files: the LogGP parameters of a run (loggp.py) as versioned
 JSON, for the simulator and the cost models to load.
 

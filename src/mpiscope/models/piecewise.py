@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Piecewise-linear Hockney fit with automatically chosen breakpoints.
 
 MPI libraries switch protocols with the message size (inline → eager →

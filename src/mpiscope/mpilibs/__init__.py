@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One module per MPI library family, each a subclass of library.MpiLibrary:
 everything mpiscope does differently for a library is asked of it here.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a library offers for its collectives: the algorithms of each, as the
 library in use says (read at tune time: they differ between versions)."""
 

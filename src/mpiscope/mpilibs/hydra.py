@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hydra, the mpiexec of MPICH and of Intel MPI: its command line, its
 hostfile ('HOST:N') and the options by which --launcher-args take binding,
 placement or the hostfile over."""

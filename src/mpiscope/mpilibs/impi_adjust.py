@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Intel MPI's I_MPI_ADJUST_<OP> settings: a writer and our own reader.
 
 The value is `<preset>[:<conditions>][;<preset>:<conditions>…]`, a condition

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What an Intel MPI collective call runs, seen by a debugger. Intel MPI
 prints nothing about the algorithm it selects (I_MPI_DEBUG, at any level,
 names the tuning file loaded, not the algorithms), but its library keeps

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which algorithm presets Intel MPI offers per collective, read from the
 library itself: its control variables through MPI_T (engine/probe/mpi_cvars.c,
 built with its own wrapper), each I_MPI_ADJUST_<OP> described with the range

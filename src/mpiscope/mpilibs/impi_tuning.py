@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Intel MPI's JSON tuning file (I_MPI_TUNING=FILE, the form its mpitune
 writes): a writer and our own reader. mpiscope writes it when several
 communicator sizes are tuned, which one I_MPI_ADJUST_<OP> variable cannot

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Intel MPI (2021): identified by its own wrappers, which need I_MPI_ROOT,
 and launched as MPICH is (Hydra): that code is MPICH's. Tuned through its
 algorithm presets: impi_presets.py (the presets offered, read through

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A library's intra-node path family, for the transport lab (transport/):
 how a run of it chose copying through shared memory or a single copy
 (mechanism), how to force its copy path for a second run (copy_words), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A launcher program, as mpiscope drives it: the words that start np ranks,
 and which of its options bind ranks, place them or name a hostfile of its
 own, so that --launcher-args giving one of those take that over."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The interface every MPI library module implements: what mpiscope does
 differently for one library family. The rest of the code asks the library
 (mpilibs.get(key), mpilibs.of(mpi)) and never compares its name.

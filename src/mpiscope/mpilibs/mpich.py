@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MPICH (4.x, 5.x; on UCX as Debian builds it): identified, launched (Hydra),
 forced, tuned and checked. Its parts: hydra.py (the launcher),
 mpich_cvars.py (the algorithms offered), mpich_selection.py (the selection

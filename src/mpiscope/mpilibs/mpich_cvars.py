@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which collective algorithms MPICH offers, read from the library itself:
 its control variables through MPI_T (engine/probe/mpi_cvars.c, built with
 the MPI's own wrapper), the choices listed in the description of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MPICH's intra-node paths for the transport lab (mpilibs/intranode.py):
 on UCX (Debian's ch4:ucx) its transports choose the path (UCX_TLS with or
 without cma) and the rendezvous threshold where a cma get starts; on its

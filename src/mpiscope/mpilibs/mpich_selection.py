@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MPICH's collective-selection JSON (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE,
 src/mpi/coll/src/csel.c in 4.x and 5.x): a writer and our own reader.
 

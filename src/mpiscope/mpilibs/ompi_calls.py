@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which of Open MPI's own algorithm functions a collective call enters,
 seen by a debugger: rank 0 of engine/probe/coll_call.c runs under gdb with a
 breakpoint on every `ompi_coll_base_<coll>_intra_*` function (exported by

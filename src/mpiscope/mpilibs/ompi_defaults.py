@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which algorithm Open MPI's default runs at each cell, whether that is
 exactly what forcing the algorithm runs, and which forced algorithms run
 another's code there: the adaptive search then measures each such code once,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which collective algorithms Open MPI offers, read from the library itself:
 `ompi_info --param coll tuned --level 9 --parsable`, the enumerators of
 `coll_tuned_<coll>_algorithm` (number and name; 0 `ignore` is the library's

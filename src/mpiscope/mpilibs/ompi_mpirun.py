@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Open MPI's mpirun: its command line, its hostfile ('HOST slots=N') and
 the options by which --launcher-args take binding, placement or the hostfile
 over."""

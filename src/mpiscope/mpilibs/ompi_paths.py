@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Open MPI's intra-node paths for the transport lab (mpilibs/intranode.py):
 4.x copies through btl vader and single-copies with its
 single_copy_mechanism; 5.x has btl sm and the smsc framework. Beyond the

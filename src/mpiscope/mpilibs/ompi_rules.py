@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Open MPI's tuned rules files: the classic text format (what 4.1 and 5.0
 read, coll_tuned_dynamic_file.c) and the JSON format of Open MPI 6/main;
 a writer and our own reader for each.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Open MPI: identified, launched, forced, tuned and checked as 4.1 and 5.0
 do it (and 6's JSON rules). Its parts: ompi_mpirun.py (the launcher),
 ompi_info.py (the algorithms offered), ompi_rules.py (the rules files),

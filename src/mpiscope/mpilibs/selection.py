@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A selection table and the files it is written as.
 
 The table: per collective and communicator size, a list of rules (first

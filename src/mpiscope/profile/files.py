@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where a profile run keeps what: the per-rank files the library writes
 (profile/rank-<r>.json, .trace; Open MPI's monitoring output in
 library-view/) and the tables ingest makes of them."""

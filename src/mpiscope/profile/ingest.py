@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The per-rank files of a profile run → Parquet tables in the run directory
 (files.py names them) and what the run's context records about the ranks.
 

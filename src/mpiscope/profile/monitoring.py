@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Open MPI's own view (--library-view): the pml monitoring component's
 per-rank output files, what the library really sent after collectives and
 one-sided operations became point-to-point messages. Line kinds: E user

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced profile run as an OTF2 archive for Vampir and other OTF2 readers
 (`mpiscope export RUN --format otf2 -o DIR`), written with the `otf2` package.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope profile -- LAUNCH COMMAND…`: run an application's own launch
 command with the interposition library preloaded into its ranks, then store
 what the ranks wrote as a run of kind "profile".

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced profile run (`mpiscope profile --trace`) as the events the
 simulator's trace-to-schedule writer reads (sim/from_trace.py): each rank's
 point-to-point sends and receives in the order it posted them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a profile says, as tables: message-size distributions by count and
 by bytes per call, the share of each channel, time in MPI per call and per
 call site, the communication matrix, collective sizes per communicator

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Call sites from return addresses: the module each falls in (from the
 rank's /proc/self/maps as the library saved it) and, through addr2line,
 the function and source line when the module has symbols."""

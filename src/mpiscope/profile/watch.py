@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Waiting for a profiled launch to end, and ending it when the MPI library
 does not return from MPI_Finalize.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Weights for tuning (`mpiscope profile weights RUN`): per collective and
 communicator size, how the application's calls spread over message sizes
 and how much time they took, so a tuner can weigh each (collective, size,

@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The self-contained HTML report: `mpiscope report RUN [RUN…] -o report.html`."""

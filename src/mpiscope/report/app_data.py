@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report of an app run (`mpiscope app compare`): the whole story on
 one page. The measured answer (per configuration its launches, median,
 speedup against the default with its interval and verdict) and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's opening card, one per run: the numbers a reader looks for
 first (latency at 8 B, peak bandwidth, every collective at 8 B, 64 KiB and
 1 MiB) and the quality banner saying how far the run's numbers hold."""

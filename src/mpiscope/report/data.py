@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Everything the report shows, gathered from stored runs as plain data and
 inline SVG figures (the template only lays it out)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Links from a written file (the HTML reports) to the documentation site.
 
 `make docs` builds the site from docs/ into <checkout>/build/site/, one

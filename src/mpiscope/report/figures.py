@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How the report's figures are made and turned into inline SVG, fast.
 
 Profiled on a 323-series run (bench/report_speed.py), its 55 figures took

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Report sections for the LogGP parameters (loggp.py) and the layers
 (layers.py) of every run that measured them: tables as plain data and
 figures as inline SVG (report/plots.py)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's section on the peers' methods (methods/result.py), for each
 run measured with `mpiscope run --methods`: per benchmark, every tool's
 number beside mpiscope's median and the terms of the difference, as a table

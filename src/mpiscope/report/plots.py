@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Figures for the report, drawn with matplotlib and returned as inline SVG
 text (figures.py makes and exports them)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Drawing the report's figures in worker processes while this one goes on
 analysing the runs.
 

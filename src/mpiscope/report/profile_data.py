@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report of profile runs (mpiscope profile): per run its key numbers,
 the size distributions by count and by bytes, channel shares, time in MPI
 per call and per call site, the communication matrix as a heat map, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Renders report data into one self-contained HTML file (no network needed:
 styles inline, figures inline SVG). Links to the documentation site are
 relative to the directory the file is written to (`report_dir`, default the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's simulation section: for each run with our own collective
 algorithms and a point-to-point benchmark to take costs from, every
 algorithm and size simulated next to measured (`mpiscope sim check`), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Time charts drawn: SVG of a Chart (views/timechart.py) in the report's
 style, written to a file or embedded in the report."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's transport lab section (transport/advise.py over all the
 report's runs that measured tp_* benchmarks, and the MPI libraries' own
 paths among them): the curves per design with MPI beside them, the

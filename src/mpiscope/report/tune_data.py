@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's tuning section (`mpiscope tune`'s tune.json): per collective
 the winner map (message size × communicator size), the change-over points of
 the tuned rules against the library's default and the cost models', the

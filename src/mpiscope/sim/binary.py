@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The C program (sim/): build it, run it, read its JSON."""
 
 from __future__ import annotations

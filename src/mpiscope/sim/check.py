@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope sim check`: every algorithm × size of our own collectives in a
 run, measured against simulated, with the costs taken from the same run's
 point-to-point data (the Hockney fit of its pingpong, or per-message times

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a simulation charges: LogGOPS (L, o, g, G, O, the eager limit S) and
 Tan and Strazdins' (2002) sender/receiver costs (αs, βs, αr, βr), in base
 units, as the simulator's options. Hockney α + β·m without overlap is αs = α,

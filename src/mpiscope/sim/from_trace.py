@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced repetition (`mpiscope run --trace`) as a GOAL schedule: each
 rank's sends and receives in the order it posted them, the measured gaps
 between operations as computation.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Costs from a run's measurements: the Hockney fit of a point-to-point
 benchmark of it, the per-size distributions of that benchmark's samples
 (the simulator draws each message's time from them), and the arrival skew

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope sim predict`: our algorithms of one collective simulated at any
 scale, ranked by the median of their replicates, and the sizes where the
 best one changes (the simulated counterpart of `model predict`)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A traced run's per-rank pattern replicated to p' ranks, as a binary
 schedule (the format of gbin.c) whose collectives are our own algorithms.
 

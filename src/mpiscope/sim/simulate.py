@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One simulation request: a schedule (a file, or one of our algorithms
 generated on the fly), costs, replicates; the answer is the median of the
 replicates' finish times with a prediction interval."""

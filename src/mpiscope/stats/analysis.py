@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Everything the statistics say about one series, as plain JSON-able data.
 
 analyze_series() bundles, for one bench × algo × size (all launches):

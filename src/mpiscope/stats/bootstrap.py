@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bootstrap confidence intervals of percentiles (the median included).
 
 Percentile bootstrap: the interval is the (1 - level)/2 and (1 + level)/2

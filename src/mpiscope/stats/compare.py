@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Compare two runs, benchmark × algorithm × size by benchmark × algorithm × size.
 
 Only the benchmark, algorithm and size are matched, so runs with different

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A number with its uncertainty: every estimate mpiscope reports is one."""
 
 import dataclasses

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Compare two algorithms with the launch as the unit.
 
 A fresh launch moves every time it measures by a common factor (placement,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Variation between launches, separated from variation within a launch.
 
 A run with several launches (mpiscope run --launches K) asks whether a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bootstrap replicates of sample medians for fits and comparisons (the
 draws themselves come from bootstrap.replicates_of_sorted, exact at any n),
 and percentile intervals of replicates that may be infinite (a bandwidth

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Modes of a distribution, and the ones that look like TCP retransmissions.
 
 The density is a Gaussian kernel estimate with Silverman's robust rule of

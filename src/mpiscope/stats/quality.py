@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How far each series' numbers can be trusted: a verdict per series, stored
 with the run (quality.json) and shown by `run`, `show` and the report.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which ranks hold a collective back, how often, and by how much.
 
 A collective (or ring) repetition ends when its slowest rank ends. Per

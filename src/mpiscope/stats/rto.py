@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The minimum TCP retransmission timeout (RTO_min) of this host.
 
 Linux retransmits an unacknowledged segment after RTO = SRTT + max(4·RTTVAR,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Speedups of configurations against a baseline, the launch as the unit
 (`mpiscope app compare`).
 

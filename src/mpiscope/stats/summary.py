@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Summary statistics of sample values. Pure functions: no I/O, no printing.
 
 Timing distributions are skewed and heavy-tailed, so the central estimate is

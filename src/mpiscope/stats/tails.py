@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tail tables: how far the slow samples lie from the fast ones.
 
 Two views of a distribution's breadth and tail, after the tables of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Catalog of the runs under an output root: OUT/catalog.duckdb.
 
 The run directories (OUT/<run_id>/context.json) are the truth; the catalog

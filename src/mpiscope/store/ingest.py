@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Raw per-rank files -> one Parquet table per run (samples.parquet).
 
 One row per rank × repetition, with the local timestamps as recorded and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where runs live under an output root: OUT/<run_id>/ holding its
 context.json, and OUT/catalog.duckdb indexing them. Hidden directories
 are runs still being written (.<run_id>.partial) or being deleted

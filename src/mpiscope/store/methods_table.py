@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The peers' methods of a run (`mpiscope run --methods`): every row of the
 engine's "method" blocks (docs/reference/formats/raw-files.md), one row per
 rank and timed span (a call, or a loop of calls), with its local times and

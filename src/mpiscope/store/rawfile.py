@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reader for the engine's per-rank raw files (docs/reference/formats/raw-files.md, schemas 1 to 3).
 
 A file is a header followed by blocks. The reader returns every complete

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How well the clock synchronization recovered an injected clock error.
 
 A run with `--clock-inject` distorts every rank's timer by a known offset and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Deleting runs (`mpiscope runs rm`): every reference is resolved and
 checked before anything is deleted, so a typo deletes nothing.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which repetition of which series on which rank: the leading columns of
 every per-rank table (samples.parquet, trace.parquet)."""
 

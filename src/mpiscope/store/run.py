@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A stored run as a typed object: what the runner recorded and what ingest
 learnt from the raw files, read by attribute instead of by key.
 

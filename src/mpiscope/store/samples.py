@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Samples derived from per-rank rows: one value per measured repetition.
 
 The rules are those of docs/reference/formats/raw-files.md, "Samples derived from rows".

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Series of raw schema 1 files (and of runs stored from them), whose blocks
 name no sample rule: the rule and timed role schema 1 implies for each
 benchmark. Fixed, and read only for schema-1 runs; schema-2 blocks name the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The series of a stored run: the run itself, its series keys in run order,
 and each series' samples (launches pooled)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Message traces of our own collective algorithms (`mpiscope run --trace`).
 
 The engine records, per rank, when each send and receive of a traced

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope transport advise`: from stored lab runs to crossovers per
 placement class and cache state, and to the settings per MPI library."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Whether the hybrid is within 3% of the best single design, per size,
 judged with compare's noise treatment rather than by a ratio of medians.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Crossovers of the lab's designs, per placement class and cache state:
 from which size on one design beats another (and keeps beating it at every
 larger size measured), the best design at every size, and how far the

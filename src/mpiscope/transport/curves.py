@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The lab's curves: per benchmark, placement class and design (or MPI's own
 path, "mpi") the samples and their median per size, read from one or more
 stored runs (the runs of one class pooled: repeated runs are more samples).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """MPI libraries' own intra-node paths, measured by ordinary pingpong and bw
 runs whose launcher options or environment choose the mechanism (recorded
 in the run's context): Open MPI's vader/sm with single copy by CMA or none,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the machine offers the transport lab, as the engine finds it
 (`mpiscope-engine --probe-transport`, no launcher): whether Cross Memory
 Attach works between two processes of this user and, if not, exactly why

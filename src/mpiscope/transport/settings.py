@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The settings that follow from the crossovers, per MPI library, as the
 lines a user adds: where single copy (CMA) starts to beat copying through
 shared memory, and whether it wins at all. Each library's path families

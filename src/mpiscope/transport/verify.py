@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`transport advise --verify`: the library's defaults (D) against the advised
 settings (A), launched alternately D A A D D A A D … so that a drift of the
 machine during the verification falls on both alike (an ABBA order cancels

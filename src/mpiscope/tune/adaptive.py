@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The search of one communicator size: which cells are measured, in which
 rounds, each decided as soon as it is (decide.Decisions).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which algorithm a cell gets: one replaces the library's default only when
 it is faster than the default by the verdict below (each of the k algorithms
 the library offers for the collective tested at alpha / k: the chance of any

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which collective algorithms the MPI library in use offers, read from the
 library itself at tune time (they differ between Open MPI 4.1 and 5.0,
 between MPICH 4 and 5, and between Intel MPI versions): how, its module in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Measuring collectives with one algorithm forced per collective, through the
 engine's own MPI-library benchmarks and stopping rule (measure/runner.py).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cost models fitted per algorithm, to leave out of the adaptive search's
 next sizes the algorithms that are out of the race.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which launches stand for a cell, from what the library's default was read
 to run (mpilibs: read_defaults; Open MPI and Intel MPI under gdb): an
 algorithm that runs exactly what the default runs, or falls back to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a tune found, as tune.json holds it (docs/schemas/tune.schema.json):
 every communicator size's cells, decisions, rules, files and verification,
 and the change-over points measured, predicted by the cost models and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Selection rules from measured cells: per collective and communicator
 size, a list of (first library size, algorithm) (mpilibs/selection.py),
 adjacent rules with the same algorithm merged.

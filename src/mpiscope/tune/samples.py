@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The samples a tune measured, per cell and per launch: the launch is the
 unit of its decisions (stats/launch_compare)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The adaptive search's judgements on measured cells (adaptive.Search
 drives the rounds):
 

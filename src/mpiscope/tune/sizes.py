@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a library means by a collective's message size, from the engine's size.
 
 The engine's size is OSU's: bytes per rank, per block for the gather/scatter/

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where a library's settings cannot keep its own choice at some sizes of a
 collective they give rules for (mpilibs: keeps_default; Intel MPI, whose
 I_MPI_ADJUST_<OP> replaces the default at every size), a rule keeping the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One communicator size's decisions as rules in the library's sizes: each
 collective's winners, bounded to --max-rules (rules.bounded), with what the
 bound costs."""

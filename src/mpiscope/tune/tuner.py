@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope tune`: measure, decide, write, verify (docs/explanation/tuner.md).
 
 The parts, each in a file of its own, in the order a tune runs them:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The verification of one communicator size's rules (verify.py says what
 is checked and why): default, tuned and the rules' algorithms forced,
 launched in turn; a launch disturbed by other work set aside and launched

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """After writing: check that the library reads the file and selects what it says.
 
 1. Our own reader reads every file written and says, per cell, which

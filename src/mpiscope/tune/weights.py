@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """An application's weights for the tuner (--weights FILE): how often it calls
 each collective at each message size and communicator size. Read from what
 `mpiscope profile weights` writes (format mpiscope-profile-weights) or from

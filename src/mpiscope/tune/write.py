@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writing the library's files: each file its module writes for the table
 (mpilibs: selection_files) is read back by our own reader, which must find,
 at every cell of every communicator size, the algorithm the table chose

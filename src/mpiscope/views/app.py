@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """An app run as text (`mpiscope app compare`, `mpiscope show RUN`) and as
 the "app" JSON document: per configuration its launches, the median, the
 speedup against the default with its interval and the verdict; the

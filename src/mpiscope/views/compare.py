@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON forms of a Comparison (compare.py).
 
 Medians are shown as `show` shows them: microseconds for times, MB/s

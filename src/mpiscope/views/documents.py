@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The JSON documents mpiscope prints (every `--json`): each is an object
 whose `schema_version` says which shape it has, described by
 docs/schemas/<name>.schema.json (tests/unit/test_json_schemas.py validates real

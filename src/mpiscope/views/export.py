@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Export a run as CSV (every valid sample), JSON (summaries + context), or
 one benchmark as text the matching OSU Micro-Benchmarks program would print
 (views/osu.py)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON forms of a FitResult (fits.py).
 
 Values are kept in base units by the computation; here α is shown in

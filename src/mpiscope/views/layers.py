@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON forms of a LayersResult (layers.py)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON forms of a LogGPResult (loggp.py): times in microseconds,
 G in nanoseconds per byte, bandwidth in MB/s, g/G in bytes."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON forms of `mpiscope methods` (methods/result.py): per
 benchmark and size, mpiscope's median with its 95% CI, each tool's number,
 and the terms of the difference by cause."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON of `mpiscope model predict|check`: microseconds in the text,
 seconds (and seconds per byte) in the JSON."""
 

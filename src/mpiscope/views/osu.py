@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One benchmark of a run as the matching OSU Micro-Benchmarks 7.4 program
 prints its results (`export --format osu --bench B`).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A profile run as text (`mpiscope show`, `mpiscope profile`) and as the
 "profile" JSON document: the key numbers, time in MPI per call and per call
 site, the size distribution per call by count and by bytes, the channels,

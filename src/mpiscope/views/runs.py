@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The runs under an output root as a fixed-width table (`mpiscope runs`)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Summaries of a run as data (show_rows) and as plain text (format_show, notes).
 
 Rows keep values in base units (seconds, bytes/s); only the formatters

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON of `mpiscope sim run|predict|check|whatif`: microseconds in the
 text (milliseconds for an application's time in whatif), seconds in the JSON."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Small helpers shared by the analysis views: fixed-width tables, numbers
 with a few significant digits, JSON without NaN."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Time charts of traced collective algorithms (the "diagramming tool" of Tan
 and Strazdins (2002)): one row per rank, a bar from when each send or receive
 was posted to when it completed, and an arrow for every message from its send

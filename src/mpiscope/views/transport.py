@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Text and JSON of `mpiscope transport advise`."""
 
 from __future__ import annotations

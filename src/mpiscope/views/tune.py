@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The text of `mpiscope tune`: the winner map, the rules written, the
 change-over points (measured, and the cost models'), and the verification
 (per cell the speedup default/tuned with its 95% CI, the geometric mean,

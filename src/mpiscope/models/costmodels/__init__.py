@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cost models of mpiscope's own collective algorithms (engine/colls).
 
 One module per collective, each a table of algorithms (base.Algo): the

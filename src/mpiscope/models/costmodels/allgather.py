@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Allgather: every rank contributes b bytes (the benchmark's size) and ends
 with all p·b; n = p·b, f = (p − 1)/p."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Allreduce: every rank contributes a vector of n bytes (the benchmark's
 size; it sums max(1, size/4) ints) and ends with the sum; f = (p − 1)/p."""
 

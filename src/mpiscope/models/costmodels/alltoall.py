@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Alltoall: every rank sends b bytes (the benchmark's size) to every rank;
 n = p·b bytes leave each rank."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What every cost formula is written with.
 
 A message of m bytes keeps its sender busy for S(m) = αs + βs·m and its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Broadcast of n bytes (the benchmark's size) from a root; f = (p − 1)/p;
 s = the segment size of the pipelined chain (--segment, 8 KiB by default)."""
 

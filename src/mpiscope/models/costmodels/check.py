@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope model check`: every measured algorithm × size of a run against
 its predicted time.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Model parameters from the command line or a machine model file.
 
 Times take a unit (s, ms, us or µs, ns; seconds without one); per-byte

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Ranking the algorithms of a collective by predicted time, and the sizes
 where the best one changes."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reduce-scatter, block variant (benchmark reduce_scatter_block): every
 rank contributes p blocks of b bytes (the benchmark's size; max(1, size/4)
 ints each) and ends with the sum of its block; n = p·b, f = (p − 1)/p."""
