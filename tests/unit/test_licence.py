@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every source file says its licence in its first lines, and the package says it too."""
 
-import subprocess
+import fnmatch
+import os
 import tomllib
 from pathlib import Path
 
@@ -19,13 +20,23 @@ def is_source(path: str) -> bool:
     return Path(path).suffix in SOURCE_SUFFIXES or name == "Makefile" or path == ".ci/run"
 
 
-def tracked_files() -> list[str]:
-    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return out.stdout.split()
+def ignored(name: str) -> bool:
+    """What .gitignore names (virtual environments, builds, caches) is not the project's source."""
+    patterns = [line.strip().rstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    return name == ".git" or any(fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def project_files() -> list[str]:
+    found = []
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if not ignored(d)]
+        found += [os.path.relpath(os.path.join(folder, f), ROOT) for f in files if not ignored(f)]
+    return found
 
 
 def test_every_source_file_has_an_spdx_line_at_the_top():
-    sources = [p for p in tracked_files() if is_source(p)]
+    sources = [p for p in project_files() if is_source(p)]
     assert len(sources) > 500  # the walk saw the tree, not an empty list
     missing = [p for p in sources
                if not any(TAG in line for line in (ROOT / p).read_text().splitlines()[:2])]
