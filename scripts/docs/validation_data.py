@@ -7,7 +7,12 @@ page. The marker
 
 becomes the run's context (machine, MPI, date, commit), the command that
 reproduces it, and every table the script printed. Building the site never
-runs a benchmark; a marker naming a missing or malformed file fails the build."""
+runs a benchmark; a marker naming a missing or malformed file fails the build.
+
+Two more markers render the targets' verdicts (validation_targets.py):
+`<!-- validation-targets -->` every target, met or missed, for the index;
+`<!-- missed-targets -->` every missed one with the section that says why,
+for Known limitations. A missed target without such a section fails the build."""
 
 from __future__ import annotations
 
@@ -17,7 +22,11 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+import validation_targets
+
 MARKER = re.compile(r"<!--\s*bench-data:\s*(\S+)\s*-->")
+TARGETS_MARKER = "<!-- validation-targets -->"
+MISSED_MARKER = "<!-- missed-targets -->"
 CONTEXT_KEYS = ("date", "commit", "command", "machine", "mpi", "options")
 
 
@@ -67,9 +76,61 @@ def render(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def on_page_markdown(markdown, page, config, files):
-    def expand(match):
-        path = Path(config["docs_dir"]) / Path(page.file.src_uri).parent / match.group(1)
-        return render(load(path))
+def _title(page: Path) -> str:
+    return page.read_text().split("\n", 1)[0].lstrip("# ").strip()
 
-    return MARKER.sub(expand, markdown)
+
+def targets_table(verdicts, directory: Path) -> str:
+    """Every target: its page, the target, what its JSON shows, met or missed."""
+    lines = ["| page | target | measured | verdict |", "|---|---|---|---|"]
+    previous = None
+    for v in verdicts:
+        page = v.target.page
+        name = "" if page == previous else f"[{_title(directory / page)}]({page})"
+        verdict = "met" if v.met else f"**missed** ([why](known-limitations.md#{v.target.limitation}))"
+        lines.append(f"| {name} | {v.target.target} | {v.measured} | {verdict} |")
+        previous = page
+    return "\n".join(lines)
+
+
+def limitation_sections(verdicts, directory: Path) -> dict[str, str]:
+    """Known limitations' sections by anchor, checked to explain every missed target."""
+    text = (directory / "known-limitations.md").read_text()
+    sections = {a: h for h in re.findall(r"^## (.+)$", text, flags=re.M)
+                for a in validation_targets.limitation_anchors(f"## {h}")}
+    for v in verdicts:
+        if not v.met and v.target.limitation not in sections:
+            raise PluginError(f"validation: the missed target {v.target.target!r} ({v.target.page}) "
+                              f"names no section of Known limitations ({v.target.limitation!r})")
+    return sections
+
+
+def missed_table(verdicts, directory: Path) -> str:
+    """Every missed target with the section of Known limitations that explains it."""
+    sections = limitation_sections(verdicts, directory)
+    lines = ["| target | measured | page | why |", "|---|---|---|---|"]
+    for v in verdicts:
+        if not v.met:
+            anchor = v.target.limitation
+            lines.append(f"| {v.target.target} | {v.measured} | [{_title(directory / v.target.page)}]"
+                         f"({v.target.page}) | [{sections[anchor]}](#{anchor}) |")
+    return "\n".join(lines)
+
+
+def on_page_markdown(markdown, page, config, files):
+    directory = Path(config["docs_dir"]) / Path(page.file.src_uri).parent
+
+    def expand(match):
+        return render(load(directory / match.group(1)))
+
+    markdown = MARKER.sub(expand, markdown)
+    if TARGETS_MARKER in markdown or MISSED_MARKER in markdown:
+        try:
+            verdicts = validation_targets.verdicts(directory)
+        except (OSError, ValueError, KeyError, StopIteration) as e:
+            raise PluginError(f"validation: a target cannot be read from its JSON ({e!r})") from None
+        limitation_sections(verdicts, directory)
+        markdown = markdown.replace(TARGETS_MARKER, targets_table(verdicts, directory))
+        if MISSED_MARKER in markdown:
+            markdown = markdown.replace(MISSED_MARKER, missed_table(verdicts, directory))
+    return markdown

@@ -7,6 +7,8 @@ stays a front door (200 lines at most, its quick start `make run` and
 import argparse
 import contextlib
 import io
+import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,50 @@ def test_every_json_schema_is_documented():
     page = (DOCS / "reference" / "formats" / "json-outputs.md").read_text()
     missing = [p.name for p in (DOCS / "schemas").glob("*.schema.json") if p.name not in page]
     assert not missing, missing
+
+
+# ---- the validation targets' verdicts (scripts/docs/validation_targets.py) ----
+
+sys.path.insert(0, str(REPO / "scripts" / "docs"))
+import validation_data  # noqa: E402  (the site's hook: index and Known limitations tables)
+import validation_targets  # noqa: E402
+
+VALIDATION = DOCS / "validation"
+
+
+def test_every_validation_page_states_a_decided_target():
+    pages = {p.name for p in VALIDATION.glob("*.md")} - {"index.md", "known-limitations.md"}
+    decided = {t.page for t in validation_targets.TARGETS}
+    assert pages == decided, f"pages without a target: {sorted(pages - decided)}"
+    assert "<!-- validation-targets -->" in (VALIDATION / "index.md").read_text()
+
+
+def test_every_missed_target_is_in_known_limitations():
+    verdicts = validation_targets.verdicts()
+    limitations = (VALIDATION / "known-limitations.md").read_text()
+    assert "<!-- missed-targets -->" in limitations
+    anchors = validation_targets.limitation_anchors(limitations)
+    table = validation_data.missed_table(verdicts, VALIDATION)
+    index = validation_data.targets_table(verdicts, VALIDATION)
+    for v in verdicts:
+        row = f"| {v.target.target} | {v.measured} |"
+        assert (row in table) != v.met, row  # missed rows and only they
+        assert row + (" met |" if v.met else " **missed**") in index
+        if not v.met:
+            assert v.target.limitation in anchors, v.target.limitation
+
+
+def test_a_missed_target_without_a_cause_fails_the_build(tmp_path):
+    for p in VALIDATION.glob("*.json"):
+        (tmp_path / p.name).write_text(p.read_text())
+    (tmp_path / "known-limitations.md").write_text((VALIDATION / "known-limitations.md").read_text())
+    doc = json.loads((VALIDATION / "harness-overhead.json").read_text())
+    table = next(t for t in doc["tables"] if t["title"].startswith("ratio pingpong"))
+    column = table["columns"].index("timer interval removed")
+    table["rows"][0][column] = 1.5  # a harness far slower than the loop
+    (tmp_path / "harness-overhead.json").write_text(json.dumps(doc))
+    verdicts = validation_targets.verdicts(tmp_path)
+    harness = next(v for v in verdicts if v.target.page == "harness-overhead.md")
+    assert not harness.met and harness.measured == "largest 1.5 ×"
+    with pytest.raises(validation_data.PluginError, match="names no section of Known limitations"):
+        validation_data.missed_table(verdicts, tmp_path)
