@@ -44,7 +44,7 @@ JSON_COMMANDS = {"run": "show", "show": "show", "fit": "fit", "compare": "compar
                  "cluster up": "cluster-up", "cluster list": "cluster-list", "config show": "config-show",
                  "build": "build", "sbatch": "show", "transport probe": "transport-probe",
                  "transport advise": "transport-advise", "profile": "profile", "tune": "tune",
-                 "app compare": "app", "methods": "methods"}
+                 "app compare": "app", "methods": "methods", "history": "history"}
 
 
 def _commands_with_json(parser, prefix=()):

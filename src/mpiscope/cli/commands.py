@@ -17,6 +17,8 @@ COMMANDS = {
     "sbatch": Command("sbatch", "print a Slurm batch script for a run (mpiscope sbatch ... > job.sh)"),
     "runs": Command("runs", "list the runs under the output root; runs rm deletes runs, runs ingest "
                            "stores them again from their raw files"),
+    "history": Command("history", "series of comparable runs over time: change points, what changed, "
+                                  "--check for nightly jobs"),
     "show": Command("views", "summarize a run: median with 95%% CI and tails per benchmark and size"),
     "export": Command("views", "export a run as CSV, JSON or OSU-style text"),
     "fit": Command("analysis", "fit Hockney models (α + β·n) and protocol zones to a run"),

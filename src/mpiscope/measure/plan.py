@@ -294,6 +294,6 @@ def _default_np(cluster):
 
 def relevant_env():
     """Environment settings that change what MPI does, for the run's context."""
-    prefixes = ("OMPI_MCA_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "MPIR_CVAR_", "HYDRA_", "I_MPI_", "FI_",
-                "SLURM_")
+    prefixes = ("OMPI_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "MPIR_CVAR_", "MPICH_", "HYDRA_", "I_MPI_",
+                "FI_", "SLURM_")
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)}

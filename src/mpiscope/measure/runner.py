@@ -23,7 +23,7 @@ import numpy as np
 
 from mpiscope.store.layout import QUALITY_FILE, SCHEMA_VERSION
 from mpiscope.store.trace import TRACE_FILE
-from mpiscope.measure import launch, processes
+from mpiscope.measure import launch, machine, processes
 from mpiscope.measure.explain import explanation
 from mpiscope.measure.interrupts import signals_stop_the_run
 from mpiscope.stats import quality, rto
@@ -284,6 +284,7 @@ def _base_context(plan, argv, run_id, started, mpi, engine):
         "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
         "oversubscribed": plan.oversubscribe,
         "env": relevant_env(),
+        "machine": machine.describe(engine),
         # Who writes the run: a hidden run directory whose writer is gone was never stored.
         "writer": {"host": socket.gethostname(), "pid": os.getpid()},
     }
@@ -309,6 +310,7 @@ def store_run(run_dir, context) -> Stored | None:
     try:
         table = store.ingest(run_dir, context)
         context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
+        context["hosts"] = samples.table_context(table).get("hosts")  # for readers of the catalog
         stored = _store_quality(run_dir, table)
         _write_context(run_dir, context)
     except OSError as exc:

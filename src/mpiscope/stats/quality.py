@@ -75,6 +75,9 @@ class Verdict:
     start: str | None = None     # how repetitions started, when the engine records it
     flags: tuple = ()
     details: dict = field(default_factory=dict)
+    median: float = math.nan     # the pooled median and its 95% CI (NaN: not stored, or no samples)
+    ci_low: float = math.nan
+    ci_high: float = math.nan
 
     @property
     def key(self) -> tuple:
@@ -96,7 +99,8 @@ class Verdict:
         return {"bench": self.bench, "algo": self.algo, "size": self.size, "unit": self.unit,
                 "n": self.n, "invalid": self.invalid, "invalid_share": self.invalid_share,
                 "stop": self.stop, "ci_reached": self.ci_reached, "ci_halfwidth": self.ci_halfwidth,
-                "start": self.start, "flags": list(self.flags), "details": dict(self.details)}
+                "start": self.start, "flags": list(self.flags), "details": dict(self.details),
+                "median": self.median, "ci_low": self.ci_low, "ci_high": self.ci_high}
 
     @classmethod
     def from_dict(cls, d: dict) -> Verdict:
@@ -104,7 +108,12 @@ class Verdict:
         return cls(d["bench"], d.get("algo", "mpi"), int(d["size"]), d.get("unit", "s"), int(d["n"]),
                    int(d.get("invalid", 0)), d.get("stop") or "", d.get("ci_reached"),
                    math.nan if half is None else float(half), d.get("start"),
-                   tuple(d.get("flags") or ()), dict(d.get("details") or {}))
+                   tuple(d.get("flags") or ()), dict(d.get("details") or {}),
+                   *(_number(d.get(k)) for k in ("median", "ci_low", "ci_high")))
+
+
+def _number(value) -> float:
+    return math.nan if value is None else float(value)
 
 
 # ---------------------------------------------------------------- one series
@@ -145,7 +154,8 @@ def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_wid
     starts = list(dict.fromkeys(str(r.start) for r in records if r.start))
     half = _halfwidth(st)
     v = Verdict(bench, algo, int(size), samples.unit, st["n"], int(samples.n_invalid), ",".join(stops),
-                _ci_reached(stops, half, ci_width), half, ",".join(starts) or None)
+                _ci_reached(stops, half, ci_width), half, ",".join(starts) or None,
+                median=st["median"], ci_low=st["ci_low"], ci_high=st["ci_high"])
     if v.skipped:
         return v, st
     flags, details = [], {}

@@ -257,9 +257,10 @@ def forget(out_root, run_dirs) -> None:
         return  # the next refresh drops them: their directories are gone
 
 
-def list_runs(out_root) -> list[dict]:
+def list_runs(out_root, with_context=False) -> list[dict]:
     """All runs under `out_root`, oldest first: run_id, created, status, mpi,
-    np, benches, path, label."""
+    np, benches, path, label (and `context`, the whole context.json, when asked)."""
+    columns = _STORED if with_context else _COLUMNS
     if not Path(out_root).is_dir():
         return []
     scanned = _scan(out_root)
@@ -267,16 +268,18 @@ def list_runs(out_root) -> list[dict]:
         return []
     def refreshed(con):
         _refresh(con, scanned)
-        return con.execute(f"SELECT {', '.join(_COLUMNS)} FROM runs").fetchall()
+        return con.execute(f"SELECT {', '.join(columns)} FROM runs").fetchall()
 
     try:
         rows = _session(out_root, refreshed)
     except _Locked:
-        rows = [r[:len(_COLUMNS)] for r in scanned]
+        rows = [r[:len(columns)] for r in scanned]
     runs = []
     for r in rows:
-        run = dict(zip(_COLUMNS, r))
+        run = dict(zip(columns, r))
         run["benches"] = json.loads(run["benches"]) if run["benches"] else []
+        if with_context:
+            run["context"] = json.loads(run["context"])
         runs.append(run)
     return sorted(runs, key=_sort_key)
 

@@ -32,6 +32,7 @@ SCHEMA_VERSIONS = {
     "tune": 1,
     "methods": 1,          # methods --json
     "app": 1,              # app compare --json, show --json of an app run
+    "history": 1,          # history --json (with --check: each series' check)
 }
 
 

@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""`mpiscope history`: the runs of one or more output roots as series of
+comparable numbers (series.py, from points.py), their change points
+(detect.py), what differed between the runs around each (changes.py) and the
+gate for nightly jobs (gate.py)."""

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Change points of a series of run medians, each with its interval.
+
+Candidates come from ruptures' PELT (Killick et al. 2012, as implemented by
+Truong, Oudre and Vayatis 2020) on the logarithm of the medians, scaled by
+the run-to-run noise. A candidate stays a change point only when it is
+significant with the runs' own intervals taken into account: each segment's
+level is the median of its runs' medians, with an interval at least as wide
+as the 95% confidence interval of that median from the runs' medians (the
+spread between runs) and as a typical run's own 95% interval (level()). The
+step's interval, after / before − 1 from the bounds of the two levels, must
+lie wholly beyond the threshold, as `compare` asks of the ratio of two runs. Candidates that fail
+are removed one at a time, weakest first, and the segments they split
+merged, until every change point left passes."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mpiscope.stats.summary import median_ci_ranks
+
+SLOWER, FASTER = "slower", "faster"
+MIN_SEGMENT = 2   # runs on each side of a change point: one odd night is not a change
+
+
+@dataclass(frozen=True)
+class Level:
+    """A segment of runs: the median of their medians and its interval."""
+
+    median: float
+    low: float
+    high: float
+    runs: int
+
+    def to_dict(self) -> dict:
+        return {"median": self.median, "ci_low": self.low, "ci_high": self.high, "runs": self.runs}
+
+
+@dataclass(frozen=True)
+class Step:
+    """From one level to the next: after / before − 1 with its interval."""
+
+    before: Level
+    after: Level
+    step: float
+    low: float
+    high: float
+    direction: str        # slower or faster (times that grow, bandwidths that shrink: slower)
+
+    def beyond(self, threshold) -> bool:
+        """The whole interval of the step beyond ±threshold."""
+        return self.low > threshold or self.high < -threshold
+
+    def to_dict(self) -> dict:
+        return {"step": self.step, "step_low": self.low, "step_high": self.high,
+                "direction": self.direction, "before": self.before.to_dict(),
+                "after": self.after.to_dict()}
+
+
+def level(medians, lows, highs) -> Level:
+    """The level of a segment: the median of its runs' medians, with the wider
+    of two intervals on each side: the 95% interval of that median from the
+    runs' medians (order statistics: the spread between runs), and a typical
+    run's own interval (the median of the runs' bounds). One run: its own."""
+    m = np.sort(medians)
+    n = len(m)
+    j, k, _ = median_ci_ranks(n)
+    center = float(np.median(m))
+    return Level(center, min(float(m[j - 1]), float(np.median(lows))),
+                 max(float(m[k - 1]), float(np.median(highs))), n)
+
+
+def step(before: Level, after: Level, unit="s") -> Step:
+    ratio = after.median / before.median - 1.0
+    low = after.low / before.high - 1.0 if before.high > 0 else -math.inf
+    high = after.high / before.low - 1.0 if before.low > 0 else math.inf
+    grew = ratio > 0
+    slower = grew if unit == "s" else not grew
+    return Step(before, after, ratio, low, high, SLOWER if slower else FASTER)
+
+
+def _candidates(medians) -> list[int]:
+    """PELT's change points: indexes of the first run after each."""
+    import ruptures  # here: only `history` needs it
+
+    n = len(medians)
+    if n < 2 * MIN_SEGMENT:
+        return []
+    logs = np.log(np.asarray(medians, dtype=np.float64))
+    diffs = np.diff(logs)
+    # The run-to-run noise, robust to the steps themselves (each adds one large difference).
+    sigma = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
+    scale = sigma if sigma > 0 else max(float(np.std(logs)), 1e-12)
+    signal = ((logs - np.median(logs)) / scale).reshape(-1, 1)
+    algo = ruptures.Pelt(model="l2", min_size=MIN_SEGMENT, jump=1).fit(signal)
+    return [b for b in algo.predict(pen=2.0 * math.log(n)) if b < n]
+
+
+def change_points(medians, lows, highs, unit="s", threshold=0.02) -> list[tuple[int, Step]]:
+    """[(index of the first run after, Step)] of every change point that is
+    significant and beyond `threshold`, oldest first."""
+    m, lo, hi = (np.asarray(x, dtype=np.float64) for x in (medians, lows, highs))
+    cuts = _candidates(m)
+    while cuts:
+        bounds = [0, *cuts, len(m)]
+        levels = [level(m[a:b], lo[a:b], hi[a:b]) for a, b in zip(bounds, bounds[1:])]
+        steps = [step(a, b, unit) for a, b in zip(levels, levels[1:])]
+        failing = [i for i, s in enumerate(steps) if not s.beyond(threshold)]
+        if not failing:
+            return list(zip(cuts, steps))
+        weakest = min(failing, key=lambda i: _margin(steps[i]))
+        del cuts[weakest]
+    return []
+
+
+def _margin(s: Step) -> float:
+    """How far the step's interval is from 0 (negative: it holds 0)."""
+    return max(s.low, -s.high)

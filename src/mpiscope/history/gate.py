@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""`mpiscope history --check`: is the newest run of a series a significant
+regression beyond the threshold against its baseline? The baseline is, by
+default, the runs since the series' last change point before the newest
+run; `--baseline RUN` is one run, `--baseline DATE` the runs from that date
+on. The test is detect.py's: the newest run's own interval against the
+baseline's level, the step's interval wholly beyond the threshold."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from mpiscope.common.errors import UsageError
+from mpiscope.history.changes import Difference
+from mpiscope.history.detect import SLOWER, Step, level, step
+from mpiscope.history.points import Point, timestamp
+from mpiscope.history.series import Series
+from mpiscope.history.trend import changed, changes_of
+
+REGRESSION_EXIT = 5   # the exit code of `history --check` that found a regression (docs/reference/exit-codes.md)
+REGRESSION, FASTER, SAME, ALONE = "regression", "faster", "same", "one run"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    series: Series
+    status: str                   # regression, faster, same, or "one run" (nothing to compare)
+    newest: Point
+    baseline: tuple = ()          # the baseline's Points
+    step: Step | None = None
+    changed: tuple = ()           # Differences from the last baseline run to the newest
+
+    def to_dict(self) -> dict:
+        return {"status": self.status, "newest": self.newest.run_id,
+                "baseline": [p.run_id for p in self.baseline],
+                **(self.step.to_dict() if self.step else {}),
+                "changed": [d.to_dict() for d in self.changed]}
+
+
+def parse_baseline(text):
+    """A date (YYYY-MM-DD, or with a time) or a run's id, prefix or label."""
+    text = str(text).strip()
+    when = timestamp(text) if re.match(r"^\d{4}-\d{2}-\d{2}", text) else datetime.min
+    return when if when != datetime.min else text
+
+
+def _baseline(series: Series, baseline, threshold) -> list[Point]:
+    before = series.points[:-1]
+    if baseline is None:
+        cuts = changes_of(before, series.key.unit, threshold)
+        return before[cuts[-1].index:] if cuts else before
+    if isinstance(baseline, datetime):
+        chosen = [p for p in before if p.when >= baseline]
+        if not chosen:
+            raise UsageError(f"--baseline {baseline:%Y-%m-%d %H:%M}: series {series.key.name()} "
+                             f"({series.key.where()}) has no run from then on before its newest; "
+                             "give an earlier date, or narrow the series with --where")
+        return chosen
+    chosen = _named(before, baseline) or _named([series.points[-1]], baseline)
+    if not chosen:
+        raise UsageError(f"--baseline {baseline}: no run of series {series.key.name()} "
+                         f"({series.key.where()}) has that id, id prefix or label; `mpiscope "
+                         "history` lists each series' runs, or narrow the series with --where")
+    if chosen[0] is series.points[-1]:
+        raise UsageError(f"--baseline {baseline} is the newest run of series {series.key.name()}: "
+                         "give an earlier run to compare it with")
+    return chosen[-1:]
+
+
+def _named(points, ref) -> list[Point]:
+    exact = [p for p in points if p.run_id == ref or p.label == ref]
+    return exact or [p for p in points if p.run_id.startswith(ref)]
+
+
+def judge(series: Series, threshold, baseline=None) -> Judgement:
+    newest = series.points[-1]
+    if len(series.points) < 2:
+        return Judgement(series, ALONE, newest)
+    base = _baseline(series, baseline, threshold)
+    before = level([p.median for p in base], [p.ci_low for p in base], [p.ci_high for p in base])
+    after = level([newest.median], [newest.ci_low], [newest.ci_high])
+    s = step(before, after, series.key.unit)
+    status = SAME if not s.beyond(threshold) else REGRESSION if s.direction == SLOWER else FASTER
+    return Judgement(series, status, newest, tuple(base), s, tuple(changed(base[-1], newest)))
+
+
+def check(series_list, threshold, baseline=None) -> list[Judgement]:
+    """Every series judged; UsageError when no series has two runs to compare."""
+    judged = [judge(s, threshold, baseline) for s in series_list]
+    if all(j.status == ALONE for j in judged):
+        raise UsageError("every selected series has one run: --check compares a series' newest run "
+                         "with the runs before it; select series with two runs or more")
+    return judged

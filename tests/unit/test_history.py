@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""`mpiscope history` on synthetic nights of stored runs (history_runs.py):
+change points of known steps found at the right run, noise and steps inside
+the runs' own intervals not flagged, what changed named, the --where
+filters, the --check gate's exit codes, and the input it refuses. No MPI."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from history_runs import night_context, noisy_levels, write_night, write_series
+from mpiscope.cli.main import main
+from mpiscope.common.errors import UsageError
+from mpiscope.history.changes import differences
+from mpiscope.history.detect import FASTER, SLOWER, change_points, level
+from mpiscope.history.points import load_points
+from mpiscope.history.series import group, parse_where, select
+from mpiscope.stats import quality
+from rawgen import build_demo_run
+from schemas import validate
+
+
+def _detect(levels, halfwidth=0.01, unit="s", threshold=0.02):
+    m = np.asarray(levels)
+    return change_points(m, m * (1 - halfwidth), m * (1 + halfwidth), unit, threshold)
+
+
+# ---------------------------------------------------------------- detection
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("at", [6, 20, 33])
+def test_a_step_of_ten_percent_is_found_at_its_run(seed, at):
+    found = _detect(noisy_levels(40, at, 0.10, seed=seed))
+    assert [i for i, _ in found] == [at]
+    s = found[0][1]
+    assert s.direction == SLOWER and s.low < 0.10 < s.high and s.low > 0.02
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_an_unchanged_noisy_series_has_no_change_point(seed):
+    assert _detect(noisy_levels(60, noise=0.015, seed=seed)) == []
+
+
+def test_one_odd_night_is_not_a_change():
+    levels = noisy_levels(30, seed=3)
+    levels[14] *= 1.3   # one slow night, then back
+    assert _detect(levels) == []
+
+
+def test_a_step_inside_the_runs_intervals_is_not_flagged():
+    levels = noisy_levels(40, 20, 0.10, seed=2)
+    assert [i for i, _ in _detect(levels, halfwidth=0.01)] == [20]   # found with tight intervals
+    assert _detect(levels, halfwidth=0.15) == []                      # inside ±15%: not
+
+
+def test_a_step_below_the_threshold_is_not_flagged():
+    levels = noisy_levels(40, 20, 0.10, noise=0.002, seed=4)
+    assert [i for i, _ in _detect(levels, halfwidth=0.002)] == [20]
+    assert _detect(levels, halfwidth=0.002, threshold=0.15) == []
+
+
+def test_directions_of_times_and_bandwidths():
+    faster = _detect(noisy_levels(30, 15, -0.10, seed=5))
+    assert [(i, s.direction) for i, s in faster] == [(15, FASTER)]
+    lower_bandwidth = _detect(noisy_levels(30, 15, -0.10, seed=5, base=10e9), unit="B/s")
+    assert [(i, s.direction) for i, s in lower_bandwidth] == [(15, SLOWER)]
+
+
+def test_two_steps_are_both_found():
+    levels = noisy_levels(45, 15, 0.10, seed=6)
+    levels[30:] = [v * 1.10 for v in levels[30:]]
+    assert [i for i, _ in _detect(levels)] == [15, 30]
+
+
+def test_a_level_is_at_least_as_wide_as_a_typical_run():
+    one = level([10.0], [9.0], [11.0])
+    assert (one.median, one.low, one.high, one.runs) == (10.0, 9.0, 11.0, 1)
+    many = level([10.0] * 20, [9.5] * 20, [10.5] * 20)
+    assert (many.low, many.high) == (9.5, 10.5)
+
+
+# ---------------------------------------------------------------- what changed
+
+def test_differences_name_what_changed_and_what_is_unknown():
+    before = night_context("a", "2026-03-01T02:00:00", env={"UCX_TLS": "rc"})
+    after = night_context("b", "2026-03-02T02:00:00", mpi_version="4.1.6", kernel="6.1.0-21-amd64",
+                          env={"OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
+    found = {d.what: (d.before, d.after) for d in differences(before, after)}
+    assert found["MPI version"] == ("4.1.5", "4.1.6")
+    assert found["kernel"] == ("6.1.0-18-amd64", "6.1.0-21-amd64")
+    assert found["$UCX_TLS"] == ("rc", "unset")
+    assert found["$OMPI_MCA_btl_vader_single_copy_mechanism"] == ("unset", "none")
+    assert "nodes" not in found and "Slurm partition" not in found
+    old = {k: v for k, v in before.items() if k != "machine"}   # a run stored without it
+    assert {d.what: d.before for d in differences(old, before)}["CPU governor"] == "unknown"
+
+
+# ---------------------------------------------------------------- stored runs
+
+def test_medians_of_a_run_without_them_in_quality_json_come_from_its_samples(tmp_path):
+    build_demo_run(tmp_path)   # ingested only: no quality.json
+    points = {(p.bench, p.size): p for p in load_points([tmp_path])}
+    p = points[("pingpong", 0)]
+    assert math.isclose(p.median, 0.2e-6, rel_tol=1e-6) and p.ci_low <= p.median <= p.ci_high
+    assert p.context["hosts"]   # from the samples file's metadata
+
+
+def test_quality_json_keeps_medians_and_reads_old_files(tmp_path):
+    v = quality.Verdict("pingpong", "mpi", 8, "s", 10, 0, "ci", True, 0.01, median=2e-6,
+                        ci_low=1.9e-6, ci_high=2.1e-6)
+    quality.save(tmp_path, [v])
+    assert quality.load_stored(tmp_path)[0].median == 2e-6
+    doc = json.loads((tmp_path / "quality.json").read_text())
+    for key in ("median", "ci_low", "ci_high"):
+        del doc["series"][0][key]
+    (tmp_path / "quality.json").write_text(json.dumps(doc))
+    assert math.isnan(quality.load_stored(tmp_path)[0].median)
+
+
+def test_series_group_what_compares(tmp_path):
+    write_night(tmp_path, 0, {("allreduce", 8): 1e-6, ("allreduce", 64): 2e-6})
+    write_night(tmp_path, 1, {("allreduce", 8): 1e-6}, mpi_version="4.1.6")
+    write_night(tmp_path, 2, {("allreduce", 8): 1e-6}, hosts={"n01": 8, "n02": 8, "n03": 8, "n04": 8})
+    points = load_points([tmp_path])
+    series = group(points)
+    assert [(s.key.size, s.key.nodes, s.key.ppn, len(s.points)) for s in series] == \
+        [(8, 2, "16", 2), (8, 4, "8", 1), (64, 2, "16", 1)]
+    assert len(group(points, split_version=True)) == 4   # 4.1.5 and 4.1.6 apart
+
+
+def test_where_filters(tmp_path):
+    write_series(tmp_path, noisy_levels(10))
+    points = load_points([tmp_path])
+    assert len(select(points, [parse_where("since=2026-03-05")])) == 6
+    assert len(select(points, [parse_where("until=2026-03-05")])) == 5
+    assert len(select(points, [parse_where("size=64K"), parse_where("bench=allreduce")])) == 10
+    assert select(points, [parse_where("np=16")]) == []
+    for bad in ("color=red", "size=big", "np=x", "since=yesterday", "bench=", "nokey"):
+        with pytest.raises(UsageError):
+            parse_where(bad)
+
+
+# ---------------------------------------------------------------- the command
+
+def _exit_code(argv):
+    """mpiscope's exit code, whether the parser refused the line or the command did."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.fixture
+def stepped(tmp_path):
+    """30 nights, 10% slower from night 20 on, where Open MPI 4.1.6 came."""
+    out = tmp_path / "out"
+    ids = write_series(out, noisy_levels(30, 20, 0.10), changed_from=20, mpi_version="4.1.6")
+    return out, ids
+
+
+def test_history_names_the_change_and_what_changed(stepped, capsys):
+    out, ids = stepped
+    assert main(["history", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"change from run {ids[20]}" in text and "slower by" in text
+    assert "MPI version: 4.1.5 → 4.1.6" in text
+
+
+def test_history_json_validates(stepped, capsys):
+    out, ids = stepped
+    assert main(["history", "--out", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    validate("history", doc)
+    (series,) = doc["series"]
+    (change,) = series["changes"]
+    assert change["first_after"] == ids[20] and change["last_before"] == ids[19]
+    assert change["direction"] == "slower" and change["step_low"] > 0.02
+    assert {"what": "MPI version", "before": "4.1.5", "after": "4.1.6"} in change["changed"]
+    assert "check" not in doc
+
+
+def test_check_passes_when_the_newest_run_is_like_its_baseline(stepped, capsys):
+    out, _ = stepped
+    assert main(["history", str(out), "--check", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    validate("history", doc)
+    assert doc["check"]["regressions"] == 0
+    assert doc["series"][0]["check"]["status"] == "same"
+    assert len(doc["series"][0]["check"]["baseline"]) == 9   # the runs since the change
+
+
+def test_check_exits_5_on_a_regression_and_names_it(tmp_path, capsys):
+    out = tmp_path / "out"
+    levels = noisy_levels(15, 14, 0.10, seed=8)    # the newest night is 10% slower
+    ids = write_series(out, levels, changed_from=14, env={"UCX_TLS": "tcp"})
+    assert main(["history", str(out), "--check"]) == 5
+    text = capsys.readouterr().out
+    assert f"check: REGRESSION: newest run {ids[14]} slower by" in text
+    assert "$UCX_TLS: unset → tcp" in text
+    assert main(["history", str(out), "--check", "--json"]) == 5
+    doc = json.loads(capsys.readouterr().out)
+    validate("history", doc)
+    assert doc["check"]["regressions"] == 1 and doc["series"][0]["check"]["status"] == "regression"
+
+
+def test_check_against_a_baseline_run_or_date(tmp_path, capsys):
+    out = tmp_path / "out"
+    levels = noisy_levels(12, 6, 0.10, seed=9)    # slower since night 6: the newest is no news
+    ids = write_series(out, levels)
+    assert main(["history", str(out), "--check"]) == 0
+    capsys.readouterr()
+    assert main(["history", str(out), "--check", "--baseline", ids[2]]) == 5
+    assert main(["history", str(out), "--check", "--baseline", "2026-03-08"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--where", "colour=red"], "the key must be one of"),
+    (["--where", "bench=bcast"], "no runs match --where bench=bcast"),
+    (["--check", "--baseline", "20990101-000000-ffff"], "no run of series"),
+    (["--check", "--baseline", "2099-01-01"], "has no run from then on"),
+    (["--baseline", "2026-03-01"], "give --check too"),
+])
+def test_bad_input_exits_2(stepped, capsys, argv, says):
+    out, _ = stepped
+    assert _exit_code(["history", str(out), *argv]) == 2
+    err = capsys.readouterr().err
+    assert "mpiscope: error:" in err and says in err and "Traceback" not in err
+
+
+def test_a_root_without_runs_exits_2(tmp_path, capsys):
+    assert main(["history", str(tmp_path)]) == 2
+    assert "no runs under" in capsys.readouterr().err
+
+
+def test_check_of_series_with_one_run_each_exits_2(tmp_path, capsys):
+    write_night(tmp_path, 0, {("allreduce", 8): 1e-6})
+    assert main(["history", str(tmp_path), "--check"]) == 2
+    assert "one run" in capsys.readouterr().err
