@@ -179,12 +179,8 @@ def default_mpi() -> list[str]:
 
 def context(args, mpi=()) -> dict:
     """Where and how the numbers were measured: enough to measure them again."""
-    from importlib.metadata import PackageNotFoundError, version
+    import mpiscope
 
-    try:
-        ours = version("mpiscope")
-    except PackageNotFoundError:
-        ours = "source"
     script = Path(sys.argv[0]).resolve()
     try:
         script = script.relative_to(REPO)
@@ -197,7 +193,7 @@ def context(args, mpi=()) -> dict:
                                                                     "--untracked-files=no")),
             "command": shlex.join([".venv/bin/python", str(script), *sys.argv[1:]]),
             "options": options, "machine": machine(), "mpi": list(mpi),
-            "python": platform.python_version(), "mpiscope": ours}
+            "python": platform.python_version(), "mpiscope": mpiscope.__version__}
 
 
 def write(args, bench: str, tables, results=None, mpi=()) -> None:

@@ -3,7 +3,8 @@
 
 The Python API (mpiscope/api.py): `mpiscope.load_run(path)`, `mpiscope.runs(out)`.
 They are imported on first use, so `import mpiscope` (and every CLI start)
-does not pay for pandas, pyarrow or DuckDB.
+does not pay for pandas, pyarrow or DuckDB. `mpiscope.__version__` is the
+installed distribution's version, whose one source is pyproject.toml.
 """
 
 from mpiscope.store.layout import SCHEMA_VERSION  # of run contexts and datasets (standard library only)
@@ -12,7 +13,19 @@ _API = ("load_run", "runs", "Run")
 __all__ = ["SCHEMA_VERSION", *_API]
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mpiscope")
+    except PackageNotFoundError:  # a source tree on PYTHONPATH, never installed
+        return "source"
+
+
 def __getattr__(name):
+    if name == "__version__":
+        globals()["__version__"] = _version()  # looked up once, on first use
+        return globals()["__version__"]
     if name in _API:
         from mpiscope import api
 
@@ -21,4 +34,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_API))
+    return sorted(set(globals()) | {"__version__", *_API})

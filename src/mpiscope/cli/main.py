@@ -21,17 +21,12 @@ class _Version(argparse.Action):
                          help="print the version of mpiscope and of the formats it reads, and exit")
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
-
+        import mpiscope
         from mpiscope.store.layout import SCHEMA_VERSION
         from mpiscope.store.rawfile import SUPPORTED_VERSIONS
 
-        try:
-            ours = version("mpiscope")
-        except PackageNotFoundError:  # a source tree on PYTHONPATH, never installed
-            ours = "(not installed)"
         raw = ", ".join(map(str, SUPPORTED_VERSIONS))
-        sys.stdout.write(f"mpiscope {ours} (raw files: schema {raw}; run context: schema "
+        sys.stdout.write(f"mpiscope {mpiscope.__version__} (raw files: schema {raw}; run context: schema "
                          f"{SCHEMA_VERSION})\n")
         parser.exit(0)
 

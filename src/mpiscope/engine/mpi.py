@@ -20,6 +20,7 @@ import subprocess
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
+import mpiscope
 from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
 from mpiscope.engine.locations import build_root, source_dir
@@ -51,22 +52,12 @@ class Mpi:
     def key(self) -> str:
         """Names this MPI's engine build: readable, and a hash of everything that
         changes the binary (the wrapper's compile line, the library, our version)."""
-        digest = hashlib.sha256("\n".join((self.show, self.library, _our_version())).encode())
+        digest = hashlib.sha256("\n".join((self.show, self.library, mpiscope.__version__)).encode())
         return f"{self.implementation}-{self.version}-{digest.hexdigest()[:10]}"
 
     def identity(self) -> dict:
         """What a run's context records."""
         return {**asdict(self), "family": self.family, "name": self.name, "key": self.key}
-
-
-@functools.cache
-def _our_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mpiscope")
-    except PackageNotFoundError:
-        return "source"
 
 
 def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Mpi:
