@@ -75,3 +75,21 @@ def mpiscope_commands(path: Path) -> list[list[str]]:
                 continue
             commands.append(_words(text[m.end(1) if m.group(1) else 0:])[1:])
     return commands
+
+
+# Text that belongs to one machine or one occasion, not to the product: the
+# absolute paths of the machine the docs were written on (examples use
+# ~/mpiscope or $PWD), and sentences about when or by whom they were written.
+MACHINE_PATH = re.compile(r"(?<![\w~.$-])/(?:work|root)/|/home/[a-z_][\w.-]*/|/tmp/tmp\w")
+EPISODIC = re.compile("|".join([
+    r"\b(?:in )?this session\b", r"\byesterday\b", r"\blast night\b", r"\bat the time of writing\b",
+    r"\bwhen this (?:page|tutorial|guide) was written\b", r"\bpreviously\b", r"\buntil recently\b",
+    r"\bwe (?:tried|found|measured|ran|saw|decided|noticed)\b", r"\b(?:the|this) (?:script|code|engine) now\b",
+    r"\ba hair over\b", r"\bjust missed\b", r"\bthis machine was\b",
+]), re.IGNORECASE)
+
+
+def occasion_hits(name: str, text: str) -> list[str]:
+    """'name:line: text' for every line with a machine path or an episodic phrase."""
+    return [f"{name}:{n}: {line.strip()[:100]}" for n, line in enumerate(text.splitlines(), 1)
+            if MACHINE_PATH.search(line) or EPISODIC.search(line)]

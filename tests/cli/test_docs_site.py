@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_text import DOCS, REPO
+from docs_text import DOCS, REPO, occasion_hits
 
 sys.path.insert(0, str(REPO / "scripts" / "docs"))
 import validation_data  # noqa: E402  (the site's hook that renders a validation page's data)
@@ -33,6 +33,19 @@ def test_site_builds_strictly(tmp_path):
         assert (tmp_path / "site" / page).is_file(), page
     cli = (tmp_path / "site" / "reference/cli/run/index.html").read_text()
     assert "--time-budget" in cli and "--reps-min" in cli  # generated from the parser
+    loads, paths = [], []
+    for page in (tmp_path / "site").rglob("*.html"):
+        html = page.read_text()
+        loads += [f"{page.name}: {m}" for m in EXTERNAL_LOAD.findall(html)]
+        paths += occasion_hits(str(page.relative_to(tmp_path / "site")), html)
+    assert not loads, f"the site loads from the internet (it must read offline): {loads[:5]}"
+    assert not paths, "machine paths or episodes in the built site:\n" + "\n".join(paths[:20])
+
+
+# A stylesheet, script, font or image fetched from another host when a page
+# is opened (links to other sites are fine: they load nothing).
+EXTERNAL_LOAD = re.compile(r"<(?:link|script|img|iframe)\b[^>]*\b(?:href|src)=[\"']?(?:https?:)?//[^\"' >]+",
+                           re.IGNORECASE)
 
 
 VALIDATION = DOCS / "validation"

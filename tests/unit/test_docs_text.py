@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_text import DOCS, REPO, code_blocks, markdown_files, mpiscope_commands
+from docs_text import (DOCS, EPISODIC, MACHINE_PATH, REPO, code_blocks, markdown_files, mpiscope_commands,
+                       occasion_hits)
 from mpiscope.cli.main import _glue_dash_values, build_parser
 
 
@@ -118,3 +119,34 @@ def test_a_missed_target_without_a_cause_fails_the_build(tmp_path):
     assert not harness.met and harness.measured == "largest 1.5 ×"
     with pytest.raises(validation_data.PluginError, match="names no section of Known limitations"):
         validation_data.missed_table(verdicts, tmp_path)
+
+
+# ---- the product, not one machine or one occasion ----
+
+def test_the_docs_hold_no_machine_paths_or_episodes():
+    hits = []
+    for path in markdown_files():
+        hits += occasion_hits(str(path.relative_to(REPO)), path.read_text())
+    for data in VALIDATION.glob("*.json"):  # what a validation page renders of it
+        doc = json.loads(data.read_text())
+        hits += occasion_hits(data.name, json.dumps({"context": doc["context"], "tables": doc["tables"]}))
+    assert not hits, "machine paths or episodes (use ~/mpiscope or $PWD; speak of the product):\n" + \
+        "\n".join(hits[:40])
+
+
+@pytest.mark.parametrize("line", ["engine    /work/main/build/engines/x", "cd /root/src", "/home/alice/runs",
+                                  "wrote /tmp/tmpab12cd/report.html"])
+def test_a_machine_path_is_caught(line):
+    assert MACHINE_PATH.search(line)
+
+
+@pytest.mark.parametrize("line", ["engine    ~/mpiscope/build/engines/x", "export MPISCOPE_OUT=/scratch/$USER/runs",
+                                  "not on a node's local `/tmp`", "under $PWD/mpiscope-runs"])
+def test_a_portable_path_passes(line):
+    assert not MACHINE_PATH.search(line)
+
+
+@pytest.mark.parametrize("line", ["In this session MPICH aborted", "the script now leaves such a trial out",
+                                  "target 40%: a hair over", "We tried a tree first"])
+def test_an_episode_is_caught(line):
+    assert EPISODIC.search(line)
