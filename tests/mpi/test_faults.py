@@ -348,6 +348,6 @@ def test_writing_a_report_or_an_export_to_a_full_disk_leaves_nothing(tmp_path, s
                     ["export", "--format", "csv", "-o", small_fs / "x.csv"]):
         p = mpiscope(*command, "latest", out=out)
         assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
-        assert p.stderr.strip() == ("mpiscope: error: No space left on device; free space or "
-                                    "choose another place to write")
+        assert p.stderr.strip() == (f"mpiscope: error: {command[-1]}: no space left on the device; "
+                                    "free space or write somewhere else")
         assert sorted(x.name for x in small_fs.iterdir()) == ["filler"]  # nothing half-written

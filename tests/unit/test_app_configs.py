@@ -112,7 +112,7 @@ def test_verified_advice_wins(tmp_path):
     (["a={advice_mpich}"], "has no measured settings for Open MPI v4.1.4"),
     (["a={advice_defaults}"], "keeps Open MPI 4.x (btl vader)'s defaults"),
     (["a={advice_words}"], "launcher words '--bind-to core' that are not `--mca NAME VALUE`"),
-    (["a={binary}"], "cannot be read"),
+    (["a={binary}"], "is not UTF-8 text"),
 ])
 def test_bad_configs_are_refused(tmp_path, items, needle):
     keep = {"library": "Open MPI 4.x (btl vader)", "lines": ["# keep the defaults"], "note": "",

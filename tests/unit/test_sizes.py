@@ -30,3 +30,18 @@ def test_bad_sizes_say_what_to_do(text):
 
 def test_format_size():
     assert [format_size(n) for n in (0, 1, 1024, 1536, 4 * 1024**2)] == ["0", "1", "1K", "1536", "4M"]
+
+
+@pytest.mark.parametrize("text, count", [("1-1G:+1", "1,073,741,824"), ("0-10000:+1", "10,001"),
+                                         ("1-1G:x1.0000001", "up to 207,944,165")])
+def test_a_list_of_too_many_sizes_is_refused_with_its_count(text, count):
+    with pytest.raises(UsageError) as e:
+        parse_sizes(text)
+    assert f"gives {count} sizes, more than the 10,000" in str(e.value)
+
+
+def test_the_limit_itself_is_taken_and_an_endless_step_refused():
+    assert len(parse_sizes("1-10000:+1")) == 10_000
+    for text in ("1-8:xinf", "1-8:+inf", "1-100:x1.00000001"):
+        with pytest.raises(UsageError, match="step|factor"):
+            parse_sizes(text)

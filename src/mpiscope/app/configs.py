@@ -98,10 +98,9 @@ def parse_config(item: str, library_text: str = "") -> Config:
 
 
 def _read(path: Path, item: str) -> str:
-    try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--config '{item}': {path} cannot be read ({exc}); give a text file") from None
+    from mpiscope.common.inputs import CONFIG_LIMIT, read_text
+
+    return read_text(path, CONFIG_LIMIT, f"--config '{item}':", "give a text file")
 
 
 def _tune_env(directory: Path, item: str) -> dict:

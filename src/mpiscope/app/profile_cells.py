@@ -8,13 +8,13 @@ application's time is its share of every rank's time taken together."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.profile import files, summary
 from mpiscope.profile.weights import collective_name
+from mpiscope.common.inputs import InputError, read_json
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,8 @@ def profile_times(run_dir) -> ProfileTimes:
     """The collective cells of the profile run in `run_dir`."""
     run_dir = Path(run_dir)
     try:
-        kind = json.loads((run_dir / "context.json").read_text()).get("kind")
-    except (OSError, ValueError):
+        kind = read_json(run_dir / "context.json").get("kind")
+    except (InputError, AttributeError):
         kind = None
     if kind != files.KIND or not (run_dir / files.CELLS).is_file():
         raise UsageError(f"{run_dir} is not a completed profile run: profile the application with "

@@ -33,6 +33,7 @@ from mpiscope.common.atomic import atomic_path, write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.store import catalog
 from mpiscope.store.layout import CONTEXT_FILE, SCHEMA_VERSION
+from mpiscope.common.inputs import InputError, read_json, read_parquet
 
 KIND = "app"
 LAUNCHES_FILE = "launches.parquet"
@@ -101,17 +102,18 @@ class AppRun:
 
 def load(run_dir) -> AppRun:
     run_dir = Path(run_dir)
-    context = json.loads((run_dir / CONTEXT_FILE).read_text())
+    fix = "restore it from a copy, or `mpiscope runs rm` the run"
+    context = read_json(run_dir / CONTEXT_FILE, hint=fix)
     path = run_dir / LAUNCHES_FILE
     try:
-        launches = pq.read_table(path).to_pylist() if path.exists() else []
-    except (pa.ArrowInvalid, OSError) as exc:  # cut short, or overwritten
-        raise UsageError(f"{path} is damaged: it is not a readable Parquet file ({exc}); an app run "
-                         "has no raw files to store it again from: restore it from a copy, or "
-                         "`mpiscope runs rm` the run") from None
+        table = read_parquet(path, missing_ok=True)
+    except InputError as exc:  # cut short, or overwritten
+        raise UsageError(f"{path} is damaged: it is not a readable Parquet file ({exc.problem}); an "
+                         f"app run has no raw files to store it again from: {fix}") from None
+    launches = table.to_pylist() if table is not None else []
     try:
-        answer = json.loads((run_dir / ANSWER_FILE).read_text())
-    except (OSError, ValueError):  # stopped before the end: the answer from what was measured
+        answer = read_json(run_dir / ANSWER_FILE)
+    except InputError:  # stopped before the end: the answer from what was measured
         names = [c["name"] for c in context.get("configs") or ()]
         answer = {**summarize(launches, names, context["baseline"], context["options"],
                               bool((context.get("value") or {}).get("metric"))),

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from mpiscope.common.errors import UsageError
 from mpiscope.models.costmodels import ALGORITHMS
@@ -26,6 +25,7 @@ from mpiscope.profile.schedule import profile_events
 from mpiscope.profile.weights import collective_name
 from mpiscope.sim.from_trace import trace_nodes
 from mpiscope.sim.replicate import Call, Pattern, offset
+from mpiscope.common.inputs import read_parquet
 
 
 @dataclass
@@ -62,8 +62,8 @@ def traced_pattern(run_dir) -> Traced:
     events, p = profile_events(prof)
     comms = {}   # members -> the trace's index of the communicator
     path = Path(run_dir) / files.COMMS
-    if path.is_file():
-        table = pd.read_parquet(path)
+    if path.exists():
+        table = read_parquet(path, "the trace's communicators", "profile the application again")
         comms.update({tuple(int(x) for x in m): int(c) for c, m in zip(table["comm"], table["members"])})
     colls = _collectives(prof, comms)
     # A trace of collectives alone has no point-to-point events, and its table no columns.

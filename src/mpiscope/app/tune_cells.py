@@ -7,12 +7,12 @@ default was read to run at each cell (where a debugger could tell)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.selection import Rule
+from mpiscope.common.inputs import read_json
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,8 @@ class TuneCells:
 def read_tune(directory) -> TuneCells:
     directory = Path(directory)
     path = directory / "tune.json" if directory.is_dir() else directory
+    doc = read_json(path, what="tune result", hint="give the output directory of `mpiscope tune`")
     try:
-        doc = json.loads(path.read_text())
         cells = tuple(VerifiedCell(r["collective"], int(r.get("p", doc["p"])), int(r["size"]), r["rule"],
                                    r.get("speedup"), r.get("speedup_low"), r.get("speedup_high"),
                                    r.get("verdict", "not measured"))
@@ -57,8 +57,6 @@ def read_tune(directory) -> TuneCells:
                 for r in doc.get("default_runs", [])}
         return TuneCells(path.parent, doc["library"], tuple(int(p) for p in doc.get("ps", [doc["p"]])),
                          cells, rules, runs)
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist: give the output directory of `mpiscope tune`") from None
     except (ValueError, KeyError, TypeError) as e:
         raise UsageError(f"{path} is not a tune's tune.json ({e}); give the output directory of "
                          "`mpiscope tune`") from None

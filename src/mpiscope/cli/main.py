@@ -129,15 +129,15 @@ def main(argv=None):
     except OSError as e:
         if e.errno is None:
             raise
-        # The file system refused (full, read-only, no permission): what and where, no
+        # The file system refused: the path and the cause in words (oserrors.py), no
         # traceback. Files are written under temporary names, so none is left half-written.
-        where = f" ({e.filename})" if e.filename else ""
-        if _named_path(e, args):  # a path the user named: bad input
-            sys.stderr.write(f"mpiscope: error: {e.filename}: {e.strerror or e}; give another path\n")
-            return 2
-        sys.stderr.write(f"mpiscope: error: {e.strerror or e}{where}; free space or choose "
-                         "another place to write\n")
-        return 1
+        from mpiscope.common.oserrors import describe
+
+        where = f"{e.filename}: " if e.filename else ""
+        sys.stderr.write(f"mpiscope: error: {where}{describe(e)}\n")
+        # A path the user named is bad input; a full disk is a failure whatever the path.
+        full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO)
+        return 2 if _named_path(e, args) and not full else 1
     except KeyboardInterrupt:  # Ctrl-C (a run stores itself first: measure/runner.py)
         sys.stderr.write("mpiscope: interrupted\n")
         return 130

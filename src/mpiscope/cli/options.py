@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 
-from pathlib import Path
-
 from mpiscope.cli import types
 from mpiscope.common.errors import UsageError
 from mpiscope.store.layout import DEFAULT_OUT, check_out_root
@@ -88,12 +86,11 @@ def check_bootstrap(args) -> None:
         raise UsageError(f"--seed must be >= 0 (got {args.seed})")
 
 
-def output_file(text) -> Path:
-    """-o FILE of a command writing one file: a file name in a directory that
-    exists (UsageError otherwise, before anything is written)."""
-    target = Path(text)
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
-    if target.is_dir():
-        raise UsageError(f"cannot write {target}: it is a directory; give a file name")
-    return target
+def output_file(text) -> str:
+    """-o FILE of a command writing one file: a path atomic.py can write (a file
+    name in a directory that exists, a device, a FIFO), refused with a
+    UsageError otherwise, before anything is written."""
+    from mpiscope.common.atomic import target
+
+    target(text)
+    return str(text)

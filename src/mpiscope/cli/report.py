@@ -74,11 +74,11 @@ def write_report(run_dirs, output, jobs=None):
 
 
 def _kind(run_dir):
-    import json
+    from mpiscope.common.inputs import InputError, read_json
 
     try:
-        return json.loads((Path(run_dir) / "context.json").read_text()).get("kind") or "measurement"
-    except (OSError, ValueError):
+        return read_json(Path(run_dir) / "context.json").get("kind") or "measurement"
+    except (InputError, AttributeError):
         return "measurement"
 
 

@@ -6,7 +6,7 @@ import sys
 from mpiscope.cli import types
 from mpiscope.cli.options import add_json, add_mpi, add_out, add_seed
 from mpiscope.measure import algo_options, benchmarks, loggp_options, method_options
-from mpiscope.measure.launch import LAUNCHERS
+from mpiscope.measure.launch import LAUNCHERS, MAX_LAUNCHES
 from mpiscope.cli.commands import command_parser
 
 
@@ -90,7 +90,7 @@ def add_run_options(p) -> None:
     p.add_argument("--time-budget", type=types.seconds, default=1.0,
                    help="seconds at most per benchmark x size (default 1)")
     p.add_argument("--warmup", type=types.count(0), default=5, help="unrecorded repetitions first (default 5)")
-    p.add_argument("--launches", type=types.count(1), default=1,
+    p.add_argument("--launches", type=types.count(1, MAX_LAUNCHES), default=1,
                    help="separate launches stored as one run, to see launch-to-launch variation")
     p.add_argument("--check", action="store_true", help="verify every received message and result")
     p.add_argument("--root-rotate", action="store_true", help="rotate the root of rooted collectives")

@@ -99,25 +99,19 @@ _KIND_NAMES = {str: "a string", int: "an integer", float: "a number"}
 
 
 def _read_file(path):
-    """The settings of one TOML file ({} when it does not exist)."""
-    if not os.path.isfile(path):
+    """The settings of one TOML file ({} when nothing is there)."""
+    if not os.path.lexists(path):
         return {}
-    import tomllib  # only when there is a file to read
+    from mpiscope.common.inputs import CONFIG_LIMIT, read_toml  # only when there is a file
 
-    try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise UsageError(f"{path}: not valid TOML ({e}); fix or remove the file") from None
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read it ({e.strerror})") from None
+    doc = read_toml(path, CONFIG_LIMIT, "the config file", "fix or remove the file")
     return {k: _check_kind(BY_KEY[k], v, path) for k, v in _flatten(doc, path).items()}
 
 
 def layers():
     """[(source, {key: value})], lowest precedence first (built-in defaults not included)."""
     user = user_file()
-    if os.environ.get("MPISCOPE_CONFIG") and not os.path.isfile(user):
+    if os.environ.get("MPISCOPE_CONFIG") and not os.path.lexists(user):
         raise UsageError(f"MPISCOPE_CONFIG names {user}, which does not exist; create it or "
                          "unset the variable")
     out = [(user, _read_file(user))]

@@ -17,12 +17,11 @@ an option without a typed function here is noticed.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import re
+import stat
 import unicodedata
-from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 
@@ -423,13 +422,24 @@ def _writable_parent(value):
 
 @_kind("output_file")
 def output_file(value):
-    """A file to write: its directory exists and is writable; not a directory."""
+    """A file to write: a new name in a writable directory, a regular file,
+    or a character device or FIFO (written in place, common/atomic.py); not a
+    directory, nor a name ending in '/'."""
     value = _clean_path(value)
     if value == "-":
         return value
+    if value.endswith("/"):
+        raise _refuse(f"cannot write {value}: a name ending in '/' is a directory; give a file name")
     st = _stat(value)
     if st is not None and os.path.isdir(value):
         raise _refuse(f"cannot write {value}: it is a directory; give a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):  # a node, written in place
+        from mpiscope.common.atomic import target
+
+        _from_usage(target, value)
+        if not os.access(value, os.W_OK):
+            raise _refuse(f"cannot write {value}: permission denied")
+        return value
     _writable_parent(value)
     return value
 
@@ -468,50 +478,52 @@ def output_path(value):
     return value
 
 
+def _input(read, value):
+    """read(value) with common/inputs.py; its refusal as argparse's."""
+    from mpiscope.common.inputs import InputError
+
+    try:
+        return read(value)
+    except InputError as e:
+        raise _refuse(str(e)) from None
+
+
 @_kind("input_file")
 def input_file(value):
-    """A file to read: it exists, is a file and is readable."""
+    """A file to read: a regular file (not a directory, FIFO or device) that exists."""
+    from mpiscope.common.inputs import regular_file
+
     value = _clean_path(value)
-    st = _stat(value)
-    if st is None:
-        raise _refuse(f"file {value} does not exist")
-    if os.path.isdir(value):
-        raise _refuse(f"file {value} does not exist (it is a directory); give a file")
-    if not os.access(value, os.R_OK):
-        raise _refuse(f"cannot read {value}: permission denied")
+    _input(lambda v: regular_file(v, "file", "give a file"), value)
     return value
 
 
 @_kind("text_file")
 def text_file(value):
-    """A text file to read (a hostfile, a pairs file): readable as UTF-8."""
-    value = input_file(value)
-    try:
-        Path(value).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise _refuse(f"cannot read {value} as text: it is not UTF-8 (a binary file?)") from None
-    except OSError as e:
-        raise _refuse(f"cannot read {value}: {e.strerror}") from None
+    """A text file to read (a hostfile, a pairs file): a regular file, UTF-8,
+    within the size of a hostfile."""
+    from mpiscope.common.inputs import HOSTFILE_LIMIT, read_text
+
+    value = _clean_path(value)
+    _input(lambda v: read_text(v, HOSTFILE_LIMIT, "file", "give a text file"), value)
     return value
 
 
-def _json_file(value):
-    value = input_file(value)
-    try:
-        json.loads(Path(value).read_bytes())
-    except (ValueError, UnicodeDecodeError) as e:
-        raise _refuse(f"{value} is not valid JSON ({e})") from None
-    except OSError as e:
-        raise _refuse(f"cannot read {value}: {e.strerror}") from None
+def _json_file(value, limit=None):
+    from mpiscope.common.inputs import DOCUMENT_LIMIT, read_json
+
+    value = _clean_path(value)
+    _input(lambda v: read_json(v, limit or DOCUMENT_LIMIT, "file"), value)
     return value
 
 
 @_kind("machine")
 def machine_file(value):
     """A machine model (JSON costs or a LogGP model), read and checked."""
+    from mpiscope.common.inputs import MODEL_LIMIT
     from mpiscope.models.costmodels.params import load_machine
 
-    return _from_usage(lambda t: load_machine(t) and t, _json_file(value))
+    return _from_usage(lambda t: load_machine(t) and t, _json_file(value, MODEL_LIMIT))
 
 
 @_kind("weights")
@@ -530,7 +542,7 @@ def tune_dir(value):
     if st is None or not os.path.isdir(value):
         raise _refuse(f"{value} is not a directory: give the output directory of `mpiscope tune`")
     result = os.path.join(value, "tune.json")
-    if not os.path.isfile(result):
+    if not os.path.lexists(result):
         raise _refuse(f"{value} holds no tune.json: give the output directory of `mpiscope tune`")
     try:
         _json_file(result)

@@ -41,15 +41,15 @@ def cmd_show(args) -> int:
 
 def _kind(run_dir) -> str | None:
     """A run's kind: "profile", "app", or None for a measurement."""
-    import json
     from pathlib import Path
+
+    from mpiscope.common.inputs import InputError, read_json
 
     cj = Path(run_dir) / "context.json"
     try:
-        return json.loads(cj.read_text()).get("kind")
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:  # cut short, overwritten
+        doc = read_json(cj, missing_ok=True)
+        return doc.get("kind") if doc is not None else None
+    except (InputError, AttributeError) as e:  # cut short, overwritten
         raise UsageError(f"{cj} is damaged: it is not valid JSON ({e}); restore it from a copy, "
                          "or `mpiscope runs rm` the run") from None
 

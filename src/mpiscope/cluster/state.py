@@ -18,6 +18,7 @@ from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
 from mpiscope.cluster.spec import ClusterSpec, Link, check_name
 from mpiscope.cluster.topology import plan as make_plan
+from mpiscope.common.inputs import InputError, read_json
 
 ROOT = Path("/run/mpiscope/clusters")
 STATE_VERSION = 1
@@ -47,8 +48,8 @@ def write(name, state: dict):
 def read(name) -> dict | None:
     path = cluster_dir(name) / "state.json"
     try:
-        return json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        return read_json(path, missing_ok=True)
+    except InputError:
         return None
 
 

@@ -67,16 +67,9 @@ def _other_form(source, lineno, raw, written, form) -> UsageError:
 
 def read(path, what="--hostfile", form=None):
     """parse() of the file at `path`, refused in one line when it cannot be read."""
-    from pathlib import Path
+    from mpiscope.common.inputs import HOSTFILE_LIMIT, read_text
 
-    path = Path(path)
-    if not path.is_file():
-        raise UsageError(f"{what}: file {path} does not exist")
-    try:
-        text = path.read_bytes().decode()
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"{what}: cannot read {path} as text ({e}); give a hostfile of one "
-                         "host a line") from None
+    text = read_text(path, HOSTFILE_LIMIT, what, "give a hostfile of one host a line")
     return parse(text, str(path), form)
 
 

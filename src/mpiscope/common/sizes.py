@@ -4,11 +4,14 @@
 Units are binary: K = 1024 bytes, M = 1024 K, G = 1024 M; `B` or no unit is bytes.
 """
 
+import math
 import re
 
 from mpiscope.common.errors import UsageError
 
 MAX_SIZE = 2**31 - 1  # MPI counts are C ints
+MAX_SIZES = 10_000    # sizes of one list: each is a series to measure; more is a typing error
+MAX_STEPS = 1_000_000  # steps of a multiplying range walked to find its sizes
 _UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2,
           "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3}
 _SIZE = re.compile(r"^\s*(\d+)\s*([A-Za-z]*)\s*$")
@@ -52,18 +55,30 @@ def _expand_range(item):
         factor = float(step[1:])
     except ValueError:
         factor = None
-    if step[0] == "x" and factor and factor > 1:
+    if step[0] == "x" and factor and 1 < factor < math.inf:
         if lo == 0:
             raise UsageError(f"--sizes: the multiplying range '{item}' cannot start at 0; start at 1")
+        steps = math.floor(math.log(hi / lo) / math.log(factor)) + 1
+        _bounded(item, min(steps, hi - lo + 1), "up to ")
+        if steps > MAX_STEPS:
+            raise UsageError(f"--sizes: '{item}' takes {steps:,} steps of x{step[1:]}; use a larger "
+                             "factor")
         sizes, s = [], float(lo)
         while round(s) <= hi:
             if not sizes or round(s) != sizes[-1]:
                 sizes.append(round(s))
             s *= factor
         return sizes
-    if step[0] == "+" and factor and factor >= 1 and factor == int(factor):
+    if step[0] == "+" and factor and factor >= 1 and math.isfinite(factor) and factor == int(factor):
+        _bounded(item, (hi - lo) // int(factor) + 1)
         return list(range(lo, hi + 1, int(factor)))
     raise UsageError(f"--sizes: step '{step}' in '{item}' must be xF (F > 1) or +N (N >= 1)")
+
+
+def _bounded(what, n, about=""):
+    if n > MAX_SIZES:
+        raise UsageError(f"--sizes: '{what}' gives {about}{n:,} sizes, more than the {MAX_SIZES:,} "
+                         "one list may hold; use a larger step or fewer sizes")
 
 
 def parse_sizes(text):
@@ -76,6 +91,7 @@ def parse_sizes(text):
             sizes.update(_expand_range(item))
         else:
             sizes.add(parse_size(item))
+        _bounded(text if len(text) <= 60 else text[:60] + "…", len(sizes))
     return sorted(sizes)
 
 

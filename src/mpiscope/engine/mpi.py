@@ -118,7 +118,7 @@ def _show(wrapper: str) -> str:
             p = subprocess.run([wrapper, flag], capture_output=True, text=True, timeout=60)
         except OSError as e:
             raise UsageError(f"cannot run the compiler wrapper {wrapper}: {e}") from None
-        if p.returncode == 0 and p.stdout.strip():
+        if p.returncode == 0 and p.stdout.strip() and p.stdout.strip() != flag:  # echo: no compiler
             return p.stdout.strip()
         errors.append(f"{flag}: {(p.stderr or p.stdout).strip()[:300]}")
     raise UsageError(f"{wrapper} is not an MPI compiler wrapper (neither -show nor -showme "
@@ -136,6 +136,9 @@ def _probe(wrapper: str, show: str):
     if made.returncode != 0:
         raise UsageError(f"{wrapper} cannot compile a small MPI program; is its MPI installed "
                          f"completely (headers, libraries, C compiler)?\n{made.stderr[-2000:]}")
+    if not binary.is_file():  # the "compiler" succeeded without compiling
+        raise UsageError(f"{wrapper} is not an MPI compiler: it exited with success but built no "
+                         "program; give the MPI's mpicc with --mpicc")
     p = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
     lines = p.stdout.split("\n", 3)
     if p.returncode != 0 or len(lines) < 4:

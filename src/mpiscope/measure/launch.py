@@ -17,6 +17,7 @@ from mpiscope.measure.processes import STOP_WAIT_S, Sink, children, collect, die
 from mpiscope.mpilibs.launcher import Launcher
 
 LAUNCHERS = ("mpirun", "srun")
+MAX_LAUNCHES = 10_000  # launches of one run: each starts the job anew, so more is a typing error
 # After rank 0 said "@finalize" (every rank has stored its samples and only
 # MPI_Finalize is left), the seconds the launch may still take before it is
 # stopped: well under a second normally, a few beside a CPU hog; MPICH 4.0's

@@ -16,7 +16,7 @@ from mpiscope.measure import method_options
 from mpiscope.common import hostfiles
 from mpiscope.common.errors import UsageError
 from mpiscope.measure import launch
-from mpiscope.measure.launch import LAUNCHERS, local_cpus
+from mpiscope.measure.launch import LAUNCHERS, MAX_LAUNCHES, local_cpus
 from mpiscope.common.sizes import parse_sizes
 from mpiscope.store.layout import check_out_root
 from mpiscope.engine.describe import describe
@@ -123,11 +123,12 @@ class Plan:
 
 def read_pairs(path, np):
     """Pairs file: two rank numbers a line (initiator first); '#' starts a comment."""
+    from mpiscope.common.inputs import HOSTFILE_LIMIT, read_text
+
     path = Path(path)
-    if not path.is_file():
-        raise UsageError(f"--pairs: file {path} does not exist")
+    text = read_text(path, HOSTFILE_LIMIT, "--pairs", "give a pairs file: two rank numbers a line")
     pairs, seen = [], {}
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+    for lineno, line in enumerate(text.splitlines(), 1):
         fields = line.split("#", 1)[0].split()
         if not fields:
             continue
@@ -148,9 +149,11 @@ def read_pairs(path, np):
     return pairs
 
 
-def _positive(name, value, minimum=1):
+def _positive(name, value, minimum=1, maximum=None):
     if value is None or value < minimum:
         raise UsageError(f"{name} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise UsageError(f"{name} must be at most {maximum}, got {value}")
     return value
 
 
@@ -228,7 +231,7 @@ def _check_numbers(args):
         raise UsageError("--ci-width must be a relative width >= 0, e.g. 0.02 for ±2%")
     if not 0 < args.time_budget < float("inf"):
         raise UsageError("--time-budget must be a positive number of seconds")
-    _positive("--launches", args.launches)
+    _positive("--launches", args.launches, 1, MAX_LAUNCHES)
     _positive("--warmup", args.warmup, 0)
     if args.clock_inject:
         parts = args.clock_inject.split(":")

@@ -38,10 +38,12 @@ from mpiscope.engine.build import as_mpi, ensure_engine
 from mpiscope.engine.locations import CHECKOUT
 from mpiscope.engine.mpi import identify
 from mpiscope.common.errors import UsageError
+from mpiscope.common.oserrors import describe
 from mpiscope.measure.plan import relevant_env
 from mpiscope.measure.progress import progress
 from mpiscope.measure.refine import propose_sizes
 from mpiscope.common.sizes import format_size
+from mpiscope.common.inputs import read_json
 
 USAGE_MARKER = "mpiscope-engine: usage error:"
 REFINE_ROUNDS = 3
@@ -316,13 +318,14 @@ def store_run(run_dir, context) -> Stored | None:
     except OSError as exc:
         for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
             (run_dir / name).unlink(missing_ok=True)  # space back; none of them is whole
-        why = ("no space left on device" if exc.errno == errno.ENOSPC or "errno 28" in str(exc)
-               else str(exc.strerror or exc)) + (f" ({exc.filename})" if exc.filename else "")
+        code = errno.ENOSPC if "errno 28" in str(exc) else exc.errno  # pyarrow's own OSError
+        why = (describe(OSError(code, "")) if code else str(exc)) + \
+            (f" ({exc.filename})" if exc.filename else "")
         # What the measurement itself ended as, for `mpiscope runs ingest` to restore.
         context["measured"] = {"status": context.get("status"), "error": context.get("error")}
         context["status"] = "failed"
         context["error"] = ((context.get("error") + "; ") if context.get("error") else "") + \
-            (f"storing the run failed: {why}; its raw files are kept: free space, then "
+            (f"storing the run failed: {why}; its raw files are kept: once that is mended, "
              "`mpiscope runs ingest RUN` stores what they hold")
         try:
             _write_context(run_dir, context)
@@ -340,11 +343,7 @@ def reingest(run_dir):
     unfinished (a hidden .<run_id>.partial, which gets its final name). Returns
     (run directory, context)."""
     run_dir = Path(run_dir)
-    try:
-        context = json.loads((run_dir / "context.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{run_dir / 'context.json'} cannot be read ({exc}); ingest needs the "
-                         "run's context") from None
+    context = read_json(run_dir / "context.json", hint="ingest needs the run's context")
     if not (run_dir / "raw").is_dir():
         raise UsageError(f"{run_dir} has no raw/ directory: there is nothing to ingest")
     measured = context.pop("measured", None)
@@ -410,8 +409,8 @@ def measure(plan, argv):
             raise
         except OSError as exc:  # the output root refused the first write: nothing ran
             shutil.rmtree(tmp, ignore_errors=True)
-            raise UsageError(f"--out {plan.out}: cannot write there ({exc.strerror or exc}); "
-                             "free space or give another directory") from None
+            raise UsageError(f"--out {plan.out}: cannot write there: "
+                             f"{describe(exc) if exc.errno is not None else exc}") from None
         signals.storing = True
         context.update({
             "duration_s": round(time.time() - started, 3),

@@ -142,13 +142,10 @@ _LOADERS = {1: _load_v1}
 
 def load(path) -> MachineModel:
     """Reads a machine model file; branches on its schema version."""
+    from mpiscope.common.inputs import MODEL_LIMIT, read_json
+
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"machine model {path} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not valid JSON ({exc})") from None
+    doc = read_json(path, MODEL_LIMIT, "machine model", "give what `mpiscope loggp --save` writes")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise UsageError(f"{path} is not an mpiscope machine model (no \"format\": \"{FORMAT}\")")
     version = doc.get("schema_version")

@@ -7,7 +7,6 @@ missing, and every other rank's profile is kept whole."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ import pyarrow.parquet as pq
 from mpiscope.profile import files, monitoring
 from mpiscope.profile.symbols import symbolize
 from mpiscope.store.layout import SCHEMA_VERSION
+from mpiscope.common.inputs import read_json
 
 TRACE_DTYPE = np.dtype([("t0", "<u8"), ("t1", "<u8"), ("bytes", "<u8"), ("call", "<i4"),
                         ("peer", "<i4"), ("comm_size", "<i4"), ("comm", "<i4")])
@@ -38,8 +38,8 @@ def read_ranks(raw: Path) -> dict:
     """{rank: its parsed JSON file} of every complete rank file."""
     ranks = {}
     for path in sorted(raw.glob("rank-*.json")):
-        data = json.loads(path.read_text())
-        if data.get("format") != "mpiscope-profile":
+        data = read_json(path, what="the rank profile", hint="profile the application again")
+        if not isinstance(data, dict) or data.get("format") != "mpiscope-profile":
             continue
         ranks[int(data["rank"])] = data
     return ranks

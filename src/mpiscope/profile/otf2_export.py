@@ -23,11 +23,11 @@ import tempfile
 from pathlib import Path
 
 import otf2
-import pandas as pd
 
 from mpiscope.common.errors import UsageError
 from mpiscope.profile import files
-from mpiscope.profile.summary import Profile, read_or_name
+from mpiscope.profile.summary import Profile
+from mpiscope.common.inputs import read_parquet
 
 ARCHIVE = "traces"  # DIR/traces.otf2, DIR/traces.def, DIR/traces/
 NO_ROOT = otf2.Undefined.UINT32.value  # OTF2's "undefined" for a collective without a root
@@ -80,7 +80,7 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
         raise UsageError(f"cannot write {target}: it exists; give a new directory name")
     if not target.parent.is_dir():
         raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
-    comm_members = [list(m) for m in read_or_name(comms_path, pd.read_parquet).sort_values("comm")["members"]]
+    comm_members = [list(m) for m in read_parquet(comms_path, hint="profile the application again").to_pandas().sort_values("comm")["members"]]
     np_ = prof.np
     node_of = prof.context.get("node_of") or [0] * np_
     origin = float(t["t_start"].min())

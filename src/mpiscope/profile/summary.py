@@ -7,7 +7,6 @@ application's. Pure functions of the stored tables; nothing prints here."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pandas as pd
 
 from mpiscope.common.errors import UsageError
 from mpiscope.profile import files
+from mpiscope.common.inputs import read_json, read_parquet
 
 SMALL = 1024          # "small": under 1 KiB
 LARGE = 64 * 1024     # "large": 64 KiB or more
@@ -37,24 +37,16 @@ class Profile:
         return int(self.context.get("np") or 0)
 
 
-def read_or_name(path: Path, reader):
-    """reader(path), or UsageError naming the damaged file (cut short, overwritten)."""
-    import pyarrow as pa
-
-    try:
-        return reader(path)
-    except (pa.ArrowException, ValueError, OSError) as exc:
-        raise UsageError(f"{path} is damaged: it cannot be read ({str(exc)[:200]}); profile the "
-                         "application again, or restore the file from a copy") from None
+_FIX = "the file is damaged: profile the application again, or restore the file from a copy"
 
 
 def load(run_dir) -> Profile:
     run_dir = Path(run_dir)
-    context = read_or_name(run_dir / "context.json", lambda path: json.loads(path.read_text()))
+    context = read_json(run_dir / "context.json", hint=_FIX)
 
     def table(name):
         path = run_dir / name
-        return read_or_name(path, pd.read_parquet) if path.exists() else None
+        return read_parquet(path, hint=_FIX).to_pandas() if path.exists() else None
 
     if context.get("status") == "completed" and not (run_dir / files.CELLS).exists():
         raise UsageError(f"{run_dir / files.CELLS} is missing from a completed profile run; profile the "

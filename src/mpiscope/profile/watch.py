@@ -15,12 +15,12 @@ happened."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from pathlib import Path
 
 from mpiscope.measure.launch import FINALIZE_GRACE_S   # the engine's launches wait as long
+from mpiscope.common.inputs import InputError, read_json
 
 
 def ranks_done(raw_dir: Path) -> bool:
@@ -29,8 +29,8 @@ def ranks_done(raw_dir: Path) -> bool:
     if not written:
         return False
     try:
-        world = json.loads(written[0].read_text())["world_size"]
-    except (OSError, ValueError, KeyError):
+        world = read_json(written[0])["world_size"]
+    except (InputError, KeyError, TypeError):
         return False
     return len(written) >= world
 

@@ -12,7 +12,6 @@ tune_data.py's section)."""
 from __future__ import annotations
 
 import datetime
-import json
 import math
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from mpiscope.report.profile_data import profile_view
 from mpiscope.report.tune_data import RESULT, tune_view
 from mpiscope.store import catalog
 from mpiscope.views.app import app_doc
+from mpiscope.common.inputs import InputError, read_json
 
 CHART_WIDTH = 560      # px of the interval chart's axis
 CHART_MARGIN = 150     # px left of it for the labels
@@ -171,7 +171,7 @@ def _tune_views(tunes) -> dict:
     views, unreadable = [], []
     for t in tunes:
         try:
-            views.append(tune_view(json.loads((t / RESULT).read_text()), str(t)))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            views.append(tune_view(read_json(t / RESULT), str(t)))
+        except (InputError, ValueError, KeyError, TypeError) as exc:
             unreadable.append({"where": str(t / RESULT), "why": f"{type(exc).__name__}: {exc}"})
     return {"tune": views, "tune_unreadable": unreadable}

@@ -9,7 +9,6 @@ broadcast ⌈lg p⌉(α + nβ), ...) count them.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from mpiscope.common.errors import UsageError
 from mpiscope.models.costmodels.base import DEFAULT_SEGMENT
 from mpiscope.models.costmodels.params import ModelParams, load_machine
+from mpiscope.common.inputs import MODEL_LIMIT, read_json
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,8 @@ def load_costs(path) -> SimCosts:
     """A machine model file: a LogGP model (loggp --save) or the cost models' JSON."""
     path = Path(path)
     try:
-        fmt = json.loads(path.read_text()).get("format") if path.is_file() else None
-    except (json.JSONDecodeError, AttributeError):
+        fmt = read_json(path, MODEL_LIMIT, "--machine").get("format") if path.exists() else None
+    except AttributeError:
         fmt = None
     if fmt == "mpiscope-machine-model":
         from mpiscope.models.machine_model import load

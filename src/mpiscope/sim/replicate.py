@@ -32,6 +32,7 @@ import numpy as np
 
 from mpiscope.common.errors import UsageError
 from mpiscope.sim import binary
+from mpiscope.common.inputs import SCHEDULE_LIMIT, read_bytes
 
 OP = np.dtype([("type", "u1"), ("pad", "V3"), ("peer", "<i4"), ("tag", "<i4"), ("ndeps", "<u4"),
                ("value", "<f8")])
@@ -71,7 +72,7 @@ def offset(r: int, q: int, p: int) -> int:
 
 def read_binary(path) -> list:
     """[(ops, deps)] per rank of a binary schedule (ops: OP records; deps: flat, in op order)."""
-    data = Path(path).read_bytes()
+    data = read_bytes(path, SCHEDULE_LIMIT, "schedule")
     if data[:8] != MAGIC:
         raise ValueError(f"{path}: not a binary schedule")
     nranks, at = int(np.frombuffer(data, "<u8", 1, 8)[0]), 16

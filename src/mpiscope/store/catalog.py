@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
+from mpiscope.common.inputs import InputError, is_regular, open_regular_append, read_json
 from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE, context_files
 
 _COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path", "label")
@@ -53,9 +55,9 @@ def _exclusive(out_root):
     """Holds OUT/.catalog.lock, so concurrent runs, listings and reports on one
     root take turns (DuckDB lets one process write a file at a time, and a
     refresh reads and writes in one transaction)."""
-    try:
-        handle = open(Path(out_root) / LOCK_FILE, "a")
-    except OSError:  # a root we may not write to: read it by scanning
+    try:  # never blocks: a FIFO or a device in the lock file's place is refused
+        handle = open_regular_append(Path(out_root) / LOCK_FILE)
+    except OSError:  # a root we may not write to, or no regular file there: read it by scanning
         raise _Locked from None
     with handle:
         deadline = time.monotonic() + LOCK_WAIT_S
@@ -111,6 +113,10 @@ def _session(out_root, operation):
 
     path = Path(out_root) / CATALOG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.lexists(path) and not is_regular(path):  # DuckDB would block on a FIFO
+        sys.stderr.write(f"mpiscope: warning: the catalog {path} is not a regular file; the runs "
+                         "are read from their directories (remove it to have it rebuilt)\n")
+        raise _Locked
     with _exclusive(out_root):
         damage = None  # what the first attempt found wrong with the file
         for attempt in range(2):
@@ -194,9 +200,9 @@ def _scan(out_root):
     rows = {}
     for cj in map(Path, context_files(out_root)):
         try:
-            context = json.loads(cj.read_text())
-        except (OSError, ValueError):
-            continue  # being written, or damaged (not JSON, not text): not a usable run
+            context = read_json(cj, what="the run context")
+        except InputError:
+            continue  # being written, or damaged (not JSON, not a file): not a usable run
         if isinstance(context, dict):
             context.setdefault("run_id", cj.parent.name)
             row = _row(cj.parent, context)

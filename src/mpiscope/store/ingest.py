@@ -28,6 +28,7 @@ from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive, rule_of
 from mpiscope.store.rep_key import REP_KEY_FIELDS
 from mpiscope.store.trace import write_trace
 from mpiscope.store.methods_table import entries as method_entries, write_methods
+from mpiscope.common.inputs import InputError, parquet_metadata, read_json, read_parquet
 
 SAMPLES_FILE = "samples.parquet"
 META_VERSION = b"mpiscope.schema_version"
@@ -381,11 +382,10 @@ def _context_v1(metadata, run_dir):
     # wins for its own keys; what ingest derived from raw files stays.
     cj = run_dir / "context.json"
     if cj.exists():
-        try:
-            outer = json.loads(cj.read_text())
-        except ValueError as exc:  # not JSON, or not text at all
-            raise UsageError(f"{cj} is damaged: it is not valid JSON ({exc}); restore it from a "
-                             "copy, or `mpiscope runs rm` the run") from None
+        outer = read_json(cj, hint="restore it from a copy, or `mpiscope runs rm` the run")
+        if not isinstance(outer, dict):
+            raise UsageError(f"{cj} is damaged: it holds no JSON object; restore it from a copy, "
+                             "or `mpiscope runs rm` the run")
         ctx.update({k: v for k, v in outer.items() if k not in INGEST_KEYS})
     return ctx
 
@@ -429,9 +429,9 @@ def load(run_dir) -> tuple[pa.Table, Run]:
     run_dir = Path(run_dir)
     path = _samples_path(run_dir)
     try:
-        table = pq.read_table(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise _damaged(path, exc) from None
+        table = read_parquet(path)
+    except InputError as exc:
+        raise _damaged(path, exc.problem) from None
     reader = _context_reader(path, table.schema.metadata)
     return table, Run.from_context(reader(table.schema.metadata, run_dir), run_dir)
 
@@ -441,7 +441,7 @@ def load_context(run_dir) -> dict:
     run_dir = Path(run_dir)
     path = _samples_path(run_dir)
     try:
-        metadata = pq.read_schema(path).metadata
-    except (pa.ArrowException, OSError) as exc:
-        raise _damaged(path, exc) from None
-    return _context_reader(path, metadata)(metadata or {}, run_dir)
+        metadata = parquet_metadata(path)
+    except InputError as exc:
+        raise _damaged(path, exc.problem) from None
+    return _context_reader(path, metadata)(metadata, run_dir)

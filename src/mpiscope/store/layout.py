@@ -6,6 +6,7 @@ are runs still being written (.<run_id>.partial) or being deleted
 `mpiscope runs` asks this before anything heavier is imported."""
 
 import os
+from mpiscope.common.inputs import InputError, read_json
 
 SCHEMA_VERSION = 1  # of the run context and Parquet datasets; independent of the package version
 DEFAULT_OUT = "mpiscope-runs"     # the output root unless --out, MPISCOPE_OUT or a config file says
@@ -48,7 +49,6 @@ def context_files(out_root) -> list[str]:
 def unfinished_runs(out_root) -> list[str]:
     """Hidden .<run_id>.partial directories whose mpiscope process is gone (killed,
     or stopped by a full disk) on this machine: runs that were never stored."""
-    import json
     import socket
 
     try:
@@ -59,8 +59,8 @@ def unfinished_runs(out_root) -> list[str]:
     left = []
     for path in sorted(entries):
         try:
-            writer = json.loads(open(os.path.join(path, CONTEXT_FILE)).read()).get("writer") or {}
-        except (OSError, ValueError):
+            writer = read_json(os.path.join(path, CONTEXT_FILE)).get("writer") or {}
+        except (InputError, AttributeError):
             writer = {}
         if writer.get("host") == socket.gethostname() and _alive(writer.get("pid")):
             continue  # still being written

@@ -4,15 +4,14 @@ and each series' samples (launches pooled)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from mpiscope.store import samples as _samples
 from mpiscope.store.layout import CONTEXT_FILE
 from mpiscope.store.ingest import SAMPLES_FILE, load_context
-from mpiscope.common.errors import UsageError
 from mpiscope.store.run import Run
 from mpiscope.store.samples import split_series
+from mpiscope.common.inputs import read_json
 
 
 def open_run(run_dir) -> Run:
@@ -23,11 +22,9 @@ def open_run(run_dir) -> Run:
     if (run_dir / SAMPLES_FILE).exists():
         return Run.from_context(load_context(run_dir), run_dir)
     cj = run_dir / CONTEXT_FILE
-    try:
-        return Run.from_context(json.loads(cj.read_text()) if cj.exists() else {}, run_dir)
-    except ValueError as exc:  # not JSON, or not text at all
-        raise UsageError(f"{cj} is damaged: it is not valid JSON ({exc}); restore it from a copy, "
-                         "or `mpiscope runs rm` the run") from None
+    context = read_json(cj, hint="restore it from a copy, or `mpiscope runs rm` the run",
+                        missing_ok=True)
+    return Run.from_context(context if context is not None else {}, run_dir)
 
 
 def series_keys(run: Run) -> list[tuple]:

@@ -25,6 +25,7 @@ from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.layout import CONTEXT_FILE
 from mpiscope.store.rep_key import REP_KEY_FIELDS
+from mpiscope.common.inputs import InputError, read_json, read_parquet
 
 TRACE_FILE = "trace.parquet"
 META_TRACE = b"mpiscope.store.trace"
@@ -119,8 +120,8 @@ def load_trace(run_dir) -> tuple[pa.Table, list]:
 def _traced(run_dir) -> bool:
     """Whether the run was measured with --trace, as its context says."""
     try:
-        plan = json.loads((Path(run_dir) / CONTEXT_FILE).read_text()).get("plan") or {}
-    except (OSError, ValueError, AttributeError):
+        plan = read_json(Path(run_dir) / CONTEXT_FILE).get("plan") or {}
+    except (InputError, AttributeError):
         return False
     return isinstance(plan, dict) and bool(plan.get("trace"))
 
@@ -129,10 +130,7 @@ def _traced(run_dir) -> bool:
 def _read_trace(path, mtime_ns, size):
     """Reads a trace file once per version of it (a report draws many charts)."""
     path = Path(path)
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise UsageError(f"{path} cannot be read as Parquet ({exc})") from None
+    table = read_parquet(path)
     blocks = json.loads((table.schema.metadata or {}).get(META_TRACE, b"[]"))
     return table, blocks
 

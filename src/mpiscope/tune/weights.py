@@ -12,7 +12,6 @@ adaptive search must measure with every algorithm; and the cost of the
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -29,9 +28,11 @@ def _bin_size(lo: int, hi: int) -> int:
 def read_weights(path, tunable=None) -> tuple[dict, list]:
     """({collective: {comm size or None: {engine size: calls}}}, collectives
     of the file left out because mpiscope does not tune them)."""
+    from mpiscope.common.inputs import MODEL_LIMIT, read_json
+
     path = Path(path)
+    doc = read_json(path, MODEL_LIMIT, "--weights", "give what `mpiscope profile weights` writes")
     try:
-        doc = json.loads(path.read_text())
         out, left_out = {}, []
         if isinstance(doc, dict) and doc.get("format") == PROFILE_FORMAT:
             for e in doc["collectives"]:
@@ -52,8 +53,6 @@ def read_weights(path, tunable=None) -> tuple[dict, list]:
                 if any(v < 0 for v in by_size.values()):
                     raise ValueError("a negative number of calls")
         return out, sorted(set(left_out))
-    except FileNotFoundError:
-        raise UsageError(f"--weights: file {path} does not exist") from None
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise UsageError(f"--weights: {path} is not a weights file ({e}); give what `mpiscope "
                          f"profile weights` writes, or "

@@ -12,7 +12,6 @@ or strings with units as above; or a LogGP machine model written by
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -151,13 +150,10 @@ def from_loggp_model(model) -> ModelParams:
 
 def load_machine(path) -> ModelParams:
     """A machine model file: this module's plain JSON, or a LogGP model."""
+    from mpiscope.common.inputs import MODEL_LIMIT, read_json
+
     path = Path(path)
-    if not path.is_file():
-        raise UsageError(f"--machine: file {path} does not exist")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--machine: {path} is not valid JSON ({exc})") from None
+    data = read_json(path, MODEL_LIMIT, "--machine", "give a machine model")
     if isinstance(data, dict) and data.get("format") == "mpiscope-machine-model":
         from mpiscope.models.machine_model import load
         return from_loggp_model(load(path))
