@@ -18,7 +18,6 @@ import json
 import os
 import re
 import stat
-from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.common.oserrors import describe
@@ -31,6 +30,7 @@ HOSTFILE_LIMIT = 16 * MIB   # a hostfile or a pairs file: one host (pair) a line
 CONFIG_LIMIT = 1 * MIB      # a config file (TOML)
 MODEL_LIMIT = 16 * MIB      # a machine model, an application's weights
 DOCUMENT_LIMIT = 64 * MIB   # a JSON document a run or a tune wrote (context.json, tune.json)
+SCHEDULE_LIMIT = 1024 * MIB  # a simulator schedule (GOAL binary): large by nature
 MAX_DEPTH = 200             # nesting of JSON arrays/objects or TOML arrays/tables
 
 _KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)",
@@ -39,12 +39,17 @@ _KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)",
 
 
 class InputError(UsageError):
-    """An input file that cannot be read: the message names it and says why."""
+    """An input file that cannot be read: the message names it and says why;
+    `problem` is the why alone, for callers that word the message themselves."""
+
+    def __init__(self, message, problem=""):
+        super().__init__(message)
+        self.problem = problem or message
 
 
 def _fail(path, what, problem, hint=None):
     name = f"{what} {path}" if what else str(path)
-    raise InputError(f"{name}: {problem}" + (f"; {hint}" if hint else ""))
+    raise InputError(f"{name}: {problem}" + (f"; {hint}" if hint else ""), problem)
 
 
 def _size_words(n):
