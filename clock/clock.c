@@ -3,6 +3,7 @@
 #include "sorted.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,28 +21,7 @@ int timer_parse(const char *s, timer_kind *k)
     return 0;
 }
 
-static double monotonic_raw(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* TSC period from a 50 ms interval bracketed by CLOCK_MONOTONIC_RAW reads;
- * the bracket's read cost (< 100 ns) gives an error of a few ppm at most,
- * which the clock synchronization absorbs as drift between hosts. */
-static double tsc_calibrate(void)
-{
-    unsigned aux;
-    double m0 = monotonic_raw();
-    uint64_t c0 = __builtin_ia32_rdtscp(&aux);
-    double m1;
-    do m1 = monotonic_raw(); while (m1 - m0 < 0.05);
-    uint64_t c1 = __builtin_ia32_rdtscp(&aux);
-    return (m1 - m0) / (double)(c1 - c0);
-}
-
-/* The timer's unit: seconds per count of what it reads (TSC ticks, or the
+/* The timer's unit: seconds per count of what it reads (counter ticks, or the
  * nanoseconds of clock_gettime); 0 when unknown (MPI_Wtime). */
 static double timer_unit_s(const timer *t)
 {
@@ -115,13 +95,18 @@ void timer_measure(timer *t, timer_kind kind, double tsc_period_s)
 void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm)
 {
     memset(t, 0, sizeof *t);
+    cpu_counter_probe(&t->counter);
+    if (kind == TIMER_TSC && !t->counter.usable) {
+        kind = TIMER_CLOCK;
+        snprintf(t->fallback, sizeof t->fallback, "%s", t->counter.why);
+    }
     t->kind = kind;
     /* One calibration per host (also when another timer is used, to report
-     * the TSC's cost): ranks sharing a TSC must share its period, or they
-     * would seem to drift apart. */
+     * the counter's cost): ranks sharing a counter must share its period, or
+     * they would seem to drift apart. */
     int node_rank;
     MPI_Comm_rank(node_comm, &node_rank);
-    if (node_rank == 0) t->tsc_period_s = tsc_calibrate();
+    if (node_rank == 0) t->tsc_period_s = cpu_counter_period(&t->counter, NULL);
     MPI_Bcast(&t->tsc_period_s, 1, MPI_DOUBLE, 0, node_comm);
     measure_cost_and_resolution(t);
 }

@@ -46,6 +46,14 @@ static void put_timers(strbuf *b, const engine *e, const header_facts *f)
     sb_key_num(b, "interval_s", e->t.interval_s);
     sb_key_num(b, "tick_s", e->t.tick_s);
     sb_key_num(b, "freq_hz", e->t.kind == TIMER_TSC ? 1.0 / e->t.tsc_period_s : NAN);
+    /* The CPU's counter ("tsc") and, where the timer is clock_gettime in its
+     * place, why. */
+    if (e->t.counter.name) sb_key_str(b, "counter", e->t.counter.name);
+    else sb_printf(b, ", \"counter\": null");
+    sb_key_num(b, "counter_hz", 1.0 / e->t.tsc_period_s);
+    sb_key_num(b, "counter_nominal_hz", e->t.counter.nominal_hz > 0 ? e->t.counter.nominal_hz : NAN);
+    if (e->t.fallback[0]) sb_key_str(b, "fallback", e->t.fallback);
+    else sb_printf(b, ", \"fallback\": null");
     sb_printf(b, "}");
     sb_printf(b, ", \"timers\": {");
     for (int k = TIMER_TSC; k <= TIMER_WTIME; k++) {

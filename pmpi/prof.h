@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "calls.h"
+#include "../clock/cpu.h"
 
 /* Channels: where a message goes, seen from this rank. */
 enum { CH_SELF, CH_NODE, CH_NET, CH_NONE, NCHANNELS };
@@ -49,7 +50,7 @@ typedef struct prof_state {
 extern prof_state prof;
 extern cell prof_cells[NCALLS][NSIZES][NCHANNELS][NBINS];
 
-static inline uint64_t prof_ticks(void) { return __builtin_ia32_rdtsc(); }
+static inline uint64_t prof_ticks(void) { return cpu_counter(); }
 
 static inline void prof_add(uint64_t *x, uint64_t v)
 {

@@ -10,6 +10,7 @@
 #include <sched.h>
 
 #include "tp_impl.h"
+#include "../clock/cpu.h"
 
 #define SEQ_TAG 0x7470717500000000ULL
 static uint64_t seq_of(uint64_t k) { return SEQ_TAG | ((k + 1) & 0xffffffffULL); }
@@ -22,7 +23,7 @@ void tp_relax(const tp_pair *p, unsigned *spins)
 {
     ++*spins;
     if (p->yield && *spins > 100) sched_yield();
-    else if (*spins > 2000) __builtin_ia32_pause();
+    else if (*spins > 2000) cpu_relax();
 }
 
 tp_record *tp_reserve(tp_pair *p, size_t payload)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "../bench.h"
 #include "../json.h"
+#include "../../clock/cpu.h"
 
 /* Messages one flood repetition sends: enough bytes to amortize its final
  * acknowledgement (options' flood_bytes), at most 256 small ones, and at
@@ -22,7 +23,7 @@ static inline uint64_t loggp_busy(uint64_t iters, uint64_t x)
 {
     for (uint64_t i = 0; i < iters; i++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        __asm__ volatile("" : "+r"(x)); /* keeps the compiler from folding the loop */
+        x = cpu_opaque(x); /* keeps the compiler from folding the loop */
     }
     return x;
 }

@@ -48,7 +48,7 @@ double loggp_compute_calibrate(const timer *t, double seconds, int calls)
     qsort(d, (size_t)calls, sizeof *d, cmp_double);
     double median = d[calls / 2];
     free(d);
-    __asm__ volatile("" : : "r"(sink));
+    (void)cpu_opaque(sink);
     return median;
 }
 
@@ -62,7 +62,7 @@ void loggp_relax(const series *s, unsigned *spins)
 {
     ++*spins;
     if (s->oversubscribed && *spins > 100) sched_yield();
-    else if (*spins > 2000) __builtin_ia32_pause();
+    else if (*spins > 2000) cpu_relax();
 }
 
 int loggp_max_queue_depth(const options *o)

@@ -22,13 +22,13 @@ static void fatal(const coll_ctx *c, const char *what)
     MPI_Abort(c->comm, 5);
 }
 
-/* The engine's timer, read as cheaply as it allows: the TSC without the
- * fences that keep a timed region exact (the trace resolves posts and
+/* The engine's timer, read as cheaply as it allows: the CPU's counter without
+ * the fences that keep a timed region exact (the trace resolves posts and
  * completions that are tens of nanoseconds apart at best anyway). */
 static inline double trace_now(const coll_trace *tr)
 {
     const timer *t = tr->t;
-    if (t->kind == TIMER_TSC && !t->injected) return (double)__builtin_ia32_rdtsc() * t->tsc_period_s;
+    if (t->kind == TIMER_TSC && !t->injected) return (double)cpu_counter() * t->tsc_period_s;
     return timer_now(t);
 }
 

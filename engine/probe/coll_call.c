@@ -16,7 +16,7 @@ volatile int mpiscope_cell_seen;
 __attribute__((noinline)) void mpiscope_cell(int cell)
 {
     mpiscope_cell_seen = cell;
-    __asm__ volatile("" ::: "memory");
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* a compiler barrier: the store stays in the call */
 }
 
 int main(int argc, char **argv)

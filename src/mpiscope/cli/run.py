@@ -73,7 +73,9 @@ def add_run_options(p) -> None:
                         "mpi (default) MPI_Barrier, as IMB; own: a dissemination barrier of empty "
                         "messages, which a forced or tuned barrier algorithm does not change")
     p.add_argument("--timer", default="tsc", choices=("tsc", "clock", "wtime"),
-                   help="local timer: tsc (default), clock (clock_gettime) or wtime (MPI_Wtime)")
+                   help="local timer: tsc (default): the CPU's counter (x86-64 TSC, aarch64 CNTVCT_EL0, "
+                        "ppc64le time base), or clock_gettime where that is absent or not invariant (the run "
+                        "says why); clock: clock_gettime(CLOCK_MONOTONIC_RAW); wtime: MPI_Wtime")
     p.add_argument("--clock-sync", default="auto", choices=("auto", "tree", "star"),
                    help="which ranks measure clock offsets with which: tree (binomial, O(log p) rounds of "
                         "concurrent pairs), star (every rank with rank 0, one at a time), auto (default): "

@@ -145,6 +145,10 @@ def notes(rows, run: Run, status: bool = True) -> list[str]:
     if status and run.status == "failed":
         out.append(f"the run failed: {run.error or 'no error recorded'}; "
                    "the table holds what was measured before the failure")
+    fallback = run.timer.get("fallback") if isinstance(run.timer, dict) else None
+    if fallback:
+        out.append(f"the timer is clock_gettime, not the CPU's counter ({fallback}): reads cost more; "
+                   "--timer clock chooses it without this warning")
     for launch, rank in run.incomplete_ranks:
         out.append(f"launch {launch} rank {rank}: raw file incomplete (the rank stopped "
                    "early); series it did not finish are missing or partial")
