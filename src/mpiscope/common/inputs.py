@@ -31,6 +31,7 @@ CONFIG_LIMIT = 1 * MIB      # a config file (TOML)
 MODEL_LIMIT = 16 * MIB      # a machine model, an application's weights
 DOCUMENT_LIMIT = 64 * MIB   # a JSON document a run or a tune wrote (context.json, tune.json)
 SCHEDULE_LIMIT = 1024 * MIB  # a simulator schedule (GOAL binary): large by nature
+RAW_LIMIT = 16 * 1024 * MIB  # an engine's raw file: every sample of one rank
 MAX_DEPTH = 200             # nesting of JSON arrays/objects or TOML arrays/tables
 
 _KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)",

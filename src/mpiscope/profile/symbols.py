@@ -9,9 +9,13 @@ import shutil
 import subprocess
 from collections import defaultdict
 
+from mpiscope.common.inputs import is_regular
+
 
 def _is_executable_elf(path):
     """ET_EXEC (addresses are absolute) rather than ET_DYN (relative to the load base)."""
+    if not is_regular(path):  # a FIFO would block the open
+        return False
     try:
         with open(path, "rb") as f:
             head = f.read(18)

@@ -230,12 +230,14 @@ def save(run_dir, verdicts) -> Path:
 
 def load_stored(run_dir) -> list[Verdict] | None:
     """The stored verdicts; None when there are none this version reads."""
+    from mpiscope.common.inputs import InputError, read_json
+
     try:
-        doc = json.loads((Path(run_dir) / QUALITY_FILE).read_text())
+        doc = read_json(Path(run_dir) / QUALITY_FILE)
         if doc.get("format") != FORMAT or doc.get("schema_version") != SCHEMA_VERSION:
             return None
         return [Verdict.from_dict(d) for d in doc["series"]]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (InputError, AttributeError, ValueError, KeyError, TypeError):
         return None  # absent (a run stored without verdicts) or damaged: computed again
 
 

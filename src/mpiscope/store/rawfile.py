@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from mpiscope.common.errors import UsageError
+from mpiscope.common.inputs import RAW_LIMIT, read_bytes
 
 FILE_MAGIC = b"MPSCRAW1"
 BLOCK_MAGIC = b"BLOCK___"
@@ -171,7 +172,7 @@ def read_raw(path) -> RawFile:
     """
     path = Path(path)
     is_part = path.name.endswith(".part")
-    buf = path.read_bytes()
+    buf = read_bytes(path, RAW_LIMIT, "raw file", "store the run from its other files, or measure again")
     try:
         header, pos = _read_header(buf, path)
     except _Truncated:
