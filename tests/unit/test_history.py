@@ -232,7 +232,7 @@ def test_bad_input_exits_2(stepped, capsys, argv, says):
 
 def test_a_root_without_runs_exits_2(tmp_path, capsys):
     assert main(["history", str(tmp_path)]) == 2
-    assert "no runs under" in capsys.readouterr().err
+    assert "no completed measurement runs under" in capsys.readouterr().err
 
 
 def test_check_of_series_with_one_run_each_exits_2(tmp_path, capsys):

@@ -39,8 +39,9 @@ def cmd_history(args) -> int:
     roots = args.roots or [args.out]
     points = load_points(roots)
     if not points:
-        raise UsageError(f"no runs under {', '.join(map(str, roots))}: `mpiscope runs --out DIR` "
-                         "lists the runs of an output root; history reads completed measurement runs")
+        raise UsageError(f"no completed measurement runs under {', '.join(map(str, roots))}: give "
+                         "the output roots that hold your runs (OUT..., or --out DIR); `mpiscope runs "
+                         "--out DIR` lists the runs of one")
     chosen = select(points, wheres)
     if not chosen:
         raise UsageError(f"no runs match {' '.join('--where ' + w for w in args.where)} among the "
