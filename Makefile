@@ -37,7 +37,13 @@ test-fast: setup
 # MkDocs 1.x with Material: the notice about their successors is not ours to print.
 DOCS_ENV := NO_MKDOCS_2_WARNING=1
 
+# The pictures of a report in the docs are made from a synthetic run in
+# headless Chromium when one is missing, or every time with SCREENSHOTS=1.
+REPORT_PICTURES := docs/images/report-overview.png docs/images/report-series.png
+
 docs: setup
+	@if [ -n "$(SCREENSHOTS)" ] || ! ls $(REPORT_PICTURES) >/dev/null 2>&1; then \
+		$(BIN)/python scripts/docs/report_screenshot.py; fi
 	$(DOCS_ENV) $(BIN)/mkdocs build --strict --quiet
 	@echo "docs: the site is in build/site/ (open build/site/index.html)"
 

@@ -94,3 +94,18 @@ def test_no_development_history_in_project_text():
             if DIARY.search(line):
                 hits.append(f"{name}:{n}: {line.strip()[:100]}")
     assert not hits, "development history or internal numbers:\n" + "\n".join(hits[:40])
+
+
+def test_the_report_pictures_are_drawn_by_make_docs(tmp_path):
+    """scripts/docs/report_screenshot.py, which `make docs` runs, draws both
+    pictures of a report the pages show, from a synthetic run in Chromium."""
+    p = subprocess.run([sys.executable, str(REPO / "scripts" / "docs" / "report_screenshot.py"),
+                        "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    for name in ("report-overview.png", "report-series.png"):
+        data = (tmp_path / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20000, name
+        width = int.from_bytes(data[16:20], "big")  # the IHDR chunk
+        assert width >= 1000, (name, width)
+        assert f"images/{name}" in (DOCS / "getting-started" / "first-run.md").read_text()
+        assert (DOCS / "images" / name).is_file(), f"docs/images/{name} is not committed"
