@@ -4,7 +4,6 @@ row with its global times, the context describes every method series, and
 `mpiscope methods` derives the tools' numbers from them. Older runs, with no
 method blocks, are read as before."""
 
-import json
 import math
 
 import pyarrow.compute as pc
@@ -13,36 +12,13 @@ import pytest
 from mpiscope.common.errors import UsageError
 from mpiscope.methods.result import methods_of_run
 from mpiscope.methods.stored import load_series
-from mpiscope.store.ingest import ingest, load
+from mpiscope.store.ingest import load
 from mpiscope.store.methods_table import METHODS_FILE, read_methods
-from methods_data import encode_method_block, method_meta
-from rawgen import Clock, RunBuilder, SeriesSpec, context_for
-
-U = 1e-6
-OFFSET = 3e-3  # rank 1's clock is ahead of rank 0's by 3 ms
+from methods_data import OFFSET, U, methods_run
 
 
 def _run(tmp_path, with_methods=True, schema=3):
-    rb = RunBuilder(tmp_path / "run", nranks=2, clocks={1: Clock(OFFSET)}, schema=schema)
-    rb.add(SeriesSpec("allreduce", 8, [2 * U, 3 * U, 4 * U]))   # mpiscope's median: 3 µs
-    rb.write()
-    if with_methods:
-        # OSU's allreduce: rank 0 takes 1, 2, 3 µs, rank 1 3, 3, 6 µs (its local clock ahead)
-        spans = {0: [(1.0, 2.0), (11.5, 13.5), (20, 23)], 1: [(0.5, 3.5), (11, 14), (20, 26)]}
-        warm = (0.0, 0.4, 1, 1, 0, 0)
-        for rank, rows in spans.items():
-            local = [warm] + [((s * U) + (OFFSET if rank else 0), (e * U) + (OFFSET if rank else 0), 0, 1, 0, 0)
-                              for s, e in rows]
-            ref = [(0.0, 2.5 * U + (OFFSET if rank else 0), 0, 1, 0, 0)]
-            path = rb.run_dir / "raw" / "launch-0" / f"rank-{rank}.raw"
-            with open(path, "ab") as f:
-                f.write(encode_method_block(method_meta("osu", "allreduce", 8, rank, params={"skip": 1}), local))
-                f.write(encode_method_block(method_meta("ref_barrier", "allreduce", 8, rank,
-                                                        start="barrier_before"), ref))
-    ctx = context_for(run_id="20240101-000000-abcd")
-    (rb.run_dir / "context.json").write_text(json.dumps(ctx))
-    ingest(rb.run_dir, ctx)
-    return rb.run_dir
+    return methods_run(tmp_path / "run", with_methods, schema)
 
 
 def test_ingest_writes_every_row_with_its_global_times(tmp_path):

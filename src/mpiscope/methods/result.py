@@ -36,6 +36,10 @@ class Row:
     tools: list = field(default_factory=list)  # Attribution, in TOOLS order
 
 
+class NoToolMeasured(UsageError):
+    """The run holds no peer's method (references alone, or none at all)."""
+
+
 @dataclass
 class MethodsResult:
     run: object  # the stored run (store/run.py)
@@ -63,7 +67,7 @@ def methods_of_run(run_dir, table=None, run=None) -> MethodsResult:
         table, run = load(run_dir)
     series = load_series(run_dir, run)
     if not any(s.method in TOOLS for s in series):
-        raise UsageError(f"run {run.run_id} measured no peer's method: measure one with `mpiscope run "
+        raise NoToolMeasured(f"run {run.run_id} measured no peer's method: measure one with `mpiscope run "
                          "--methods osu,imb` (or all), then read it with `mpiscope methods`")
     groups = {}  # (bench, size) -> launch -> method -> series, in run order
     for s in series:

@@ -6,9 +6,13 @@ the arrays the derivations read (per call on every rank, or per loop)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from mpiscope.common.errors import UsageError
+from mpiscope.store.ingest import SAMPLES_FILE
+from mpiscope.store.layout import rebuild_hint
 from mpiscope.store.methods_table import read_methods
 
 MEASURED, WARMUP, CALIBRATION = 0, 1, 2
@@ -69,10 +73,38 @@ class MethodSeries:
                                                       "calls", "flags", "root", "batch")))
 
 
+def method_entries(run_dir, run) -> list[dict]:
+    """The run's method descriptions (its context's `methods`, written by
+    ingest into samples.parquet), each checked: a damaged one is refused
+    naming the file (UsageError), never read as a wrong series."""
+    entries = run.context.get("methods") or []
+    where = f"the method descriptions in {Path(run_dir) / SAMPLES_FILE}"
+    if not isinstance(entries, list):
+        raise UsageError(f"{where} are damaged: a {type(entries).__name__} where a list is stored; "
+                         f"{rebuild_hint(run_dir)}")
+    for k, e in enumerate(entries):
+        problem = _entry_problem(e)
+        if problem:
+            raise UsageError(f"{where} are damaged: entry {k} {problem}; {rebuild_hint(run_dir)}")
+    return entries
+
+
+def _entry_problem(e) -> str | None:
+    if not isinstance(e, dict):
+        return f"is a {type(e).__name__}, not an object"
+    for key, kind in (("method", str), ("bench", str), ("size", int), ("launch", int)):
+        if key not in e and key != "launch":
+            return f"lacks its '{key}'"
+        value = e.get(key, 0)
+        if not isinstance(value, kind) or isinstance(value, bool) or (kind is int and value < 0):
+            return f"has '{key}' = {str(value)[:40]!r}, not {'a name' if kind is str else 'a count >= 0'}"
+    return None
+
+
 def load_series(run_dir, run) -> list[MethodSeries]:
     """Every method series of a stored run, in run order ([] without methods)."""
-    table = read_methods(run_dir)
-    entries = run.context.get("methods") or []
+    entries = method_entries(run_dir, run)
+    table = read_methods(run_dir, expected=bool(entries))
     if table is None or not entries:
         return []
     cols = {name: table[name].to_numpy(zero_copy_only=False) for name in table.column_names}

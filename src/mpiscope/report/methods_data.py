@@ -6,9 +6,8 @@ and a figure."""
 
 from __future__ import annotations
 
-from mpiscope.common.errors import UsageError
 from mpiscope.methods.attribution import CAUSES
-from mpiscope.methods.result import methods_of_run
+from mpiscope.methods.result import NoToolMeasured, methods_of_run
 from mpiscope.report.pool import draw
 from mpiscope.views.methods import scale
 
@@ -40,8 +39,8 @@ def methods_views(runs) -> list:
             continue
         try:
             result = methods_of_run(run_dir, table, run)
-        except UsageError:
-            continue  # references only: no tool to show
+        except NoToolMeasured:
+            continue  # references only: no tool to show (damaged method data stops the report)
         by_bench = {}
         for r in result.rows:
             by_bench.setdefault(r.bench, []).append(r)

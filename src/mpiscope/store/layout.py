@@ -34,6 +34,14 @@ def check_out_root(out_root, what="--out"):
     return out_root  # (not writable: the runner's mkdir says so, on the machine that runs)
 
 
+def rebuild_hint(run_dir) -> str:
+    """What to do about a damaged file ingest wrote: store the run again from
+    its raw files, where it has them."""
+    if os.path.isdir(os.path.join(run_dir, "raw")):
+        return f"its raw files are kept: `mpiscope runs ingest {run_dir}` stores the run again from them"
+    return "the run has no raw files to rebuild it from: restore it from a copy, or measure again"
+
+
 def context_files(out_root) -> list[str]:
     """OUT/<dir>/context.json of every visible run directory, by directory name."""
     try:

@@ -18,7 +18,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mpiscope.common.atomic import atomic_path
+from mpiscope.common.errors import UsageError
+from mpiscope.store.layout import rebuild_hint
 from mpiscope.store.trace import _to_global  # the rank's clock model, as for the trace
+from mpiscope.common.inputs import read_parquet
 
 METHODS_FILE = "methods.parquet"
 
@@ -42,6 +45,7 @@ SCHEMA = pa.schema([
     ("t_sched", pa.float64()),
 ])
 _INTS = ("rep", "phase", "calls", "root", "batch", "flags")
+_TIMES = ("t_start_local", "t_end_local", "t_sched_local", "t_start", "t_end", "t_sched")
 # What a method block says of itself, kept in the run's context.
 _DESCRIBING = ("tool", "reference", "timing", "start", "root", "cache", "ranks", "count", "datatype",
                "params")
@@ -93,10 +97,55 @@ def write_methods(run_dir, blocks) -> pa.Table | None:
     return table
 
 
-def read_methods(run_dir) -> pa.Table | None:
-    """The run's methods.parquet, or None when it measured no method."""
+def read_methods(run_dir, expected=False) -> pa.Table | None:
+    """The run's methods.parquet, or None when it measured no method
+    (`expected`: its context describes method series, so the file must be
+    there). A file that is not that table, or holds what the engine never
+    writes, is refused naming it (UsageError): its numbers would be printed
+    as results."""
     path = Path(run_dir) / METHODS_FILE
-    return pq.read_table(path) if path.exists() else None
+    hint = rebuild_hint(run_dir)
+    table = read_parquet(path, "the methods table", hint, missing_ok=not expected)
+    if table is None:
+        return None
+    missing = [f.name for f in SCHEMA if f.name not in table.column_names]
+    if missing:
+        raise UsageError(f"the methods table {path} is damaged: it has no column '{missing[0]}' (another "
+                         f"table in its place?); {hint}")
+    try:
+        table = table.select(SCHEMA.names).cast(SCHEMA)
+    except (pa.ArrowException, ValueError) as e:
+        raise UsageError(f"the methods table {path} is damaged: its columns are not of the engine's types "
+                         f"({str(e).splitlines()[0][:120]}); {hint}") from None
+    problem = _impossible(table)
+    if problem:
+        raise UsageError(f"the methods table {path} is damaged: {problem}; {hint}")
+    return table
+
+
+def _impossible(table: pa.Table) -> str | None:
+    """What in the rows the engine never writes, or None. A time it did not
+    take is NaN (a warm-up of no call, a rank without a clock model); a
+    measured span has both local times, at least one call, and ends after
+    it starts."""
+    col = {name: table[name].to_numpy(zero_copy_only=False) for name in
+           ("size", "launch", "rank", "phase", "calls", *_TIMES)}
+    measured = col["phase"] == 0
+    if (col["size"] < 0).any() or (col["launch"] < 0).any() or (col["rank"] < 0).any():
+        return "a negative size, launch or rank"
+    if not np.isin(col["phase"], (0, 1, 2)).all():
+        return "a phase other than measured, warm-up or calibration"
+    for name in _TIMES:
+        if np.isinf(col[name]).any():
+            return f"an infinite time in {name}"
+    if (col["calls"] < 0).any() or (col["calls"][measured] < 1).any():
+        return f"a span of {int(col['calls'][(col['calls'] < 0) | (measured & (col['calls'] < 1))][0])} calls"
+    start, end = col["t_start_local"][measured], col["t_end_local"][measured]
+    if not (np.isfinite(start).all() and np.isfinite(end).all()):
+        return "a measured span without its times"
+    if (end < start).any():
+        return "a measured span that ends before it starts"
+    return None
 
 
 def series_rows(table: pa.Table, method: str, bench: str, size: int, launch: int) -> pa.Table:
