@@ -7,7 +7,7 @@ run did not store (an older run) reads as unknown."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 UNKNOWN = "unknown"
 # Environment variables that MPI libraries and their transports read.
@@ -25,7 +25,7 @@ class Difference:
         return f"{self.what}: {self.before} → {self.after}"
 
     def to_dict(self) -> dict:
-        return {"what": self.what, "before": self.before, "after": self.after}
+        return asdict(self)
 
 
 def _get(context, *path):

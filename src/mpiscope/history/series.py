@@ -12,7 +12,7 @@ makes the library's version part of the key)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from mpiscope.common.errors import UsageError
@@ -44,9 +44,7 @@ class SeriesKey:
                 f"rank{'s' if self.ppn != '1' else ''}, {self.mpi}, {self.method}, sync {self.start}")
 
     def to_dict(self) -> dict:
-        return {"bench": self.bench, "size": self.size, "machine": self.machine, "nodes": self.nodes,
-                "ppn": self.ppn, "mpi": self.mpi, "method": self.method, "start": self.start,
-                "unit": self.unit}
+        return asdict(self)
 
 
 @dataclass
