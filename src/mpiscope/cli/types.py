@@ -384,7 +384,9 @@ def _stat(value):
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as e:
-        raise _refuse(f"{value}: {e.strerror}") from None
+        from mpiscope.common.oserrors import describe
+
+        raise _refuse(f"{value}: {describe(e)}") from None
 
 
 @_kind("path")
@@ -417,7 +419,9 @@ def _writable_parent(value):
     if st is None or not os.path.isdir(parent):
         raise _refuse(f"cannot write {value}: directory {os.path.dirname(value) or '.'} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise _refuse(f"cannot write {value}: directory {os.path.dirname(value) or '.'} is not writable")
+        why = ("is on a read-only file system" if os.statvfs(parent).f_flag & os.ST_RDONLY
+               else "is not writable (permission denied)")
+        raise _refuse(f"cannot write {value}: directory {os.path.dirname(value) or '.'} {why}")
 
 
 @_kind("output_file")
@@ -490,11 +494,12 @@ def _input(read, value):
 
 @_kind("input_file")
 def input_file(value):
-    """A file to read: a regular file (not a directory, FIFO or device) that exists."""
-    from mpiscope.common.inputs import regular_file
+    """A file to read (a schedule): a regular file (not a directory, FIFO or
+    device) that exists, of at most the size of a schedule."""
+    from mpiscope.common.inputs import SCHEDULE_LIMIT, readable_file
 
     value = _clean_path(value)
-    _input(lambda v: regular_file(v, "file", "give a file"), value)
+    _input(lambda v: readable_file(v, "file", "give a file", limit=SCHEDULE_LIMIT), value)
     return value
 
 
@@ -544,10 +549,9 @@ def tune_dir(value):
     result = os.path.join(value, "tune.json")
     if not os.path.lexists(result):
         raise _refuse(f"{value} holds no tune.json: give the output directory of `mpiscope tune`")
-    try:
-        _json_file(result)
-    except argparse.ArgumentTypeError as e:
-        raise _refuse(f"{e}: the tune's result is damaged; run `mpiscope tune` again") from None
+    from mpiscope.tune.result import read
+
+    _from_usage(read, result)
     return value
 
 

@@ -88,7 +88,8 @@ def cmd_export(args) -> int:
     from mpiscope.store import catalog
     from mpiscope.views.export import export
 
-    target = None if args.output in (None, "-") else output_file(args.output)
+    # otf2 writes a directory (a trailing '/' fits it); the other formats one file.
+    target = None if args.output in (None, "-") or args.format == "otf2" else output_file(args.output)
     run_dir = catalog.resolve(args.out, args.run)
     if args.format == "otf2":
         return _export_otf2(run_dir, args)

@@ -62,11 +62,12 @@ def file_kind(st) -> str:
     return _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
 
 
-def regular_file(path, what="", hint="give a regular file", missing_ok=False):
-    """The os.stat of `path` if it is a regular file (links followed). A file
-    that is missing is None with `missing_ok`, else refused like anything else
-    that is not a regular file: a directory, a FIFO, a device, a socket, a
-    symbolic link loop, a path the file system refuses."""
+def regular_file(path, what="", hint="give a regular file", missing_ok=False, limit=None):
+    """The os.stat of `path` if it is a regular file (links followed) of at
+    most `limit` bytes. A file that is missing is None with `missing_ok`,
+    else refused like anything else that is not a regular file: a directory,
+    a FIFO, a device, a socket, a symbolic link loop, a path the file system
+    refuses."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -77,19 +78,32 @@ def regular_file(path, what="", hint="give a regular file", missing_ok=False):
         _fail(path, what, describe(e))
     if not stat.S_ISREG(st.st_mode):
         _fail(path, what, f"is {file_kind(st)}, not a regular file", hint)
+    if limit is not None and st.st_size > limit:
+        _too_big(path, what, limit, hint)
     return st
+
+
+def _open(path, what, hint):
+    try:
+        # O_NONBLOCK: a FIFO put in its place since the stat does not block the open.
+        return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as e:
+        _fail(path, what, describe(e))
+
+
+def readable_file(path, what="", hint="give a regular file", limit=None):
+    """regular_file(), and the file opens for reading: for a file another
+    program reads (a schedule the simulator reads)."""
+    regular_file(path, what, hint, limit=limit)
+    os.close(_open(path, what, hint))
 
 
 def read_bytes(path, limit, what="", hint="give a regular file", missing_ok=False):
     """The bytes of the regular file `path`, refused above `limit` bytes.
     None when it is missing and `missing_ok`."""
-    if regular_file(path, what, hint, missing_ok) is None:
+    if regular_file(path, what, hint, missing_ok, limit) is None:
         return None
-    try:
-        # O_NONBLOCK: a FIFO put in its place since the stat does not block the open.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError as e:
-        _fail(path, what, describe(e))
+    fd = _open(path, what, hint)
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             _fail(path, what, "is no longer a regular file", hint)
@@ -98,9 +112,12 @@ def read_bytes(path, limit, what="", hint="give a regular file", missing_ok=Fals
         except OSError as e:
             _fail(path, what, describe(e))
     if len(data) > limit:
-        _fail(path, what, f"is larger than the {_size_words(limit)} a file of this kind may hold",
-              hint)
+        _too_big(path, what, limit, hint)
     return data
+
+
+def _too_big(path, what, limit, hint):
+    _fail(path, what, f"is larger than the {_size_words(limit)} a file of this kind may hold", hint)
 
 
 def read_text(path, limit, what="", hint="give a text file", missing_ok=False):
