@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Change points of a series of run medians, each with its interval.
 
-Candidates come from ruptures' PELT (Killick et al. 2012, as implemented by
-Truong, Oudre and Vayatis 2020) on the logarithm of the medians, scaled by
-the run-to-run noise. A candidate stays a change point only when it is
+Candidates come from PELT (Killick et al. 2012) with the L2 cost, as
+ruptures implements it in C (KernelCPD with the linear kernel; Truong, Oudre
+and Vayatis 2020), on the logarithm of the medians, scaled by the run-to-run
+noise. A candidate stays a change point only when it is
 significant with the runs' own intervals taken into account: each segment's
 level is the median of its runs' medians, with an interval at least as wide
 as the 95% confidence interval of that median from the runs' medians (the
@@ -95,8 +96,9 @@ def _candidates(medians) -> list[int]:
     sigma = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
     scale = sigma if sigma > 0 else max(float(np.std(logs)), 1e-12)
     signal = ((logs - np.median(logs)) / scale).reshape(-1, 1)
-    algo = ruptures.Pelt(model="l2", min_size=MIN_SEGMENT, jump=1).fit(signal)
-    return [b for b in algo.predict(pen=2.0 * math.log(n)) if b < n]
+    # KernelCPD with the linear kernel is PELT with the L2 cost, in ruptures' C code.
+    algo = ruptures.KernelCPD(kernel="linear", min_size=MIN_SEGMENT, jump=1).fit(signal)
+    return [int(b) for b in algo.predict(pen=2.0 * math.log(n)) if b < n]
 
 
 def change_points(medians, lows, highs, unit="s", threshold=0.02) -> list[tuple[int, Step]]:
