@@ -12,18 +12,33 @@ Runs are built by the test generators (no MPI): a measurement
 (rawgen, trace blocks as the engine writes them), a profile and a traced
 profile (profilegen), an app run whose launches are of several
 configurations, warm-up and counted, one failed (app.store), a tune's output
-directory (tests/data/tune-replay). Commands run in this process. `mpiscope
-sim` stores no runs: the simulations it runs read runs (the traced profile's
-`sim schedule --from-trace` here).
+directory (tests/data/tune-replay), a measurement with the peers' methods
+(methods_data.methods_run). Commands run in this process. `mpiscope sim`
+stores no runs: the simulations it runs read runs (the traced profile's `sim
+schedule --from-trace` here).
+
+The files a run or a tune writes as JSON or beside the samples (the methods
+table, the method descriptions in samples.parquet, an app run's context.json,
+app.json and launches.parquet, tune.json) also take what a file system or a
+hostile hand can put there (HOSTILE): an empty file, another file of the run
+in its place, a directory, a FIFO, an unreadable file, JSON nested 100,000
+deep, a number made NaN, infinite, negative or huge, a context of another
+kind. The same verdicts hold, within a time limit per case (a FIFO must not
+hang a command), and what a command prints on success holds no NaN or
+infinity as a result.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import re
 import shutil
+import signal
 import struct
-from contextlib import redirect_stderr, redirect_stdout
+import tempfile
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +50,7 @@ from mpiscope.app.launch import Launch
 from mpiscope.app.store import Writer
 from mpiscope.cli.main import main
 from mpiscope.stats.rto import across_hosts, rto_min
+from methods_data import methods_run
 from profilegen import write_profile
 from rawgen import PERIOD, T0, RunBuilder, SeriesSpec, context_for
 
@@ -149,6 +165,10 @@ def _tune(root):
     return out
 
 
+def _methods(root):
+    return methods_run(root / "20240107-000000-meth", run_id="20240107-000000-meth")
+
+
 # (kind, builder, commands: each a list of words; RUN stands for the run, OUT for a new file)
 KINDS = {
     "measurement": (_measurement, [["show", "RUN"], ["show", "RUN", "--json"], ["export", "RUN", "--format", "csv"],
@@ -168,6 +188,8 @@ KINDS = {
                        [["show", "RUN"], ["profile", "weights", "RUN"], ["export", "RUN", "--format", "otf2", "-o", "OUT"],
                         ["sim", "schedule", "--from-trace", "RUN", "-o", "OUT"]]),
     "tune": (_tune, [["report", "RUN", "-o", "OUT"]]),
+    "methods": (_methods, [["methods", "RUN"], ["methods", "RUN", "--json"], ["show", "RUN"],
+                           ["report", "RUN", "-o", "OUT", "--jobs", "0"]]),
 }
 
 
@@ -264,3 +286,246 @@ def test_every_damaged_file_is_named_or_read_cleanly(kind, tmp_path, monkeypatch
         print(f"\ndamaged {kind} runs: {total} cases (file x damage x command): {results['named']} refused "
               f"naming the file, {results['read']} read cleanly, {len(bad)} wrong")
     assert not bad, "\n\n".join(bad[:20]) + f"\n\n({len(bad)} wrong of {total})"
+
+
+# ---------------------------------------------------------------- what a file system or a hostile hand puts there
+
+HOSTILE_FILES = {"methods": ("methods.parquet", "samples.parquet", "context.json"),
+                 "app": ("context.json", "app.json", "launches.parquet"),
+                 "tune": ("tune.json",)}
+CASE_SECONDS = 60  # a command still running after this is hanging (on a FIFO, say)
+NOBODY = 65534
+NUMBERS = {"NaN": "NaN", "infinite": "1e999", "negative": "-1", "huge": "1e300"}
+PARQUET_NUMBERS = {"NaN": float("nan"), "infinite": float("inf"), "negative": -1, "huge": None}  # None: the type's largest
+# The columns of a Parquet file whose values a case damages (one row each).
+PARQUET_COLUMNS = {"methods.parquet": ("size", "rank", "phase", "calls", "t_start_local", "t_end_local", "t_end"),
+                   "launches.parquet": None}  # None: every numeric column
+KINDS_OF_RUN = ("measurement", "profile", "app")
+RESULT_WORDS = re.compile(r"(?<![\w.])-?(nan|inf|infinity)(?![\w.])", re.IGNORECASE)
+
+
+def _write_parquet_copy(path, table):
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, path)
+
+
+def _parquet_value_damages(path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    names = PARQUET_COLUMNS.get(path.name) or [f.name for f in table.schema
+                                               if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
+    for name in names:
+        i = table.schema.get_field_index(name)
+        field = table.schema.field(i)
+        for what, value in PARQUET_NUMBERS.items():
+            integer = pa.types.is_integer(field.type)
+            if integer and isinstance(value, float):
+                continue
+            if value is None:
+                value = int(np.iinfo(field.type.to_pandas_dtype()).max) if integer else 1e300
+            values = table[name].to_pylist()
+            values[min(1, len(values) - 1)] = value
+
+            def damage(target, t=table, i=i, field=field, values=values):
+                _write_parquet_copy(target, t.set_column(i, field, pa.array(values, type=field.type)))
+            yield f"{what} {name}", damage
+
+
+def _numeric_paths(doc, at=()):
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _numeric_paths(v, (*at, k))
+    elif isinstance(doc, list):
+        for k, v in enumerate(doc):
+            yield from _numeric_paths(v, (*at, k))
+    elif isinstance(doc, (int, float)) and not isinstance(doc, bool):
+        yield at
+
+
+def _with_marker(doc, path):
+    """A copy of `doc` with the number at `path` replaced by a marker string."""
+    if not path:
+        return "@@damage@@"
+    out = dict(doc) if isinstance(doc, dict) else list(doc)
+    out[path[0]] = _with_marker(doc[path[0]], path[1:])
+    return out
+
+
+def _json_value_damages(path, spread=5):
+    doc = json.loads(path.read_text())
+    paths = list(_numeric_paths(doc))
+    chosen = [paths[round(k * (len(paths) - 1) / max(spread - 1, 1))] for k in range(min(spread, len(paths)))]
+    for at in dict.fromkeys(chosen):
+        for what, literal in NUMBERS.items():
+            text = json.dumps(_with_marker(doc, at), indent=1).replace('"@@damage@@"', literal)
+            yield f"{what} {'.'.join(map(str, at))}", lambda target, text=text: target.write_text(text)
+    if path.name == "context.json":
+        for kind in KINDS_OF_RUN:
+            if kind != doc.get("kind", "measurement"):
+                text = json.dumps({**doc, "kind": kind})
+                yield f"kind {kind}", lambda target, text=text: target.write_text(text)
+
+
+def _method_description_damages():
+    """Damages of the method descriptions ingest keeps in samples.parquet's metadata."""
+    def edit(change):
+        def damage(target):
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(target)
+            meta = dict(table.schema.metadata)
+            ctx = json.loads(meta[b"mpiscope.context"])
+            change(ctx)
+            meta[b"mpiscope.context"] = json.dumps(ctx).encode()
+            _write_parquet_copy(target, table.replace_schema_metadata(meta))
+        return damage
+
+    yield "descriptions a string", edit(lambda c: c.__setitem__("methods", "osu"))
+    yield "a description a string", edit(lambda c: c["methods"].__setitem__(0, "osu"))
+    for key in ("method", "bench", "size"):
+        yield f"a description without {key}", edit(lambda c, key=key: c["methods"][0].pop(key))
+    for what, value in (("negative", -1), ("huge", 2**64), ("fractional", 0.5)):
+        yield f"a description's size {what}", edit(lambda c, value=value: c["methods"][0].__setitem__("size", value))
+
+
+def _replace_with_dir(target):
+    target.unlink()
+    target.mkdir()
+
+
+def _replace_with_fifo(target):
+    target.unlink()
+    os.mkfifo(target)
+
+
+def _another_file(target):
+    if target.suffix == ".parquet":
+        import pyarrow as pa
+
+        _write_parquet_copy(target, pa.table({"x": [1, 2]}))
+    else:
+        others = sorted(p for p in target.parent.glob("*.json") if p.name != target.name)
+        target.write_text(others[0].read_text() if others else '["another", "document"]')
+
+
+def _hostile(target):
+    """(name, damage) of every hostile damage of `target`."""
+    yield "empty", lambda t: t.write_bytes(b"")
+    yield "another file", _another_file
+    yield "a directory", _replace_with_dir
+    yield "a FIFO", _replace_with_fifo
+    yield "unreadable", lambda t: t.chmod(0)
+    if target.suffix == ".json":
+        yield "nested 100,000 deep", lambda t: t.write_text("[" * 100_000 + "]" * 100_000)
+        yield from _json_value_damages(target)
+    elif target.name == "samples.parquet":
+        return  # the file itself is in the matrix above; its method descriptions here
+    else:
+        yield from _parquet_value_damages(target)
+
+
+def _hostile_matrix(kind, run_dir):
+    for name in HOSTILE_FILES[kind]:
+        target = run_dir / name
+        damages = _method_description_damages() if name == "samples.parquet" else _hostile(target)
+        for how, damage in damages:
+            for words in KINDS[kind][1]:
+                yield target, how, damage, words
+
+
+class _Hang(Exception):
+    pass
+
+
+@contextmanager
+def _time_limit(seconds):
+    def stop(*_):
+        raise _Hang()
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@contextmanager
+def _as_nobody_if_root(tree: Path):
+    """Root reads a chmod 000 file anyway: as root, the command runs with the
+    effective ids of nobody (the case's files made nobody's), so permissions apply."""
+    root = os.geteuid() == 0
+    if root:
+        for p in [tree, *tree.rglob("*")]:
+            os.lchown(p, NOBODY, NOBODY)
+        os.setegid(NOBODY)
+        os.seteuid(NOBODY)
+    try:
+        yield
+    finally:
+        if root:
+            os.seteuid(0)
+            os.setegid(0)
+
+
+def _verdict(code, out, err, target, how, run_dir):
+    """None when the case ended as it must, else what went wrong."""
+    errors = [line for line in err.splitlines() if line.startswith("mpiscope: error:")]
+    if code is None or "Traceback" in err:
+        return "a traceback"
+    if code not in (0, 2):
+        return f"exit code {code}"
+    if code == 2:
+        named = target.name in errors[0] if len(errors) == 1 else False
+        if how.startswith("kind "):  # the context says another kind: the run is named
+            named = len(errors) == 1 and run_dir.name in errors[0]
+        return None if named else "not one error naming the file"
+    words = RESULT_WORDS.findall(out)
+    return f"printed {words[0]!r} as a result" if words else None
+
+
+@pytest.mark.parametrize("kind", HOSTILE_FILES)
+def test_hostile_files_are_named_or_read_cleanly(kind, tmp_path, monkeypatch, capsys):
+    base = Path(tempfile.mkdtemp(dir="/tmp", prefix="mpiscope-hostile-"))
+    try:
+        base.chmod(0o755)  # nobody reaches the cases (unreadable files)
+        for key in ("MPISCOPE_OUT", "MPISCOPE_CONFIG", "MPISCOPE_PROGRESS"):
+            monkeypatch.delenv(key, raising=False)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "xdg"))
+        monkeypatch.chdir(base)
+        root, run_dir = _pristine(kind, base / "pristine")
+        counts, bad = {"named": 0, "read": 0}, []
+        for n, (f, how, damage, words) in enumerate(_hostile_matrix(kind, run_dir)):
+            case = base / f"c{n}"
+            shutil.copytree(root.parent, case)
+            croot, crun = case / root.name, case / run_dir.relative_to(root.parent)
+            target = case / f.relative_to(root.parent)
+            damage(target)
+            argv = [w.replace("RUN", str(crun)).replace("OUT", str(case / "out-file")) for w in words]
+            argv += ["--out", str(croot)]
+            try:
+                with _time_limit(CASE_SECONDS):
+                    if how == "unreadable":
+                        with _as_nobody_if_root(case):
+                            code, out, err = _call(argv)
+                    else:
+                        code, out, err = _call(argv)
+            except _Hang:
+                code, out, err = None, "", f"still running after {CASE_SECONDS} s (a hang)"
+            wrong = _verdict(code, out, err, target, how, crun) if code is not None or "hang" not in err else "a hang"
+            if wrong:
+                bad.append(f"{kind}: {how} {target.relative_to(case)}: {' '.join(words)} -> {code}: {wrong}\n"
+                           f"{err[-600:]}{out[-300:] if wrong.startswith('printed') else ''}")
+            else:
+                counts["named" if code == 2 else "read"] += 1
+            shutil.rmtree(case)
+        total = counts["named"] + counts["read"] + len(bad)
+        with capsys.disabled():
+            print(f"\nhostile {kind} files: {total} cases (file x damage x command): {counts['named']} refused "
+                  f"naming the file, {counts['read']} read cleanly, {len(bad)} wrong")
+        assert not bad, "\n\n".join(bad[:20]) + f"\n\n({len(bad)} wrong of {total})"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

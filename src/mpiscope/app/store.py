@@ -28,10 +28,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mpiscope.app import checks
 from mpiscope.app.answer import summarize
 from mpiscope.common.atomic import atomic_path, write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.store import catalog
+from mpiscope.store import catalog, checks as run_checks
 from mpiscope.store.layout import CONTEXT_FILE, SCHEMA_VERSION
 from mpiscope.common.inputs import InputError, read_json, read_parquet
 
@@ -104,6 +105,7 @@ def load(run_dir) -> AppRun:
     run_dir = Path(run_dir)
     fix = "restore it from a copy, or `mpiscope runs rm` the run"
     context = read_json(run_dir / CONTEXT_FILE, hint=fix)
+    checks.context(run_checks.context(context, run_dir / CONTEXT_FILE), run_dir / CONTEXT_FILE)
     path = run_dir / LAUNCHES_FILE
     try:
         table = read_parquet(path, missing_ok=True)
@@ -112,7 +114,7 @@ def load(run_dir) -> AppRun:
                          f"app run has no raw files to store it again from: {fix}") from None
     launches = table.to_pylist() if table is not None else []
     try:
-        answer = read_json(run_dir / ANSWER_FILE)
+        answer = checks.answer(read_json(run_dir / ANSWER_FILE), run_dir / ANSWER_FILE)
     except InputError:  # stopped before the end: the answer from what was measured
         names = [c["name"] for c in context.get("configs") or ()]
         answer = {**summarize(launches, names, context["baseline"], context["options"],

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.selection import Rule
-from mpiscope.common.inputs import read_json
+from mpiscope.tune.result import read as read_result
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class TuneCells:
 def read_tune(directory) -> TuneCells:
     directory = Path(directory)
     path = directory / "tune.json" if directory.is_dir() else directory
-    doc = read_json(path, what="tune result", hint="give the output directory of `mpiscope tune`")
+    doc = read_result(path)
     try:
         cells = tuple(VerifiedCell(r["collective"], int(r.get("p", doc["p"])), int(r["size"]), r["rule"],
                                    r.get("speedup"), r.get("speedup_low"), r.get("speedup_high"),

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from mpiscope.common.errors import UsageError
+from mpiscope.common.sizes import MAX_SIZE
 from mpiscope.store.ingest import SAMPLES_FILE
 from mpiscope.store.layout import rebuild_hint
 from mpiscope.store.methods_table import read_methods
@@ -96,8 +97,8 @@ def _entry_problem(e) -> str | None:
         if key not in e and key != "launch":
             return f"lacks its '{key}'"
         value = e.get(key, 0)
-        if not isinstance(value, kind) or isinstance(value, bool) or (kind is int and value < 0):
-            return f"has '{key}' = {str(value)[:40]!r}, not {'a name' if kind is str else 'a count >= 0'}"
+        if not isinstance(value, kind) or isinstance(value, bool) or (kind is int and not 0 <= value <= MAX_SIZE):
+            return f"has '{key}' = {str(value)[:40]!r}, not {'a name' if kind is str else f'a count from 0 to {MAX_SIZE}'}"
     return None
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from mpiscope.common.errors import UsageError
 from mpiscope.profile import files
+from mpiscope.store import checks
 from mpiscope.common.inputs import read_json, read_parquet
 
 SMALL = 1024          # "small": under 1 KiB
@@ -42,7 +43,7 @@ _FIX = "the file is damaged: profile the application again, or restore the file 
 
 def load(run_dir) -> Profile:
     run_dir = Path(run_dir)
-    context = read_json(run_dir / "context.json", hint=_FIX)
+    context = checks.context(read_json(run_dir / "context.json", hint=_FIX), run_dir / "context.json", _FIX)
 
     def table(name):
         path = run_dir / name

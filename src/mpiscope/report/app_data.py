@@ -23,7 +23,7 @@ from mpiscope.report.profile_data import profile_view
 from mpiscope.report.tune_data import RESULT, tune_view
 from mpiscope.store import catalog
 from mpiscope.views.app import app_doc
-from mpiscope.common.inputs import InputError, read_json
+from mpiscope.tune.result import read as read_result
 
 CHART_WIDTH = 560      # px of the interval chart's axis
 CHART_MARGIN = 150     # px left of it for the labels
@@ -171,7 +171,7 @@ def _tune_views(tunes) -> dict:
     views, unreadable = [], []
     for t in tunes:
         try:
-            views.append(tune_view(read_json(t / RESULT), str(t)))
-        except (InputError, ValueError, KeyError, TypeError) as exc:
+            views.append(tune_view(read_result(t / RESULT), str(t)))
+        except (UsageError, ValueError, KeyError, TypeError) as exc:
             unreadable.append({"where": str(t / RESULT), "why": f"{type(exc).__name__}: {exc}"})
     return {"tune": views, "tune_unreadable": unreadable}

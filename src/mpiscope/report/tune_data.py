@@ -15,7 +15,7 @@ from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.report.pool import draw, resolved
 from mpiscope.stats.compare import SAME
 from mpiscope.views.tune import same_code_lines
-from mpiscope.common.inputs import read_json
+from mpiscope.tune.result import read as read_result
 
 RESULT = "tune.json"
 
@@ -125,12 +125,12 @@ def tune_views(run_dirs) -> list:
         t = tune_dir_of(d)
         if t is not None and t not in seen:
             seen.append(t)
-            out.append(tune_view(read_json(t / RESULT, what="tune result"), str(t)))
+            out.append(tune_view(read_result(t / RESULT), str(t)))
     return out
 
 
 def gather(tune_dirs) -> dict:
     """The data of a report on tune outputs only (`mpiscope report TUNE_DIR`)."""
-    views = [tune_view(read_json(Path(t) / RESULT, what="tune result"), str(t)) for t in tune_dirs]
+    views = [tune_view(read_result(Path(t) / RESULT), str(t)) for t in tune_dirs]
     return resolved({"generated": datetime.datetime.now().isoformat(timespec="seconds"),
                      "tune": views})

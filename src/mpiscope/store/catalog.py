@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.common.inputs import InputError, is_regular, open_regular_append, read_json
+from mpiscope.store.checks import whole
 from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE, context_files
 
 _COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path", "label")
@@ -164,7 +165,7 @@ def _row(run_dir, context):
     run_dir = Path(run_dir).resolve()
     run = Run.from_context(context, run_dir)
     return (run.run_id, run.created, run.status, run.mpi,
-            int(run.np) if isinstance(run.np, (int, float)) else None,
+            run.np if whole(run.np, 1, 2**31 - 1) else None,  # a damaged count is left blank
             json.dumps(list(run.benches)), str(run_dir), run.label, json.dumps(context))
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mpiscope.store import checks
 from mpiscope.store.layout import SCHEMA_VERSION
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
@@ -382,10 +383,7 @@ def _context_v1(metadata, run_dir):
     # wins for its own keys; what ingest derived from raw files stays.
     cj = run_dir / "context.json"
     if cj.exists():
-        outer = read_json(cj, hint="restore it from a copy, or `mpiscope runs rm` the run")
-        if not isinstance(outer, dict):
-            raise UsageError(f"{cj} is damaged: it holds no JSON object; restore it from a copy, "
-                             "or `mpiscope runs rm` the run")
+        outer = checks.context(read_json(cj, hint=checks.RESTORE), cj)
         ctx.update({k: v for k, v in outer.items() if k not in INGEST_KEYS})
     return ctx
 

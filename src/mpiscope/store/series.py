@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mpiscope.store import samples as _samples
+from mpiscope.store import checks, samples as _samples
 from mpiscope.store.layout import CONTEXT_FILE
 from mpiscope.store.ingest import SAMPLES_FILE, load_context
 from mpiscope.store.run import Run
@@ -24,7 +24,7 @@ def open_run(run_dir) -> Run:
     cj = run_dir / CONTEXT_FILE
     context = read_json(cj, hint="restore it from a copy, or `mpiscope runs rm` the run",
                         missing_ok=True)
-    return Run.from_context(context if context is not None else {}, run_dir)
+    return Run.from_context(checks.context(context, cj) if context is not None else {}, run_dir)
 
 
 def series_keys(run: Run) -> list[tuple]:

@@ -121,3 +121,21 @@ def save(doc: dict, outdir: Path):
     """tune.json: the document `mpiscope tune --json` prints (schema_version,
     strict JSON: NaN and infinities as null)."""
     write_text(outdir / "tune.json", json_document("tune", doc))
+
+
+def read(path) -> dict:
+    """tune.json as `save` wrote it; refused naming it (UsageError) when it
+    is damaged: not a JSON object, of a schema version this mpiscope does not
+    read, or holding NaN or an infinity (save writes null for those)."""
+    from mpiscope.common.errors import UsageError
+    from mpiscope.common.inputs import read_json
+    from mpiscope.store import checks
+    from mpiscope.views.documents import SCHEMA_VERSIONS
+
+    hint = "run `mpiscope tune` again"
+    doc = read_json(path, what="the tune result", hint=hint)
+    if not isinstance(doc, dict):
+        raise UsageError(f"the tune result {path} is damaged: it holds a JSON {type(doc).__name__}, not a "
+                         f"tune's result; {hint}")
+    checks.version(doc, path, SCHEMA_VERSIONS["tune"], "tune result", hint)
+    return checks.finite(doc, path, hint)
