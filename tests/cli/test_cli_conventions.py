@@ -174,7 +174,7 @@ def test_mpiscope_config_replaces_the_user_file(clean_env, tmp_path):
     ('[run]\nmpi = "lam"\n', ["'run.mpi' = 'lam'", "--mpi takes one of openmpi, mpich"]),
     ('[report]\njobs = -1\n', ["'report.jobs' = -1 is refused by --jobs"]),
     ('[run\n', ["not valid TOML", "line 1"]),
-    ('[run]\nmpi = "mpich\xff"\n'.encode("latin-1"), ["not valid TOML"]),
+    ('[run]\nmpi = "mpich\xff"\n'.encode("latin-1"), ["is not UTF-8 text"]),
 ])
 def test_bad_config_file_exits_2_naming_file_and_key(clean_env, text, needles):
     if isinstance(text, bytes):  # not UTF-8

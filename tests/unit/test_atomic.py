@@ -90,3 +90,13 @@ def test_a_failed_write_leaves_nothing(tmp_path):
                 tmp.write_text("half")
                 raise RuntimeError("the writer failed")
     assert os.listdir(tmp_path) == ["null"]
+
+
+def test_a_descriptor_link_is_appended_to_not_renamed_onto(tmp_path):
+    """/dev/stdout after `>> log` is /proc/self/fd/1: what the log held stays."""
+    log = tmp_path / "log"
+    log.write_text("first\n")
+    with open(log, "a") as f:
+        atomic.write_text(f"/proc/self/fd/{f.fileno()}", "second\n")
+    assert log.read_text() == "first\nsecond\n"
+    assert os.listdir(tmp_path) == ["log"]

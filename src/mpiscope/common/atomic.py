@@ -74,10 +74,22 @@ def target(path):
         _refuse(text, describe(e))
     if stat.S_ISDIR(st.st_mode):
         _refuse(text, "it is a directory; give a file name")
-    real = os.path.realpath(text)
-    if stat.S_ISREG(st.st_mode) and not real.startswith("/proc/"):
-        return "replace", Path(real)
+    if stat.S_ISREG(st.st_mode) and not _descriptor_link(text):
+        return "replace", Path(os.path.realpath(text))
     return "in_place", st
+
+
+def _descriptor_link(path) -> bool:
+    """Whether `path` leads through /proc (/dev/stdout, /dev/fd/N): a file
+    descriptor of the shell, written in place (renaming onto its target would
+    drop what a `>>` appended before)."""
+    for _ in range(40):
+        if str(path).startswith("/proc/"):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    return False
 
 
 @contextlib.contextmanager
