@@ -74,6 +74,18 @@ def test_two_steps_are_both_found():
     assert [i for i, _ in _detect(levels)] == [15, 30]
 
 
+def test_the_candidates_are_pelts_with_the_l2_cost():
+    import ruptures
+
+    from mpiscope.history.detect import MIN_SEGMENT, _candidates, _signal, penalty
+
+    levels = noisy_levels(80, 30, 0.05, noise=0.02, seed=7)
+    levels[55:] = [v * 0.9 for v in levels[55:]]
+    pelt = ruptures.Pelt(model="l2", min_size=MIN_SEGMENT, jump=1).fit(_signal(levels))
+    expected = [b for b in pelt.predict(pen=penalty(80)) if b < 80]
+    assert len(expected) >= 2 and _candidates(levels) == expected
+
+
 def test_a_level_is_at_least_as_wide_as_a_typical_run():
     one = level([10.0], [9.0], [11.0])
     assert (one.median, one.low, one.high, one.runs) == (10.0, 9.0, 11.0, 1)

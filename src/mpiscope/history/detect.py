@@ -83,6 +83,20 @@ def step(before: Level, after: Level, unit="s") -> Step:
     return Step(before, after, ratio, low, high, SLOWER if slower else FASTER)
 
 
+def _signal(medians):
+    """The logarithm of the medians, centred and scaled by the run-to-run
+    noise (robust to the steps themselves: each adds one large difference)."""
+    logs = np.log(np.asarray(medians, dtype=np.float64))
+    diffs = np.diff(logs)
+    sigma = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
+    scale = sigma if sigma > 0 else max(float(np.std(logs)), 1e-12)
+    return ((logs - np.median(logs)) / scale).reshape(-1, 1)
+
+
+def penalty(n) -> float:
+    return 2.0 * math.log(n)
+
+
 def _candidates(medians) -> list[int]:
     """PELT's change points: indexes of the first run after each."""
     import ruptures  # here: only `history` needs it
@@ -90,15 +104,9 @@ def _candidates(medians) -> list[int]:
     n = len(medians)
     if n < 2 * MIN_SEGMENT:
         return []
-    logs = np.log(np.asarray(medians, dtype=np.float64))
-    diffs = np.diff(logs)
-    # The run-to-run noise, robust to the steps themselves (each adds one large difference).
-    sigma = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
-    scale = sigma if sigma > 0 else max(float(np.std(logs)), 1e-12)
-    signal = ((logs - np.median(logs)) / scale).reshape(-1, 1)
     # KernelCPD with the linear kernel is PELT with the L2 cost, in ruptures' C code.
-    algo = ruptures.KernelCPD(kernel="linear", min_size=MIN_SEGMENT, jump=1).fit(signal)
-    return [int(b) for b in algo.predict(pen=2.0 * math.log(n)) if b < n]
+    algo = ruptures.KernelCPD(kernel="linear", min_size=MIN_SEGMENT, jump=1).fit(_signal(medians))
+    return [int(b) for b in algo.predict(pen=penalty(n)) if b < n]
 
 
 def change_points(medians, lows, highs, unit="s", threshold=0.02) -> list[tuple[int, Step]]:
