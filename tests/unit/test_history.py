@@ -142,6 +142,14 @@ def test_series_group_what_compares(tmp_path):
     assert len(group(points, split_version=True)) == 4   # 4.1.5 and 4.1.6 apart
 
 
+def test_several_roots_make_one_history(tmp_path):
+    levels = noisy_levels(12, seed=11)
+    ids = write_series(tmp_path / "a", levels[:6])
+    moved = write_series(tmp_path / "b", levels)[6:]   # nights 6-11 in b (its 0-5 repeat a's)
+    points = load_points([tmp_path / "a", tmp_path / "b"])
+    assert [p.run_id for p in points] == ids + moved   # a run id in both roots counts once
+
+
 def test_where_filters(tmp_path):
     write_series(tmp_path, noisy_levels(10))
     points = load_points([tmp_path])
@@ -149,6 +157,11 @@ def test_where_filters(tmp_path):
     assert len(select(points, [parse_where("until=2026-03-05")])) == 5
     assert len(select(points, [parse_where("size=64K"), parse_where("bench=allreduce")])) == 10
     assert select(points, [parse_where("np=16")]) == []
+    assert len(select(points, [parse_where("np=32")])) == 10
+    assert select(points, [parse_where("label=nightly")]) == []
+    labelled = write_night(tmp_path, 10, {("allreduce", 65536): 2e-5}, label="nightly")
+    chosen = select(load_points([tmp_path]), [parse_where("label=nightly,weekly")])
+    assert [p.run_id for p in chosen] == [labelled]
     for bad in ("color=red", "size=big", "np=x", "since=yesterday", "bench=", "nokey"):
         with pytest.raises(UsageError):
             parse_where(bad)
