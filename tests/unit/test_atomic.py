@@ -70,6 +70,7 @@ def _drain(fd):
 @pytest.mark.parametrize("name, words", [
     ("fifo", "no process has it open for reading"), ("dir", "it is a directory"),
     ("new/", "ending in '/'"), ("nodir/x", "does not exist"), ("file/x", "not a directory"),
+    ("gone/../x", "gone/.. does not exist"),
 ])
 def test_refusals_name_the_path_and_the_cause(tmp_path, name, words):
     os.mkfifo(tmp_path / "fifo")

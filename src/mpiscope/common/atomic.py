@@ -61,14 +61,15 @@ def target(path):
         st = os.stat(text)
     except FileNotFoundError:  # a new name, or a link to one: the name the link points at
         real = Path(os.path.realpath(text))
-        parent = real.parent
-        try:
-            if not stat.S_ISDIR(os.stat(parent).st_mode):
-                _refuse(text, f"{parent} is not a directory; give a path in a directory")
-        except FileNotFoundError:
-            _refuse(text, f"the directory {parent} does not exist; create it first")
-        except OSError as e:
-            _refuse(text, describe(e))
+        # The directory as written ('gone/../x' needs 'gone'), then the one the name lands in.
+        for parent in (os.path.dirname(text) or ".", real.parent):
+            try:
+                if not stat.S_ISDIR(os.stat(parent).st_mode):
+                    _refuse(text, f"{parent} is not a directory; give a path in a directory")
+            except FileNotFoundError:
+                _refuse(text, f"the directory {parent} does not exist; create it first")
+            except OSError as e:
+                _refuse(text, describe(e))
         return "replace", real
     except OSError as e:
         _refuse(text, describe(e))
