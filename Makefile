@@ -22,13 +22,14 @@ run: setup
 
 # The tests that start no MPI run on every core (pytest-xdist); those that
 # launch ranks run one at a time after them, alone on the machine, and the
-# slowest of them are listed.
+# slowest of them are listed; among them tests/cross/, which builds the C
+# programs for aarch64 and ppc64le and runs them under qemu-user.
 PARALLEL := -n auto --dist worksteal
 
 test: setup mpi-envs
 	@status=0; \
 	$(BIN)/pytest -q $(PARALLEL) tests/unit tests/cli || status=1; \
-	$(BIN)/pytest -q --durations=15 tests/mpi tests/cluster tests/apps || status=1; \
+	$(BIN)/pytest -q --durations=15 tests/mpi tests/cluster tests/apps tests/cross || status=1; \
 	exit $$status
 
 test-fast: setup

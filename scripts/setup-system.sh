@@ -18,6 +18,7 @@ packages=(
   lammps hpcc gfortran               # mpiscope profile's real applications (Open MPI builds) and Fortran check
   scalapack-mpi-test                 # mpiscope profile's MPICH application: ScaLAPACK's LU test driver (xdlu)
   mocassin mocassin-benchmarks       # bench/app_loop.py's MPICH application (its input: the HII40 benchmark)
+  gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu qemu-user-static  # tests/cross/: the other CPUs' builds
 )
 
 missing=()
@@ -43,3 +44,6 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# aarch64's and ppc64le's Open MPI and C library for the cross builds (quick when present).
+bash "$(dirname "$0")/cross-sysroot.sh" arm64 ppc64el

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +18,11 @@ BINARY = build_root() / "sim" / "mpiscope-sim"
 
 
 def ensure_built() -> Path:
-    """The simulator, (re)built when its sources or engine/colls changed."""
+    """The simulator, (re)built when its sources or engine/colls changed;
+    MPISCOPE_TEST_SIM: another program in its place (another CPU's build
+    under qemu-user, docs/reference/test-hooks.md)."""
+    if os.environ.get("MPISCOPE_TEST_SIM"):
+        return Path(os.environ["MPISCOPE_TEST_SIM"])
     if shutil.which("cc") is None:
         raise UsageError("the C compiler is missing; run 'make setup' (build-essential)")
     p = make(SOURCE, BINARY.parent)
