@@ -99,7 +99,7 @@ int gbin_read(FILE *f, sched_sink *s, char *err, size_t n)
             disk_op *d = &disk[i];
             int comm = d->type == OP_SEND || d->type == OP_RECV;
             if (d->type > OP_REDUCE || (comm && (d->peer < 0 || (uint64_t)d->peer >= nranks)) ||
-                (comm && (d->tag < 0 || d->tag > SCHED_MAX_TAG)) || at + d->ndeps > head[2] || !(d->value >= 0)) {
+                (comm && (d->tag < 0 || d->tag > SCHED_MAX_TAG)) || at + d->ndeps > head[2] || !(d->value >= 0 && d->value <= SCHED_MAX_VALUE)) {
                 snprintf(err, n, "binary schedule: operation %u of rank %llu is invalid", i, (unsigned long long)r);
                 goto out;
             }

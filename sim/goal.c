@@ -194,8 +194,8 @@ int goal_read(FILE *f, sched_sink *s, char *err, size_t n)
         sched_op o = {.peer = -1};
         char *end;
         double v = strtod(w[2], &end);
-        if (end == w[2] || v < 0 || (*end && strcmp(end, "b") && strcmp(end, "B")))
-            FAIL("line %ld: '%s' is not a size", lineno, w[2]);
+        if (end == w[2] || !(v >= 0 && v <= SCHED_MAX_VALUE) || (*end && strcmp(end, "b") && strcmp(end, "B")))
+            FAIL("line %ld: '%s' is not a size: a number from 0 to 2^53 (no NaN or infinity)", lineno, w[2]);
         if (!strcmp(w[1], "calc")) {
             o.type = OP_CALC, o.value = v * 1e-9;
         } else if (!strcmp(w[1], "send") || !strcmp(w[1], "recv")) {

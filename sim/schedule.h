@@ -41,6 +41,9 @@ typedef struct sched_sink {
 /* Largest ranks and tags the simulator's matching keys hold. */
 #define SCHED_MAX_RANKS (1L << 24)
 #define SCHED_MAX_TAG 65535
+/* Largest size (bytes) or computation (GOAL: nanoseconds) a schedule may
+ * hold: 2^53, the largest whole number a double holds exactly. */
+#define SCHED_MAX_VALUE 9007199254740992.0
 
 /* Writers (goal.c, gbin.c): gamma converts reductions into GOAL's calc. */
 void goal_writer(sched_sink *s, FILE *f, double gamma);

@@ -208,6 +208,21 @@ def test_bad_schedules_are_refused(tmp_path):
             sim(goal(tmp_path, text))
 
 
+@pytest.mark.parametrize("op", ["send 18446744073709551617b to 0 tag 0", "send 9007199254740994b to 0 tag 0",
+                                "send nanb to 0 tag 0", "recv 1e999b from 0 tag 0", "calc nan", "calc inf",
+                                "calc -1", "calc 1e999"])
+def test_sizes_and_times_beyond_a_double_or_not_numbers_are_refused(op, tmp_path):
+    """Sizes and computations from 0 to 2^53 (a double's exact whole numbers); NaN,
+    infinities, negative or larger numbers are no schedule."""
+    with pytest.raises(UsageError, match=r"line 3: .* is not a size: a number from 0 to 2\^53"):
+        sim(goal(tmp_path, f"num_ranks 1\nrank 0 {{\nl0: {op}\n}}\n"))
+
+
+def test_the_largest_size_is_taken(tmp_path):
+    d = sim(goal(tmp_path, "num_ranks 1\nrank 0 {\nl0: calc 9007199254740992\n}\n"))
+    assert d["makespan_median_s"] == pytest.approx(9007199254740992e-9)
+
+
 def test_cli_schedule_run_and_errors(tmp_path):
     out = tmp_path / "ring.goal"
     r = mpiscope("sim", "schedule", "--bench", "allgather", "--algo", "ring", "-p", 5, "--size", "1K",

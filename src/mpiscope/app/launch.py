@@ -150,6 +150,9 @@ def compile_metric(text: str | None) -> re.Pattern | None:
     except re.error as exc:
         raise UsageError(f"--metric '{text}' is not a regular expression ({exc}); e.g. "
                          f"--metric 'Loop time of ([0-9.]+)'") from None
+    except (RecursionError, OverflowError, MemoryError):  # Python's compiler recurses per nesting level
+        raise UsageError(f"--metric '{text[:60]}…' nests too deeply for Python's regular expressions to "
+                         f"compile; write a flatter one, e.g. --metric 'Loop time of ([0-9.]+)'") from None
     if pattern.groups < 1:
         raise UsageError(f"--metric '{text}' has no group: put the number in parentheses, e.g. "
                          f"--metric 'Loop time of ([0-9.]+)'")

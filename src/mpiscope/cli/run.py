@@ -85,13 +85,16 @@ def add_run_options(p) -> None:
     p.add_argument("--huge-pages", action="store_true",
                    help="message buffers 2 MiB-aligned and advised for transparent huge pages on every rank "
                         "(fewer pages for process_vm_readv to pin); the run records the KiB the kernel granted")
-    p.add_argument("--reps-min", type=types.count(1), default=10, help="repetitions at least (default 10)")
-    p.add_argument("--reps-max", type=types.count(1), default=100000, help="repetitions at most (default 100000)")
+    p.add_argument("--reps-min", type=types.count(1, types.MAX_REPS), default=10,
+                   help="repetitions at least (default 10)")
+    p.add_argument("--reps-max", type=types.count(1, types.MAX_REPS), default=100000,
+                   help="repetitions at most (default 100000)")
     p.add_argument("--ci-width", type=types.fraction, default=0.02,
                    help="stop when the 95%% CI of the median is within ±this fraction (default 0.02)")
     p.add_argument("--time-budget", type=types.seconds, default=1.0,
                    help="seconds at most per benchmark x size (default 1)")
-    p.add_argument("--warmup", type=types.count(0), default=5, help="unrecorded repetitions first (default 5)")
+    p.add_argument("--warmup", type=types.count(0, types.MAX_REPS), default=5,
+                   help="unrecorded repetitions first (default 5)")
     p.add_argument("--launches", type=types.count(1, MAX_LAUNCHES), default=1,
                    help="separate launches stored as one run, to see launch-to-launch variation")
     p.add_argument("--check", action="store_true", help="verify every received message and result")

@@ -71,7 +71,8 @@ examples:
                         "intervals are over launches (3)")
     p.add_argument("--time-budget", type=types.seconds, default=0.3,
                    help="seconds at most per collective × size × launch (0.3)")
-    p.add_argument("--reps-max", type=types.count(1), default=2000, help="repetitions at most per series (2000)")
+    p.add_argument("--reps-max", type=types.count(1, types.MAX_REPS), default=2000,
+                   help="repetitions at most per series (2000)")
     p.add_argument("--ci-width", type=types.fraction, default=0.02,
                    help="the engine's stopping rule: 95%% CI of the median within ±this (0.02)")
     p.add_argument("--weights", metavar="FILE", type=types.weights_file,
@@ -170,6 +171,17 @@ def _config(args):
                       machine=machine)
 
 
+def _check_skip(skip, catalog, collectives) -> None:
+    """--skip: names the library offers for the collectives tuned (known only
+    once the library was asked), so that a typing error is not a whole tune
+    that forces the algorithm it meant to leave out."""
+    known = sorted({name for c in collectives for name in catalog.names(c)})
+    unknown = [name for name in skip if name not in known]
+    if unknown:
+        raise UsageError(f"--skip: {unknown[0]!r} is no algorithm or preset {catalog.library} {catalog.version} "
+                         f"offers for {', '.join(collectives)}; valid names: {', '.join(known) or 'none'}")
+
+
 def _check_output(out: Path) -> Path:
     """-o: a new or empty directory, or one an earlier tune wrote."""
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "tune.json").exists())):
@@ -192,6 +204,7 @@ def cmd_tune(args):
         _check_output(Path(args.output))
     mpi = find_mpi(mpicc=args.mpicc, mpi=args.mpi)
     catalog = discover(mpi)
+    _check_skip(cfg.skip, catalog, cfg.collectives)
     plans = [_plan(args, Path("runs"), np=n) for n in args.np or [None]]
     ps = "_".join(str(pl.np) for pl in plans)
     out = _check_output(Path(args.output or f"tune-{catalog.library}-{catalog.version}-p{ps}"))

@@ -31,6 +31,8 @@ NAME_MAX = 255        # bytes of one path component (Linux NAME_MAX)
 MAX_RANKS = 1 << 24   # what the schedule generator and the simulator take
 MAX_SECONDS = 7 * 24 * 3600  # a duration longer than a week is a typing error
 MAX_SEED = 2**63 - 1  # the engine's seeds are 64-bit
+MAX_COUNT = 2**31 - 1  # a count the engine and the simulator take (a C int)
+MAX_REPS = 10_000_000  # repetitions of a series: the engine keeps each one's times in memory
 
 
 def _kind(name, **attrs):
@@ -153,8 +155,8 @@ def _int(value):
         raise _refuse(f"invalid int value: {str(value)[:40]!r} (give a whole number)") from None
 
 
-def count(low=1, high=None):
-    """A whole number from `low` to `high` (no bound when None)."""
+def count(low=1, high=MAX_COUNT):
+    """A whole number from `low` to `high` (a C int at most unless given; no bound when None)."""
     @_kind("count", low=low, high=high)
     def check(value):
         n = _int(value)
@@ -332,12 +334,13 @@ def clock_inject(value):
 
 
 _SLURM_TIME = re.compile(r"\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}"
-                         r"|\d+-\d+:\d{1,2}:\d{1,2}|UNLIMITED|INFINITE")
+                         r"|\d+-\d+:\d{1,2}:\d{1,2}|UNLIMITED|INFINITE", re.ASCII)  # sbatch reads 0-9 only
 
 
 @_kind("slurm_time")
 def slurm_time(value):
-    """A Slurm time limit: minutes, MM:SS, H:MM:SS, D-H, D-HH:MM, D-HH:MM:SS."""
+    """A Slurm time limit: minutes, MM:SS, H:MM:SS, D-H, D-HH:MM, D-HH:MM:SS,
+    in ASCII digits (it is written into the #SBATCH line as given)."""
     if not _SLURM_TIME.fullmatch(str(value)):
         raise _refuse(f"{str(value)[:40]!r} is not a time limit sbatch takes: minutes, H:MM:SS "
                       "or D-HH:MM:SS, e.g. 30 or 1:00:00")

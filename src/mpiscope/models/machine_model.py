@@ -112,11 +112,20 @@ def save(model: MachineModel, path) -> Path:
 
 # ---------------------------------------------------------------- loading
 
+def _number(value, key):
+    """null stands for NaN; a number must be finite (the writer writes null, never NaN or an infinity)."""
+    if value is None:
+        return math.nan
+    x = float(value)
+    if isinstance(value, bool) or not math.isfinite(x):
+        raise ValueError(f"'{key}' is {value}, not a finite number or null")
+    return x
+
+
 def _estimate(doc):
     if doc is None:
         return None
-    num = {k: (math.nan if doc.get(k) is None else float(doc[k]))
-           for k in ("point", "stderr", "level", "low", "high")}
+    num = {k: _number(doc.get(k), k) for k in ("point", "stderr", "level", "low", "high")}
     return Estimate(num["point"], num["stderr"], num["level"], num["low"], num["high"],
                     str(doc.get("method", "")))
 
@@ -154,4 +163,8 @@ def load(path) -> MachineModel:
         raise UsageError(f"{path} has machine model schema version {version!r}, which this mpiscope "
                          f"does not read (it reads {', '.join(map(str, _LOADERS))}); use the mpiscope "
                          "that wrote it")
-    return loader(doc)
+    try:
+        return loader(doc)
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as e:
+        raise UsageError(f"machine model {path} is damaged: {str(e)[:200]}; write it again with `mpiscope loggp "
+                         "--save`") from None

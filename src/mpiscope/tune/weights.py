@@ -50,10 +50,10 @@ def read_weights(path, tunable=None) -> tuple[dict, list]:
                 out[coll] = {None: {int(k): float(v) for k, v in entry["sizes"].items()}}
         for by_q in out.values():
             for by_size in by_q.values():
-                if any(v < 0 for v in by_size.values()):
-                    raise ValueError("a negative number of calls")
+                if not all(math.isfinite(v) and v >= 0 for v in by_size.values()):
+                    raise ValueError("a number of calls that is negative, NaN or infinite")
         return out, sorted(set(left_out))
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
         raise UsageError(f"--weights: {path} is not a weights file ({e}); give what `mpiscope "
                          f"profile weights` writes, or "
                          '{"collectives": {"allreduce": {"sizes": {"1024": 300}}}}') from None

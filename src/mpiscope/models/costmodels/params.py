@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
+from mpiscope.common.sizes import MAX_SIZE
 from mpiscope.models.costmodels.base import DEFAULT_SEGMENT, Costs
 
 _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9}
@@ -31,32 +32,40 @@ _BANDWIDTH = re.compile(rf"^\s*{_NUMBER}\s*([kmg]i?b|b)\s*/\s*s\s*$", re.IGNOREC
 KEYS = ("alpha", "beta", "gamma", "alpha_s", "beta_s", "alpha_r", "beta_r")
 
 
+def _finite(value, name, text) -> float:
+    """`value` when it is a finite number: NaN or an infinity (1e999, a
+    bandwidth of 1e309GB/s, which would be a cost of 0) is no cost."""
+    if isinstance(value, bool) or not math.isfinite(value):
+        raise UsageError(f"{name} '{text}' is not a finite number; give a cost such as 1.5us or 10GB/s")
+    return float(value)
+
+
 def parse_time(text, name="--alpha") -> float:
     if isinstance(text, (int, float)):
-        return float(text)
+        return _finite(text, name, text)
     m = _TIME.match(str(text))
     if not m:
         raise UsageError(f"{name} '{text}' is not a time: write e.g. 50us, 1.5us, 2e-6")
-    return float(m.group(1)) * _TIME_UNITS[m.group(2) or ""]
+    return _finite(float(m.group(1)) * _TIME_UNITS[m.group(2) or ""], name, text)
 
 
 def parse_per_byte(text, name="--beta") -> float:
     """Seconds per byte from '0.01us/B', '1ns/B', '10GB/s' or a bare number (s/B)."""
     if isinstance(text, (int, float)):
-        return float(text)
+        return _finite(text, name, text)
     t = str(text)
     m = _PER_BYTE.match(t)
     if m:
-        return float(m.group(1)) * _TIME_UNITS[m.group(2)]
+        return _finite(float(m.group(1)) * _TIME_UNITS[m.group(2)], name, text)
     m = _BANDWIDTH.match(t)
     if m:
-        bw = float(m.group(1)) * _BYTE_UNITS[m.group(2).lower()]
+        bw = _finite(float(m.group(1)) * _BYTE_UNITS[m.group(2).lower()], name, text)
         if bw <= 0:
             raise UsageError(f"{name} '{text}': a bandwidth must be positive")
         return 1.0 / bw
     m = _TIME.match(t)
     if m and not m.group(2):
-        return float(m.group(1))
+        return _finite(float(m.group(1)), name, text)
     raise UsageError(f"{name} '{text}' is not a cost per byte: write e.g. 0.01us/B, 1ns/B or 10GB/s")
 
 
@@ -120,10 +129,10 @@ def from_values(values: dict, source: str, segment=None) -> ModelParams:
     if seg is not None:
         try:
             seg = int(seg)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an infinity
             raise UsageError(f"{source}: segment must be a number of bytes, got {seg!r}") from None
-        if seg < 1:
-            raise UsageError(f"{source}: segment must be at least 1 byte")
+        if not 1 <= seg <= MAX_SIZE:
+            raise UsageError(f"{source}: segment must be from 1 to {MAX_SIZE} bytes, got {seg}")
     partial = [k for k in ("alpha_s", "beta_s", "alpha_r", "beta_r") if k in out]
     if partial and len(partial) < 4:
         missing = [k for k in ("alpha_s", "beta_s", "alpha_r", "beta_r") if k not in out]
