@@ -45,6 +45,7 @@ FILES = {
     "weights_inf": '{"collectives": {"allreduce": {"sizes": {"1024": 1e999}}}}',
     "weights_negative": '{"collectives": {"allreduce": {"sizes": {"1024": -3}}}}',
     "weights_size_inf": '{"collectives": {"allreduce": {"sizes": {"1e999": 3}}}}',
+    "weights_version": '{"format": "mpiscope-profile-weights", "version": 999, "collectives": []}',
     "config_reps_max": f"[run]\nreps-max = {TWO_64}\n",
     "config_warmup": f"[run]\nwarmup = {TWO_64}\n",
     "config_time_budget": "[run]\ntime-budget = nan\n",
@@ -68,6 +69,7 @@ CASES = [
     ("weights-inf", [*TUNE, "--weights", "@weights_inf"], ["negative, NaN or infinite"]),
     ("weights-negative", [*TUNE, "--weights", "@weights_negative"], ["negative, NaN or infinite"]),
     ("weights-size-inf", [*TUNE, "--weights", "@weights_size_inf"], ["not a weights file"]),
+    ("weights-version", [*TUNE, "--weights", "@weights_version"], ["weights version 999", "it reads 1"]),
     # digits a program downstream reads
     ("sbatch-time-arabic", ["sbatch", "--bench", "pingpong", "--time", "١٢:٠٠:٠٠"], ["is not a time limit"]),
     ("sbatch-time-fullwidth", ["sbatch", "--bench", "pingpong", "--time", "１２"], ["is not a time limit"]),
@@ -105,6 +107,15 @@ def test_the_table_names_each_case_once():
     assert len({c[0] for c in CASES}) == len(CASES)
     used = {w.split("@")[-1] for c in CASES for w in c[1] if "@" in w}
     assert used == set(FILES)
+
+
+@pytest.mark.parametrize("slots", ["٢", "２", "²"])
+def test_a_hostfile_slot_count_in_other_digits_is_refused(slots):
+    from mpiscope.common import hostfiles
+
+    assert hostfiles.parse("node0 slots=2\n") == [("node0", 2)]
+    with pytest.raises(UsageError, match="hosts:1: the slot count .* must be a positive integer"):
+        hostfiles.parse(f"node0 slots={slots}\n", "hosts")
 
 
 # ---------------------------------------------------------------- stored runs and tunes

@@ -87,7 +87,7 @@ def named_in(words, options):
 
 
 def _count(text, source, lineno, raw):
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:  # the launcher reads 0-9 only
         raise UsageError(f"{source}:{lineno}: the slot count in '{raw.strip()}' must be a "
                          f"positive integer")
     return int(text)

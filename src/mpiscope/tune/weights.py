@@ -16,6 +16,7 @@ import math
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
+from mpiscope.profile.weights import WEIGHTS_VERSION
 
 PROFILE_FORMAT = "mpiscope-profile-weights"
 
@@ -35,6 +36,10 @@ def read_weights(path, tunable=None) -> tuple[dict, list]:
     try:
         out, left_out = {}, []
         if isinstance(doc, dict) and doc.get("format") == PROFILE_FORMAT:
+            if doc.get("version") != WEIGHTS_VERSION:
+                raise UsageError(f"--weights: {path} has weights version {doc.get('version')!r}, which this "
+                                 f"mpiscope does not read (it reads {WEIGHTS_VERSION}); write it again with "
+                                 "`mpiscope profile weights`")
             for e in doc["collectives"]:
                 coll = e["collective"]
                 if tunable is not None and coll not in tunable:
