@@ -15,6 +15,7 @@ name, and nothing that is not a regular file is ever replaced.
 """
 
 import contextlib
+import errno
 import fcntl
 import os
 import shutil
@@ -25,6 +26,9 @@ from pathlib import Path
 from mpiscope.common.errors import UsageError
 from mpiscope.common.inputs import file_kind
 from mpiscope.common.oserrors import describe
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)  # errors of writing, whoever wrote
 
 
 class OutputError(UsageError):
@@ -103,8 +107,8 @@ def atomic_path(path):
         try:
             yield tmp
             os.replace(tmp, where)
-        except OSError as e:
-            if e.filename in (None, str(tmp), tmp):  # name the file the user asked for
+        except OSError as e:  # the temporary file's error, or a full disk: named as the output
+            if e.filename in (str(tmp), tmp) or (e.filename is None and e.errno in _FULL):
                 raise OSError(e.errno, e.strerror, str(path)) from None
             raise
         finally:
