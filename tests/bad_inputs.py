@@ -93,6 +93,18 @@ CASES = [
     ("hostfile-unknown-key", [*RUN, "--hostfile", "{unknown_key}"], [":1:", "foo=1"]),
     ("hostfile-binary", [*RUN, "--hostfile", "{binary_hosts}"], ["is not UTF-8"]),
     ("hostfile-directory", [*RUN, "--hostfile", "{dir}"], ["is a directory"]),
+    ("hostfile-dev-zero", [*RUN, "--hostfile", "/dev/zero"], ["/dev/zero", "is a character device"]),
+    ("weights-dev-zero", ["tune", "-n", "2", "--coll", "allreduce", "--weights", "/dev/zero", "-o", "{out}/t"],
+     ["--weights", "is a character device"]),
+    ("machine-dev-zero", [*PREDICT, "--machine", "/dev/zero"], ["--machine", "is a character device"]),
+    # ---- counts that would build without end
+    ("launches-huge", [*RUN, "--dry-run", "--launches", "18446744073709551617"],
+     ["--launches must be at most 10000"]),
+    ("sizes-billion", ["run", "--methods", "osu", "--sizes", "1-1G:+1"],
+     ["'1-1G:+1' gives 1,073,741,824 sizes", "10,000"]),
+    ("output-trailing-slash", ["report", "-o", "{dir}/new/", "--out", "{root}"],
+     ["ending in '/' is a directory"]),
+    ("mpicc-echo", ["build", "--mpicc", "/bin/echo"], ["/bin/echo is not an MPI compiler"]),
     ("launcher-hostfile-garbage", [*RUN, "--launcher-args", "--hostfile {garbage_hosts}"],
      [":2:", "%% garbage (("]),
     ("launcher-hostfile-eq", [*RUN, "--launcher-args", "--hostfile={abc_slots}"],
@@ -335,7 +347,7 @@ ASKS_MPI = frozenset({
     "hydra-f-garbage", "bench-unknown", "bench-twice", "exclude-unknown", "exclude-all",
     "algo-unknown", "pairs-needed", "pairs-three", "pairs-word", "pairs-range", "pairs-twice",
     "pairs-empty", "cluster-unknown", "cluster-nodes", "sbatch-hostfile", "sim-algo",
-    "sim-garbage-schedule", "sim-binary-schedule", "profile-cluster-unknown",
+    "sim-garbage-schedule", "sim-binary-schedule", "profile-cluster-unknown", "mpicc-echo",
 })
 
 
