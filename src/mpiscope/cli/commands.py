@@ -19,6 +19,7 @@ COMMANDS = {
                            "stores them again from their raw files"),
     "history": Command("history", "series of comparable runs over time: change points, what changed, "
                                   "--check for nightly jobs"),
+    "import": Command("imports", "store OSU, IMB and ReFrame logs as runs of kind imported, for history"),
     "show": Command("views", "summarize a run: median with 95%% CI and tails per benchmark and size"),
     "export": Command("views", "export a run as CSV, JSON or OSU-style text"),
     "fit": Command("analysis", "fit Hockney models (α + β·n) and protocol zones to a run"),

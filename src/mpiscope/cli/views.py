@@ -28,6 +28,8 @@ def cmd_show(args) -> int:
         return _show_profile(run_dir, args.json)
     if kind == "app":
         return _show_app(run_dir, args.json)
+    if kind == "imported":
+        return _show_imported(run_dir, args.json)
     rows = views.show_rows(run_dir)
     run = open_run(run_dir)
     if args.json:
@@ -40,7 +42,7 @@ def cmd_show(args) -> int:
 
 
 def _kind(run_dir) -> str | None:
-    """A run's kind: "profile", "app", or None for a measurement."""
+    """A run's kind: "profile", "app", "imported", or None for a measurement."""
     from pathlib import Path
 
     from mpiscope.common.inputs import InputError, read_json
@@ -83,6 +85,26 @@ def _show_app(run_dir, as_json) -> int:
     return 0
 
 
+def _show_imported(run_dir, as_json) -> int:
+    from pathlib import Path
+
+    from mpiscope.common.inputs import read_json
+    from mpiscope.imports.store import IMPORTED_FILE
+    from mpiscope.views.imported import format_imported
+
+    path = Path(run_dir) / IMPORTED_FILE
+    if as_json:
+        raise UsageError(f"{run_dir} is an imported run: its values are the JSON document "
+                         f"{path}; `mpiscope show RUN` without --json prints them")
+    hint = "restore it from a copy, or `mpiscope runs rm` the run and import its log again"
+    doc = read_json(path, hint=hint)
+    context = read_json(Path(run_dir) / "context.json", hint=hint)
+    if not isinstance(doc, dict) or not isinstance(context, dict):
+        raise UsageError(f"{path} is damaged: {hint}")
+    sys.stdout.write(format_imported(context, doc))
+    return 0
+
+
 def cmd_export(args) -> int:
     from mpiscope.common.atomic import write_text
     from mpiscope.store import catalog
@@ -93,6 +115,10 @@ def cmd_export(args) -> int:
     run_dir = catalog.resolve(args.out, args.run)
     if args.format == "otf2":
         return _export_otf2(run_dir, args)
+    if _kind(run_dir) == "imported":
+        from mpiscope.store.ingest import imported_run
+
+        imported_run(run_dir)
     if _kind(run_dir) == "app":
         raise UsageError(f"{run_dir} is an app run: its launches are launches.parquet in it; "
                          "`mpiscope show RUN --json` prints its answer")

@@ -50,6 +50,7 @@ def fields(context) -> dict:
         "mpiscope commit": context.get("git_sha"),
         "engine build": machine.get("engine_sha256"),
         "Slurm partition": env.get("SLURM_JOB_PARTITION"),
+        "imported from": _tool(context.get("imported")),
     }
     for name, path in (machine.get("libraries") or {}).items():
         found[f"library {name}"] = path
@@ -57,6 +58,13 @@ def fields(context) -> dict:
         if name.startswith(MPI_ENV):
             found[f"${name}"] = value
     return {k: str(v) for k, v in found.items() if v is not None}
+
+
+def _tool(imported):
+    """The tool and version an imported run's numbers come from (mpiscope import)."""
+    if not isinstance(imported, dict) or not imported.get("tool"):
+        return None
+    return " ".join(str(x) for x in (imported["tool"], imported.get("version")) if x)
 
 
 def differences(before: dict, after: dict) -> list[Difference]:

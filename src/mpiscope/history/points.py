@@ -14,6 +14,9 @@ from mpiscope.stats import quality
 from mpiscope.store import catalog
 
 
+KINDS = ("measurement", "imported")   # runs with medians: measured, or imported (mpiscope import)
+
+
 @dataclass(frozen=True)
 class Point:
     """One run's median of one series."""
@@ -52,7 +55,7 @@ def load_points(roots) -> list[Point]:
         for entry in catalog.list_runs(root, with_context=True):
             context = entry["context"]
             if entry["run_id"] in seen or entry["status"] != "completed" or \
-                    (context.get("kind") or "measurement") != "measurement":
+                    (context.get("kind") or "measurement") not in KINDS:
                 continue
             seen.add(entry["run_id"])
             points += _run_points(entry, context)

@@ -68,7 +68,10 @@ def _nodes(context):
         counts = sorted(set(hosts.values()))
         ppn = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
         return len(hosts), ppn
-    return 0, str(context.get("np") or UNKNOWN)
+    nodes, np = context.get("nodes"), context.get("np")   # an imported run's, as the options gave them
+    if isinstance(nodes, int) and isinstance(np, int) and nodes > 0 and np % nodes == 0:
+        return nodes, str(np // nodes)
+    return 0, str(np or UNKNOWN)
 
 
 def mpi_of(context, version=True) -> str:
@@ -82,6 +85,8 @@ def key_of(p: Point, split_version=False) -> SeriesKey:
     nodes, ppn = _nodes(p.context)
     method = (f"timer {plan.get('timer') or UNKNOWN}, cache {plan.get('cache') or UNKNOWN}, "
               f"{p.context.get('launcher') or UNKNOWN}")
+    if p.context.get("kind") == "imported":   # the tool it came from (imports/store.py)
+        method = str((p.context.get("imported") or {}).get("method") or "imported")
     return SeriesKey(bench_label(p.bench, p.algo), p.size, machine_of(p.context), nodes, ppn,
                      mpi_of(p.context, split_version), method, str(plan.get("sync") or UNKNOWN), p.unit)
 

@@ -394,10 +394,26 @@ _CONTEXT_READERS = {"1": _context_v1}
 def _samples_path(run_dir):
     path = run_dir / SAMPLES_FILE
     if not path.exists():
+        imported_run(run_dir)
         raise UsageError(
             f"{run_dir} has no {SAMPLES_FILE}: the run did not get as far as storing "
             "its samples (see its context.json for the error)")
     return path
+
+
+def imported_run(run_dir) -> None:
+    """Refuses a run of kind imported (`mpiscope import`): it holds a tool's
+    summary numbers, no samples to analyse."""
+    try:
+        context = read_json(Path(run_dir) / "context.json")
+    except InputError:
+        return
+    imported = context.get("imported") if isinstance(context, dict) else None
+    if context.get("kind") == "imported" and isinstance(imported, dict):
+        raise UsageError(f"{run_dir} is an imported run ({imported.get('tool')} output from "
+                         f"{imported.get('source')}): it holds the tool's own summary numbers, no "
+                         "samples to analyse; `mpiscope show RUN` prints them, `mpiscope history` "
+                         "shows them as series; the other analyses need a run mpiscope measured")
 
 
 def _context_reader(path, metadata):
