@@ -92,11 +92,11 @@ void timer_measure(timer *t, timer_kind kind, double tsc_period_s)
     measure_cost_and_resolution(t);
 }
 
-void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm)
+static void timer_setup(timer *t, timer_kind kind, MPI_Comm node_comm, int may_fall_back)
 {
     memset(t, 0, sizeof *t);
     cpu_counter_probe(&t->counter);
-    if (kind == TIMER_TSC && !t->counter.usable) {
+    if (may_fall_back && kind == TIMER_TSC && !t->counter.usable) {
         kind = TIMER_CLOCK;
         snprintf(t->fallback, sizeof t->fallback, "%s", t->counter.why);
     }
@@ -110,6 +110,9 @@ void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm)
     MPI_Bcast(&t->tsc_period_s, 1, MPI_DOUBLE, 0, node_comm);
     measure_cost_and_resolution(t);
 }
+
+void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm) { timer_setup(t, kind, node_comm, 1); }
+void timer_init_exact(timer *t, timer_kind kind, MPI_Comm node_comm) { timer_setup(t, kind, node_comm, 0); }
 
 static uint64_t splitmix64(uint64_t *s)
 {

@@ -61,6 +61,9 @@ int timer_parse(const char *s, timer_kind *k);
  * where the counter is absent or not invariant gives the clock_gettime
  * timer, the reason in `fallback`. */
 void timer_init(timer *t, timer_kind kind, MPI_Comm node_comm);
+/* As timer_init, but "tsc" stays the counter where it is not invariant (the
+ * profiler: its events are counter ticks, its clock must be on their timeline). */
+void timer_init_exact(timer *t, timer_kind kind, MPI_Comm node_comm);
 /* A timer of `kind` using an already calibrated counter period, with its cost and
  * resolution measured (to report on timers not in use). */
 void timer_measure(timer *t, timer_kind kind, double tsc_period_s);

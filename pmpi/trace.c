@@ -20,7 +20,7 @@ void trace_start(uint64_t cap)
     if (!events) return;
     capacity = cap;
     PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    timer_init(&clock_timer, TIMER_TSC, node);
+    timer_init_exact(&clock_timer, TIMER_TSC, node); /* the events' timeline: counter ticks */
     PMPI_Comm_free(&node);
     sync_init(&clock_sync, &clock_timer, MPI_COMM_WORLD, 20, 1);
     sync_measure(&clock_sync, SYNC_POINTS);
