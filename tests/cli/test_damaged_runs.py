@@ -292,14 +292,16 @@ def test_every_damaged_file_is_named_or_read_cleanly(kind, tmp_path, monkeypatch
 
 HOSTILE_FILES = {"methods": ("methods.parquet", "samples.parquet", "context.json"),
                  "app": ("context.json", "app.json", "launches.parquet"),
-                 "tune": ("tune.json",)}
+                 "tune": ("tune.json",),
+                 "traced measurement": ("trace.parquet",),
+                 "traced profile": ("profile_trace.parquet",)}
 CASE_SECONDS = 60  # a command still running after this is hanging (on a FIFO, say)
 NOBODY = 65534
 NUMBERS = {"NaN": "NaN", "infinite": "1e999", "negative": "-1", "huge": "1e300"}
 PARQUET_NUMBERS = {"NaN": float("nan"), "infinite": float("inf"), "negative": -1, "huge": None}  # None: the type's largest
 # The columns of a Parquet file whose values a case damages (one row each).
 PARQUET_COLUMNS = {"methods.parquet": ("size", "rank", "phase", "calls", "t_start_local", "t_end_local", "t_end"),
-                   "launches.parquet": None}  # None: every numeric column
+                   "trace.parquet": ("rank", "bytes", "t_post", "t_done")}  # others: every numeric column
 KINDS_OF_RUN = ("measurement", "profile", "app")
 RESULT_WORDS = re.compile(r"(?<![\w.])-?(nan|inf|infinity)(?![\w.])", re.IGNORECASE)
 
@@ -322,7 +324,7 @@ def _parquet_value_damages(path):
         field = table.schema.field(i)
         for what, value in PARQUET_NUMBERS.items():
             integer = pa.types.is_integer(field.type)
-            if integer and isinstance(value, float):
+            if integer and isinstance(value, float) or pa.types.is_unsigned_integer(field.type) and value == -1:
                 continue
             if value is None:
                 value = int(np.iinfo(field.type.to_pandas_dtype()).max) if integer else 1e300

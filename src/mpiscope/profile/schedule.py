@@ -22,6 +22,7 @@ from collections import defaultdict
 import pyarrow as pa
 
 from mpiscope.common.errors import UsageError
+from mpiscope.profile.files import TRACE
 from mpiscope.profile.summary import Profile
 
 COMPLETIONS = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
@@ -84,8 +85,9 @@ def profile_events(prof: Profile) -> tuple[pa.Table, int]:
     for dst, msgs in left.items():
         calls = sorted(sendrecvs.get(dst, []))
         if len(msgs) > len(calls):
-            raise UsageError(f"rank {dst}: {len(msgs)} messages sent to it have no receive in the trace "
-                             f"(it has {len(calls)} Sendrecv calls): the trace is incomplete")
+            raise UsageError(f"the trace of run {prof.context.get('run_id')} ({TRACE}) is incomplete: rank "
+                             f"{dst}: {len(msgs)} messages sent to it have no receive in it (it has {len(calls)} "
+                             "Sendrecv calls)")
         for (_, src, nbytes), (t0, t1) in zip(sorted(msgs), calls):
             ops.append((dst, "recv", src, nbytes, t0, t1))
     ops.sort(key=lambda o: (o[0], o[4], o[1] != "send"))  # a Sendrecv's send before its receive

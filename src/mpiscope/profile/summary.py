@@ -15,7 +15,8 @@ import pandas as pd
 
 from mpiscope.common.errors import UsageError
 from mpiscope.profile import files
-from mpiscope.store import checks
+from mpiscope.profile import checks
+from mpiscope.store import checks as run_checks
 from mpiscope.common.inputs import read_json, read_parquet
 
 SMALL = 1024          # "small": under 1 KiB
@@ -43,7 +44,7 @@ _FIX = "the file is damaged: profile the application again, or restore the file 
 
 def load(run_dir) -> Profile:
     run_dir = Path(run_dir)
-    context = checks.context(read_json(run_dir / "context.json", hint=_FIX), run_dir / "context.json", _FIX)
+    context = run_checks.context(read_json(run_dir / "context.json", hint=_FIX), run_dir / "context.json", _FIX)
 
     def table(name):
         path = run_dir / name
@@ -60,7 +61,12 @@ def load(run_dir) -> Profile:
                        ["rank", "peer", "direction", "bytes", "msgs"]),
                    table(files.SITES) if (run_dir / files.SITES).exists() else empty(
                        ["rank", "call", "address", "module", "site", "count", "bytes", "time_s"]),
-                   table(files.TRACE), table(files.LIBRARY), table(files.LIBRARY_COLLS))
+                   _trace(table(files.TRACE), context, run_dir / files.TRACE),
+                   table(files.LIBRARY), table(files.LIBRARY_COLLS))
+
+
+def _trace(t, context, path):
+    return None if t is None else checks.trace(t, context.get("np"), path, _FIX)
 
 
 def messages(p: Profile, family=None) -> pd.DataFrame:

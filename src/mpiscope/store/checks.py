@@ -73,3 +73,31 @@ def context(doc, path, hint=RESTORE) -> dict:
             raise UsageError(f"{path} is damaged: '{key}' is {str(value)[:40]}, not a whole number from "
                              f"{low}; {hint}")
     return doc
+
+
+def table(tbl, schema, path, what, hint):
+    """`tbl` (a pyarrow.Table ingest wrote) with the columns of `schema`, cast
+    to its types; another table in its place is refused naming the file."""
+    import pyarrow as pa
+
+    missing = [f.name for f in schema if f.name not in tbl.column_names]
+    if missing:
+        raise UsageError(f"{what} {path} is damaged: it has no column '{missing[0]}' (another table in its "
+                         f"place?); {hint}")
+    try:
+        return tbl.select(schema.names).cast(schema)
+    except (pa.ArrowException, ValueError) as e:
+        raise UsageError(f"{what} {path} is damaged: its columns are not of the types mpiscope writes "
+                         f"({str(e).splitlines()[0][:120]}); {hint}") from None
+
+
+def timed_spans(start, end, what) -> str | None:
+    """What is impossible in spans of local times the engine read (each a
+    finite time, ending no earlier than it starts), or None."""
+    import numpy as np
+
+    if not (np.isfinite(start).all() and np.isfinite(end).all()):
+        return f"{what} without its times, or with an infinite one"
+    if (end < start).any():
+        return f"{what} that ends before it starts"
+    return None

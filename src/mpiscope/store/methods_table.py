@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
+from mpiscope.store import checks
 from mpiscope.store.layout import rebuild_hint
 from mpiscope.store.trace import _to_global  # the rank's clock model, as for the trace
 from mpiscope.common.inputs import read_parquet
@@ -108,15 +109,7 @@ def read_methods(run_dir, expected=False) -> pa.Table | None:
     table = read_parquet(path, "the methods table", hint, missing_ok=not expected)
     if table is None:
         return None
-    missing = [f.name for f in SCHEMA if f.name not in table.column_names]
-    if missing:
-        raise UsageError(f"the methods table {path} is damaged: it has no column '{missing[0]}' (another "
-                         f"table in its place?); {hint}")
-    try:
-        table = table.select(SCHEMA.names).cast(SCHEMA)
-    except (pa.ArrowException, ValueError) as e:
-        raise UsageError(f"the methods table {path} is damaged: its columns are not of the engine's types "
-                         f"({str(e).splitlines()[0][:120]}); {hint}") from None
+    table = checks.table(table, SCHEMA, path, "the methods table", hint)
     problem = _impossible(table)
     if problem:
         raise UsageError(f"the methods table {path} is damaged: {problem}; {hint}")
@@ -140,12 +133,7 @@ def _impossible(table: pa.Table) -> str | None:
             return f"an infinite time in {name}"
     if (col["calls"] < 0).any() or (col["calls"][measured] < 1).any():
         return f"a span of {int(col['calls'][(col['calls'] < 0) | (measured & (col['calls'] < 1))][0])} calls"
-    start, end = col["t_start_local"][measured], col["t_end_local"][measured]
-    if not (np.isfinite(start).all() and np.isfinite(end).all()):
-        return "a measured span without its times"
-    if (end < start).any():
-        return "a measured span that ends before it starts"
-    return None
+    return checks.timed_spans(col["t_start_local"][measured], col["t_end_local"][measured], "a measured span")
 
 
 def series_rows(table: pa.Table, method: str, bench: str, size: int, launch: int) -> pa.Table:

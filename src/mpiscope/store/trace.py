@@ -23,7 +23,8 @@ import pyarrow.parquet as pq
 
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
-from mpiscope.store.layout import CONTEXT_FILE
+from mpiscope.store import checks
+from mpiscope.store.layout import CONTEXT_FILE, rebuild_hint
 from mpiscope.store.rep_key import REP_KEY_FIELDS
 from mpiscope.common.inputs import InputError, read_json, read_parquet
 
@@ -130,9 +131,31 @@ def _traced(run_dir) -> bool:
 def _read_trace(path, mtime_ns, size):
     """Reads a trace file once per version of it (a report draws many charts)."""
     path = Path(path)
-    table = read_parquet(path)
-    blocks = json.loads((table.schema.metadata or {}).get(META_TRACE, b"[]"))
+    hint = rebuild_hint(path.parent)
+    table = read_parquet(path, "the trace", hint)
+    try:
+        blocks = json.loads((table.schema.metadata or {}).get(META_TRACE, b"[]"))
+    except ValueError:
+        blocks = None
+    if not isinstance(blocks, list) or not all(isinstance(b, dict) for b in blocks):
+        raise UsageError(f"the trace {path} is damaged: its list of trace blocks cannot be read; {hint}")
+    table = checks.table(table, SCHEMA, path, "the trace", hint)
+    problem = _impossible(table)
+    if problem:
+        raise UsageError(f"the trace {path} is damaged: {problem}; {hint}")
     return table, blocks
+
+
+def _impossible(table) -> str | None:
+    """What in the events the engine never records, or None: its local times
+    are timer reads; the global ones NaN only without a clock model."""
+    col = {name: table[name].to_numpy(zero_copy_only=False) for name in
+           ("rank", "bytes", "t_post_local", "t_done_local", "t_post", "t_done")}
+    if (col["rank"] < 0).any() or (col["bytes"] < 0).any():
+        return "a negative rank or byte count"
+    if np.isinf(col["t_post"]).any() or np.isinf(col["t_done"]).any():
+        return "an infinite time"
+    return checks.timed_spans(col["t_post_local"], col["t_done_local"], "an event")
 
 
 def traced_series(table) -> list[tuple]:
