@@ -458,7 +458,9 @@ def _time_limit(seconds):
 @contextmanager
 def _as_nobody_if_root(tree: Path):
     """Root reads a chmod 000 file anyway: as root, the command runs with the
-    effective ids of nobody (the case's files made nobody's), so permissions apply."""
+    effective ids of nobody (the case's files made nobody's), so permissions apply.
+    The interpreter may live where nobody cannot read (under /root): each file's
+    earlier damages ran the same commands as root, so their modules are imported."""
     root = os.geteuid() == 0
     if root:
         for p in [tree, *tree.rglob("*")]:
