@@ -205,7 +205,7 @@ def test_imported_runs_listed_shown_and_refused_by_the_analyses(tmp_path, capsys
     run_id = next(r["run_id"] for r in runs if r["np"] == 2)
     assert main(["show", run_id, "--out", str(out)]) == 0
     shown = capsys.readouterr().out
-    assert "imported  imb 2019 Update 6" in shown and "pingpong" in shown and "t_" not in shown
+    assert "imported  imb 2019 Update 6" in shown and "no samples, no interval" in shown and "pingpong" in shown
     for argv in (["fit", run_id], ["report", run_id, "-o", str(tmp_path / "r.html")],
                  ["export", run_id, "--format", "csv"], ["show", run_id, "--json"]):
         assert main([*argv, "--out", str(out)]) == 2, argv

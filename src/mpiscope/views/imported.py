@@ -23,7 +23,7 @@ def format_imported(context, doc) -> str:
             f"{imported.get('version') or ''}".rstrip() +
             f"  np={context.get('np') or '?'}  {context.get('created')}\n"
             f"from {imported.get('source')}{' (' + imported['part'] + ')' if imported.get('part') else ''}"
-            "; the tool's own numbers: no repetitions, no interval\n")
+            "; the tool's own summary numbers: no samples, no interval\n")
     parts = [head]
     groups = {}
     for v in doc.get("values") or []:
