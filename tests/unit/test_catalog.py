@@ -177,3 +177,81 @@ def test_a_copied_run_directory_is_listed_once(out):
     runs = catalog.list_runs(out)
     assert [r["run_id"] for r in runs].count("20240301-090000-aaaa") == 1
     assert runs[0]["path"].endswith("20240301-090000-aaaa")  # the one named after it
+
+
+# ---- what `mpiscope history` reads: kept in the catalog, read again only when changed
+
+def _aged(out):
+    """Every file under `out` a minute old: past the catalog's racy-stamp window."""
+    import os
+    import time
+
+    for path in out.rglob("*"):
+        os.utime(path, (time.time() - 60, time.time() - 60))
+
+
+def _history_medians(out):
+    return {r["run_id"]: [m[4] for m in r["medians"]] for r in catalog.history_runs(out)}
+
+
+def test_history_reads_unchanged_runs_from_the_catalog_alone(tmp_path, monkeypatch):
+    from history_runs import write_series
+
+    out = tmp_path / "runs"
+    ids = write_series(out, [20e-6, 21e-6, 22e-6])
+    _aged(out)
+    first = _history_medians(out)
+    assert first == {rid: [m] for rid, m in zip(ids, [20e-6, 21e-6, 22e-6])}
+    assert catalog.history_runs(out)[0]["context"]["env"]["SLURM_CLUSTER_NAME"] == "alpine"
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("a run directory was read again")
+
+    monkeypatch.setattr(catalog, "read_json", no_reading)
+    assert _history_medians(out) == first
+
+
+def test_a_changed_quality_json_is_read_again(tmp_path):
+    from history_runs import write_night, write_series
+
+    out = tmp_path / "runs"
+    ids = write_series(out, [20e-6, 21e-6])
+    _aged(out)
+    _history_medians(out)
+    shutil.rmtree(out / ids[1])
+    write_night(out, 1, {("allreduce", 65536): 30e-6})   # the same run id, other medians
+    _aged(out)
+    assert _history_medians(out) == {ids[0]: [20e-6], ids[1]: [30e-6]}
+
+
+def test_a_catalog_without_the_history_columns_is_upgraded(tmp_path):
+    import duckdb
+    from history_runs import write_series
+
+    out = tmp_path / "runs"
+    ids = write_series(out, [20e-6, 21e-6])
+    con = duckdb.connect(str(out / "catalog.duckdb"))
+    con.execute("CREATE TABLE runs (run_id VARCHAR PRIMARY KEY, created VARCHAR, status VARCHAR, "
+                "mpi VARCHAR, np INTEGER, benches VARCHAR, path VARCHAR, context VARCHAR, "
+                "label VARCHAR)")
+    for rid in ids:
+        con.execute("INSERT INTO runs VALUES (?, NULL, 'completed', 'openmpi', 32, '[]', ?, '{}', NULL)",
+                    [rid, str((out / rid).resolve())])
+    con.close()
+    assert _history_medians(out) == {ids[0]: [20e-6], ids[1]: [21e-6]}
+    con = duckdb.connect(str(out / "catalog.duckdb"))
+    assert con.execute("SELECT count(*) FROM runs WHERE stamp IS NOT NULL AND medians IS NOT NULL"
+                       ).fetchone()[0] == 2
+    con.close()
+
+
+def test_history_reads_the_directories_when_the_catalog_is_not_a_file(tmp_path, capsys):
+    import os
+
+    from history_runs import write_series
+
+    out = tmp_path / "runs"
+    ids = write_series(out, [20e-6, 21e-6])
+    os.mkfifo(out / "catalog.duckdb")
+    assert _history_medians(out) == {ids[0]: [20e-6], ids[1]: [21e-6]}
+    assert "not a regular file" in capsys.readouterr().err

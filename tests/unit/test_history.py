@@ -264,3 +264,26 @@ def test_check_of_series_with_one_run_each_exits_2(tmp_path, capsys):
     write_night(tmp_path, 0, {("allreduce", 8): 1e-6})
     assert main(["history", str(tmp_path), "--check"]) == 2
     assert "one run" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the terminal's view
+
+def test_the_threshold_default_is_compares():
+    from mpiscope.history import DEFAULT_THRESHOLD
+    from mpiscope.stats.compare import DEFAULT_NOISE
+
+    assert DEFAULT_THRESHOLD == DEFAULT_NOISE
+
+
+def test_a_long_series_shows_its_newest_runs_and_those_around_each_change(tmp_path, capsys):
+    ids = write_series(tmp_path, noisy_levels(300, 100, 0.10, noise=0.005, seed=8), halfwidth=0.005)
+    assert main(["history", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    shown = [rid for rid in ids if rid in text]
+    assert shown == [ids[99], ids[100], *ids[-12:]]
+    assert "… 99 runs" in text and "… 187 runs" in text
+    spark = text.splitlines()[1]
+    assert "(a mark: the median of 5 runs)" in spark and len(spark.split()[0]) == 60
+    assert main(["history", str(tmp_path), "--rows", "0"]) == 0
+    every = capsys.readouterr().out
+    assert all(rid in every for rid in ids) and "…" not in every

@@ -18,27 +18,14 @@ from mpiscope.models.fits import DEFAULT_BOOT as FIT_BOOT, fit_run
 from mpiscope.common.sizes import parse_size_option
 from mpiscope.cli.options import RUN_REF, add_bootstrap, add_json, add_out, add_run, check_bootstrap
 from mpiscope.cli import types
+from mpiscope.cli.percent import parse_percent
 from mpiscope.cli.commands import command_parser
 
 
 
 def parse_noise(text: str) -> float:
-    """'2%' -> 0.02; '0.02' -> 0.02. A bare number of 1 or more is refused
-    (write 2% for two percent)."""
-    raw = str(text).strip()
-    try:
-        if raw.endswith("%"):
-            value = float(raw[:-1]) / 100.0
-        else:
-            value = float(raw)
-            if value >= 1.0:
-                raise UsageError(f"--noise {raw}: a fraction must be below 1; for percent write "
-                                 f"{raw}%")
-    except ValueError:
-        raise UsageError(f"--noise '{raw}' is not a number: write 2% or 0.02") from None
-    if not 0.0 <= value < 1.0:
-        raise UsageError(f"--noise {raw} must be at least 0% and below 100%")
-    return value
+    """'2%' -> 0.02; '0.02' -> 0.02 (cli/percent.py)."""
+    return parse_percent(text, "--noise")
 
 
 def cmd_fit(args) -> int:

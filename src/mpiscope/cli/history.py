@@ -10,10 +10,12 @@ import sys
 from mpiscope.cli import types
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json, add_out, out_root
+from mpiscope.cli.percent import parse_percent
 from mpiscope.common.errors import UsageError
-from mpiscope.stats.compare import DEFAULT_NOISE
+from mpiscope.history import DEFAULT_THRESHOLD
 
 where_item = types.checked(lambda text: _where(text), "text")
+threshold_item = types.checked(lambda text: parse_percent(text, "--threshold"), "percent")
 
 
 def _where(text):
@@ -23,14 +25,13 @@ def _where(text):
 
 
 def cmd_history(args) -> int:
-    from mpiscope.cli.analysis import parse_noise
     from mpiscope.history import gate
     from mpiscope.history.points import load_points
     from mpiscope.history.series import group, parse_where, select
     from mpiscope.history.trend import trend
     from mpiscope.views.history import history_json, history_text
 
-    threshold = parse_noise(args.threshold)
+    threshold = parse_percent(args.threshold, "--threshold")
     wheres = [parse_where(w) for w in args.where or ()]
     baseline = gate.parse_baseline(args.baseline) if args.baseline is not None else None
     if baseline is not None and not args.check:
@@ -50,7 +51,7 @@ def cmd_history(args) -> int:
     judgements = gate.check(series, threshold, baseline) if args.check else None
     trends = [trend(s, threshold) for s in series]
     sys.stdout.write(history_json(trends, roots, threshold, judgements, args.baseline) if args.json
-                     else history_text(trends, judgements, threshold))
+                     else history_text(trends, judgements, threshold, args.rows))
     if judgements is not None and any(j.status == gate.REGRESSION for j in judgements):
         return gate.REGRESSION_EXIT
     return 0
@@ -87,11 +88,14 @@ examples:
     p.add_argument("--where", metavar="KEY=VALUE", action="append", type=where_item,
                    help="keep runs with KEY in VALUE,...: bench, size, np, label, mpi, machine, "
                         "since DATE, until DATE (repeat: all must hold)")
-    p.add_argument("--threshold", default=f"{DEFAULT_NOISE * 100:g}%", type=types.percent,
+    p.add_argument("--threshold", default=f"{DEFAULT_THRESHOLD * 100:g}%", type=threshold_item,
                    help="the smallest step reported, as compare's --noise (default: %(default)s)")
     p.add_argument("--split-version", action="store_true",
                    help="a new series at every MPI library version (default: a version change "
                         "is a context change inside one series)")
+    p.add_argument("--rows", metavar="N", type=types.count(0), default=12,
+                   help="runs in each series' table: the newest N and the two around every "
+                        "change point (default: %(default)s; 0: every run)")
     p.add_argument("--check", action="store_true",
                    help="exit with 5 when the newest run of a series is a regression")
     p.add_argument("--baseline", metavar="RUN|DATE", type=types.text,

@@ -16,7 +16,9 @@ merged, until every change point left passes."""
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,14 +101,43 @@ def penalty(n) -> float:
 
 def _candidates(medians) -> list[int]:
     """PELT's change points: indexes of the first run after each."""
-    import ruptures  # here: only `history` needs it
-
     n = len(medians)
     if n < 2 * MIN_SEGMENT:
         return []
-    # KernelCPD with the linear kernel is PELT with the L2 cost, in ruptures' C code.
-    algo = ruptures.KernelCPD(kernel="linear", min_size=MIN_SEGMENT, jump=1).fit(_signal(medians))
-    return [int(b) for b in algo.predict(pen=penalty(n)) if b < n]
+    # KernelCPD's PELT with the linear kernel is PELT with the L2 cost, in ruptures' C code;
+    # its path holds, at each end of a segment, the end of the segment before.
+    path = _pelt_l2()(np.ascontiguousarray(_signal(medians), dtype=np.double), penalty(n), MIN_SEGMENT)
+    cuts, end = [], n
+    while end > 0:
+        end = int(path[end])
+        cuts.append(end)
+    return sorted(c for c in cuts if c > 0)
+
+
+@functools.cache
+def _pelt_l2():
+    """ruptures' ekcpd_pelt_L2 (what KernelCPD(kernel="linear").predict(pen=...)
+    calls), loaded from its extension module alone: importing the ruptures
+    package imports scipy.stats and scipy.spatial for its other cost
+    functions, which takes longer than all of `history`'s work on 10,000 runs."""
+    import importlib.machinery
+    import importlib.util
+
+    name = "ruptures.detection._detection.ekcpd"
+    try:
+        where = os.path.join(os.path.dirname(importlib.util.find_spec("ruptures").origin),
+                             "detection", "_detection")
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            if os.path.exists(os.path.join(where, "ekcpd" + suffix)):
+                spec = importlib.util.spec_from_file_location(name, os.path.join(where, "ekcpd" + suffix))
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return module.ekcpd_pelt_L2
+    except (ImportError, AttributeError, OSError, TypeError):
+        pass
+    from ruptures.detection._detection.ekcpd import ekcpd_pelt_L2   # another layout: the package
+
+    return ekcpd_pelt_L2
 
 
 def change_points(medians, lows, highs, unit="s", threshold=0.02) -> list[tuple[int, Step]]:

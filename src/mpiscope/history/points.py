@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every stored run's medians: one Point per run and series (benchmark ×
 variant × size), with the median's 95% interval as the run stored it in
-quality.json. Runs are listed through each output root's catalog; a run
-stored before quality.json held medians has them computed from its samples."""
+quality.json. Runs are read from each output root's catalog, which keeps
+their medians and the context fields history reads (history/index.py); a
+run stored before quality.json held medians has them computed from its samples."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from mpiscope.stats import quality
+from mpiscope.history.index import medians_of
 from mpiscope.store import catalog
 
 
@@ -25,7 +25,8 @@ class Point:
     created: str          # ISO 8601, as the run stored it
     label: str | None
     path: str
-    context: dict         # the run's context.json (with `hosts` from its samples when absent)
+    context: dict         # the fields of context.json history reads (index.history_context),
+                          # with `hosts` from its samples when absent
     bench: str
     algo: str
     size: int
@@ -34,10 +35,7 @@ class Point:
     ci_low: float
     ci_high: float
     n: int
-
-    @property
-    def when(self) -> datetime:
-        return timestamp(self.created)
+    when: datetime        # `created` as a time, without its zone (timestamp())
 
 
 def timestamp(text) -> datetime:
@@ -50,32 +48,33 @@ def timestamp(text) -> datetime:
 
 def load_points(roots) -> list[Point]:
     """The points of every completed measurement run under `roots`, oldest first."""
-    points, seen = [], set()
+    runs, seen = [], set()
     for root in roots:
-        for entry in catalog.list_runs(root, with_context=True):
+        for entry in catalog.history_runs(root):
             context = entry["context"]
-            if entry["run_id"] in seen or entry["status"] != "completed" or \
-                    (context.get("kind") or "measurement") not in KINDS:
+            if entry["run_id"] in seen or (context.get("kind") or "measurement") not in KINDS:
                 continue
             seen.add(entry["run_id"])
-            points += _run_points(entry, context)
-    return sorted(points, key=lambda p: (p.when, p.run_id))
+            when = timestamp(entry["created"] or "")
+            runs.append((when, entry["run_id"], _run_points(entry, context, when)))
+    runs.sort(key=lambda r: r[:2])
+    return [p for _, _, points in runs for p in points]
 
 
-def _run_points(entry, context) -> list[Point]:
-    verdicts = quality.load_stored(entry["path"])
-    if verdicts is None or not all(math.isfinite(v.median) or v.n == 0 for v in verdicts):
-        verdicts, context = _from_samples(entry["path"], context)
+def _run_points(entry, context, when) -> list[Point]:
+    medians = entry["medians"]
+    if medians is None:
+        medians, context = _from_samples(entry["path"], context)
     elif context.get("hosts") is None:
         context = {**context, "hosts": _stored_hosts(entry["path"])}
     return [Point(entry["run_id"], entry["created"] or "", entry.get("label"), entry["path"], context,
-                  v.bench, v.algo, v.size, v.unit, v.median, v.ci_low, v.ci_high, v.n)
-            for v in verdicts if v.n > 0 and not v.skipped and math.isfinite(v.median)]
+                  *m, when) for m in medians]
 
 
 def _from_samples(path, context):
-    """Verdicts with medians and the hosts, from the run's samples.parquet."""
+    """Medians (as index.medians lists them) and the hosts, from the run's samples.parquet."""
     from mpiscope.common.errors import UsageError
+    from mpiscope.stats import quality   # here: runs that stored their medians never need it
     from mpiscope.store.ingest import load
     from mpiscope.store.series import all_series_samples
 
@@ -84,7 +83,7 @@ def _from_samples(path, context):
     except UsageError:  # no samples, or damaged: the run has no numbers to show
         return [], context
     verdicts = quality.run_verdicts(all_series_samples(table, run), run)
-    return verdicts, {**context, "hosts": run.hosts}
+    return medians_of(verdicts), {**context, "hosts": run.hosts}
 
 
 def _stored_hosts(path):

@@ -93,10 +93,13 @@ def key_of(p: Point, split_version=False) -> SeriesKey:
 
 def group(points, split_version=False) -> list[Series]:
     """Series of `points` (oldest first), in the order of their keys."""
-    by_key = {}
+    by_run_key = {}   # runs that share a context share its key: computed once for them
     for p in points:
-        by_key.setdefault(key_of(p, split_version), []).append(p)
-    return [Series(k, by_key[k]) for k in sorted(by_key)]
+        by_run_key.setdefault((id(p.context), p.bench, p.algo, p.size, p.unit), []).append(p)
+    by_key = {}
+    for same in by_run_key.values():
+        by_key.setdefault(key_of(same[0], split_version), []).extend(same)
+    return [Series(k, sorted(by_key[k], key=lambda p: (p.when, p.run_id))) for k in sorted(by_key)]
 
 
 # ---------------------------------------------------------------- --where

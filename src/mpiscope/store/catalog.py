@@ -3,7 +3,11 @@
 
 The run directories (OUT/<run_id>/context.json) are the truth; the catalog
 is an index over them, refreshed from the directories whenever it is read,
-so it never disagrees with what is on disk for long. mpiscope processes take
+so it never disagrees with what is on disk for long. A refresh reads again
+only the directories whose context.json or quality.json changed (their
+stamp: name, size, modification time and inode), so listing an unchanged
+root of many runs costs a directory listing. Each run's row also holds what
+`mpiscope history` reads (history/index.py), so history is one query. mpiscope processes take
 turns on it (OUT/.catalog.lock); when another program holds it or the disk is
 full, reads fall back to scanning the directories instead of failing, and a
 damaged catalog is rebuilt from the directories.
@@ -15,6 +19,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -22,10 +27,10 @@ from pathlib import Path
 from mpiscope.common.errors import UsageError
 from mpiscope.common.inputs import InputError, is_regular, open_regular_append, read_json
 from mpiscope.store.checks import whole
-from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE, context_files
+from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE, QUALITY_FILE
 
 _COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path", "label")
-_STORED = _COLUMNS + ("context",)  # a row as _row() makes it
+_STORED = _COLUMNS + ("context", "stamp", "series_context", "medians")  # a row as _row() makes it
 _DDL = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id  VARCHAR PRIMARY KEY,
@@ -37,8 +42,12 @@ CREATE TABLE IF NOT EXISTS runs (
     path    VARCHAR,
     context VARCHAR    -- the whole context.json
 );
--- a catalog without the label column gains it
+-- a catalog without these columns gains them (empty stamps: read again once)
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS label VARCHAR;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS stamp VARCHAR;  -- of the files the row was read from
+-- what `mpiscope history` reads (history/index.py), JSON
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS series_context VARCHAR;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS medians VARCHAR;
 """
 
 
@@ -149,24 +158,27 @@ def _rebuild(out_root, path, exc):
     why = _first_line(exc)
     for stale in (path, path.with_name(path.name + ".wal")):
         stale.unlink(missing_ok=True)
-    rows = _scan(out_root)
+    rows = _scan(out_root)[0]
     con = _connect(path)
     try:
-        _refresh(con, rows)
+        _upsert(con, rows)
     finally:
         con.close()
     sys.stderr.write(f"mpiscope: note: the catalog {path} could not be read ({why}); it was "
                      f"rebuilt from the {len(rows)} run directories under {out_root}\n")
 
 
-def _row(run_dir, context):
+def _row(run_dir, context, stamp=None):
+    """A row of the runs table; `stamp` None: read again at the next refresh."""
+    from mpiscope.history.index import summary
     from mpiscope.store.run import Run  # here: `mpiscope runs` on an empty root never needs it
 
     run_dir = Path(run_dir).resolve()
     run = Run.from_context(context, run_dir)
     return (run.run_id, run.created, run.status, run.mpi,
             run.np if whole(run.np, 1, 2**31 - 1) else None,  # a damaged count is left blank
-            json.dumps(list(run.benches)), str(run_dir), run.label, json.dumps(context))
+            json.dumps(list(run.benches)), str(run_dir), run.label, json.dumps(context), stamp,
+            *summary(run_dir, context))
 
 
 def _upsert(con, rows):
@@ -188,55 +200,104 @@ def _upsert(con, rows):
 
 
 def record(out_root, run_dir, context: dict) -> None:
-    """Add or update one run in the catalog."""
+    """Add or update one run in the catalog (with no stamp: the next refresh
+    reads its files once more, in case they were written after `context`)."""
     try:
         _session(out_root, lambda con: _upsert(con, [_row(run_dir, context)]))
     except _Locked:
         return  # the next refresh picks the run up from its context.json
 
 
-def _scan(out_root):
-    """Rows for every OUT/<dir>/context.json that parses; of directories that
-    claim one run id (a copied run), the one named after it, else the first."""
-    rows = {}
-    for cj in map(Path, context_files(out_root)):
+def _stamps(out_root) -> list[tuple[str, str]]:
+    """(OUT/<dir>/context.json, stamp) of every visible run directory, by
+    directory name; the stamp changes when context.json or quality.json does."""
+    try:
+        entries = os.scandir(out_root)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    with entries:
+        names = sorted(e.name for e in entries if not e.name.startswith(".") and e.is_dir())
+    found, root = [], os.path.join(out_root, "")
+    for name in names:
+        cj = f"{root}{name}/{CONTEXT_FILE}"
+        try:
+            st = os.stat(cj)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            found.append((cj, f"{name}|{_stat_text(st)}|{_stat_text(f'{root}{name}/{QUALITY_FILE}')}"))
+    return found
+
+
+RACY_S = 2.0   # a file changed this recently may change again within its clock tick
+
+
+def _stat_text(what) -> str:
+    """Size, modification time and inode of a file; a stamp no later stamp
+    equals when the file changed less than RACY_S ago (a rewrite of the same
+    size within the file system's clock tick would keep its time), so the
+    run is read again at the next refresh."""
+    try:
+        st = what if isinstance(what, os.stat_result) else os.stat(what)
+    except OSError:
+        return "-"
+    if time.time() - st.st_mtime < RACY_S:
+        return f"new{time.time_ns()}"
+    return f"{st.st_size}.{st.st_mtime_ns}.{st.st_ino}"
+
+
+def _scan(out_root, kept=None, found=None):
+    """(rows, kept ids): rows for every OUT/<dir>/context.json that parses and
+    whose stamp is not in `kept` ({stamp: run id} of rows the catalog holds),
+    and the run ids of the directories found unchanged. Of directories that
+    claim one run id (a copied run), the one named after it, else the first.
+    `found`: _stamps(out_root), when the caller has it."""
+    kept = kept or {}
+    rows, unchanged = {}, {}   # run id -> row; run id -> directory name
+    for cj, stamp in _stamps(out_root) if found is None else found:
+        name = stamp.partition("|")[0]
+        if stamp in kept:
+            unchanged[kept[stamp]] = name
+            continue
         try:
             context = read_json(cj, what="the run context")
         except InputError:
             continue  # being written, or damaged (not JSON, not a file): not a usable run
         if isinstance(context, dict):
-            context.setdefault("run_id", cj.parent.name)
-            row = _row(cj.parent, context)
-            if row[0] not in rows or cj.parent.name == row[0]:
+            context.setdefault("run_id", name)
+            row = _row(Path(cj).parent, context, stamp)
+            if row[0] not in rows or name == row[0]:
                 rows[row[0]] = row
-    return list(rows.values())
+    for rid in [rid for rid in rows if rid in unchanged]:  # a copy of a run the catalog holds
+        if unchanged[rid] != rid and Path(rows[rid][6]).name == rid:
+            del unchanged[rid]
+        else:
+            del rows[rid]
+    return list(rows.values()), set(unchanged)
 
 
-def _refresh(con, rows):
-    if con.execute("SELECT count(*) FROM runs").fetchone()[0] == len(rows) and \
-            _unchanged(con, rows):
-        return  # nothing to write: a listing of an unchanged root is a read
+def _refresh(con, out_root, found=None):
+    """Reads again the run directories whose stamp changed, adds new runs and
+    drops the runs whose directory vanished; writes nothing when nothing changed."""
+    kept = dict(con.execute("SELECT stamp, run_id FROM runs WHERE stamp IS NOT NULL").fetchall())
+    rows, unchanged = _scan(out_root, kept, found)
+    fresh = {r[0] for r in rows}
+    gone = [[rid] for (rid,) in con.execute("SELECT run_id FROM runs").fetchall()
+            if rid not in unchanged and rid not in fresh]
+    if not rows and not gone:
+        return  # a listing of an unchanged root is a read
     con.execute("BEGIN TRANSACTION")
-    known = con.execute("SELECT run_id, path FROM runs").fetchall()
-    gone = [[rid] for rid, path in known if not (Path(path) / CONTEXT_FILE).exists()]
     if gone:
         con.executemany("DELETE FROM runs WHERE run_id = ?", gone)
     _upsert(con, rows)
     con.execute("COMMIT")
 
 
-def _unchanged(con, rows):
-    stored = {rid: (path, ctx) for rid, path, ctx in
-              con.execute("SELECT run_id, path, context FROM runs").fetchall()}
-    return all(stored.get(r[0]) == (r[6], r[-1]) for r in rows)
-
-
 def refresh(out_root) -> None:
     """Make the catalog match the run directories: add new runs, update
     changed ones, drop runs whose directory vanished."""
-    rows = _scan(out_root)
     try:
-        _session(out_root, lambda con: _refresh(con, rows))
+        _session(out_root, lambda con: _refresh(con, out_root))
     except _Locked:
         return
 
@@ -264,31 +325,55 @@ def forget(out_root, run_dirs) -> None:
         return  # the next refresh drops them: their directories are gone
 
 
-def list_runs(out_root, with_context=False) -> list[dict]:
-    """All runs under `out_root`, oldest first: run_id, created, status, mpi,
-    np, benches, path, label (and `context`, the whole context.json, when asked)."""
-    columns = _STORED if with_context else _COLUMNS
-    if not Path(out_root).is_dir():
-        return []
-    scanned = _scan(out_root)
-    if not scanned:  # nothing to list: no need to open (or create) the catalog
-        return []
+def _select(out_root, columns):
+    """Rows of `columns` of every run, the catalog refreshed first; from a
+    scan of the directories when the catalog cannot be used."""
+    found = _stamps(out_root)
+    if not found:
+        return []  # nothing to list: no need to open (or create) the catalog
+
     def refreshed(con):
-        _refresh(con, scanned)
+        _refresh(con, out_root, found)
         return con.execute(f"SELECT {', '.join(columns)} FROM runs").fetchall()
 
     try:
-        rows = _session(out_root, refreshed)
+        return _session(out_root, refreshed)
     except _Locked:
-        rows = [r[:len(columns)] for r in scanned]
+        index = [_STORED.index(c) for c in columns]
+        return [tuple(r[i] for i in index) for r in _scan(out_root, found=found)[0]]
+
+
+def list_runs(out_root, with_context=False) -> list[dict]:
+    """All runs under `out_root`, oldest first: run_id, created, status, mpi,
+    np, benches, path, label (and `context`, the whole context.json, when asked)."""
+    columns = _COLUMNS + ("context",) if with_context else _COLUMNS
     runs = []
-    for r in rows:
+    for r in _select(out_root, columns):
         run = dict(zip(columns, r))
         run["benches"] = json.loads(run["benches"]) if run["benches"] else []
         if with_context:
             run["context"] = json.loads(run["context"])
         runs.append(run)
     return sorted(runs, key=_sort_key)
+
+
+def history_runs(out_root) -> list[dict]:
+    """The completed runs under `out_root`, in no order, as history reads them: run_id,
+    created, label, path, `context` (the fields history reads, one dict shared
+    by the runs that stored the same: not to be changed) and `medians`
+    (history/index.py; None: to be computed from the run's samples)."""
+    columns = ("run_id", "created", "status", "label", "path", "series_context", "medians")
+    runs, contexts = [], {}
+    for r in _select(out_root, columns):
+        run = dict(zip(columns, r))
+        if run["status"] != "completed" or run["series_context"] is None:
+            continue
+        text = run.pop("series_context")
+        if text not in contexts:
+            contexts[text] = json.loads(text)
+        run["context"], run["medians"] = contexts[text], json.loads(run["medians"])
+        runs.append(run)
+    return runs
 
 
 def is_run_dir(path):

@@ -11,6 +11,8 @@ from mpiscope.views.documents import json_document
 from mpiscope.views.text import sig, table
 
 SPARKS = "▁▂▃▄▅▆▇█"
+SPARK_WIDTH = 72   # marks of a sparkline at most: longer series are binned
+ROWS = 12          # runs a series' table shows by default: the newest, and those around each change
 
 
 def scale(unit):
@@ -29,6 +31,27 @@ def sparkline(values) -> str:
                    for v in values)
 
 
+def binned(values, width=SPARK_WIDTH) -> tuple[list, int]:
+    """(values, runs per mark): at most `width` values, each the median of a
+    bin of consecutive runs, so a long series fits a terminal's line."""
+    per = max(1, -(-len(values) // width))
+    if per == 1:
+        return list(values), 1
+    bins = [sorted(values[i:i + per]) for i in range(0, len(values), per)]
+    return [b[len(b) // 2] for b in bins], per
+
+
+def shown(n, changes, rows=ROWS) -> list[int]:
+    """Indexes of the runs a table shows: the newest `rows` and the two runs
+    around every change point; all of them when `rows` is 0."""
+    if rows == 0 or n <= rows:
+        return list(range(n))
+    keep = set(range(n - rows, n))
+    for c in changes:
+        keep |= {c.index - 1, c.index}
+    return sorted(keep)
+
+
 def percent(x) -> str:
     return f"{100 * x:+.1f}%"
 
@@ -39,18 +62,24 @@ def _changed(differences) -> list[str]:
     return ["    changed: " + d.text() for d in differences]
 
 
-def series_text(trend, judgement=None) -> str:
+def series_text(trend, judgement=None, rows=ROWS) -> str:
     key, points = trend.series.key, trend.series.points
     f, name = scale(key.unit)
     marks = {c.index: c for c in trend.changes}
-    rows = [[p.run_id, p.created.replace("T", " ")[:16], sig(p.median * f),
-             f"[{sig(p.ci_low * f)}, {sig(p.ci_high * f)}]",
-             f"◀ {marks[i].step.direction} {percent(marks[i].step.step)}" if i in marks else ""]
-            for i, p in enumerate(points)]
+    table_rows, last = [], -1
+    for i in shown(len(points), trend.changes, rows):
+        if i > last + 1:
+            table_rows.append([f"… {i - last - 1} run{'s' if i - last - 1 != 1 else ''}", "", "", "", ""])
+        p, last = points[i], i
+        table_rows.append([p.run_id, p.created.replace("T", " ")[:16], sig(p.median * f),
+                           f"[{sig(p.ci_low * f)}, {sig(p.ci_high * f)}]",
+                           f"◀ {marks[i].step.direction} {percent(marks[i].step.step)}"
+                           if i in marks else ""])
+    marks_of, per = binned([p.median for p in points])
     lines = [f"{key.name()}  ({key.where()}; {len(points)} run{'s' if len(points) != 1 else ''})",
-             "  " + sparkline([p.median for p in points]),
+             "  " + sparkline(marks_of) + (f"  (a mark: the median of {per} runs)" if per > 1 else ""),
              *("  " + line for line in table(["run", "created", f"median {name}", "95% CI", "change"],
-                                             rows, [False, False, True, False, False]).splitlines())]
+                                             table_rows, [False, False, True, False, False]).splitlines())]
     for c in trend.changes:
         lines.append(f"  change from run {c.first_after.run_id} ({c.first_after.created[:10]}): "
                      f"{_step(c.step, key.unit)}")
@@ -82,9 +111,9 @@ def judgement_text(j) -> str:
     return line
 
 
-def history_text(trends, judgements=None, threshold=0.02) -> str:
+def history_text(trends, judgements=None, threshold=0.02, rows=ROWS) -> str:
     by_key = {j.series.key: j for j in judgements or ()}
-    blocks = [series_text(t, by_key.get(t.series.key)) for t in trends]
+    blocks = [series_text(t, by_key.get(t.series.key), rows) for t in trends]
     foot = f"{len(trends)} series; a change is significant and beyond ±{100 * threshold:g}%"
     if judgements is not None:
         bad = [j for j in judgements if j.status == "regression"]

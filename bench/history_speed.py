@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""How long does `mpiscope history` take over many stored runs?
+
+Writes --runs synthetic nightly runs under a fresh output root, each a
+context.json as the runner writes it and a quality.json with the median and
+95% interval of every series (--benches × --sizes), spread over --machines
+clusters, one run a night per cluster, with a 10% step half-way through
+every series and a changed MPI version there. No MPI is started.
+
+Then it times the whole command `mpiscope history OUT --json` in a fresh
+process each time (imports included: a user waits for them too):
+
+- "first": the first call, which builds the catalog from the directories;
+- "warm": the following calls, which find every run unchanged in the catalog
+  (the median of --trials);
+- "one new run": a call after one more run was written (the catalog reads
+  that run alone).
+
+It checks that every series' change point is found at the injected run, and
+prints the median and least wall-clock seconds of each. Exit code 0, or 2
+for bad input.
+
+To reproduce (a few minutes, most of it writing the runs):
+
+    .venv/bin/python bench/history_speed.py --runs 10000 --trials 5 --json history-speed.json
+    .venv/bin/python bench/history_speed.py --runs 500 --trials 3
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+import benchjson
+
+MPISCOPE = [sys.executable, "-m", "mpiscope.cli"]
+START = datetime(2026, 1, 1, 2, 0, 0)
+STEP = 0.10
+
+
+def _count(low, high):
+    def parse(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(f"{n} is outside {low}..{high}")
+        return n
+    return parse
+
+
+def _words(text):
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    if not words:
+        raise argparse.ArgumentTypeError(f"'{text}' names nothing")
+    return words
+
+
+def _sizes(text):
+    try:
+        return [int(w) for w in _words(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma list of byte counts") from None
+
+
+def context(run_id, created, cluster, mpi_version):
+    """A run context with the fields history reads, as the runner writes them."""
+    return {
+        "schema_version": 1, "run_id": run_id, "created": created, "status": "completed",
+        "kind": "measurement", "benches": ["allreduce", "pingpong"], "np": 32, "mpi": "openmpi",
+        "launcher": "srun", "label": None,
+        "mpi_identity": {"implementation": "open-mpi", "version": mpi_version,
+                         "library": f"Open MPI v{mpi_version}"},
+        "plan": {"sync": "window", "timer": "auto", "cache": "hot", "cluster": None},
+        "env": {"SLURM_CLUSTER_NAME": cluster, "SLURM_JOB_PARTITION": "batch", "PATH": "/usr/bin",
+                "HOME": "/home/user"},
+        "hosts": {"n01": 16, "n02": 16}, "writer": {"host": "n01", "pid": 1},
+        "machine": {"host": "login1", "kernel": "6.1.0-18-amd64", "cpu_model": "AMD EPYC 7763",
+                    "governor": "performance", "mpiscope_version": "0.1.0",
+                    "engine_sha256": "00aa11bb22cc33dd",
+                    "libraries": {f"lib{i}.so": f"/usr/lib/lib{i}.so.1.{i}" for i in range(30)}},
+    }
+
+
+def write_run(out, i, night, cluster, series, step_at, rng):
+    when = START + timedelta(days=night)
+    run_id = when.strftime("%Y%m%d-%H%M%S-") + f"{i:06x}"
+    run = out / run_id
+    run.mkdir()
+    stepped = night >= step_at
+    (run / "context.json").write_text(json.dumps(
+        context(run_id, when.isoformat(), cluster, "4.1.6" if stepped else "4.1.5")))
+    entries = []
+    for bench, size, base in series:
+        m = base * (1 + rng.normal(0.0, 0.01)) * (1 + STEP if stepped else 1)
+        entries.append({"bench": bench, "algo": "mpi", "size": size, "unit": "s", "n": 200,
+                        "invalid": 0, "stop": "ci", "ci_reached": True, "ci_halfwidth": 0.01,
+                        "start": "window", "flags": [], "details": {}, "median": m,
+                        "ci_low": m * 0.99, "ci_high": m * 1.01})
+    (run / "quality.json").write_text(json.dumps({"format": "mpiscope-quality", "schema_version": 1,
+                                                  "thresholds": {}, "series": entries}))
+
+
+def timed(out):
+    """Seconds of one `mpiscope history OUT --json`, and its document."""
+    t0 = time.perf_counter()
+    done = subprocess.run([*MPISCOPE, "history", str(out), "--json"], capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if done.returncode != 0:
+        sys.exit(f"mpiscope history failed ({done.returncode}): {done.stderr.strip()}")
+    return seconds, json.loads(done.stdout)
+
+
+def found_all(doc, step_at) -> bool:
+    """Every series has one change point, at the run of the injected step."""
+    return all([c["index"] for c in s["changes"]] == [step_at] for s in doc["series"])
+
+
+def main(argv=None):
+    ap = benchjson.parser(__doc__)
+    ap.add_argument("--runs", type=_count(20, 100_000), default=10_000,
+                    help="stored runs (default: %(default)s)")
+    ap.add_argument("--machines", type=_count(1, 1000), default=20,
+                    help="clusters the runs are spread over (default: %(default)s)")
+    ap.add_argument("--benches", type=_words, default=["allreduce", "pingpong"],
+                    help="benchmarks of every run (default: allreduce,pingpong)")
+    ap.add_argument("--sizes", type=_sizes, default=[8, 65536],
+                    help="message sizes of every benchmark (default: 8,65536)")
+    ap.add_argument("--trials", type=_count(1, 100), default=5,
+                    help="warm calls timed (default: %(default)s)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = benchjson.parse(ap, argv)
+
+    rng = np.random.default_rng(args.seed)
+    series = [(b, s, 2e-6 + s * 1e-10) for b in args.benches for s in args.sizes]
+    nights = -(-args.runs // args.machines)
+    step_at = nights // 2
+    with tempfile.TemporaryDirectory(prefix="history-speed-") as tmp:
+        out = Path(tmp) / "runs"
+        out.mkdir()
+        t0 = time.perf_counter()
+        for i in range(args.runs):
+            write_run(out, i, i // args.machines, f"cluster{i % args.machines:03d}", series, step_at, rng)
+        written = time.perf_counter() - t0
+        print(f"{args.runs} runs of {len(series)} series each over {args.machines} clusters written "
+              f"in {written:.1f} s", file=sys.stderr)
+        first, doc = timed(out)
+        correct = found_all(doc, step_at)
+        warm = [timed(out)[0] for _ in range(args.trials)]
+        write_run(out, args.runs, nights + 1, "cluster000", series, step_at, rng)
+        one_new, doc = timed(out)
+        correct = correct and len(doc["series"]) == len(series) * args.machines
+        rows = [["first (catalog built)", f"{first:.2f}", f"{first:.2f}", 1],
+                ["warm (catalog unchanged)", f"{statistics.median(warm):.2f}", f"{min(warm):.2f}",
+                 len(warm)],
+                ["one new run", f"{one_new:.2f}", f"{one_new:.2f}", 1]]
+        table = benchjson.show(
+            f"mpiscope history over {args.runs} stored runs ({len(series) * args.machines} series "
+            f"of about {nights} runs)", ["call", "median s", "least s", "trials"], rows,
+            notes=[f"every series' change point found at its injected run: {'yes' if correct else 'no'}",
+                   "wall-clock seconds of the whole command in a fresh process, imports included"])
+    benchjson.write(args, "history_speed", [table],
+                    results={"runs": args.runs, "series": len(series) * args.machines,
+                             "first_s": first, "warm_s": warm, "warm_median_s": statistics.median(warm),
+                             "one_new_run_s": one_new, "found_all": correct})
+    return 0 if correct else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
