@@ -294,7 +294,9 @@ HOSTILE_FILES = {"methods": ("methods.parquet", "samples.parquet", "context.json
                  "app": ("context.json", "app.json", "launches.parquet"),
                  "tune": ("tune.json",),
                  "traced measurement": ("trace.parquet",),
-                 "traced profile": ("profile_trace.parquet",)}
+                 "traced profile": ("profile_trace.parquet",),
+                 "profile": ("context.json",),
+                 "measurement": ("context.json",)}
 CASE_SECONDS = 60  # a command still running after this is hanging (on a FIFO, say)
 NOBODY = 65534
 NUMBERS = {"NaN": "NaN", "infinite": "1e999", "negative": "-1", "huge": "1e300"}

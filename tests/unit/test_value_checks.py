@@ -142,8 +142,10 @@ def test_a_context_of_another_schema_version_is_refused_with_both_numbers(comman
 
 
 @pytest.mark.parametrize("key, value", [("np", float("nan")), ("np", 0), ("launches", 2.5), ("seed", -1),
-                                        ("schema_version", "1")])
-def test_a_context_count_that_is_no_whole_number_is_refused(key, value, tmp_path):
+                                        ("schema_version", "1"), ("rto_min", {"rto_min_s": float("nan")}),
+                                        ("rto_min", {"rto_min_s": None}), ("rto_min", 0.2)])
+def test_a_context_value_out_of_range_is_refused(key, value, tmp_path):
+    assert checks.context({"kind": "measurement", "np": 2, "rto_min": {"rto_min_s": 0.2}}, "c")["np"] == 2
     with pytest.raises(UsageError, match=f"'{key}'|schema version"):
         checks.context({"kind": "measurement", key: value}, tmp_path / "context.json")
 

@@ -72,7 +72,14 @@ def context(doc, path, hint=RESTORE) -> dict:
         if value is not None and not whole(value, low):
             raise UsageError(f"{path} is damaged: '{key}' is {str(value)[:40]}, not a whole number from "
                              f"{low}; {hint}")
+    rto = doc.get("rto_min")
+    if rto is not None and not (isinstance(rto, dict) and _seconds(rto.get("rto_min_s"))):
+        raise UsageError(f"{path} is damaged: its 'rto_min' holds no time in seconds; {hint}")
     return doc
+
+
+def _seconds(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
 def table(tbl, schema, path, what, hint):
