@@ -11,6 +11,7 @@ on one machine do not collide.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -170,3 +171,15 @@ class SlurmCluster:
             if p.returncode != 0 or not p.stdout.strip():
                 return
             time.sleep(0.5)
+
+
+@contextlib.contextmanager
+def running(**kw):
+    """A SlurmCluster started for the `with` block and stopped after it, also
+    when the block fails (a test module's fixture)."""
+    cluster = SlurmCluster(**kw)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from slurm_cluster import SlurmCluster
+from slurm_cluster import running
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "nightly.md"
 TINY = "--bench pingpong --sizes 8 --reps-max 30 --time-budget 0.5"
@@ -22,12 +22,8 @@ TINY = "--bench pingpong --sizes 8 --reps-max 30 --time-budget 0.5"
 
 @pytest.fixture(scope="module")
 def slurm():
-    cluster = SlurmCluster()
-    try:
-        cluster.start()
+    with running() as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 def _blocks(text):
