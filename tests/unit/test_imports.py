@@ -59,6 +59,39 @@ def test_osu_5_job_log_makes_a_two_rank_run_and_one_of_the_others():
     assert {b for b, _, _ in rest} == {"allreduce", "barrier"}
 
 
+NBC = """
+# OSU MPI Non-blocking Allreduce Latency Test v7.4
+# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait
+
+# Datatype: MPI_CHAR.
+# Size           Overall(us)       Compute(us)    Pure Comm.(us)        Overlap(%)
+4                      12.43              6.21              5.93             -1.45
+"""
+MBW_MR = """# OSU MPI Multiple Bandwidth / Message Rate Test v5.9
+# [ pairs: 1 ] [ window size: 64 ]
+# Size                  MB/s        Messages/s
+1                       2.93        2930123.41
+"""
+VALIDATED = """
+# OSU MPI Latency Test v7.4
+# Datatype: MPI_CHAR.
+# Size       Latency (us)        Validation   P50 Tail Lat(us)
+8                    1.70              Pass               1.66
+"""
+
+
+@pytest.mark.parametrize("text, key, unit, value", [
+    (NBC, ("non_blocking_allreduce_latency", "mpi", 4), "s", 12.43 * US),
+    (MBW_MR, ("multiple_bandwidth_message_rate", "mpi", 1), "B/s", 2.93e6),
+    (VALIDATED, ("pingpong", "mpi", 8), "s", 1.70 * US),
+])
+def test_osu_programs_with_other_columns(text, key, unit, value):
+    """The first column after the size is the number kept, whatever follows it."""
+    [log] = osu.parse("x.txt", text)
+    v = _values(log)[key]
+    assert v.unit == unit and v.value == pytest.approx(value)
+
+
 def test_osu_datatype_other_than_char_is_a_variant():
     text = osu_allreduce_text({64: 3.0}).replace("MPI_CHAR", "MPI_INT")
     [log] = osu.parse("x.txt", text)
