@@ -77,12 +77,31 @@ def level(medians, lows, highs) -> Level:
 
 
 def step(before: Level, after: Level, unit="s") -> Step:
+    """after / before − 1, with an interval from the two levels' intervals
+    combined as independent errors are: in quadrature, on the logarithms
+    (the interval of a difference; adding the half-widths would be the test
+    of two intervals' overlap, which rejects far less often than its level
+    says: Schenker and Gentleman 2001)."""
     ratio = after.median / before.median - 1.0
-    low = after.low / before.high - 1.0 if before.high > 0 else -math.inf
-    high = after.high / before.low - 1.0 if before.low > 0 else math.inf
+    low = (ratio + 1.0) * math.exp(-_spread(_over(after.median, after.low),
+                                            _over(before.high, before.median))) - 1.0
+    high = (ratio + 1.0) * math.exp(_spread(_over(after.high, after.median),
+                                           _over(before.median, before.low))) - 1.0
     grew = ratio > 0
     slower = grew if unit == "s" else not grew
     return Step(before, after, ratio, low, high, SLOWER if slower else FASTER)
+
+
+def _over(a, b) -> float:
+    return a / b if b > 0 else math.inf
+
+
+def _spread(a, b) -> float:
+    """The log half-width of a ratio from the half-widths a and b (as ratios ≥ 1)
+    of its two terms; infinite when a bound is not positive."""
+    if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
+        return math.inf
+    return math.hypot(math.log(a), math.log(b))
 
 
 def _signal(medians):

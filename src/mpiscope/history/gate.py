@@ -4,7 +4,8 @@ regression beyond the threshold against its baseline? The baseline is, by
 default, the runs since the series' last change point before the newest
 run; `--baseline RUN` is one run, `--baseline DATE` the runs from that date
 on. The test is detect.py's: the newest run's own interval against the
-baseline's level, the step's interval wholly beyond the threshold."""
+baseline's level: the step's interval holds no change and the step is
+larger than the threshold."""
 
 from __future__ import annotations
 
