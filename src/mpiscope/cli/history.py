@@ -50,11 +50,26 @@ def cmd_history(args) -> int:
     series = group(chosen, split_version=args.split_version)
     judgements = gate.check(series, threshold, baseline) if args.check else None
     trends = [trend(s, threshold) for s in series]
+    if args.report:
+        _write_report(args.report, trends, roots, threshold, judgements)
     sys.stdout.write(history_json(trends, roots, threshold, judgements, args.baseline) if args.json
                      else history_text(trends, judgements, threshold, args.rows))
     if judgements is not None and any(j.status == gate.REGRESSION for j in judgements):
         return gate.REGRESSION_EXIT
     return 0
+
+
+def _write_report(target, trends, roots, threshold, judgements) -> None:
+    """The history page: one HTML file, no network needed to open it."""
+    from pathlib import Path
+
+    from mpiscope.common.atomic import write_text
+    from mpiscope.report import history_data, render
+
+    target = Path(target)
+    write_text(target, render.render_history(history_data.gather(trends, roots, threshold, judgements),
+                                             target.parent))
+    sys.stderr.write(f"history page written to {target.resolve()}\n")
 
 
 def add_history_command(subparsers) -> None:
@@ -80,7 +95,8 @@ examples:
   mpiscope history ~/mpiscope/nightly --where bench=allreduce --where size=64K
   mpiscope history --where since=2026-03-01 --where np=16 --threshold 5%
   mpiscope history --check --json > history.json      # exit 5: a regression
-  mpiscope history --check --baseline 2026-03-01\
+  mpiscope history --check --baseline 2026-03-01
+  mpiscope history --where bench=allreduce --report history.html\
 """)
     p.add_argument("roots", metavar="OUT", nargs="*", type=out_root,
                    help="output roots whose runs are read (default: --out's)")
@@ -96,6 +112,9 @@ examples:
     p.add_argument("--rows", metavar="N", type=types.count(0), default=12,
                    help="runs in each series' table: the newest N and the two around every "
                         "change point (default: %(default)s; 0: every run)")
+    p.add_argument("--report", metavar="FILE", type=types.output_file,
+                   help="also write the history page: per series a trend chart with every run's "
+                        "interval and the change points, and what changed at each (HTML)")
     p.add_argument("--check", action="store_true",
                    help="exit with 5 when the newest run of a series is a regression")
     p.add_argument("--baseline", metavar="RUN|DATE", type=types.text,

@@ -31,6 +31,7 @@ PAGES = {
     "explanation/peer-methods": "The peers' methods",
     "tutorials/make-application-faster": "Make my application faster",
     "validation/app-loop": "Application speedups, predicted and measured",
+    "explanation/history": "History and change points",
 }
 
 

@@ -75,3 +75,13 @@ def render(data, report_dir="."):
     env = _environment(report_dir)
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
     return env.get_template("report.html.j2").render(css=Markup(css), **data)
+
+
+def render_history(data, report_dir="."):
+    return _page("history.html.j2", data, report_dir)
+
+
+def _page(template, data, report_dir):
+    """`template` rendered with `data` and the report's style sheet."""
+    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
+    return _environment(report_dir).get_template(template).render(css=Markup(css), **data)
