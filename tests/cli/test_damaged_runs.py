@@ -296,7 +296,7 @@ HOSTILE_FILES = {"methods": ("methods.parquet", "samples.parquet", "context.json
                  "traced measurement": ("trace.parquet",),
                  "traced profile": ("profile_trace.parquet",),
                  "profile": ("context.json",),
-                 "measurement": ("context.json",)}
+                 "measurement": ("context.json", "samples.parquet")}
 CASE_SECONDS = 60  # a command still running after this is hanging (on a FIFO, say)
 NOBODY = 65534
 NUMBERS = {"NaN": "NaN", "infinite": "1e999", "negative": "-1", "huge": "1e300"}
@@ -425,8 +425,6 @@ def _hostile(target):
     if target.suffix == ".json":
         yield "nested 100,000 deep", lambda t: t.write_text("[" * 100_000 + "]" * 100_000)
         yield from _json_value_damages(target)
-    elif target.name == "samples.parquet":
-        return  # the file itself is in the matrix above; its method descriptions here
     else:
         yield from _parquet_value_damages(target)
 
@@ -434,7 +432,8 @@ def _hostile(target):
 def _hostile_matrix(kind, run_dir):
     for name in HOSTILE_FILES[kind]:
         target = run_dir / name
-        damages = _method_description_damages() if name == "samples.parquet" else _hostile(target)
+        damages = _method_description_damages() if kind == "methods" and name == "samples.parquet" \
+            else _hostile(target)
         for how, damage in damages:
             for words in KINDS[kind][1]:
                 yield target, how, damage, words

@@ -224,3 +224,15 @@ def test_skip_names_what_the_library_offers():
     with pytest.raises(UsageError, match="'rign' is no algorithm or preset openmpi 4.1.4 offers for allreduce; "
                                          "valid names: rabenseifner, ring"):
         _check_skip(("rign",), catalog, ["allreduce"])
+
+
+def test_a_time_no_timer_reads_is_refused(tmp_path):
+    import pyarrow as pa
+
+    table = pa.table({"t_start": [1.0, float("nan")], "t_end": [2.0, 3.0]})
+    assert checks.timer_reads(table, ("t_start", "t_end"), "s.parquet", "the samples file", "fix") is table
+    for bad in (float("inf"), -1e300, 2 * checks.MAX_TIMER_S):
+        damaged = pa.table({"t_start": [1.0, bad], "t_end": [2.0, 3.0]})
+        with pytest.raises(UsageError, match="the samples file s.parquet is damaged: t_start holds .* s, a time no "
+                                             "timer reads; fix"):
+            checks.timer_reads(damaged, ("t_start", "t_end"), "s.parquet", "the samples file", "fix")

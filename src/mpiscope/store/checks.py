@@ -98,6 +98,24 @@ def table(tbl, schema, path, what, hint):
                          f"({str(e).splitlines()[0][:120]}); {hint}") from None
 
 
+MAX_TIMER_S = 1e10  # a timer read beyond this (three centuries) is no clock's
+
+
+def timer_reads(tbl, names, path, what, hint):
+    """Refuses a table whose time columns `names` hold an infinity or a time
+    beyond MAX_TIMER_S (NaN is a time not taken); returns `tbl`."""
+    import numpy as np
+
+    for name in names:
+        if name in tbl.column_names:
+            v = np.asarray(tbl[name].to_numpy(zero_copy_only=False), dtype=np.float64)
+            bad = np.abs(v) > MAX_TIMER_S
+            if bad.any():
+                raise UsageError(f"{what} {path} is damaged: {name} holds {v[bad][0]:g} s, a time no timer "
+                                 f"reads; {hint}")
+    return tbl
+
+
 def timed_spans(start, end, what) -> str | None:
     """What is impossible in spans of local times the engine read (each a
     finite time, ending no earlier than it starts), or None."""

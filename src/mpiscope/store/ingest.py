@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mpiscope.store import checks
-from mpiscope.store.layout import SCHEMA_VERSION
+from mpiscope.store.layout import SCHEMA_VERSION, rebuild_hint
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.rawfile import read_raw
@@ -32,6 +32,7 @@ from mpiscope.store.methods_table import entries as method_entries, write_method
 from mpiscope.common.inputs import InputError, parquet_metadata, read_json, read_parquet
 
 SAMPLES_FILE = "samples.parquet"
+TIME_COLUMNS = ("t_start_local", "t_end_local", "t_start", "t_end", "t_sched")
 META_VERSION = b"mpiscope.schema_version"
 META_CONTEXT = b"mpiscope.context"
 
@@ -447,6 +448,7 @@ def load(run_dir) -> tuple[pa.Table, Run]:
     except InputError as exc:
         raise _damaged(path, exc.problem) from None
     reader = _context_reader(path, table.schema.metadata)
+    checks.timer_reads(table, TIME_COLUMNS, path, "the samples file", rebuild_hint(run_dir))
     return table, Run.from_context(reader(table.schema.metadata, run_dir), run_dir)
 
 
