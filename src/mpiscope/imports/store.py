@@ -130,10 +130,9 @@ def store(out, logs_with_digests, given: Given, argv) -> list[tuple]:
                          f"({exc.strerror or exc}); nothing was imported") from None
     for _, tmp, final, _ in written:
         os.rename(tmp, final)
-    for _, _, final, context in written:
-        try:
-            catalog.record(out, final, context)
-        except Exception as exc:  # noqa: BLE001 - the run is stored; the index can wait
-            sys.stderr.write(f"mpiscope: warning: the catalog was not updated ({exc}); the next "
-                             "`mpiscope runs` adds the run\n")
+    try:  # one refresh for all of them: a perflog of years is thousands of runs
+        catalog.refresh(out)
+    except Exception as exc:  # noqa: BLE001 - the runs are stored; the index can wait
+        sys.stderr.write(f"mpiscope: warning: the catalog was not updated ({exc}); the next "
+                         "`mpiscope runs` adds the runs\n")
     return [(log, final, context) for log, _, final, context in written]
