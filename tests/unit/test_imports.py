@@ -246,6 +246,19 @@ def test_imported_runs_listed_shown_and_refused_by_the_analyses(tmp_path, capsys
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.parametrize("damage", ["", "{", '{"format": "mpiscope-imported", "schema_version": 1, "values": [1]}',
+                                    '{"format": "mpiscope-imported", "schema_version": 2, "values": []}'])
+def test_show_refuses_a_damaged_imported_file(tmp_path, capsys, damage):
+    out = tmp_path / "out"
+    assert _import("osu", SAMPLES / "osu-7.4-latency.txt", "--date", "2024-03-01", "--out", out) == 0
+    [run] = catalog.list_runs(out)
+    (Path(run["path"]) / "imported.json").write_text(damage)
+    capsys.readouterr()
+    assert main(["show", run["run_id"], "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "imported.json" in err and "Traceback" not in err
+
+
 def test_a_file_imported_twice_is_refused(tmp_path, capsys):
     out = tmp_path / "out"
     log = SAMPLES / "reframe-osu_latency_check.log"

@@ -88,20 +88,16 @@ def _show_app(run_dir, as_json) -> int:
 def _show_imported(run_dir, as_json) -> int:
     from pathlib import Path
 
-    from mpiscope.common.inputs import read_json
-    from mpiscope.imports.store import IMPORTED_FILE
+    from mpiscope.imports.store import IMPORTED_FILE, read_imported
+    from mpiscope.store.series import open_run
     from mpiscope.views.imported import format_imported
 
-    path = Path(run_dir) / IMPORTED_FILE
     if as_json:
         raise UsageError(f"{run_dir} is an imported run: its values are the JSON document "
-                         f"{path}; `mpiscope show RUN` without --json prints them")
-    hint = "restore it from a copy, or `mpiscope runs rm` the run and import its log again"
-    doc = read_json(path, hint=hint)
-    context = read_json(Path(run_dir) / "context.json", hint=hint)
-    if not isinstance(doc, dict) or not isinstance(context, dict):
-        raise UsageError(f"{path} is damaged: {hint}")
-    sys.stdout.write(format_imported(context, doc))
+                         f"{Path(run_dir) / IMPORTED_FILE}; `mpiscope show RUN` without --json "
+                         "prints them")
+    doc = read_imported(run_dir)
+    sys.stdout.write(format_imported(open_run(run_dir).context, doc))
     return 0
 
 

@@ -88,6 +88,34 @@ def imported_doc(log) -> dict:
             "notes": list(log.notes), "values": [v.to_dict() for v in log.values]}
 
 
+def read_imported(run_dir) -> dict:
+    """RUN/imported.json, checked; UsageError naming the file when it is not
+    what store() wrote (cut, overwritten, another version)."""
+    from mpiscope.common.inputs import read_json
+
+    path = Path(run_dir) / IMPORTED_FILE
+    hint = "restore it from a copy, or `mpiscope runs rm` the run and import its log again"
+    doc = read_json(path, hint=hint)
+    if not (isinstance(doc, dict) and doc.get("format") == FORMAT and
+            doc.get("schema_version") == FORMAT_VERSION and isinstance(doc.get("values"), list) and
+            all(_value_ok(v) for v in doc["values"])):
+        raise UsageError(f"{path} is damaged or of another version (this mpiscope reads "
+                         f"{FORMAT} version {FORMAT_VERSION}): {hint}")
+    return doc
+
+
+def _value_ok(v) -> bool:
+    def number(x, none_ok=True):
+        return (x is None and none_ok) or (isinstance(x, (int, float)) and not isinstance(x, bool)
+                                           and math.isfinite(x))
+
+    return (isinstance(v, dict) and isinstance(v.get("bench"), str) and isinstance(v.get("algo"), str)
+            and isinstance(v.get("size"), int) and v.get("unit") in ("s", "B/s")
+            and number(v.get("value"), False) and isinstance(v.get("line"), int)
+            and number(v.get("min")) and number(v.get("max"))
+            and (v.get("reps") is None or isinstance(v.get("reps"), int)))
+
+
 def already_imported(out, wanted) -> dict:
     """{(sha256, part): run id} of the runs under `out` imported from these files."""
     from mpiscope.store import catalog

@@ -18,7 +18,7 @@ def _scaled(value, unit):
 
 
 def format_imported(context, doc) -> str:
-    imported = context.get("imported") or {}
+    imported = context.get("imported") if isinstance(context.get("imported"), dict) else {}
     head = (f"run {context.get('run_id')}  imported  {imported.get('tool')} "
             f"{imported.get('version') or ''}".rstrip() +
             f"  np={context.get('np') or '?'}  {context.get('created')}\n"
