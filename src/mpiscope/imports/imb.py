@@ -28,7 +28,7 @@ from mpiscope.imports.log import Log, Value, fail, number, unit_of, whole
 
 BANNER = re.compile(r"^#\s+Intel\s?\(R\) MPI Benchmarks (?P<version>.+?), (?P<part>.+?) part")
 FIELD = re.compile(r"^#\s*(?P<key>Date|Machine|Release|MPI Version)\s*:\s*(?P<value>.*?)\s*$")
-BENCHMARK = re.compile(r"^#\s*Benchmarking (?P<multi>Multi-)?(?P<name>\S+)")
+BENCHMARK = re.compile(r"^#\s*Benchmarking (?P<multi>Multi-)?(?P<name>[A-Za-z]\S*)")
 PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(?P<np>\d+)")
 MODE = re.compile(r"^#\s*MODE:\s*(?P<mode>\S+)")
 GAVE_UP = ("out-of-mem.", "int-overflow", "time-out.")
