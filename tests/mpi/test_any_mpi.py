@@ -101,6 +101,14 @@ def test_intel_wrapper_without_its_root_says_what_to_export(mpi_envs):
     assert f"export I_MPI_ROOT={ENVS / 'intelmpi'}" in p.stderr
 
 
+def test_intel_wrapper_under_a_wrong_root_leaves_no_probe_directory(mpi_envs):
+    probes = REPO / "build" / "probes"
+    before = set(probes.iterdir()) if probes.is_dir() else set()
+    p = mpiscope("build", "--mpicc", MPIS["intel-mpi-2021"][0], env={"I_MPI_ROOT": "/nonexistent"})
+    assert p.returncode == 2 and "cannot compile a small MPI program" in p.stderr
+    assert (set(probes.iterdir()) if probes.is_dir() else set()) <= before
+
+
 def test_a_wrapper_without_a_launcher_beside_it_needs_mpirun(tmp_path):
     # A wrapper of our own around Debian's: same compile line, no launcher in its directory.
     wrapper = tmp_path / "bin" / "mpicc"
