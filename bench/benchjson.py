@@ -50,6 +50,19 @@ def parser(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
+def count(low, high):
+    """An argparse type: a whole number from `low` to `high`."""
+    def parse(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(f"{n} is outside {low}..{high}")
+        return n
+    return parse
+
+
 def parse(ap, argv=None):
     """The options, with --json FILE checked before anything is measured."""
     args = ap.parse_args(argv)

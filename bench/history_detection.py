@@ -26,21 +26,21 @@ nights of the series without a step. Steps are slower times, so every
 detector's regressions and its steps in either direction are both flags.
 
 --regression ROOT adds the real-regression case: `mpiscope history` over
-the runs under ROOT (made by --make-regression: 1 MiB pingpong on 2 local
+the runs under ROOT (made by --make-regression: 64 KiB and 1 MiB pingpong on 2 local
 ranks, the second half with Open MPI's shared-memory single copy turned off)
 must flag one change at the first run of the second half, naming the
 changed setting, and nothing before it.
 
 Exit code 0, or 2 for bad input. CPU-bound: run it alone on the machine.
 
-To reproduce (minutes; the first line makes the real runs, about 10 s each):
+To reproduce (minutes; the first and third lines make real runs, about 10 s each):
 
     for i in 1 2 3; do mpiscope run -n 2 --bench allreduce,pingpong --sizes 8,64K,1M --out real; done
+    python3 -m venv anchors && anchors/bin/pip install apache-otava asv
     .venv/bin/python bench/history_detection.py --make-regression reg --regression-runs 12
-    .venv/bin/python bench/history_detection.py real/2* --trials 5 --regression reg --anchors-python /tmp/anchors/bin/python --json history.json
+    .venv/bin/python bench/history_detection.py real/2* --trials 5 --regression reg --anchors-python anchors/bin/python --json history.json
 """
 
-import argparse
 import json
 import math
 import os
@@ -61,18 +61,6 @@ MARGIN = 10         # no step injected in the first or last MARGIN nights
 SINGLE_COPY = "OMPI_MCA_btl_vader_single_copy_mechanism"
 DETECTORS = ("mpiscope", "PELT alone", "Otava", "asv")
 ONE_RUN, ANY_RUN = "one run", "a run a night"   # where a series' nights draw their repetitions
-
-
-def _whole(low, high):
-    def parse(text):
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-        if not low <= n <= high:
-            raise argparse.ArgumentTypeError(f"{n} is outside {low}..{high}")
-        return n
-    return parse
 
 
 def halfwidth(values) -> float:
@@ -125,10 +113,11 @@ def build(sourced, n, count, seed, model):
     rng = np.random.default_rng(seed)
     keys = sorted(sourced)
     series = []
-    for i in range(count):
-        key = keys[i % len(keys)]
+    for i in range(count):   # pairs of one source, one series with a step and one without
+        pair = i // 2
+        key = keys[pair % len(keys)]
         stepped = i % 2 == 1
-        step = STEPS[(i // 2) % len(STEPS)] if stepped else 0.0
+        step = STEPS[(pair // len(keys)) % len(STEPS)] if stepped else 0.0
         at = int(rng.integers(MARGIN, n - MARGIN + 1)) if stepped else None
         series.append(make_series(rng, key, sourced[key], n, step, at, model))
     return series
@@ -205,14 +194,14 @@ def evaluate(sourced, args, model):
 
 
 def make_regression(root, runs):
-    """`runs` runs of 1 MiB pingpong on 2 local ranks under `root`; the second half
+    """`runs` runs of 64 KiB and 1 MiB pingpong on 2 local ranks under `root`; the second half
     with the shared-memory single copy turned off."""
     mpiscope = Path(sys.executable).with_name("mpiscope")
     for i in range(runs):
         env = dict(os.environ)
         if i >= runs // 2:
             env[SINGLE_COPY] = "none"
-        done = subprocess.run([str(mpiscope), "run", "-n", "2", "--bench", "pingpong", "--sizes", "1M",
+        done = subprocess.run([str(mpiscope), "run", "-n", "2", "--bench", "pingpong", "--sizes", "64K,1M",
                                "--out", str(root)], env=env, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"history_detection: mpiscope run failed: {done.stderr.strip()[-500:]}")
@@ -246,11 +235,11 @@ def regression_case(root):
 def main(argv=None):
     ap = benchjson.parser(__doc__)
     ap.add_argument("runs", nargs="*", metavar="RUN", help="stored run directories to resample")
-    ap.add_argument("--runs-per-series", type=_whole(30, 10_000), default=60, dest="n",
+    ap.add_argument("--runs-per-series", type=benchjson.count(30, 10_000), default=60, dest="n",
                     help="nights of every series (default: %(default)s)")
-    ap.add_argument("--series", type=_whole(6, 100_000), default=120,
+    ap.add_argument("--series", type=benchjson.count(6, 100_000), default=120,
                     help="series per trial, half with a step (default: %(default)s)")
-    ap.add_argument("--trials", type=_whole(1, 1000), default=5,
+    ap.add_argument("--trials", type=benchjson.count(1, 1000), default=5,
                     help="trials, each with its own seed (default: %(default)s)")
     ap.add_argument("--threshold", type=float, default=0.02,
                     help="mpiscope's threshold, a fraction (default: %(default)s)")
@@ -263,7 +252,7 @@ def main(argv=None):
                     help="an output root made by --make-regression: the real-regression case")
     ap.add_argument("--make-regression", metavar="ROOT", type=Path,
                     help="make the real-regression runs under ROOT (MPI; then exit)")
-    ap.add_argument("--regression-runs", type=_whole(6, 1000), default=12,
+    ap.add_argument("--regression-runs", type=benchjson.count(6, 1000), default=12,
                     help="runs --make-regression makes (default: %(default)s)")
     args = benchjson.parse(ap, argv)
     if args.make_regression:
@@ -305,7 +294,7 @@ def main(argv=None):
         tables.append(benchjson.show(
             f"A real regression: {SINGLE_COPY}=none from the second half of the runs on",
             ["series", "runs", "flagged at run", "step", "95% interval", "changed"], reg_rows,
-            notes=[f"runs under {args.regression.name}: 1 MiB pingpong on 2 local ranks"]))
+            notes=[f"runs under {args.regression.name}: 64 KiB and 1 MiB pingpong on 2 local ranks"]))
         out["regression"] = reg
     benchjson.write(args, "history_detection", tables, results=out)
     return 0

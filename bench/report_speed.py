@@ -57,18 +57,6 @@ BW_WINDOW = 64           # messages per bw/bibw repetition (rawgen's default)
 SVG = re.compile(r"<svg.*?</svg>", re.S)
 
 
-def _count(low, high):
-    def parse(text):
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-        if not low <= n <= high:
-            raise argparse.ArgumentTypeError(f"{n} is outside {low}..{high}")
-        return n
-    return parse
-
-
 def _modes(text):
     modes = [m.strip() for m in text.split(",") if m.strip()]
     if not modes or any(m != "default" and not m.isdigit() for m in modes) or len(set(modes)) < len(modes):
@@ -159,12 +147,12 @@ def _parts(html):
 
 def main():
     ap = benchjson.parser(__doc__)
-    ap.add_argument("--sizes", type=_count(1, 31), default=23,
+    ap.add_argument("--sizes", type=benchjson.count(1, 31), default=23,
                     help="sizes per benchmark, 1 B doubling up (default 23: 1 B - 4 MiB, 323 series)")
-    ap.add_argument("--reps", type=_count(10, 1_000_000), default=1000,
+    ap.add_argument("--reps", type=benchjson.count(10, 1_000_000), default=1000,
                     help="repetitions of a series at the smallest sizes; fewer above 8 KiB (default 1000)")
-    ap.add_argument("--ranks", type=_count(2, 64), default=2, help="ranks of the run (default 2)")
-    ap.add_argument("--trials", type=_count(1, 100), default=3,
+    ap.add_argument("--ranks", type=benchjson.count(2, 64), default=2, help="ranks of the run (default 2)")
+    ap.add_argument("--trials", type=benchjson.count(1, 100), default=3,
                     help="timed reports per mode; the median is printed (default 3)")
     ap.add_argument("--jobs", type=_modes, default=["default", "0"],
                     help="comma list of modes to time: 'default', or N for --jobs N (default: default,0)")

@@ -17,9 +17,9 @@ from mpiscope.store import catalog
 KINDS = ("measurement", "imported")   # runs with medians: measured, or imported (mpiscope import)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)   # not frozen: a history of 10,000 runs makes 40,000 and more
 class Point:
-    """One run's median of one series."""
+    """One run's median of one series (not to be changed once made)."""
 
     run_id: str
     created: str          # ISO 8601, as the run stored it

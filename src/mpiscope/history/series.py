@@ -18,7 +18,7 @@ from datetime import datetime
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import format_size, parse_size
 from mpiscope.history.points import Point, timestamp
-from mpiscope.store.series import bench_label
+from mpiscope.store.labels import bench_label
 
 UNKNOWN = "unknown"
 WHERE_KEYS = ("bench", "size", "np", "label", "mpi", "machine", "since", "until")

@@ -9,6 +9,7 @@ from pathlib import Path
 from mpiscope.store import checks, samples as _samples
 from mpiscope.store.layout import CONTEXT_FILE
 from mpiscope.store.ingest import SAMPLES_FILE, load_context
+from mpiscope.store.labels import bench_label  # noqa: F401 - read from here by most callers
 from mpiscope.store.run import Run
 from mpiscope.store.samples import split_series
 from mpiscope.common.inputs import read_json
@@ -48,6 +49,3 @@ def all_series_samples(table, run: Run, keys=None, remove_timer=False):
                                      remove_timer))
             for bench, algo, size in series_keys(run) if keys is None or (bench, algo, size) in keys]
 
-
-def bench_label(bench, algo):
-    return bench if algo in (None, "mpi") else f"{bench}/{algo}"
