@@ -14,7 +14,7 @@ from mpiscope.cli.main import build_parser
 from mpiscope.models.layers import layers_series
 from mpiscope.models.loggp import loggp_series
 from mpiscope.store.run import Run
-from mpiscope.views.documents import SCHEMA_VERSIONS
+from mpiscope.common.documents import SCHEMA_VERSIONS
 from mpiscope.views.layers import layers_json
 from mpiscope.views.loggp import loggp_json
 from analysis_runs import build_collectives_run, build_run

@@ -30,7 +30,7 @@ def cmd_compare(args) -> int:
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.measure.runner import new_run_id
     from mpiscope.views.app import app_doc, format_app
-    from mpiscope.views.documents import json_document
+    from mpiscope.common.documents import json_document
 
     # Everything checked before anything is launched or written.
     rule = StopRule(args.ci_width, args.time_budget, args.min_rounds, args.max_rounds, args.warmup).check()

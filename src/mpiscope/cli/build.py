@@ -21,7 +21,7 @@ def cmd_build(args) -> int:
     found = {**mpi.identity(), "engine": str(engine), "was_built": was_built,
              "seconds": round(time.monotonic() - started, 1)}
     if args.json:
-        from mpiscope.views.documents import json_document
+        from mpiscope.common.documents import json_document
 
         sys.stdout.write(json_document("build", found))
         return 0

@@ -114,7 +114,7 @@ def _cmd_up(args):
     plan = make_plan(spec)
     truth = launching.ground_truth(plan)
     if args.json:
-        from mpiscope.views.documents import json_document
+        from mpiscope.common.documents import json_document
 
         sys.stdout.write(json_document("cluster-up", truth))
         return 0
@@ -138,7 +138,7 @@ def _cmd_list(args):
 
     rows = manager.list_clusters()
     if args.json:
-        from mpiscope.views.documents import json_document
+        from mpiscope.common.documents import json_document
 
         sys.stdout.write(json_document("cluster-list", {"clusters": rows}))
         return 0

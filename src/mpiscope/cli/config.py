@@ -53,7 +53,7 @@ def _files():
 def cmd_show(args) -> int:
     rows = resolved()
     if args.json:
-        from mpiscope.views.documents import json_document
+        from mpiscope.common.documents import json_document
 
         sys.stdout.write(json_document("config-show", {
             "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],

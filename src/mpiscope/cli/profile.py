@@ -24,7 +24,7 @@ MAX_TRACE_EVENTS = 100_000_000  # events a rank keeps at most: each takes memory
 def cmd_profile(args) -> int:
     from mpiscope.profile import summary
     from mpiscope.profile.runner import launch_output, profile
-    from mpiscope.views.documents import json_document
+    from mpiscope.common.documents import json_document
     from mpiscope.views.profile import format_profile, profile_doc
 
     run_dir, context = profile(args.launch, out=Path(args.out), mpicc=args.mpicc, mpi=args.mpi,
@@ -49,7 +49,7 @@ def cmd_weights(args) -> int:
     from mpiscope.profile import summary
     from mpiscope.profile.weights import weights
     from mpiscope.store import catalog
-    from mpiscope.views.text import dumps
+    from mpiscope.common.jsonable import dumps
 
     target = None if args.output in (None, "-") else output_file(args.output)
     run_dir = catalog.resolve(args.out, args.run)

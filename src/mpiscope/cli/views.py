@@ -62,7 +62,7 @@ def _is_profile(run_dir) -> bool:
 
 def _show_profile(run_dir, as_json) -> int:
     from mpiscope.profile import summary
-    from mpiscope.views.documents import json_document
+    from mpiscope.common.documents import json_document
     from mpiscope.views.profile import format_profile, profile_doc
 
     p = summary.load(run_dir)
@@ -76,7 +76,7 @@ def _show_profile(run_dir, as_json) -> int:
 def _show_app(run_dir, as_json) -> int:
     from mpiscope.app.store import load
     from mpiscope.views.app import app_doc, format_app, not_counted
-    from mpiscope.views.documents import json_document
+    from mpiscope.common.documents import json_document
 
     doc = app_doc(load(run_dir))
     sys.stdout.write(json_document("app", doc) if as_json else format_app(doc))

@@ -26,3 +26,10 @@ def plain(obj):
         x = float(obj)
         return x if math.isfinite(x) else None
     return obj
+
+
+def dumps(doc) -> str:
+    """JSON text of `doc` (NaN and infinities become null), newline-terminated."""
+    import json  # here: most importers need plain() alone
+
+    return json.dumps(plain(doc), indent=2) + "\n"

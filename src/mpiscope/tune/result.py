@@ -14,7 +14,7 @@ from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.tune import verify as V
 from mpiscope.tune.sizes import describe
 from mpiscope.tune.weights import weighted
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 
 
 def result(tuning, table, costs, written, verification, vruns, vfailures) -> dict:
@@ -130,7 +130,7 @@ def read(path) -> dict:
     from mpiscope.common.errors import UsageError
     from mpiscope.common.inputs import read_json
     from mpiscope.store import checks
-    from mpiscope.views.documents import SCHEMA_VERSIONS
+    from mpiscope.common.documents import SCHEMA_VERSIONS
 
     hint = "run `mpiscope tune` again"
     doc = read_json(path, what="the tune result", hint=hint)

@@ -8,7 +8,7 @@ not count, named."""
 from __future__ import annotations
 
 from mpiscope.app.schedule import describe_stop
-from mpiscope.views.documents import SCHEMA_VERSIONS
+from mpiscope.common.documents import SCHEMA_VERSIONS
 from mpiscope.views.text import interval, sig, table
 
 VERDICTS = "faster / slower need p < {alpha:g} (Mann-Whitney over launches) and the whole interval outside 1 ± {noise:g}"

@@ -8,7 +8,7 @@ Medians are shown as `show` shows them: microseconds for times, MB/s
 from __future__ import annotations
 
 from mpiscope.stats.compare import Comparison, describe_keys
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 from mpiscope.views.text import table
 from mpiscope.views.show import describe
 from mpiscope.store.series import bench_label

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from mpiscope.common.errors import UsageError
 from mpiscope.views import EXPORT_FORMATS
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.views.show import quality_summary, show_rows
 from mpiscope.store.run import Run

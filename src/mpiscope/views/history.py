@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 from mpiscope.views.text import sig, table
 
 SPARKS = "▁▂▃▄▅▆▇█"

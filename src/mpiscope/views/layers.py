@@ -6,7 +6,7 @@ from __future__ import annotations
 from mpiscope.models.layers import LayersResult
 from mpiscope.stats.quality import MIN_SAMPLES
 from mpiscope.common.sizes import format_size
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 from mpiscope.views.text import interval, sig, table
 from mpiscope.views.show import describe
 

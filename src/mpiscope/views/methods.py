@@ -10,7 +10,7 @@ import math
 from mpiscope.common.sizes import format_size
 from mpiscope.methods.attribution import CAUSES
 from mpiscope.methods.result import MethodsResult
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 from mpiscope.views.show import describe
 from mpiscope.views.text import sig, table
 

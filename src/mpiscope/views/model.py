@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mpiscope.common.sizes import format_size
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 from mpiscope.views.text import sig, table, us
 
 if TYPE_CHECKING:  # types only: `model predict` need not load the check's run reading

@@ -45,10 +45,3 @@ def us(seconds, digits: int = 5) -> str:
 
 def interval(low, high, digits: int = 4) -> str:
     return f"[{sig(low, digits)}, {sig(high, digits)}]"
-
-
-def dumps(doc) -> str:
-    """JSON text of `doc` (NaN and infinities become null), newline-terminated."""
-    import json  # here: the runs table needs this module, not JSON
-
-    return json.dumps(plain(doc), indent=2) + "\n"

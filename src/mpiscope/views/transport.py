@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from mpiscope.common.jsonable import plain
-from mpiscope.views.documents import json_document
+from mpiscope.common.documents import json_document
 from mpiscope.common.sizes import format_size
 from mpiscope.views.text import table
 

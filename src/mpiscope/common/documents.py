@@ -10,6 +10,8 @@ unit; adding a field keeps it, so readers ignore fields they do not know.
 
 from __future__ import annotations
 
+from mpiscope.common.jsonable import dumps
+
 SCHEMA_VERSIONS = {
     "show": 1,             # show --json, export --format json, run --json (and the run of sbatch --json)
     "fit": 1,
@@ -39,6 +41,4 @@ SCHEMA_VERSIONS = {
 def json_document(name: str, doc: dict) -> str:
     """`doc` as JSON text headed by the schema version of document `name`
     (NaN and infinities become null)."""
-    from mpiscope.views.text import dumps  # here: the cluster commands need no views otherwise
-
     return dumps({"schema_version": SCHEMA_VERSIONS[name], **doc})
