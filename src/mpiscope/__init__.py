@@ -13,18 +13,11 @@ _API = ("load_run", "runs", "Run")
 __all__ = ["SCHEMA_VERSION", *_API]
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mpiscope")
-    except PackageNotFoundError:  # a source tree on PYTHONPATH, never installed
-        return "source"
-
-
 def __getattr__(name):
     if name == "__version__":
-        globals()["__version__"] = _version()  # looked up once, on first use
+        from mpiscope.common.version import version
+
+        globals()["__version__"] = version()  # looked up once, on first use
         return globals()["__version__"]
     if name in _API:
         from mpiscope import api

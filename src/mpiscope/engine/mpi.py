@@ -20,9 +20,9 @@ import subprocess
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
-import mpiscope
 from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
+from mpiscope.common.version import version
 from mpiscope.engine.locations import build_root, source_dir
 from mpiscope.engine.make import make
 
@@ -52,7 +52,7 @@ class Mpi:
     def key(self) -> str:
         """Names this MPI's engine build: readable, and a hash of everything that
         changes the binary (the wrapper's compile line, the library, our version)."""
-        digest = hashlib.sha256("\n".join((self.show, self.library, mpiscope.__version__)).encode())
+        digest = hashlib.sha256("\n".join((self.show, self.library, version())).encode())
         return f"{self.implementation}-{self.version}-{digest.hexdigest()[:10]}"
 
     def identity(self) -> dict:
