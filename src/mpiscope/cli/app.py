@@ -190,9 +190,12 @@ examples:
                    help="stop when every speedup's 95%% interval is within ±this fraction of it (default 0.02)")
     c.add_argument("--time-budget", type=types.seconds, default=600.0,
                    help="seconds at most, warm-up included: no round starts that would end later (default 600)")
-    c.add_argument("--min-rounds", type=types.count(1, MAX_ROUNDS), default=3, help="counted rounds at least (default 3)")
-    c.add_argument("--max-rounds", type=types.count(1, MAX_ROUNDS), default=50, help="counted rounds at most (default 50)")
-    c.add_argument("--warmup", type=types.count(0, MAX_ROUNDS), default=1, help="rounds first that are not counted (default 1)")
+    c.add_argument("--min-rounds", type=types.count(1, MAX_ROUNDS), default=3,
+                   help="counted rounds at least (default 3)")
+    c.add_argument("--max-rounds", type=types.count(1, MAX_ROUNDS), default=50,
+                   help="counted rounds at most (default 50)")
+    c.add_argument("--warmup", type=types.count(0, MAX_ROUNDS), default=1,
+                   help="rounds first that are not counted (default 1)")
     c.add_argument("--noise", default="2%", type=types.percent,
                    help="noise band: speedups within 1 ± this are 'same'; 2%% or 0.02 (default: 2%%)")
     c.add_argument("--alpha", default=0.05, type=types.level, help="significance level of the test (default: 0.05)")
@@ -214,7 +217,8 @@ examples:
                    help="with --whatif-p: the simulator's replicates (default: %(default)s)")
     c.add_argument("--cluster", metavar="NAME", type=types.cluster_name,
                    help="start the application on the emulated cluster NAME, one rank a slot")
-    c.add_argument("-n", dest="np", type=types.count(1), metavar="N", help="ranks (with --cluster default: all its slots)")
+    c.add_argument("-n", dest="np", type=types.count(1), metavar="N",
+                   help="ranks (with --cluster default: all its slots)")
     c.add_argument("--hostfile", type=types.text_file, metavar="FILE",
                    help="hosts and slots, converted to the launcher's syntax (the application alone after --)")
     c.add_argument("--launcher", choices=("mpirun", "srun"),

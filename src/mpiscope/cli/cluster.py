@@ -52,9 +52,12 @@ cluster.\
                    help=f"number of hosts (2 to {MAX_HOSTS})")
     u.add_argument("--slots", type=types.count(1, MAX_SLOTS), default=1,
                    help="MPI ranks per host (default 1)")
-    u.add_argument("--link", metavar="SPEC", type=types.text, help="host links, e.g. rate=100mbit,delay=50us,loss=0.1%%")
-    u.add_argument("--switches", type=types.count(1, MAX_HOSTS), help="switches in a chain, hosts spread evenly (default 1)")
-    u.add_argument("--uplink", metavar="SPEC", type=types.text, help="links between switches, e.g. rate=100mbit,delay=20us")
+    u.add_argument("--link", metavar="SPEC", type=types.text,
+                   help="host links, e.g. rate=100mbit,delay=50us,loss=0.1%%")
+    u.add_argument("--switches", type=types.count(1, MAX_HOSTS),
+                   help="switches in a chain, hosts spread evenly (default 1)")
+    u.add_argument("--uplink", metavar="SPEC", type=types.text,
+                   help="links between switches, e.g. rate=100mbit,delay=20us")
     u.add_argument("--preset", choices=sorted(PRESETS), help="a named network; --link/--uplink "
                                                               "override single keys of it")
     u.add_argument("--json", action="store_true", help="print the cluster's description as JSON")

@@ -96,7 +96,8 @@ def cmd_check(args) -> int:
 def _model_options(p, machine_help):
     p.add_argument("--machine", metavar="FILE", type=types.machine_file, help=machine_help)
     p.add_argument("--gamma", type=types.per_byte_cost, help="reduction cost per byte, e.g. 0.2ns/B (default 0)")
-    p.add_argument("--segment", type=types.positive_size, help="segment size of the pipelined chain broadcast (default 8K)")
+    p.add_argument("--segment", type=types.positive_size,
+                   help="segment size of the pipelined chain broadcast (default 8K)")
     add_json(p, "print JSON (seconds, seconds per byte)")
 
 
@@ -140,7 +141,8 @@ Cost models of mpiscope's collective algorithms (mpiscope run --algo):
                    help="model that ranks (default: sr when its four costs are given)")
     p.add_argument("--crossover", action="store_true",
                    help="also list the sizes at which the best algorithm changes")
-    p.add_argument("--range", default="1-1G", type=types.size_range, help="sizes searched by --crossover (default 1-1G)")
+    p.add_argument("--range", default="1-1G", type=types.size_range,
+                   help="sizes searched by --crossover (default 1-1G)")
     _model_options(p, "JSON file with alpha, beta, gamma, alpha_s, … (options given override it), "
                       "or a LogGP model from `mpiscope loggp --save`")
     p.set_defaults(func=cmd_predict)

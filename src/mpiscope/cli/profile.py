@@ -108,8 +108,10 @@ Per collective and communicator size of a profile run: the calls, bytes
 and time, and how they spread over message sizes (log2 bins), as
 versioned JSON (docs/schemas/profile-weights.schema.json).\
 """)
-    w.add_argument("run", metavar="RUN", nargs="?", default="latest", type=types.run_ref, help=f"the profile run: {RUN_REF}")
-    w.add_argument("-o", "--output", metavar="FILE", type=types.output_file, help="write to FILE (replaced atomically), not stdout")
+    w.add_argument("run", metavar="RUN", nargs="?", default="latest", type=types.run_ref,
+                   help=f"the profile run: {RUN_REF}")
+    w.add_argument("-o", "--output", metavar="FILE", type=types.output_file,
+                   help="write to FILE (replaced atomically), not stdout")
     add_out(w)
     w.set_defaults(func=cmd_weights)
 

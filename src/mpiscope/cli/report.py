@@ -29,7 +29,8 @@ examples:
                    help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest); "
                         "or directories mpiscope tune wrote (a tuning report); an app run alone (its "
                         "measured and predicted speedup, the what-if, its profile and tune)")
-    p.add_argument("-o", "--output", default="report.html", type=types.output_file, help="HTML file to write (default report.html)")
+    p.add_argument("-o", "--output", default="report.html", type=types.output_file,
+                   help="HTML file to write (default report.html)")
     add_out(p)
     p.add_argument("--jobs", metavar="N", type=types.jobs, default=None,
                    help="worker processes drawing the figures while the runs are analysed, at most "

@@ -314,7 +314,8 @@ def _cost_options(p, from_run=True):
                    help="a link's token bucket (needs G): an idle link passes this many bytes at once, a busy "
                         "one only its rate, as a traffic shaper does (default: none)")
     g.add_argument("--gamma", type=per_byte, help="reduction cost per byte (default 0)")
-    g.add_argument("--segment", metavar="SIZE", type=types.positive_size, help="segment of pipelined_chain (default 8K)")
+    g.add_argument("--segment", metavar="SIZE", type=types.positive_size,
+                   help="segment of pipelined_chain (default 8K)")
     g.add_argument("--fair", action="store_true",
                    help="a rank's messages in flight share its send channel equally, as TCP streams do "
                         "(default: one after the other)")
@@ -359,7 +360,8 @@ and sender/receiver costs from a machine model, options or a run.""")
                                            "median time)")
     p.add_argument("--format", choices=("goal", "bin"),
                    help="GOAL text or binary (default: bin for a .bin file, else goal)")
-    p.add_argument("--gamma", type=types.per_byte_cost, help="reduction cost per byte, written into GOAL's calc (default 0)")
+    p.add_argument("--gamma", type=types.per_byte_cost,
+                   help="reduction cost per byte, written into GOAL's calc (default 0)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", type=types.output_file,
                    help="the schedule file")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -379,10 +381,12 @@ and sender/receiver costs from a machine model, options or a run.""")
     p.add_argument("--ranks-per-host", type=types.count(1), default=1,
                    help="ranks per host (default: %(default)s)")
     p.add_argument("--hosts-per-switch", type=types.count(1), help="hosts per switch; switches share their uplinks")
-    p.add_argument("--uplink", type=types.per_byte_cost, help="a switch uplink's bandwidth (or time per byte), e.g. 12.5MB/s")
+    p.add_argument("--uplink", type=types.per_byte_cost,
+                   help="a switch uplink's bandwidth (or time per byte), e.g. 12.5MB/s")
     p.add_argument("--critical-path", type=types.count(0), metavar="N", default=0,
                    help="list the last N operations of the critical path")
-    p.add_argument("--chart", metavar="FILE", type=types.output_file, help="also draw the time chart of replicate 0 (SVG)")
+    p.add_argument("--chart", metavar="FILE", type=types.output_file,
+                   help="also draw the time chart of replicate 0 (SVG)")
     add_json(p, "print JSON (seconds)")
     add_out(p)
     p.set_defaults(func=cmd_run)
@@ -399,7 +403,8 @@ and sender/receiver costs from a machine model, options or a run.""")
     p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS), required=True, help="number of ranks")
     p.add_argument("--size", type=types.size, help="the size (units B/K/M/G); required unless --crossover")
     p.add_argument("--crossover", action="store_true", help="also list the sizes where the best changes")
-    p.add_argument("--range", default="1-1M", type=types.size_range, help="sizes --crossover searches (default %(default)s)")
+    p.add_argument("--range", default="1-1M", type=types.size_range,
+                   help="sizes --crossover searches (default %(default)s)")
     _cost_options(p)
     add_json(p, "print JSON (seconds)")
     add_out(p)
@@ -438,7 +443,8 @@ the trace measured.""",
                               "--sample --replicates 10")
     p.add_argument("--from-trace", metavar="RUN", required=True, type=types.run_ref,
                    help="a traced profile run of the application (mpiscope profile --trace)")
-    p.add_argument("--tune", metavar="DIR", required=True, type=types.tune_dir, help="the output directory of `mpiscope tune`")
+    p.add_argument("--tune", metavar="DIR", required=True, type=types.tune_dir,
+                   help="the output directory of `mpiscope tune`")
     p.add_argument("-p", "--np", metavar="P,…", required=True, type=types.rank_counts,
                    help="rank counts to answer for, comma separated (multiples of the traced run's)")
     _cost_options(p)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mpiscope.common.errors import UsageError
-from mpiscope.history.changes import Difference
 from mpiscope.history.detect import SLOWER, Step, level, step
 from mpiscope.history.points import Point, timestamp
 from mpiscope.history.series import Series

@@ -98,7 +98,8 @@ def _entry_problem(e) -> str | None:
             return f"lacks its '{key}'"
         value = e.get(key, 0)
         if not isinstance(value, kind) or isinstance(value, bool) or (kind is int and not 0 <= value <= MAX_SIZE):
-            return f"has '{key}' = {str(value)[:40]!r}, not {'a name' if kind is str else f'a count from 0 to {MAX_SIZE}'}"
+            wanted = "a name" if kind is str else f"a count from 0 to {MAX_SIZE}"
+            return f"has '{key}' = {str(value)[:40]!r}, not {wanted}"
     return None
 
 

@@ -80,7 +80,8 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
         raise UsageError(f"cannot write {target}: it exists; give a new directory name")
     if not target.parent.is_dir():
         raise UsageError(f"cannot write {target}: directory {target.parent} does not exist")
-    comm_members = [list(m) for m in read_parquet(comms_path, hint="profile the application again").to_pandas().sort_values("comm")["members"]]
+    comms = read_parquet(comms_path, hint="profile the application again").to_pandas()
+    comm_members = [list(m) for m in comms.sort_values("comm")["members"]]
     np_ = prof.np
     node_of = prof.context.get("node_of") or [0] * np_
     origin = float(t["t_start"].min())

@@ -56,7 +56,8 @@ def load(run_dir) -> Profile:
     empty = lambda cols: pd.DataFrame(columns=cols)  # noqa: E731 - a failed run has no tables
     return Profile(context,
                    table(files.CELLS) if (run_dir / files.CELLS).exists() else empty(
-                       ["rank", "call", "family", "comm_size", "channel", "bin", "lo", "hi", "count", "bytes", "time_s"]),
+                       ["rank", "call", "family", "comm_size", "channel", "bin", "lo", "hi", "count", "bytes",
+                        "time_s"]),
                    table(files.PEERS) if (run_dir / files.PEERS).exists() else empty(
                        ["rank", "peer", "direction", "bytes", "msgs"]),
                    table(files.SITES) if (run_dir / files.SITES).exists() else empty(

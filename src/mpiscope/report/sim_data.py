@@ -22,7 +22,6 @@ CHART_MAX_RANKS = 16
 
 def simulated_chart(bench, algo, p, size, costs, extras=None) -> Chart:
     """The time chart of our algorithm simulated once (replicate 0)."""
-    import pyarrow as pa
     import pyarrow.csv as pcsv
 
     with tempfile.TemporaryDirectory(prefix="mpiscope-sim-") as tmp:

@@ -81,14 +81,16 @@ def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
     top = np.array(pp[-SHAPED_FIT_SIZES:])
     G, c = np.polyfit(top[:, 0], top[:, 1], 1)
     if not G * (top[-1, 0] - top[0, 0]) > 0.01 * top[:, 1].mean():  # grows by less than 1%: no rate to see
-        raise UsageError(f"pingpong's time does not grow over its largest sizes ({', '.join(str(int(s)) for s in top[:, 0])} B): "
+        sizes = ", ".join(str(int(s)) for s in top[:, 0])
+        raise UsageError(f"pingpong's time does not grow over its largest sizes ({sizes} B): "
                          "no link rate to fit; measure larger sizes")
     lat = _medians(run_dir, latency_p2p) if latency_p2p != "pingpong" else pp
     if not lat:
         raise UsageError(f"the run has no {latency_p2p} to take the latency from: measure it too")
     L_pp, L = pp[0][1], lat[0][1]
     burst = max(0.0, (L_pp - c) / G)
-    note = "" if c < L_pp else f" (no burst: its line lies {(c - L_pp) * 1e6:.3g} us above its latency, a cost per message)"
+    note = "" if c < L_pp else (f" (no burst: its line lies {(c - L_pp) * 1e6:.3g} us above its latency, "
+                                "a cost per message)")
     return SimCosts(L=L, G=float(G), burst=burst, alpha_s=max(0.0, c - L_pp),
                     source=f"shaped link fitted to the run's pingpong: {1e-6 / G:.4g} MB/s, burst {burst:.0f} B"
                            f"{note}; latency {L * 1e6:.4g} us, its {latency_p2p} at {lat[0][0]} B")

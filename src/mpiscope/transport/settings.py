@@ -162,7 +162,8 @@ def _unmeasured(fam, b: Basis) -> LibrarySettings:
     measured; how to measure them, and what the lab's designs suggest."""
     run = f"mpiscope run -n 2 {fam.measure_mpi} --bench pingpong,bw --sizes 1K-16M:x4"
     tag = fam.name.lower().replace(" ", "")
-    return LibrarySettings(fam.label, [f"# keep the defaults; to tune, measure its two paths and pass both runs to advise:",
+    return LibrarySettings(fam.label, ["# keep the defaults; to tune, measure its two paths and pass both runs "
+                                       "to advise:",
                                        f"#   {run} --label {tag}-single",
                                        f"#   {run} --launcher-args {fam.copy_words} --label {tag}-copy"],
                            note="the lab's designs say: " + _note(b), measured=False, family=fam.name)

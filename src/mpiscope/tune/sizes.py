@@ -14,7 +14,7 @@ tests/mpi/test_tune_intelmpi.py):
 | allreduce, bcast, reduce | type size × count | `avg_msg_size` = type size × count | type size × count |
 | alltoall | type size × count × p | `avg_msg_size` = type size × count (one block) | one block |
 | allgather | type size × count × p | `total_msg_size` = type size × count × p | one block |
-| gather, scatter | type size × count × p | `total_msg_size` = count × p (MPICH drops the type size; bytes here) | one block |
+| gather, scatter | type size × count × p | `total_msg_size` = count × p (no type size; bytes here) | one block |
 | reduce_scatter_block | type size × count × p | `total_msg_size` = type size × count × p | one block |
 | barrier | no size (0) | no size condition | no size condition |
 """

@@ -11,7 +11,8 @@ from mpiscope.app.schedule import describe_stop
 from mpiscope.common.documents import SCHEMA_VERSIONS
 from mpiscope.views.text import interval, sig, table
 
-VERDICTS = "faster / slower need p < {alpha:g} (Mann-Whitney over launches) and the whole interval outside 1 ± {noise:g}"
+VERDICTS = ("faster / slower need p < {alpha:g} (Mann-Whitney over launches) and the whole interval "
+            "outside 1 ± {noise:g}")
 
 
 def app_doc(run) -> dict:
@@ -56,7 +57,7 @@ def format_app(doc: dict) -> str:
                      sig(r["p_value"], 2) if r["p_value"] is not None else "-", r["verdict"]])
     lines = head + ["", table(["config", "launches", "not counted", "median", "speedup", "95% CI", "p",
                                "verdict"], rows, [False, True, True, True, True, False, True, False]),
-                    f"speedup: the default's median / the configuration's (above 1: faster); "
+                    "speedup: the default's median / the configuration's (above 1: faster); "
                     + VERDICTS.format(alpha=o["alpha"], noise=o["noise"])]
     lines += _prediction_lines(doc.get("prediction"))
     lines += _whatif_lines(doc.get("whatif"))

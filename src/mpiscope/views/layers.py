@@ -27,7 +27,8 @@ def format_layers(r: LayersResult) -> str:
            f"the same message over MPI and the layers below it; {round(r.level * 100)}% CIs: "
            f"bootstrap within each series ({r.n_boot} resamples, seed {r.seed})"]
     if r.transport:
-        out.append(f"ranks 0 and 1 are {'on one host: MPI most likely uses shared memory' if r.transport == 'shm' else 'on different hosts: MPI most likely uses the network (tcp)'}")
+        out.append("ranks 0 and 1 are " + ("on one host: MPI most likely uses shared memory" if r.transport == "shm"
+                                           else "on different hosts: MPI most likely uses the network (tcp)"))
     for bench in ("layer_pingpong", "layer_bw"):
         layers = r.layers(bench)
         if not layers:

@@ -6,7 +6,6 @@ collectives per communicator size, the peer matrix."""
 
 from __future__ import annotations
 
-import numpy as np
 
 from mpiscope.common.sizes import format_size
 from mpiscope.profile import summary as S
@@ -39,7 +38,8 @@ def _range(lo, hi) -> str:
 def format_profile(p: S.Profile) -> str:
     c = p.context
     out = [f"profile {c['run_id']} ({c.get('status')}): {' '.join(c['launch_commands'][0])}",
-           f"{p.np} ranks on {c.get('nodes')} node(s); {(c.get('mpi_library') or '').splitlines()[0] if c.get('mpi_library') else c.get('mpi')}"]
+           f"{p.np} ranks on {c.get('nodes')} node(s); "
+           f"{c['mpi_library'].splitlines()[0] if c.get('mpi_library') else c.get('mpi')}"]
     o = c.get("overhead") or {}
     if o:
         out.append(f"profiler cost: {sig(o.get('per_call_ns_median'), 3)} ns per call (median rank; "
@@ -102,7 +102,8 @@ def format_profile(p: S.Profile) -> str:
     per = S.library_per_collective(p)
     if per is not None and not per.empty:
         out += ["", "per blocking collective, what the library's algorithm sent (all ranks):"]
-        out += [f"  {r.call.removeprefix('MPI_').lower()} on {r.comm_size} ranks: {_count(r.operations)} {'call' if r.operations == 1 else 'calls'} → "
+        out += [f"  {r.call.removeprefix('MPI_').lower()} on {r.comm_size} ranks: {_count(r.operations)} "
+                f"{'call' if r.operations == 1 else 'calls'} → "
                 f"{r.msgs} library messages ({_count(r.msgs_per_operation)} per call), {_bytes(r.bytes)}, "
                 f"{100 * r.net_share:.0f}% crossed nodes" for r in per.itertuples()]
         rest = lv["kinds"].get("internal", {}).get("msgs", 0) - int(per["msgs"].sum())

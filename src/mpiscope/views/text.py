@@ -7,9 +7,6 @@ from __future__ import annotations
 import math
 
 
-from mpiscope.common.jsonable import plain
-
-
 def table(header, lines, right) -> str:
     """Columns padded to their widest cell, two spaces apart; `right[i]`
     right-aligns column i. No trailing blanks."""

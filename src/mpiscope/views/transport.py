@@ -26,7 +26,8 @@ def _ratio(r):
 
 
 def format_advice(a) -> str:
-    out = [f"runs: {', '.join(r.run_id + ' (' + r.library.split(',')[0].replace(chr(9), ' ') + ')' for r in a.lab.runs)}",
+    runs = ", ".join(f"{r.run_id} ({r.library.split(',')[0].replace(chr(9), ' ')})" for r in a.lab.runs)
+    out = [f"runs: {runs}",
            f"placement classes measured: {', '.join(a.lab.placements())}"]
     for cls in a.lab.placements():
         t = a.thresholds[cls]
@@ -109,7 +110,8 @@ def format_verify(v: dict) -> str:
     out = [_format_pass(v["library"], p, v["min_samples"], k, len(passes)) for k, p in enumerate(passes)]
     for w in v.get("withdrawn") or []:
         why = ", ".join(f"{r['bench']} {format_size(r['size'])} ({_num(r['speedup'])})" for r in w["because"])
-        out.append(f"withdrawn: {w['name']} ({' '.join(w['launcher_args']) or ' '.join(f'{k}={x}' for k, x in w['env'].items())}): "
+        words = " ".join(w["launcher_args"]) or " ".join(f"{k}={x}" for k, x in w["env"].items())
+        out.append(f"withdrawn: {w['name']} ({words}): "
                    f"slower beyond noise at {why}")
     if "final" in v:
         out.append("settings after verification (never slower than the defaults beyond noise in their own pass):")
