@@ -211,6 +211,29 @@ def _trace(doc):
     return f"{slower} of {n} cases slower traced (sign test p = {p:.2g})", p >= 0.05
 
 
+def _history_detected(step: str, limit: float):
+    def measure(doc):
+        r = doc["results"]["one run"]["mpiscope"]
+        found, n = r["counts"][step]
+        return f"{100 * r['detected'][step]:.0f}% ({found} of {n})", r["detected"][step] >= limit
+    return measure
+
+
+def _history_false(doc):
+    per100 = doc["results"]["one run"]["mpiscope"]["false_flags_per_100"]
+    return f"{per100:.2f} per 100", per100 <= 1.0
+
+
+def _history_regression(doc):
+    cases = doc["results"]["regression"]
+    parts = [f"{c['series']}: " + (", ".join(f"run {i}" for i in c["flagged_at"]) or "none")
+             for c in cases]
+    ok = any(c["flagged_at"] for c in cases) and all(
+        c["flagged_at"] in ([], [c["expected_at"]]) and
+        all(any("single_copy" in what for what in named) for named in c["named"]) for c in cases)
+    return "; ".join(parts), ok
+
+
 TARGETS = [
     Target("osu-imb.md", "osu-imb.json",
            "point to point: each ratio's trials on both sides of 1", _osu_imb_spread, "point-to-point-agreement-with-osu"),
@@ -297,6 +320,17 @@ TARGETS = [
     Target("app-loop.md", "app-loop.json", "no application slower beyond noise", _app_not_slower),
     Target("app-loop.md", "app-loop.json",
            "≥ 1.1 and inside the prediction where tuned cells carry ≥ 20% at ≥ 1.5 ×", _app_strong),
+    Target("history.md", "history.json", "≥ 95% of 5% steps flagged within 3 runs",
+           _history_detected("0.05", 0.95), "steps-near-the-runs-own-intervals"),
+    Target("history.md", "history.json", "every 10% step flagged within 3 runs",
+           _history_detected("0.1", 1.0), "steps-near-the-runs-own-intervals"),
+    Target("history.md", "history.json", "≤ 1 false flag per 100 unchanged runs", _history_false,
+           "steps-near-the-runs-own-intervals"),
+    Target("history.md", "history.json", "a real change flagged at its first run, the setting named, "
+           "nothing before", _history_regression, "a-real-regression-on-a-shared-machine"),
+    Target("history.md", "history-speed.json", "history over 10,000 runs in ≤ 2 s",
+           lambda d: (f"{d['results']['warm_median_s']:.2f} s", d["results"]["warm_median_s"] <= 2.0),
+           "history-over-10000-runs"),
 ]
 
 
