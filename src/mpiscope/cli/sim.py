@@ -225,10 +225,10 @@ def cmd_predict(args) -> int:
         found.size = parse_size_option("--size", args.size)
         found.ranked = rank(bench, algos, args.np, found.size, costs, extras)
     if args.crossover:
-        lo, sep, hi = str(args.range).partition("-")
+        low, sep, high = str(args.range).partition("-")
         if not sep:
             raise UsageError(f"--range '{args.range}': write LO-HI, e.g. 1-1M")
-        lo, hi = parse_size_option("--range", lo), parse_size_option("--range", hi)
+        lo, hi = parse_size_option("--range", low), parse_size_option("--range", high)
         if hi <= lo:
             raise UsageError(f"--range '{args.range}' must go from a smaller to a larger size")
         found.span = (lo, hi)

@@ -68,7 +68,7 @@ def _run_points(entry, context, when) -> list[Point]:
     elif context.get("hosts") is None:
         context = {**context, "hosts": _stored_hosts(entry["path"])}
     return [Point(entry["run_id"], entry["created"] or "", entry.get("label"), entry["path"], context,
-                  *m, when) for m in medians]
+                  *m, when) for m in medians]  # type: ignore[call-arg]  # m: a stored row
 
 
 def _from_samples(path, context):

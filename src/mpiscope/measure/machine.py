@@ -23,7 +23,7 @@ _LDD_LINE = re.compile(r"^\s*(\S+)\s+=>\s+(\S+)")
 def describe(engine) -> dict:
     """The machine's description: kernel, CPU model and frequency governor,
     mpiscope's version, the engine binary's digest and the libraries it loads."""
-    found = {"host": platform.node(), "kernel": f"{platform.release()} {platform.version()}",
+    found: dict = {"host": platform.node(), "kernel": f"{platform.release()} {platform.version()}",
              "cpu_model": cpu_model(), "governor": _first_line(GOVERNOR),
              "mpiscope_version": mpiscope_version()}
     if engine is not None and Path(engine).is_file():

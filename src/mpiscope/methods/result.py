@@ -17,6 +17,7 @@ from mpiscope.methods.reference import call_times
 from mpiscope.methods.stored import load_series
 from mpiscope.stats.summary import median_ci
 from mpiscope.store.ingest import load
+from mpiscope.store.run import Run
 from mpiscope.store.samples import sample_values
 
 # The tools, in the order their columns are shown.
@@ -42,7 +43,7 @@ class NoToolMeasured(UsageError):
 
 @dataclass
 class MethodsResult:
-    run: object  # the stored run (store/run.py)
+    run: Run
     rows: list
 
 

@@ -97,7 +97,8 @@ def _entry_problem(e) -> str | None:
         if key not in e and key != "launch":
             return f"lacks its '{key}'"
         value = e.get(key, 0)
-        if not isinstance(value, kind) or isinstance(value, bool) or (kind is int and not 0 <= value <= MAX_SIZE):
+        if (not isinstance(value, kind) or isinstance(value, bool)
+                or (isinstance(value, int) and not 0 <= value <= MAX_SIZE)):
             wanted = "a name" if kind is str else f"a count from 0 to {MAX_SIZE}"
             return f"has '{key}' = {str(value)[:40]!r}, not {wanted}"
     return None

@@ -84,7 +84,7 @@ def from_loggp(result) -> MachineModel:
               "created": run.created, "bootstrap": {"seed": result.seed, "resamples": result.n_boot}}
     if run.cluster:
         source["cluster"] = run.cluster.get("name")
-    tables = {"eel": sorted(result.eel.items()),
+    tables: dict = {"eel": sorted(result.eel.items()),
               "o_s": [(o.size, o.value) for o in result.overheads.get("send", []) if o.value is not None],
               "o_r": [(o.size, o.value) for o in result.overheads.get("receive", []) if o.value is not None],
               "g": {}}

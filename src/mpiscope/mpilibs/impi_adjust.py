@@ -90,7 +90,7 @@ def read_value(coll: str, value: str, catalog: Catalog | None = None, where: str
     where = where or variable(coll)
     highest = None if catalog is None else max(
         (int(a.value) for a in catalog.algorithms.get(coll, [])), default=0)
-    out = []
+    out: list[tuple[int, int | None]] = []
     for seg in value.split(";"):
         preset, _, conditions = seg.strip().partition(":")
         if not preset.isdigit():

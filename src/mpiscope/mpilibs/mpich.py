@@ -34,7 +34,7 @@ class Mpich(MpiLibrary):
     def recognizes(self, library_text):
         return "MPICH" in library_text or "mpich" in library_text.lower()
 
-    path_families = (UCX, CH4_SHM)
+    path_families: tuple = (UCX, CH4_SHM)
 
     def path_family(self, library_text):
         return (UCX if "ucx" in library_text.lower() else CH4_SHM).name

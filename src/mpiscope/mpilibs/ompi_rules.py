@@ -198,7 +198,7 @@ def read_json(text: str, catalog: Catalog | None = None, path: str = "rules.json
                              f"case, e.g. reduce_scatter_block)")
         entries = []
         for cr in comm_rules:
-            msgs, last_max = [], -1
+            msgs, last_max = [], -1.0  # inf once a rule runs to the largest size
             for m in cr["rules"]:
                 lo = m.get("msg_size_min", 0)
                 hi = m.get("msg_size_max", "inf")

@@ -85,7 +85,7 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
     np_ = prof.np
     node_of = prof.context.get("node_of") or [0] * np_
     origin = float(t["t_start"].min())
-    counts = {"events": 0, "sends": 0, "recvs": 0, "collectives": 0,
+    counts: dict = {"events": 0, "sends": 0, "recvs": 0, "collectives": 0,
               "dropped": {r: v["trace"]["dropped"] for r, v in (prof.context.get("ranks") or {}).items()
                           if v.get("trace", {}).get("dropped")}}
 

@@ -73,7 +73,7 @@ def profile_events(prof: Profile) -> tuple[pa.Table, int]:
             sent[(r, peer)].append((t0, nbytes))
         else:
             got[(peer, r)].append(nbytes)
-    left = defaultdict(list)
+    left: defaultdict = defaultdict(list)
     for (src, dst), msgs in sent.items():
         recorded = got[(src, dst)]
         k = 0
@@ -94,8 +94,8 @@ def profile_events(prof: Profile) -> tuple[pa.Table, int]:
     seq = defaultdict(int)
     cols = defaultdict(list)
     for r, kind, peer, nbytes, t0, t1 in ops:
-        for k, v in zip(("rank", "seq", "op", "peer", "tag", "bytes", "t_post", "t_done"),
-                        (r, seq[r], kind, peer, 0, nbytes, t0, t1)):
-            cols[k].append(v)
+        for col, v in zip(("rank", "seq", "op", "peer", "tag", "bytes", "t_post", "t_done"),
+                          (r, seq[r], kind, peer, 0, nbytes, t0, t1)):
+            cols[col].append(v)
         seq[r] += 1
     return pa.table(dict(cols)), prof.np

@@ -53,7 +53,7 @@ def launch_variation(values, launch, seed: int = DEFAULT_SEED, level: float = 0.
     keep = np.isfinite(v)
     v, g = v[keep], g[keep]
     ids = np.unique(g)
-    out = {"n_launches": int(len(ids)), "launches": [], "within_sd": None,
+    out: dict = {"n_launches": int(len(ids)), "launches": [], "within_sd": None,
            "between_sd": None, "between_sd_raw": None, "ratio": None, "icc": None,
            "relative_between_sd": None, "test": None, "seed": seed,
            "method": ("random effects on launch medians (moments; bootstrap standard "

@@ -94,7 +94,7 @@ def slowest_ranks(series: pa.Table) -> dict:
     rt = rank_times(series)
     times = rt.times[rt.valid]
     nrep, nr = times.shape if times.ndim == 2 else (0, 0)
-    out = {"sync": rt.sync,
+    out: dict = {"sync": rt.sync,
            "time": ("global t_end - agreed global start" if rt.sync == "window"
                     else "local t_end - t_start"),
            "n_reps": int(nrep), "n_invalid": int((~rt.valid).sum()),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class Run:
     series: tuple = ()                              # SeriesRecord, in run order
 
     @classmethod
-    def from_context(cls, context: dict, path=None) -> Run:
+    def from_context(cls, context: dict, path=None) -> Self:
         c = context
         return cls(
             context=c, path=Path(path) if path is not None else None,

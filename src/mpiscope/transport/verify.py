@@ -85,10 +85,11 @@ def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: fl
     rng = np.random.default_rng(seed)
     rows = []
     for key in sorted(set(defaults) & set(advised)):
+        bench, size = key
         unit, d = defaults[key]
         a = advised[key][1]
         if not len(d) or not len(a) or not (np.median(d) > 0 and np.median(a) > 0):
-            rows.append(VerifyRow(*key, unit, len(d), len(a), float("nan"), float("nan"), float("nan"),
+            rows.append(VerifyRow(bench, size, unit, len(d), len(a), float("nan"), float("nan"), float("nan"),
                                   float("nan"), INSUFFICIENT))
             continue
         bw = unit == "B/s"
@@ -101,7 +102,7 @@ def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: fl
         verdict = _WORDS[v]
         if v in (FASTER, SLOWER) and any(x != verdict for x in seen):
             verdict = _WORDS[SAME]  # the pooled test alone: a launch's luck, not replicated
-        rows.append(VerifyRow(*key, unit, len(d), len(a), s, lo, hi, p, verdict, seen))
+        rows.append(VerifyRow(bench, size, unit, len(d), len(a), s, lo, hi, p, verdict, seen))
     return rows
 
 
