@@ -27,7 +27,8 @@ def _add_job_options(p) -> None:
     p.add_argument("--time", metavar="TIME", type=types.slurm_time,
                    help="the job's time limit, as sbatch takes it (minutes, H:MM:SS, D-HH:MM:SS); "
                         "default: twice the --dry-run estimate, at least 5 minutes")
-    p.add_argument("--job-name", default="mpiscope", type=types.slurm_name, help="the job's name (default: %(default)s)")
+    p.add_argument("--job-name", default="mpiscope", type=types.slurm_name,
+                   help="the job's name (default: %(default)s)")
     p.add_argument("--partition", type=types.slurm_name, help="Slurm partition")
     p.add_argument("--account", type=types.slurm_name, help="Slurm account")
 
