@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Does the one-way time on the global clock agree with half a round trip?
 
-tests/test_engine_p2p.py asserts only what load cannot change (the fastest
+tests/mpi/test_engine_p2p.py asserts only what load cannot change (the fastest
 one-way trip is no slower than the fastest round trip); this script shows
 the agreement itself. Each trial is one `mpiscope run` of 8-byte `oneway`
 and `pingpong` (half round trips) on 2 ranks of the default MPI, at least

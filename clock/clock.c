@@ -46,7 +46,7 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
  * within a tick and a half of the median is x, and leaves out those a
  * preemption or an interrupt lengthened. Taken in blocks of 100, the
  * quietest block's: at start-up the other ranks (and other work on the node)
- * can slow whole stretches of reads, by half on a shared 2-core node. */
+ * can slow whole stretches of reads. */
 static double interval_of(double *steps, int n, double tick_s)
 {
     sort_doubles(steps, (size_t)n);

@@ -2,8 +2,8 @@
 /* hybrid: per message the design the thresholds of the pair's placement
  * class choose; cma only once the receiver is already waiting, unless the
  * message is too large for the copy buffers to let the sender leave early
- * anyway (cma_min_late). Thresholds: defaults measured on a 2-core VM
- * (shared L3) and set per class, or MPISCOPE_TP_THRESHOLDS =
+ * anyway (cma_min_late). Thresholds: per placement class, the defaults below
+ * or MPISCOPE_TP_THRESHOLDS =
  * "CLASS:BASIC_MAX,CMA_MIN,CMA_MIN_LATE;..." (sizes with K/M suffixes; "-"
  * for never), as `mpiscope transport advise` prints them. */
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #define NEVER ((size_t)-1)
 
 /* The classes up to a shared L3 take what `mpiscope transport advise`
- * measures on a 2-core VM whose cores share an L3: two copies through the
+ * finds where two cores share an L3: two copies through the
  * shared L3 beat process_vm_readv whenever the receiver is waiting, warm or
  * cold, up to 16 MiB; the pipelined pool beats the ring from 64 KiB; with
  * the receiver late, a pull wins from 256 KiB (a copy cannot let the sender
@@ -67,8 +67,8 @@ tp_thresholds tp_hybrid_thresholds(tp_class c)
  * the two cma thresholds. Elsewhere the size alone does, and neither side
  * touches the `waiting` word: asking costs the sender a cache line the
  * receiver just wrote, a miss as long as a whole small message's latency
- * (bench/transport_lab.py measured the hybrid 2-4.5x slower than the ring
- * from 4 to 64 B while it asked on every message). */
+ * (asking on every message made the hybrid several times slower than the
+ * ring for the smallest messages). */
 int tp_hybrid_asks(const tp_pair *p, size_t n)
 {
     size_t lo = p->th.cma_min < p->th.cma_min_late ? p->th.cma_min : p->th.cma_min_late;

@@ -126,7 +126,7 @@ def test_what_the_default_runs_read_from_the_library_wins_over_the_times():
 
 
 def test_the_same_code_read_under_gdb_is_said_once_per_algorithm(tmp_path):
-    """runs_as (tune/default_probe.py) in the text and the HTML: one line per
+    """runs_as (the library's read_defaults) in the text and the HTML: one line per
     forced algorithm and what it runs, its sizes as spans of the grid."""
     from mpiscope.views.tune import format_tune
 

@@ -2,8 +2,8 @@
 """Model fits of every benchmark of a run: Hockney line and piecewise zones.
 
 Pure computation: loads the run, builds one curve per bench × algo
-(curves.py), fits it (models.py, piecewise.py) and returns data; the text
-and JSON forms are in fit_view.py.
+(curves.py), fits it (hockney.py, piecewise.py) and returns data; the text
+and JSON forms are in views/fit.py.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ independently resampled medians) — Piernas et al. found the socket layer at
 on top of that layer; above 1, the layer is slower than MPI (MPI does not use
 it, or uses it better, e.g. single-copy shared memory for large messages).
 
-Pure computation; text and JSON forms are in layers_view.py.
+Pure computation; text and JSON forms are in views/layers.py.
 """
 
 from __future__ import annotations

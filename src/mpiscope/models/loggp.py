@@ -32,7 +32,7 @@ resampled within each series, seeded), combined replicate by replicate.
 Each parameter also records the fewest valid samples of the series it
 comes from ("samples"); below quality.MIN_SAMPLES it is flagged, and a
 machine model is not saved from it (`insufficient()`).
-Pure computation: the text and JSON forms are in loggp_view.py.
+Pure computation: the text and JSON forms are in views/loggp.py.
 """
 
 from __future__ import annotations

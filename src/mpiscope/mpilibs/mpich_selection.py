@@ -23,9 +23,9 @@ conditions is searched without that pruning, so `_as_searched` writes each
 leaves those the library's own search decides (below its own
 "is_sendbuf_inplace=no", say) as they are: the library decides as before,
 its slip included. Left as it is, bcast's "comm_size<8" sends every bcast
-on 8 ranks to binomial (with MPICH 4.0.2, 2.3× slower than the default at
-32 KiB); rewriting every one makes alltoall on 8 ranks run brucks at
-8-256 B where the default runs scattered (0.53-0.64×).
+on 8 ranks to binomial, which the default does not choose; rewriting every
+one makes alltoall on 8 ranks run brucks at small sizes where the default
+runs scattered. Either way a cell without a rule would change.
 """
 
 from __future__ import annotations

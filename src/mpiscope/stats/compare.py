@@ -19,7 +19,7 @@ The summary is the geometric mean over the judged keys of the time ratios
 (B / A for times, A / B for bandwidths: the same bytes take the inverse of
 the bandwidth), with a bootstrap CI from the same replicates.
 
-Pure computation; the table is formatted by compare_view.py.
+Pure computation; the table is formatted by views/compare.py.
 """
 
 from __future__ import annotations

@@ -117,10 +117,10 @@ def thresholds(placement, xs: list, cma_why=None) -> Thresholds:
 def _basic_max(pool, cma_min):
     """The largest size the ring (basic) keeps from the pool (advanced): where
     the pool wins at every size from there up to where a single copy takes
-    over (the sizes above are cma's, whoever wins them among the copies: the
-    lab measured the pool 7x faster than the ring at 1 MiB while a tie at
-    16 MiB left the ring every size below cma's 4 MiB). None: the ring takes
-    every size (the pool never wins, or was not measured)."""
+    over (the sizes above are cma's, whoever wins them among the copies: a
+    tie there, at a size cma takes, would otherwise leave the ring every size
+    below it). None: the ring takes every size (the pool never wins, or was
+    not measured)."""
     if pool is None:
         return None
     wins = {s: v == FASTER for s, v in pool.verdicts.items() if cma_min is None or s < cma_min}

@@ -69,7 +69,8 @@ def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):
 
 # A default or tuned launch that ran its cells this many times slower than the
 # median launch of its kind is set aside and launched again: on a node with
-# other work, one busy launch made every small cell look 3-10x slower.
+# other work, one busy launch can make every small cell of it look several
+# times slower, and would decide them alone.
 DISTURBED = 1.5
 MIN_CELLS = 3  # cells a launch must have measured to be judged
 
