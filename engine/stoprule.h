@@ -56,7 +56,7 @@ int stop_cross_rank(pattern pat, int window);
  * final one) by about the fit's residual `clock_err_s`: such a series must be
  * within the target by that much of its median, but by no more than a quarter
  * of the target (the interval's ends move less than the model: most samples
- * move together; where the engine stops at 2%, `show` finds 2.0–2.3%). */
+ * move together). */
 double stop_target(double ci_width, int cross_rank, double clock_err_s, double median);
 /* Repetitions the target half-width `ci_width` needs in all, projected from
  * `done` with half-width `hw`: it shrinks about as 1/sqrt(n). */

@@ -75,10 +75,10 @@ from mpiscope.mpilibs.catalog import DEFAULT
 
 
 # How much an algorithm's time per byte may grow from one measured size to
-# the next larger one before the bound from above fails. In exhaustive tunes
-# on an emulated cluster it grows more in 13% of neighbouring pairs (see
-# docs/explanation/tuner.md); without the slack, replays of three exhaustive
-# tunes lose 2-4 of 52 decisions, with it 1-2.
+# the next larger one before the bound from above fails: in exhaustive tunes
+# it does grow between some neighbouring sizes, and without the slack the
+# replays of exhaustive tunes (bench/tune_search_replay.py) lose decisions
+# that measuring every cell makes (docs/explanation/tuner.md).
 PER_BYTE_SLACK = 0.10
 
 
