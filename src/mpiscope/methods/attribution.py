@@ -1,37 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The difference between a tool's number and mpiscope's median, split into
-measured causes that add up to it.
-
-The chain runs from the tool's number to mpiscope's median, changing one
-thing at a time, always in this order:
-
-1. on the tool's own rows (derivation.py, exact): its statistic (a mean, a
-   trimmed mean, a minimum) → the median; whose time counts (the mean over
-   ranks, rank 0, the larger of two) → the slowest rank; each rank timed
-   from its own start (after a barrier, or after its previous call) → from
-   the last rank's start. A round trip the tool does not halve is halved
-   first (definition);
-2. between series, each term measured by two reference series of
-   mpiscope's that differ in that one respect only (reference.py): for a
-   tool that times loops, loops of as many calls against single calls, back
-   to back (statistic); calls back to back against a barrier before each
-   (overlap); fresh memory every call against the same buffers (cache); the
-   root rotating against root 0, both back to back (root rotation); and,
-   unless the tool starts repetitions in time slots as mpiscope does, a
-   barrier before each call (timed from the last rank's start) against
-   mpiscope's own series, its median (barrier);
-3. what is left, the tool's own data read mpiscope's way minus mpiscope's
-   median minus the terms of 2, is unexplained. It equals the tool's data
-   against the reference series measured under the tool's own conditions:
-   the noise between two series, and whatever differs that no term
-   measures (the tool's datatype; SKaMPI's long time slots; two causes
-   acting together).
-
-A tool whose number is another quantity (a bandwidth from a ping-pong
-against mpiscope's window of messages) gets one term, definition, for all
-of 2 and 3. Each term is a difference of two numbers in the tool's unit,
-so the terms add up to the difference exactly.
-"""
+measured causes that add up to it: one thing changed at a time, in a fixed
+order, first on the tool's own rows (derivation.py, exact: definition,
+statistic, ranks, barrier), then between two reference series that differ in
+one respect (reference.py: statistic, overlap, cache, root rotation,
+barrier), and what is left is unexplained. Each term is a difference of two
+numbers in the tool's unit. Method: docs/explanation/peer-methods.md,
+"Splitting the difference"."""
 
 from __future__ import annotations
 

@@ -1,39 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""LogGP parameters of a run, measured as Bell et al. (2003) do.
-
-  EEL   end-to-end latency: the one-way time of the `oneway` benchmark
-        (sender's start to receiver's end on the global clock).
-  o_s   send overhead, from the CPU overlap test (`overhead`, variants
-        "os+<f>g"): computation Δ is inserted between MPI_Isend and MPI_Wait
-        of a queue-depth-1 flood. The time per message is the gap g0 while
-        Δ is short; once o_s + Δ exceeds it, it is o_s + Δ. Every step
-        with Δ ≥ g0 is certainly past that knee (o_s ≥ 0), so
-        o_s = median over those steps of (time per message − Δ).
-        The knee itself brackets o_s as Bell et al. read it: with Δa the
-        largest step that did not lengthen the time and Δb the smallest
-        that did, g0 − Δb < o_s ≤ g0 − Δa ("knee bounds").
-  o_r   receive overhead, the same with Δ between MPI_Irecv and MPI_Wait
-        ("or+<f>g", rank 1 measured).
-  g     gap: time per message of the `flood` at the smallest size (8 B
-        when measured), at the queue depth that gives the least.
-  G     gap per byte: slope of the flood's time per message against size
-        (best queue depth at each size) in its last piecewise segment
-        (piecewise.py), i.e. among the largest sizes; 1/G is the bandwidth.
-  g/G   the size from which a message is bandwidth-bound (Bell et al. (2003),
-        section 5.5).
-  L     LogP's wire latency EEL − o_s − o_r, defined only when positive;
-        when o_s + o_r > EEL the overheads overlap (the serial LogP model
-        does not hold, as Bell et al. found for MPI on several networks) and
-        the run is flagged. EEL − (o_s + o_r) is also the computation a
-        message can hide ("overlap").
-
-Every quantity is an Estimate: medians with bootstrap replicates (samples
-resampled within each series, seeded), combined replicate by replicate.
-Each parameter also records the fewest valid samples of the series it
-comes from ("samples"); below quality.MIN_SAMPLES it is flagged, and a
-machine model is not saved from it (`insufficient()`).
-Pure computation: the text and JSON forms are in views/loggp.py.
-"""
+"""LogGP parameters of a run, measured as Bell et al. (2003) do: EEL from
+`oneway`, o_s and o_r from the CPU overlap test (`overhead`: past the knee,
+time per message − Δ; the knee's two steps bound it), g and G from the
+`flood` (G in its last piecewise segment), g/G, and L = EEL − o_s − o_r,
+defined only when positive (otherwise the overheads overlap and the run is
+flagged). Each is an Estimate (samples resampled within each series) with the
+fewest valid samples it comes from. Method: docs/explanation/loggp.md.
+Pure computation: the text and JSON forms are in views/loggp.py."""
 
 from __future__ import annotations
 

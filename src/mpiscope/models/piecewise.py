@@ -1,41 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Piecewise-linear Hockney fit with automatically chosen breakpoints.
+"""Piecewise-linear Hockney fit with breakpoints chosen from the data: MPI
+libraries switch protocols with the message size, each protocol with its own
+α and β. For each number of segments K, dynamic programming finds the best cut
+of the sorted sizes exactly (residuals weighted by each median's scale), and
 
-MPI libraries switch protocols with the message size (inline → eager →
-rendezvous, shared memory → single copy), and each protocol has its own
-startup cost α and cost per byte β. The per-size medians of a Curve are cut
-into contiguous segments of measured sizes, each with its own line; the
-lines need not meet (a switch usually adds a jump).
+    BIC(K) = N·ln(RSS_K / N) + (2K + 3(K − 1))·ln N
 
-Breakpoints fall between two consecutive measured sizes: the data cannot
-place a switch more precisely than the size grid, so a break is reported
-as the pair of sizes it lies between. The segment lines are in n (not
-log n), as the model is; the search over breakpoints is over the index of
-the sorted sizes, which for the usual geometric size lists is a search in
-log size.
-
-For each number of segments K the best segmentation (least weighted sum of
-squared residuals, residuals divided by each median's uncertainty scale) is
-found exactly by dynamic programming over all cut positions. K is chosen
-by a Bayesian information criterion with a common unknown residual scale,
-
-    BIC(K) = N·ln(RSS_K / N) + (2K + 3(K − 1))·ln N,
-
-counting two line parameters per segment and three per breakpoint. A
-breakpoint is chosen among every gap of the size grid, which buys more fit
-than one free parameter: counted as one, the criterion split noisy straight
-lines (23 sizes, lognormal noise) into two or more segments in about 40% of
-simulated cases; counted as three, in about 5%, while a switch like the
-one in the tests (α 1 → 5 µs, β 0.2 → 0.08 ns/B, 2–20% noise) is still
-found, at the right place, in about 95%. Residuals smaller than 0.1% of a
-median's scale count as zero (RSS is floored), so round-off never buys a
-segment. A segment needs at least `min_points` sizes (3 by default: a line
-through two points always fits, which says nothing).
-
-Each segment's α and β come from weighted least squares on its medians,
-with bootstrap confidence intervals (Curve.boot, the segmentation held
-fixed), and its R² and largest relative residual.
-"""
+chooses K: a breakpoint, picked among every gap of the size grid, counts as
+three parameters. A break is reported as the two measured sizes it lies
+between; a segment needs `min_points` sizes. Method: docs/explanation/loggp.md,
+"Hockney lines and zone tables"."""
 
 from __future__ import annotations
 

@@ -1,35 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Compare two algorithms with the launch as the unit.
-
-A fresh launch moves every time it measures by a common factor (placement,
-buffers, the network's state): launch to launch ±25% on an emulated
-cluster, while inside one launch the median is known to ±1%. Pooling the
-samples of several launches and testing them as independent (compare.py)
-then mistakes a launch's shift for a difference of the algorithms: the
-more samples per launch, the surer the false verdict.
-
-Here each launch gives one number, the log of its median, and the model is
-the one-way random-effects model on them,
-
-    log median(A, launch k) = mu_A + b_k,   b_k ~ N(0, sigma_L²),
-
-whose sigma_L² (launch effect plus the launch median's own sampling noise)
-is estimated from A's and B's launches (pooled, df = n_A + n_B − 2), but
-never below the cell's typical launch variance: the median of the
-variances of every group measured at the same cell (all algorithms of a
-collective at one size), each scaled by its chi-square median, so that two
-groups whose few launches happen to agree do not look surer than the
-machine is, while an algorithm whose launches scatter wildly (on an
-emulated Fast Ethernet cluster one launch of an 8-byte bcast can take 15
-times as long as another) does not blur every other comparison at the
-cell. The difference mu_B − mu_A gets a Student t interval and test with the df of
-the variance used: the ratio of B's to A's typical launch median with its
-CI, and p. A verdict "faster" (or "slower") needs:
-
-- p < alpha and the whole CI of the ratio outside [1 − noise, 1 + noise],
-- and every launch of B faster (slower) than every launch of A: the
-  winner wins across launches, not on average only.
-"""
+"""Compare two algorithms with the launch as the unit: a fresh launch moves
+every time it measures by a common factor, so testing pooled samples as
+independent (compare.py) would take a launch's shift for a difference. Each
+launch gives the log of its median; the launch variance, pooled from both
+groups but never below the cell's typical one, gives a Student t interval of
+the ratio and p. A verdict needs p < alpha, the whole interval outside
+1 ± noise, and every launch of the winner beating every launch of the other.
+Method: docs/explanation/statistics.md, "With the launch as the unit"."""
 
 from __future__ import annotations
 

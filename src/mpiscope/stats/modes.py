@@ -1,36 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Modes of a distribution, and the ones that look like TCP retransmissions.
-
-The density is a Gaussian kernel estimate with Silverman's robust rule of
-thumb, h = 0.9 · min(sd, IQR/1.349) · n^(-1/5), computed on log(value) when
-the values are positive and span a decade or more (max/min >= 10; timings
-are close to log-normal and a retransmission mode 200 ms above a 1 ms main
-mode is then not a lone speck), else on the values. Samples are binned on
-a grid (bin width h/5, at most `grid_max` bins) and the histogram is
-convolved with the kernel, so a million samples take a fraction of a
-second and nothing is subsampled: the result has no randomness. When ties
-dominate (a coarse timer: at most n/2 distinct values), each distinct value
-stands for the interval it was rounded from (the median gap between
-distinct values, "resolution"), its samples spread evenly over it;
-otherwise every timer tick would make a mode.
-
-Every local maximum of the estimate starts as a mode, the valley between
-two neighbours separating their basins. Sparse tails make many small bumps,
-so valleys are removed, least significant first, until every mode stands
-out: on each side of every remaining valley, the samples above the valley
-level (the "excess", n · ∫ max(f - f_valley, 0) over that side's basin)
-number at least max(min_count, z · sqrt(samples in the basin)), i.e. the
-bump is larger than the counting noise of its own basin.
-
-A mode's weight is the share of the samples in its basin. The main mode is
-the heaviest. A mode above it is flagged as a likely retransmission timeout
-when its distance from the main mode is within tolerance · RTO_min of
-k · RTO_min for k in `multiples`: 1, 2, 4, 8 (the timeout and its doublings
-under exponential backoff) and 3, 7 (cumulative waits after a segment is
-lost two or three times, 1 + 2 and 1 + 2 + 4; 2 and 3 are also two or three
-segments lost once each, as seen in Hamid (2008), chapter 5). RTO_min comes
-with its source (see rto.py); without one, Linux's default 200 ms.
-"""
+The density is a Gaussian kernel estimate (Silverman's robust bandwidth, on
+log values when they span a decade), binned and convolved so that a million
+samples need no subsampling; a coarse timer's ties are spread over their
+tick. Valleys are removed, least significant first, until every mode stands
+above the counting noise of its basin. A mode k · RTO_min after the main one
+(k in `multiples`: the timeout, its doublings and their sums) is flagged as a
+likely retransmission. Method: docs/explanation/statistics.md, "Modes and
+retransmission timeouts"."""
 
 from __future__ import annotations
 

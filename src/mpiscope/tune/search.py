@@ -1,65 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The adaptive search's judgements on measured cells (adaptive.Search
-drives the rounds):
-
-- Prune: an algorithm A is left out between two measured sizes lo < hi when
-  one algorithm C is faster than A beyond a wide margin (`prune`, 10%) at
-  both ends — decide.judge's verdict with that margin (over launches: the t
-  test and interval of launch medians beyond the margin and C faster in
-  every launch; with one launch, compare's on the pooled samples). Why that holds in
-  between: at a fixed communicator size every algorithm's cost is affine in
-  the message size n (Hockney: a·α + n·b·β, our cost models), so t_A − t_C is
-  affine and positive at both ends means positive between; the margin
-  allows for what is not affine (protocol switches). The library's default
-  is never left out (every decision is against it) and never leaves another
-  out: it switches algorithms by size, so it is not affine.
-- Resolved: between lo and hi nothing needs measuring when the winner is the
-  same at both ends and beats every other algorithm still in at both ends
-  (the same verdict at the noise threshold): by the same affinity it beats
-  them between, and its ratio to the default, monotone in n, stays beyond
-  noise. Where the default won at both ends, it is resolved when the
-  default runs the same as one algorithm X at both ends (neither faster
-  beyond noise) and X beats every other algorithm still in at both ends:
-  the library's own change-overs rise with the size, so the default is X
-  between as well, and X beats the others there. Where the default won at
-  both ends and is known to run one algorithm exactly throughout (read
-  under gdb, mpilibs/ompi_defaults.py), it is also resolved when every algorithm
-  still in is slower than the default at both ends, or within noise of it,
-  in the means of the launches (default_ahead): by the same affinity it is
-  between. On replays of two exhaustive 8-rank tunes of nine collectives
-  (bench/tune_search_replay.py) this takes the cells measured from 42% to
-  38% and loses no decision; a plainer bound, the default's slowest launch
-  against each algorithm's fastest, seldom holds where launches spread.
-  Otherwise (the winner changes, the default is not the same algorithm at
-  both ends, or the intervals of the winner and another algorithm overlap
-  at an end) the sizes between are measured.
-
-- Out of reach (could_win): at a size about to be measured, the default is
-  measured first; an algorithm is not measured there when a lower bound on
-  its time from its fastest launch at the nearest measured sizes could not
-  give it the speedup over the default's launches that a verdict "faster"
-  needs with the launch spread the default shows there. Two bounds, the
-  larger counts: a collective's time does not fall as its messages grow
-  (from the nearest smaller size lo: t(s) >= t(lo)), and its time per byte
-  does not grow (from the nearest larger size hi: t(s) >= t(hi)·s/hi, less
-  PER_BYTE_SLACK; true of any a + b·n with a, b >= 0 and of the overlapped
-  max(a, b·n)). A protocol switch between s and hi (eager to rendezvous)
-  can make the time per byte grow more: on replays of three exhaustive
-  8-rank tunes (bench/tune_search_replay.py), the second bound takes the
-  cells measured from 56-58% to 47-48% and costs 1-2 of 52 decisions each.
-  The first bound is what makes the small sizes cheap on a noisy machine:
-  where one configuration's launches differ by 10×, no algorithm can be
-  told faster, and only the default is measured. Unlike the prunes above
-  it says nothing of the next sizes: the algorithm stays in the race there.
-  At an end of an interval, an algorithm out of reach is beaten
-  (Judge.faster) when every launch of the other is below its bound by the
-  margin; where such an algorithm alone keeps the interval from being
-  resolved (`blocking`), it is measured at that end and the interval
-  looked at again, rather than every size between.
-
-The cost models' own pruning (predict.py: an algorithm predicted out of the
-race at the size about to be measured) is applied by adaptive.Search on top.
-"""
+"""The adaptive search's judgements on measured cells (adaptive.Search drives
+the rounds). Each rests on an algorithm's cost being affine in the message
+size at a fixed communicator size: an algorithm beaten beyond `prune` at both
+ends of an interval is left out between; an interval whose winner beats
+every algorithm still in at both ends is resolved (`default_ahead` where the
+default is known to run one algorithm throughout); an algorithm whose lower
+bound cannot win at a size is not measured there (`could_win`, with
+PER_BYTE_SLACK). Why each holds: docs/explanation/tuner.md, "The adaptive
+search"."""
 
 from __future__ import annotations
 

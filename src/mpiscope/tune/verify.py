@@ -1,36 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""After writing: check that the library reads the file and selects what it says.
-
-1. Our own reader reads every file written and says, per cell, which
-   algorithm it selects; that must be the algorithm decided.
-2. Default and tuned are launched side by side, alternating (default,
-   tuned, default, tuned …): default is the library exactly as a user gets it
-   (no parameter at all), tuned is the library with the rules file and the
-   lines of env.sh. Per cell, the speedup default/tuned with its interval
-   and verdict over launches (decide.judge: launch as the unit, the tune's
-   own launches at the cell counting for the typical launch variance; one
-   launch each:
-   compare's bootstrap CI and test on the pooled samples).
-3. Under gdb, where the library keeps its algorithm functions' symbols
-   (mpilibs: reads_under_gdb): every cell must enter what it enters with its
-   rule's algorithm forced alone (Open MPI: the library function, by its MCA
-   parameter, mpilibs/ompi_calls.py; Intel MPI: the whole trace of algorithm
-   functions and point-to-point calls, by I_MPI_ADJUST_<OP>,
-   mpilibs/impi_calls.py). Release builds print nothing about a rules file
-   (Open MPI's messages are compiled only into debug builds; Intel MPI's
-   I_MPI_DEBUG names the tuning file it loads, not the algorithms).
-   Where no debugger can tell (MPICH hides its algorithm functions), that
-   the library used the file is seen in the times, since MPICH prints
-   nothing about its selection: in every cell whose rule names an algorithm
-   faster than the default (its forced launches, the verification's and the
-   tune's, against the verification's default launches), the tuned median
-   must lie nearer (in ratio) to that algorithm's, forced in the same
-   verification, than to the default's.
-4. The per-cell verdicts are corrected for the number of cells judged
-   (`correct_for_cells`): with 52 cells each tested at 5%, one or two would
-   come out "slower" by chance alone, even where tuned and default run the
-   same algorithm.
-"""
+"""After writing: check that the library reads the file and selects what it
+says. Our own reader must select the decided algorithm in every cell; default
+and tuned launches alternate, each cell judged over launches (decide.judge);
+under gdb, where the library keeps its functions' symbols, every cell must
+enter what its rule's algorithm enters when forced, and elsewhere (MPICH) the
+tuned median must lie nearer that algorithm's than the default's. The
+verdicts are corrected for the number of cells judged (`correct_for_cells`).
+Method: docs/explanation/tuner.md, "Proving the file is in effect" and
+"Verification: default against tuned"."""
 
 from __future__ import annotations
 
