@@ -1,27 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Hockney model T(n) = α + β·n of one benchmark, fitted robustly.
-
-The fit is a weighted least-absolute-deviations (LAD) line through the
-per-size medians of a Curve, each residual divided by that median's
-uncertainty scale (half its confidence interval, at least 0.5% of it). The
-medians already resist outlying repetitions; LAD adds resistance to
-outlying sizes (a protocol switch, a cache cliff), and the relative weights
-let the small sizes decide α and the large sizes decide β instead of the
-largest sizes deciding both. A weighted LAD line passes through two of the
-points, so it is found exactly by trying every pair (a few hundred pairs for
-the usual size lists).
-
-Confidence intervals come from the bootstrap over the samples within each
-size (Curve.boot, seeded): the line is refitted to every replicate of the
-medians. They describe measurement noise, not how well a straight line
-suits the curve; the fit quality (R² on the medians, largest relative
-residual) says that, and the piecewise fit (piecewise.py) models the
-departures.
-
-Derived: the asymptotic bandwidth 1/β and n½ = α/β, the size at which half
-of it is reached (at n½ the time is 2α, so n½ / T = 1 / (2β)). Units are
-base units: seconds, seconds per byte, bytes per second, bytes.
-"""
+"""Hockney model T(n) = α + β·n of one benchmark, fitted robustly: a weighted
+least-absolute-deviations line through the per-size medians (each residual
+divided by its median's uncertainty, so small sizes decide α and large ones
+β), found exactly by trying every pair of points. Intervals come from
+refitting to the bootstrap replicates of the medians (Curve.boot); R² and the
+largest relative residual say how well a line suits the curve. Derived: the
+bandwidth 1/β and n½ = α/β. Base units throughout (seconds, bytes).
+Method: docs/explanation/loggp.md, "Hockney lines and zone tables"."""
 
 from __future__ import annotations
 

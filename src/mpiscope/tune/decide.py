@@ -1,28 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which algorithm a cell gets: one replaces the library's default only when
-it is faster than the default by the verdict below (each of the k algorithms
-the library offers for the collective tested at alpha / k: the chance of any
-false winner stays within alpha); among those, the one with the smallest
-median. Otherwise the default stays. k counts the algorithms the adaptive
-search left out of the cell too: it compared them (search.py), and with k
-the measured ones only, the same launches gave other winners than the
-exhaustive tune's at 2 of 52 cells (bench/tune_search_replay.py). For the
-same reason the floor of a verdict's launch variance comes from the groups
-it compares and the default, never from other algorithms at the cell: with
-every algorithm measured there, the adaptive search (measuring fewer)
-decided 2–3 of 52 cells otherwise than the exhaustive tune on the same
-launches.
-
-The verdict (`judge`) takes the launch as the unit when both sides were
-measured in two launches or more (stats/launch_compare.py: a t test and
-interval over launch medians, the pair's launch variance but at least the
-typical one of the pair and the library's default at the cell, and the
-winner faster in every launch); with one launch each it falls back to
-compare's test on the pooled samples (Mann–Whitney and the bootstrap CI of
-the ratio of medians, which cannot see a launch's shift).
-
-Decisions holds one communicator size's: each measured cell's winner and
-the rows it was decided by."""
+`judge` finds it faster, each of the k algorithms the library offers tested
+at alpha / k (k counts those the search left out too, so the same launches
+give an exhaustive tune's winners); among those, the smallest median wins.
+`judge` takes the launch as the unit (stats/launch_compare.py, the launch
+variance floored by the pair's and the default's at the cell only) when both
+sides have two launches or more, and compare's pooled test otherwise.
+Decisions holds one communicator size's. Method: docs/explanation/tuner.md,
+"Deciding with the launch as the unit"."""
 
 from __future__ import annotations
 
