@@ -14,7 +14,7 @@ import pytest
 from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.stats.compare import FASTER, INSUFFICIENT, SAME, SLOWER, compare_samples
 from mpiscope.stats.launch_compare import compare_launches, pooled_variance
-from mpiscope.tune import verify as V
+from mpiscope.tune import verdicts as V
 from mpiscope.tune.decide import LAUNCH, SAMPLE, decide
 from mpiscope.tune.samples import Samples
 

@@ -216,7 +216,7 @@ def test_mpich_reader_refuses_what_mpich_would_abort_on():
 
 def test_speedup_is_default_over_tuned_with_the_interval_inverted():
     import numpy as np
-    from mpiscope.tune import verify as V
+    from mpiscope.tune import verdicts as V
     rng = np.random.default_rng(1)
     d = np.linspace(2.0, 2.2, 40)
     t = np.linspace(1.0, 1.1, 40)
@@ -228,7 +228,7 @@ def test_speedup_is_default_over_tuned_with_the_interval_inverted():
 
 
 def test_file_in_effect_by_debugger_then_by_time():
-    from mpiscope.tune import verify as V
+    from mpiscope.tune import verdicts as V
     import numpy as np
     assert V.selection_check(np.array([1.0]), np.array([1.1]), np.array([2.0])) == "forced"
     assert V.selection_check(np.array([1.9]), np.array([1.1]), np.array([2.0])) == "default"

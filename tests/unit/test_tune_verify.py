@@ -10,7 +10,7 @@ import pytest
 
 from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.mpilibs.selection import chosen
-from mpiscope.tune import tuner as T, verify as V
+from mpiscope.tune import tuner as T, verdicts as V
 from mpiscope.tune.samples import TUNED, Samples
 from tune_synthetic import SIZES, Served, cost, fake_measure, ompi_catalog, plan
 

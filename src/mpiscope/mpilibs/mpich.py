@@ -3,7 +3,7 @@
 forced, tuned and checked. Its parts: hydra.py (the launcher),
 mpich_cvars.py (the algorithms offered), mpich_selection.py (the selection
 JSON). MPICH hides its algorithm functions, so whether it uses the file is
-judged by time (tune/verify.py)."""
+judged by time (tune/verdicts.py)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 seen by a debugger: rank 0 of engine/probe/coll_call.c runs under gdb with a
 breakpoint on every `ompi_coll_base_<coll>_intra_*` function (exported by
 Open MPI 4.1 and 5.0; MPICH hides its MPIR_* functions, so there the check
-is by time only, tune/verify.py). The first such function entered after the
+is by time only, tune/verdicts.py). The first such function entered after the
 marker mpiscope_cell(i) is the algorithm cell i ran.
 
 With the rules file in effect and with each algorithm forced by its MCA

@@ -11,7 +11,7 @@ from pathlib import Path
 from mpiscope import mpilibs
 from mpiscope.common.atomic import write_text
 from mpiscope.mpilibs.catalog import DEFAULT
-from mpiscope.tune import verify as V
+from mpiscope.tune import verdicts as V
 from mpiscope.tune.sizes import describe
 from mpiscope.tune.weights import weighted
 from mpiscope.common.documents import json_document

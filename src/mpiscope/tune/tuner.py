@@ -14,7 +14,7 @@ The parts, each in a file of its own, in the order a tune runs them:
    stand-ins (standins.py).
 4. Files written by the library's module, each read back by our reader
    (write.py), and env.sh.
-5. Verification (verification.py, verify.py): default and tuned
+5. Verification (verification.py, verdicts.py): default and tuned
    alternating, the verdicts corrected for the number of cells; a cell
    slower beyond noise has its rule withdrawn (decide.Decisions) and the
    files are rewritten and verified again.
@@ -38,7 +38,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.catalog import DEFAULT, Catalog
 from mpiscope.mpilibs.library import Reading
 from mpiscope.mpilibs.selection import Rule
-from mpiscope.tune import probes, verify as V
+from mpiscope.tune import probes, verdicts as V
 from mpiscope.tune.adaptive import Search
 from mpiscope.tune.decide import Decisions
 from mpiscope.tune.measure import Launches, Measured

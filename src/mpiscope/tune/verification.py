@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The verification of one communicator size's rules (verify.py says what
+"""The verification of one communicator size's rules (verdicts.py says what
 is checked and why): default, tuned and the rules' algorithms forced,
 launched in turn; a launch disturbed by other work set aside and launched
 again; per cell the speedup and verdict; and, where a debugger can tell
@@ -12,7 +12,7 @@ import numpy as np
 
 from mpiscope.mpilibs.catalog import DEFAULT
 from mpiscope.mpilibs.selection import chosen
-from mpiscope.tune import probes, verify as V
+from mpiscope.tune import probes, verdicts as V
 from mpiscope.tune.decide import judge
 from mpiscope.tune.samples import TUNED, Samples
 from mpiscope.tune.sizes import library_size

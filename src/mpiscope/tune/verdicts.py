@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""After writing: check that the library reads the file and selects what it
-says. Our own reader must select the decided algorithm in every cell; default
-and tuned launches alternate, each cell judged over launches (decide.judge);
-under gdb, where the library keeps its functions' symbols, every cell must
-enter what its rule's algorithm enters when forced, and elsewhere (MPICH) the
-tuned median must lie nearer that algorithm's than the default's. The
-verdicts are corrected for the number of cells judged (`correct_for_cells`).
-Method: docs/explanation/tuner.md, "Proving the file is in effect" and
-"Verification: default against tuned"."""
+"""The verification's verdicts (verification.py launches): after writing,
+check that the library reads the file and selects what it says. Our own
+reader must select the decided algorithm in every cell; each cell's default
+and tuned launches are judged over launches (`speedup_row`); under gdb every
+cell must enter what its rule's algorithm enters when forced, and elsewhere
+(MPICH) the tuned median must lie nearer that algorithm's than the default's
+(`selection_check`). The verdicts are corrected for the number of cells
+judged (`correct_for_cells`). Method: docs/explanation/tuner.md, "Proving the
+file is in effect" and "Verification: default against tuned"."""
 
 from __future__ import annotations
 
