@@ -117,9 +117,8 @@ def _plan(args, out: Path, installation, own=None, np=None):
     Every repetition starts at a barrier (--sync barrier): --sync auto picks
     window starts per series and falls back to barriers within one when
     windows fail, and on an oversubscribed emulated cluster that split the
-    series of one cell between two ways of timing (medians of 90 or 200 µs for
-    the same 32-byte gather, the same code timed 2× slower under another
-    name); compared series must be timed alike. The barrier is the engine's
+    series of one cell between two ways of timing, so that the same code
+    timed under two names could differ; compared series must be timed alike. The barrier is the engine's
     own (--start-barrier own): a launch that forces a barrier algorithm
     would otherwise start every other collective's repetitions with it."""
     from mpiscope.measure.plan import make_plan

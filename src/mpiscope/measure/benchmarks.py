@@ -7,7 +7,7 @@ only chooses among them (tests/mpi/test_describe_coverage.py checks every name h
 """
 
 SUITES = {
-    # A minute or so on a laptop: the shapes that matter most.
+    # The shapes that matter most, in little time.
     "quick": {"bench": ("pingpong", "oneway", "bw", "ring", "barrier", "bcast", "allreduce",
                         "allgather", "alltoall"),
               "sizes": "1-1M:x8"},
