@@ -40,8 +40,9 @@ def add_run_options(p) -> None:
                    help="mpirun (the MPI's mpirun / mpiexec) or srun (Slurm); default mpirun")
     p.add_argument("--mpirun", metavar="PROGRAM", type=types.program,
                    help="launcher program to use instead of the MPI's (mpirun / mpiexec beside its mpicc)")
-    p.add_argument("--hostfile", type=types.text_file, help="hosts and slots: 'host slots=N' (Open MPI), 'host:N' (MPICH) or "
-                                      "a host a line; converted to the launcher's syntax")
+    p.add_argument("--hostfile", type=types.text_file,
+                   help="hosts and slots: 'host slots=N' (Open MPI), 'host:N' (MPICH) or "
+                        "a host a line; converted to the launcher's syntax")
     p.add_argument("-N", "--nodes", type=types.count(1),
                    help="nodes to run on (the launcher's own option: srun --nodes, or the first N "
                         "hosts of the hostfile or allocation); -n defaults to nodes x ppn")
@@ -58,12 +59,15 @@ def add_run_options(p) -> None:
                         "(default; the common operations, 1 B-256 KiB), full (every benchmark, "
                         "1 B-4 MiB), loggp (mpiscope loggp and layers), transport (the transport "
                         "lab's designs)")
-    p.add_argument("--bench", type=types.names("benchmark"), help="comma list of benchmarks (the list: `mpiscope-engine --describe`, "
-                                   "or the docs' reference/benchmarks page)")
+    p.add_argument("--bench", type=types.names("benchmark"),
+                   help="comma list of benchmarks (the list: `mpiscope-engine --describe`, "
+                        "or the docs' reference/benchmarks page)")
     p.add_argument("--exclude", metavar="LIST", type=types.word_list,
                    help="comma list of benchmarks to leave out of the suite or the --bench list")
-    p.add_argument("--sizes", type=types.size_list, help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
-    p.add_argument("--pairs", metavar="FILE", type=types.text_file, help="pairs file for the 'pairs' benchmark: two ranks a line")
+    p.add_argument("--sizes", type=types.size_list,
+                   help="message sizes: 8,1K,1M or ranges 1-4M:x2, 0-64:+8 (units B/K/M/G)")
+    p.add_argument("--pairs", metavar="FILE", type=types.text_file,
+                   help="pairs file for the 'pairs' benchmark: two ranks a line")
     p.add_argument("--sync", choices=("auto", "window", "barrier"),
                    help="start of each repetition: window (agreed global time), barrier, or auto "
                         "(default): window, but barrier for a series whose repetitions last 200x "
