@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """mpiscope: measure, explain and improve MPI communication performance.
 
-The Python API (mpiscope/api.py): `mpiscope.load_run(path)`, `mpiscope.runs(out)`.
+The Python API (mpiscope/api.py): `mpiscope.load_run(path)`, `mpiscope.runs(out)`,
+`mpiscope.run(MeasureRequest(...))`.
 They are imported on first use, so `import mpiscope` (and every CLI start)
 does not pay for pandas, pyarrow or DuckDB. `mpiscope.__version__` is the
 installed distribution's version, whose one source is pyproject.toml.
@@ -9,7 +10,7 @@ installed distribution's version, whose one source is pyproject.toml.
 
 from mpiscope.store.layout import SCHEMA_VERSION  # of run contexts and datasets (standard library only)
 
-_API = ("load_run", "runs", "Run")
+_API = ("load_run", "runs", "Run", "run", "MeasureRequest", "LaunchRequest")
 __all__ = ["SCHEMA_VERSION", *_API]
 
 

@@ -7,6 +7,11 @@
     run.samples(bench="pingpong")                  # one row per sample
     run.summary()                                  # the table `mpiscope show` prints
     run.context                                    # everything the run recorded
+    mpiscope.run(MeasureRequest(launch=LaunchRequest(np=2), bench="pingpong"))
+
+A MeasureRequest asks for what `mpiscope run` measures, with its options'
+names and defaults (measure/request.py); `run` runs it and stores the
+run as the command does.
 
 Values are in base units, as in `show --json`: seconds, or bytes per second
 for bandwidths (column `unit`). Like the CLI this sits above every other
@@ -20,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mpiscope.measure.request import LaunchRequest, MeasureRequest  # noqa: F401 (the API offers them)
 from mpiscope.store.layout import DEFAULT_OUT
 from mpiscope.common.errors import UsageError
 from mpiscope.store import catalog
@@ -118,3 +124,14 @@ def runs(out=DEFAULT_OUT) -> pd.DataFrame:
     status, mpi, np, benches (a list), path (give it to load_run)."""
     rows = catalog.list_runs(out)
     return pd.DataFrame(rows, columns=list(RUNS_COLUMNS)) if rows else _frame({}, RUNS_COLUMNS)
+
+
+def run(request: MeasureRequest) -> Run:
+    """Measures what `request` asks for, as `mpiscope run` with the same
+    options does, and returns the stored run (its `status` says whether it
+    completed). Bad input raises UsageError before anything is launched."""
+    from mpiscope.measure import runner
+    from mpiscope.measure.plan import make_plan
+
+    run_dir, _context = runner.run(make_plan(request), ["mpiscope.api.run"])
+    return load_run(run_dir)

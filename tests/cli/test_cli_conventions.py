@@ -13,6 +13,7 @@ import pytest
 
 from mpiscope.cli import settings
 from mpiscope.cli.main import build_parser
+from mpiscope.cli.run_options import measure_request
 from mpiscope.measure.plan import make_plan
 from mpiscope.measure import benchmarks
 from mpiscope.store import catalog
@@ -46,7 +47,7 @@ def test_version_prints_package_and_format_versions():
 # ---------------------------------------------------- --exclude (plan only)
 
 def _plan(*argv):
-    return make_plan(build_parser("run").parse_args(["run", *argv]))
+    return make_plan(measure_request(build_parser("run").parse_args(["run", *argv])))
 
 
 def test_exclude_leaves_benchmarks_out_of_the_suite_and_the_bench_list():

@@ -9,13 +9,14 @@ import pytest
 from mpiscope.cli.main import build_parser
 from mpiscope.engine.describe import describe
 from mpiscope.measure import algo_options, benchmarks
+from mpiscope.cli.run_options import measure_request
 from mpiscope.measure.plan import make_plan
 from runcli import mpiscope, run_ok
 
 
 def _plan(*argv):
     args = build_parser().parse_args(["run", *argv])
-    return make_plan(args)
+    return make_plan(measure_request(args))
 
 
 def test_algo_names_become_engine_variants():

@@ -2,13 +2,12 @@
 """`mpiscope run --methods` checked before anything runs (measure/method_options.py):
 names, `all`, the benchmarks each tool measures, the reference series added."""
 
-import argparse
-
 import pytest
 
 from mpiscope.common.errors import UsageError
 from mpiscope.engine.describe import Method
 from mpiscope.measure.method_options import parse_methods, plan_fields, references
+from mpiscope.measure.request import MeasureRequest
 
 
 def traits(timing="call", start="barrier_after", root="none", cache="warm"):
@@ -28,7 +27,7 @@ KNOWN = {
 
 
 def args(text):
-    return argparse.Namespace(methods=text)
+    return MeasureRequest(methods=text)
 
 
 def test_names_in_the_engines_order_and_all():

@@ -18,11 +18,11 @@ goes to RUN/launch-<k>.out and .stderr."""
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import math
 import re
 import time
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,9 +87,11 @@ class Start:
         return env
 
 
-def plan_start(command, mpi, *, cluster=None, np=None, hostfile=None, launcher=None,
-               launcher_args=None) -> Start:
-    """How to start the application; everything checked, nothing written."""
+def plan_start(command, at) -> Start:
+    """How to start the application, from the LaunchRequest `at` (its
+    installation identified); everything checked, nothing written."""
+    mpi, cluster, np, hostfile = at.installation, at.cluster, at.np, at.hostfile
+    launcher, launcher_args = at.launcher, at.launcher_args
     alone = bool(cluster or hostfile or np is not None or launcher or launcher_args)
     command = check_command(command, EXAMPLE)
     if not alone:
@@ -108,8 +110,7 @@ def plan_start(command, mpi, *, cluster=None, np=None, hostfile=None, launcher=N
     launcher = launcher or "mpirun"
     if launcher == "mpirun" and mpi.launcher is None:
         raise UsageError(f"no mpirun or mpiexec beside {mpi.wrapper}; give your own launch command after --")
-    args = argparse.Namespace(np=np, launcher=launcher, launcher_args=launcher_args, hostfile=hostfile)
-    layout = placement.resolve(args, mpi.family, None, _ranks_needed)
+    layout = placement.resolve(dataclasses.replace(at, launcher=launcher), mpi.family, None, _ranks_needed)
     return Start(command, mpi.family, True, layout=layout, launcher=launcher,
                  mpirun=mpi.launcher if launcher == "mpirun" else None)
 

@@ -28,6 +28,7 @@ def cmd_compare(args) -> int:
     from mpiscope.app.store import load
     from mpiscope.cli.analysis import parse_noise
     from mpiscope.engine.mpi import find_mpi
+    from mpiscope.measure.request import LaunchRequest
     from mpiscope.measure.runner import new_run_id
     from mpiscope.views.app import app_doc, format_app
     from mpiscope.common.documents import json_document
@@ -49,8 +50,9 @@ def cmd_compare(args) -> int:
     configs = parse_configs(items, mpi.library)
     inputs = _prediction_inputs(args, configs) if args.tune else None
     scale = _whatif_inputs(args)
-    start = plan_start(args.launch, mpi, cluster=args.cluster, np=args.np, hostfile=args.hostfile,
-                       launcher=args.launcher, launcher_args=args.launcher_args)
+    start = plan_start(args.launch, LaunchRequest(
+        installation=mpi, cluster=args.cluster, np=args.np, hostfile=args.hostfile,
+        launcher=args.launcher, launcher_args=args.launcher_args))
 
     context = base_context(run_id=new_run_id(), label=label, argv=sys.argv, start=start, configs=configs,
                            rule=rule, options=options, metric=metric, mpi=mpi, timeout=args.launch_timeout)

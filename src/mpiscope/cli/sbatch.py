@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mpiscope.cli import types
 from mpiscope.cli.commands import command_parser
-from mpiscope.cli.run import add_run_options
+from mpiscope.cli.run_options import add_run_options, measure_request
 from mpiscope.common.errors import UsageError
 
 MIN_TIME_S = 300  # a job's default time limit: at least this
@@ -54,7 +54,7 @@ def cmd_sbatch(args):
     from mpiscope.measure import preview
     from mpiscope.measure.plan import make_plan
 
-    plan = make_plan(args)
+    plan = make_plan(measure_request(args))
     print(batch_script(plan, _run_words(sys.argv), args, preview.wall_time(plan)), end="")
     return 0
 

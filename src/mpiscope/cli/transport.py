@@ -35,23 +35,38 @@ def _launcher_words(settings, library) -> list:
 
 def _measure(run, words, label, args):
     """One pingpong,bw run with the lab run's MPI and ranks, plus `words` for the launcher."""
-    from mpiscope.cli.run import add_run_options
     from mpiscope.measure import runner
     from mpiscope.measure.plan import make_plan
 
-    p = argparse.ArgumentParser()
-    add_run_options(p)
-    argv = ["-n", "2", "--bench", "pingpong,bw", "--sizes", args.verify_sizes,
-            "--time-budget", str(args.time_budget), "--out", str(args.out), "--label", label]
-    mpicc = (run.plan or {}).get("mpicc")
-    argv += ["--mpicc", mpicc] if mpicc else ["--mpi", run.mpi] if run.mpi else []
-    if words:
-        argv += ["--launcher-args", shlex.join(words)]
-    plan = make_plan(p.parse_args(argv))
-    run_dir, context = runner.run(plan, ["mpiscope", "transport", "advise", "--verify", *argv])
+    request = _verification_request(run, words, label, args)
+    run_dir, context = runner.run(make_plan(request), _recorded_command(request))
     if context.get("status") != "completed":
         raise UsageError(f"the verification run {run_dir.name} failed: {context.get('error')}")
     return run_dir
+
+
+def _verification_request(run, words, label, args):
+    """The MeasureRequest of one verification run (see _measure)."""
+    from mpiscope.measure.request import LaunchRequest, MeasureRequest
+
+    mpicc = (run.plan or {}).get("mpicc")
+    at = LaunchRequest(np=2, mpicc=mpicc or None, mpi=None if mpicc else run.mpi or None,
+                       launcher_args=shlex.join(words) if words else None)
+    return MeasureRequest(launch=at, bench="pingpong,bw", sizes=args.verify_sizes,
+                          time_budget=args.time_budget, out=args.out, label=label)
+
+
+def _recorded_command(request) -> list:
+    """What a verification run's context records as its command: the run
+    options the request stands for (a record, never parsed again)."""
+    at = request.launch
+    words = ["-n", str(at.np), "--bench", request.bench, "--sizes", request.sizes,
+             "--time-budget", str(request.time_budget), "--out", str(request.out),
+             "--label", request.label]
+    words += ["--mpicc", at.mpicc] if at.mpicc else ["--mpi", at.mpi] if at.mpi else []
+    if at.launcher_args:
+        words += ["--launcher-args", at.launcher_args]
+    return ["mpiscope", "transport", "advise", "--verify", *words]
 
 
 def _verify(advice, args):

@@ -110,9 +110,10 @@ def _coll_list(text) -> str:
     return text
 
 
-def _plan(args, out: Path, own=None, np=None):
-    """The base run plan, as `mpiscope run` would make it from the same options;
-    `own`: collectives to measure with every algorithm of our own (--algo all).
+def _plan(args, out: Path, installation, own=None, np=None):
+    """The base run plan, as `mpiscope run` would make it from the same options,
+    for the identified MPI `installation`; `own`: collectives to measure with
+    every algorithm of our own (--algo all).
     Every repetition starts at a barrier (--sync barrier): --sync auto picks
     window starts per series and falls back to barriers within one when
     windows fail, and on an oversubscribed emulated cluster that split the
@@ -120,23 +121,16 @@ def _plan(args, out: Path, own=None, np=None):
     timed under two names could differ; compared series must be timed alike. The barrier is the engine's
     own (--start-barrier own): a launch that forces a barrier algorithm
     would otherwise start every other collective's repetitions with it."""
-    from mpiscope.cli.run import add_run_options
     from mpiscope.measure.plan import make_plan
+    from mpiscope.measure.request import LaunchRequest, MeasureRequest
 
-    rp = argparse.ArgumentParser()
-    add_run_options(rp)
-    argv = ["--out", str(out), "--bench", ",".join(own) if own else "allreduce",
-            "--time-budget", str(args.time_budget), "--sync", "barrier", "--start-barrier", "own",
-            "--reps-max", str(args.reps_max), "--ci-width", str(args.ci_width),
-            "--seed", str(args.seed)]
-    for flag, value in (("-n", np), ("--mpicc", args.mpicc), ("--mpi", args.mpi),
-                        ("--ppn", args.ppn), ("--hostfile", args.hostfile),
-                        ("--cluster", args.cluster), ("--launcher-args", args.launcher_args)):
-        if value is not None:
-            argv += [flag, str(value)]
-    if own:
-        argv += ["--algo", "all", "--sizes", args.sizes]
-    return make_plan(rp.parse_args(argv))
+    at = LaunchRequest(np=np, installation=installation, ppn=args.ppn, hostfile=args.hostfile,
+                       cluster=args.cluster, launcher_args=args.launcher_args)
+    return make_plan(MeasureRequest(
+        launch=at, out=str(out), bench=",".join(own) if own else "allreduce",
+        time_budget=args.time_budget, sync="barrier", start_barrier="own", reps_max=args.reps_max,
+        ci_width=args.ci_width, seed=args.seed, algo="all" if own else None,
+        sizes=args.sizes if own else None))
 
 
 def _config(args):
@@ -204,17 +198,16 @@ def cmd_tune(args):
     mpi = find_mpi(mpicc=args.mpicc, mpi=args.mpi)
     catalog = discover(mpi)
     _check_skip(cfg.skip, catalog, cfg.collectives)
-    plans = [_plan(args, Path("runs"), np=n) for n in args.np or [None]]
+    plans = [_plan(args, Path("runs"), mpi, np=n) for n in args.np or [None]]
     ps = "_".join(str(pl.np) for pl in plans)
     out = _check_output(Path(args.output or f"tune-{catalog.library}-{catalog.version}-p{ps}"))
     plans = [dataclasses.replace(pl, out=out / "runs") for pl in plans]
     own_plans = None
     if args.own:
         from mpiscope.engine.describe import describe
-        from mpiscope.engine.build import as_mpi
 
-        with_own = [c for c in cfg.collectives if c in describe(as_mpi(mpi)).algorithms]
-        own_plans = [_plan(args, out / "runs", with_own, pl.np) if with_own else None
+        with_own = [c for c in cfg.collectives if c in describe(mpi).algorithms]
+        own_plans = [_plan(args, out / "runs", mpi, with_own, pl.np) if with_own else None
                      for pl in plans]
     out.mkdir(parents=True, exist_ok=True)
 

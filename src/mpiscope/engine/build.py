@@ -16,15 +16,15 @@ from pathlib import Path
 from mpiscope.common.errors import BuildFailed
 from mpiscope.engine.locations import REPO, build_root, source_dir  # noqa: F401 (REPO: tests, bench/)
 from mpiscope.engine.make import make as run_make
-from mpiscope.engine.mpi import Mpi, find_mpi
+from mpiscope.engine.mpi import Installation, find_mpi
 
 ENGINE_SRC = source_dir("engine")
 ENGINE_NAME = "mpiscope-engine"
 
 
-def as_mpi(mpi) -> Mpi:
-    """An Mpi, from an Mpi or the --mpi shorthand (openmpi | mpich)."""
-    return mpi if isinstance(mpi, Mpi) else find_mpi(mpi=mpi)
+def as_mpi(mpi) -> Installation:
+    """An Installation, from an Installation or the --mpi shorthand (openmpi | mpich)."""
+    return mpi if isinstance(mpi, Installation) else find_mpi(mpi=mpi)
 
 
 def build_dir(mpi) -> Path:

@@ -95,7 +95,7 @@ def describe_engine(engine) -> Description:
 
 
 def describe(mpi="openmpi") -> Description:
-    """The description of the engine built for `mpi`, an Mpi (engine/mpi.py) or
+    """The description of the engine built for `mpi`, an Installation (engine/mpi.py) or
     the --mpi shorthand openmpi | mpich (built first when needed)."""
     from mpiscope.engine.build import ensure_engine
 

@@ -30,7 +30,7 @@ ENV_VAR = "MPISCOPE_MPICC"
 
 
 @dataclass(frozen=True)
-class Mpi:
+class Installation:
     wrapper: str        # absolute path of the compiler wrapper
     show: str           # what the wrapper runs (its -show output)
     implementation: str  # open-mpi | mpich | intel-mpi (from mpi.h's macros)
@@ -60,7 +60,7 @@ class Mpi:
         return {**asdict(self), "family": self.family, "name": self.name, "key": self.key}
 
 
-def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Mpi:
+def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Installation:
     """The MPI chosen by --mpicc / --mpi / $MPISCOPE_MPICC / the defaults."""
     if mpicc and mpi:
         raise UsageError("--mpicc and --mpi both choose the MPI; give one of them")
@@ -88,14 +88,14 @@ def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Mpi:
                      "install an MPI ('make setup' installs Debian's) or name one with --mpicc PATH")
 
 
-def is_debian(mpi: Mpi) -> bool:
+def is_debian(mpi: Installation) -> bool:
     """Whether `mpi` is Debian's mpicc.openmpi / mpicc.mpich (under any of its names)."""
     debian = shutil.which(mpilibs.get(mpi.family).debian_wrapper)
     return debian is not None and os.path.realpath(debian) == os.path.realpath(mpi.wrapper)
 
 
 @functools.cache  # once per process: planning, building and the context all ask
-def identify(wrapper: str) -> Mpi:
+def identify(wrapper: str) -> Installation:
     show = _show(wrapper)
     for lib in mpilibs.LIBRARIES:
         lib.check_wrapper(wrapper, show)
@@ -105,7 +105,7 @@ def identify(wrapper: str) -> Mpi:
         raise UsageError(f"{wrapper} builds against an MPI that is neither Open MPI nor MPICH-derived "
                          f"({library.splitlines()[0] if library else 'no version'}); mpiscope knows how "
                          f"to launch those two families")
-    return Mpi(wrapper, show, implementation, version, standard, library,
+    return Installation(wrapper, show, implementation, version, standard, library,
                find_launcher(wrapper, lib.family))
 
 

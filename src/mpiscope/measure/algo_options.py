@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""`mpiscope run` options of our own collective algorithms (engine/colls):
+"""A run's settings of our own collective algorithms (engine/colls):
 --algo, --segment and --trace, and how many variants each collective then
 runs (for the progress total).
 
@@ -15,21 +15,6 @@ from __future__ import annotations
 
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import parse_size_option
-
-
-def add_run_options(p) -> None:
-    """The collective-algorithm options of `mpiscope run` (an argparse parser)."""
-    p.add_argument("--algo", metavar="LIST",
-                   help="collectives: algorithms to measure as well as or instead of the "
-                        "library's own: names, mpi (the library's, the default) or all (the list "
-                        "per collective: `mpiscope-engine --describe`, or the docs' "
-                        "reference/benchmarks page)")
-    p.add_argument("--segment", metavar="SIZE",
-                   help="bytes per segment of pipelined algorithms (bcast pipelined_chain; "
-                        "default 8K)")
-    p.add_argument("--trace", action="store_true",
-                   help="record every send and receive of our own algorithms (for "
-                        "`mpiscope timechart` and the report)")
 
 
 def resolve(bench: str, algos, algorithms: dict) -> list[str]:
@@ -64,14 +49,14 @@ def parse_algos(text, benches, algorithms: dict) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def plan_fields(args, benches, algorithms: dict) -> dict:
-    """Validated values for the Plan: the --algo names, segment, trace, and
-    the variants each collective asked for runs."""
-    text = getattr(args, "algo", None)
+def plan_fields(request, benches, algorithms: dict) -> dict:
+    """Validated values for the Plan from a MeasureRequest: the --algo names,
+    segment, trace, and the variants each collective asked for runs."""
+    text = request.algo
     algos = parse_algos(text, benches, algorithms) if text is not None else None
-    seg = getattr(args, "segment", None)
+    seg = request.segment
     segment = parse_size_option("--segment", seg, minimum=1) if seg is not None else None
-    trace = bool(getattr(args, "trace", False))
+    trace = bool(request.trace)
     algo_variants = {b: resolve(b, algos, algorithms) for b in benches if b in algorithms}
     if trace and not any(v != "mpi" for vs in algo_variants.values() for v in vs):
         raise UsageError("--trace records the messages of our own algorithms: choose some with "

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""`mpiscope run` options of the LogGP benchmarks (flood, overhead, rma_flood)
-and the number of variants each benchmark runs (for the progress total).
+"""The LogGP benchmarks' settings of a run (flood, overhead, rma_flood:
+--queue-depths, --overhead-steps, --flood-bytes) and the number of variants
+each benchmark runs (for the progress total).
 
-Parsing and validation live here so the run command, the plan and the
-engine's command line each need one line for them.
+Parsing and validation live here so the option's check (cli/types.py), the
+plan and the engine's command line each need one line for them.
 """
 
 from __future__ import annotations
@@ -26,19 +27,6 @@ FIXED_VARIANTS = {
     **{b: TRANSPORT_VARIANTS for b in ("tp_latency", "tp_bw", "tp_bw_cold", "tp_multibw", "tp_skew", "tp_overlap")},
     "tp_poll": ("static", "adaptive"),
 }
-
-
-def add_run_options(p) -> None:
-    """The LogGP options of `mpiscope run` (an argparse parser)."""
-    p.add_argument("--queue-depths", metavar="LIST",
-                   help="flood: sends kept outstanding, one variant each (q1, q2, …); the largest "
-                        "is also rma_flood's flush interval (default 1,2,4,8,16,32,64)")
-    p.add_argument("--overhead-steps", metavar="LIST",
-                   help="overhead: computation inserted per message, in multiples of the time per "
-                        "message without it (default 0,0.5,1,1.5,2,3)")
-    p.add_argument("--flood-bytes", metavar="SIZE",
-                   help="flood, overhead, rma_flood: bytes one repetition sends at most (default "
-                        "8M; at most 256 and at least 4 and two queues of messages)")
 
 
 def parse_queue_depths(text) -> list[int]:
@@ -67,11 +55,9 @@ def parse_overhead_steps(text) -> list[float]:
     return steps
 
 
-def plan_fields(args) -> dict:
-    """Validated values for the Plan (None: the engine's default)."""
-    qd = getattr(args, "queue_depths", None)
-    st = getattr(args, "overhead_steps", None)
-    fb = getattr(args, "flood_bytes", None)
+def plan_fields(request) -> dict:
+    """Validated values for the Plan from a MeasureRequest (None: the engine's default)."""
+    qd, st, fb = request.queue_depths, request.overhead_steps, request.flood_bytes
     flood_bytes = parse_size_option("--flood-bytes", fb, minimum=1) if fb is not None else None
     return {"queue_depths": parse_queue_depths(qd) if qd is not None else None,
             "overhead_steps": parse_overhead_steps(st) if st is not None else None,

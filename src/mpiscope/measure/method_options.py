@@ -20,14 +20,6 @@ from mpiscope.common.errors import UsageError
 REF_BARRIER, REF_B2B, REF_ROTATE, REF_CYCLE = "ref_barrier", "ref_b2b", "ref_rotate", "ref_cycle"
 
 
-def add_run_options(p) -> None:
-    """The --methods option of `mpiscope run` (an argparse parser)."""
-    p.add_argument("--methods", metavar="LIST",
-                   help="also time every benchmark as peer tools do, for `mpiscope methods`: "
-                        "osu, imb, skampi, mpptest, mpibench (comma list) or all; default: none, "
-                        "mpiscope's own series only")
-
-
 def parse_methods(text, known: dict) -> list[str]:
     """The --methods names, each once, in the engine's order; `known`: the
     engine's methods (engine/describe.py)."""
@@ -59,10 +51,11 @@ def references(methods, benches, known: dict) -> list[str]:
     return [r for r in known if r in refs]
 
 
-def plan_fields(args, benches, known: dict) -> dict:
-    """Validated values for the Plan: the methods asked for, the engine's
-    --methods list (with the references), and notes on what is left out."""
-    text = getattr(args, "methods", None)
+def plan_fields(request, benches, known: dict) -> dict:
+    """Validated values for the Plan from a MeasureRequest: the methods asked
+    for, the engine's --methods list (with the references), and notes on
+    what is left out."""
+    text = request.methods
     if text is None:
         return {"methods": None, "method_series": None}
     methods = parse_methods(text, known)

@@ -21,25 +21,26 @@ from mpiscope.measure.launch import local_cpus
 RANKS_PER_SLOT = 16
 
 
-def resolve(args, family, cluster, default_np):
+def resolve(at, family, cluster, default_np):
     """{np, nodes, ppn, hosts, hostfile, launcher_args, oversubscribe, notes}
-    for the Plan, for an MPI of launch `family` ("openmpi" or "mpich"). -n
+    for the Plan, from the LaunchRequest `at`, for an MPI of launch `family`
+    ("openmpi" or "mpich"). -n
     defaults to nodes x ppn, else the hostfile's slots, else --ppn, else
     `default_np(cluster)`."""
-    nodes, ppn, np = getattr(args, "nodes", None), getattr(args, "ppn", None), args.np
+    nodes, ppn, np = at.nodes, at.ppn, at.np
     for name, value in (("-n/--np", np), ("-N/--nodes", nodes), ("--ppn", ppn)):
         if value is not None and value < 1:
             raise UsageError(f"{name} must be at least 1, got {value}")
-    words = launcher_words(args)
+    words = launcher_words(at)
     if cluster and (nodes or ppn):
         raise UsageError("--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
                          "and --ppn (choose -n, or the cluster's --slots)")
-    kind = launch.launcher_of(family, args.launcher)
+    kind = launch.launcher_of(family, at.launcher)
     if (nodes or ppn) and launch.gives(words, kind.mapping_options):
         raise UsageError("-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
-                         f"'{args.launcher_args}': give one or the other")
+                         f"'{at.launcher_args}': give one or the other")
     ppn = _ranks_per_node(np, nodes, ppn)
-    hosts = _hosts(args.hostfile, nodes, ppn)
+    hosts = _hosts(at.hostfile, nodes, ppn)
     own = [hostfiles.read(f, "--launcher-args hostfile", kind.hostfile_form)
            for f in hostfiles.named_in(words, kind.hostfile_options)]
     if np is None and nodes:
@@ -48,7 +49,7 @@ def resolve(args, family, cluster, default_np):
         np = sum(s for _, s in hosts)
     elif np is None:
         np = ppn or default_np(cluster)
-    _check_slots(np, hosts, own, cluster, args, words, kind)
+    _check_slots(np, hosts, own, cluster, at, words, kind)
     notes = []
     if hosts:
         # The hostfile's slots say how many ranks a host takes; this machine's cores we know.
@@ -62,13 +63,13 @@ def resolve(args, family, cluster, default_np):
     else:
         # On an emulated cluster its launcher decides (it knows the slots); under
         # srun or across -N nodes, the allocation does.
-        oversubscribe = not cluster and args.launcher == "mpirun" and not nodes and np > local_cpus()
+        oversubscribe = not cluster and at.launcher == "mpirun" and not nodes and np > local_cpus()
     return {"np": np, "nodes": nodes, "ppn": ppn, "hosts": hosts, "launcher_args": words,
-            "hostfile": Path(args.hostfile) if args.hostfile else None,
+            "hostfile": Path(at.hostfile) if at.hostfile else None,
             "oversubscribe": oversubscribe, "notes": notes}
 
 
-def _check_slots(np, hosts, own, cluster, args, words, kind):
+def _check_slots(np, hosts, own, cluster, at, words, kind):
     """Refuses a rank count far beyond the slots known here (RANKS_PER_SLOT
     each): the hostfile's, else this machine's CPUs; an emulated cluster
     takes one rank a slot (cluster/launching.py usable). Under
@@ -82,7 +83,7 @@ def _check_slots(np, hosts, own, cluster, args, words, kind):
 
         usable(cluster, np)  # one rank a slot, its delay program running: checked before the run
         return
-    elif args.launcher == "mpirun" and not getattr(args, "nodes", None) \
+    elif at.launcher == "mpirun" and not at.nodes \
             and not launch.gives(words, kind.mapping_options):
         slots, where = local_cpus(), "this machine has"
         fix = ("give a --hostfile with the hosts and slots to use, or place the ranks with "
@@ -94,9 +95,9 @@ def _check_slots(np, hosts, own, cluster, args, words, kind):
                          f"slot(s) (at most {RANKS_PER_SLOT * slots} ranks); {fix}")
 
 
-def launcher_words(args):
-    """--launcher-args split as a shell would (no shell runs them)."""
-    text = getattr(args, "launcher_args", None) or ""
+def launcher_words(at):
+    """--launcher-args of the LaunchRequest `at`, split as a shell would (no shell runs them)."""
+    text = at.launcher_args or ""
     try:
         return shlex.split(text)
     except ValueError as e:

@@ -157,28 +157,31 @@ def _positive(name, value, minimum=1, maximum=None):
     return value
 
 
-def make_plan(args):
-    """Builds a Plan from parsed CLI arguments, or raises UsageError. What the
-    benchmarks are, the engine built for the MPI chosen says (engine/describe.py)."""
-    suite = benchmarks.SUITES[args.suite]
-    cluster = getattr(args, "cluster", None)
-    if cluster and (args.launcher != "mpirun" or args.hostfile or args.mpirun):
+def make_plan(request):
+    """Builds a Plan from a MeasureRequest (request.py), or raises UsageError.
+    What the benchmarks are, the engine built for the MPI chosen says
+    (engine/describe.py)."""
+    r = request
+    at = dataclasses.replace(r.launch, launcher=r.launch.launcher or LAUNCHERS[0])
+    suite = benchmarks.SUITES[r.suite]
+    cluster = at.cluster
+    if cluster and (at.launcher != "mpirun" or at.hostfile or at.mpirun):
         raise UsageError("--cluster starts the ranks on the emulated hosts itself: drop --launcher, "
                          "--hostfile and --mpirun")
-    if args.launcher not in LAUNCHERS:
-        raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{args.launcher}'")
-    check_out_root(args.out)
-    _check_numbers(args)
-    mpi = find_mpi(mpicc=getattr(args, "mpicc", None), mpi=args.mpi)
-    mpirun = _mpirun(args, mpi, cluster)
-    layout = placement.resolve(args, mpi.family, cluster, _default_np)
+    if at.launcher not in LAUNCHERS:
+        raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{at.launcher}'")
+    check_out_root(r.out)
+    _check_numbers(r)
+    mpi = at.installation or find_mpi(mpicc=at.mpicc, mpi=at.mpi)
+    mpirun = _mpirun(at, mpi, cluster)
+    layout = placement.resolve(at, mpi.family, cluster, _default_np)
     np = layout.pop("np")
     known = describe(mpi)
-    if args.bench is not None and not args.bench.replace(",", "").strip():
-        raise UsageError(f"--bench {args.bench!r} lists no benchmark; name at least one (e.g. "
+    if r.bench is not None and not r.bench.replace(",", "").strip():
+        raise UsageError(f"--bench {r.bench!r} lists no benchmark; name at least one (e.g. "
                          "--bench pingpong), or leave --bench out for the --suite's")
-    benches = [b.strip() for b in (args.bench or ",".join(suite["bench"])).split(",") if b.strip()]
-    benches = _exclude(benches, getattr(args, "exclude", None), known)
+    benches = [b.strip() for b in (r.bench or ",".join(suite["bench"])).split(",") if b.strip()]
+    benches = _exclude(benches, r.exclude, known)
     for b in benches:
         if b not in known.benchmarks:
             raise UsageError(f"unknown benchmark '{b}'; choose from: {', '.join(known.names())}")
@@ -193,56 +196,56 @@ def make_plan(args):
                          f"got {np}")
     pairs = None
     if "listed" in pairings:
-        if not args.pairs:
+        if not r.pairs:
             raise UsageError(f"benchmark '{pairings['listed']}' needs --pairs FILE (two rank "
                              "numbers a line)")
-        pairs = read_pairs(args.pairs, np)
-    if args.sizes is not None and not args.sizes.replace(",", "").strip():
-        raise UsageError(f"--sizes {args.sizes!r} lists no size; give sizes such as 8,1K,1M or "
+        pairs = read_pairs(r.pairs, np)
+    if r.sizes is not None and not r.sizes.replace(",", "").strip():
+        raise UsageError(f"--sizes {r.sizes!r} lists no size; give sizes such as 8,1K,1M or "
                          "1-4M:x2, or leave --sizes out for the --suite's")
-    sizes = parse_sizes(args.sizes or suite["sizes"])
-    sync = args.sync or "auto"
-    methods = method_options.plan_fields(args, benches, known.methods)
+    sizes = parse_sizes(r.sizes or suite["sizes"])
+    sync = r.sync or "auto"
+    methods = method_options.plan_fields(r, benches, known.methods)
     method_notes = methods.pop("method_notes", [])
-    plan = Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=args.launcher, benches=benches, sizes=sizes,
-                sync=sync, timer=args.timer, cache=args.cache, clock_sync=args.clock_sync,
-                start_barrier=args.start_barrier, reps_min=args.reps_min,
-                reps_max=args.reps_max, ci_width=args.ci_width, time_budget=args.time_budget,
-                launches=args.launches, check=args.check, seed=args.seed,
-                out=Path(args.out), pairs=pairs, root_rotate=args.root_rotate,
-                clock_inject=args.clock_inject, warmup=args.warmup, mpirun=mpirun,
-                refine=args.refine,
-                refine_threshold=args.refine_threshold, refine_max=args.refine_max, cluster=cluster,
+    plan = Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=at.launcher, benches=benches, sizes=sizes,
+                sync=sync, timer=r.timer, cache=r.cache, clock_sync=r.clock_sync,
+                start_barrier=r.start_barrier, reps_min=r.reps_min,
+                reps_max=r.reps_max, ci_width=r.ci_width, time_budget=r.time_budget,
+                launches=r.launches, check=r.check, seed=r.seed,
+                out=Path(r.out), pairs=pairs, root_rotate=r.root_rotate,
+                clock_inject=r.clock_inject, warmup=r.warmup, mpirun=mpirun,
+                refine=r.refine,
+                refine_threshold=r.refine_threshold, refine_max=r.refine_max, cluster=cluster,
                 sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
-                label=_label(getattr(args, "label", None)), huge_pages=getattr(args, "huge_pages", False),
-                **loggp_options.plan_fields(args),
-                **algo_options.plan_fields(args, benches, known.algorithms), **methods)
+                label=_label(r.label), huge_pages=r.huge_pages,
+                **loggp_options.plan_fields(r),
+                **algo_options.plan_fields(r, benches, known.algorithms), **methods)
     plan.notes.extend(method_notes)
     return plan
 
 
-def _check_numbers(args):
+def _check_numbers(r):
     """The stopping rule's and the launches' numbers: each one's own range."""
-    _positive("--reps-min", args.reps_min)
-    _positive("--reps-max", args.reps_max)
-    if args.reps_min > args.reps_max:
-        raise UsageError(f"--reps-min ({args.reps_min}) is larger than --reps-max ({args.reps_max})")
-    if not args.ci_width >= 0:
+    _positive("--reps-min", r.reps_min)
+    _positive("--reps-max", r.reps_max)
+    if r.reps_min > r.reps_max:
+        raise UsageError(f"--reps-min ({r.reps_min}) is larger than --reps-max ({r.reps_max})")
+    if not r.ci_width >= 0:
         raise UsageError("--ci-width must be a relative width >= 0, e.g. 0.02 for ±2%")
-    if not 0 < args.time_budget < float("inf"):
+    if not 0 < r.time_budget < float("inf"):
         raise UsageError("--time-budget must be a positive number of seconds")
-    _positive("--launches", args.launches, 1, MAX_LAUNCHES)
-    _positive("--warmup", args.warmup, 0)
-    if args.clock_inject:
-        parts = args.clock_inject.split(":")
+    _positive("--launches", r.launches, 1, MAX_LAUNCHES)
+    _positive("--warmup", r.warmup, 0)
+    if r.clock_inject:
+        parts = r.clock_inject.split(":")
         try:
             ok = len(parts) == 2 and all(float(p) >= 0 for p in parts)
         except ValueError:
             ok = False
         if not ok:
             raise UsageError(f"--clock-inject expects MAX_OFFSET_US:MAX_DRIFT_PPM, got "
-                             f"'{args.clock_inject}'")
-    if args.refine_threshold <= 0 or args.refine_max < 1:
+                             f"'{r.clock_inject}'")
+    if r.refine_threshold <= 0 or r.refine_max < 1:
         raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
 
 
@@ -272,13 +275,14 @@ def _label(text):
     return label
 
 
-def _mpirun(args, mpi, cluster):
-    """The launcher program: --mpirun, else the MPI's own (beside its wrapper)."""
+def _mpirun(at, mpi, cluster):
+    """The launcher program: --mpirun, else the MPI's own (beside its wrapper);
+    `at`: the LaunchRequest."""
     if cluster and not is_debian(mpi):
         raise UsageError(f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
                          f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there")
-    if args.mpirun or args.launcher != "mpirun" or cluster:
-        return args.mpirun
+    if at.mpirun or at.launcher != "mpirun" or cluster:
+        return at.mpirun
     if mpi.launcher is None:
         raise UsageError(f"no mpirun or mpiexec beside {mpi.wrapper}; name {mpi.name}'s launcher "
                          f"with --mpirun PROGRAM")

@@ -33,7 +33,7 @@ def by_implementation(implementation: str) -> MpiLibrary | None:
 
 
 def of(mpi) -> MpiLibrary:
-    """The library of an identified MPI (engine/mpi.py's Mpi)."""
+    """The library of an identified MPI (engine/mpi.py's Installation)."""
     return by_implementation(mpi.implementation)
 
 

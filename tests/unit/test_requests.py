@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The typed requests between the command line and measure/ (measure/request.py,
+cli/run_options.py): every run option reaches a request field, the parser's
+defaults are the request's, and a request cannot be changed once made."""
+
+import dataclasses
+
+import pytest
+
+from mpiscope.cli.main import build_parser
+from mpiscope.cli.run_options import measure_request
+from mpiscope.measure.request import LaunchRequest, MeasureRequest
+
+# Options of the command itself, not of what it measures.
+COMMAND_ONLY = {"dry_run", "json", "func", "command", "help"}
+
+
+def _run_parser():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices["run"]
+
+
+def _fields(cls):
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def test_every_run_option_is_a_request_field_and_back():
+    dests = {a.dest for a in _run_parser()._actions} - COMMAND_ONLY
+    fields = (_fields(MeasureRequest) | _fields(LaunchRequest)) - {"launch", "installation"}
+    assert dests == fields
+
+
+def test_the_parser_s_defaults_are_the_request_s(monkeypatch):
+    monkeypatch.delenv("MPISCOPE_OUT", raising=False)
+    request = measure_request(build_parser().parse_args(["run"]))
+    # --launcher says mpirun where the request leaves it unsaid (None: mpirun)
+    assert request == dataclasses.replace(MeasureRequest(), launch=LaunchRequest(launcher="mpirun"))
+
+
+def test_given_options_reach_their_fields():
+    request = measure_request(build_parser().parse_args(
+        ["run", "-n", "3", "--mpi", "mpich", "--ppn", "3", "--bench", "pingpong", "--sizes", "8,1K",
+         "--reps-max", "40", "--algo", "ring", "--launcher-args", "--mca btl self"]))
+    assert (request.launch.np, request.launch.mpi, request.launch.ppn) == (3, "mpich", 3)
+    assert request.launch.launcher_args == "--mca btl self"
+    assert (request.bench, request.sizes, request.reps_max, request.algo) == ("pingpong", "8,1K", 40, "ring")
+
+
+def test_requests_are_immutable():
+    request = MeasureRequest()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.bench = "pingpong"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.launch.np = 4
