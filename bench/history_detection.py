@@ -292,7 +292,7 @@ def main(argv=None):
     if args.regression:
         reg_rows, reg = regression_case(args.regression)
         tables.append(benchjson.show(
-            f"A real regression: {SINGLE_COPY}=none from the second half of the runs on",
+            f"A real change: {SINGLE_COPY}=none from the second half of the runs on",
             ["series", "runs", "flagged at run", "step", "95% interval", "changed"], reg_rows,
             notes=[f"runs under {args.regression.name}: 64 KiB and 1 MiB pingpong on 2 local ranks"]))
         out["regression"] = reg
