@@ -14,8 +14,9 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
-# A worker is a fresh interpreter that imports matplotlib (about 0.8 s of
-# CPU): a report with fewer benchmark sections than this is drawn here.
+# A worker is a fresh interpreter that imports matplotlib, which costs more
+# CPU than drawing a few sections: a report with fewer benchmark sections
+# than this is drawn here.
 MIN_SECTIONS = 4
 # The figures take less CPU than this process's own share of the work
 # (imports, analysis, fits), so more than two workers only wait.
