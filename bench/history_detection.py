@@ -38,7 +38,8 @@ To reproduce (minutes; the first and third lines make real runs, about 10 s each
     for i in 1 2 3; do mpiscope run -n 2 --bench allreduce,pingpong --sizes 8,64K,1M --out real; done
     python3 -m venv anchors && anchors/bin/pip install apache-otava asv
     .venv/bin/python bench/history_detection.py --make-regression reg --regression-runs 12
-    .venv/bin/python bench/history_detection.py real/2* --trials 5 --regression reg --anchors-python anchors/bin/python --json history.json
+    .venv/bin/python bench/history_detection.py real/2* --trials 5 --regression reg \\
+        --anchors-python anchors/bin/python --json history.json
 """
 
 import json
