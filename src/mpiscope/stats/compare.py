@@ -1,26 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Compare two runs, benchmark × algorithm × size by benchmark × algorithm × size.
-
-Only the benchmark, algorithm and size are matched, so runs with different
-MPI libraries, configurations or hosts compare. For every key in both runs:
-
-- the ratio of medians B / A of the stored values (seconds, or bytes/s for
-  bw/bibw), with a percentile bootstrap CI: each run's samples are
-  resampled independently (medians.bootstrap_medians, seeded);
-- the two-sided Mann–Whitney U test of A against B (rank-based: no
-  assumption on the shape of the distributions, which are skewed);
-- a verdict. "faster" or "slower" needs both p < alpha and the whole CI of
-  the ratio outside the noise band [1 − noise, 1 + noise]; otherwise
-  "same". For times a ratio above the band is slower; for bandwidths it is
-  faster. With fewer valid samples in a run than min_samples(alpha) there
-  is no verdict ("insufficient"): the ratio and p are shown, not judged.
-
-The summary is the geometric mean over the judged keys of the time ratios
-(B / A for times, A / B for bandwidths: the same bytes take the inverse of
-the bandwidth), with a bootstrap CI from the same replicates.
-
-Pure computation; the table is formatted by views/compare.py.
-"""
+"""Compare two runs, benchmark × algorithm × size by benchmark × algorithm ×
+size (only those are matched, so runs of different libraries or hosts
+compare): per key the ratio of medians B / A with a bootstrap interval, the
+two-sided Mann–Whitney U test, and a verdict, "faster" or "slower" needing
+both p < alpha and the whole interval outside 1 ± noise ("insufficient" below
+min_samples(alpha)); the summary is the geometric mean of the judged time
+ratios. Method: docs/explanation/statistics.md, "Comparing two runs".
+Pure computation; the table is formatted by views/compare.py."""
 
 from __future__ import annotations
 

@@ -1,23 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Variation between launches, separated from variation within a launch.
-
-A run with several launches (mpiscope run --launches K) asks whether a
-fresh mpirun — new process placement, new buffers, new clock
-synchronization — changes the result more than repeating inside one launch
-does. Timing samples are skewed and tailed (one retransmission is 200
-times the median), so the decomposition is built on medians rather than
-means, as a one-way random-effects model solved by moments:
-
-    median of launch k = mu + b_k + e_k,  Var(b_k) = between², Var(e_k) = se_k²
-
-where se_k is the bootstrap standard error of launch k's median. The
-spread of the launch medians, less their average sampling variance, is the
-between-launch variance (floored at 0). The within-launch sd is the robust
-sd of every sample around its own launch's median (1.4826 · MAD). The
-intraclass correlation between² / (between² + within²) is the share of a
-sample's variance that is due to its launch. A Kruskal–Wallis test says
-whether the launches' distributions differ at all.
-"""
+"""Variation between launches, separated from variation within a launch
+(`mpiscope run --launches K`): a one-way random-effects model on the launch
+medians, solved by moments (medians, not means: timings are skewed and
+tailed), gives the between-launch variance; the within-launch sd is the
+robust sd around each launch's median; their intraclass correlation is the
+share of a sample's variance due to its launch, and a Kruskal–Wallis test
+says whether the launches differ at all. Method: docs/explanation/
+statistics.md, "Launch-to-launch variation"."""
 
 from __future__ import annotations
 

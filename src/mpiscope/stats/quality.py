@@ -1,27 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""How far each series' numbers can be trusted: a verdict per series, stored
-with the run (quality.json) and shown by `run`, `show` and the report.
-
-A verdict (bench × algo × size, launches pooled) holds the valid samples n,
-the invalid ones and their share, the engine's stop reasons and whether they
-say the CI target was reached, the relative half-width of the pooled
-median's CI, the start scheme the engine recorded (when it records one),
-and flags:
-
-  few_samples     n < MIN_SAMPLES
-  heavy_invalid   more than HEAVY_INVALID of the samples invalid
-  ci_not_reached  a launch stopped at --reps-max or the --time-budget
-  non_monotone    a time above the next larger size's of the same curve,
-                  beyond both CIs and by more than NON_MONOTONE_MARGIN
-  bimodal         two or more modes (modes.py) of BIMODAL_MIN_WEIGHT or more
-  start           repetitions started otherwise than the run's --sync says
-                  (with --sync auto: window starts that fell back to barriers)
-
-A skipped series (the engine recorded why, e.g. no shared memory between
-hosts) carries no flag. `warnings()` turns verdicts into one line per flag,
-with how many series have it and the option that addresses it; `run` and
-`show` print those lines, the report shows them as its banner.
-"""
+"""How far each series' numbers can be trusted: a verdict per series (bench ×
+algo × size, launches pooled) with its valid and invalid samples, the
+engine's stop reasons, the interval's relative half-width, the start scheme
+and the flags (few_samples, heavy_invalid, ci_not_reached, non_monotone,
+bimodal, start), stored with the run (quality.json). `warnings()` makes one
+line per flag for `run`, `show` and the report's banner. Flags and their
+thresholds: docs/explanation/statistics.md, "Quality verdicts"."""
 
 from __future__ import annotations
 

@@ -1,24 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tail tables: how far the slow samples lie from the fast ones.
-
-Two views of a distribution's breadth and tail, after the tables of
-the MPIBench study of Ethernet and Myrinet in Hamid (2008), chapter 5:
-
-- by_min: the share of samples in [k·min, (k+1)·min) for k = 1..K, then at
-  or beyond (K+1)·min. A narrow distribution has everything in the first
-  row; contention and retransmissions push samples down the table.
-- by_sd: the share below mean + sd, then in [mean + k·sd, mean + (k+1)·sd)
-  for k = 1..K, then at or beyond mean + (K+1)·sd. It shows skew and tails
-  heavier than a log-normal.
-- by_rto: the share within one retransmission timeout of the minimum, then in
-  [min + k·RTO, min + (k+1)·RTO) and beyond (the "no RTO, 1×RTO, 2×RTO" table
-  of Hamid (2008), chapter 5): how many samples may have suffered k timeouts.
-
-Each function returns a list of rows, plain dicts, whose shares add up to 1:
-{"label", "k", "low", "high", "count", "share"} with low inclusive and high
-exclusive (None for an unbounded side). A table that cannot be formed (no
-values, min <= 0 for by_min, no spread for by_sd) is an empty list.
-"""
+"""Tail tables: how far the slow samples lie from the fast ones, after the
+MPIBench tables of Hamid (2008), chapter 5: by multiples of the minimum
+(`by_min`), by standard deviations above the mean (`by_sd`) and by whole
+retransmission timeouts above the minimum (`by_rto`). Each is a list of rows
+{"label", "k", "low", "high", "count", "share"} (low inclusive, high
+exclusive, None unbounded) whose shares add up to 1; a table that cannot be
+formed is empty. Method: docs/explanation/statistics.md, "Tails"."""
 
 from __future__ import annotations
 
