@@ -1,24 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Machine model files: the LogGP parameters of a run (loggp.py) as versioned
-JSON, for the simulator and the cost models to load.
-
-    {"format": "mpiscope-machine-model", "schema_version": 1,
-     "created": ISO time, "source": {run_id, mpi_library, hosts, np, git_sha, ...},
-     "units": {...},
-     "params": {"EEL": Estimate | null, "o_s": ..., "o_r": ..., "g": ..., "G": ...,
-                "L": ..., "g_over_G": ..., "bandwidth": ..., "overlap": ...},
-     "base_size": 8,
-     "tables": {"eel": [[size, Estimate]], "o_s": [...], "o_r": [...],
-                "g": {"q1": [[size, Estimate]], ...}},
-     "one_sided": {"put_flush": {"latency": [[size, Estimate]], "gap": [...], "G": Estimate}},
-     "flags": [...], "notes": [...]}
-
-An Estimate is {"point", "stderr", "level", "low", "high", "method"} in base
-units (seconds, seconds per byte, bytes, bytes per second); JSON null stands
-for NaN. The schema version is independent of the package version; the
-loader branches on it and refuses versions it does not know. Writers never
-overwrite an existing file.
-"""
+JSON (format "mpiscope-machine-model"), for the simulator and the cost models
+to load. Every value is an Estimate in base units, null for NaN; the loader
+refuses a schema version it does not know, and a writer never overwrites a
+file. The fields: docs/reference/formats/machine-model.md."""
 
 from __future__ import annotations
 

@@ -1,26 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A traced run's per-rank pattern replicated to p' ranks, as a binary
-schedule (the format of gbin.c) whose collectives are our own algorithms.
-
-The pattern holds, per traced rank, its nodes in order, each requiring
-earlier ones (sim/from_trace.trace_nodes): computations, point-to-point
-sends and receives, and collective calls. Rank r' of p' follows the pattern
-of traced rank r' mod p (p' a multiple of p):
-
-- a point-to-point partner keeps its distance in rank order: the traced
-  partner q of r is the offset d ≡ q − r (mod p) taken in (−p/2, p/2] (at
-  exactly p/2, + from the lower rank, − from the higher, so both ends
-  agree), and rank r' talks to (r' + d) mod p';
-- a collective on all p traced ranks runs on all p' ranks; one on fewer
-  ranks runs on the same members shifted by the block (r' div p)·p;
-- a collective runs as the algorithm `choose(bench, ranks, size)` names,
-  generated for its communicator size with the same per-rank size (the
-  root's rank kept); where it names none, the call's traced time on the
-  rank stands as a computation;
-- computations keep their traced length.
-
-Each collective instance gets its own tags, so that messages of successive
-calls never match each other's receives."""
+schedule (gbin.c's format) whose collectives are our own algorithms: rank r'
+follows traced rank r' mod p, a point-to-point partner keeps its distance in
+rank order, a collective keeps its size and members (shifted by whole
+blocks of p), runs as the algorithm `choose` names (or as its traced time
+where none), and gets tags of its own; computations keep their lengths.
+Method: docs/explanation/simulator.md, "Replication to p′ ranks"."""
 
 from __future__ import annotations
 
