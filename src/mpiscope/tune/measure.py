@@ -1,24 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Measuring collectives with one algorithm forced per collective, through the
-engine's own MPI-library benchmarks and stopping rule (measure/runner.py).
-
-One launch forces, for every collective in it, one algorithm (the library's
-settings, mpilibs: forcing: Open MPI's MCA parameters on the launcher's
-command line; MPICH's control variables through hydra's -genv, the device
-layer's collectives off; Intel MPI's I_MPI_ADJUST_<OP>); launch k forces
-each collective's k-th algorithm, launch 0 none (the library's default).
-Where forcing one collective changes what another runs (mpilibs:
-forces_alone; Intel MPI's presets composed of other collectives), launch k
-is one launch per collective. A round of launches repeats `repeat`
-times, interleaved, so slow drift of the machine falls on every algorithm
-alike; a cell's samples are kept per launch, as a launch shifts all its
-times together. Every launch is a stored run (under the tune's own output
-root), readable with `mpiscope show --out DIR/runs`.
-
-Launches is how the tuner's measurements and verifications launch the
-engine: a test serves stored or drawn samples in its place
-(tests/tune_replay.py). Measured is what one communicator size has measured.
-"""
+"""Measuring collectives with one algorithm forced per collective, through
+the engine's MPI-library benchmarks and stopping rule (measure/runner.py):
+launch k forces each collective's k-th algorithm by the library's settings
+(mpilibs: forcing), launch 0 none (the default); where forcing one collective
+changes another (mpilibs: forces_alone), one launch per collective. Rounds
+repeat interleaved, samples kept per launch; every launch is a stored run.
+Launches is how measurements and verifications launch the engine (a test
+serves stored samples in its place, tests/tune_replay.py); Measured is what
+one communicator size has measured. Method: docs/explanation/tuner.md."""
 
 from __future__ import annotations
 

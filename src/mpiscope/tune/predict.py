@@ -1,24 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Cost models fitted per algorithm, to leave out of the adaptive search's
-next sizes the algorithms that are out of the race.
-
-Each library algorithm that is one of our own cost models
-(models/costmodels, matched by name in its library's model_names,
-mpilibs/) is that model under
-Hockney costs, whose time at a fixed communicator size is linear in (α, β):
-t(n) = α·A(n) + β·B(n) with A and B the model evaluated at (1, 0) and
-(0, 1). An algorithm without a model gets the generic Hockney line
-t(n) = α + β·n. (α, β) ≥ 0 are fitted per algorithm to its medians at the
-measured sizes nearest to the size predicted (the caller chooses them;
-adaptive.Search takes four) by least squares in relative error, so every size
-weighs alike; the fit's largest relative residual r at those sizes says how
-far to trust it there (a protocol switch near the size shows as a large r).
-
-At a size not yet measured, algorithm X is out of the race when some other
-algorithm Y is predicted faster by a margin that covers both fits:
-t̂_X > (1 + margin)(1 + r_X)(1 + r_Y) · t̂_Y. The library's default is never
-fitted (it switches algorithms by size) and never left out.
-"""
+next sizes the algorithms that are out of the race. An algorithm that is one
+of our cost models (its library's model_names) is that model under Hockney
+costs, linear in (α, β); one without gets α + β·n. (α, β) ≥ 0 are fitted by
+least squares in relative error to the medians nearest the size predicted,
+and the fit's largest relative residual r says how far to trust it: X is out
+when some Y is predicted faster by (1 + margin)(1 + r_X)(1 + r_Y). The
+library's default is never fitted nor left out. Method: docs/explanation/
+tuner.md, "The adaptive search"."""
 
 from __future__ import annotations
 
