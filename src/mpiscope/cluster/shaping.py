@@ -1,24 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The commands that wire and shape an emulated cluster (pure: argv lists only).
-
-Rate: `tbf` on every shaped port's egress — a host's eth0 (what it sends),
-the switch port facing the host (what it receives), both ends of an uplink —
-with a size table that adds the 24 bytes each Ethernet frame occupies on the
-wire beyond what the kernel counts (FCS, preamble, inter-frame gap), so the
-configured rate is a line rate as on real Ethernet. (GSO super-packets larger
-than the bucket are split by tbf and each segment is charged as a frame: the
-measured TCP payload rate matches mtu-52 / mtu+38 of the line rate at 100
-Mbit/s and 1 Gbit/s.)
-
-Loss and delay act where packets arrive: in the receiving host's raw
-PREROUTING chain, only for packets coming in on eth0 (never loopback).
-With loss, senders build no GSO super-packets (gso_max_segs 1): a drop
-must take one frame, not a 64 KB burst of them.
-Loss is `-m statistic --mode random` DROP; dropping at the sender's OUTPUT
-would be reported to TCP as a local error rather than lost on the wire.
-Delay sends the packet to NFQUEUE number = uplinks crossed, whose queue the
-delay program holds for that path's delay.
-"""
+"""The commands that wire and shape an emulated cluster (pure: argv lists
+only). Rate: a `tbf` on every shaped port's egress, with a size table adding
+each Ethernet frame's 24 bytes on the wire, so the rate is a line rate.
+Loss and delay act where packets arrive, in the receiving host's raw
+PREROUTING chain (eth0 only): loss a random DROP (senders then build no GSO
+super-packets, so a drop takes one frame), delay an NFQUEUE numbered by the
+uplinks crossed, held by the delay program. Why: docs/explanation/
+emulated-clusters.md."""
 
 from __future__ import annotations
 
