@@ -90,7 +90,7 @@ def test_engine_pingpong_on_two_ranks_under_qemu(built, tmp_path):
     arch, top, qemu = built
     out = tmp_path / "raw"
     out.mkdir()
-    cmd = launch.command(mpi="openmpi", launcher="mpirun", np=2, engine=qemu[0], oversubscribe=True,
+    cmd = launch.command(launcher_family="openmpi", launcher="mpirun", np=2, engine=qemu[0], oversubscribe=True,
                          engine_args=[*qemu[1:], str(top / "engine" / "mpiscope-engine"), "--bench", "pingpong",
                                       "--sizes", "8", "--reps-max", "50", "--time-budget", "0.5",
                                       "--expect-np", "2", "--out", str(out)])

@@ -31,7 +31,7 @@ def _checker(mpi):
 
 
 def _run_checker(mpi, np_, args=(), env=None):
-    cmd = launch.command(mpi=mpi, launcher="mpirun", np=np_, engine=_checker(mpi), engine_args=list(args),
+    cmd = launch.command(launcher_family=mpi, launcher="mpirun", np=np_, engine=_checker(mpi), engine_args=list(args),
                          oversubscribe=np_ > launch.local_cpus())
     full_env = launch.launch_env(mpi)
     if env:

@@ -32,7 +32,7 @@ def test_tune_s_plans_are_run_s_from_the_same_options(tmp_path):
 
 def test_transport_s_verification_plan_is_the_command_it_records(tmp_path):
     mpi = find_mpi()
-    lab_run = SimpleNamespace(plan={"mpicc": mpi.wrapper}, mpi=mpi.family)
+    lab_run = SimpleNamespace(plan={"mpicc": mpi.wrapper}, mpi=mpi.launcher_family)
     args = SimpleNamespace(verify_sizes="1K,4K", time_budget=0.2, out=str(tmp_path))
     request = transport._verification_request(lab_run, ["-x", "UCX_TLS"], "lab-advised-1", args)
     recorded = transport._recorded_command(request)

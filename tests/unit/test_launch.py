@@ -7,7 +7,7 @@ from mpiscope.measure import launch
 
 
 def cmd(**kw):
-    base = dict(mpi="openmpi", launcher="mpirun", np=4, engine="/x/engine", engine_args=["--a", "1"])
+    base = dict(launcher_family="openmpi", launcher="mpirun", np=4, engine="/x/engine", engine_args=["--a", "1"])
     base.update(kw)
     return launch.command(**base)
 
@@ -24,7 +24,7 @@ def test_open_mpi_oversubscribed_yields_instead_of_binding():
 
 
 def test_mpich_uses_hydra_with_hostfile():
-    c = cmd(mpi="mpich", hostfile="hosts")
+    c = cmd(launcher_family="mpich", hostfile="hosts")
     assert c == ["mpiexec.hydra", "-n", "4", "-f", "hosts", "-bind-to", "core", "/x/engine", "--a", "1"]
 
 
@@ -35,7 +35,7 @@ def test_srun_open_mpi_uses_pmix_and_binds_cores():
 
 
 def test_srun_mpich_uses_pmi2_and_hostfile_distribution():
-    c = cmd(launcher="srun", mpi="mpich", hostfile="hosts")
+    c = cmd(launcher="srun", launcher_family="mpich", hostfile="hosts")
     assert c[:4] == ["srun", "--ntasks=4", "--mpi=pmi2", "--kill-on-bad-exit=1"]
     assert "--distribution=arbitrary" in c
     env = launch.srun_env({}, "hosts")
@@ -58,7 +58,7 @@ def test_launcher_args_come_last_before_the_engine():
 
 def test_users_binding_replaces_ours():
     assert cmd(launcher_args=["--bind-to", "socket"]).count("--bind-to") == 1
-    assert cmd(mpi="mpich", launcher_args=["-bind-to", "numa"]).count("-bind-to") == 1
+    assert cmd(launcher_family="mpich", launcher_args=["-bind-to", "numa"]).count("-bind-to") == 1
     srun = cmd(launcher="srun", launcher_args=["--cpu-bind=sockets"])
     assert [w for w in srun if w.startswith("--cpu-bind")] == ["--cpu-bind=sockets"]
 
@@ -75,7 +75,7 @@ def test_users_srun_mpi_plugin_replaces_ours():
     ("mpich", "mpirun", ["-ppn", "3"]),
 ])
 def test_nodes_and_ppn_in_each_launchers_options(mpi, launcher, words):
-    c = cmd(mpi=mpi, launcher=launcher, np=6, nodes=2, ppn=3)
+    c = cmd(launcher_family=mpi, launcher=launcher, np=6, nodes=2, ppn=3)
     at = c.index(words[0])
     assert c[at:at + len(words)] == words
 
@@ -90,7 +90,7 @@ def test_srun_with_a_hostfile_places_by_it_alone():
     ("openmpi", "mpirun", "--bind-to"), ("mpich", "mpirun", "-bind-to"), ("openmpi", "srun", "--cpu-bind"),
 ])
 def test_oversubscribing_hostfile_leaves_binding_alone(mpi, launcher, binding):
-    c = cmd(mpi=mpi, launcher=launcher, hostfile="hosts", oversubscribe=True)
+    c = cmd(launcher_family=mpi, launcher=launcher, hostfile="hosts", oversubscribe=True)
     assert not any(w.startswith(binding) for w in c)
     if mpi == "openmpi" and launcher == "mpirun":
         # Open MPI refuses more ranks than slots without it.

@@ -92,7 +92,7 @@ def test_every_library_implements_the_interface_and_is_found_by_its_names():
         assert isinstance(lib, MpiLibrary) and not type(lib).__abstractmethods__
         assert mpilibs.get(lib.key) is lib
         assert all(mpilibs.by_implementation(i) is lib for i in lib.implementations)
-        assert mpilibs.get(lib.family).family == lib.family   # launched as a library registered
+        assert mpilibs.get(lib.launcher_family).launcher_family == lib.launcher_family   # launched as a library registered
         assert lib.launcher.hostfile_form and lib.launcher_programs and lib.srun_plugin
     with pytest.raises(UsageError, match="unknown MPI library 'nosuch'"):
         mpilibs.get("nosuch")
@@ -101,7 +101,7 @@ def test_every_library_implements_the_interface_and_is_found_by_its_names():
 
 class Untuned(MpiLibrary):
     """A library mpiscope launches but does not tune: the interface's own tuning methods."""
-    key = family = "untuned"
+    key = launcher_family = "untuned"
     title = "Some MPI"
 
     def recognizes(self, library_text):
@@ -131,7 +131,7 @@ def test_a_library_without_tuning_refuses_every_tuning_step():
 
 def test_intel_mpi_is_launched_as_mpich_and_tuned_by_its_own_module():
     intel = mpilibs.get("intelmpi")
-    assert intel.family == "mpich" and intel.launcher is mpilibs.get("mpich").launcher
+    assert intel.launcher_family == "mpich" and intel.launcher is mpilibs.get("mpich").launcher
     assert not intel.keeps_default and not intel.path_families
     assert intel.oversubscribed_settings   # its ranks poll: told to wait when sharing cores
 

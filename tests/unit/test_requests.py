@@ -53,3 +53,31 @@ def test_requests_are_immutable():
         request.bench = "pingpong"
     with pytest.raises(dataclasses.FrozenInstanceError):
         request.launch.np = 4
+
+
+def test_a_stored_plan_keeps_the_field_names_of_stored_runs(tmp_path):
+    from mpiscope.measure.plan import Plan
+
+    plan = Plan(np=2, launcher_family="mpich", launcher="mpirun", benches=["pingpong"], sizes=[8],
+                sync="auto", timer="tsc", cache="warm", reps_min=1, reps_max=2, ci_width=0.02,
+                time_budget=1.0, launches=1, check=False, seed=1, out=tmp_path)
+    stored = plan.stored()
+    assert stored["mpi"] == "mpich" and "launcher_family" not in stored
+    assert stored["out"] == str(tmp_path)
+    assert list(stored)[:2] == ["np", "mpi"]   # in the Plan's order, as before
+
+
+def _subparsers(parser):
+    for action in parser._actions:
+        for sub in (getattr(action, "choices", None) or {}).values() if action.nargs == "A..." else ():
+            yield sub
+            yield from _subparsers(sub)
+
+
+def test_every_command_taking_mpi_offers_the_registry_s_libraries():
+    from mpiscope import mpilibs
+
+    keys = tuple(lib.key for lib in mpilibs.with_debian_wrapper())
+    offered = {tuple(a.choices) for p in _subparsers(build_parser()) for a in p._actions
+               if "--mpi" in a.option_strings and a.choices}
+    assert offered == {keys}

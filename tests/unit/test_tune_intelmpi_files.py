@@ -176,7 +176,7 @@ def test_oversubscribed_hydra_launches_carry_intel_mpis_settings_for_sharing_cor
     from mpiscope.measure import launch
 
     def words(**kw):
-        return launch.command(mpi="mpich", launcher="mpirun", np=4, engine="e", engine_args=[], **kw)
+        return launch.command(launcher_family="mpich", launcher="mpirun", np=4, engine="e", engine_args=[], **kw)
 
     c = words(oversubscribe=True)
     for k, v in INTEL.oversubscribed_settings.items():

@@ -44,7 +44,7 @@ TAIL_CHARS = 2000         # of a launch's stderr, kept in launches.parquet
 class Start:
     """How every launch starts the application."""
     command: list                 # after --: the launch command, or the application alone
-    family: str                   # the MPI library's key: how variables reach the ranks
+    launcher_family: str          # the MPI library's key: how variables reach the ranks
     alone: bool = False           # mpiscope builds the launch around the application
     cluster: str | None = None
     layout: dict | None = None    # placement.resolve's (-n, --hostfile, --launcher)
@@ -67,13 +67,13 @@ class Start:
         lay, hostfile = self.layout, None
         if lay["hosts"]:
             hostfile = (run_dir / HOSTFILE).absolute()
-            form = launch.launcher_of(self.family, self.launcher).hostfile_form
+            form = launch.launcher_of(self.launcher_family, self.launcher).hostfile_form
             write_text(hostfile, hostfiles.render(form, lay["hosts"], lay["np"]))
-        self.argv = launch.command(mpi=self.family, launcher=self.launcher, np=lay["np"],
+        self.argv = launch.command(launcher_family=self.launcher_family, launcher=self.launcher, np=lay["np"],
                                    engine=self.command[0], engine_args=self.command[1:], hostfile=hostfile,
                                    oversubscribe=lay["oversubscribe"], mpirun=self.mpirun, nodes=lay["nodes"],
                                    ppn=lay["ppn"], launcher_args=lay["launcher_args"])
-        self.env = launch.launch_env(self.family)
+        self.env = launch.launch_env(self.launcher_family)
         if self.launcher == "srun":
             self.env = launch.srun_env(self.env, hostfile)
 
@@ -83,7 +83,7 @@ class Start:
         if config.env:
             env.update(config.env)
             program = None if self.cluster else self.argv[0]   # None: the library's own launcher
-            mpilibs.get(self.family).pass_to_ranks(env, dict(config.env), program)
+            mpilibs.get(self.launcher_family).pass_to_ranks(env, dict(config.env), program)
         return env
 
 
@@ -95,7 +95,7 @@ def plan_start(command, at) -> Start:
     alone = bool(cluster or hostfile or np is not None or launcher or launcher_args)
     command = check_command(command, EXAMPLE)
     if not alone:
-        return Start(command, mpi.family, argv=list(command), env=launch.launch_env(mpi.family))
+        return Start(command, mpi.launcher_family, argv=list(command), env=launch.launch_env(mpi.launcher_family))
     programs = {"srun", *(p for lib in mpilibs.LIBRARIES for p in lib.launcher_programs)}
     if Path(command[0]).name.split(".")[0] in programs:   # mpirun.openmpi, mpiexec.hydra too
         raise UsageError(f"with --cluster, --hostfile, -n or --launcher mpiscope starts the application: "
@@ -106,12 +106,13 @@ def plan_start(command, at) -> Start:
             raise UsageError("--cluster starts the application with the MPI's own launcher on the emulated "
                              "hosts, one rank a slot: drop --hostfile, --launcher and --launcher-args")
         argv, env, placed = on_cluster(cluster, mpi, np, command)
-        return Start(command, mpi.family, True, cluster=cluster, argv=argv, env=env, context=placed)
+        return Start(command, mpi.launcher_family, True, cluster=cluster, argv=argv, env=env, context=placed)
     launcher = launcher or "mpirun"
     if launcher == "mpirun" and mpi.launcher is None:
         raise UsageError(f"no mpirun or mpiexec beside {mpi.wrapper}; give your own launch command after --")
-    layout = placement.resolve(dataclasses.replace(at, launcher=launcher), mpi.family, None, _ranks_needed)
-    return Start(command, mpi.family, True, layout=layout, launcher=launcher,
+    layout = placement.resolve(dataclasses.replace(at, launcher=launcher), mpi.launcher_family, None,
+                              _ranks_needed)
+    return Start(command, mpi.launcher_family, True, layout=layout, launcher=launcher,
                  mpirun=mpi.launcher if launcher == "mpirun" else None)
 
 

@@ -26,7 +26,7 @@ def cmd_build(args) -> int:
         sys.stdout.write(json_document("build", found))
         return 0
     library = mpi.library.splitlines()[0] if mpi.library else ""
-    style = mpilibs.get(mpi.family).title
+    style = mpilibs.get(mpi.launcher_family).title
     rows = [("MPI", f"{mpi.name} (MPI {mpi.standard}; launched {style}-style)"),
             ("library", library),
             ("mpicc", mpi.wrapper),

@@ -148,13 +148,13 @@ def usable(name, np):
     return state, plan
 
 
-def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=(), preload=()):
+def cluster_launch(name, launcher_family, np, engine, engine_args, launcher_args=(), preload=()):
     """The command that starts `np` ranks of `engine` across cluster `name`.
 
     Returns (argv, env, extra_context): argv to run from anywhere (it enters
     the first host itself and starts the MPI launcher there), the full
     environment for it, and {"cluster": ground truth} for the run's context.
-    One rank per slot, h0's slots first; the library's launcher (`mpi`: its
+    One rank per slot, h0's slots first; the library's launcher (`launcher_family`: its
     key) started through the cluster's rsh, its traffic on the hosts' links
     (mpilibs: cluster_command). With more ranks than cores, idle ranks give
     their core away (for a library that cannot be told to,
@@ -162,12 +162,12 @@ def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=(), preload
     launcher, after these options. `preload`: libraries the ranks load,
     for a library whose launcher hands them to the ranks alone.
     """
-    library = mpilibs.get(mpi)
+    library = mpilibs.get(launcher_family)
     state, plan = usable(name, np)
     cdir = st.cluster_dir(name)
     rsh = str(cdir / "rsh")
     first = plan.hosts[0].name
-    hostfile = _hostfile(plan, np, mpi, cdir)
+    hostfile = _hostfile(plan, np, launcher_family, cdir)
     env = dict(os.environ)
     oversubscribed = np > len(os.sched_getaffinity(0))
     cmd, more = library.cluster_command(np=np, hostfile=hostfile, rsh=rsh, oversubscribed=oversubscribed,
@@ -176,6 +176,6 @@ def cluster_launch(name, mpi, np, engine, engine_args, launcher_args=(), preload
     env.update(more)
     argv = [rsh, "--argv", first, *cmd, *launcher_args, str(engine), *map(str, engine_args)]
     context = ground_truth(plan, np)
-    context["mpi_launch"] = {"mpi": mpi, "first_host": plan.hosts[0].hostname,
+    context["mpi_launch"] = {"mpi": launcher_family, "first_host": plan.hosts[0].hostname,
                              "oversubscribed_cores": oversubscribed, "yield_when_idle": oversubscribed}
     return argv, env, {"cluster": context, "rto_min": rto_min_per_host(plan)}

@@ -22,13 +22,13 @@ ENGINE_SRC = source_dir("engine")
 ENGINE_NAME = "mpiscope-engine"
 
 
-def as_mpi(mpi) -> Installation:
-    """An Installation, from an Installation or the --mpi shorthand (openmpi | mpich)."""
+def as_installation(mpi) -> Installation:
+    """An Installation, from one or from a library key with a Debian wrapper (--mpi openmpi | mpich)."""
     return mpi if isinstance(mpi, Installation) else find_mpi(mpi=mpi)
 
 
 def build_dir(mpi) -> Path:
-    return build_root() / "engines" / as_mpi(mpi).key
+    return build_root() / "engines" / as_installation(mpi).key
 
 
 def engine_path(mpi) -> Path:
@@ -38,7 +38,7 @@ def engine_path(mpi) -> Path:
 def make(mpi, *targets) -> Path:
     """Runs make on the engine's sources for `mpi` (the engine by default, or
     `targets`); returns the build directory."""
-    mpi = as_mpi(mpi)
+    mpi = as_installation(mpi)
     out = build_dir(mpi)
     result = run_make(ENGINE_SRC, out, f"MPICC={mpi.wrapper}", *targets)
     if result.returncode != 0:
@@ -51,7 +51,7 @@ def make(mpi, *targets) -> Path:
 def ensure_engine(mpi) -> Path:
     """Returns the engine binary for `mpi`, (re)building it when sources changed;
     the first build for an MPI says so on stderr (it takes a while)."""
-    mpi = as_mpi(mpi)
+    mpi = as_installation(mpi)
     binary = engine_path(mpi)
     first = not binary.exists()
     if first:

@@ -40,9 +40,9 @@ class Installation:
     launcher: str | None  # mpirun / mpiexec beside the wrapper
 
     @property
-    def family(self) -> str:
+    def launcher_family(self) -> str:
         """How it is launched: the key of its library, or of the one it is launched as."""
-        return mpilibs.of(self).family
+        return mpilibs.of(self).launcher_family
 
     @property
     def name(self) -> str:
@@ -57,7 +57,7 @@ class Installation:
 
     def identity(self) -> dict:
         """What a run's context records."""
-        return {**asdict(self), "family": self.family, "name": self.name, "key": self.key}
+        return {**asdict(self), "family": self.launcher_family, "name": self.name, "key": self.key}
 
 
 def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Installation:
@@ -90,7 +90,7 @@ def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Installation:
 
 def is_debian(mpi: Installation) -> bool:
     """Whether `mpi` is Debian's mpicc.openmpi / mpicc.mpich (under any of its names)."""
-    debian = shutil.which(mpilibs.get(mpi.family).debian_wrapper)
+    debian = shutil.which(mpilibs.get(mpi.launcher_family).debian_wrapper)
     return debian is not None and os.path.realpath(debian) == os.path.realpath(mpi.wrapper)
 
 
@@ -106,7 +106,7 @@ def identify(wrapper: str) -> Installation:
                          f"({library.splitlines()[0] if library else 'no version'}); mpiscope knows how "
                          f"to launch those two families")
     return Installation(wrapper, show, implementation, version, standard, library,
-               find_launcher(wrapper, lib.family))
+               find_launcher(wrapper, lib.launcher_family))
 
 
 def _show(wrapper: str) -> str:
@@ -149,7 +149,7 @@ def _probe(wrapper: str, show: str):
     return implementation, number.group(0) if number else (header or "unknown"), standard, library
 
 
-def find_launcher(wrapper: str, family: str) -> str | None:
+def find_launcher(wrapper: str, launcher_family: str) -> str | None:
     """mpirun / mpiexec in the wrapper's directory, with its suffix
     (mpicc.openmpi → mpirun.openmpi). Symbolic links are followed name by
     name, the last mpicc-like name first: /usr/bin/mpicc is Debian's
@@ -163,7 +163,7 @@ def find_launcher(wrapper: str, family: str) -> str | None:
     named = [link for link in chain if link.name.startswith("mpicc")] or chain[:1]
     for link in reversed(named):
         suffix = link.name[len("mpicc"):] if link.name.startswith("mpicc") else ""
-        for program in mpilibs.get(family).launcher_programs:
+        for program in mpilibs.get(launcher_family).launcher_programs:
             candidate = link.parent / f"{program}{suffix}"
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return str(Path(os.path.abspath(candidate)))

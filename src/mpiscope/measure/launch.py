@@ -52,10 +52,10 @@ def local_cpus():
     return len(os.sched_getaffinity(0))
 
 
-def launcher_of(mpi, launcher) -> Launcher:
+def launcher_of(launcher_family, launcher) -> Launcher:
     """Whose options and hostfile form apply: srun's, or the library's own launcher's
-    (`mpi`: the library's key, as a plan holds it)."""
-    return Srun() if launcher == "srun" else mpilibs.get(mpi).launcher
+    (`launcher_family`: the key of the library it is launched as)."""
+    return Srun() if launcher == "srun" else mpilibs.get(launcher_family).launcher
 
 
 def gives(args, options):
@@ -67,7 +67,7 @@ def gives(args, options):
     return False
 
 
-def launch_env(mpi, base=None):
+def launch_env(launcher_family, base=None):
     env = dict(os.environ if base is None else base)
     # What each library's launcher needs to run as root, whatever the library:
     # --mpirun may name another library's launcher.
@@ -77,7 +77,7 @@ def launch_env(mpi, base=None):
     return env
 
 
-def command(*, mpi, launcher, np, engine, engine_args, hostfile=None, oversubscribe=False,
+def command(*, launcher_family, launcher, np, engine, engine_args, hostfile=None, oversubscribe=False,
             mpirun=None, nodes=None, ppn=None, launcher_args=()):
     """The full argv that starts `np` engine ranks.
 
@@ -87,9 +87,9 @@ def command(*, mpi, launcher, np, engine, engine_args, hostfile=None, oversubscr
     Oversubscribed (more ranks than cores somewhere): without a hostfile ranks
     are left unbound and yield; with one, binding is left to it and the user.
     """
-    kind = launcher_of(mpi, launcher)
+    kind = launcher_of(launcher_family, launcher)
     user = list(launcher_args)
-    cmd = kind.command(program=mpirun, library=mpilibs.get(mpi), np=np, hostfile=hostfile,
+    cmd = kind.command(program=mpirun, library=mpilibs.get(launcher_family), np=np, hostfile=hostfile,
                        nodes=nodes, ppn=ppn, oversubscribe=oversubscribe,
                        binds=not gives(user, kind.binding_options), user=user)
     return cmd + user + [str(engine), *engine_args]

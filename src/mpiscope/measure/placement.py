@@ -21,9 +21,9 @@ from mpiscope.measure.launch import local_cpus
 RANKS_PER_SLOT = 16
 
 
-def resolve(at, family, cluster, default_np):
+def resolve(at, launcher_family, cluster, default_np):
     """{np, nodes, ppn, hosts, hostfile, launcher_args, oversubscribe, notes}
-    for the Plan, from the LaunchRequest `at`, for an MPI of launch `family`
+    for the Plan, from the LaunchRequest `at`, for an MPI of `launcher_family`
     ("openmpi" or "mpich"). -n
     defaults to nodes x ppn, else the hostfile's slots, else --ppn, else
     `default_np(cluster)`."""
@@ -35,7 +35,7 @@ def resolve(at, family, cluster, default_np):
     if cluster and (nodes or ppn):
         raise UsageError("--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
                          "and --ppn (choose -n, or the cluster's --slots)")
-    kind = launch.launcher_of(family, at.launcher)
+    kind = launch.launcher_of(launcher_family, at.launcher)
     if (nodes or ppn) and launch.gives(words, kind.mapping_options):
         raise UsageError("-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
                          f"'{at.launcher_args}': give one or the other")

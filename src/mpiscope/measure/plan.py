@@ -20,13 +20,16 @@ from mpiscope.measure.launch import LAUNCHERS, MAX_LAUNCHES, local_cpus
 from mpiscope.common.sizes import parse_sizes
 from mpiscope.store.layout import check_out_root
 from mpiscope.engine.describe import describe
-from mpiscope.engine.mpi import find_mpi, is_debian
+from mpiscope.engine.mpi import find_mpi, identify, is_debian
+
+# A field's name in a run's stored plan where it differs from the Plan's: stored runs keep theirs.
+STORED_NAMES = {"launcher_family": "mpi"}
 
 
 @dataclasses.dataclass
 class Plan:
     np: int
-    mpi: str            # how the MPI is launched: openmpi, or mpich (MPICH and its derivatives)
+    launcher_family: str  # how the MPI is launched: openmpi, or mpich (MPICH and its derivatives)
     launcher: str
     benches: list
     sizes: list
@@ -64,7 +67,7 @@ class Plan:
     clock_sync: str = "auto"
     start_barrier: str = "mpi"   # mpi: MPI_Barrier; own: the engine's (procsync_barrier)
     label: str | None = None
-    mpicc: str | None = None  # the MPI's compiler wrapper (engine/mpi.py); None: Debian's for `mpi`
+    mpicc: str | None = None  # the MPI's compiler wrapper (engine/mpi.py); None: Debian's of the family
     sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
     # Where ranks go: -N/--nodes, --ppn, the hostfile's (host, slots) as used
     # (first `nodes` hosts, `ppn` slots each), words added to the launcher's command.
@@ -85,8 +88,16 @@ class Plan:
         """The hostfile in the launcher's own syntax (None without --hostfile)."""
         if self.hosts is None:
             return None
-        return hostfiles.render(launch.launcher_of(self.mpi, self.launcher).hostfile_form, self.hosts,
+        return hostfiles.render(launch.launcher_of(self.launcher_family, self.launcher).hostfile_form, self.hosts,
                                 self.np)
+
+    def installation(self):
+        """The identified MPI: its wrapper's, else Debian's of the launcher family."""
+        return identify(self.mpicc) if self.mpicc else find_mpi(mpi=self.launcher_family)
+
+    def stored(self) -> dict:
+        """The plan as a run's context records it: paths as text, the stored names."""
+        return {STORED_NAMES.get(k, k): (str(v) if isinstance(v, Path) else v) for k, v in vars(self).items()}
 
     def series_count(self):
         own = benchmarks.series_count(self.benches, self.sizes, self.sizeless,
@@ -174,7 +185,7 @@ def make_plan(request):
     _check_numbers(r)
     mpi = at.installation or find_mpi(mpicc=at.mpicc, mpi=at.mpi)
     mpirun = _mpirun(at, mpi, cluster)
-    layout = placement.resolve(at, mpi.family, cluster, _default_np)
+    layout = placement.resolve(at, mpi.launcher_family, cluster, _default_np)
     np = layout.pop("np")
     known = describe(mpi)
     if r.bench is not None and not r.bench.replace(",", "").strip():
@@ -207,8 +218,8 @@ def make_plan(request):
     sync = r.sync or "auto"
     methods = method_options.plan_fields(r, benches, known.methods)
     method_notes = methods.pop("method_notes", [])
-    plan = Plan(np=np, mpi=mpi.family, mpicc=mpi.wrapper, launcher=at.launcher, benches=benches, sizes=sizes,
-                sync=sync, timer=r.timer, cache=r.cache, clock_sync=r.clock_sync,
+    plan = Plan(np=np, launcher_family=mpi.launcher_family, mpicc=mpi.wrapper, launcher=at.launcher,
+                benches=benches, sizes=sizes, sync=sync, timer=r.timer, cache=r.cache, clock_sync=r.clock_sync,
                 start_barrier=r.start_barrier, reps_min=r.reps_min,
                 reps_max=r.reps_max, ci_width=r.ci_width, time_budget=r.time_budget,
                 launches=r.launches, check=r.check, seed=r.seed,

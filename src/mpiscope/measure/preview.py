@@ -23,7 +23,7 @@ STARTUP_S = 5.0
 def launches(plan):
     """[(env settings the launch adds, argv)] of every launch of the plan,
     under the run directory a real run would build now."""
-    engine = ensure_engine(plan.mpi)
+    engine = ensure_engine(plan.installation())
     run_dir = plan.out / f".{runner.new_run_id()}.partial"
     out = []
     for k in range(plan.launches):

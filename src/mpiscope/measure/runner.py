@@ -34,9 +34,8 @@ from mpiscope.store.series import all_series_samples
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report
 from mpiscope.common.atomic import write_text
-from mpiscope.engine.build import as_mpi, ensure_engine
+from mpiscope.engine.build import ensure_engine
 from mpiscope.engine.locations import CHECKOUT
-from mpiscope.engine.mpi import identify
 from mpiscope.common.errors import UsageError
 from mpiscope.common.oserrors import describe
 from mpiscope.measure.plan import relevant_env
@@ -76,14 +75,14 @@ def launch_spec(plan, engine, run_dir, k, benches=None, sizes=None):
     writes under `run_dir`/raw/launch-<k>; a hostfile is run_dir/hostfile."""
     engine_args = plan.engine_args(k, run_dir / "raw" / f"launch-{k}", benches, sizes)
     if plan.cluster:
-        return cluster_launch(plan.cluster, plan.mpi, plan.np, engine, engine_args,
+        return cluster_launch(plan.cluster, plan.launcher_family, plan.np, engine, engine_args,
                               launcher_args=plan.launcher_args)
     hostfile = (run_dir / HOSTFILE).absolute() if plan.hosts else None
-    cmd = launch.command(mpi=plan.mpi, launcher=plan.launcher, np=plan.np, engine=engine,
+    cmd = launch.command(launcher_family=plan.launcher_family, launcher=plan.launcher, np=plan.np, engine=engine,
                          engine_args=engine_args, hostfile=hostfile,
                          oversubscribe=plan.oversubscribe, mpirun=plan.mpirun, nodes=plan.nodes,
                          ppn=plan.ppn, launcher_args=plan.launcher_args)
-    env = launch.launch_env(plan.mpi)
+    env = launch.launch_env(plan.launcher_family)
     if plan.launcher == "srun":
         env = launch.srun_env(env, hostfile)
     return cmd, env, {}
@@ -274,7 +273,7 @@ def _base_context(plan, argv, run_id, started, mpi, engine):
         "status": "failed",
         "error": UNFINISHED,
         "command": list(argv),
-        "mpi": plan.mpi,
+        "mpi": plan.launcher_family,
         "mpi_identity": {**mpi.identity(), "engine": str(engine)},
         "launcher": plan.launcher,
         "np": plan.np,
@@ -283,7 +282,7 @@ def _base_context(plan, argv, run_id, started, mpi, engine):
         "launches": plan.launches,
         "seed": plan.seed,
         "git_sha": git_sha(),
-        "plan": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(plan).items()},
+        "plan": plan.stored(),
         "oversubscribed": plan.oversubscribe,
         "env": relevant_env(),
         "machine": machine.describe(engine),
@@ -384,7 +383,7 @@ def measure(plan, argv):
     """Measures `plan`; returns (run directory, context, what storing it
     computed: a Stored, or None when the run could not be stored)."""
     began = time.perf_counter()
-    mpi = identify(plan.mpicc) if plan.mpicc else as_mpi(plan.mpi)
+    mpi = plan.installation()
     engine = ensure_engine(mpi)
     build_check_s = time.perf_counter() - began
     try:

@@ -41,5 +41,5 @@ def on_cluster(name, mpi, np, command, preload=()):
 
         spec = st.load(name)[1].spec
         np = spec.hosts * spec.slots
-    argv, env, extra = cluster_launch(name, mpi.family, np, command[0], command[1:], preload=preload)
+    argv, env, extra = cluster_launch(name, mpi.launcher_family, np, command[0], command[1:], preload=preload)
     return argv, env, {"cluster": extra["cluster"]}

@@ -42,9 +42,9 @@ def from_library_text(text: str) -> MpiLibrary | None:
     return next((lib for lib in LIBRARIES if lib.recognizes(text)), None)
 
 
-def launched_as(family: str) -> tuple:
-    """The libraries launched as library `family` is (its own key among them)."""
-    return tuple(lib for lib in LIBRARIES if lib.family == family)
+def launched_as(launcher_family: str) -> tuple:
+    """The libraries launched as library `launcher_family` is (its own key among them)."""
+    return tuple(lib for lib in LIBRARIES if lib.launcher_family == launcher_family)
 
 
 def with_debian_wrapper() -> tuple:

@@ -32,7 +32,7 @@ class Hydra(Launcher):
             # cores (Intel MPI's; MPICH reads none of them), unless the user set it.
             from mpiscope import mpilibs
 
-            shared = {k: v for lib in mpilibs.launched_as(library.family)
+            shared = {k: v for lib in mpilibs.launched_as(library.launcher_family)
                       for k, v in lib.oversubscribed_settings.items() if k not in user}
             cmd += library.settings_words(shared)
         return cmd

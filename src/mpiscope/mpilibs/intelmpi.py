@@ -25,7 +25,7 @@ FILES = {"intelmpi": "impi-adjust.env", "intelmpi-tuning": "impi-tuning.json"}
 
 class IntelMpi(Mpich):
     key = "intelmpi"
-    family = "mpich"
+    launcher_family = "mpich"
     title = "Intel MPI"
     implementations = ("intel-mpi",)
     debian_wrapper = apt_packages = None

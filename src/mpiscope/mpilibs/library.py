@@ -34,7 +34,7 @@ class MpiLibrary(ABC):
     key: str                  # registry key: --mpi KEY, a catalog's library
     title: str                # as users know it: "Open MPI"
     implementations: tuple    # what engine/probe/mpi_identity.c reports for it
-    family: str               # the key of the library it is launched as (its own, or MPICH's)
+    launcher_family: str      # the key of the library it is launched as (its own, or MPICH's)
     launcher_programs: tuple  # looked for beside the wrapper, in this order
     default_launcher: str     # run when none is beside the wrapper and no --mpirun is given
     debian_wrapper: str | None = None   # Debian's compiler wrapper, chosen by --mpi KEY

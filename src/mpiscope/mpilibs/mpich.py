@@ -19,7 +19,7 @@ FILES = {"mpich": "mpich-selection.json"}
 
 
 class Mpich(MpiLibrary):
-    key = family = "mpich"
+    key = launcher_family = "mpich"
     title = "MPICH"
     implementations = ("mpich",)
     # MPICH's launchers are mpiexec (Hydra) and mpirun, the same program.

@@ -24,7 +24,7 @@ OWN_LAUNCHERS = ("mpirun", "mpiexec", "orterun", "oshrun")
 
 
 class OpenMpi(MpiLibrary):
-    key = family = "openmpi"
+    key = launcher_family = "openmpi"
     title = "Open MPI"
     implementations = ("open-mpi",)
     launcher_programs = ("mpirun", "mpiexec")

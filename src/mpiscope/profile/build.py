@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from mpiscope.common.errors import BuildFailed
-from mpiscope.engine.build import as_mpi
+from mpiscope.engine.build import as_installation
 from mpiscope.engine.locations import build_root, source_dir
 from mpiscope.engine.make import make as run_make
 
@@ -17,13 +17,13 @@ LIBRARY = "libmpiscope-pmpi.so"
 
 
 def pmpi_dir(mpi) -> Path:
-    return build_root() / "pmpi" / as_mpi(mpi).key
+    return build_root() / "pmpi" / as_installation(mpi).key
 
 
 def ensure_library(mpi, *targets) -> Path:
     """The build directory holding libmpiscope-pmpi.so for `mpi` (and `targets`,
     e.g. "tests"), rebuilt by make when the sources changed."""
-    mpi = as_mpi(mpi)
+    mpi = as_installation(mpi)
     out = pmpi_dir(mpi)
     if not (out / LIBRARY).exists():
         sys.stderr.write(f"mpiscope: building the profiler library for {mpi.name} into {out}\n")

@@ -39,8 +39,8 @@ def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Pa
     """The launcher's environment: the library preloaded into the ranks.
     `own_launcher`: the MPI library's own launcher starts the ranks (else
     the command's first word says what does)."""
-    lib = mpilibs.get(mpi.family)
-    env = launch_env(mpi.family, base)
+    lib = mpilibs.get(mpi.launcher_family)
+    env = launch_env(mpi.launcher_family, base)
     ours = {"MPISCOPE_PROFILE_DIR": str(raw_dir)}
     if trace_events:
         ours["MPISCOPE_PROFILE_TRACE"] = str(trace_events)
@@ -74,7 +74,7 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
         raise UsageError("-n goes with --cluster; without it give the ranks in your launch command "
                          "(mpirun -n 4 ...)")
     the_mpi = find_mpi(mpicc=mpicc, mpi=mpi)
-    lib = mpilibs.get(the_mpi.family)
+    lib = mpilibs.get(the_mpi.launcher_family)
     if library_view and not lib.monitoring:
         raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
                          f"(profile with --mpi openmpi, or leave --library-view out)")
@@ -118,7 +118,7 @@ def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library
             "schema_version": SCHEMA_VERSION, "kind": files.KIND, "run_id": run_id, "label": label,
             "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
             "duration_s": round(duration, 3), "command": list(argv), "launch_commands": [command],
-            "mpi": the_mpi.family, "mpi_identity": {**the_mpi.identity(), "pmpi_library": str(library)},
+            "mpi": the_mpi.launcher_family, "mpi_identity": {**the_mpi.identity(), "pmpi_library": str(library)},
             "benches": [files.KIND], "trace_events": trace_events, "library_view": bool(library_view),
             "git_sha": git_sha(), "env": relevant_env(), "exit_code": rc, **placed,
         }
