@@ -1,28 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Whether the hybrid is within 3% of the best single design, per size,
-judged with compare's noise treatment rather than by a ratio of medians.
-
-The runs given are repeats of the same lab benchmarks (each run measures
-every design back to back per size, so the designs are interleaved; several
-runs interleave the repeats). Per benchmark × size:
-
-  best       the single design (basic, advanced, cma, offload) with the
-             lowest median cost over all runs pooled
-  ratio      hybrid cost / best cost (time, or inverse bandwidth) with the
-             95% bootstrap CI of compare_samples, runs pooled
-  verdict    compare's: is the hybrid distinguishable from the best at all
-             (Mann–Whitney p < 0.05 and the CI beyond the ±2% noise band)?
-             "same": indistinguishable
-  margin     within (the whole CI at or below 1.03), beyond (the whole CI
-             above it) or undecided (the CI straddles 1.03, the runs judged
-             alone disagree — a claim must hold in every run's own point
-             ratio too, as advise --verify's changes must replicate — or a
-             side has fewer samples than compare needs for a verdict)
-
-Neighbouring series of the same code differ by more than 3% on a shared
-machine, so a bare median ratio above 1.03 says little; this says how many
-sizes are shown within 3%, how many shown beyond, how many are
-indistinguishable from the best, and leaves the rest undecided."""
+judged with compare's noise treatment rather than by a bare ratio of
+medians, which noise alone can move by that much. Per benchmark × size, the
+repeats pooled: the best single design (lowest median), the ratio hybrid /
+best with compare's interval and verdict, and the margin: within (the whole
+interval at or below 1.03), beyond (above it) or undecided (straddling it,
+the runs judged alone disagreeing, or too few samples for a verdict)."""
 
 from __future__ import annotations
 
