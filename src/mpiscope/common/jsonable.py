@@ -2,9 +2,10 @@
 """Turning results into JSON-able data (JSON has no NaN or infinity)."""
 
 import math
+from typing import Any
 
 
-def plain(obj):
+def plain(obj: Any) -> Any:
     """`obj` as JSON-able data: dataclasses (Estimates among them) as dicts,
     numpy scalars and arrays as Python numbers and lists, NaN and inf as None."""
     if hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
@@ -28,7 +29,7 @@ def plain(obj):
     return obj
 
 
-def dumps(doc) -> str:
+def dumps(doc: object) -> str:
     """JSON text of `doc` (NaN and infinities become null), newline-terminated."""
     import json  # here: most importers need plain() alone
 
