@@ -81,3 +81,13 @@ def test_every_command_taking_mpi_offers_the_registry_s_libraries():
     offered = {tuple(a.choices) for p in _subparsers(build_parser()) for a in p._actions
                if "--mpi" in a.option_strings and a.choices}
     assert offered == {keys}
+
+
+def test_an_identified_installation_is_used_as_is():
+    from mpiscope.common.errors import UsageError
+    from mpiscope.engine.mpi import Installation
+
+    found = Installation("/x/mpicc", "gcc", "open-mpi", "5.0.3", "3.1", "Open MPI v5.0.3", None)
+    assert LaunchRequest(installation=found, mpi="no-such-mpi").find_installation() is found
+    with pytest.raises(UsageError, match="--mpi must be one of"):
+        LaunchRequest(mpi="no-such-mpi").find_installation()   # looked up: refused

@@ -23,13 +23,14 @@ MAX_TRACE_EVENTS = 100_000_000  # events a rank keeps at most: each takes memory
 
 def cmd_profile(args) -> int:
     from mpiscope.profile import summary
+    from mpiscope.measure.request import LaunchRequest
     from mpiscope.profile.runner import launch_output, profile
     from mpiscope.common.documents import json_document
     from mpiscope.views.profile import format_profile, profile_doc
 
-    run_dir, context = profile(args.launch, out=Path(args.out), mpicc=args.mpicc, mpi=args.mpi,
-                               trace_events=args.trace or 0, library_view=args.library_view,
-                               label=args.label, argv=sys.argv, cluster=args.cluster, np=args.np)
+    at = LaunchRequest(mpicc=args.mpicc, mpi=args.mpi, cluster=args.cluster, np=args.np)
+    run_dir, context = profile(args.launch, at, out=Path(args.out), trace_events=args.trace or 0,
+                               library_view=args.library_view, label=args.label, argv=sys.argv)
     p = summary.load(run_dir)
     sys.stdout.write(json_document("profile", profile_doc(p)) if args.json else format_profile(p))
     print(f"mpiscope: stored {run_dir}", file=sys.stderr)

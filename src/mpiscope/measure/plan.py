@@ -183,7 +183,7 @@ def make_plan(request):
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{at.launcher}'")
     check_out_root(r.out)
     _check_numbers(r)
-    mpi = at.installation or find_mpi(mpicc=at.mpicc, mpi=at.mpi)
+    mpi = at.find_installation()
     mpirun = _mpirun(at, mpi, cluster)
     layout = placement.resolve(at, mpi.launcher_family, cluster, _default_np)
     np = layout.pop("np")

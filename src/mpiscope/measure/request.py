@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from mpiscope.engine.mpi import Installation
+from mpiscope.engine.mpi import Installation, find_mpi
 from mpiscope.store.layout import DEFAULT_OUT
 
 
@@ -30,6 +30,11 @@ class LaunchRequest:
     ppn: int | None = None
     launcher_args: str | None = None   # words for the launcher, split as a shell would
     cluster: str | None = None         # an emulated cluster's name
+
+    def find_installation(self) -> Installation:
+        """The MPI asked for: the one identified already, else the one --mpicc,
+        --mpi or the defaults choose (engine/mpi.py)."""
+        return self.installation or find_mpi(mpicc=self.mpicc, mpi=self.mpi)
 
 
 @dataclasses.dataclass(frozen=True)

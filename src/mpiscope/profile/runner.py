@@ -23,7 +23,6 @@ from pathlib import Path
 from mpiscope import mpilibs
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.engine.mpi import find_mpi
 from mpiscope.measure.launch import launch_env
 from mpiscope.measure.plan import relevant_env
 from mpiscope.measure.user_command import check_command, on_cluster
@@ -64,16 +63,17 @@ def _overhead_summary(ranks: dict) -> dict:
             "calls": sum(r["calls"] for r in ranks.values())}
 
 
-def profile(command, *, out: Path, mpicc=None, mpi=None, trace_events=0, library_view=False, label=None,
-            argv=(), cluster=None, np=None):
-    """Runs `command` under the profiler; returns (run directory, context).
-    With `cluster`: `command` is the application alone, started on `np`
-    slots (default: all) of that emulated cluster."""
+def profile(command, at, *, out: Path, trace_events=0, library_view=False, label=None, argv=()):
+    """Runs `command` under the profiler with the MPI of the LaunchRequest
+    `at`; returns (run directory, context). With `at.cluster`: `command` is
+    the application alone, started on `at.np` slots (default: all) of that
+    emulated cluster."""
+    cluster, np = at.cluster, at.np
     command = check_command(command, "mpiscope profile -- mpirun -n 4 ./app")
     if np is not None and not cluster:
         raise UsageError("-n goes with --cluster; without it give the ranks in your launch command "
                          "(mpirun -n 4 ...)")
-    the_mpi = find_mpi(mpicc=mpicc, mpi=mpi)
+    the_mpi = at.find_installation()
     lib = mpilibs.get(the_mpi.launcher_family)
     if library_view and not lib.monitoring:
         raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "

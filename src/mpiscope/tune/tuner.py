@@ -51,8 +51,9 @@ from mpiscope.tune.weights import for_comm_size, on_grid
 from mpiscope.tune.write import env_lines, write_files
 
 
-@dataclass
+@dataclass(frozen=True)
 class TuneConfig:
+    """What to tune and how to decide: built by `mpiscope tune` from its options (cli/tune.py)."""
     collectives: list
     sizes: list                 # engine sizes, the fine grid
     adaptive: bool = True
