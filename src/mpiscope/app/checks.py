@@ -62,13 +62,19 @@ def answer(doc, path) -> dict:
     return doc
 
 
+def _no_launch(r) -> bool:
+    """A configuration none of whose launches counted has no median: NaN, as compare writes it."""
+    m = r["median"]
+    return r.get("n") == 0 and isinstance(m, float) and math.isnan(m)
+
+
 def _result_problem(r) -> str | None:
     if not isinstance(r, dict) or not isinstance(r.get("config"), str):
         return "names no configuration"
     for key in ("n", "launches", "failed", "metric_missing"):
         if key in r and not whole(r[key]):
             return f"has {key} = {str(r[key])[:40]}, not a count"
-    if r.get("median") is not None and not _number(r["median"], 0):
+    if r.get("median") is not None and not _number(r["median"], 0) and not _no_launch(r):
         return f"has a median of {str(r['median'])[:40]}"
     if r.get("p_value") is not None and not _number(r["p_value"], 0, 1):
         return f"has a p-value of {str(r['p_value'])[:40]}"
