@@ -6,6 +6,7 @@ after each change). Run by bench/history_detection.py in a Python that has
 apache-otava and asv, which cannot share mpiscope's environment (Otava pins
 its own NumPy and SciPy); a detector that is not installed is left out."""
 
+import argparse
 import json
 import sys
 
@@ -23,6 +24,7 @@ def asv(series):
 
 
 def main():
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     series = json.load(sys.stdin)
     found = {}
     for name, detect in (("Otava", otava), ("asv", asv)):

@@ -18,8 +18,9 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 import benchjson  # noqa: E402
 
-# benchjson.py and peer_tools.py are modules the scripts import, not scripts
-SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name not in ("benchjson.py", "peer_tools.py"))
+# benchjson.py and peer_tools.py are modules the scripts import, history_anchors.py a
+# filter history_detection.py runs in another Python: none is a bench script
+SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name not in ("benchjson.py", "peer_tools.py", "history_anchors.py"))
 CONTEXT_KEYS = ("date", "commit", "command", "options", "machine", "mpi")
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 import pytest
 
 from analysis_runs import build_run
+from permissions import permissions_apply
 from app_traced import write_run
 from mpiscope.cli.main import build_parser, main
 from test_cli_fuzz import _argv, _options
@@ -144,22 +145,6 @@ def place(tmp_path_factory):
             subprocess.run(["umount", "-l", str(ro)], check=False)
 
 
-@contextlib.contextmanager
-def as_nobody():
-    """Root reads any file whatever its mode: the case runs with the
-    effective ids of nobody, so `secret` is unreadable to it."""
-    if os.geteuid() != 0:
-        yield
-        return
-    os.setegid(65534)
-    os.seteuid(65534)
-    try:
-        yield
-    finally:
-        os.seteuid(0)
-        os.setegid(0)
-
-
 READ_CASES = ("fifo", "dev_zero", "huge", "deep_json", "deep_toml", "directory", "unreadable", "link_loop")
 # Brackets nested deep are a syntax error of a hostfile or pairs file (found
 # once the MPI is known) or of a GOAL schedule (found by the simulator);
@@ -228,7 +213,7 @@ def test_every_file_reading_option_refuses_what_is_no_regular_file(place, env, c
                 continue
             value = str(read_value(case, place, action.type.kind))
             argv = [*path, *READ_BASE.get(path, ()), *_argv((), action, before, value)]
-            with as_nobody() if case == "unreadable" else contextlib.nullcontext():
+            with permissions_apply() if case == "unreadable" else contextlib.nullcontext():
                 code, err, _ = run_case(argv)
             shown = f"{_label(path, action)} <- {case}: {argv!r:.200}\n{err[-600:]}"
             refused(code, err, shown)

@@ -51,6 +51,7 @@ from mpiscope.app.store import Writer
 from mpiscope.cli.main import main
 from mpiscope.stats.rto import across_hosts, rto_min
 from methods_data import methods_run
+from permissions import permissions_apply
 from profilegen import write_profile
 from rawgen import PERIOD, T0, RunBuilder, SeriesSpec, context_for
 
@@ -298,7 +299,6 @@ HOSTILE_FILES = {"methods": ("methods.parquet", "samples.parquet", "context.json
                  "profile": ("context.json",),
                  "measurement": ("context.json", "samples.parquet")}
 CASE_SECONDS = 60  # a command still running after this is hanging (on a FIFO, say)
-NOBODY = 65534
 NUMBERS = {"NaN": "NaN", "infinite": "1e999", "negative": "-1", "huge": "1e300"}
 PARQUET_NUMBERS = {"NaN": float("nan"), "infinite": float("inf"), "negative": -1, "huge": None}  # None: the type's largest
 # The columns of a Parquet file whose values a case damages (one row each).
@@ -456,26 +456,6 @@ def _time_limit(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
-@contextmanager
-def _as_nobody_if_root(tree: Path):
-    """Root reads a chmod 000 file anyway: as root, the command runs with the
-    effective ids of nobody (the case's files made nobody's), so permissions apply.
-    The interpreter may live where nobody cannot read (under /root): each file's
-    earlier damages ran the same commands as root, so their modules are imported."""
-    root = os.geteuid() == 0
-    if root:
-        for p in [tree, *tree.rglob("*")]:
-            os.lchown(p, NOBODY, NOBODY)
-        os.setegid(NOBODY)
-        os.seteuid(NOBODY)
-    try:
-        yield
-    finally:
-        if root:
-            os.seteuid(0)
-            os.setegid(0)
-
-
 def _verdict(code, out, err, target, how, run_dir):
     """None when the case ended as it must, else what went wrong."""
     errors = [line for line in err.splitlines() if line.startswith("mpiscope: error:")]
@@ -496,7 +476,6 @@ def _verdict(code, out, err, target, how, run_dir):
 def test_hostile_files_are_named_or_read_cleanly(kind, tmp_path, monkeypatch, capsys):
     base = Path(tempfile.mkdtemp(dir="/tmp", prefix="mpiscope-hostile-"))
     try:
-        base.chmod(0o755)  # nobody reaches the cases (unreadable files)
         for key in ("MPISCOPE_OUT", "MPISCOPE_CONFIG", "MPISCOPE_PROGRESS"):
             monkeypatch.delenv(key, raising=False)
         monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "xdg"))
@@ -514,7 +493,7 @@ def test_hostile_files_are_named_or_read_cleanly(kind, tmp_path, monkeypatch, ca
             try:
                 with _time_limit(CASE_SECONDS):
                     if how == "unreadable":
-                        with _as_nobody_if_root(case):
+                        with permissions_apply():
                             code, out, err = _call(argv)
                     else:
                         code, out, err = _call(argv)
