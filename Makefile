@@ -33,8 +33,13 @@ test: setup lint mpi-envs
 	$(BIN)/pytest -q --durations=15 tests/mpi tests/cluster tests/apps tests/cross || status=1; \
 	exit $$status
 
-test-fast: setup lint
-	$(BIN)/pytest -q $(PARALLEL) tests/unit
+# The checks of make lint run beside the tests: mypy takes one core for a
+# while, the tests the rest.
+test-fast: setup
+	@$(MAKE) -s lint & lint=$$!; status=0; \
+	$(BIN)/pytest -q $(PARALLEL) tests/unit || status=1; \
+	wait $$lint || status=1; \
+	exit $$status
 
 # The packages' order (import-linter's contracts), ruff's lint and mypy's
 # types, each configured in pyproject.toml.
