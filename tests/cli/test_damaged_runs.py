@@ -282,10 +282,15 @@ def test_every_damaged_file_is_named_or_read_cleanly(kind, tmp_path, monkeypatch
         else:
             results["named" if code == 2 else "read"] += 1
         shutil.rmtree(case)
-    total = results["named"] + results["read"] + len(bad)
+    _tally(capsys, f"damaged {kind} runs", results, bad)
+
+
+def _tally(capsys, what, counts, bad):
+    """Prints the matrix's counts and fails with the first wrong cases."""
+    total = counts["named"] + counts["read"] + len(bad)
     with capsys.disabled():
-        print(f"\ndamaged {kind} runs: {total} cases (file x damage x command): {results['named']} refused "
-              f"naming the file, {results['read']} read cleanly, {len(bad)} wrong")
+        print(f"\n{what}: {total} cases (file x damage x command): {counts['named']} refused "
+              f"naming the file, {counts['read']} read cleanly, {len(bad)} wrong")
     assert not bad, "\n\n".join(bad[:20]) + f"\n\n({len(bad)} wrong of {total})"
 
 
@@ -506,10 +511,6 @@ def test_hostile_files_are_named_or_read_cleanly(kind, tmp_path, monkeypatch, ca
             else:
                 counts["named" if code == 2 else "read"] += 1
             shutil.rmtree(case)
-        total = counts["named"] + counts["read"] + len(bad)
-        with capsys.disabled():
-            print(f"\nhostile {kind} files: {total} cases (file x damage x command): {counts['named']} refused "
-                  f"naming the file, {counts['read']} read cleanly, {len(bad)} wrong")
-        assert not bad, "\n\n".join(bad[:20]) + f"\n\n({len(bad)} wrong of {total})"
+        _tally(capsys, f"hostile {kind} files", counts, bad)
     finally:
         shutil.rmtree(base, ignore_errors=True)
