@@ -86,8 +86,8 @@ bytecode: $(VENV)/.installed
 engines: $(VENV)/.installed
 	@$(BIN)/mpiscope build --mpi openmpi >/dev/null
 	@$(BIN)/mpiscope build --mpi mpich >/dev/null
-	@$(MAKE) -s -C cluster BUILD=$(CURDIR)/build/cluster
-	@$(MAKE) -s -C sim BUILD=$(CURDIR)/build/sim
+	@$(MAKE) -s -C native/cluster BUILD=$(CURDIR)/build/cluster
+	@$(MAKE) -s -C native/sim BUILD=$(CURDIR)/build/sim
 
 MPI_ENV_STAMPS := $(MPI_ENVS)/openmpi5/.installed $(MPI_ENVS)/mpich5/.installed $(MPI_ENVS)/intelmpi/.installed
 

@@ -2,8 +2,8 @@
 """Everything about the package is in pyproject.toml; this only puts files of
 the checkout inside the built package:
 
-- the C sources (engine/, clock/, cluster/, sim/, transport/, pmpi/) as
-  mpiscope/_csrc/, so an installed mpiscope can build its engine for whatever
+- the C sources (native/: engine/, clock/, cluster/, sim/, transport/, pmpi/)
+  as mpiscope/_csrc/, so an installed mpiscope can build its engine for whatever
   MPI it is given (src/mpiscope/engine/locations.py finds them there);
 - the JSON Schemas of the `--json` documents (docs/schemas/) as
   mpiscope/schemas/, so a wheel's user can validate what mpiscope prints.
@@ -16,7 +16,7 @@ import os
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-C_SOURCES = ("engine", "clock", "cluster", "sim", "transport", "pmpi")
+NATIVE = "native"  # the C programs, one folder each
 SCHEMAS = os.path.join("docs", "schemas")
 
 
@@ -26,8 +26,7 @@ class build_py_with_c_sources(build_py):
         if getattr(self, "editable_mode", False):
             return  # an editable install runs from the checkout, which has them
         package = os.path.join(self.build_lib, "mpiscope")
-        for name in C_SOURCES:
-            self.copy_tree(name, os.path.join(package, "_csrc", name))
+        self.copy_tree(NATIVE, os.path.join(package, "_csrc"))
         self.mkpath(os.path.join(package, "schemas"))
         for name in sorted(os.listdir(SCHEMAS)):
             if name.endswith(".json"):

@@ -2,7 +2,7 @@
 """What does the profiler cost? Side by side in one run, in turns, per trial:
 
 1. one wrapped call on a null operation (MPI_Send to MPI_PROC_NULL), with
-   the profiling library preloaded and without (pmpi/tests/null_calls.c, 1
+   the profiling library preloaded and without (native/pmpi/tests/null_calls.c, 1
    Open MPI rank; the best of 7 loops of 10^6 calls each time);
 2. LAMMPS's Lennard-Jones melt (tests/data/in.lj, --steps steps, 4 Open MPI
    ranks, oversubscribed) under `mpiscope profile` and plain, alternating

@@ -3,7 +3,7 @@
 --baseline REF? For checking that a change meant to make the simulator
 faster (or its code clearer) changes none of its answers.
 
-Builds the simulator of REF (sim/ and engine/ of that commit, in a
+Builds the simulator of REF (native/sim/ and native/engine/ of that commit, in a
 temporary directory) and runs both on the same configurations: every
 algorithm of our own, many p (powers of two and others), three sizes, seven
 cost settings (LogGP, rendezvous with O and gamma, Hockney, sender/receiver

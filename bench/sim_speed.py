@@ -6,8 +6,9 @@ G 0.1 ns/B. No MPI is started.
 - Event rate on one core (simulation only, the schedule already held), on
   recursive-doubling allreduce at 2^16 ranks and ring allgather at 2^11
   ranks. Goal: >= 20 M events/s. With --baseline REF (repeatable), the
-  same runs also by the simulator of git REF (sim/ and engine/ of that
-  commit built in a temporary directory), alternating, median of three
+  same runs also by the simulator of git REF (native/sim/ and
+  native/engine/ of that commit built in a temporary directory),
+  alternating, median of three
   each: a change's before and after side by side. Every run's result (the
   finish of every rank, the counts) must equal this tree's, or the script
   stops. Without --baseline, one run of this tree each.
@@ -70,9 +71,14 @@ def build_baseline(ref, tmp):
         return None, f"{ref} is not a commit of this repository"
     src = Path(tmp) / "baseline"
     src.mkdir()
-    arc = subprocess.run(["git", "-C", root, "archive", ref, "sim", "engine"], capture_output=True, check=True).stdout
+    # REF's C programs lie under native/, or at its top where REF has no native/.
+    native = subprocess.run(["git", "-C", root, "cat-file", "-e", f"{ref}:native"], capture_output=True).returncode
+    top = "" if native else "native/"
+    arc = subprocess.run(["git", "-C", root, "archive", ref, f"{top}sim", f"{top}engine"], capture_output=True,
+                         check=True).stdout
     subprocess.run(["tar", "x", "-C", src], input=arc, check=True)
-    p = subprocess.run(["make", "-s", "-C", src / "sim", f"BUILD={src / 'build'}"], capture_output=True, text=True)
+    p = subprocess.run(["make", "-s", "-C", src / top / "sim", f"BUILD={src / 'build'}"], capture_output=True,
+                       text=True)
     exe = src / "build" / "mpiscope-sim"
     return (exe, "") if p.returncode == 0 and exe.exists() else (None, p.stderr[-500:])
 

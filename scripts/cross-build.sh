@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Builds mpiscope's C programs for another CPU with Debian's cross compiler,
 # against that CPU's Open MPI (scripts/cross-sysroot.sh), into
-# build/cross/<arch>/: clock/timer-check, sim/mpiscope-sim,
+# build/cross/<arch>/ from native/: clock/timer-check, sim/mpiscope-sim,
 # engine/mpiscope-engine (with the transport lab), pmpi/libmpiscope-pmpi.so
 # and cluster/ (the delay program, the yield library). make rebuilds only
 # what changed. tests/cross/ runs them under qemu-user.
@@ -38,8 +38,8 @@ chmod +x "$top/bin/mpicc"
 # (from the environment: each Makefile adds its own flags to it).
 export CFLAGS=-O2
 flags=(-j2 -s)
-make "${flags[@]}" -C clock BUILD="$top/clock" CC="$cc"
-make "${flags[@]}" -C sim BUILD="$top/sim" CC="$cc"
-make "${flags[@]}" -C engine BUILD="$top/engine" MPICC="$top/bin/mpicc"
-make "${flags[@]}" -C pmpi BUILD="$top/pmpi" MPICC="$top/bin/mpicc"
-make "${flags[@]}" -C cluster BUILD="$top/cluster" CC="$cc"
+make "${flags[@]}" -C native/clock BUILD="$top/clock" CC="$cc"
+make "${flags[@]}" -C native/sim BUILD="$top/sim" CC="$cc"
+make "${flags[@]}" -C native/engine BUILD="$top/engine" MPICC="$top/bin/mpicc"
+make "${flags[@]}" -C native/pmpi BUILD="$top/pmpi" MPICC="$top/bin/mpicc"
+make "${flags[@]}" -C native/cluster BUILD="$top/cluster" CC="$cc"

@@ -17,7 +17,7 @@ packages=(
   libc6 libc6-dev libgcc-s1 linux-libc-dev               # the C library (a root qemu-user runs in)
   libopenmpi-dev libopenmpi3 libpmix2 libhwloc15          # Open MPI 4.1: headers, libraries, components
   libevent-core-2.1-7 libevent-pthreads-2.1-7 zlib1g libudev1 libnuma1 libmunge2 libnl-3-200
-  libnetfilter-queue-dev libnetfilter-queue1 libnfnetlink-dev libnfnetlink0 libmnl0  # cluster/delayd.c
+  libnetfilter-queue-dev libnetfilter-queue1 libnfnetlink-dev libnfnetlink0 libmnl0  # native/cluster/delayd.c
 )
 stamp_text=$(sha256sum "$self" | cut -c1-16)  # this script changed: unpacked anew
 

@@ -10,7 +10,7 @@ packages=(
   mpich libmpich-dev                 # MPICH 4.0
   python3 python3-venv python3-dev   # the analysis side
   iproute2 iptables util-linux mount # emulated clusters: namespaces, veths, tbf, loss/delay rules
-  libnetfilter-queue-dev             # the emulated clusters' delay program (cluster/delayd.c)
+  libnetfilter-queue-dev             # the emulated clusters' delay program (native/cluster/delayd.c)
   chromium chromium-driver           # the report test renders in a real browser
   zsh                                # the completion test loads the zsh script
   gdb                                # mpiscope tune sees which algorithm function Open MPI enters

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Test helper: pmpi/tests/known_traffic.c, the program whose traffic is
+"""Test helper: native/pmpi/tests/known_traffic.c, the program whose traffic is
 known exactly, built with the profiler and profiled by `mpiscope profile`."""
 
 import json

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Synthetic profile runs in the profiler's own raw format (pmpi/writer.c:
+"""Synthetic profile runs in the profiler's own raw format (native/pmpi/writer.c:
 RUN/profile/rank-<r>.json, and rank-<r>.trace with a trace), turned into a
 run directory by the real ingest (profile/ingest.py), so that tests of what
 reads a profile run read what a real one holds."""

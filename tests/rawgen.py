@@ -132,7 +132,7 @@ class SeriesSpec:
 
 
 def _datatype_keys(bench, size):
-    """What the engine passes to MPI (engine/bench/coll_mpi.c): reductions sum
+    """What the engine passes to MPI (native/engine/bench/coll_mpi.c): reductions sum
     max(1, size/4) MPI_INTs, barrier passes nothing, the rest size MPI_BYTEs."""
     if bench == "barrier":
         return {"count": 0, "datatype": "none"}

@@ -3,7 +3,7 @@
 for α + β·m, costs.py) the simulator, running the schedules our algorithms
 record, equals the closed-form cost models to 1e-9 relative: binomial
 broadcast, recursive-doubling allreduce (with γ) and ring allgather, for
-powers of two and others. No MPI: the schedules come from engine/colls
+powers of two and others. No MPI: the schedules come from native/engine/colls
 compiled against the recording backend."""
 
 import pytest

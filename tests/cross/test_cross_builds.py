@@ -40,7 +40,8 @@ def built(request):
 
 
 def test_timer_check_passes_on_this_cpu(tmp_path):
-    p = subprocess.run(["make", "-s", "-C", str(ROOT / "clock"), f"BUILD={tmp_path}"], capture_output=True, text=True)
+    p = subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "clock"), f"BUILD={tmp_path}"],
+                       capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     p = subprocess.run([str(tmp_path / "timer-check")], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

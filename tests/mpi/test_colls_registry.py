@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Every algorithm of engine/colls against the MPI library's own collective.
+"""Every algorithm of native/engine/colls against the MPI library's own collective.
 
-One C program (engine/tests/colls_check.c, built by `make tests`) loops
+One C program (native/engine/tests/colls_check.c, built by `make tests`) loops
 over the whole registry: every algorithm, counts 0, 1, 7, 1000 and 100003,
 traced and untraced, compared byte for byte with MPI's result (integer sums
 for the reductions). It runs once per number of ranks, oversubscribed where

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """mpiscope profile on a program whose traffic is known exactly
-(pmpi/tests/known_traffic.c): every count, byte, peer and channel the
+(native/pmpi/tests/known_traffic.c): every count, byte, peer and channel the
 profile stores is checked against the expectation computed here, with Open
 MPI and with MPICH; Open MPI's own monitoring matrix (--library-view) against
 ours; a rank that dies loses only its own profile."""

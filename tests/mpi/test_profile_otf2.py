@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A traced profile of pmpi/tests/known_traffic.c exported as OTF2 (mpiscope
+"""A traced profile of native/pmpi/tests/known_traffic.c exported as OTF2 (mpiscope
 export RUN --format otf2) and read back with otf2.reader: one location per
 rank, every counted point-to-point message once as MpiSend at its sender
 and once as MpiRecv at its receiver (exact counts per rank and peer, equal

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A traced profile of pmpi/tests/known_traffic.c leaves mpiscope: as a GOAL
+"""A traced profile of native/pmpi/tests/known_traffic.c leaves mpiscope: as a GOAL
 schedule the simulator runs (mpiscope sim schedule --from-trace), with
 every counted point-to-point message once as a send and once as a receive
 between the same ranks."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The engine's stopping rule on known numbers (engine/tests/stoprule_check.c):
+"""The engine's stopping rule on known numbers (native/engine/tests/stoprule_check.c):
 the median's CI half-width, the projected repetitions, when a CI target is
 out of reach, and the target of samples between ranks' clocks. Arithmetic only, so it cannot depend on the machine's load."""
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The intra-node transport lab (transport/, engine benchmarks tp_*,
+"""The intra-node transport lab (native/transport/, engine benchmarks tp_*,
 `mpiscope transport`): every design delivers the bytes it was given, the
 CMA probe says exactly why CMA is unavailable, the hybrid takes thresholds,
 and advise turns a stored run into crossovers and library settings.

@@ -24,6 +24,7 @@ import pytest
 
 from mpiscope.engine.build import REPO
 
+NATIVE = Path("native")
 C_SOURCES = ("engine", "clock", "cluster", "sim", "transport", "pmpi")
 TEMPLATES = Path("src", "mpiscope", "report", "templates")
 SCHEMAS = Path("docs", "schemas")
@@ -58,7 +59,7 @@ def test_sdist_carries_the_sources_licence_schemas_and_templates(dist):
     with tarfile.open(sdist) as tar:
         names = {m.name.removeprefix(top) for m in tar.getmembers() if m.isfile()}
     expected = {"LICENSE", "pyproject.toml", "setup.py", "MANIFEST.in"}
-    expected |= {str(Path(d) / f) for d in C_SOURCES for f in _files(REPO / d)}
+    expected |= {str(NATIVE / d / f) for d in C_SOURCES for f in _files(REPO / NATIVE / d)}
     expected |= {str(SCHEMAS / f) for f in _files(REPO / SCHEMAS) if f.endswith(".json")}
     expected |= {str(TEMPLATES / f) for f in _files(REPO / TEMPLATES)}
     assert expected - names == set()
@@ -73,7 +74,7 @@ def test_wheel_carries_what_the_package_reads(dist):
         return {n.removeprefix(prefix) for n in names if n.startswith(prefix)}
 
     for d in C_SOURCES:
-        assert under(f"mpiscope/_csrc/{d}/") == _files(REPO / d), d
+        assert under(f"mpiscope/_csrc/{d}/") == _files(REPO / NATIVE / d), d
     assert under("mpiscope/schemas/") == {f for f in _files(REPO / SCHEMAS) if f.endswith(".json")}
     assert under("mpiscope/report/templates/") == _files(REPO / TEMPLATES)
     assert f"mpiscope-{VERSION}.dist-info/licenses/LICENSE" in names

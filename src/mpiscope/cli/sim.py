@@ -327,7 +327,7 @@ def _cost_options(p, from_run=True):
 def add_sim_command(subparsers) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
     sim = command_parser(subparsers, "sim", description="""\
-Our own collective algorithms (engine/colls) run unchanged against a
+Our own collective algorithms (native/engine/colls) run unchanged against a
 recording backend and become schedules (GOAL text, as LogGOPSim reads, or
 a compact binary form); a discrete-event simulator runs them under LogGOPS
 and sender/receiver costs from a machine model, options or a run.""")

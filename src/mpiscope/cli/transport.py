@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope transport probe` and `mpiscope transport advise RUN [--verify]`:
-the intra-node transport lab (transport/, engine benchmarks tp_*)."""
+the intra-node transport lab (native/transport/, engine benchmarks tp_*)."""
 
 from __future__ import annotations
 

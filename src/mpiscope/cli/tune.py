@@ -82,7 +82,7 @@ examples:
                    help="cost-model parameters (as mpiscope model takes them): predicted "
                         "change-over points beside the measured ones")
     p.add_argument("--own", action="store_true",
-                   help="also measure our own algorithms (engine/colls/) and say where one beats "
+                   help="also measure our own algorithms (native/engine/colls/) and say where one beats "
                         "every algorithm the library offers")
     p.add_argument("-o", "--output", metavar="DIR", type=types.output_dir,
                    help="directory for the files, tune.json and the runs (default: "

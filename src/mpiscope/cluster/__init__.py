@@ -4,7 +4,7 @@
 Each host is a network namespace with its own host name; hosts hang off
 switches (bridge namespaces); switches are chained by uplinks. Links are
 shaped with tbf (rate), iptables statistic (loss) and our NFQUEUE delay
-program (cluster/delayd.c). See docs/explanation/emulated-clusters.md.
+program (native/cluster/delayd.c). See docs/explanation/emulated-clusters.md.
 
     from mpiscope.cluster import up, down, list_clusters
 """

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The delay program (cluster/delayd.c): build, start, stop, read its report."""
+"""The delay program (native/cluster/delayd.c): build, start, stop, read its report."""
 
 from __future__ import annotations
 

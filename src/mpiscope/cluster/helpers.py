@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The cluster's C helpers (cluster/*.c, cluster/Makefile): built on first
+"""The cluster's C helpers (native/cluster/*.c, native/cluster/Makefile): built on first
 use, rebuilt when their source changed."""
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ def cluster_launch(name, launcher_family, np, engine, engine_args, launcher_args
     key) started through the cluster's rsh, its traffic on the hosts' links
     (mpilibs: cluster_command). With more ranks than cores, idle ranks give
     their core away (for a library that cannot be told to,
-    cluster/yield_when_idle.c preloaded). `launcher_args` go to the MPI
+    native/cluster/yield_when_idle.c preloaded). `launcher_args` go to the MPI
     launcher, after these options. `preload`: libraries the ranks load,
     for a library whose launcher hands them to the ranks alone.
     """

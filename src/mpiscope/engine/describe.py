@@ -37,7 +37,7 @@ class Benchmark:
 class Method:
     """A peer's measurement method (`run --methods`), or a reference series
     of the attribution; `benchmarks`: benchmark -> how the method times it
-    (timing, start, root, cache, ranks: engine/methods/method.h)."""
+    (timing, start, root, cache, ranks: native/engine/methods/method.h)."""
     name: str
     tool: str
     reference: bool

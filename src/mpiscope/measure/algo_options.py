@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A run's settings of our own collective algorithms (engine/colls):
+"""A run's settings of our own collective algorithms (native/engine/colls):
 --algo, --segment and --trace, and how many variants each collective then
 runs (for the progress total).
 

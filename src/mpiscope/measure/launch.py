@@ -21,7 +21,7 @@ MAX_LAUNCHES = 10_000  # launches of one run: each starts the job anew, so more 
 # After rank 0 said "@finalize" (every rank has stored its samples and only
 # MPI_Finalize is left), the seconds the launch may still take before it is
 # stopped: well under a second normally, a few beside a CPU hog; MPICH 4.0's
-# ch4:ucx can spin there for ever (clock/quiet_exit.c; pmodels/mpich#6596).
+# ch4:ucx can spin there for ever (native/clock/quiet_exit.c; pmodels/mpich#6596).
 FINALIZE_GRACE_S = 60.0
 
 

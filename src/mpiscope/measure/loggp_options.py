@@ -17,7 +17,7 @@ DEFAULT_OVERHEAD_STEPS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 DEFAULT_FLOOD_BYTES = 8 * 1024 * 1024
 MAX_QUEUE_DEPTH = 65536
 
-# Benchmarks with a fixed list of variants (engine/bench/rma.c, layers.c, transport.c).
+# Benchmarks with a fixed list of variants (native/engine/bench/rma.c, layers.c, transport.c).
 TRANSPORT_VARIANTS = ("basic", "advanced", "cma", "offload", "hybrid", "mpi")
 FIXED_VARIANTS = {
     "rma_lat": ("put_flush", "get_flush", "put_fence", "get_fence"),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The reference series (engine/methods/reference.c): mpiscope's own
+"""The reference series (native/engine/methods/reference.c): mpiscope's own
 operations timed per call, each differing from `ref_barrier` (a barrier
 before every call) in one respect. Every call is read as mpiscope reads its
 own: a round trip halved, a window of messages as its time, a collective as

@@ -28,7 +28,7 @@ def get(key: str) -> MpiLibrary:
 
 
 def by_implementation(implementation: str) -> MpiLibrary | None:
-    """The library the identity probe (engine/probe/mpi_identity.c) names, or None."""
+    """The library the identity probe (native/engine/probe/mpi_identity.c) names, or None."""
     return next((lib for lib in LIBRARIES if implementation in lib.implementations), None)
 
 

@@ -2,7 +2,7 @@
 """What an Intel MPI collective call runs, seen by a debugger. Intel MPI
 prints nothing about the algorithm it selects (I_MPI_DEBUG, at any level,
 names the tuning file loaded, not the algorithms), but its library keeps
-the symbols of its algorithm functions: rank 0 of engine/probe/coll_call.c
+the symbols of its algorithm functions: rank 0 of native/engine/probe/coll_call.c
 runs under gdb with a breakpoint on each of them, and on the point-to-point
 calls the algorithms make (MPIC_*). What rank 0 enters after the marker
 mpiscope_cell(i), in order, is cell i's trace:

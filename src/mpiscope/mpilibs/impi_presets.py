@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which algorithm presets Intel MPI offers per collective, read from the
-library itself: its control variables through MPI_T (engine/probe/mpi_cvars.c,
+library itself: its control variables through MPI_T (native/engine/probe/mpi_cvars.c,
 built with its own wrapper), each I_MPI_ADJUST_<OP> described with the range
 of its preset identifiers ("range: 0-32"); the range differs between
 versions. Preset 0 is the library's generic selection logic (MPICH's), not
@@ -46,7 +46,7 @@ def ranges(cvars: dict) -> dict:
 
 
 def catalog(mpi, probe: Path) -> Catalog:
-    """`probe`: engine/probe/mpi_cvars.c built with the MPI's wrapper."""
+    """`probe`: native/engine/probe/mpi_cvars.c built with the MPI's wrapper."""
     cvars = read_cvars(probe)
     if cvars is None:
         raise UsageError(f"the MPI_T probe built with {mpi.wrapper} does not start")

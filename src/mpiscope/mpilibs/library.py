@@ -33,7 +33,7 @@ class MpiLibrary(ABC):
     # ---------------------------------------------------------------- identity
     key: str                  # registry key: --mpi KEY, a catalog's library
     title: str                # as users know it: "Open MPI"
-    implementations: tuple    # what engine/probe/mpi_identity.c reports for it
+    implementations: tuple    # what native/engine/probe/mpi_identity.c reports for it
     launcher_family: str      # the key of the library it is launched as (its own, or MPICH's)
     launcher_programs: tuple  # looked for beside the wrapper, in this order
     default_launcher: str     # run when none is beside the wrapper and no --mpirun is given
@@ -75,7 +75,7 @@ class MpiLibrary(ABC):
         form, `rsh` the program that stands in for ssh, `interface` the
         hosts' link, `preload` libraries the ranks load (only where
         launcher_preloads), `yield_library()` the path of
-        cluster/yield_when_idle.c, for a library whose ranks cannot be told
+        native/cluster/yield_when_idle.c, for a library whose ranks cannot be told
         to yield their core."""
 
     # ---------------------------------------------------------------- the profiler
@@ -103,7 +103,7 @@ class MpiLibrary(ABC):
     # ---------------------------------------------------------------- tuning
     def read_catalog(self, mpi, build_probe) -> Catalog:
         """The algorithms it offers per collective, read from the library of
-        `mpi`; `build_probe(target)` builds one of engine/probe's programs
+        `mpi`; `build_probe(target)` builds one of native/engine/probe's programs
         with its wrapper and returns its path."""
         raise self._untuned()
 
@@ -162,7 +162,7 @@ class MpiLibrary(ABC):
 
     def entered(self, mpi, probe, np: int, cells: list, settings: dict, colls: list) -> dict:
         """{(coll, size): the algorithm function a call enters} on np ranks
-        with `settings`; `probe`: engine/probe/coll_call.c built for `mpi`."""
+        with `settings`; `probe`: native/engine/probe/coll_call.c built for `mpi`."""
         raise self._untuned()
 
     def read_defaults(self, mpi, probe, catalog: Catalog, np: int, cells: list, names: dict,

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which collective algorithms MPICH offers, read from the library itself:
-its control variables through MPI_T (engine/probe/mpi_cvars.c, built with
+its control variables through MPI_T (native/engine/probe/mpi_cvars.c, built with
 the MPI's own wrapper), the choices listed in the description of
 `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`; the names its selection JSON accepts
 (`algorithm=MPIR_Bcast_intra_binomial`) and its own default selection tree
@@ -104,7 +104,7 @@ def library_default_tree(blob: bytes) -> dict | None:
 
 
 def catalog(mpi, probe: Path) -> Catalog:
-    """`probe`: engine/probe/mpi_cvars.c built with the MPI's wrapper."""
+    """`probe`: native/engine/probe/mpi_cvars.c built with the MPI's wrapper."""
     cvars = read_cvars(probe)
     if cvars is None:
         raise UsageError(f"the MPI_T probe built with {mpi.wrapper} does not start")

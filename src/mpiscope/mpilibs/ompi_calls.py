@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which of Open MPI's own algorithm functions a collective call enters,
-seen by a debugger: rank 0 of engine/probe/coll_call.c runs under gdb with a
+seen by a debugger: rank 0 of native/engine/probe/coll_call.c runs under gdb with a
 breakpoint on every `ompi_coll_base_<coll>_intra_*` function (exported by
 Open MPI 4.1 and 5.0; MPICH hides its MPIR_* functions, so there the check
 is by time only, tune/verdicts.py). The first such function entered after the
@@ -105,7 +105,7 @@ def entered(mpi, probe: Path, np: int, cells: list, mca: dict, colls: list,
             oversubscribe: bool = True, timeout: int = 300) -> dict:
     """{(coll, size): the first ompi_coll_base_<coll>_intra_* function entered}
     for `cells` [(coll, size)] on `np` local ranks with MCA parameters `mca`;
-    `probe`: engine/probe/coll_call.c built with the MPI's wrapper."""
+    `probe`: native/engine/probe/coll_call.c built with the MPI's wrapper."""
     script = f"LIBRARIES = {LIBRARIES!r}\nCOLLS = {list(colls)!r}\n" + GDB_SCRIPT
     return parse(under_gdb(mpi, probe, np, cells, mca, script, oversubscribe, timeout), cells)
 

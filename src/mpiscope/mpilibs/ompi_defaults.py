@@ -167,7 +167,7 @@ def read_cells(mpi, probe: Path, catalog, np: int, cells: list, names: dict, mca
     """The default read at `cells`, then each collective's algorithms of
     `names` {coll: [name]} forced, one launch forcing each collective's k-th.
     `mca_of({coll: Algorithm or None})`: the MCA parameters of such a launch;
-    `probe`: engine/probe/coll_call.c built with the MPI's wrapper.
+    `probe`: native/engine/probe/coll_call.c built with the MPI's wrapper.
     Empty when the arguments cannot be read."""
     colls = sorted({c for c, _ in cells})
     default, traced = read(mpi, probe, np, cells, mca_of({c: None for c in colls}))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Builds the interposition library (pmpi/) for one MPI, beside the engine's
+"""Builds the interposition library (native/pmpi/) for one MPI, beside the engine's
 build for it: <build root>/pmpi/<MPI key>/ (the key as engine/mpi.py names it)."""
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Pa
     if trace_events:
         ours["MPISCOPE_PROFILE_TRACE"] = str(trace_events)
     if library_view is not None:
-        ours["MPISCOPE_PROFILE_LIBVIEW"] = "1"  # per collective call (pmpi/libview.c)
+        ours["MPISCOPE_PROFILE_LIBVIEW"] = "1"  # per collective call (native/pmpi/libview.c)
     preload = ":".join(p for p in (str(library), env.get("LD_PRELOAD", "")) if p)
     env.update(ours)
     lib.pass_to_ranks(env, {"LD_PRELOAD": preload, **ours}, None if own_launcher else command[0])

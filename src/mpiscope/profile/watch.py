@@ -8,7 +8,7 @@ UCX endpoints with a flush and waits in a PMI barrier that does not progress
 UCX, so a peer already in the barrier never answers the last flush (fixed
 upstream by pmodels/mpich#6596; it can happen when other work shares the CPUs,
 as on a busy emulated cluster, even after the non-MPI barrier
-clock/quiet_exit.c puts before MPI_Finalize). Once every rank has written its
+native/clock/quiet_exit.c puts before MPI_Finalize). Once every rank has written its
 profile nothing of the application is left to wait for, so a launch still
 running `grace_s` later is stopped: the profile is whole, and the run says what
 happened."""

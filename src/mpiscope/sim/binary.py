@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The C program (sim/): build it, run it, read its JSON."""
+"""The C program (native/sim/): build it, run it, read its JSON."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ BINARY = build_root() / "sim" / "mpiscope-sim"
 
 
 def ensure_built() -> Path:
-    """The simulator, (re)built when its sources or engine/colls changed;
+    """The simulator, (re)built when its sources or native/engine/colls changed;
     MPISCOPE_TEST_SIM: another program in its place (another CPU's build
     under qemu-user, docs/reference/test-hooks.md)."""
     if os.environ.get("MPISCOPE_TEST_SIM"):

@@ -28,7 +28,7 @@ def _clean(values):
 
 def binomial_half_cdf(q: int, n: int) -> float:
     """P(B <= q) for B ~ Binomial(n, 1/2), as the engine's stopping rule
-    computes it (engine/stoprule.c): the terms summed from q downward until
+    computes it (native/engine/stoprule.c): the terms summed from q downward until
     the rest is below double precision. Without scipy, whose import would
     cost `run` and `show` a fifth of a second."""
     if q < 0:

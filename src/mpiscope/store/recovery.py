@@ -5,7 +5,7 @@ A run with `--clock-inject` distorts every rank's timer by a known offset and
 drift (the raw file header's `inject`); the engine records in the "after" sync
 block the local times of the first series' start and the last series' end
 (raw schema 2). The error is |estimated global − true global| at those two
-times, where the true global time is rank 0's injected clock (clock/clock.h:
+times, where the true global time is rank 0's injected clock (native/clock/clock.h:
 local = raw + offset + drift · (raw − epoch)).
 """
 

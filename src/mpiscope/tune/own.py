@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Our own algorithms (engine/colls/) against the library's: where the best
+"""Our own algorithms (native/engine/colls/) against the library's: where the best
 of ours beats every algorithm the library offers at a cell (compare's
 verdict against the library's best median), by how much."""
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The small MPI programs of engine/probe/ the tuner runs, built with the
+"""The small MPI programs of native/engine/probe/ the tuner runs, built with the
 MPI's own wrapper (make decides what is out of date): mpi_cvars.c lists
 the control variables of MPICH and Intel MPI through MPI_T, coll_call.c
 makes one collective call per cell (run under gdb for Open MPI and Intel

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Cost models of mpiscope's own collective algorithms (engine/colls).
+"""Cost models of mpiscope's own collective algorithms (native/engine/colls).
 
 One module per collective, each a table of algorithms (base.Algo): the
 time on p ranks under per-message costs (base.Costs), with its Hockney
