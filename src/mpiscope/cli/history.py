@@ -67,8 +67,8 @@ def _write_report(target, trends, roots, threshold, judgements) -> None:
     from mpiscope.report import history_data, render
 
     target = Path(target)
-    write_text(target, render.render_history(history_data.gather(trends, roots, threshold, judgements),
-                                             target.parent))
+    write_text(target, render.render("history.html.j2",
+                                     history_data.gather(trends, roots, threshold, judgements), target.parent))
     sys.stderr.write(f"history page written to {target.resolve()}\n")
 
 

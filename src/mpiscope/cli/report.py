@@ -53,7 +53,7 @@ def write_report(run_dirs, output, jobs=None):
             raise UsageError("an app run (mpiscope app compare) makes a report of its own: give that run alone")
         from mpiscope.report import app_data, render
 
-        write_text(target, render.render_app(app_data.gather(run_dirs[0]), target.parent))
+        write_text(target, render.render("app.html.j2", app_data.gather(run_dirs[0]), target.parent))
         return target
     if "profile" in kinds:
         if len(kinds) > 1:
@@ -61,7 +61,7 @@ def write_report(run_dirs, output, jobs=None):
                              "give runs of one kind")
         from mpiscope.report import profile_data, render
 
-        write_text(target, render.render_profiles(profile_data.gather(run_dirs), target.parent))
+        write_text(target, render.render("profile.html.j2", profile_data.gather(run_dirs), target.parent))
         return target
     if jobs is None:
         jobs = pool.default_jobs() if _sections(run_dirs) >= pool.MIN_SECTIONS else 0
@@ -70,7 +70,7 @@ def write_report(run_dirs, output, jobs=None):
     with pool.drawing(jobs):
         from mpiscope.report import data
         from mpiscope.report import render
-        write_text(target, render.render(data.gather(run_dirs), target.parent))
+        write_text(target, render.render("report.html.j2", data.gather(run_dirs), target.parent))
     return target
 
 
@@ -97,7 +97,7 @@ def write_tune_report(tune_dirs, output):
     target = Path(output)
     if target.is_dir() or not target.parent.resolve().is_dir():
         raise UsageError(f"cannot write the report to {target}: give a file name in an existing directory")
-    write_text(target, render.render_tune(tune_data.gather(tune_dirs), target.parent))
+    write_text(target, render.render("tune_report.html.j2", tune_data.gather(tune_dirs), target.parent))
     return target
 
 

@@ -53,35 +53,8 @@ def _environment(report_dir):
     return env
 
 
-def render_profiles(data, report_dir="."):
-    env = _environment(report_dir)
-    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
-    return env.get_template("profile.html.j2").render(css=Markup(css), **data)
-
-
-def render_tune(data, report_dir="."):
-    env = _environment(report_dir)
-    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
-    return env.get_template("tune_report.html.j2").render(css=Markup(css), **data)
-
-
-def render_app(data, report_dir="."):
-    env = _environment(report_dir)
-    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
-    return env.get_template("app.html.j2").render(css=Markup(css), **data)
-
-
-def render(data, report_dir="."):
-    env = _environment(report_dir)
-    css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
-    return env.get_template("report.html.j2").render(css=Markup(css), **data)
-
-
-def render_history(data, report_dir="."):
-    return _page("history.html.j2", data, report_dir)
-
-
-def _page(template, data, report_dir):
-    """`template` rendered with `data` and the report's style sheet."""
+def render(template, data, report_dir="."):
+    """The page `template` (report.html.j2, tune_report.html.j2, app.html.j2,
+    profile.html.j2, history.html.j2) rendered with `data` and the report's style sheet."""
     css = (resources.files("mpiscope.report") / "templates" / "style.css").read_text()
     return _environment(report_dir).get_template(template).render(css=Markup(css), **data)
