@@ -51,7 +51,7 @@ def cmd_run(args):
     else:
         rows = views.show_rows(run_dir)
     if args.json:
-        from mpiscope.views.export import show_json
+        from mpiscope.views.show import show_json
 
         sys.stdout.write(show_json(rows, run))  # the document of show --json
     else:

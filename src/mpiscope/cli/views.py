@@ -13,17 +13,17 @@ from mpiscope.cli.commands import command_parser
 from mpiscope.cli import types
 from mpiscope.cli.options import add_json, add_out, add_run, output_file
 from mpiscope.common.errors import UsageError
-from mpiscope.views import EXPORT_FORMATS
+from mpiscope.views import exporters
 
 
 def cmd_show(args) -> int:
     from mpiscope.store import catalog
     from mpiscope.store.series import open_run
     from mpiscope.views import show as views
-    from mpiscope.views.export import show_json
+    from mpiscope.views.run_kind import run_kind
 
     run_dir = catalog.resolve(args.out, args.run)
-    kind = _kind(run_dir)
+    kind = run_kind(run_dir)
     if kind == "profile":
         return _show_profile(run_dir, args.json)
     if kind == "app":
@@ -33,31 +33,12 @@ def cmd_show(args) -> int:
     rows = views.show_rows(run_dir)
     run = open_run(run_dir)
     if args.json:
-        sys.stdout.write(show_json(rows, run))  # the rows computed once
+        sys.stdout.write(views.show_json(rows, run))  # the rows computed once
     else:
         sys.stdout.write(views.format_show(rows, run))
     for note in views.notes(rows, run):
         print(f"mpiscope: warning: {note}", file=sys.stderr)
     return 0
-
-
-def _kind(run_dir) -> str | None:
-    """A run's kind: "profile", "app", "imported", or None for a measurement."""
-    from pathlib import Path
-
-    from mpiscope.common.inputs import InputError, read_json
-
-    cj = Path(run_dir) / "context.json"
-    try:
-        doc = read_json(cj, missing_ok=True)
-        return doc.get("kind") if doc is not None else None
-    except (InputError, AttributeError) as e:  # cut short, overwritten
-        raise UsageError(f"{cj} is damaged: it is not valid JSON ({e}); restore it from a copy, "
-                         "or `mpiscope runs rm` the run") from None
-
-
-def _is_profile(run_dir) -> bool:
-    return _kind(run_dir) == "profile"
 
 
 def _show_profile(run_dir, as_json) -> int:
@@ -102,56 +83,26 @@ def _show_imported(run_dir, as_json) -> int:
 
 
 def cmd_export(args) -> int:
-    from mpiscope.common.atomic import write_text
-    from mpiscope.store import catalog
-    from mpiscope.views.export import export
-
-    # otf2 writes a directory (a trailing '/' fits it); the other formats one file.
-    target = None if args.output in (None, "-") or args.format == "otf2" else output_file(args.output)
-    run_dir = catalog.resolve(args.out, args.run)
-    if args.format == "otf2":
-        return _export_otf2(run_dir, args)
-    if _kind(run_dir) == "imported":
-        from mpiscope.store.ingest import imported_run
-
-        imported_run(run_dir)
-    if _kind(run_dir) == "app":
-        raise UsageError(f"{run_dir} is an app run: its launches are launches.parquet in it; "
-                         "`mpiscope show RUN --json` prints its answer")
-    if _is_profile(run_dir):
-        raise UsageError(f"{run_dir} is a profile: its tables are the Parquet files in it "
-                         "(profile_cells, profile_peers, profile_sites, profile_trace, library_view); "
-                         "`mpiscope show RUN --json` prints its summary")
-    text, notes = export(run_dir, args.format, args.bench)
-    for note in notes:
-        print(f"mpiscope: note: {note}", file=sys.stderr)
-    if target is None:
-        sys.stdout.write(text)
-        return 0
-    write_text(target, text)
-    return 0
-
-
-def _export_otf2(run_dir, args) -> int:
     from pathlib import Path
 
-    from mpiscope.profile import summary
-    from mpiscope.profile.otf2_export import ARCHIVE, write_archive
+    from mpiscope.common.atomic import write_text
+    from mpiscope.store import catalog
 
-    if args.bench is not None:
-        raise UsageError("--bench selects the benchmark of --format osu; --format otf2 exports a profile's trace")
-    if args.output in (None, "-"):
-        raise UsageError("--format otf2 writes an archive directory: give it with -o DIR (a new directory)")
-    if not _is_profile(run_dir):
-        raise UsageError(f"{run_dir} is a measurement, not a profile: OTF2 export is for "
-                         "`mpiscope profile --trace -- …` runs")
-    target = Path(args.output)
-    counts = write_archive(run_dir, summary.load(run_dir), target)
-    print(f"mpiscope: wrote {target / (ARCHIVE + '.otf2')}: {counts['events']} calls, {counts['sends']} sends, "
-          f"{counts['recvs']} receives, {counts['collectives']} collectives", file=sys.stderr)
-    if counts["dropped"]:
-        print(f"mpiscope: warning: the trace's buffer was full on ranks {sorted(counts['dropped'], key=int)}: "
-              "their later calls are missing (profile again with a larger --trace N)", file=sys.stderr)
+    exporter = exporters.get(args.format)
+    to_stdout = args.output in (None, "-")
+    # A directory format takes -o DIR as it is (a trailing '/' fits it); a stream format a file.
+    target = None if to_stdout or exporter.writes_directory else output_file(args.output)
+    run_dir = catalog.resolve(args.out, args.run)
+    directory = Path(args.output) if exporter.writes_directory and not to_stdout else None
+    text, notes = exporter.export(run_dir, args.bench, directory)
+    for note in notes:
+        print(f"mpiscope: note: {note}", file=sys.stderr)
+    if exporter.writes_directory:
+        sys.stderr.write(text)  # what it wrote
+    elif target is None:
+        sys.stdout.write(text)
+    else:
+        write_text(target, text)
     return 0
 
 
@@ -195,7 +146,7 @@ examples:
   mpiscope export latest --format otf2 -o app-trace\
 """)
     add_run(p)
-    p.add_argument("--format", required=True, choices=EXPORT_FORMATS,
+    p.add_argument("--format", required=True, choices=exporters.NAMES,
                    help="output format")
     p.add_argument("--bench", type=types.text, help="--format osu: the benchmark to print (pingpong, bw, bibw, "
                                    "or a collective of the MPI library)")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mpiscope.common.documents import json_document
 from mpiscope.stats import quality
 from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
@@ -107,6 +108,15 @@ def quality_summary(rows, run: Run) -> dict:
     vs = verdicts(rows)
     return {"headline": quality.headline(vs), "warnings": quality.warnings(vs, run),
             "thresholds": quality.thresholds()}
+
+
+def show_json(rows, run: Run) -> str:
+    """`show`'s rows (each with its quality verdict), the quality summary and
+    the run context as JSON (show --json, export json, run --json)."""
+    return json_document("show", {"run_id": run.run_id,
+                                  "run_dir": None if run.path is None else str(run.path),
+                                  "context": run.context, "quality": quality_summary(rows, run),
+                                  "rows": rows})
 
 
 def format_show(rows, run: Run) -> str:

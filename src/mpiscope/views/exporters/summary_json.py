@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""--format json: the summary rows of `show` and the run context, the
+document of `show --json`."""
+
+from __future__ import annotations
+
+from mpiscope.store.series import open_run
+from mpiscope.views.export import Exported, Exporter, without_bench
+from mpiscope.views.run_kind import measured_run
+from mpiscope.views.show import show_json, show_rows
+
+
+def export(run_dir, bench, directory) -> Exported:
+    measured_run(run_dir)
+    without_bench("json", bench, "every benchmark")
+    return Exported(show_json(show_rows(run_dir), open_run(run_dir)), [])
+
+
+EXPORTER = Exporter(name="json", writes_directory=False, export=export)
