@@ -57,6 +57,16 @@ def _named_path(e: OSError, args) -> bool:
     return bool(named & failed) or e.errno == errno.ENAMETOOLONG
 
 
+class _Listed:
+    """A command in the listing: its name and help only. The listing is built
+    when no command is named, so none of its entries is ever parsed with;
+    building a whole parser for each would cost more than the rest of
+    `mpiscope --help`."""
+
+    def __init__(self, **kw):
+        pass
+
+
 def build_parser(command=None):
     """The parser. None: every command, whole. A known command name: only that
     command, from its module (cli/<module>.py, add_<name>_command). Anything
@@ -65,7 +75,9 @@ def build_parser(command=None):
     parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
                                                    "performance.")
     parser.add_argument("--version", action=_Version)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    listing = command is not None and command not in COMMANDS
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                parser_class=_Listed if listing else _Parser)
     sub.required = True
     if command in COMMANDS:
         names = [command]

@@ -6,7 +6,6 @@ are runs still being written (.<run_id>.partial) or being deleted
 `mpiscope runs` asks this before anything heavier is imported."""
 
 import os
-from mpiscope.common.inputs import InputError, read_json
 
 SCHEMA_VERSION = 1  # of the run context and Parquet datasets; independent of the package version
 DEFAULT_OUT = "mpiscope-runs"     # the output root unless --out, MPISCOPE_OUT or a config file says
@@ -57,13 +56,17 @@ def context_files(out_root) -> list[str]:
 def unfinished_runs(out_root) -> list[str]:
     """Hidden .<run_id>.partial directories whose mpiscope process is gone (killed,
     or stopped by a full disk) on this machine: runs that were never stored."""
-    import socket
-
     try:
         entries = [e.path for e in os.scandir(out_root)
                    if e.is_dir() and e.name.startswith(".") and e.name.endswith(".partial")]
     except (FileNotFoundError, NotADirectoryError):
         return []
+    if not entries:
+        return []
+    import socket  # only where there are some: every `mpiscope runs` asks
+
+    from mpiscope.common.inputs import InputError, read_json
+
     left = []
     for path in sorted(entries):
         try:
