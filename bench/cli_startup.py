@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """How long the command line takes to start, side by side in one run:
-`mpiscope --help`, `mpiscope runs` on an empty output root, `import
-mpiscope` (the Python API, whose modules are imported lazily) and the bare
-interpreter (`python -c pass`).
+`mpiscope --help`, `mpiscope runs` on an empty output root and on a root
+holding one run, `mpiscope show` of that run, `import mpiscope` (the Python
+API, whose modules are imported lazily) and the bare interpreter
+(`python -c pass`). The run is the test suite's demo run (tests/rawgen.py:
+13 series on 4 ranks), written and ingested first.
 
 Each command runs once to warm the page cache, then --rounds times in turns
 (one of each per round), each time as a fresh process, so that other work on
@@ -25,7 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import benchjson
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from rawgen import build_demo_run  # noqa: E402
+
+import benchjson  # noqa: E402
 
 
 def mpiscope_argv(via_module):
@@ -54,10 +59,15 @@ def main():
     if args.rounds < 1:
         ap.error(f"--rounds must be at least 1, got {args.rounds}")
     empty = tempfile.mkdtemp(prefix="mpiscope-empty-root-")
+    one = tempfile.mkdtemp(prefix="mpiscope-one-run-")
+    build_demo_run(one)
+    mpiscope = mpiscope_argv(args.via_module)
     cmds = {
         "python -c pass": [sys.executable, "-c", "pass"],
-        "mpiscope --help": [*mpiscope_argv(args.via_module), "--help"],
-        "mpiscope runs (empty root)": [*mpiscope_argv(args.via_module), "runs", "--out", empty],
+        "mpiscope --help": [*mpiscope, "--help"],
+        "mpiscope runs (empty root)": [*mpiscope, "runs", "--out", empty],
+        "mpiscope runs (one run)": [*mpiscope, "runs", "--out", one],
+        "mpiscope show (one run)": [*mpiscope, "show", "--out", one],
         "python -c 'import mpiscope'": [sys.executable, "-c", "import mpiscope"],
     }
     times = {name: [] for name in cmds}
@@ -67,6 +77,7 @@ def main():
         for name, argv in cmds.items():
             times[name].append(wall(argv))
     shutil.rmtree(empty)
+    shutil.rmtree(one)
     base = statistics.median(times["python -c pass"])
     rows = [[name, round(statistics.median(ts) * 1e3, 2), round(min(ts) * 1e3, 2),
              round(statistics.median(ts) / base, 3)] for name, ts in times.items()]

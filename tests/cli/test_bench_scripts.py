@@ -74,7 +74,7 @@ def test_cli_startup_writes_its_document(tmp_path):
     assert doc["context"]["options"] == {"rounds": 1, "via_module": False}
     assert doc["context"]["mpi"] == []
     [table] = doc["tables"]
-    assert table["columns"][0] == "command" and len(table["rows"]) == 4
+    assert table["columns"][0] == "command" and len(table["rows"]) == 6
     assert all(isinstance(v, (int, float)) for row in table["rows"] for v in row[1:])
     # the terminal shows the same rows
     for row in table["rows"]:
