@@ -27,9 +27,9 @@ detector's regressions and its steps in either direction are both flags.
 
 --regression ROOT adds the real-regression case: `mpiscope history` over
 the runs under ROOT (made by --make-regression: 64 KiB and 1 MiB pingpong on 2 local
-ranks, the second half with Open MPI's shared-memory single copy turned off)
-must flag one change at the first run of the second half, naming the
-changed setting, and nothing before it.
+ranks, from run --changed-from on with Open MPI's shared-memory single copy
+turned off) must flag one change at run --changed-from, naming the changed
+setting, and nothing before it.
 
 Exit code 0, or 2 for bad input. CPU-bound: run it alone on the machine.
 
@@ -37,9 +37,9 @@ To reproduce (minutes; the first and third lines make real runs, about 10 s each
 
     for i in 1 2 3; do mpiscope run -n 2 --bench allreduce,pingpong --sizes 8,64K,1M --out real; done
     python3 -m venv anchors && anchors/bin/pip install apache-otava asv
-    .venv/bin/python bench/history_detection.py --make-regression reg --regression-runs 12
+    .venv/bin/python bench/history_detection.py --make-regression reg --regression-runs 30 --changed-from 21
     .venv/bin/python bench/history_detection.py real/2* --trials 5 --regression reg \\
-        --anchors-python anchors/bin/python --json history.json
+        --anchors-python anchors/bin/python --changed-from 21 --json history.json
 """
 
 import json
@@ -194,13 +194,13 @@ def evaluate(sourced, args, model):
     return rows, results
 
 
-def make_regression(root, runs):
-    """`runs` runs of 64 KiB and 1 MiB pingpong on 2 local ranks under `root`; the second half
-    with the shared-memory single copy turned off."""
+def make_regression(root, runs, changed_from):
+    """`runs` runs of 64 KiB and 1 MiB pingpong on 2 local ranks under `root`; from run
+    `changed_from` (1-based) on with the shared-memory single copy turned off."""
     mpiscope = Path(sys.executable).with_name("mpiscope")
     for i in range(runs):
         env = dict(os.environ)
-        if i >= runs // 2:
+        if i + 1 >= changed_from:
             env[SINGLE_COPY] = "none"
         done = subprocess.run([str(mpiscope), "run", "-n", "2", "--bench", "pingpong", "--sizes", "64K,1M",
                                "--out", str(root)], env=env, capture_output=True, text=True)
@@ -209,7 +209,7 @@ def make_regression(root, runs):
         print(f"run {i + 1} of {runs} stored", file=sys.stderr)
 
 
-def regression_case(root):
+def regression_case(root, changed_from):
     """(table, results) of `mpiscope history` over the runs under `root`."""
     mpiscope = Path(sys.executable).with_name("mpiscope")
     done = subprocess.run([str(mpiscope), "history", str(root), "--json"], capture_output=True, text=True)
@@ -227,7 +227,7 @@ def regression_case(root):
         results.append({"series": s["name"], "runs": n,
                         "flagged_at": [c["index"] + 1 for c in s["changes"]],
                         "named": [[d["what"] for d in c["changed"]] for c in s["changes"]],
-                        "expected_at": n // 2 + 1})
+                        "expected_at": changed_from})
         if not s["changes"]:
             rows.append([s["name"], n, "none", "", "", ""])
     return rows, results
@@ -253,11 +253,17 @@ def main(argv=None):
                     help="an output root made by --make-regression: the real-regression case")
     ap.add_argument("--make-regression", metavar="ROOT", type=Path,
                     help="make the real-regression runs under ROOT (MPI; then exit)")
-    ap.add_argument("--regression-runs", type=benchjson.count(6, 1000), default=12,
+    ap.add_argument("--regression-runs", type=benchjson.count(6, 1000), default=30,
                     help="runs --make-regression makes (default: %(default)s)")
+    ap.add_argument("--changed-from", type=benchjson.count(3, 1000), default=21,
+                    help="the first run of the real-regression case with the change, 1-based "
+                         "(default: %(default)s)")
     args = benchjson.parse(ap, argv)
     if args.make_regression:
-        make_regression(args.make_regression, args.regression_runs)
+        if args.changed_from > args.regression_runs - 1:
+            ap.error(f"--changed-from {args.changed_from} leaves fewer than two of the "
+                     f"{args.regression_runs} runs with the change")
+        make_regression(args.make_regression, args.regression_runs, args.changed_from)
         return 0
     if not args.runs:
         ap.error("give the stored runs to resample (RUN...)")
@@ -291,9 +297,9 @@ def main(argv=None):
                                      ["detector", *[f"{100 * s:g}% steps" for s in STEPS],
                                       "false flags / 100 nights"], rows, notes=notes))
     if args.regression:
-        reg_rows, reg = regression_case(args.regression)
+        reg_rows, reg = regression_case(args.regression, args.changed_from)
         tables.append(benchjson.show(
-            f"A real change: {SINGLE_COPY}=none from the second half of the runs on",
+            f"A real change: {SINGLE_COPY}=none from run {args.changed_from} on",
             ["series", "runs", "flagged at run", "step", "95% interval", "changed"], reg_rows,
             notes=[f"runs under {args.regression.name}: 64 KiB and 1 MiB pingpong on 2 local ranks"]))
         out["regression"] = reg

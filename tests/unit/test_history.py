@@ -49,10 +49,16 @@ def test_one_odd_night_is_not_a_change():
     assert _detect(levels) == []
 
 
-def test_a_step_inside_the_runs_intervals_is_not_flagged():
-    levels = noisy_levels(40, 20, 0.10, seed=2)
-    assert [i for i, _ in _detect(levels, halfwidth=0.01)] == [20]   # found with tight intervals
-    assert _detect(levels, halfwidth=0.15) == []                      # inside ±15%: not
+def test_one_night_off_inside_the_runs_intervals_is_not_flagged_the_same_step_sustained_is():
+    quiet = noisy_levels(40, noise=0.005, seed=2)
+    one_night = list(quiet)
+    one_night[20] *= 1.07   # one night 7% slower, inside its ±5% interval
+    assert _detect(one_night, halfwidth=0.05) == []
+    sustained = noisy_levels(40, 20, 0.07, noise=0.005, seed=2)   # 7% slower from night 20 on
+    assert [i for i, _ in _detect(sustained, halfwidth=0.05)] == [20]
+    (_, early), = _detect(sustained[:23], halfwidth=0.05)
+    (_, late), = _detect(sustained, halfwidth=0.05)
+    assert late.high - late.low < early.high - early.low   # 20 nights of it known better than 3
 
 
 def test_a_step_below_the_threshold_is_not_flagged():
@@ -86,11 +92,26 @@ def test_the_candidates_are_pelts_with_the_l2_cost():
     assert len(expected) >= 2 and _candidates(levels) == expected
 
 
-def test_a_level_is_at_least_as_wide_as_a_typical_run():
-    one = level([10.0], [9.0], [11.0])
-    assert (one.median, one.low, one.high, one.runs) == (10.0, 9.0, 11.0, 1)
-    many = level([10.0] * 20, [9.5] * 20, [10.5] * 20)
-    assert (many.low, many.high) == (9.5, 10.5)
+def _halfwidth(lv):
+    return math.log(lv.high / lv.low) / 2
+
+
+def test_a_level_narrows_with_its_runs_as_a_median_of_n_does():
+    one = level([10.0], [9.5], [10.5])
+    assert (one.median, one.low, one.high, one.runs) == (10.0, 9.5, 10.5, 1)
+    four, sixteen = (level([10.0] * n, [9.5] * n, [10.5] * n) for n in (4, 16))
+    assert _halfwidth(sixteen) < _halfwidth(four) < _halfwidth(one)
+    assert _halfwidth(four) / _halfwidth(sixteen) == pytest.approx(2.0)   # 1/√n
+    assert four.low < 10.0 < four.high
+
+
+def test_a_level_is_never_narrower_than_the_spread_of_its_runs():
+    rng = np.random.default_rng(3)
+    medians = 10.0 * (1 + rng.normal(0.0, 0.05, 30))   # runs spread ±5%, each claiming ±0.1%
+    lv = level(medians, medians * 0.999, medians * 1.001)
+    assert lv.high / lv.low - 1 > 0.02
+    few = level([10.0, 13.0, 10.1], [9.99, 12.99, 10.09], [10.01, 13.01, 10.11])
+    assert (few.low, few.high) == (10.0, 13.0)   # three runs: bounded by their lowest and highest
 
 
 # ---------------------------------------------------------------- what changed

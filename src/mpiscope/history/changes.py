@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from mpiscope.store.history_fields import MPI_ENV
+
 UNKNOWN = "unknown"
-# Environment variables that MPI libraries and their transports read.
-MPI_ENV = ("OMPI_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "FI_", "I_MPI_", "MPICH_", "MPIR_CVAR_",
-           "HYDRA_")
 
 
 @dataclass(frozen=True)

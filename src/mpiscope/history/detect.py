@@ -8,7 +8,8 @@ noise. A candidate stays a change point only when it is
 significant with the runs' own intervals taken into account: each segment's
 level is the median of its runs' medians, with an interval at least as wide
 as the 95% confidence interval of that median from the runs' medians (the
-spread between runs) and as a typical run's own 95% interval (level()). The
+spread between runs) and as what the runs' own intervals say of a level of
+n runs: a typical run's half-width over √n (level()). The
 step's interval, after / before − 1 from the bounds of the two levels, must
 lie wholly beyond the threshold, as `compare` asks of the ratio of two runs. Candidates that fail
 are removed one at a time, weakest first, and the segments they split
@@ -66,14 +67,33 @@ class Step:
 def level(medians, lows, highs) -> Level:
     """The level of a segment: the median of its runs' medians, with the wider
     of two intervals on each side: the 95% interval of that median from the
-    runs' medians (order statistics: the spread between runs), and a typical
-    run's own interval (the median of the runs' bounds). One run: its own."""
-    m = np.sort(medians)
+    runs' medians (order statistics: the spread between runs), and what the
+    runs' own intervals say of it: a typical run's half-width (the median of
+    the runs' relative half-widths) divided by √n, as the error of a mean of
+    n independent runs shrinks, times √(π/2) from three runs on, as much
+    wider as a median of many is than their mean. One run: its own interval;
+    n ≤ 5 runs: their spread from lowest to highest bounds it too, so one odd
+    run in a short segment widens its level instead of moving it."""
+    m = np.sort(np.asarray(medians, dtype=np.float64))
     n = len(m)
     j, k, _ = median_ci_ranks(n)
     center = float(np.median(m))
-    return Level(center, min(float(m[j - 1]), float(np.median(lows))),
-                 max(float(m[k - 1]), float(np.median(highs))), n)
+    if n == 1:
+        return Level(center, float(lows[0]), float(highs[0]), 1)
+    shrink = (1.0 if n <= 2 else math.sqrt(math.pi / 2)) / math.sqrt(n)
+    below, above = _typical(medians, lows, highs)
+    return Level(center, min(float(m[j - 1]), center * math.exp(-below * shrink)),
+                 max(float(m[k - 1]), center * math.exp(above * shrink)), n)
+
+
+def _typical(medians, lows, highs) -> tuple[float, float]:
+    """The median log half-width of the runs' own intervals below and above
+    their medians; infinite when a bound is not positive (no interval)."""
+    m, lo, hi = (np.asarray(x, dtype=np.float64) for x in (medians, lows, highs))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        below = np.where((lo > 0) & (m > 0), np.log(m / lo), np.inf)
+        above = np.where((hi > 0) & (m > 0), np.log(hi / m), np.inf)
+    return float(np.median(below)), float(np.median(above))
 
 
 def step(before: Level, after: Level, unit="s") -> Step:

@@ -2,7 +2,7 @@
 """Every stored run's medians: one Point per run and series (benchmark ×
 variant × size), with the median's 95% interval as the run stored it in
 quality.json. Runs are read from each output root's catalog, which keeps
-their medians and the context fields history reads (history/index.py); a
+their medians and the context fields history reads (store/history_fields.py); a
 run stored before quality.json held medians has them computed from its samples."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from mpiscope.history.index import medians_of
 from mpiscope.store import catalog
 
 
@@ -25,7 +24,7 @@ class Point:
     created: str          # ISO 8601, as the run stored it
     label: str | None
     path: str
-    context: dict         # the fields of context.json history reads (index.history_context),
+    context: dict         # the fields of context.json history reads (history_fields.history_context),
                           # with `hosts` from its samples when absent
     bench: str
     algo: str
@@ -72,9 +71,10 @@ def _run_points(entry, context, when) -> list[Point]:
 
 
 def _from_samples(path, context):
-    """Medians (as index.medians lists them) and the hosts, from the run's samples.parquet."""
+    """Median rows (as history_fields.median_row makes them) and the hosts, from the run's samples.parquet."""
     from mpiscope.common.errors import UsageError
     from mpiscope.stats import quality   # here: runs that stored their medians never need it
+    from mpiscope.store.history_fields import median_row
     from mpiscope.store.ingest import load
     from mpiscope.store.series import all_series_samples
 
@@ -83,7 +83,8 @@ def _from_samples(path, context):
     except UsageError:  # no samples, or damaged: the run has no numbers to show
         return [], context
     verdicts = quality.run_verdicts(all_series_samples(table, run), run)
-    return medians_of(verdicts), {**context, "hosts": run.hosts}
+    rows = (median_row(v.to_dict()) for v in verdicts)
+    return [r for r in rows if r is not None], {**context, "hosts": run.hosts}
 
 
 def _stored_hosts(path):

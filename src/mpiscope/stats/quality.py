@@ -21,6 +21,7 @@ from mpiscope.common.jsonable import plain
 from mpiscope.common.sizes import format_size
 from mpiscope.stats.modes import detect_modes
 from mpiscope.stats.summary import summarize
+from mpiscope.store.history_fields import QUALITY_FORMAT, QUALITY_SCHEMA_VERSION
 from mpiscope.store.layout import QUALITY_FILE
 from mpiscope.store.run import Run
 from mpiscope.store.series import bench_label
@@ -38,8 +39,8 @@ NON_MONOTONE_MARGIN = 0.05
 BIMODAL_MIN_WEIGHT = 0.10
 
 FLAGS = ("few_samples", "heavy_invalid", "ci_not_reached", "non_monotone", "bimodal", "start")
-FORMAT = "mpiscope-quality"
-SCHEMA_VERSION = 1
+FORMAT = QUALITY_FORMAT
+SCHEMA_VERSION = QUALITY_SCHEMA_VERSION
 MAX_EXAMPLES = 3
 
 

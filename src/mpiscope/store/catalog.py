@@ -6,8 +6,9 @@ is an index over them, refreshed from the directories whenever it is read,
 so it never disagrees with what is on disk for long. A refresh reads again
 only the directories whose context.json or quality.json changed (their
 stamp: name, size, modification time and inode), so listing an unchanged
-root of many runs costs a directory listing. Each run's row also holds what
-`mpiscope history` reads (history/index.py), so history is one query. mpiscope processes take
+root of many runs costs a directory listing, and the rows read again go in
+as one Arrow table, not row by row. Each run's row also holds what
+`mpiscope history` reads (history_fields.py), so history is one query. mpiscope processes take
 turns on it (OUT/.catalog.lock); when another program holds it or the disk is
 full, reads fall back to scanning the directories instead of failing, and a
 damaged catalog is rebuilt from the directories.
@@ -45,7 +46,7 @@ CREATE TABLE IF NOT EXISTS runs (
 -- a catalog without these columns gains them (empty stamps: read again once)
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS label VARCHAR;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS stamp VARCHAR;  -- of the files the row was read from
--- what `mpiscope history` reads (history/index.py), JSON
+-- what `mpiscope history` reads (history_fields.py), JSON
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS series_context VARCHAR;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS medians VARCHAR;
 """
@@ -168,12 +169,12 @@ def _rebuild(out_root, path, exc):
                      f"rebuilt from the {len(rows)} run directories under {out_root}\n")
 
 
-def _row(run_dir, context, stamp=None):
-    """A row of the runs table; `stamp` None: read again at the next refresh."""
-    from mpiscope.history.index import summary
+def _row(run_dir: Path, context, stamp=None):
+    """A row of the runs table of the run in `run_dir` (a resolved path);
+    `stamp` None: read again at the next refresh."""
+    from mpiscope.store.history_fields import summary
     from mpiscope.store.run import Run  # here: `mpiscope runs` on an empty root never needs it
 
-    run_dir = Path(run_dir).resolve()
     run = Run.from_context(context, run_dir)
     return (run.run_id, run.created, run.status, run.mpi,
             run.np if whole(run.np, 1, 2**31 - 1) else None,  # a damaged count is left blank
@@ -181,11 +182,18 @@ def _row(run_dir, context, stamp=None):
             *summary(run_dir, context))
 
 
+FEW_ROWS = 16   # fewer rows go in one by one (no Arrow import): one run recorded after it ran
+
+
 def _upsert(con, rows):
     """Rows in, by run id: UPDATE the runs the catalog has, INSERT the others.
     (A DELETE then INSERT of one key in one transaction trips the primary key
-    in DuckDB releases before 1.2.)"""
+    in DuckDB releases before 1.2.) Many rows go in as one Arrow table:
+    DuckDB takes a row at a time from executemany, some milliseconds each."""
     if not rows:
+        return
+    if len(rows) > FEW_ROWS:
+        _upsert_table(con, rows)
         return
     known = {r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()}
     rest = _STORED[1:]
@@ -199,11 +207,27 @@ def _upsert(con, rows):
         con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})", inserts)
 
 
+def _upsert_table(con, rows):
+    import pyarrow as pa   # here: a listing of an unchanged root never needs it
+
+    types = {"np": pa.int32()}
+    table = pa.table({c: pa.array([r[i] for r in rows], types.get(c, pa.string()))
+                      for i, c in enumerate(_STORED)})
+    con.register("incoming", table)
+    try:
+        con.execute(f"UPDATE runs SET {', '.join(f'{c} = incoming.{c}' for c in _STORED[1:])} "
+                    "FROM incoming WHERE runs.run_id = incoming.run_id")
+        con.execute(f"INSERT INTO runs ({', '.join(_STORED)}) SELECT {', '.join(_STORED)} FROM incoming "
+                    "WHERE run_id NOT IN (SELECT run_id FROM runs)")
+    finally:
+        con.unregister("incoming")
+
+
 def record(out_root, run_dir, context: dict) -> None:
     """Add or update one run in the catalog (with no stamp: the next refresh
     reads its files once more, in case they were written after `context`)."""
     try:
-        _session(out_root, lambda con: _upsert(con, [_row(run_dir, context)]))
+        _session(out_root, lambda con: _upsert(con, [_row(Path(run_dir).resolve(), context)]))
     except _Locked:
         return  # the next refresh picks the run up from its context.json
 
@@ -217,7 +241,7 @@ def _stamps(out_root) -> list[tuple[str, str]]:
         return []
     with entries:
         names = sorted(e.name for e in entries if not e.name.startswith(".") and e.is_dir())
-    found, root = [], os.path.join(out_root, "")
+    found, root, now = [], os.path.join(out_root, ""), time.time()
     for name in names:
         cj = f"{root}{name}/{CONTEXT_FILE}"
         try:
@@ -225,23 +249,23 @@ def _stamps(out_root) -> list[tuple[str, str]]:
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
-            found.append((cj, f"{name}|{_stat_text(st)}|{_stat_text(f'{root}{name}/{QUALITY_FILE}')}"))
+            try:
+                quality = _stat_text(os.stat(f"{root}{name}/{QUALITY_FILE}"), now)
+            except OSError:
+                quality = "-"
+            found.append((cj, f"{name}|{_stat_text(st, now)}|{quality}"))
     return found
 
 
 RACY_S = 2.0   # a file changed this recently may change again within its clock tick
 
 
-def _stat_text(what) -> str:
+def _stat_text(st: os.stat_result, now: float) -> str:
     """Size, modification time and inode of a file; a stamp no later stamp
-    equals when the file changed less than RACY_S ago (a rewrite of the same
-    size within the file system's clock tick would keep its time), so the
-    run is read again at the next refresh."""
-    try:
-        st = what if isinstance(what, os.stat_result) else os.stat(what)
-    except OSError:
-        return "-"
-    if time.time() - st.st_mtime < RACY_S:
+    equals when the file changed less than RACY_S before `now` (a rewrite of
+    the same size within the file system's clock tick would keep its time),
+    so the run is read again at the next refresh."""
+    if now - st.st_mtime < RACY_S:
         return f"new{time.time_ns()}"
     return f"{st.st_size}.{st.st_mtime_ns}.{st.st_ino}"
 
@@ -253,27 +277,46 @@ def _scan(out_root, kept=None, found=None):
     claim one run id (a copied run), the one named after it, else the first.
     `found`: _stamps(out_root), when the caller has it."""
     kept = kept or {}
-    rows, unchanged = {}, {}   # run id -> row; run id -> directory name
+    rows, unchanged, todo = {}, {}, []   # run id -> row; run id -> directory name
     for cj, stamp in _stamps(out_root) if found is None else found:
         name = stamp.partition("|")[0]
         if stamp in kept:
             unchanged[kept[stamp]] = name
-            continue
-        try:
-            context = read_json(cj, what="the run context")
-        except InputError:
-            continue  # being written, or damaged (not JSON, not a file): not a usable run
-        if isinstance(context, dict):
-            context.setdefault("run_id", name)
-            row = _row(Path(cj).parent, context, stamp)
-            if row[0] not in rows or name == row[0]:
-                rows[row[0]] = row
+        else:
+            todo.append((name, cj, stamp))
+    root = Path(out_root).resolve()
+    if len(todo) > FEW_ROWS:   # many files to read: their reads overlap, the parsing takes turns
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(READERS) as pool:
+            read = list(pool.map(lambda item: _read_row(root, *item), todo))
+    else:
+        read = [_read_row(root, *item) for item in todo]
+    for (name, _, _), row in zip(todo, read):
+        if row is not None and (row[0] not in rows or name == row[0]):
+            rows[row[0]] = row
     for rid in [rid for rid in rows if rid in unchanged]:  # a copy of a run the catalog holds
         if unchanged[rid] != rid and Path(rows[rid][6]).name == rid:
             del unchanged[rid]
         else:
             del rows[rid]
     return list(rows.values()), set(unchanged)
+
+
+READERS = 8   # threads reading run directories at once
+
+
+def _read_row(root: Path, name, cj, stamp):
+    """The row of OUT/<name>, or None when its context.json is being written
+    or damaged (not JSON, not a file, not an object): not a usable run."""
+    try:
+        context = read_json(cj, what="the run context")
+    except InputError:
+        return None
+    if not isinstance(context, dict):
+        return None
+    context.setdefault("run_id", name)
+    return _row(root / name, context, stamp)
 
 
 def _refresh(con, out_root, found=None):
@@ -361,22 +404,40 @@ def history_runs(out_root) -> list[dict]:
     """The completed runs under `out_root`, in no order, as history reads them: run_id,
     created, label, path, `context` (the fields history reads, one dict shared
     by the runs that stored the same: not to be changed) and `medians`
-    (history/index.py; None: to be computed from the run's samples)."""
-    columns = ("run_id", "created", "status", "label", "path", "series_context", "medians")
-    rows = [r for r in _select(out_root, columns) if r[2] == "completed" and r[5] is not None]
+    (history_fields.py; None: to be computed from the run's samples)."""
+    found = _stamps(out_root)
+    if not found:
+        return []
     try:
-        medians = json.loads(f"[{','.join(r[6] or 'null' for r in rows)}]")  # one parse for all
+        rows, contexts = _session(out_root, lambda con: _history_rows(con, out_root, found))
+    except _Locked:
+        columns = ("run_id", "created", "status", "label", "path", "series_context", "medians")
+        index = [_STORED.index(c) for c in columns]
+        scanned = [tuple(r[i] for i in index) for r in _scan(out_root, found=found)[0]]
+        rows = [(r[0], r[1], r[3], r[4], r[5], r[6]) for r in scanned
+                if r[2] == "completed" and r[5] is not None]
+        contexts = {r[4]: r[4] for r in rows}
+    try:
+        medians = json.loads(f"[{','.join(r[5] or 'null' for r in rows)}]")  # one parse for all
     except ValueError:  # a row altered by hand: that run's medians come from its samples
-        medians = [_json_or_none(r[6]) for r in rows]
-    runs, contexts = [], {}
-    for r, m in zip(rows, medians):
-        if r[5] not in contexts:
-            contexts[r[5]] = _json_or_none(r[5])
-        if not isinstance(contexts[r[5]], dict):
-            continue  # a row altered by hand: the next change of the run's files rewrites it
-        runs.append({"run_id": r[0], "created": r[1], "label": r[3], "path": r[4],
-                     "context": contexts[r[5]], "medians": m})
-    return runs
+        medians = [_json_or_none(r[5]) for r in rows]
+    parsed = {key: _json_or_none(text) for key, text in contexts.items()}
+    return [{"run_id": r[0], "created": r[1], "label": r[2], "path": r[3], "context": parsed[r[4]],
+             "medians": m} for r, m in zip(rows, medians)
+            if isinstance(parsed[r[4]], dict)]  # else altered by hand: rewritten when its files change
+
+
+def _history_rows(con, out_root, found):
+    """(rows, {key: series context}): the completed runs' run_id, created,
+    label, path, the key of their series context and their medians; each
+    distinct series context once (runs of one series share it)."""
+    _refresh(con, out_root, found)
+    done = "status = 'completed' AND series_context IS NOT NULL"
+    rows = con.execute("SELECT run_id, created, label, path, hash(series_context), medians "
+                       f"FROM runs WHERE {done}").fetchall()
+    contexts = dict(con.execute("SELECT DISTINCT hash(series_context), series_context "
+                                f"FROM runs WHERE {done}").fetchall())
+    return rows, contexts
 
 
 def _json_or_none(text):
