@@ -227,14 +227,33 @@ def test_history_json_validates(stepped, capsys):
     assert "check" not in doc
 
 
-def test_check_passes_when_the_newest_run_is_like_its_baseline(stepped, capsys):
-    out, _ = stepped
+def test_check_passes_when_the_newest_run_is_like_its_baseline(tmp_path, capsys):
+    out = tmp_path / "out"
+    write_series(out, noisy_levels(30, 20, -0.10))   # 10% faster from night 20 on: the new normal
     assert main(["history", str(out), "--check", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     validate("history", doc)
     assert doc["check"]["regressions"] == 0
     assert doc["series"][0]["check"]["status"] == "same"
     assert len(doc["series"][0]["check"]["baseline"]) == 9   # the runs since the change
+
+
+def test_a_regression_fails_the_gate_every_night_until_the_level_comes_back(tmp_path, capsys):
+    out = tmp_path / "out"
+    levels = noisy_levels(30, 20, 0.10, seed=11)   # 10% slower from night 20 ...
+    levels[26:] = [v / 1.10 for v in levels[26:]]  # ... back from night 26 on
+    ids, judged = [], {}
+    for night, m in enumerate(levels):   # one night at a time, the gate after each
+        ids.append(write_night(out, night, {("allreduce", 65536): m}))
+        if night in (19, 20, 21, 22, 25, 26, 27):
+            code = main(["history", str(out), "--check", "--json"])
+            check = json.loads(capsys.readouterr().out)["series"][0]["check"]
+            judged[night] = (code, check["status"], check["since"])
+    assert judged[19] == (0, "same", None)
+    assert judged[20] == (5, "regression", None)          # the first slow night: no segment yet
+    for night in (21, 22, 25):                            # the nights after it, still slow
+        assert judged[night] == (5, "regression", ids[20]), night
+    assert judged[26][:2] == (0, "same") and judged[27][:2] == (0, "same")   # back
 
 
 def test_check_exits_5_on_a_regression_and_names_it(tmp_path, capsys):
@@ -253,13 +272,12 @@ def test_check_exits_5_on_a_regression_and_names_it(tmp_path, capsys):
 
 def test_check_against_a_baseline_run_or_date(tmp_path, capsys):
     out = tmp_path / "out"
-    levels = noisy_levels(12, 6, 0.10, seed=9)    # slower since night 6: the newest is no news
+    levels = noisy_levels(12, 6, 0.10, seed=9)    # slower since night 6
     ids = write_series(out, levels)
-    assert main(["history", str(out), "--check"]) == 0
-    capsys.readouterr()
+    assert main(["history", str(out), "--check"]) == 5   # against the runs before night 6
+    assert f"slower since run {ids[6]}" in capsys.readouterr().out
     assert main(["history", str(out), "--check", "--baseline", ids[2]]) == 5
-    assert main(["history", str(out), "--check", "--baseline", "2026-03-08"]) == 0
-    capsys.readouterr()
+    assert main(["history", str(out), "--check", "--baseline", "2026-03-08"]) == 0   # accepted
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope history --check`: is the newest run of a series a significant
 regression beyond the threshold against its baseline? The baseline is, by
-default, the runs since the series' last change point before the newest
-run; `--baseline RUN` is one run, `--baseline DATE` the runs from that date
-on. The test is detect.py's: the newest run's own interval against the
-baseline's level: the step's interval holds no change and the step is
-larger than the threshold."""
+default, the runs of the series' last segment before the newest run (since
+its last change point); but while the newest run is in a segment that began
+with a slower change point, the baseline stays the segment before that
+change, so a regression keeps failing the gate every night until the level
+comes back or a later --baseline accepts it. `--baseline RUN` is one run,
+`--baseline DATE` the runs from that date on. The test is detect.py's: the
+newest run's own interval against the baseline's level: the step's interval
+holds no change and the step is larger than the threshold."""
 
 from __future__ import annotations
 
@@ -31,10 +34,12 @@ class Judgement:
     baseline: tuple = ()          # the baseline's Points
     step: Step | None = None
     changed: tuple = ()           # Differences from the last baseline run to the newest
+    since: Point | None = None    # the first run of the slower segment the newest run is in
 
     def to_dict(self) -> dict:
         return {"status": self.status, "newest": self.newest.run_id,
                 "baseline": [p.run_id for p in self.baseline],
+                "since": self.since.run_id if self.since else None,
                 **(self.step.to_dict() if self.step else {}),
                 "changed": [d.to_dict() for d in self.changed]}
 
@@ -46,11 +51,25 @@ def parse_baseline(text):
     return when if when != datetime.min else text
 
 
-def _baseline(series: Series, baseline, threshold) -> list[Point]:
-    before = series.points[:-1]
+def _baseline(series: Series, baseline, threshold) -> tuple[list[Point], Point | None]:
+    """(the baseline's points, the first run of the slower segment the newest
+    run is in when the baseline is the segment before it)."""
     if baseline is None:
-        cuts = changes_of(before, series.key.unit, threshold)
-        return before[cuts[-1].index:] if cuts else before
+        return _default_baseline(series, threshold)
+    return _chosen_baseline(series, baseline), None
+
+
+def _default_baseline(series: Series, threshold) -> tuple[list[Point], Point | None]:
+    cuts = changes_of(series.points, series.key.unit, threshold)
+    if cuts and cuts[-1].step.direction == SLOWER:   # the newest run is in a slower segment
+        start = cuts[-2].index if len(cuts) > 1 else 0
+        return series.points[start:cuts[-1].index], cuts[-1].first_after
+    before = series.points[:-1]
+    return (before[cuts[-1].index:] if cuts else before), None
+
+
+def _chosen_baseline(series: Series, baseline) -> list[Point]:
+    before = series.points[:-1]
     if isinstance(baseline, datetime):
         chosen = [p for p in before if p.when >= baseline]
         if not chosen:
@@ -78,12 +97,13 @@ def judge(series: Series, threshold, baseline=None) -> Judgement:
     newest = series.points[-1]
     if len(series.points) < 2:
         return Judgement(series, ALONE, newest)
-    base = _baseline(series, baseline, threshold)
+    base, since = _baseline(series, baseline, threshold)
     before = level([p.median for p in base], [p.ci_low for p in base], [p.ci_high for p in base])
     after = level([newest.median], [newest.ci_low], [newest.ci_high])
     s = step(before, after, series.key.unit)
     status = SAME if not s.beyond(threshold) else REGRESSION if s.direction == SLOWER else FASTER
-    return Judgement(series, status, newest, tuple(base), s, tuple(changed(base[-1], newest)))
+    return Judgement(series, status, newest, tuple(base), s, tuple(changed(base[-1], newest)),
+                     since if status == REGRESSION else None)
 
 
 def check(series_list, threshold, baseline=None) -> list[Judgement]:

@@ -106,6 +106,8 @@ def judgement_text(j) -> str:
             f"baseline {len(j.baseline)} runs {j.baseline[0].run_id} … {j.baseline[-1].run_id}")
     line = f"  check: {j.status.upper() if j.status == 'regression' else j.status}: newest run " \
            f"{j.newest.run_id} {_step(j.step, j.series.key.unit)} against the {base}"
+    if j.since is not None:
+        line += f", slower since run {j.since.run_id}"
     if j.status == "regression":
         line += "\n" + "\n".join(_changed(j.changed))
     return line
