@@ -11,6 +11,9 @@ class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM while a run measures: stop the launch, store the run as failed."""
 
 
+_under_way: list = []  # the Signals of the run measuring now (nested runs: the innermost last)
+
+
 class Signals:
     """SIGINT and SIGTERM while a run measures raise Interrupted, once; after that,
     and while what was measured is stored, they are noted and ignored, so the
@@ -35,8 +38,18 @@ def signals_stop_the_run():
         yield signals
         return
     previous = {sig: signal.signal(sig, signals.handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    _under_way.append(signals)
     try:
         yield signals
     finally:
+        _under_way.remove(signals)
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def stop_if_interrupted():
+    """Raises Interrupted before a launch starts when a signal came and the
+    handler's exception was lost: Python drops an exception raised while a
+    __del__ method or a weakref callback runs, and the handler may run there."""
+    if _under_way and _under_way[-1].received and not _under_way[-1].storing:
+        raise Interrupted(_under_way[-1].received[0])

@@ -13,6 +13,7 @@ import subprocess
 import threading
 
 from mpiscope import mpilibs
+from mpiscope.measure.interrupts import stop_if_interrupted
 from mpiscope.measure.processes import STOP_WAIT_S, Sink, children, collect, die_with_parent, stop
 from mpiscope.mpilibs.launcher import Launcher
 
@@ -124,6 +125,7 @@ def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
     never returns), which stderr then says. A launch that has not ended
     finalize_grace() seconds after the engine said "@finalize" is stopped
     too: the third value says so, and its samples are whole."""
+    stop_if_interrupted()
     log, err = Sink(log_path), Sink(log_path.with_suffix(".stderr"))
     before = set(children())
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
