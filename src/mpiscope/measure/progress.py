@@ -13,8 +13,6 @@ import os
 import sys
 import time
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 
 def progress(total, stream=None):
     """The progress display for `total` steps (a context manager)."""
@@ -30,6 +28,9 @@ def progress(total, stream=None):
 
 class BarProgress:
     def __init__(self, total):
+        # rich only for a terminal: a batch job's log is written without it.
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                              TimeElapsedColumn(), transient=False)
         self._task = self._bar.add_task("measuring", total=total)

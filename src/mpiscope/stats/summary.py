@@ -10,6 +10,7 @@ everything about one distribution, every outlier labelled and none removed.
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
 
@@ -46,6 +47,7 @@ def binomial_half_cdf(q: int, n: int) -> float:
     return total
 
 
+@functools.lru_cache(maxsize=4096)  # a run's series share few sample counts
 def median_ci_ranks(n: int, level: float = 0.95):
     """1-based ranks (j, k) of the order statistics bounding the median CI,
     and the interval's exact coverage.

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from mpiscope.store import checks
 from mpiscope.store.layout import SCHEMA_VERSION, rebuild_hint
+from mpiscope.common.arrow_pandas import skip_pandas_probe
 from mpiscope.common.atomic import atomic_path
 from mpiscope.common.errors import UsageError
 from mpiscope.store.rawfile import read_raw
@@ -30,6 +31,8 @@ from mpiscope.store.rep_key import REP_KEY_FIELDS
 from mpiscope.store.trace import write_trace
 from mpiscope.store.methods_table import entries as method_entries, write_methods
 from mpiscope.common.inputs import InputError, parquet_metadata, read_json, read_parquet
+
+skip_pandas_probe()  # before the first conversion: ingest and load never need pandas
 
 SAMPLES_FILE = "samples.parquet"
 TIME_COLUMNS = ("t_start_local", "t_end_local", "t_start", "t_end", "t_sched")
