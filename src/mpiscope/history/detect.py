@@ -12,8 +12,9 @@ spread between runs) and as what the runs' own intervals say of a level of
 n runs: a typical run's half-width over √n (level()). The
 step's interval, after / before − 1 from the bounds of the two levels, must
 lie wholly beyond the threshold, as `compare` asks of the ratio of two runs. Candidates that fail
-are removed one at a time, weakest first, and the segments they split
-merged, until every change point left passes."""
+are removed one at a time, each time the one whose removal adds least to
+PELT's cost, and the segments they split merged, until every change point
+left passes."""
 
 from __future__ import annotations
 
@@ -184,16 +185,33 @@ def change_points(medians, lows, highs, unit="s", threshold=0.02) -> list[tuple[
     significant and beyond `threshold`, oldest first."""
     m, lo, hi = (np.asarray(x, dtype=np.float64) for x in (medians, lows, highs))
     cuts = _candidates(m)
+    if cuts:
+        x = _signal(m)[:, 0]
+        sums, squares = np.concatenate(([0.0], np.cumsum(x))), np.concatenate(([0.0], np.cumsum(x * x)))
     while cuts:
-        bounds = [0, *cuts, len(m)]
-        levels = [level(m[a:b], lo[a:b], hi[a:b]) for a, b in zip(bounds, bounds[1:])]
-        steps = [step(a, b, unit) for a, b in zip(levels, levels[1:])]
+        steps = _steps(m, lo, hi, cuts, unit)
         failing = [i for i, s in enumerate(steps) if not s.beyond(threshold)]
         if not failing:
             return list(zip(cuts, steps))
-        weakest = min(failing, key=lambda i: _margin(steps[i]))
-        del cuts[weakest]
+        # Of those that fail, remove the one that explains least: whose removal adds least
+        # to the L2 cost PELT minimised (backward elimination), so a failing step that is
+        # real keeps its place while the odd nights around it are merged away.
+        bounds = [0, *cuts, len(m)]
+        del cuts[min(failing, key=lambda i: _l2(sums, squares, bounds[i], bounds[i + 2])
+                     - _l2(sums, squares, bounds[i], bounds[i + 1])
+                     - _l2(sums, squares, bounds[i + 1], bounds[i + 2]))]
     return []
+
+
+def _steps(m, lo, hi, cuts, unit) -> list[Step]:
+    bounds = [0, *cuts, len(m)]
+    levels = [level(m[a:b], lo[a:b], hi[a:b]) for a, b in zip(bounds, bounds[1:])]
+    return [step(a, b, unit) for a, b in zip(levels, levels[1:])]
+
+
+def _l2(sums, squares, a, b) -> float:
+    """The L2 cost of the segment [a, b) of the signal: its squared deviations from its mean."""
+    return float(squares[b] - squares[a] - (sums[b] - sums[a]) ** 2 / (b - a))
 
 
 def _margin(s: Step) -> float:
