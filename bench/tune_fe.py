@@ -207,7 +207,7 @@ def _decisions(out, pooled):
     from mpiscope.store.ingest import load
     from mpiscope.store.series import all_series_samples
     from mpiscope.tune.decide import decide
-    from mpiscope.tune.samples import Samples
+    from mpiscope.tune.cell_samples import Samples
 
     samples, names = Samples(), {}
     for i, run_dir in enumerate(sorted(p for p in (out / "runs").iterdir() if p.is_dir()

@@ -36,12 +36,12 @@ from types import SimpleNamespace
 import benchjson
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples
-from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.library import Reading
 from mpiscope.tune import tuner as T
 from mpiscope.tune.measure import Launches
 from mpiscope.tune.readings import representatives, same_code
-from mpiscope.tune.samples import Samples
+from mpiscope.tune.cell_samples import Samples
 
 
 def stored_samples(runs: Path) -> Samples:

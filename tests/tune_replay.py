@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope.mpilibs.catalog import Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import Algorithm, Catalog
 from mpiscope.mpilibs.library import Reading
 from mpiscope.tune.measure import Launches
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.tune.measure import Launches
 
 A, B = 20e-6, 1e-8          # latency (s) and time per byte of the synthetic network

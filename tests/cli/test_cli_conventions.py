@@ -11,7 +11,7 @@ from importlib.metadata import version
 import duckdb
 import pytest
 
-from mpiscope.cli import settings
+from mpiscope.cli import config_defaults
 from mpiscope.cli.main import build_parser
 from mpiscope.cli.run_options import measure_request
 from mpiscope.measure.plan import make_plan
@@ -147,7 +147,7 @@ def test_config_show_names_every_source(clean_env):
     assert got["run.mpi"] == ("mpich", str(clean_env["user"]))
     assert got["report.jobs"] == (0, str(clean_env["user"]))
     assert got["run.timer"] == ("tsc", "built-in")
-    assert set(got) == {s.key for s in settings.SETTINGS}
+    assert set(got) == {s.key for s in config_defaults.SETTINGS}
     assert doc["files"]["user"] == {"path": str(clean_env["user"]), "exists": True}
     text = mpiscope("config", "show", cwd=clean_env["work"], env=clean_env["env"]).stdout
     line = next(l for l in text.splitlines() if l.startswith("run.np "))
@@ -222,7 +222,7 @@ def test_config_get_unknown_key(clean_env):
 
 def test_no_config_file_no_toml_parser(clean_env):
     # Start-up: without a file to read, tomllib is never imported.
-    code = ("import sys; from mpiscope.cli import settings; settings.effective(); "
+    code = ("import sys; from mpiscope.cli import config_defaults; config_defaults.effective(); "
             "print('tomllib' in sys.modules)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=clean_env["work"], env={**os.environ, **clean_env["env"]})

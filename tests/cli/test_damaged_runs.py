@@ -47,7 +47,7 @@ import pytest
 from analysis_runs import build_run
 from mpiscope.app.answer import summarize
 from mpiscope.app.launch import Launch
-from mpiscope.app.store import Writer
+from mpiscope.app.app_run import Writer
 from mpiscope.cli.main import main
 from mpiscope.stats.rto import across_hosts, rto_min
 from methods_data import methods_run

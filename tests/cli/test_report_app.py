@@ -5,7 +5,7 @@ it, the what-if at more ranks, the profile's section and the tune's. Built
 from a synthetic app run: a traced profile of 4 ranks in the profiler's raw
 format (ingested), a real tune.json (tests/data/tune-replay), launches
 stored by the app run's writer, the prediction and the what-if computed by
-app/predict.py and app/scale.py. Rendered by headless Chromium with no
+app/speedup_prediction.py and app/scale.py. Rendered by headless Chromium with no
 console errors; its links lead to the documentation's pages."""
 
 import re
@@ -20,7 +20,7 @@ from mpiscope.app.compare import prediction_of
 from mpiscope.app.launch import Launch
 from mpiscope.app.profile_cells import profile_times
 from mpiscope.app.scale import whatif
-from mpiscope.app.store import Writer
+from mpiscope.app.app_run import Writer
 from mpiscope.app.tune_cells import read_tune
 from mpiscope.cli.report import write_report
 from mpiscope.engine.build import REPO

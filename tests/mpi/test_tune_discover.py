@@ -8,7 +8,7 @@ import pytest
 
 from mpiscope.engine.build import REPO
 from mpiscope.engine.mpi import identify
-from mpiscope.mpilibs.catalog import COLLECTIVES
+from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES
 from mpiscope.tune import discover as d
 
 ENVS = REPO / "build" / "mpi-envs"

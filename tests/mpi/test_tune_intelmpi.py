@@ -21,9 +21,9 @@ import pytest
 from mpiscope import mpilibs
 from mpiscope.engine.build import REPO
 from mpiscope.mpilibs import impi_calls, impi_presets
-from mpiscope.mpilibs.catalog import COLLECTIVES, DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, DEFAULT
 from mpiscope.mpilibs.selection import Rule
-from mpiscope.tune import sizes
+from mpiscope.tune import library_sizes
 from mpiscope.tune.write import write_files
 from runcli import mpiscope
 
@@ -110,7 +110,7 @@ def test_forcing_a_preset_changes_what_runs_and_the_settings_run_as_our_reader_s
         if pair is None:
             continue
         a, b, a_traces, b_traces = pair
-        table = {coll: {2: [Rule(0, a), Rule(sizes.library_size(INTEL, coll, 1024, 2), b)]}}
+        table = {coll: {2: [Rule(0, a), Rule(library_sizes.library_size(INTEL, coll, 1024, 2), b)]}}
         with_file = _written_and_traced(impi, table, 2, cells)
         assert with_file[cells[0]] == a_traces[cells[0]], (coll, a)
         assert with_file[cells[1]] == b_traces[cells[1]], (coll, b)

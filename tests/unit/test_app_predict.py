@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The application's predicted speedup (app/predict.py) against values
+"""The application's predicted speedup (app/speedup_prediction.py) against values
 computed by hand, from a synthetic profile written in the profiler's raw
 format and ingested, and a tune.json as the tuner writes it."""
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from mpiscope.app.predict import agree, explain, predict
+from mpiscope.app.speedup_prediction import agree, explain, predict
 from mpiscope.app.profile_cells import profile_times
 from mpiscope.app.tune_cells import read_tune
 from mpiscope.common.errors import UsageError

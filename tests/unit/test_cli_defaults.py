@@ -3,14 +3,14 @@
 command line over MPISCOPE_OUT over the project file over the user file,
 and --out (or MPISCOPE_OUT) for every command that reads runs."""
 
-from mpiscope.cli import settings
+from mpiscope.cli import config_defaults
 from mpiscope.cli.main import build_parser
 
 
 def _run_args(*argv):
     """`mpiscope run` arguments with the defaults the environment and files set."""
     parser = build_parser("run")
-    settings.apply(parser, "run")
+    config_defaults.apply(parser, "run")
     return parser.parse_args(["run", *argv])
 
 
@@ -32,6 +32,6 @@ def test_out_applies_to_every_command_and_runs_rm(clean_env, monkeypatch):
     monkeypatch.setenv("MPISCOPE_OUT", "~/runs")
     for argv in (["show"], ["report"], ["runs"], ["runs", "rm", "x"], ["model", "check"]):
         parser = build_parser(argv[0])
-        settings.apply(parser, argv[0])
+        config_defaults.apply(parser, argv[0])
         assert parser.parse_args(argv).out.endswith("/runs") and "~" not in \
             parser.parse_args(argv).out, argv

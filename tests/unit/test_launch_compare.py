@@ -11,12 +11,12 @@ import math
 import numpy as np
 import pytest
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.stats.compare import FASTER, INSUFFICIENT, SAME, SLOWER, compare_samples
 from mpiscope.stats.launch_compare import compare_launches, pooled_variance
 from mpiscope.tune import verdicts as V
 from mpiscope.tune.decide import LAUNCH, SAMPLE, decide
-from mpiscope.tune.samples import Samples
+from mpiscope.tune.cell_samples import Samples
 
 LAUNCH_SD, WITHIN_SD, PER_LAUNCH, LAUNCHES = 0.10, 0.03, 200, 3
 

@@ -8,7 +8,7 @@ import pytest
 
 from mpiscope import mpilibs
 from mpiscope.mpilibs import mpich_cvars, ompi_info
-from mpiscope.mpilibs.catalog import Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import Algorithm, Catalog
 
 
 def test_choices_parsed_from_both_description_styles():

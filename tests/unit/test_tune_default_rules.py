@@ -5,7 +5,7 @@ parsed, which numbers an exact reading needs, traces kept in order, and an
 algorithm whose first function only calls another's runs that one."""
 
 from mpiscope.mpilibs import ompi_defaults
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune import readings
 
 

@@ -9,9 +9,9 @@ import pytest
 from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs import mpich_selection, ompi_rules
-from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.selection import Rule, check, chosen
-from mpiscope.tune import rules as R, sizes
+from mpiscope.tune import rules as R, library_sizes
 
 # ---------------------------------------------------------------- sizes
 
@@ -28,8 +28,8 @@ from mpiscope.tune import rules as R, sizes
     ("barrier", 0, 8, 0, 0),
 ])
 def test_library_sizes(coll, size, p, ompi, mpich):
-    assert sizes.library_size(mpilibs.get("openmpi"), coll, size, p) == ompi
-    assert sizes.library_size(mpilibs.get("mpich"), coll, size, p) == mpich
+    assert library_sizes.library_size(mpilibs.get("openmpi"), coll, size, p) == ompi
+    assert library_sizes.library_size(mpilibs.get("mpich"), coll, size, p) == mpich
 
 
 def test_mpich_size_keys():

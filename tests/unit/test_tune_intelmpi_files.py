@@ -14,9 +14,9 @@ import pytest
 from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs import impi_adjust, impi_calls, impi_presets, impi_tuning
-from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.selection import Rule
-from mpiscope.tune import sizes
+from mpiscope.tune import library_sizes
 from mpiscope.tune.standins import stand_ins
 from mpiscope.tune.write import write_files
 
@@ -53,8 +53,8 @@ def test_forcing_sets_the_preset_and_nothing_for_the_default():
     ("bcast", 1000, 8, 1000), ("alltoall", 64, 8, 64), ("allgather", 64, 8, 64),
     ("gather", 100, 4, 100), ("reduce_scatter_block", 64, 8, 64), ("barrier", 0, 8, 0)])
 def test_intel_sizes_are_one_ranks_buffer(coll, size, p, want):
-    assert sizes.library_size(INTEL, coll, size, p) == want
-    assert sizes.describe(INTEL, coll) == ("no size" if coll == "barrier" else
+    assert library_sizes.library_size(INTEL, coll, size, p) == want
+    assert library_sizes.describe(INTEL, coll) == ("no size" if coll == "barrier" else
                                            INTEL.size_meaning(coll))
 
 

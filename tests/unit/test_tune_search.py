@@ -12,7 +12,7 @@ import pytest
 
 from mpiscope import mpilibs
 from mpiscope.mpilibs import mpich_selection, ompi_rules
-from mpiscope.mpilibs.catalog import DEFAULT, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.library import Reading
 from mpiscope.tune import adaptive as adaptive_search, tuner as T
 from mpiscope.tune.result import changeovers
@@ -232,7 +232,7 @@ def test_the_default_is_ahead_only_when_every_algorithm_is_behind_it_at_both_end
     median (or its bound where it was out of reach) lies at least
     log(1 - noise) above the default's; the launches' spread does not
     matter, their means do."""
-    from mpiscope.tune.samples import Samples
+    from mpiscope.tune.cell_samples import Samples
     from mpiscope.tune.search import default_ahead
 
     def samples(x_at_lo, x_at_hi, spread=(1.0, 1.1, 0.95)):
@@ -399,7 +399,7 @@ def test_cost_models_leave_out_cells_and_keep_the_decisions():
 def test_fits_recover_a_cost_model_and_say_who_is_out_of_the_race():
     from mpiscope import mpilibs
     from mpiscope.models.costmodels import Costs, predict_time
-    from mpiscope.tune import predict as P
+    from mpiscope.tune import model_fits as P
 
     names = mpilibs.get("openmpi").model_names
     costs = Costs.hockney(50e-6, 1e-8)
@@ -474,7 +474,7 @@ def test_noisy_small_sizes_are_measured_less_and_decided_as_the_exhaustive(monke
 
 
 def test_could_win_needs_the_speedup_the_default_launch_spread_demands():
-    from mpiscope.tune.samples import Samples
+    from mpiscope.tune.cell_samples import Samples
     from mpiscope.tune.search import could_win, lower_bound
 
     def cell(default_spread, x_below):
@@ -501,7 +501,7 @@ def test_could_win_needs_the_speedup_the_default_launch_spread_demands():
 
 
 def test_lower_bound_from_both_sides_the_larger():
-    from mpiscope.tune.samples import Samples
+    from mpiscope.tune.cell_samples import Samples
     from mpiscope.tune.search import PER_BYTE_SLACK, lower_bound
 
     s = Samples()
@@ -521,7 +521,7 @@ def test_lower_bound_from_both_sides_the_larger():
 
 
 def test_an_algorithm_out_of_reach_is_beaten_only_below_its_bound():
-    from mpiscope.tune.samples import Samples
+    from mpiscope.tune.cell_samples import Samples
     from mpiscope.tune.search import Judge, blocking, resolved
 
     s = Samples()

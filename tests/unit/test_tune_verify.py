@@ -8,10 +8,10 @@ again, and the verdicts must then be about the rules alone."""
 import numpy as np
 import pytest
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.selection import chosen
 from mpiscope.tune import tuner as T, verdicts as V
-from mpiscope.tune.samples import TUNED, Samples
+from mpiscope.tune.cell_samples import TUNED, Samples
 from tune_synthetic import SIZES, Served, cost, fake_measure, ompi_catalog, plan
 
 

@@ -16,7 +16,7 @@ from mpiscope.app import checks as app_checks
 from mpiscope.app.launch import compile_metric
 from mpiscope.cli import types
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import Algorithm, Catalog
 from mpiscope.store import checks
 
 PREDICT = ["model", "predict", "--bench", "allreduce", "-p", "4", "--size", "8"]

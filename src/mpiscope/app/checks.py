@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """An app run's context.json and app.json checked as they are read back
-(app/store.py): what `mpiscope app compare` writes there, and nothing it
+(app/app_run.py): what `mpiscope app compare` writes there, and nothing it
 never writes (a context of another kind of run, a NaN count, a negative
 median). A damaged file is refused naming it (UsageError, exit 2)."""
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope app compare`'s measurement: the application launched under
 every configuration in interleaved rounds until the stopping rule says
-enough (schedule.py), every launch stored as it ends (store.py), then the
+enough (schedule.py), every launch stored as it ends (app_run.py), then the
 answer (answer.py) and, with a profile and a tune, the prediction beside
 it. SIGINT or SIGTERM stops the launch under way; the run is then stored
 as failed, with every launch measured until then."""
@@ -18,7 +18,7 @@ from pathlib import Path
 from mpiscope.app.answer import summarize, valid_values
 from mpiscope.app.launch import Launch, Start, run_launch
 from mpiscope.app.schedule import INTERRUPTED, NO_BASELINE, NO_OTHER, StopRule, active, decide
-from mpiscope.app.store import Writer
+from mpiscope.app.app_run import Writer
 from mpiscope.measure.interrupts import signals_stop_the_run
 from mpiscope.measure.processes import adopt_orphans
 from mpiscope.measure.progress import progress
@@ -132,7 +132,7 @@ def base_context(*, run_id, label, argv, start: Start, configs, rule: StopRule, 
 
 
 def prediction_of(inputs, answer: dict, with_metric: bool, seed: int) -> dict:
-    """The prediction (app/predict.py) for configuration `inputs[0]` from a
+    """The prediction (app/speedup_prediction.py) for configuration `inputs[0]` from a
     profile and a tune (`inputs[1:]`), beside its measured speedup. A
     prediction that fails is said, never loses the measurement."""
     name, profile, tune = inputs
@@ -141,7 +141,7 @@ def prediction_of(inputs, answer: dict, with_metric: bool, seed: int) -> dict:
     measured = rows[name]["speedup"]
     doc = {"config": name, "profile": profile.run_id, "tune": str(tune.directory), "measured": measured}
     try:
-        from mpiscope.app.predict import agree, explain, predict
+        from mpiscope.app.speedup_prediction import agree, explain, predict
 
         app_time = None if with_metric or base["n"] == 0 else base["median"]
         p = predict(profile, tune, app_time_s=app_time, seed=seed)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A profile run's time per collective × communicator size × size bin, and
 the application time it is a share of: what the prediction of an
-application's speedup weighs the tune's cells by (app/predict.py).
+application's speedup weighs the tune's cells by (app/speedup_prediction.py).
 
 Times are summed over ranks (rank-seconds), so a cell's share of the
 application's time is its share of every rank's time taken together."""

@@ -10,7 +10,7 @@ algorithm each selection picks for it:
 - the tuned communicator size that stands for p' ranks is the tune's
   nearest on a log scale;
 - the tuned selection: the rule of that size at the call's size, in the
-  library's meaning of a size on the call's communicator (tune/sizes.py);
+  library's meaning of a size on the call's communicator (tune/library_sizes.py);
   where the rule keeps the library's default, the default's algorithm;
 - the default selection: the algorithm the tune read the library's default
   to run (under a debugger) at that communicator size and the nearest
@@ -37,14 +37,14 @@ import numpy as np
 from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
 from mpiscope.common.jsonable import plain
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.selection import chosen
 from mpiscope.models.costmodels import ALGORITHMS
 from mpiscope.sim import binary
 from mpiscope.sim.replicate import Algorithms, estimate_ops, write_schedule
 from mpiscope.sim.simulate import MAX_OPS, interval, probe, run_argv
-from mpiscope.tune.predict import model_of
-from mpiscope.tune.sizes import library_size
+from mpiscope.tune.model_fits import model_of
+from mpiscope.tune.library_sizes import library_size
 from mpiscope.tune.weights import nearest
 from mpiscope.app.trace_pattern import traced_pattern
 from mpiscope.app.tune_cells import read_tune

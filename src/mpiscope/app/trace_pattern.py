@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A traced profile run as the per-rank pattern the what-if replicates
 (sim/replicate.py): each rank's point-to-point operations
-(profile/schedule.py says how they are read from the trace) and its blocking
+(profile/sim_events.py says how they are read from the trace) and its blocking
 collective calls, in the order it posted them, with the gaps between them as
 computations (sim/from_trace.trace_nodes). Nonblocking collectives and other
 calls are not operations: their time lies in the gaps.
@@ -21,7 +21,7 @@ import numpy as np
 from mpiscope.common.errors import UsageError
 from mpiscope.models.costmodels import ALGORITHMS
 from mpiscope.profile import files, summary
-from mpiscope.profile.schedule import profile_events
+from mpiscope.profile.sim_events import profile_events
 from mpiscope.profile.weights import collective_name
 from mpiscope.sim.from_trace import trace_nodes
 from mpiscope.sim.replicate import Call, Pattern, offset

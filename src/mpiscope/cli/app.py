@@ -25,7 +25,7 @@ def cmd_compare(args) -> int:
     from mpiscope.app.configs import parse_configs
     from mpiscope.app.launch import compile_metric, plan_start
     from mpiscope.app.schedule import StopRule
-    from mpiscope.app.store import load
+    from mpiscope.app.app_run import load
     from mpiscope.cli.analysis import parse_noise
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.measure.request import LaunchRequest

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope config show` and `mpiscope config get KEY`: the defaults the
-environment and the config files set (cli/settings.py), and where each
+environment and the config files set (cli/config_defaults.py), and where each
 comes from."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-from mpiscope.cli import settings
+from mpiscope.cli import config_defaults
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.options import add_json
 
@@ -23,7 +23,7 @@ def _actions():
     from mpiscope.cli.main import build_parser
 
     actions, parsers = {}, {}
-    for s in settings.SETTINGS:
+    for s in config_defaults.SETTINGS:
         command = s.command or _ANY_COMMAND
         if command not in parsers:
             sub = next(a for a in build_parser(command)._actions
@@ -35,19 +35,19 @@ def _actions():
 
 def resolved():
     """[(key, value, source)] of every setting, each value checked by its option."""
-    given = settings.effective()
+    given = config_defaults.effective()
     rows = []
     for key, action in _actions().items():
         if key in given:
             value, source = given[key]
-            rows.append((key, settings.convert(action, settings.BY_KEY[key], value, source), source))
+            rows.append((key, config_defaults.convert(action, config_defaults.BY_KEY[key], value, source), source))
         else:
-            rows.append((key, action.default, settings.BUILT_IN))
+            rows.append((key, action.default, config_defaults.BUILT_IN))
     return rows
 
 
 def _files():
-    return {"user": settings.user_file(), "project": settings.project_file()}
+    return {"user": config_defaults.user_file(), "project": config_defaults.project_file()}
 
 
 def cmd_show(args) -> int:
@@ -72,9 +72,9 @@ def cmd_show(args) -> int:
 
 def _key(text):
     """config get KEY: a known setting."""
-    if text not in settings.BY_KEY:
+    if text not in config_defaults.BY_KEY:
         raise argparse.ArgumentTypeError(f"unknown setting {str(text)[:40]!r}; known settings: "
-                                         f"{', '.join(settings.BY_KEY)}")
+                                         f"{', '.join(config_defaults.BY_KEY)}")
     return text
 
 
@@ -118,5 +118,5 @@ examples:
     add_json(show, "print the settings and the files as JSON")
     show.set_defaults(func=cmd_show)
     get = sub.add_parser("get", help="the value of one setting (for scripts)")
-    get.add_argument("key", metavar="KEY", type=_key, help=f"one of {', '.join(settings.BY_KEY)}")
+    get.add_argument("key", metavar="KEY", type=_key, help=f"one of {', '.join(config_defaults.BY_KEY)}")
     get.set_defaults(func=cmd_get)

@@ -27,7 +27,7 @@ FORMATS = {
 
 
 def cmd_import(args) -> int:
-    from mpiscope.imports import dates, store
+    from mpiscope.imports import dates, imported_runs
 
     when = dates.parse_option(args.date) if args.date is not None else None
     logs = []           # (log, sha256 of its file)
@@ -41,15 +41,15 @@ def cmd_import(args) -> int:
             if log.when is None:
                 log.when, log.date_from = dates.date_of(path, when)
             logs.append((log, digest))
-    done = store.already_imported(args.out, {(d, log.part) for log, d in logs})
+    done = imported_runs.already_imported(args.out, {(d, log.part) for log, d in logs})
     if done:
         (sha, part), run_id = next(iter(done.items()))
         log = next(log for log, d in logs if (d, log.part) == (sha, part))
         raise UsageError(f"{log.path}{' (' + part + ')' if part else ''} is imported already, as "
                          f"run {run_id} under {args.out}: nothing was imported (`mpiscope runs rm "
                          f"{run_id}` first to import it again)")
-    given = store.Given(args.machine, args.mpi, args.mpi_version, args.np, args.nodes, args.label)
-    for log, run_dir, context in store.store(args.out, logs, given, sys.argv[1:]):
+    given = imported_runs.Given(args.machine, args.mpi, args.mpi_version, args.np, args.nodes, args.label)
+    for log, run_dir, context in imported_runs.store(args.out, logs, given, sys.argv[1:]):
         part = f" ({log.part})" if log.part else ""
         print(f"imported {log.path}{part}: run {run_dir.name}, {context['created']}, "
               f"{len(log.values)} values of {', '.join(context['benches'])}")

@@ -124,9 +124,9 @@ def main(argv=None):
     args = None
     try:
         if command in COMMANDS:  # defaults from MPISCOPE_OUT and the config files
-            from mpiscope.cli import settings
+            from mpiscope.cli import config_defaults
 
-            settings.apply(parser, command, argv)
+            config_defaults.apply(parser, command, argv)
         args = parser.parse_args(argv)
         return args.func(args)
     except UsageError as e:

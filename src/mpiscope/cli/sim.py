@@ -124,7 +124,7 @@ def _schedule_from_trace(args, out: Path):
 
 def _schedule_from_profile(run_dir: Path, out: Path):
     from mpiscope.profile import summary
-    from mpiscope.profile.schedule import profile_events
+    from mpiscope.profile.sim_events import profile_events
     from mpiscope.sim.from_trace import goal_from_events, write_goal
 
     events, nranks = profile_events(summary.load(run_dir))

@@ -92,7 +92,7 @@ examples:
 
 
 def _collectives():
-    from mpiscope.mpilibs.catalog import COLLECTIVES
+    from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES
     return COLLECTIVES
 
 

@@ -55,7 +55,7 @@ def _show_profile(run_dir, as_json) -> int:
 
 
 def _show_app(run_dir, as_json) -> int:
-    from mpiscope.app.store import load
+    from mpiscope.app.app_run import load
     from mpiscope.views.app import app_doc, format_app, not_counted
     from mpiscope.common.documents import json_document
 
@@ -69,7 +69,7 @@ def _show_app(run_dir, as_json) -> int:
 def _show_imported(run_dir, as_json) -> int:
     from pathlib import Path
 
-    from mpiscope.imports.store import IMPORTED_FILE, read_imported
+    from mpiscope.imports.imported_runs import IMPORTED_FILE, read_imported
     from mpiscope.store.series import open_run
     from mpiscope.views.imported import format_imported
 

@@ -85,7 +85,7 @@ def key_of(p: Point, split_version=False) -> SeriesKey:
     nodes, ppn = _nodes(p.context)
     method = (f"timer {plan.get('timer') or UNKNOWN}, cache {plan.get('cache') or UNKNOWN}, "
               f"{p.context.get('launcher') or UNKNOWN}")
-    if p.context.get("kind") == "imported":   # the tool it came from (imports/store.py)
+    if p.context.get("kind") == "imported":   # the tool it came from (imports/imported_runs.py)
         method = str((p.context.get("imported") or {}).get("method") or "imported")
     return SeriesKey(bench_label(p.bench, p.algo), p.size, machine_of(p.context), nodes, ppn,
                      mpi_of(p.context, split_version), method, str(plan.get("sync") or UNKNOWN), p.unit)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import COLLECTIVES, DEFAULT, Catalog
+from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, DEFAULT, Catalog
 from mpiscope.mpilibs.impi_presets import preset_name, variable
 from mpiscope.mpilibs.selection import check
 

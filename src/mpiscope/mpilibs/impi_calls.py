@@ -35,7 +35,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from mpiscope.mpilibs.catalog import COLLECTIVES, DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, DEFAULT
 from mpiscope.mpilibs.library import Reading
 from mpiscope.mpilibs.mpich_cvars import library_file
 from mpiscope.mpilibs.ompi_calls import call_script

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import COLLECTIVES, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, Algorithm, Catalog
 from mpiscope.mpilibs.mpich_cvars import read_cvars
 
 ALIAS_RE = re.compile(r"@Alias:#\s*(I_MPI_ADJUST_\w+)")

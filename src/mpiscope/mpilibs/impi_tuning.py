@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import DEFAULT, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
 from mpiscope.mpilibs.impi_adjust import named, segments
 from mpiscope.mpilibs.impi_presets import preset_name
 from mpiscope.mpilibs.selection import check

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs import impi_adjust, impi_calls, impi_presets, impi_tuning
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.mpich import Mpich
 from mpiscope.mpilibs.selection import SelectionFile
 

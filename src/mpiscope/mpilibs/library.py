@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import Catalog
+from mpiscope.mpilibs.algorithm_catalog import Catalog
 from mpiscope.mpilibs.launcher import Launcher
 from mpiscope.mpilibs.selection import SelectionFile
 

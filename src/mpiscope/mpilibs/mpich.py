@@ -8,7 +8,7 @@ judged by time (tune/verdicts.py)."""
 from __future__ import annotations
 
 from mpiscope.mpilibs import mpich_cvars, mpich_selection
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.hydra import Hydra
 from mpiscope.mpilibs.library import MpiLibrary
 from mpiscope.mpilibs.mpich_cvars import cvar_name, device_cvar

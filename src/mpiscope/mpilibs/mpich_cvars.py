@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import COLLECTIVES, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, Algorithm, Catalog
 
 
 def cvar_name(coll: str) -> str:

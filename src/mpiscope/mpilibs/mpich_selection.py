@@ -34,7 +34,7 @@ import copy
 import json
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import DEFAULT, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
 from mpiscope.mpilibs.selection import check
 
 INTRA = "comm_type=intra"

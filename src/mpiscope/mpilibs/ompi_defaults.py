@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.library import Reading
 from mpiscope.mpilibs.ompi_calls import FINISH, LIBRARIES, PRELUDE, under_gdb
 

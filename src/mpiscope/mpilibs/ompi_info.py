@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import COLLECTIVES, Algorithm, Catalog
+from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, Algorithm, Catalog
 
 # Open MPI coll components that never take an intra-communicator's blocking
 # collectives from tuned whatever their priority (self: MPI_COMM_SELF only,

@@ -23,7 +23,7 @@ import json
 import re
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import DEFAULT, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
 from mpiscope.mpilibs.selection import Rule, check
 
 COLL_IDS = {"allgather": 0, "allgatherv": 1, "allreduce": 2, "alltoall": 3, "alltoallv": 4,

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from mpiscope.mpilibs import ompi_calls, ompi_defaults, ompi_info, ompi_rules
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.library import MpiLibrary
 from mpiscope.mpilibs.ompi_mpirun import Mpirun
 from mpiscope.mpilibs.ompi_paths import SM, VADER

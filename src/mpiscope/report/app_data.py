@@ -15,7 +15,7 @@ import datetime
 import math
 from pathlib import Path
 
-from mpiscope.app.store import load
+from mpiscope.app.app_run import load
 from mpiscope.common.errors import UsageError
 from mpiscope.common.sizes import format_size
 from mpiscope.report.pool import resolved

@@ -11,7 +11,7 @@ import datetime
 from pathlib import Path
 
 from mpiscope.common.sizes import format_size
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.report.pool import draw, resolved
 from mpiscope.stats.compare import SAME
 from mpiscope.views.tune import same_code_lines

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 
-from mpiscope.mpilibs.catalog import DEFAULT
-from mpiscope.tune.predict import fit, out_of_race
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
+from mpiscope.tune.model_fits import fit, out_of_race
 from mpiscope.tune.readings import representatives
 from mpiscope.tune.search import (Judge, blocking, could_win, default_ahead, lower_bound,
                                   resolved, survivors)
@@ -168,7 +168,7 @@ class Search:
 
     def _fits(self, coll, size, names) -> dict:
         """Each algorithm's cost model fitted to its medians at the LOCAL measured
-        sizes nearest to `size` (in ratio; predict.py): what is not affine over
+        sizes nearest to `size` (in ratio; model_fits.py): what is not affine over
         the whole grid (protocol switches) shows in the residual only where it
         happens. Kept in self.fits for the result."""
         m, out = self.measured, {}

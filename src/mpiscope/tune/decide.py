@@ -15,7 +15,7 @@ import numpy as np
 
 from mpiscope.stats.compare import FASTER, INSUFFICIENT, compare_samples
 from mpiscope.stats.launch_compare import compare_launches
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 
 LAUNCH, SAMPLE = "launch", "sample"   # the unit a verdict was reached with
 

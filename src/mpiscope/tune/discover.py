@@ -9,7 +9,7 @@ A library mpiscope does not tune refuses here, before anything is launched."""
 from __future__ import annotations
 
 from mpiscope import mpilibs
-from mpiscope.mpilibs.catalog import Catalog
+from mpiscope.mpilibs.algorithm_catalog import Catalog
 from mpiscope.tune import probes
 
 

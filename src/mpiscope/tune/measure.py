@@ -15,8 +15,8 @@ import dataclasses
 import sys
 
 from mpiscope import mpilibs
-from mpiscope.mpilibs.catalog import DEFAULT, Catalog
-from mpiscope.tune.samples import TUNED, Samples
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
+from mpiscope.tune.cell_samples import TUNED, Samples
 
 
 def forcing_args(catalog: Catalog, forced: dict, extra: dict | None = None,

@@ -7,7 +7,7 @@ gives it those launches (measure.Measured)."""
 
 from __future__ import annotations
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 
 
 def representatives(default_runs: dict, runs_as: dict) -> dict:

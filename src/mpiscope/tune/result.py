@@ -10,9 +10,9 @@ from pathlib import Path
 
 from mpiscope import mpilibs
 from mpiscope.common.atomic import write_text
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune import verdicts as V
-from mpiscope.tune.sizes import describe
+from mpiscope.tune.library_sizes import describe
 from mpiscope.tune.weights import weighted
 from mpiscope.common.documents import json_document
 

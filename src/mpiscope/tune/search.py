@@ -19,7 +19,7 @@ from scipy.stats import norm
 from mpiscope.stats.compare import FASTER
 from mpiscope.stats.launch_compare import log_medians
 from mpiscope.tune.decide import judge
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 
 
 # How much an algorithm's time per byte may grow from one measured size to

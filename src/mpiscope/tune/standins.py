@@ -10,7 +10,7 @@ at every size: no rule of it names an algorithm."""
 
 from __future__ import annotations
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 
 
 def stand_ins(cfg, winners: dict, default_runs: dict, withdrawn: list) -> tuple:

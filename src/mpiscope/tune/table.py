@@ -5,9 +5,9 @@ bound costs."""
 
 from __future__ import annotations
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune import rules as R
-from mpiscope.tune.sizes import library_size
+from mpiscope.tune.library_sizes import library_size
 
 
 def rules_table(library, p: int, cfg, names: dict, winners: dict, samples, weights) -> tuple:

@@ -6,10 +6,10 @@ The parts, each in a file of its own, in the order a tune runs them:
 1. What the library offers (discover.py; its module in mpilibs/ reads it)
    and, where a debugger can tell, what its default runs at each cell
    (mpilibs: read_defaults).
-2. Search (adaptive.py, on search.py's judgements and predict.py's cost
+2. Search (adaptive.py, on search.py's judgements and model_fits.py's cost
    models): which cells are measured (measure.py: Launches, Measured),
    each decided as soon as it is (decide.py).
-3. Rules (table.py, rules.py), in the library's sizes (sizes.py); where
+3. Rules (table.py, rules.py), in the library's sizes (library_sizes.py); where
    the library cannot keep its own choice beside rules, the default's
    stand-ins (standins.py).
 4. Files written by the library's module, each read back by our reader
@@ -35,7 +35,7 @@ import numpy as np
 from mpiscope import mpilibs
 from mpiscope.common.atomic import write_text
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs.catalog import DEFAULT, Catalog
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
 from mpiscope.mpilibs.library import Reading
 from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import probes, verdicts as V

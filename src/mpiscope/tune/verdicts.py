@@ -15,10 +15,10 @@ import math
 
 import numpy as np
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.stats.compare import FASTER, SAME, SLOWER
 from mpiscope.tune.decide import judge
-from mpiscope.tune.samples import TUNED, Samples
+from mpiscope.tune.cell_samples import TUNED, Samples
 
 
 def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):

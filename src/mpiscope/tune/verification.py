@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.selection import chosen
 from mpiscope.tune import probes, verdicts as V
 from mpiscope.tune.decide import judge
-from mpiscope.tune.samples import TUNED, Samples
-from mpiscope.tune.sizes import library_size
+from mpiscope.tune.cell_samples import TUNED, Samples
+from mpiscope.tune.library_sizes import library_size
 
 
 class Verification:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mpiscope.common.atomic import write_text
 from mpiscope.mpilibs.selection import chosen
-from mpiscope.tune.sizes import library_size
+from mpiscope.tune.library_sizes import library_size
 
 
 def write_files(library, catalog, table: dict, sizes_of, outdir: Path) -> dict:

@@ -16,7 +16,7 @@ VERDICTS = ("faster / slower need p < {alpha:g} (Mann-Whitney over launches) and
 
 
 def app_doc(run) -> dict:
-    """The document of an app run (app/store.py AppRun)."""
+    """The document of an app run (app/app_run.py AppRun)."""
     c, a = run.context, run.answer
     return {"run_id": c["run_id"], "run_dir": str(run.path), "kind": c["kind"], "status": c.get("status"),
             "error": c.get("error"), "label": c.get("label"), "created": c.get("created"),

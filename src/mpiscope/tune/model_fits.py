@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from mpiscope.models.costmodels import Costs, find, predict_time
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 
 HOCKNEY_LINE = "hockney line"
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mpiscope.common.jsonable import plain
-from mpiscope.mpilibs.catalog import DEFAULT
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune.weights import nearest
 
 LEVEL = 0.95
