@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Change points of a series of run medians, each with its interval.
 
-Candidates come from PELT (Killick et al. 2012) with the L2 cost, as
-ruptures implements it in C (KernelCPD with the linear kernel; Truong, Oudre
-and Vayatis 2020), on the logarithm of the medians, scaled by the run-to-run
-noise. A candidate stays a change point only when it is
-significant with the runs' own intervals taken into account: each segment's
-level is the median of its runs' medians, with an interval at least as wide
-as the 95% confidence interval of that median from the runs' medians (the
-spread between runs) and as what the runs' own intervals say of a level of
-n runs: a typical run's half-width over √n (level()). The
-step's interval, after / before − 1 from the bounds of the two levels, must
-lie wholly beyond the threshold, as `compare` asks of the ratio of two runs. Candidates that fail
-are removed one at a time, each time the one whose removal adds least to
-PELT's cost, and the segments they split merged, until every change point
-left passes."""
+Candidates come from PELT (Killick et al. 2012) with the L2 cost, as ruptures
+implements it (KernelCPD, linear kernel; Truong, Oudre and Vayatis 2020), on the
+log of the medians scaled by the run-to-run noise. A candidate stays only when
+its step, after / before − 1 from the bounds of the two segments' levels, lies
+wholly beyond the threshold, as `compare` asks of two runs. A level is the median
+of its runs' medians, its interval at least that median's 95% CI and a typical
+run's half-width over √n (level()). Failing candidates are removed one at a time,
+the one whose removal adds least to PELT's cost first, until every one left passes."""
 
 from __future__ import annotations
 
