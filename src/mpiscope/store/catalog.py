@@ -1,18 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Catalog of the runs under an output root: OUT/catalog.duckdb.
 
-The run directories (OUT/<run_id>/context.json) are the truth; the catalog
-is an index over them, refreshed from the directories whenever it is read,
-so it never disagrees with what is on disk for long. A refresh reads again
-only the directories whose context.json or quality.json changed (their
-stamp: name, size, modification time and inode), so listing an unchanged
-root of many runs costs a directory listing, and the rows read again go in
-as one Arrow table, not row by row. Each run's row also holds what
-`mpiscope history` reads (history_fields.py), so history is one query. mpiscope processes take
-turns on it (OUT/.catalog.lock); when another program holds it or the disk is
-full, reads fall back to scanning the directories instead of failing, and a
-damaged catalog is rebuilt from the directories.
-"""
+The run directories (OUT/<run_id>/context.json) are the truth; the catalog is an
+index over them, refreshed whenever it is read: only the directories whose
+context.json or quality.json changed (name, size, modification time, inode) are
+read again, and go in as one Arrow table. Each row also holds what `mpiscope
+history` reads (history_fields.py), so history is one query. mpiscope processes
+take turns on it (OUT/.catalog.lock); when another program holds it or the disk
+is full, reads scan the directories instead, and a damaged catalog is rebuilt."""
 
 from __future__ import annotations
 
