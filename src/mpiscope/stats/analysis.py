@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Everything the statistics say about one series, as plain JSON-able data.
 
-analyze_series() bundles, for one bench × algo × size (all launches):
-the summary (stats.describe), the labelled outliers, the tail tables
-(tails.py), the modes with retransmission-timeout flags (modes.py), the
-slowest ranks of collectives (ranks.py) and the variation between launches
-(launches.py). Numbers are in base units (seconds, or bytes per second for
-bw/bibw); every non-finite number becomes None so the result is valid JSON.
-
-For bw/bibw the samples are bandwidths, but the tails and modes are about
-time: they are computed on each repetition's duration (bytes moved /
-bandwidth), and "on" says so.
-"""
+analyze_series() bundles, for one bench × algo × size (all launches): the summary
+(stats.describe), the labelled outliers, the tail tables (tails.py), the modes
+with retransmission-timeout flags (modes.py), the slowest ranks of collectives
+(ranks.py) and the variation between launches (launches.py). Numbers are in base
+units; every non-finite number becomes None. For bw/bibw the tails and modes are
+about time: they are computed on each repetition's duration, and "on" says so."""
 
 from __future__ import annotations
 
