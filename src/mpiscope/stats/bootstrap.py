@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Bootstrap confidence intervals of percentiles (the median included).
+"""Bootstrap confidence intervals of percentiles (the median included): the
+(1 - level)/2 and (1 + level)/2 quantiles of the statistic over resamples.
 
-Percentile bootstrap: the interval is the (1 - level)/2 and (1 + level)/2
-quantiles of the statistic over resamples drawn with replacement.
-
-Resampling a million values a few thousand times would need billions of
-draws, but a percentile depends on a resample only through one or two of
-its order statistics, and those can be drawn directly with the same law:
-resample indices are ceil(n * U_i) for uniform U_i, so the j-th smallest
-index is ceil(n * U_(j)), where U_(j) ~ Beta(j, n - j + 1) is the j-th
-order statistic of n uniforms, and given U_(j) = u the next one is
-u + (1 - u) * Beta(1, n - j). Each resample therefore costs two Beta draws
-whatever n is: the result is the bootstrap distribution itself (not an
-approximation by subsampling), in O(n log n) for the sort plus O(B).
-
-Every result is reproducible: the random stream is derived from the seed
-and the percentile only, so the same (values, percentile, seed) gives the
-same interval whichever other estimates are computed alongside.
-"""
+A percentile depends on a resample only through one or two of its order
+statistics, drawn directly with the same law: the j-th smallest resample index
+is ceil(n * U_(j)), U_(j) ~ Beta(j, n - j + 1), and the next one given U_(j) = u
+is u + (1 - u) * Beta(1, n - j). So a resample costs two Beta draws whatever n
+is: the exact bootstrap distribution in O(n log n + B). The random stream is
+derived from the seed and the percentile only, so the same (values, percentile,
+seed) gives the same interval whatever else is computed alongside."""
 
 from __future__ import annotations
 
