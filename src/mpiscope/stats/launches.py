@@ -23,18 +23,15 @@ ONE_LAUNCH = "one launch: no between-launch variation"
 
 def launch_variation(values, launch, seed: int = DEFAULT_SEED, level: float = 0.95,
                      n_boot: int = DEFAULT_RESAMPLES) -> dict:
-    """Per-launch medians (bootstrap Estimates; launch k's uses seed + k, so
-    each is reproducible alone) and the between- and within-launch spread of
-    `values` (non-finite ones ignored).
+    """Per-launch medians (bootstrap Estimates; launch k's uses seed + k) and the
+    between- and within-launch spread of `values` (non-finite ones ignored).
 
-    Returns {"n_launches", "launches": [{"launch", "n", "median" (Estimate)}],
-    "within_sd", "between_sd", "between_sd_raw" (sd of the launch medians,
-    sampling noise included), "ratio" (between_sd / within_sd), "icc",
-    "relative_between_sd" (between_sd / median of the launch medians),
-    "test": {"name", "statistic", "p_value"} or None, "method", "seed",
-    "note"}. With one launch the between-launch entries are None and the
-    note says so; with no values, n_launches is 0.
-    """
+    Returns {"n_launches", "launches": [{"launch", "n", "median"}], "within_sd",
+    "between_sd", "between_sd_raw" (sd of the launch medians, noise included),
+    "ratio" (between / within), "icc", "relative_between_sd" (over the median of
+    the launch medians), "test": {"name", "statistic", "p_value"} or None,
+    "method", "seed", "note"}. With one launch the between-launch entries are None
+    and the note says so; with no values, n_launches is 0."""
     v = np.asarray(values, dtype=np.float64).ravel()
     g = np.asarray(launch).ravel()
     if len(v) != len(g):
