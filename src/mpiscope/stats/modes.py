@@ -151,23 +151,16 @@ def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: st
                  z: float = DEFAULT_Z, min_count: int = DEFAULT_MIN_COUNT,
                  multiples=RTO_MULTIPLES, tolerance: float = RTO_TOLERANCE,
                  grid_max: int = DEFAULT_GRID_MAX, top_sources: int = DEFAULT_TOP_SOURCES) -> dict:
-    """Modes of `values` (seconds; non-finite values ignored).
+    """Modes of `values` (seconds; non-finite ones ignored), in increasing location.
 
-    `sources` labels each value (rank "3" or pair "0->1"), for the sources
-    of each mode; with `source_names`, `sources` are indices into it (faster
-    than strings for millions of values). `rto` is RTO_min in seconds or
-    rto.rto_min()'s dict. `scale` is "auto", "log" or "linear".
-
-    Returns {"n", "scale", "bandwidth" (in that scale), "bandwidth_rule",
-    "grid_bins", "resolution" (None unless ties dominate), "method",
-    "rto": {"rto_min_s", "source", "multiples", "tolerance_s"},
-    "main" (index of the main mode), "modes": [{"location" (the density's
-    peak), "median", "low", "high" (the basin's extent in the samples),
-    "count", "weight", "sources": [{"source", "count", "share_of_mode",
-    "share_of_source"}] (top ones, most first; only with `sources`),
-    "gap_s" (location - main location), "rto_suspect", "rto_multiple"}]},
-    modes in increasing location.
-    """
+    `sources` labels each value (rank "3", pair "0->1"; with `source_names`, indices
+    into it); `rto` is RTO_min in s or rto.rto_min()'s dict; `scale` "auto", "log"
+    or "linear". Returns {"n", "scale", "bandwidth", "bandwidth_rule", "grid_bins",
+    "resolution", "method", "rto": {"rto_min_s", "source", "multiples",
+    "tolerance_s"}, "main", "modes": [{"location" (the density's peak), "median",
+    "low", "high" (the basin in the samples), "count", "weight", "sources" (top
+    ones, with `sources`: "source", "count", "share_of_mode", "share_of_source"),
+    "gap_s" (from the main mode), "rto_suspect", "rto_multiple"}]}."""
     a, order = _sorted_finite(values)
     n = len(a)
     rto_info = as_rto(rto)
