@@ -1,18 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which ranks hold a collective back, how often, and by how much.
 
-A collective (or ring) repetition ends when its slowest rank ends. Per
-repetition, each taking part rank has a time:
-
-- window sync (t_sched is finite): its global t_end minus the agreed global
-  start (t_sched of the lowest rank taking part, rank 0's clock);
-- barrier sync (t_sched is NaN): its own t_end - t_start on its local timer.
-
-The rank with the largest time finished last (ties: the lowest rank, as
+A collective (or ring) repetition ends when its slowest rank ends. Each taking
+part rank's time is, with window sync (finite t_sched), its global t_end minus
+the agreed start (the lowest rank's t_sched), with barrier sync its own
+t_end - t_start. The largest finished last (ties: the lowest rank, as
 samples.py attributes the sample); its margin is how much it trailed the
 second-to-last. Repetitions with an invalid row or a non-finite time are left
-out and counted, as samples.py leaves their samples out.
-"""
+out and counted, as samples.py leaves their samples out."""
 
 from __future__ import annotations
 
