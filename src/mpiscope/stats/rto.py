@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The minimum TCP retransmission timeout (RTO_min) of this host.
 
-Linux retransmits an unacknowledged segment after RTO = SRTT + max(4·RTTVAR,
-RTO_min); on a cluster network SRTT and RTTVAR are tiny, so a lost segment
-costs about RTO_min, 200 ms by default (TCP_RTO_MIN), doubling at each
-further loss of the same segment. A route can lower it (`ip route change
-... rto_min 5ms`, shown by `ip route show` as "rto_min [lock] 5ms"), and
-Linux 6.11+ has the sysctl net.ipv4.tcp_rto_min_us for routes without one.
-
-Where the value came from is always returned with it. `mpiscope run` reads it
-on the measured hosts (this host, or each emulated host's namespace) into the
-run's context; otherwise the analysis reads it on the host running it.
-"""
+Linux retransmits after RTO = SRTT + max(4·RTTVAR, RTO_min); on a cluster
+network a lost segment costs about RTO_min, 200 ms by default, doubling at each
+further loss. A route can lower it (`ip route change ... rto_min 5ms`), and
+Linux 6.11+ has the sysctl net.ipv4.tcp_rto_min_us. Where the value came from is
+returned with it: `mpiscope run` reads it on the measured hosts into the run's
+context; otherwise the analysis reads it on the host running it."""
 
 from __future__ import annotations
 
