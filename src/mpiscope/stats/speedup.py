@@ -1,22 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Speedups of configurations against a baseline, the launch as the unit
-(`mpiscope app compare`).
+"""Speedups of configurations against a baseline, the launch as the unit (`mpiscope
+app compare`); pure computation.
 
-Every launch of an application gives one number: its wall time, or the
-figure it prints itself; lower is better. Per configuration, the median of
-its valid launches; against the baseline:
-
-- speedup = baseline median / configuration median (above 1: faster), with
-  a percentile bootstrap interval, each side's launches resampled
-  independently (seeded), and the two-sided Mann-Whitney U test over
-  launches: `compare.compare_samples` with one value a launch;
-- a verdict by compare's rule: faster or slower needs p < alpha and the
-  whole interval outside the noise band; fewer valid launches on a side
-  than `compare.min_samples(alpha)` gives "insufficient"; a configuration
-  with no valid launch (or a median that is not positive) has no speedup.
-
-Pure computation: no I/O, no printing.
-"""
+A launch gives one number (its wall time, or a figure it prints; lower is better);
+per configuration, the median of its valid launches. Against the baseline:
+speedup = baseline median / configuration median (above 1: faster), with a
+percentile bootstrap interval (each side resampled, seeded) and the Mann-Whitney
+U test over launches (`compare.compare_samples`); the verdict by compare's rule
+(p < alpha and the interval outside the noise band), "insufficient" below
+`compare.min_samples(alpha)` launches a side, no speedup without a valid launch."""
 
 from __future__ import annotations
 
