@@ -2,16 +2,13 @@
 """`mpiscope run --methods`: the peers' measurement methods to run beside
 mpiscope's own series, and the reference series their attribution needs.
 
-`--methods` takes a comma list of the methods `mpiscope-engine --describe`
-lists that are not references (osu, imb, skampi, mpptest, mpibench), or
-`all`. A method runs on the benchmarks its tool measures; a benchmark no
-method asked for measures is said in a note, and a list that reproduces
-nothing at all is refused. The reference series (a barrier before every
-call; calls back to back; back to back with the root rotating; fresh memory
-every call) are
-added where a chosen method differs from mpiscope's own in that respect
-(src/mpiscope/methods/attribution.py compares them).
-"""
+`--methods` takes a comma list of the non-reference methods `mpiscope-engine
+--describe` lists (osu, imb, skampi, mpptest, mpibench) or `all`. A method runs
+on the benchmarks its tool measures; a benchmark no method measures gets a
+note, and a list that reproduces nothing is refused. The reference series (a
+barrier before every call; calls back to back; back to back with the root
+rotating; fresh memory every call) are added where a chosen method differs from
+mpiscope's own in that respect (methods/attribution.py compares them)."""
 
 from __future__ import annotations
 
