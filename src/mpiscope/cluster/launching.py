@@ -149,19 +149,16 @@ def usable(name, np):
 
 
 def cluster_launch(name, launcher_family, np, engine, engine_args, launcher_args=(), preload=()):
-    """The command that starts `np` ranks of `engine` across cluster `name`.
-
-    Returns (argv, env, extra_context): argv to run from anywhere (it enters
-    the first host itself and starts the MPI launcher there), the full
-    environment for it, and {"cluster": ground truth} for the run's context.
-    One rank per slot, h0's slots first; the library's launcher (`launcher_family`: its
-    key) started through the cluster's rsh, its traffic on the hosts' links
-    (mpilibs: cluster_command). With more ranks than cores, idle ranks give
-    their core away (for a library that cannot be told to,
-    native/cluster/yield_when_idle.c preloaded). `launcher_args` go to the MPI
-    launcher, after these options. `preload`: libraries the ranks load,
-    for a library whose launcher hands them to the ranks alone.
-    """
+    """The command that starts `np` ranks of `engine` across cluster `name`:
+    (argv, env, extra_context), argv runnable from anywhere (it enters the first
+    host and starts the MPI launcher there), its full environment, and
+    {"cluster": ground truth} for the run's context. One rank per slot, h0's
+    first; the library's launcher (`launcher_family`) started through the
+    cluster's rsh (mpilibs: cluster_command). With more ranks than cores, idle
+    ranks give their core away (native/cluster/yield_when_idle.c preloaded where
+    the library cannot be told to). `launcher_args` follow these options;
+    `preload`: libraries the ranks load, for a launcher that hands them to the
+    ranks alone."""
     library = mpilibs.get(launcher_family)
     state, plan = usable(name, np)
     cdir = st.cluster_dir(name)
