@@ -1,18 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What an emulated cluster looks like: link specs, presets, validation.
+"""What an emulated cluster looks like: link specs, presets, validation (pure,
+tested without root). A link spec is a comma list of key=value:
 
-Pure parsing and arithmetic, no system access, so it is tested without root.
-
-A link spec is a comma list of key=value:
-
-    rate=100mbit    line rate (bit, kbit, mbit, gbit; decimal as in tc); omitted = unshaped
-    delay=50us      one-way delay added on the path (ns, us, ms, s)
-    jitter=10us     uniform +- jitter on top of the delay (per-flow order is kept)
-    loss=0.1%       probability that a packet is dropped
-    queue=64K       buffer of each shaped port, bytes (B/K/M) or time at the rate (ms);
-                    default: 20 ms at the rate, at least 64 KiB
-    mtu=9000        frame payload size of every interface (host links only; default 1500)
-"""
+    rate=100mbit  line rate (bit, kbit, mbit, gbit; decimal as in tc); omitted = unshaped
+    delay=50us    one-way delay added on the path (ns, us, ms, s)
+    jitter=10us   uniform +- jitter on top of the delay (per-flow order is kept)
+    loss=0.1%     probability that a packet is dropped
+    queue=64K     each shaped port's buffer, bytes (B/K/M) or time at the rate (ms);
+                  default: 20 ms at the rate, at least 64 KiB
+    mtu=9000      frame payload size of every interface (host links only; default 1500)"""
 
 from __future__ import annotations
 
