@@ -1,17 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where every emulated host, switch, interface and address goes.
+"""Where every emulated host, switch, interface and address goes: pure
+planning from a ClusterSpec, tested without root.
 
-Pure planning from a ClusterSpec, tested without root:
-
-- host i is the network namespace `mps-NAME-hI` with UTS host name `NAME-hI`
-  and one interface `eth0`; switch k is the namespace `mps-NAME-swK` holding
-  the bridge `br0` and one port `hI` per host;
-- hosts are spread over the switches in contiguous blocks (h0, h1 on sw0,
-  h2, h3 on sw1, ...); switches form a chain, sw0 - sw1 - sw2, each pair joined
-  by an uplink (ports `up-swK` on either side);
-- every host lives in 198.18.0.0/16: host j of switch k is 198.18.k.(j+1).
-  The only route in a host is that subnet, so nothing outside it is reachable.
-"""
+- host i is the namespace `mps-NAME-hI` (UTS name `NAME-hI`, interface `eth0`);
+  switch k is `mps-NAME-swK` with the bridge `br0` and one port `hI` per host;
+- hosts fill the switches in contiguous blocks (h0, h1 on sw0, h2, h3 on sw1,
+  ...); the switches form a chain joined by uplinks (ports `up-swK`);
+- host j of switch k is 198.18.k.(j+1) in 198.18.0.0/16, the only route a
+  host has, so nothing outside it is reachable."""
 
 from __future__ import annotations
 
