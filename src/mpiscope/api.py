@@ -1,22 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Python API, for notebooks: stored runs as pandas DataFrames.
+"""The Python API, for notebooks: stored runs as pandas DataFrames, and runs measured.
 
     import mpiscope
-    mpiscope.runs("mpiscope-runs")                 # one row per run
-    run = mpiscope.load_run("mpiscope-runs/<run_id>")   # or an id, a prefix, "latest"
-    run.samples(bench="pingpong")                  # one row per sample
-    run.summary()                                  # the table `mpiscope show` prints
-    run.context                                    # everything the run recorded
-    mpiscope.run(MeasureRequest(launch=LaunchRequest(np=2), bench="pingpong"))
+    mpiscope.runs("mpiscope-runs")                        # one row per run
+    run = mpiscope.load_run("mpiscope-runs/<run_id>")     # or an id, a prefix, "latest"
+    run.samples(bench="pingpong"); run.summary(); run.context   # samples, show's table, context
+    mpiscope.run(MeasureRequest(launch=LaunchRequest(np=2), bench="pingpong"))  # as `mpiscope run`
 
-A MeasureRequest asks for what `mpiscope run` measures, with its options'
-names and defaults (measure/request.py); `run` runs it and stores the
-run as the command does.
-
-Values are in base units, as in `show --json`: seconds, or bytes per second
-for bandwidths (column `unit`). Like the CLI this sits above every other
-package; `import mpiscope` itself imports none of it (mpiscope/__init__.py).
-"""
+Values are in base units, as in `show --json` (column `unit`). Like the CLI this sits
+above every other package; `import mpiscope` itself imports none of it."""
 
 from __future__ import annotations
 
@@ -47,23 +39,15 @@ class Run(stored.Run):
 
     def samples(self, bench: str | None = None, algo: str | None = None,
                 size: int | None = None) -> pd.DataFrame:
-        """One row per sample, valid or not, in run order (of the series
-        selected by `bench`, `algo`, `size`; every one by default):
-
-        bench, algo, size  the series (size in bytes)
-        launch, rep        where the sample was measured
-        rank               the rank it is attributed to: the sender of a
-                           one-way time, the initiator of a round trip or a
-                           bandwidth, for collectives the rank that finished
-                           last (<NA> when no value could be derived)
-        peer               the other rank of a pair (<NA> for collectives)
-        value              the derived latency (s) or bandwidth (B/s): the
-                           sample `show` summarizes; NaN when it cannot be
-                           computed (a partner's row is missing)
-        unit               "s" or "B/s"
-        valid              False for samples a rank started late, or whose
-                           value is missing; `show` counts them as invalid
-        """
+        """One row per sample, valid or not, in run order, of the series selected by
+        `bench`, `algo`, `size` (every one by default). Columns: bench, algo, size
+        (bytes); launch, rep; rank (the sender of a one-way time, the initiator of a
+        round trip or a bandwidth, a collective's rank that finished last; <NA> when
+        none could be derived); peer (the other rank of a pair; <NA> for
+        collectives); value (the latency in s or bandwidth in B/s that `show`
+        summarizes; NaN when a partner's row is missing); unit ("s" or "B/s");
+        valid (False for a sample a rank started late, or without a value: `show`
+        counts it as invalid)."""
         if self.path is None or not (self.path / SAMPLES_FILE).exists():
             return _frame({}, SAMPLE_COLUMNS)
         table, run = load(self.path)

@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""An app run in the store: OUT/<run_id>/ of kind "app", in the catalog
-beside measurements and profiles.
+"""An app run in the store: OUT/<run_id>/ of kind "app", in the catalog beside
+measurements and profiles. It holds context.json (kind "app", the command, the
+configurations, the options, the MPI, the status), launches.parquet (one row a
+launch, warm-up included, rewritten after every launch: app/launch.py Launch),
+launch-<k>.out and launch-<k>.stderr, the hostfile when given, and app.json
+(the answer, the stop and the prediction: app/answer.py).
 
-  context.json       kind "app", the command, the configurations (their
-                     SPEC and variables), the options, the MPI, the status
-  launches.parquet   one row a launch, warm-up included, in launch order
-                     (app/launch.py Launch); rewritten after every launch
-  launch-<k>.out     what launch k wrote on stdout
-  launch-<k>.stderr  and on stderr
-  hostfile           --hostfile in the launcher's syntax (when given)
-  app.json           the answer (app/answer.py), the stop and the prediction
-
-The directory is built under a hidden name (.<run_id>.partial) whose
-context says "failed" until the end, and renamed when stored: a run that
-mpiscope could not finish (killed) stays hidden, failed, with the launches
-it measured readable (`mpiscope show .<run_id>.partial`)."""
+It is built under the hidden name .<run_id>.partial, its context "failed", and
+renamed when stored: a killed run stays hidden and failed, with the launches it
+measured readable (`mpiscope show .<run_id>.partial`)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`--config NAME=SPEC` of `mpiscope app compare`: the configurations an
 application is launched under, each the environment variables it adds.
-
-SPEC is one of
-  default            nothing added (the baseline is the configuration named
-                     `default`, added first when no --config names it)
-  a directory        a tune's output (`mpiscope tune`): its env.sh
-  FILE.json          `mpiscope transport advise --json`'s advice: its
-                     verified settings when it holds a verification, else
-                     the settings for this MPI library of its first
-                     placement class that measured them
-  FILE.conf          MCA parameters in Open MPI's mca-params.conf form
-                     (`name = value` lines), as OMPI_MCA_name variables
-  any other FILE     environment lines: `export NAME=VALUE` or `NAME=VALUE`
-                     (values taken literally, quotes removed; no expansion)
-Comments (#) and blank lines are skipped. Anything else is refused before
-anything runs (UsageError)."""
+SPEC is `default` (nothing added; the baseline, added first when no --config
+names it); a directory (a tune's output: its env.sh); FILE.json (`transport
+advise --json`: its verified settings, else this library's settings of its
+first placement class that measured them); FILE.conf (Open MPI's MCA
+parameters, `name = value`, as OMPI_MCA_name variables); any other FILE:
+environment lines `export NAME=VALUE` or `NAME=VALUE` (taken literally, quotes
+removed, no expansion; comments and blank lines skipped). Anything else is
+refused before anything runs (UsageError)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One launch of an application under one configuration, and how the
-application is started.
+"""One launch of an application under one configuration, and how it is started:
+the user's own launch command after `--` (`mpirun -n 4 ./app`, `srun ./app`,
+`mpiexec -f hosts ...`) runs as given; the application alone after `--`, with
+--cluster, --hostfile, -n or --launcher, is started as `mpiscope run` starts
+the engine (the MPI's launcher or srun; on an emulated cluster as `profile
+--cluster` does).
 
-Two ways to start it:
-- the user's own launch command after `--` (`mpirun -n 4 ./app`, `srun
-  ./app` inside an allocation, `mpiexec -f hosts ...`): run as given;
-- the application alone after `--`, with --cluster, --hostfile, -n or
-  --launcher: mpiscope starts it as `mpiscope run` starts the engine (the
-  MPI's own launcher or srun, the hostfile in the launcher's syntax; on an
-  emulated cluster as `mpiscope profile --cluster` does).
-
-A configuration's variables reach the ranks the way the MPI library says
-(mpilibs: pass_to_ranks): through Open MPI's mpirun also on other hosts,
-through the environment for the other launchers, which pass it on. The wall
-time is the monotonic clock around the whole launch; what the launch writes
-goes to RUN/launch-<k>.out and .stderr."""
+A configuration's variables reach the ranks as the library says (mpilibs:
+pass_to_ranks). The wall time is the monotonic clock around the whole launch;
+its output goes to RUN/launch-<k>.out and .stderr."""
 
 from __future__ import annotations
 

@@ -1,30 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What at scale: a traced application's time in communication at larger
-rank counts, under the library's default selection and under the tune's.
+"""What at scale: a traced application's time in communication at larger rank
+counts, under the library's default selection and under the tune's.
 
-The traced run's per-rank pattern is replicated to p' ranks
-(sim/replicate.py) and simulated with the costs given (sim/). A collective
-call runs as our own algorithm of the same structure as the library
-algorithm each selection picks for it:
-
-- the tuned communicator size that stands for p' ranks is the tune's
-  nearest on a log scale;
-- the tuned selection: the rule of that size at the call's size, in the
-  library's meaning of a size on the call's communicator (tune/library_sizes.py);
-  where the rule keeps the library's default, the default's algorithm;
-- the default selection: the algorithm the tune read the library's default
-  to run (under a debugger) at that communicator size and the nearest
-  size it read. The library's own decision may change with the
-  communicator size, which the what-if cannot see;
-- a library algorithm becomes ours through its library's map to our cost
-  models (mpilibs: model_names); one without an algorithm of ours of its structure, a
-  collective the tune did not cover, or a default the tune could not read
-  leaves the call as traced under both selections (its traced time stands),
-  and says so.
-
-Intervals are the central 95% of the simulator's replicates (seeded;
-they differ when message times are drawn from a run's distributions), the
-speedup default/tuned replicate by replicate with the same seeds."""
+The traced pattern is replicated to p' ranks (sim/replicate.py) and simulated.
+A collective call runs as our algorithm of the structure of the one each
+selection picks (mpilibs: model_names), at the tune's communicator size nearest
+p' (log scale): tuned, its rule at the call's library size (tune/library_sizes.py);
+default, what the tune read the default to run (how the default changes with the
+communicator size is not seen). A call without such an algorithm or tuned cell keeps
+its traced time under both, and says so. Intervals: the central 95% of the seeded replicates."""
 
 from __future__ import annotations
 

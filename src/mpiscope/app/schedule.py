@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The order of an application's launches and when to stop launching.
+"""The order of an application's launches and when to stop launching (pure, no I/O).
 
-Launches are interleaved, a round being one launch of every configuration
-in the order given (A B C, A B C, …), so that a slow drift of the machine
-(another job, the page cache, thermal state) weighs on every configuration
-alike. `warmup` rounds come first and are not counted. After every counted
-round from `min_rounds` on, measuring stops when
-
-- every speedup against the baseline has a verdict and a 95% interval whose
-  half-width is within `ci_width` of it (stats/speedup.py narrow_enough), or
-- `max_rounds` rounds are done, or
-- another round, as long as the mean round so far, would end beyond
-  `time_budget` seconds after the start, or
-- the baseline has no valid launch (nothing to compare with), or no other
-  configuration has one.
-
-A configuration with no valid launch after `min_rounds` rounds is not
-launched again: its launches are recorded, and it has no speedup.
-Pure decisions: no I/O."""
+Launches are interleaved in rounds (A B C, A B C, ...), so that a slow drift of
+the machine weighs on every configuration alike; `warmup` rounds are not counted.
+From `min_rounds` on, after each round, measuring stops when every speedup has a
+verdict and a 95% interval within `ci_width` (stats/speedup.py narrow_enough),
+after `max_rounds`, when another round of the mean length would end beyond
+`time_budget` s, or when the baseline, or every other configuration, has no
+valid launch. A configuration with no valid launch after `min_rounds` is not
+launched again: its launches are recorded, and it has no speedup."""
 
 from __future__ import annotations
 

@@ -1,37 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The application's speedup predicted from its profile and a tune's
-verification (pure; nothing prints here).
-
-The profile gives the time in each collective × communicator size × size
-bin (summed over ranks); the tune's verification gives, per collective ×
-communicator size × size, the speedup default/tuned with its 95% interval
-over launches. The application's time under the tuned selection is
-
-    rest + Σ_cells t_cell / s_cell,
-
-with T the application's time and rest = T − Σ t_cell; the predicted speedup
-is T over that. A profile cell goes to a verified cell when:
-
-- its call is blocking (the time inside MPI_Iallreduce is its start only);
-- the tune measured its communicator size (other sizes keep the library's
-  own choice, or fall under rules made for another size: not verified);
-- its size bin's geometric middle goes to the verified size nearest on a
-  log scale: the tuner sets each change-over at the geometric mean of the
-  measured sizes around it, so the rule that holds at a size is the one of
-  the nearest measured size;
-- the rule there names an algorithm, or it keeps the library's default and
-  the verification found tuned faster or slower there (otherwise the same
-  code runs: speedup 1).
-
-Every other cell is unchanged, and listed with why.
-
-The interval: each verified cell's speedup is taken as lognormal, its log
-centred on the measured speedup with the standard deviation that makes its
-95% interval (ln(high/low) / (2 × 1.96)); the cells are independent; a
-seeded Monte Carlo of `draws` draws gives the central 95% of the predicted
-speedup. Profile cells that go to the same verified cell share its draw. The
-conservative bounds set every cell at the same end of its interval at once.
-"""
+"""The application's speedup predicted from its profile and a tune's verification
+(pure). The profile gives each collective × communicator size × size bin's time
+t_cell, the verification the speedup s_cell default/tuned with its 95% interval;
+the prediction is T / (rest + Σ t_cell / s_cell), rest = T − Σ t_cell. A profile
+cell counts only when it is blocking, at a tuned communicator size, and its bin's
+geometric middle goes to the nearest verified size (log scale, as the tuner sets
+its change-overs) whose rule names an algorithm or whose default measured faster
+or slower; every other cell is unchanged, and listed with why. The interval: each
+cell's speedup lognormal from its 95% interval, cells independent, a seeded Monte
+Carlo; the conservative bounds put every cell at the same end of its interval."""
 
 from __future__ import annotations
 

@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A traced profile run as the per-rank pattern the what-if replicates
-(sim/replicate.py): each rank's point-to-point operations
-(profile/sim_events.py says how they are read from the trace) and its blocking
-collective calls, in the order it posted them, with the gaps between them as
-computations (sim/from_trace.trace_nodes). Nonblocking collectives and other
-calls are not operations: their time lies in the gaps.
-
-Also what the trace measured: a rank's time in communication is its time
-from the run's first traced call to the end of its own last operation, less
-the computations its schedule charges it; the run's is the mean over ranks,
-the quantity the simulated schedules are compared on."""
+(sim/replicate.py): each rank's point-to-point operations (read as
+profile/sim_events.py says) and blocking collective calls, in posting order,
+with the gaps between them as computations (sim/from_trace.trace_nodes);
+other calls' time lies in the gaps. Also what the trace measured: a rank's
+time in communication runs from the run's first traced call to the end of its
+own last operation, less the computations its schedule charges it; the run's
+is the mean over ranks, what the simulated schedules are compared on."""
 
 from __future__ import annotations
 

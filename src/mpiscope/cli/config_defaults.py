@@ -1,21 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Defaults from the environment and TOML files, applied as argparse defaults.
 
-Precedence, highest first: the command line, the environment (MPISCOPE_OUT),
-the project file ./mpiscope.toml, the user file ($MPISCOPE_CONFIG, else
-$XDG_CONFIG_HOME/mpiscope/config.toml, else ~/.config/mpiscope/config.toml),
-the built-in default. A file holds `out` at the top and a [run] and a
-[report] table, each key named as its option without the dashes:
-
-    out = "/scratch/me/mpiscope-runs"
-    [run]
-    mpi = "mpich"
-    np = 8
-
-Unknown keys, wrong types and values the option refuses are errors (exit 2)
-naming the file (or variable) and the key. Standard library only, and
-tomllib is imported only when a file exists: every command reads this.
-"""
+Precedence, highest first: the command line, MPISCOPE_OUT, ./mpiscope.toml, the
+user file ($MPISCOPE_CONFIG, else $XDG_CONFIG_HOME/mpiscope/config.toml, else
+~/.config/mpiscope/config.toml), the built-in default. A file holds `out` at the
+top and [run] and [report] tables, each key its option without the dashes
+(`out = "/scratch/me/mpiscope-runs"`, `[run]`, `np = 8`). Unknown keys, wrong
+types and refused values are errors (exit 2) naming the file and the key.
+Standard library only, tomllib imported only when a file exists: every command
+reads this."""
 
 import argparse
 import os

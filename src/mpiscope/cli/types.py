@@ -2,17 +2,12 @@
 """Typed argument functions: every option's value is checked here, when the
 command line is parsed, before any build, launch, measurement or write.
 
-One function per meaning, shared by every command that has an option of that
-meaning (a label is checked as a label everywhere, a seed as a seed). Each
-refuses with argparse.ArgumentTypeError, which argparse turns into one
-`mpiscope: error: argument OPTION: …` line and exit 2. A function that only
-checks returns the text unchanged, so code that reads the option later keeps
-reading what the user wrote.
-
-Every function carries `kind` (what the value means); tests/cli/test_cli_fuzz.py
-walks the parser and draws malformed values for each option from its kind, so
-an option without a typed function here is noticed.
-"""
+One function per meaning, shared by every command with an option of that
+meaning. Each refuses with argparse.ArgumentTypeError (one `mpiscope: error:
+argument OPTION: …` line, exit 2); one that only checks returns the text
+unchanged. Every function carries `kind` (what the value means):
+tests/cli/test_cli_fuzz.py draws malformed values for each option from it, so
+an option without a typed function here is noticed."""
 
 from __future__ import annotations
 

@@ -1,18 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write every output one way: no half-written file ever carries a final
-name, and nothing that is not a regular file is ever replaced.
+"""Write every output one way: no half-written file ever carries a final name,
+and nothing that is not a regular file is ever replaced.
 
-- A regular file or a new name: written under a temporary name in the same
-  directory, then renamed over it. A symbolic link to a regular file: its
-  target is written so, and the link stays.
-- A character device, a FIFO or a descriptor link such as /dev/stdout:
-  written in place, as every Unix tool does (`-o /dev/null` discards). The
-  output is made in a temporary file first and copied in at the end, so a
-  failed command writes nothing there. A FIFO is opened without blocking
-  first: one without a reader is refused rather than waited on.
-- A directory, a socket, a block device, a name ending in '/' (a directory
-  was meant where a file is written): refused, an OutputError (exit 2).
-"""
+- A regular file or a new name: written under a temporary name in its
+  directory, then renamed over it (a symbolic link's target is, the link stays).
+- A character device, a FIFO, /dev/stdout: written in place, as Unix tools do,
+  from a temporary file copied in at the end, so a failed command writes
+  nothing; a FIFO without a reader is refused, not waited on.
+- A directory, a socket, a block device, a name ending in '/': refused with an
+  OutputError (exit 2)."""
 
 import contextlib
 import errno

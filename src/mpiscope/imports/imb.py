@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The text the Intel MPI Benchmarks 2019–2021 print (src_c/IMB_g_info.c,
-IMB_output.c):
+IMB_output.c): a banner ("# Intel(R) MPI Benchmarks <version>, MPI-1 part",
+"# Date : <asctime>", "# Release : <kernel>", …), then per benchmark and
+process count "# Benchmarking <Name>", "# #processes = <N>", a column header
+and one line per size; the columns differ by benchmark (t[usec], t_min/t_max/
+t_avg, Mbytes/sec, Msg/sec; Barrier has no size), and a size IMB gave up on
+prints its reason (out-of-mem., int-overflow, time-out.).
 
-- the banner "#    Intel(R) MPI Benchmarks <version>, MPI-1 part", then
-  "# Date : <asctime>", "# Machine : …", "# Release : <kernel>", …;
-- per benchmark and process count: "# Benchmarking <Name>",
-  "# #processes = <N>" (and "# ( k additional processes waiting in
-  MPI_Barrier)"), then the column header and one line per size:
-  "#bytes #repetitions t[usec] Mbytes/sec" (PingPong, PingPing),
-  "#bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]" (collectives,
-  with "Mbytes/sec" for Sendrecv and Exchange), "#bytes #repetitions
-  Mbytes/sec Msg/sec" (Uniband, Biband), "#repetitions t_min[usec] …"
-  without the size (Barrier); a size IMB gave up on prints its reason
-  (out-of-mem., int-overflow, time-out.) instead of numbers.
-
-The number kept is t_avg (IMB's own summary of a collective), t for the
-ping-pongs, t_ovrl for the non-blocking benchmarks, and the bandwidth for
-Uniband and Biband; t_min and t_max are kept beside it. One Log per process
-count: runs of 2, 4 and 8 ranks make three series."""
+Kept: t_avg for collectives, t for the ping-pongs, t_ovrl for the non-blocking
+benchmarks, the bandwidth for Uniband and Biband (t_min, t_max beside); one Log per process count."""
 
 from __future__ import annotations
 

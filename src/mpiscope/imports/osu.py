@@ -1,25 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The text the OSU Micro-Benchmarks 5.x–7.x print (c/util/osu_util.c
-print_header, c/util/osu_util_mpi.c print_preamble, print_only_header,
-print_stats; 5.x util/osu_util*.c):
-
-- "# OSU MPI[-CUDA|-ROCM|-OPENACC] <Name> Test v<version>" (5.x pt2pt
-  programs print it without the blank line before it);
-- comment lines of the program (7.x "# Datatype: MPI_CHAR.", one-sided
-  "# Window creation: …", mbw_mr "# [ pairs: 1 ] …", device buffers);
-- the column header, columns set apart by two spaces or more:
-  "# Size", then "Latency (us)", "Avg Latency(us)", "Bandwidth (MB/s)",
-  "MB/s", "Overall(us)", …; with -f "Min Latency(us)", "Max Latency(us)",
-  "Iterations"; barrier prints no size column;
-- one line per size. Several programs' outputs may follow each other in
-  one file; 7.x prints one table per datatype (-T).
-
-The two-rank programs (osu_latency, osu_bw, osu_bibw) make a run of 2
-ranks; the others a run of --np ranks: a file holding both makes two runs.
-
-The number kept per line is the first column after the size (the average
-latency, the bandwidth, the overall time), with -f's minimum and maximum
-over the ranks and the iterations beside it."""
+"""The text the OSU Micro-Benchmarks 5.x–7.x print (c/util/osu_util.c,
+c/util/osu_util_mpi.c; 5.x util/osu_util*.c): "# OSU MPI[-CUDA|-ROCM|-OPENACC]
+<Name> Test v<version>", the program's comment lines ("# Datatype: MPI_CHAR.",
+…), a column header whose columns are two spaces or more apart ("# Size",
+"Latency (us)", "Bandwidth (MB/s)", …; with -f also min, max and iterations;
+barrier has no size) and one line per size. A file may hold several programs'
+outputs, and 7.x one table per datatype (-T).
+osu_latency, osu_bw and osu_bibw make a run of 2 ranks, the others of --np.
+The number kept is the first column after the size, with -f's minimum,
+maximum and iterations beside it."""
 
 from __future__ import annotations
 

@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ReFrame's performance logs (ReFrame 4: the `filelog` handler of
-`handlers_perflog`, reframe/core/logging.py MultiFileHandler).
+"""ReFrame 4's performance logs (the `filelog` handler of `handlers_perflog`,
+reframe/core/logging.py): a header line naming the fields, then one line per
+run of the test, fields split by the delimiter ('|' by default), each
+performance variable X expanded into X_value, X_unit, X_ref, X_lower_thres,
+X_upper_thres as the site's format has them.
 
-The handler writes a header line naming the fields, then one line per run
-of the test, the fields set apart by the format's delimiter ('|' by
-default): the site's `format` (by default result, job_completion_time and
-every loggable attribute of the test: its name, system, partition,
-environ, num_tasks, its variables such as message_size) with each
-performance variable X expanded by `format_perfvars` into X_value, X_unit,
-X_ref, X_lower_thres, X_upper_thres (whichever the site's format has).
-
-Each line is a run: its date is job_completion_time (or
-job_completion_time_unix), its benchmark the test's name, its variant the
-performance variable, its size the test's message_size (0 without one), its
-machine system:partition, its ranks num_tasks. Variables in units that are
-neither a time nor a bandwidth (Gflop/s, %, …) are left out, with a note."""
+Each line is a run: dated by job_completion_time (or _unix), its benchmark the
+test's name, its variant the performance variable, its size message_size (0
+without one), its machine system:partition, its ranks num_tasks. Units that
+are neither a time nor a bandwidth (Gflop/s, %, …) are left out, with a note."""
 
 from __future__ import annotations
 

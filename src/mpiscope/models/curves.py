@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Per-benchmark curves for model fitting: the median time at every size,
-its uncertainty and its bootstrap replicates.
+"""Per-benchmark curves for model fitting: the median time at every size, its
+uncertainty and its bootstrap replicates.
 
-Models are fitted to times. Latency benchmarks already are times. For the
-bandwidth benchmarks (bw, bibw) each sample is converted to the time one
-message takes in the stream, size / bandwidth: for bw that is exactly the
-repetition's duration over its window of messages; for bibw, whose
-bandwidth counts the bytes of both directions, it is the time per message
-counting the messages of both directions. Either way 1/β of a line fitted
-to these times is directly comparable with the bandwidth the benchmark
-reports, and α is the per-message cost of a message in a full pipeline (the
-gap, not the latency). Size 0 carries no bandwidth and is left out.
-"""
+Models are fitted to times. A bandwidth sample (bw, bibw) becomes the time one
+message takes in the stream, size / bandwidth (for bibw counting both
+directions' messages), so 1/β of a fitted line compares directly with the
+bandwidth the benchmark reports and α is a message's cost in a full pipeline
+(the gap, not the latency). Size 0 carries no bandwidth and is left out."""
 
 from __future__ import annotations
 

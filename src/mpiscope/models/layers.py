@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The same message at several layers (Piernas et al. 1997): MPI, plain TCP
-sockets and a plain shared-memory ring between the same two ranks, measured
-by layer_pingpong (half round trip) and layer_bw (time per message of a
-stream) in the same harness.
+sockets and a shared-memory ring between the same two ranks, measured by
+layer_pingpong (half round trip) and layer_bw (time per message of a stream).
 
-Per layer: the median time at every size, a piecewise α + β·n fit with
-breakpoints chosen automatically (piecewise.py, as Piernas et al.'s zone
-tables), and the stream bandwidth. Per size: the share of MPI's time that each
-lower layer accounts for, lower / MPI, with a bootstrap CI (ratio of
-independently resampled medians) — Piernas et al. found the socket layer at
-75–81% of MPICH's time over Fast Ethernet. A share near 1 says MPI adds little
-on top of that layer; above 1, the layer is slower than MPI (MPI does not use
-it, or uses it better, e.g. single-copy shared memory for large messages).
-
-Pure computation; text and JSON forms are in views/layers.py.
-"""
+Per layer: the median time at every size, a piecewise α + β·n fit
+(piecewise.py) and the stream bandwidth. Per size: the share of MPI's time
+each lower layer accounts for, lower / MPI, with a bootstrap CI of the ratio of
+independently resampled medians. Near 1, MPI adds little on that layer; above
+1, the layer is slower than MPI (MPI does not use it, or uses it better).
+Pure computation; text and JSON are in views/layers.py."""
 
 from __future__ import annotations
 

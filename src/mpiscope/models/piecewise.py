@@ -1,15 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Piecewise-linear Hockney fit with breakpoints chosen from the data: MPI
-libraries switch protocols with the message size, each protocol with its own
-α and β. For each number of segments K, dynamic programming finds the best cut
-of the sorted sizes exactly (residuals weighted by each median's scale), and
+libraries switch protocols with the message size, each with its own α and β.
+For each number of segments K, dynamic programming finds the best cut of the
+sorted sizes (residuals weighted by each median's scale), and
 
     BIC(K) = N·ln(RSS_K / N) + (2K + 3(K − 1))·ln N
 
-chooses K: a breakpoint, picked among every gap of the size grid, counts as
-three parameters. A break is reported as the two measured sizes it lies
-between; a segment needs `min_points` sizes. Method: docs/explanation/loggp.md,
-"Hockney lines and zone tables"."""
+chooses K (a breakpoint counts as three parameters). A break is reported as
+the two measured sizes it lies between; a segment needs `min_points` sizes.
+Method: docs/explanation/loggp.md, "Hockney lines and zone tables"."""
 
 from __future__ import annotations
 

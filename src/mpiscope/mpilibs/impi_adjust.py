@@ -2,24 +2,13 @@
 """Intel MPI's I_MPI_ADJUST_<OP> settings: a writer and our own reader.
 
 The value is `<preset>[:<conditions>][;<preset>:<conditions>…]`, a condition
-`<l>-<m>` (message bytes l..m, inclusive) or `<l>-<m>@<p>-<q>` (and p..q
-processes). How Intel MPI 2021 reads it was established under gdb
-(mpilibs/impi_calls.py), and our reader reads it so:
-
-- a call takes the first segment whose upper bound m is at or above its
-  size, else the last segment: lower bounds are not compared, so the
-  segments must rise, and sizes beyond the last or below the first take the
-  nearest;
-- as soon as a condition names process counts, the message sizes are no
-  longer compared (a communicator takes the last segment of the first block
-  of process counts that reaches its size): a variable cannot hold rules
-  for several communicator sizes, which the tuning file does
-  (mpilibs/impi_tuning.py);
-- a number beyond 2147483647 makes the library ignore the whole variable;
-- the variable, once set, replaces the library's own choice at every size
-  and communicator size (preset 0 is MPICH's generic logic, not the tuned
-  default): every size of a collective given a rule names a preset.
-"""
+`<l>-<m>` (message bytes l..m) or `<l>-<m>@<p>-<q>` (and p..q processes). Intel
+MPI 2021 reads it as established under gdb (mpilibs/impi_calls.py), and so does
+our reader: a call takes the first segment whose upper bound is at or above its
+size, else the last (lower bounds are not compared); once a condition names
+process counts, sizes are no longer compared, so one variable cannot hold rules
+for several communicator sizes (impi_tuning.py does); a number beyond 2147483647
+voids the variable; a set variable replaces the library's choice everywhere."""
 
 from __future__ import annotations
 

@@ -1,29 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What an Intel MPI collective call runs, seen by a debugger. Intel MPI
-prints nothing about the algorithm it selects (I_MPI_DEBUG, at any level,
-names the tuning file loaded, not the algorithms), but its library keeps
-the symbols of its algorithm functions: rank 0 of native/engine/probe/coll_call.c
-runs under gdb with a breakpoint on each of them, and on the point-to-point
-calls the algorithms make (MPIC_*). What rank 0 enters after the marker
-mpiscope_cell(i), in order, is cell i's trace:
-
-- MPIR_<Coll>_intra_* / _allcomm_*: MPICH's algorithms, which the presets
-  run (the selection's own *_auto and the *_check functions left out);
-- MPIDI_<Coll>_intra_composition_*, MPIDI_POSIX_<Coll>_*, MPIDI_OFI_<Coll>_*
-  and MPIDI_SHMGR_{Gather,Release}*: Intel's node-aware compositions and
-  shared-memory collectives;
-- MPIC_*: every send, receive and wait they make.
-
-A preset may run another collective's algorithms (allreduce as reduce and
-bcast), chosen by that collective's own settings, so every collective's
-functions are watched and a preset is traced with no other collective
-forced. Each cell is called twice and its second call traced: the first
-call of a shared-memory collective on a communicator sets it up (sends and
-waits of its own). Two configurations whose traces are equal at a cell run
-the same code there: that is how the default is matched to a preset
-(read_cells) and how the tuned settings are proven in effect (each cell
-must trace as its rule's preset forced beside the settings of the other
-collectives)."""
+"""What an Intel MPI collective call runs, seen by a debugger: Intel MPI names no
+algorithm it selects, but keeps its algorithm functions' symbols. Rank 0 of
+native/engine/probe/coll_call.c runs under gdb with a breakpoint on each (MPICH's
+MPIR_<Coll>_intra_*/_allcomm_*, Intel's MPIDI_*<Coll>* compositions and
+shared-memory collectives) and on the MPIC_* sends, receives and waits; what it
+enters after the marker mpiscope_cell(i) is cell i's trace. Every collective's
+functions are watched (a preset may run another's), and each cell's second call
+is traced (the first sets shared memory up). Equal traces run the same code: so
+the default is matched to a preset (read_cells) and the tuned settings proven in
+effect (each cell traces as its rule's preset forced)."""
 
 from __future__ import annotations
 

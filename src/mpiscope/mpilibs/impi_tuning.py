@@ -1,19 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Intel MPI's JSON tuning file (I_MPI_TUNING=FILE, the form its mpitune
-writes): a writer and our own reader. mpiscope writes it when several
-communicator sizes are tuned, which one I_MPI_ADJUST_<OP> variable cannot
-hold (mpilibs/impi_adjust.py).
+"""Intel MPI's JSON tuning file (I_MPI_TUNING=FILE, as mpitune writes it), writer and
+reader: several tuned communicator sizes, which I_MPI_ADJUST_<OP> cannot hold.
 
     {"coll=Bcast": {"ppn=4": {"comm_size=2": {"comm_id=-1": {
         "msg_size=90": {"BCAST=1": {}}, "msg_size=-1": {"BCAST=3": {}}}}, …}}}
 
-At each level Intel MPI 2021 takes the first key at or above the call's
-value (ranks per node, communicator size, message bytes; -1 is no bound),
-else the last, as established under gdb (mpilibs/impi_calls.py). So one
-ppn entry serves any number of ranks per node, a communicator size between
-two tuned ones takes the larger's rules and one beyond them the largest's.
-A collective the file names loses the library's own choice at every size,
-as with the variables; the others keep it."""
+At each level Intel MPI 2021 takes the first key at or above the call's value
+(-1: no bound), else the last (established under gdb, impi_calls.py): one ppn
+entry serves any ranks per node, a size between two tuned ones takes the larger's
+rules. A collective the file names loses the library's own choice everywhere."""
 
 from __future__ import annotations
 

@@ -1,32 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """MPICH's collective-selection JSON (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE,
-src/mpi/coll/src/csel.c in 4.x and 5.x): a writer and our own reader.
+src/mpi/coll/src/csel.c in 4.x and 5.x): a writer and our own reader. The file is
+a tree of conditions ("comm_size<=8", "avg_msg_size<4096", "…=any"), the first
+that holds entered, down to {"algorithm=MPIR_Bcast_intra_binomial": {}}.
 
-The file is a tree: keys are conditions ("collective=bcast",
-"comm_type=intra", "comm_size<=8", "avg_msg_size<4096", "…=any"), tried in
-order, the first that holds is entered; a leaf is
-{"algorithm=MPIR_Bcast_intra_binomial": {}}. A condition other than "=any"
-needs a later sibling (MPICH asserts it), and a collective the file lacks
-has no algorithm at all, so the file written is the library's own tree
-(compiled into it, read by mpich_cvars.py) with the intra-communicator subtree
-of each tuned collective replaced: for a tuned communicator size p the
-measured rules, for every other size the library's own subtree. Where the
-library's default won a size range, that range leads into its own subtree
-too, so the library decides there as before.
-
-MPICH's search (MPIR_Csel_search, 4.0 to 5.0) takes "comm_size<N" for
-"comm_size<=N"; only the pruning at communicator creation (prune_tree) reads
-it right, and that pruning stops at the first condition that is not about
-the communicator. The library's subtree placed below our message-size
-conditions is searched without that pruning, so `_as_searched` writes each
-"comm_size<N" the pruning would have decided as "comm_size<=N-1", and
-leaves those the library's own search decides (below its own
-"is_sendbuf_inplace=no", say) as they are: the library decides as before,
-its slip included. Left as it is, bcast's "comm_size<8" sends every bcast
-on 8 ranks to binomial, which the default does not choose; rewriting every
-one makes alltoall on 8 ranks run brucks at small sizes where the default
-runs scattered. Either way a cell without a rule would change.
-"""
+A collective the file lacks has no algorithm at all, so the file written is the
+library's own tree (mpich_cvars.py) with each tuned collective's
+intra-communicator subtree replaced: measured rules at a tuned size p, the
+library's subtree elsewhere and where its default won. MPICH's search misreads
+"comm_size<N" where its pruning does not: `_as_searched` says how it is written."""
 
 from __future__ import annotations
 
@@ -70,6 +52,14 @@ def _leaf(catalog: Catalog, coll: str, name: str, default_intra):
 PRUNED = ("comm_type=", "comm_size", "comm_hierarchy=", "is_node_consecutive", "comm_avg_ppn")
 
 
+# MPICH's search (MPIR_Csel_search, 4.0 to 5.0) takes "comm_size<N" for "comm_size<=N";
+# only the pruning at communicator creation (prune_tree) reads it right, and it stops at
+# the first condition not about the communicator. The library's subtree below our size
+# conditions is searched unpruned, so the conditions the pruning would have decided are
+# rewritten, and those the library's own search decides are left as they are: the library
+# decides as before, its slip included. Left alone, bcast's "comm_size<8" would send every
+# bcast on 8 ranks to binomial; all rewritten, alltoall on 8 ranks would run brucks where
+# the default runs scattered: either way a cell without a rule would change.
 def _as_searched(node: dict, pruned: bool = True) -> dict:
     """`node` as it reads when searched: each "comm_size<N" that the pruning
     would have reached (only pruned conditions before it, above and as

@@ -1,16 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Which of Open MPI's own algorithm functions a collective call enters,
-seen by a debugger: rank 0 of native/engine/probe/coll_call.c runs under gdb with a
-breakpoint on every `ompi_coll_base_<coll>_intra_*` function (exported by
-Open MPI 4.1 and 5.0; MPICH hides its MPIR_* functions, so there the check
-is by time only, tune/verdicts.py). The first such function entered after the
-marker mpiscope_cell(i) is the algorithm cell i ran.
-
-With the rules file in effect and with each algorithm forced by its MCA
-parameter, the same cell must enter the same function: that is the check
-that the library loaded the file and selects what it says, without any name
-mapping between the file's numbers and the library's functions.
-"""
+"""Which of Open MPI's own algorithm functions a collective call enters, seen by
+a debugger: rank 0 of native/engine/probe/coll_call.c runs under gdb with a
+breakpoint on every `ompi_coll_base_<coll>_intra_*` function (exported by Open
+MPI 4.1 and 5.0; MPICH hides its MPIR_*, so there the check is by time only,
+tune/verdicts.py); the first one entered after mpiscope_cell(i) is the algorithm
+cell i ran. With the rules file in effect and with each algorithm forced, the
+same cell must enter the same function: the library loaded the file and selects
+what it says, with no mapping between the file's numbers and its functions."""
 
 from __future__ import annotations
 

@@ -1,34 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Which algorithm Open MPI's default runs at each cell, whether that is
-exactly what forcing the algorithm runs, and which forced algorithms run
-another's code there: the adaptive search then measures each such code once,
-the others get its launches (tune/readings.py).
-
-The default (coll_tuned_<coll>_intra_dec_fixed) and a forced algorithm
-(coll_tuned_use_dynamic_rules with coll_tuned_<coll>_algorithm) both end in
-ompi_coll_tuned_<coll>_intra_do_this(<the MPI call's arguments>, module,
-algorithm, faninout, segsize[, max_requests]) (coll_tuned.h, Open MPI 4.1
-and 5.0), which calls the algorithm with those arguments. Rank 0 of the
-collective-call probe runs under gdb with a breakpoint on each do_this; its
-integer arguments are read from the registers and the stack (x86-64 System
-V: six in registers, the rest on the stack), at the position the MPI call's
-argument count gives. A forced run must read back its own algorithm number,
-or nothing is claimed (the reading is not where we think it is).
-
-The same launches (the default, then one per algorithm forced) trace what
-rank 0 does in each cell: every ompi_coll_base_<coll>_* function entered,
-every point-to-point call of the PML in use (its count, peer and tag) and
-every request wait.
-- The default runs X exactly when do_this's numbers agree with X forced
-  (but the fan-in/out, which do_this passes to the chain algorithms only: a
-  forced run passes the MCA fan-out, the default 0) and so do the traces.
-- A forced algorithm whose first function does nothing but call another's
-  (its trace is that function, then another configuration's whole trace)
-  runs that configuration's code (`delegations`): allreduce's segmented ring
-  with no segment size runs the ring; the ring with fewer elements than
-  ranks runs recursive doubling. Those fall-backs are decided by the call's
-  count, the communicator size and the operation, the same on every rank.
-"""
+"""Which algorithm Open MPI's default runs at each cell, whether exactly as forcing
+it runs, and which forced algorithms run another's code there (the adaptive
+search then measures such code once: tune/readings.py). The default and a forced
+algorithm both end in ompi_coll_tuned_<coll>_intra_do_this (coll_tuned.h, 4.1
+and 5.0); under gdb rank 0 of the collective-call probe reads its algorithm,
+fan-in/out and segment size (x86-64 System V), and a forced run must read back
+its own number, or nothing is claimed. The same launches trace each cell
+(ompi_coll_base_* entered, the PML's point-to-point calls, waits): the default
+runs X when the numbers (but the fan-out) and traces agree with X forced; a
+forced algorithm that only calls another's code is a delegation (`delegations`)."""
 
 from __future__ import annotations
 
@@ -146,6 +126,9 @@ def same_cells(default: dict, forced: dict) -> dict:
     return out
 
 
+# Open MPI's own fall-backs, decided by the call's count, the communicator size and the
+# operation (the same on every rank): allreduce's segmented ring without a segment size
+# runs the ring; the ring with fewer elements than ranks runs recursive doubling.
 def delegations(traced: dict) -> dict:
     """{(coll, size, name): the configuration it runs}: a forced algorithm
     whose trace is its own first function and then another configuration's

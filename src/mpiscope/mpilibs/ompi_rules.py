@@ -1,21 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Open MPI's tuned rules files: the classic text format (what 4.1 and 5.0
-read, coll_tuned_dynamic_file.c) and the JSON format of Open MPI 6/main;
-a writer and our own reader for each.
-
-Classic: the number of collectives, then per collective its id (the COLLTYPE
-enum, the same in 4.1, 5.0 and main), the number of communicator sizes, and
-per communicator size: the size, the number of message-size rules and one
-line per rule: first message size, algorithm number (0: the library's fixed
-decision), fan-in/out, segment size. A communicator uses the entry with the
-largest size at or below its own (the first entry below that), and a message
-the rule with the largest first size at or below its own. The first rule
-must start at 0, or Open MPI ignores the whole file without a word.
-
-Rules hold for the communicator sizes measured only: around every tuned size
-p the file has an entry p + 1 (and 1, below the smallest) that keeps the
-library's own choice.
-"""
+"""Open MPI's tuned rules files, the classic text (4.1 and 5.0,
+coll_tuned_dynamic_file.c) and the JSON of Open MPI 6/main: a writer and our
+own reader for each. Classic: the number of collectives, then per collective its COLLTYPE id, its
+number of communicator sizes and per size the size, its number of rules and one
+line per rule (first message size, algorithm number, 0 the library's fixed
+decision; fan-in/out; segment size). The entry and rule used are the largest at
+or below the communicator's and message's size; a first rule not at 0 makes Open
+MPI ignore the whole file silently. Around every tuned size p an entry p + 1 (and
+1, below the smallest) keeps the library's own choice."""
 
 from __future__ import annotations
 

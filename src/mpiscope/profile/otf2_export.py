@@ -2,19 +2,13 @@
 """A traced profile run as an OTF2 archive for Vampir and other OTF2 readers
 (`mpiscope export RUN --format otf2 -o DIR`), written with the `otf2` package.
 
-One location per rank (a process on its node's system-tree node); one
-region per MPI call; per traced call an Enter and a Leave at its start and
-end on rank 0's clock (the trace's synchronized clock, in nanoseconds), and
-inside them:
-- a sent message: MpiSend at the call's start (receiver, bytes);
-- a received message: MpiRecv at the call's end (sender, bytes);
-- a collective: MpiCollectiveBegin/End with its operation, root (rooted
-  collectives) and the bytes the profile counts for it.
-What the trace does not hold is written as follows: tags are 0; a
-nonblocking receive's MpiRecv is inside the call that posted it (the
-trace keeps no request identity); one-sided calls and waits are regions
-only. Communicators are the trace's member lists: two communicators with
-the same ranks in the same order are one OTF2 communicator."""
+One location per rank, one region per MPI call; per traced call an Enter and a
+Leave on rank 0's clock (ns) and inside them MpiSend at the start (receiver,
+bytes), MpiRecv at the end (sender, bytes) or MpiCollectiveBegin/End (operation,
+root, the bytes the profile counts). What the trace lacks: tags are 0; a
+nonblocking receive's MpiRecv is inside the call that posted it; one-sided calls
+and waits are regions only; communicators with the same ranks in the same order
+are one OTF2 communicator."""
 
 from __future__ import annotations
 

@@ -1,19 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A traced profile run (`mpiscope profile --trace`) as the events the
-simulator's trace-to-schedule writer reads (sim/from_trace.py): each rank's
-point-to-point sends and receives in the order it posted them.
-
-What the profiler's trace does not hold is stated, not guessed at random:
-- completion of a nonblocking operation: the end of the rank's next
-  Wait*/Test* call after its post (the trace keeps no request identity);
-- the message an MPI_Sendrecv received: the trace keeps its send only, so
-  the messages sent to a rank and not matched by one of its recorded
-  receives (taken in MPI's non-overtaking order, a receive matching the
-  next send of its size) are its Sendrecvs' receives, in send order;
-- tags: none are traced, so all are 0 (pairs still match in order);
-- a persistent receive is posted at its MPI_Recv_init;
-- collectives, one-sided and other calls are not operations: their measured
-  time lies in the gaps, which become calc."""
+"""A traced profile run (`mpiscope profile --trace`) as the events the simulator's
+trace-to-schedule writer reads (sim/from_trace.py): each rank's point-to-point
+sends and receives in posting order. What the trace lacks is stated, not guessed:
+a nonblocking operation completes at the end of the rank's next Wait*/Test*
+call; sends to a rank that none of its recorded receives match (in MPI's
+non-overtaking order) are its Sendrecvs' receives, in send order; tags are all
+0; a persistent receive is posted at its MPI_Recv_init; collectives, one-sided
+and other calls are not operations: their time lies in the gaps (calc)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Waiting for a profiled launch to end, and ending it when the MPI library
-does not return from MPI_Finalize.
+"""Waiting for a profiled launch to end, and ending it when the MPI library does
+not return from MPI_Finalize.
 
-Every rank writes its profile (rank-<r>.json) in MPI_Finalize before it calls
-the library's. MPICH 4.0's ch4:ucx can then spin there for ever: it closes its
-UCX endpoints with a flush and waits in a PMI barrier that does not progress
-UCX, so a peer already in the barrier never answers the last flush (fixed
-upstream by pmodels/mpich#6596; it can happen when other work shares the CPUs,
-as on a busy emulated cluster, even after the non-MPI barrier
-native/clock/quiet_exit.c puts before MPI_Finalize). Once every rank has written its
+Every rank writes its profile (rank-<r>.json) in MPI_Finalize before calling the
+library's, which can then spin for ever (MPICH 4.0's ch4:ucx flushing its
+endpoints inside a PMI barrier, pmodels/mpich#6596; more likely on busy CPUs,
+even after native/clock/quiet_exit.c's barrier). Once every rank has written its
 profile nothing of the application is left to wait for, so a launch still
 running `grace_s` later is stopped: the profile is whole, and the run says what
 happened."""

@@ -1,18 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Links from a written file (the HTML reports) to the documentation site.
 
-`make docs` builds the site from docs/ into <checkout>/build/site/, one
-directory per page: docs/how-to/quality-flags.md becomes
-build/site/how-to/quality-flags/index.html. From a checkout (found as
-engine/locations.py finds it), a link is the path from the written file's
-directory to that page, relative, so the report opens the page from disk
-with no server and stays self-contained. An installed package has no site
-beside it: the page is then named with its source, docs/<page>.md, and not
-linked.
-
-Every link an output makes goes through `doc_link`; the page's name shown is
-its title in the site's navigation (mkdocs.yml), kept in `PAGES`.
-"""
+`make docs` builds docs/ into <checkout>/build/site/, a page a directory
+(docs/how-to/quality-flags.md becomes build/site/how-to/quality-flags/index.html).
+From a checkout (found as engine/locations.py finds it) a link is the relative
+path from the written file's directory to that page, which opens from disk with
+no server; an installed package has no site, so the page is named by its source,
+docs/<page>.md, unlinked. Every link goes through `doc_link`; the name shown is
+the page's title in mkdocs.yml's navigation, kept in `PAGES`."""
 
 from __future__ import annotations
 

@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A traced repetition (`mpiscope run --trace`) as a GOAL schedule: each
-rank's sends and receives in the order it posted them, the measured gaps
-between operations as computation.
+"""A traced repetition (`mpiscope run --trace`) as a GOAL schedule: each rank's
+sends and receives in posting order, the measured gaps as computation.
 
-An operation posted after some operation completed (a completion lies
-between the previous post and this one) followed a wait: it requires the
-latest such completion and then a calc of the time from that completion to
-its post. An operation posted before anything else completed belongs to
-the batch of the previous post and requires what that one required. A
-rank's first operation requires a calc of the time from the repetition's
-first post anywhere to its own (its start skew)."""
+An operation posted after some operation completed followed a wait: it requires
+the latest such completion, then a calc of the time from it to its post. One
+posted before anything completed belongs to the previous post's batch and
+requires what that one required. A rank's first operation requires a calc of
+the time from the repetition's first post anywhere to its own (its start skew)."""
 
 from __future__ import annotations
 

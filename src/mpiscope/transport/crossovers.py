@@ -1,21 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Crossovers of the lab's designs, per placement class and cache state:
-from which size on one design beats another (and keeps beating it at every
-larger size measured), the best design at every size, and how far the
-hybrid and MPI's own path are from that best.
+"""Crossovers of the lab's designs, per placement class and cache state: from
+which size on one design beats another (at every larger size measured too), the
+best design at every size, and how far the hybrid and MPI's own path are from it.
 
-A challenger "wins" a size only where compare's test says it is faster
-(stats/compare.py: Mann–Whitney p < 0.05 and the bootstrap CI of the ratio
-of medians wholly beyond the ±2% noise band). A lower median alone is not a
-win: a threshold set on a coin toss between two equal designs moves from
-run to run, and where the two are the same either choice is as good, so the
-incumbent keeps the size.
-
-  single copy over two copies   cma against the better of basic, advanced
-  pool over ring                advanced against basic
-measured warm (tp_bw), cold (tp_bw_cold), as latency (tp_latency) and with
-a late receiver (tp_skew: the sender's time, which a copy lets it cut
-short and a pull does not)."""
+A challenger wins a size only where compare's test says it is faster
+(stats/compare.py: Mann–Whitney p < 0.05 and the CI of the ratio of medians
+beyond the ±2% noise band); a lower median alone is a coin toss, so the
+incumbent keeps the size. Pairs: single copy (cma) over the better of two copies
+(basic, advanced), pool over ring (advanced over basic); measured warm (tp_bw),
+cold (tp_bw_cold), as latency (tp_latency) and with a late receiver (tp_skew)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The settings that follow from the crossovers, per MPI library, as the
-lines a user adds: where single copy (CMA) starts to beat copying through
-shared memory, and whether it wins at all. Each library's path families
-say which settings those are (mpilibs/intranode.py: Open MPI 4's btl
-vader, 5's btl sm and smsc, UCX, MPICH's own shared memory); mpiscope's
-hybrid takes MPISCOPE_TP_THRESHOLDS.
+"""The settings that follow from the crossovers, per MPI library, as the lines a
+user adds: where single copy (CMA) starts to beat copying through shared memory,
+and whether it wins at all. Each library's path families say which settings
+those are (mpilibs/intranode.py); mpiscope's hybrid takes MPISCOPE_TP_THRESHOLDS.
 
-The threshold is the warm-buffer bandwidth crossover (tp_bw): MPI
-benchmarks and most applications reuse their buffers. With cold buffers
-single copy wins earlier (the crossover table says by how much).
-
-A library's settings are rules, each with the sizes whose path it changes,
-so that `advise --verify` can withdraw the rule behind a size the settings
-made slower (withdraw) and keep the others."""
+The threshold is the warm-buffer bandwidth crossover (tp_bw): benchmarks and
+most applications reuse their buffers (cold, single copy wins earlier). A
+library's settings are rules, each with the sizes whose path it changes, so that
+`advise --verify` can withdraw the rule behind a size made slower."""
 
 from __future__ import annotations
 

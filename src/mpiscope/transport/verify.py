@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`transport advise --verify`: the library's defaults (D) against the advised
-settings (A), launched alternately D A A D D A A D … so that a drift of the
-machine during the verification falls on both alike (an ABBA order cancels
-a linear drift, where D…D A…A would turn it into a verdict). Each launch is a
-stored run; per benchmark × size the samples of all launches of one side
-are pooled and judged by compare's statistics (Mann–Whitney test plus the
-practical noise band on the bootstrap CI of the ratio of medians), never by
-a bare ratio. Samples of one launch are not independent of each other
-(placement, the neighbours of that moment), so a change must also replicate:
-"advised faster/slower" only when every round (one D and one A launch),
-judged alone the same way, says so too; otherwise "same". Too few samples on
-a side: the verdict is "insufficient" and nothing is claimed for that size.
+settings (A), launched D A A D D A A D … so that a linear drift falls on both
+alike. Per benchmark × size the pooled samples of each side are judged by
+compare's statistics, never a bare ratio; since one launch's samples are not
+independent, "advised faster/slower" also needs every round (one D, one A)
+judged alone to agree, else "same"; too few samples: "insufficient".
 
-The settings are rules (settings.Rule). A rule behind a size the settings
-made slower beyond noise ("advised slower") is withdrawn, and what remains
-is verified again, launched alternately as before, until no size is slower
-or no rule is left (the defaults): what advise finally recommends was never
-slower than the defaults in its own verification (verify_settings).
-"""
+The settings are rules (settings.Rule): the rule behind a size advised slower is
+withdrawn and the rest verified again, until no size is slower or no rule is
+left, so what advise recommends was never slower in its own verification."""
 
 from __future__ import annotations
 

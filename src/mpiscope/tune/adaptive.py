@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The search of one communicator size: which cells are measured, in which
-rounds, each decided as soon as it is (decide.Decisions).
+"""The search of one communicator size: which cells are measured, in which rounds,
+each decided as soon as it is (decide.Decisions).
 
-Exhaustive: every size × every algorithm. Adaptive (search.py says why each
-step is sound): the two ends of the size grid with every algorithm; then,
-round by round, each interval between measured sizes is resolved (its
-winner inherited); or, where algorithms left out of reach at its ends alone
-keep it from that, has those measured there and is looked at again; or is
-measured at its middle size (in the first round at the --coarse grid's
-sizes, when given) with the algorithms not left out on it (the default
-first, then those that could still win there), and split there. Sizes the
-application calls (--weights) are always measured. Where the library's
-default runs an algorithm exactly as forcing it does, or a forced algorithm
-falls back to another's code (tune/readings.py), that cell is given the
-other configuration's launches rather than launched itself.
-"""
+Exhaustive: every size × every algorithm. Adaptive (search.py says why each step
+is sound): the grid's two ends with every algorithm; then each interval between
+measured sizes is resolved, has algorithms left out of reach at its ends measured
+there, or is split at its middle size (the --coarse grid's first) measured with
+the algorithms that could still win. Sizes the application calls (--weights) are
+always measured; a cell whose code another configuration runs (tune/readings.py)
+takes that one's launches."""
 
 from __future__ import annotations
 

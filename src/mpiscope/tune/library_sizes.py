@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a library means by a collective's message size, from the engine's size.
 
-The engine's size is OSU's: bytes per rank, per block for the gather/scatter/
-all-to-all family and reduce_scatter_block; reductions sum MPI_INT, max(1,
-size/4) of them (so 1 B is 4 B of data). The libraries key their rules on
-other quantities, each library's module says which (mpilibs: selection_size;
-read from their sources: Open MPI coll_tuned_decision_dynamic.c, MPICH
-csel.c, the same in 4.x and 5.x; Intel MPI's measured under gdb,
-tests/mpi/test_tune_intelmpi.py):
-
-| collective | Open MPI rules file | MPICH selection JSON | Intel MPI |
-|---|---|---|---|
-| allreduce, bcast, reduce | type size × count | `avg_msg_size` = type size × count | type size × count |
-| alltoall | type size × count × p | `avg_msg_size` = type size × count (one block) | one block |
-| allgather | type size × count × p | `total_msg_size` = type size × count × p | one block |
-| gather, scatter | type size × count × p | `total_msg_size` = count × p (no type size; bytes here) | one block |
-| reduce_scatter_block | type size × count × p | `total_msg_size` = type size × count × p | one block |
-| barrier | no size (0) | no size condition | no size condition |
-"""
+The engine's size is OSU's: bytes per rank (per block for the gather/scatter/
+all-to-all family and reduce_scatter_block; reductions sum max(1, size/4)
+MPI_INTs). Each library keys its rules on its own quantity (mpilibs:
+selection_size; from Open MPI's coll_tuned_decision_dynamic.c, MPICH's csel.c,
+Intel MPI's under gdb, tests/mpi/test_tune_intelmpi.py): type size × count for
+allreduce, bcast and reduce everywhere; for the gather, scatter and all-to-all
+families Open MPI multiplies by p, MPICH by p or not as its condition says
+(`total_msg_size` or `avg_msg_size`), Intel MPI takes one block; barrier has none."""
 
 from __future__ import annotations
 

@@ -1,18 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Selection rules from measured cells: per collective and communicator
-size, a list of (first library size, algorithm) (mpilibs/selection.py),
-adjacent rules with the same algorithm merged.
+"""Selection rules from measured cells: per collective and communicator size, a
+list of (first library size, algorithm) (mpilibs/selection.py), adjacent rules
+with the same algorithm merged; a change-over between two measured sizes goes at
+their geometric mean (the sizes are a geometric grid).
 
-A change-over between two measured sizes goes at their geometric mean (the
-sizes are a geometric grid). A bound on the number of rules merges the rule
-whose loss is smallest into a neighbour, and the cost is stated: the
-slowdown, at each measured size it moves, of the neighbour's algorithm
-against the winner's (from the measured medians). The loss is the sum of
-log slowdowns over the measured sizes; with an application's weights
-(--weights) it is first the time the application loses, Σ calls × (median
-of the algorithm kept − median of the winner), so the bound gives way where
-the application does not call (the log slowdowns then break ties).
-"""
+A bound on the number of rules merges the rule whose loss is smallest into a
+neighbour and states the cost (the neighbour's slowdown at each size it moves).
+The loss is the sum of log slowdowns; with an application's weights (--weights)
+first the time it loses, Σ calls × (median kept − median of the winner), so the
+bound gives way where the application does not call."""
 
 from __future__ import annotations
 

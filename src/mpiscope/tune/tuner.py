@@ -1,28 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""`mpiscope tune`: measure, decide, write, verify (docs/explanation/tuner.md).
-
-The parts, each in a file of its own, in the order a tune runs them:
-
-1. What the library offers (discover.py; its module in mpilibs/ reads it)
-   and, where a debugger can tell, what its default runs at each cell
-   (mpilibs: read_defaults).
-2. Search (adaptive.py, on search.py's judgements and model_fits.py's cost
-   models): which cells are measured (measure.py: Launches, Measured),
-   each decided as soon as it is (decide.py).
-3. Rules (table.py, rules.py), in the library's sizes (library_sizes.py); where
-   the library cannot keep its own choice beside rules, the default's
-   stand-ins (standins.py).
-4. Files written by the library's module, each read back by our reader
-   (write.py), and env.sh.
-5. Verification (verification.py, verdicts.py): default and tuned
-   alternating, the verdicts corrected for the number of cells; a cell
-   slower beyond noise has its rule withdrawn (decide.Decisions) and the
-   files are rewritten and verified again.
-
-A Tuner orders them for one communicator size; Tuning runs one Tuner per
-size asked for, writes one file holding every size's rules and verifies it
-(result.py: tune.json).
-"""
+"""`mpiscope tune`: measure, decide, write, verify (docs/explanation/tuner.md), each part
+in a file of its own, in this order:
+1. what the library offers (discover.py) and its default at each cell (read_defaults);
+2. the search (adaptive.py, search.py, model_fits.py; measure.py, decide.py);
+3. rules (table.py, rules.py) in the library's sizes (library_sizes.py), with
+   the default's stand-ins where needed (standins.py);
+4. files by the library's module, read back (write.py), and env.sh;
+5. verification (verification.py, verdicts.py), withdrawing what made a cell slower.
+A Tuner orders them for one communicator size; Tuning runs one per size, writes one
+file for all and verifies it (result.py: tune.json)."""
 
 from __future__ import annotations
 

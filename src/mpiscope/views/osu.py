@@ -1,28 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One benchmark of a run as the matching OSU Micro-Benchmarks 7.4 program
-prints its results (`export --format osu --bench B`).
-
-What OMB 7.4 prints (c/util/osu_util_mpi.c print_preamble, print_only_header,
-print_stats; c/mpi/pt2pt/standard/osu_latency.c, osu_bw.c, osu_bibw.c;
-c/mpi/collective/blocking/osu_*.c), and so what this prints:
-
-- a blank line, then "# OSU MPI <name> Test v7.4";
-- "# Datatype: MPI_CHAR." (OSU's default datatype); "MPI_INT" for the
-  reductions, which mpiscope performs on MPI_INT (OSU's `-T mpi_int`);
-  osu_barrier prints no datatype line;
-- the column header "%-10s%18s" ("# Size", "Avg Latency(us)" or
-  "Bandwidth (MB/s)"), then one "%-10d%18.2f" line per size, ascending.
-  FIELD_WIDTH 18 and FLOAT_PRECISION 2 come from OMB's configure.ac;
-  osu_barrier prints "# Avg Latency(us)" and "%17.2f" without a size;
-- sizes as OSU counts them: OSU skips a size whose element count is 0
-  (size / datatype size), except osu_latency, which starts at 0 bytes; so
-  MPI_INT reductions start at 4 B and bandwidths and collectives at 1 B.
-  osu_reduce_scatter_block's size is the whole send buffer (every rank's
-  block), mpiscope's one block, so it is multiplied by the number of ranks.
-
-Sizes OSU would not print, and series without a valid sample, are left out;
-each gets a note (the CLI prints notes on stderr).
-"""
+"""One benchmark of a run as the matching OSU Micro-Benchmarks 7.4 program prints
+its results (`export --format osu --bench B`; OMB's c/util/osu_util_mpi.c and
+its pt2pt and collective programs): a blank line, "# OSU MPI <name> Test v7.4",
+"# Datatype: MPI_CHAR." (MPI_INT for reductions, as mpiscope performs them; none
+for osu_barrier), the header "%-10s%18s" and one "%-10d%18.2f" line per size,
+ascending (osu_barrier: "%17.2f", no size). Sizes as OSU counts them: a size of 0
+elements is skipped but osu_latency's 0 B, and osu_reduce_scatter_block's size is
+the whole buffer (mpiscope's block × ranks). Sizes OSU would not print and series
+without a valid sample are left out, each with a note."""
 
 from __future__ import annotations
 

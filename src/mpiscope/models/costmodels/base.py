@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What every cost formula is written with.
 
-A message of m bytes keeps its sender busy for S(m) = αs + βs·m and its
-receiver for R(m) = αr + βr·m (the separate send and receive costs of Tan and
-Strazdins (2002)); a rank's sends follow one another, so do its receives, but a
-rank can send and receive at the same time; the receive of a message ends no
-earlier than S + R after its send started. Reductions add γ per byte combined,
-at the receiver. On a chain of dependent messages each costs S + R ("hop"); a
-rank pushing or taking several messages in a row is held up by the slower side,
-max(S, R) per message ("queue").
-
-The Hockney model T(m) = α + β·m is the same formulas with the whole cost on
-the receiver: αs = βs = 0, αr = α, βr = β. Then a hop and a queue step both
-cost α + β·m and the classical formulas come out (recursive doubling
-allreduce lg p·(α + nβ + nγ), ring allgather (p − 1)(α + bβ), ...).
-"""
+A message of m bytes keeps its sender busy for S(m) = αs + βs·m and its receiver
+for R(m) = αr + βr·m (Tan and Strazdins 2002); a rank's sends follow one another,
+so do its receives, but it can send and receive at once; a receive ends no
+earlier than S + R after its send started. Reductions add γ per byte combined, at
+the receiver. A chain of dependent messages costs S + R each ("hop"), a rank
+pushing or taking several in a row max(S, R) each ("queue"). Hockney's
+T(m) = α + β·m puts the whole cost on the receiver (αr = α, βr = β), so hop and
+queue both cost α + β·m and the classical formulas come out."""
 
 from __future__ import annotations
 
