@@ -37,6 +37,26 @@ class _Parser(argparse.ArgumentParser):
         sys.stderr.write(f"mpiscope: error: {_plain(message)} (see --help)\n")
         sys.exit(2)
 
+    def _get_formatter(self):
+        return self.formatter_class(prog=self.prog, width=_help_width())
+
+
+def _help_width():
+    """The width argparse's help formatter takes by default (the terminal's
+    columns as shutil.get_terminal_size finds them, less 2), without importing
+    shutil, which imports bz2, lzma and zlib at every start."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns - 2
+
 
 def _plain(message):
     """argparse's 'argument -n/--np: must be at least 1' as '-n/--np must be
