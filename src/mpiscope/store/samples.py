@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mpiscope.common.arrow_pandas import numpy_of
 from mpiscope.common.errors import UsageError
 from mpiscope.store import schema1
 from mpiscope.store.run import Run
@@ -334,7 +335,7 @@ def _changes(column) -> np.ndarray:
     if len(column) < 2:
         return np.array([], dtype=np.int64)
     differs = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, len(column) - 1)), True)
-    return np.flatnonzero(differs.to_numpy(zero_copy_only=False)) + 1
+    return np.flatnonzero(numpy_of(differs)) + 1
 
 
 def _strings(arr):
@@ -354,7 +355,7 @@ def _columns(table):
         if name == "role":
             cols[name] = _strings(arr)
         else:
-            cols[name] = arr.to_numpy()
+            cols[name] = numpy_of(arr)
     return cols
 
 
