@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The export formats' registry (views/exporters/): `mpiscope export
---format` offers exactly its names, and every exporter is found under its
-own name and says whether it writes a directory or a stream."""
+--format` offers exactly its names and lists what each writes, and every
+exporter is found under its own name and says whether it writes a
+directory or a stream."""
 
 import pytest
 
@@ -30,6 +31,15 @@ def test_each_exporter_declares_its_name_and_kind(name):
     assert exporter.name == name
     assert isinstance(exporter.writes_directory, bool)
     assert callable(exporter.export)
+    assert exporter.help.strip() and all(len(line) <= 65 for line in exporter.help.splitlines())
+
+
+def test_export_help_lists_every_format_from_the_registry():
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    description = sub.choices["export"].description
+    for name in exporters.NAMES:
+        first = exporters.get(name).help.splitlines()[0]
+        assert f"  {name:<4} {first}" in description.splitlines()
 
 
 def test_directory_and_stream_formats():

@@ -127,18 +127,19 @@ examples:
     add_out(p)
 
 
+def _formats_help() -> str:
+    """Each export format's name and what it writes, from the registry."""
+    width = max(map(len, exporters.NAMES))
+    lines = []
+    for name in exporters.NAMES:
+        first, *rest = exporters.get(name).help.splitlines()
+        lines += [f"  {name:<{width}} {first}", *(f"  {'':<{width}} {line}" for line in rest)]
+    return "\n".join(lines)
+
+
 def add_export_command(subparsers) -> None:
     p = command_parser(subparsers, "export", cmd_export,
-        description="""\
-Export a run.
-  csv  one line per valid sample (seconds, or bytes/s for bw/bibw)
-  json the summary rows of `show` and the run context
-  osu  one benchmark (--bench) as the matching OSU Micro-Benchmarks 7.4
-       program prints it (means, as OSU reports, not medians); what OSU
-       would not print is left out with a note on stderr
-  otf2 a traced profile run (mpiscope profile --trace) as an OTF2
-       archive for Vampir, into the new directory -o DIR\
-""",
+        description="Export a run.\n" + _formats_help(),
         epilog="""\
 examples:
   mpiscope export latest --format osu --bench pingpong

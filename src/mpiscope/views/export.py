@@ -18,10 +18,11 @@ class Exported(NamedTuple):
 @dataclass(frozen=True)
 class Exporter:
     name: str               # --format NAME
+    help: str               # what it writes, for `mpiscope export --help` (lines of 65 columns)
     writes_directory: bool  # True: files into the new directory -o DIR; False: text to stdout or -o FILE
     # export(run_dir, bench, directory) -> Exported; bench is --bench (or None), directory
     # the -o DIR of a directory format (None for a stream format, or when -o is missing).
-    export: Callable[..., Exported]
+    export: Callable[..., Exported]  # importing its module stays cheap: heavy imports inside
 
 
 def export(run_dir, fmt: str, bench: str | None = None) -> Exported:

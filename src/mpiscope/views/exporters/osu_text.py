@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.views.export import Exported, Exporter
-from mpiscope.views.osu import osu_text
 from mpiscope.views.run_kind import measured_run
 
 
 def export(run_dir, bench, directory) -> Exported:
+    from mpiscope.store.ingest import SAMPLES_FILE, load
+    from mpiscope.views.osu import osu_text
+
     measured_run(run_dir)
     if not (Path(run_dir) / SAMPLES_FILE).exists():
         raise UsageError(f"{run_dir} holds no samples (the run stored none): nothing to export")
@@ -21,4 +22,7 @@ def export(run_dir, bench, directory) -> Exported:
     return Exported(*osu_text(table, run, bench))
 
 
-EXPORTER = Exporter(name="osu", writes_directory=False, export=export)
+EXPORTER = Exporter(name="osu", writes_directory=False, export=export,
+                    help="one benchmark (--bench) as the matching OSU Micro-Benchmarks 7.4\n"
+                         "program prints it (means, as OSU reports, not medians); what OSU\n"
+                         "would not print is left out with a note on stderr")

@@ -29,4 +29,6 @@ def export(run_dir, bench, directory) -> Exported:
     return Exported(report, [])
 
 
-EXPORTER = Exporter(name="otf2", writes_directory=True, export=export)
+EXPORTER = Exporter(name="otf2", writes_directory=True, export=export,
+                    help="a traced profile run (mpiscope profile --trace) as an OTF2\n"
+                         "archive for Vampir, into the new directory -o DIR")

@@ -8,13 +8,14 @@ import csv
 import io
 from pathlib import Path
 
-from mpiscope.store.ingest import SAMPLES_FILE, load
-from mpiscope.store.series import all_series_samples
 from mpiscope.views.export import Exported, Exporter, without_bench
 from mpiscope.views.run_kind import measured_run
 
 
 def _csv(run_dir) -> str:
+    from mpiscope.store.ingest import SAMPLES_FILE, load
+    from mpiscope.store.series import all_series_samples
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["bench", "algo", "size", "launch", "rep", "source", "value", "unit"])
@@ -35,4 +36,5 @@ def export(run_dir, bench, directory) -> Exported:
     return Exported(_csv(run_dir), [])
 
 
-EXPORTER = Exporter(name="csv", writes_directory=False, export=export)
+EXPORTER = Exporter(name="csv", writes_directory=False, export=export,
+                    help="one line per valid sample (seconds, or bytes/s for bw/bibw)")
