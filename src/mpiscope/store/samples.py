@@ -359,12 +359,8 @@ def _columns(table):
     return cols
 
 
-def split_series(table: pa.Table) -> dict:
-    """{(bench, algo, size): its rows}, in table order, in one pass.
-
-    ingest writes each series contiguously, so this slices; rows of a
-    series that are scattered (a table built otherwise) are gathered.
-    """
+def _series_spans(table: pa.Table) -> dict:
+    """{(bench, algo, size): [(first row, end row)]}, in table order, in one pass."""
     if table.num_rows == 0:
         return {}
     cut = np.union1d(np.union1d(_changes(table["bench"]), _changes(table["algo"])),
@@ -375,13 +371,41 @@ def split_series(table: pa.Table) -> dict:
     runs = {}
     for (bench, algo, size), start, end in zip(keys, starts.tolist(), ends.tolist()):
         runs.setdefault((bench, algo, int(size)), []).append((start, end))
+    return runs
+
+
+def _rows_of(spans):
+    """The rows of a series' spans: a slice when they are one run, else their indices."""
+    if len(spans) == 1:
+        return slice(*spans[0])
+    return np.concatenate([np.arange(s, e) for s, e in spans])
+
+
+def split_series(table: pa.Table) -> dict:
+    """{(bench, algo, size): its rows}, in table order, in one pass.
+
+    ingest writes each series contiguously, so this slices; rows of a
+    series that are scattered (a table built otherwise) are gathered.
+    """
     out = {}
-    for key, spans in runs.items():
-        if len(spans) == 1:
-            out[key] = table.slice(spans[0][0], spans[0][1] - spans[0][0])
-        else:
-            out[key] = table.take(np.concatenate([np.arange(s, e) for s, e in spans]))
+    for key, spans in _series_spans(table).items():
+        rows = _rows_of(spans)
+        out[key] = table.slice(rows.start, rows.stop - rows.start) if isinstance(rows, slice) \
+            else table.take(rows)
     return out
+
+
+def series_columns(table: pa.Table) -> dict:
+    """{(bench, algo, size): its rows as numpy columns (COLUMNS)}, as
+    split_series splits them; the table is converted once, not per series."""
+    cols = _columns(table)
+    return {key: {name: col[_rows_of(spans)] for name, col in cols.items()}
+            for key, spans in _series_spans(table).items()}
+
+
+def no_rows(table: pa.Table) -> dict:
+    """The numpy columns (COLUMNS) of none of `table`'s rows: a series it lacks."""
+    return _columns(table.slice(0, 0))
 
 
 def algos_of_bench(table: pa.Table, bench: str) -> list[str]:
@@ -451,6 +475,11 @@ def series_samples(rows: pa.Table, bench, size, algo, run: Run, remove_timer=Fal
     """Samples from `rows` that are already exactly one series' rows (no
     filtering); with `remove_timer`, the run's timer interval is taken off
     every timed span (the stored rows are unchanged)."""
+    return columns_samples(_columns(rows), bench, size, algo, run, remove_timer)
+
+
+def columns_samples(cols: dict, bench, size, algo, run: Run, remove_timer=False) -> Samples:
+    """series_samples of one series' rows as numpy columns (series_columns)."""
     rule, timed_role, window_msgs = series_rule(run, bench, size, algo)
-    return derive(rule, int(size), _columns(rows), window_msgs, timed_role,
+    return derive(rule, int(size), cols, window_msgs, timed_role,
                   timer_interval(run) if remove_timer else 0.0)

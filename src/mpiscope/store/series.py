@@ -11,7 +11,6 @@ from mpiscope.store.layout import CONTEXT_FILE
 from mpiscope.store.ingest import SAMPLES_FILE, load_context
 from mpiscope.store.labels import bench_label  # noqa: F401 - read from here by most callers
 from mpiscope.store.run import Run
-from mpiscope.store.samples import split_series
 from mpiscope.common.inputs import read_json
 
 
@@ -42,10 +41,9 @@ def all_series_samples(table, run: Run, keys=None, remove_timer=False):
     """[(bench, algo, size, Samples)] for every series (or only those in `keys`),
     in run order, launches pooled; with `remove_timer`, the timer interval
     taken off every timed span."""
-    groups = split_series(table)
-    empty = table.slice(0, 0)
+    groups = _samples.series_columns(table)
+    none = _samples.no_rows(table)
     return [(bench, algo, size,
-             _samples.series_samples(groups.get((bench, algo, size), empty), bench, size, algo, run,
-                                     remove_timer))
+             _samples.columns_samples(groups.get((bench, algo, size), none), bench, size, algo, run,
+                                      remove_timer))
             for bench, algo, size in series_keys(run) if keys is None or (bench, algo, size) in keys]
-
