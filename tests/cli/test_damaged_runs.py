@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Damaged runs: for each kind of run and each file in its directory (every
 Parquet file, JSON document and raw file) and the catalog, the file is cut
-short, filled with garbage, or deleted; then every command that reads that
-kind of run runs on it. Each exits 2 with one `mpiscope: error:` line naming
+short, filled with garbage, or deleted; then the commands that read that
+kind of run run on it (each damage and each command at least once per file). Each exits 2 with one `mpiscope: error:` line naming
 the damaged file (and `mpiscope runs ingest` where raw files can rebuild it),
 or succeeds (exit 0) when the file is not needed for its answer or the answer
 is marked partial; never a traceback, never another exit code.
@@ -23,9 +23,10 @@ app.json and launches.parquet, tune.json) also take what a file system or a
 hostile hand can put there (HOSTILE): an empty file, another file of the run
 in its place, a directory, a FIFO, an unreadable file, JSON nested 100,000
 deep, a number made NaN, infinite, negative or huge, a context of another
-kind. The same verdicts hold, within a time limit per case (a FIFO must not
-hang a command), and what a command prints on success holds no NaN or
-infinity as a result.
+kind; each damage meets one of the commands, and each command every file.
+The same verdicts hold, within a time limit per case (a FIFO must not hang a
+command), and what a command prints on success holds no NaN or infinity as a
+result.
 """
 
 from __future__ import annotations
@@ -246,11 +247,18 @@ def _pristine(kind, base: Path):
     return root, run_dir
 
 
+def _pairs(damages, commands, turn):
+    """Each damage and each command at least once, paired differently for
+    each file (`turn`), so that every damage meets every command across the
+    files without running every file x damage x command."""
+    for k in range(max(len(damages), len(commands))):
+        yield damages[k % len(damages)], commands[(k + turn) % len(commands)]
+
+
 def _matrix(kind, root, run_dir):
-    for f in _files(run_dir, root):
-        for how in DAMAGES:
-            for words in KINDS[kind][1]:
-                yield f, how, words
+    for n, f in enumerate(_files(run_dir, root)):
+        for how, words in _pairs(DAMAGES, KINDS[kind][1], n):
+            yield f, how, words
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -435,13 +443,12 @@ def _hostile(target):
 
 
 def _hostile_matrix(kind, run_dir):
-    for name in HOSTILE_FILES[kind]:
+    for n, name in enumerate(HOSTILE_FILES[kind]):
         target = run_dir / name
         damages = _method_description_damages() if kind == "methods" and name == "samples.parquet" \
             else _hostile(target)
-        for how, damage in damages:
-            for words in KINDS[kind][1]:
-                yield target, how, damage, words
+        for (how, damage), words in _pairs(list(damages), KINDS[kind][1], n):
+            yield target, how, damage, words
 
 
 class _Hang(Exception):
