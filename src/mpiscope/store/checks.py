@@ -106,9 +106,11 @@ def timer_reads(tbl, names, path, what, hint):
     beyond MAX_TIMER_S (NaN is a time not taken); returns `tbl`."""
     import numpy as np
 
+    from mpiscope.common.arrow_pandas import numpy_of
+
     for name in names:
         if name in tbl.column_names:
-            v = np.asarray(tbl[name].to_numpy(zero_copy_only=False), dtype=np.float64)
+            v = np.asarray(numpy_of(tbl[name]), dtype=np.float64)
             bad = np.abs(v) > MAX_TIMER_S
             if bad.any():
                 raise UsageError(f"{what} {path} is damaged: {name} holds {v[bad][0]:g} s, a time no timer "
