@@ -121,29 +121,33 @@ class _Basins:
 
     def _side_score(self, i, level):
         lo, hi = self.bounds(i)
-        seg = self.f[lo:hi]
-        excess = float(np.sum(np.maximum(seg - level, 0.0)))
+        above = self.f[lo:hi] - level
+        excess = float(np.add.reduce(np.maximum(above, 0.0, out=above)))
         count = float(self.ccounts[hi] - self.ccounts[lo])
         need = max(self.min_count, self.z * math.sqrt(count))
         return excess / need
 
-    def score(self, j):
-        """Significance of valley j (between basins j and j+1): >= 1 keeps it."""
-        level = self.f[self.valleys[j]]
-        return min(self._side_score(j, level), self._side_score(j + 1, level))
-
     def merge(self):
-        scores = [self.score(j) for j in range(len(self.valleys))]
+        """Removes the least significant valley (score < 1: min of its two
+        sides' scores) until none is left; a removal changes the sides that
+        face the merged basin, and only those are scored again."""
+        levels = [self.f[v] for v in self.valleys]
+        left = [self._side_score(j, level) for j, level in enumerate(levels)]
+        right = [self._side_score(j + 1, level) for j, level in enumerate(levels)]
+        scores = [min(a, b) for a, b in zip(left, right)]
         while scores:
             j = int(np.argmin(scores))
             if scores[j] >= 1.0:
                 break
-            del self.valleys[j]
-            del scores[j]
-            # Basin j grew: the valleys on both of its sides are re-scored.
-            for k in (j - 1, j):
-                if 0 <= k < len(scores):
-                    scores[k] = self.score(k)
+            for kept in (self.valleys, levels, left, right, scores):
+                del kept[j]
+            # Basin j grew: valley j - 1's right side and valley j's left side face it.
+            if j > 0:
+                right[j - 1] = self._side_score(j, levels[j - 1])
+                scores[j - 1] = min(left[j - 1], right[j - 1])
+            if j < len(scores):
+                left[j] = self._side_score(j, levels[j])
+                scores[j] = min(left[j], right[j])
         return self.valleys
 
 
