@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from mpiscope.app.speedup_prediction import agree, explain, predict
+from mpiscope.app.speedup_prediction import agree, explain, predict, spread_sd
 from mpiscope.app.profile_cells import profile_times
 from mpiscope.app.tune_cells import read_tune
 from mpiscope.common.errors import UsageError
@@ -136,3 +136,28 @@ def test_bad_inputs_are_usage_errors(tmp_path):
     (tmp_path / "t" / "tune.json").write_text("{}")
     with pytest.raises(UsageError, match="not a tune's tune.json"):
         read_tune(tmp_path / "t")
+
+
+def test_the_interval_carries_the_applications_launch_spread(inputs):
+    """A measured speedup varies with the application's launches as well as
+    with the cells: the interval with that spread is wider on both sides,
+    the point is the same, and the bounds widen by the spread's 95% factor."""
+    prof, tune = inputs
+    alone = predict(prof, tune, draws=40000)
+    sd = spread_sd(1.0, 1.2)
+    assert sd == pytest.approx(math.log(1.2) / (2 * 1.959963984540054))
+    spread = predict(prof, tune, launch_spread_sd=sd, draws=40000)
+    assert spread.speedup == alone.speedup and spread.launch_spread_sd == sd
+    assert spread.low < alone.low and spread.high > alone.high
+    assert spread.bound_high / alone.bound_high == pytest.approx(math.exp(1.959963984540054 * sd))
+    assert [spread_sd(None, 1.2), spread_sd(1.2, 1.0), spread_sd(0.0, 1.0)] == [0.0, 0.0, 0.0]
+
+
+def test_with_no_verified_cell_the_interval_is_the_launch_spread_alone(tmp_path):
+    prof = profile_times(write_profile(tmp_path / "prof", 2, 10.0, {0: CELLS[:1], 1: CELLS[:1]}))
+    tune = _tune(tmp_path / "tune", [])
+    sd = spread_sd(0.9, 1.1)
+    pr = predict(prof, tune, launch_spread_sd=sd, draws=40000)
+    assert pr.speedup == 1.0
+    assert pr.low == pytest.approx(math.exp(-1.959963984540054 * sd), rel=0.01)
+    assert pr.high == pytest.approx(math.exp(1.959963984540054 * sd), rel=0.01)

@@ -141,10 +141,11 @@ def prediction_of(inputs, answer: dict, with_metric: bool, seed: int) -> dict:
     measured = rows[name]["speedup"]
     doc = {"config": name, "profile": profile.run_id, "tune": str(tune.directory), "measured": measured}
     try:
-        from mpiscope.app.speedup_prediction import agree, explain, predict
+        from mpiscope.app.speedup_prediction import agree, explain, predict, spread_sd
 
         app_time = None if with_metric or base["n"] == 0 else base["median"]
-        p = predict(profile, tune, app_time_s=app_time, seed=seed)
+        spread = spread_sd(measured["low"], measured["high"]) if measured else 0.0
+        p = predict(profile, tune, app_time_s=app_time, launch_spread_sd=spread, seed=seed)
         doc.update(p.to_dict())
         if measured is not None:
             ok = agree((measured["low"], measured["high"]), p)

@@ -8,7 +8,8 @@ geometric middle goes to the nearest verified size (log scale, as the tuner sets
 its change-overs) whose rule names an algorithm or whose default measured faster
 or slower; every other cell is unchanged, and listed with why. The interval: each
 cell's speedup lognormal from its 95% interval, cells independent, a seeded Monte
-Carlo; the conservative bounds put every cell at the same end of its interval."""
+Carlo, times the application's own launch-to-launch spread where it is known;
+the conservative bounds put every cell at the same end of its interval."""
 
 from __future__ import annotations
 
@@ -24,7 +25,18 @@ from mpiscope.tune.weights import nearest
 LEVEL = 0.95
 Z = 1.959963984540054   # the normal quantile of (1 + LEVEL) / 2
 METHOD = ("95% interval: seeded Monte Carlo, each verified cell's speedup lognormal with the 95% "
-          "interval of its verification, cells independent; bounds: every cell at its interval's end")
+          "interval of its verification, cells independent, times a lognormal of the application's "
+          "launch-to-launch spread (launch_spread_sd); bounds: every cell at its interval's end, "
+          "widened by the same spread")
+
+
+def spread_sd(low: float | None, high: float | None) -> float:
+    """The log-scale standard deviation that a measured speedup's 95%
+    interval (low, high) gives: what the application's launch-to-launch
+    spread alone makes a measured speedup vary by."""
+    if not low or not high or low <= 0 or high < low or not math.isfinite(high / low):
+        return 0.0
+    return math.log(high / low) / (2 * Z)
 
 
 @dataclass(frozen=True)
@@ -64,6 +76,7 @@ class Prediction:
     seed: int
     draws: int
     method: str
+    launch_spread_sd: float = 0.0  # log scale; 0: the measurement's spread not known
 
     def to_dict(self) -> dict:
         return plain(self)
@@ -107,12 +120,13 @@ def _cells(profile, tune, total):
     return out, keys
 
 
-def predict(profile, tune, *, app_time_s: float | None = None, seed: int = 1,
-            draws: int = 4000) -> Prediction:
+def predict(profile, tune, *, app_time_s: float | None = None, launch_spread_sd: float = 0.0,
+            seed: int = 1, draws: int = 4000) -> Prediction:
     """`profile`: app/profile_cells.ProfileTimes; `tune`: app/tune_cells.TuneCells;
-    `app_time_s`: the application's measured time per launch under the
-    default; when it exceeds the profile's wall time per rank, the
-    difference (the launch outside MPI_Init..MPI_Finalize) is unchanged."""
+    `app_time_s`: the application's time per launch under the default (the
+    part beyond the profile's wall time per rank is unchanged);
+    `launch_spread_sd`: spread_sd() of the measured speedup, so that the
+    interval is where a measurement of that many launches should fall."""
     per_rank = max(profile.wall_per_rank_s, app_time_s or 0.0)
     total = per_rank * profile.np
     cells, keys = _cells(profile, tune, total)
@@ -124,24 +138,30 @@ def predict(profile, tune, *, app_time_s: float | None = None, seed: int = 1,
         return total / (rest + sum(c.time_s / s_of(c, k) for c, k in ver))
 
     point = speedup_with(lambda c, k: c.speedup)
-    b_low = speedup_with(lambda c, k: c.low)
-    b_high = speedup_with(lambda c, k: c.high)
+    widen = math.exp(Z * launch_spread_sd)
+    b_low = speedup_with(lambda c, k: c.low) / widen
+    b_high = speedup_with(lambda c, k: c.high) * widen
     distinct = sorted({k for _, k in ver})
+    rng = np.random.default_rng(seed)
     if distinct:
         first = {k: next(c for c, kk in ver if kk == k) for k in distinct}
         mu = np.array([math.log(first[k].speedup) for k in distinct])
         sd = np.array([math.log(first[k].high / first[k].low) / (2 * Z) for k in distinct])
-        rng = np.random.default_rng(seed)
         s = np.exp(mu + sd * rng.standard_normal((draws, len(distinct))))
         index = {k: i for i, k in enumerate(distinct)}
         times = np.array([c.time_s for c, _ in ver])
         cols = np.array([index[k] for _, k in ver])
         sims = total / (rest + (times / s[:, cols]).sum(axis=1))
+    else:
+        sims = np.full(draws, point)
+    if launch_spread_sd > 0:
+        sims = sims * np.exp(launch_spread_sd * rng.standard_normal(draws))
+    if distinct or launch_spread_sd > 0:
         low, high = (float(x) for x in np.quantile(sims, [(1 - LEVEL) / 2, (1 + LEVEL) / 2]))
     else:
         low = high = point
     return Prediction(point, low, high, b_low, b_high, LEVEL, per_rank, t_ver / total, tuple(cells),
-                      seed, draws, METHOD)
+                      seed, draws, METHOD, launch_spread_sd)
 
 
 def agree(measured: tuple, predicted: Prediction) -> bool:
