@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What Open MPI's default runs at each cell, read under gdb from its tuned
-component's dispatcher on the real library (mpilibs/ompi_defaults.py,
+component's dispatcher on the real library (mpilibs/openmpi/defaults.py,
 tune/readings.py), checked against the other debugger reading (which
-algorithm function a call enters, mpilibs/ompi_calls.py)."""
+algorithm function a call enters, mpilibs/openmpi/calls.py)."""
 
 import shutil
 
@@ -11,7 +11,7 @@ import pytest
 from mpiscope import mpilibs
 from mpiscope.engine.build import REPO
 from mpiscope.engine.mpi import identify
-from mpiscope.mpilibs import ompi_calls
+from mpiscope.mpilibs.openmpi import calls as ompi_calls
 from mpiscope.tune import probes, readings
 from mpiscope.tune.discover import discover
 from mpiscope.tune.tuner import usable

@@ -20,7 +20,8 @@ import pytest
 
 from mpiscope import mpilibs
 from mpiscope.engine.build import REPO
-from mpiscope.mpilibs import impi_calls, impi_presets
+from mpiscope.mpilibs.intelmpi import calls as impi_calls
+from mpiscope.mpilibs.intelmpi import presets as impi_presets
 from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, DEFAULT
 from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import library_sizes

@@ -15,8 +15,9 @@ import jsonschema
 import pytest
 
 from mpiscope.engine.mpi import identify
-from mpiscope.mpilibs import mpich_selection, ompi_rules
-from mpiscope.mpilibs.mpich_cvars import device_cvar
+from mpiscope.mpilibs.mpich import selection_json as mpich_selection
+from mpiscope.mpilibs.mpich.cvars import device_cvar
+from mpiscope.mpilibs.openmpi import rules as ompi_rules
 from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import probes
 from mpiscope.tune.discover import discover

@@ -6,7 +6,7 @@ withdraws the rule behind a size its settings made slower."""
 
 import numpy as np
 
-from mpiscope.mpilibs.ompi_paths import OMPI_EAGER
+from mpiscope.mpilibs.openmpi.paths import OMPI_EAGER
 from mpiscope.transport.against_best import BEYOND, UNDECIDED, WITHIN, judge_labs, margin_of, tally
 from mpiscope.transport.crossovers import crossovers, library_crossovers
 from mpiscope.transport.curves import Curve, Lab, _add

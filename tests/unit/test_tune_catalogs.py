@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Algorithm catalogs from what libraries print, without MPI: choices parsed
-from both styles of description (mpilibs/ompi_info.py, mpich_cvars.py), a
+from both styles of description (mpilibs/openmpi/ompi_info.py, mpich/cvars.py), a
 library without Open MPI's tuned component refused, and the settings that
 force an algorithm."""
 
 import pytest
 
 from mpiscope import mpilibs
-from mpiscope.mpilibs import mpich_cvars, ompi_info
+from mpiscope.mpilibs.mpich import cvars as mpich_cvars
+from mpiscope.mpilibs.openmpi import ompi_info
 from mpiscope.mpilibs.algorithm_catalog import Algorithm, Catalog
 
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What Open MPI's default runs at each cell, from the readings' text alone
-(mpilibs/ompi_defaults.py, tune/readings.py): the dispatcher's output
+(mpilibs/openmpi/defaults.py, tune/readings.py): the dispatcher's output
 parsed, which numbers an exact reading needs, traces kept in order, and an
 algorithm whose first function only calls another's runs that one."""
 
-from mpiscope.mpilibs import ompi_defaults
+from mpiscope.mpilibs.openmpi import defaults as ompi_defaults
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune import readings
 

@@ -8,7 +8,8 @@ import pytest
 
 from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs import mpich_selection, ompi_rules
+from mpiscope.mpilibs.mpich import selection_json as mpich_selection
+from mpiscope.mpilibs.openmpi import rules as ompi_rules
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.selection import Rule, check, chosen
 from mpiscope.tune import rules as R, library_sizes

@@ -13,7 +13,10 @@ import pytest
 
 from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs import impi_adjust, impi_calls, impi_presets, impi_tuning
+from mpiscope.mpilibs.intelmpi import adjust as impi_adjust
+from mpiscope.mpilibs.intelmpi import calls as impi_calls
+from mpiscope.mpilibs.intelmpi import presets as impi_presets
+from mpiscope.mpilibs.intelmpi import tuning as impi_tuning
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import library_sizes

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from mpiscope import mpilibs
-from mpiscope.mpilibs import mpich_selection, ompi_rules
+from mpiscope.mpilibs.mpich import selection_json as mpich_selection
+from mpiscope.mpilibs.openmpi import rules as ompi_rules
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.library import Reading
 from mpiscope.tune import adaptive as adaptive_search, tuner as T
@@ -162,7 +163,7 @@ def test_adaptive_search_measures_few_cells_and_agrees_with_the_exhaustive():
 
 def test_a_cell_the_default_runs_exactly_is_given_the_defaults_launches():
     """Where the library's default runs recursive doubling as forcing it does
-    (below 4 KB here; mpilibs/ompi_defaults.py reads that), the forced cell is not
+    (below 4 KB here; mpilibs/openmpi/defaults.py reads that), the forced cell is not
     launched: it has the default's launches, counts as not measured, and
     cannot win against the default. Where the default runs it otherwise
     (as_forced False) it is not given them. The library's own change-over,

@@ -152,7 +152,7 @@ def format_tune(r: dict) -> str:
 
 def same_code_lines(r: dict) -> list:
     """The forced algorithms that run another configuration's code, read under
-    gdb (mpilibs/ompi_defaults.py): one line per algorithm, its sizes as runs
+    gdb (mpilibs/openmpi/defaults.py): one line per algorithm, its sizes as runs
     of the grid."""
     grid = {}
     for d in r["decisions"]:

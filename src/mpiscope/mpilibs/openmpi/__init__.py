@@ -1,19 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Open MPI: identified, launched, forced, tuned and checked as 4.1 and 5.0
-do it (and 6's JSON rules). Its parts: ompi_mpirun.py (the launcher),
-ompi_info.py (the algorithms offered), ompi_rules.py (the rules files),
-ompi_calls.py and ompi_defaults.py (what a call runs, seen under gdb)."""
+do it (and 6's JSON rules). Its parts: mpirun.py (the launcher),
+ompi_info.py (the algorithms offered), rules.py (the rules files),
+calls.py and defaults.py (what a call runs, seen under gdb)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from mpiscope.mpilibs import ompi_calls, ompi_defaults, ompi_info, ompi_rules
+from mpiscope.mpilibs.openmpi import calls, defaults, ompi_info, rules
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.library import MpiLibrary
-from mpiscope.mpilibs.ompi_mpirun import Mpirun
-from mpiscope.mpilibs.ompi_paths import SM, VADER
+from mpiscope.mpilibs.openmpi.mpirun import Mpirun
+from mpiscope.mpilibs.openmpi.paths import SM, VADER
 from mpiscope.mpilibs.selection import SelectionFile
 
 # The rules files compare type size × count × p for these (coll_tuned_decision_dynamic.c).
@@ -113,20 +113,20 @@ class OpenMpi(MpiLibrary):
         return "type size × count × p" if coll in TIMES_P else "type size × count"
 
     def selection_files(self, catalog, table):
-        text = ompi_rules.write_classic(table, catalog)
-        parsed = ompi_rules.read_classic(text, catalog, FILES["openmpi"])
+        text = rules.write_classic(table, catalog)
+        parsed = rules.read_classic(text, catalog, FILES["openmpi"])
         yield SelectionFile("openmpi", FILES["openmpi"], text, "our reader",
-                            lambda c, p, size: ompi_rules.classic_selects(parsed, c, p, size),
-                            lambda c, name: ompi_rules.number(catalog, c, name))
+                            lambda c, p, size: rules.classic_selects(parsed, c, p, size),
+                            lambda c, name: rules.number(catalog, c, name))
         # Open MPI 6/main also reads JSON rules; 5.0 does not: its
         # coll_tuned_dynamic_file.c (branch v5.0.x) reads the classic format
         # alone (an optional rule-file-version line first), and its library
         # holds no JSON reader.
         if int(catalog.version.split(".")[0]) >= 6:
-            doc = ompi_rules.write_json(table, catalog)
-            jparsed = ompi_rules.read_json(doc, catalog)
+            doc = rules.write_json(table, catalog)
+            jparsed = rules.read_json(doc, catalog)
             yield SelectionFile("openmpi-json", FILES["openmpi-json"], doc, "our JSON reader",
-                                lambda c, p, size: ompi_rules.json_selects(jparsed, c, p, size),
+                                lambda c, p, size: rules.json_selects(jparsed, c, p, size),
                                 lambda c, name: "ignore" if name == DEFAULT else name)
 
     def use_settings(self, catalog, written, table):
@@ -137,13 +137,13 @@ class OpenMpi(MpiLibrary):
         return params
 
     def reads_under_gdb(self, mpi):
-        return ompi_calls.available(mpi)
+        return calls.available(mpi)
 
     def entered(self, mpi, probe, np, cells, settings, colls):
-        return ompi_calls.entered(mpi, probe, np, cells, settings, colls)
+        return calls.entered(mpi, probe, np, cells, settings, colls)
 
     def read_defaults(self, mpi, probe, catalog, np, cells, names, settings_of, say=print):
-        return ompi_defaults.read_cells(mpi, probe, catalog, np, cells, names, settings_of, say)
+        return defaults.read_cells(mpi, probe, catalog, np, cells, names, settings_of, say)
 
 
 LIBRARY = OpenMpi()

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.library import Reading
-from mpiscope.mpilibs.ompi_calls import FINISH, LIBRARIES, PRELUDE, under_gdb
+from mpiscope.mpilibs.gdb_script import FINISH, PRELUDE
+from mpiscope.mpilibs.openmpi.calls import LIBRARIES, under_gdb
 
 # do_this's leading arguments: the MPI call's, and the module
 LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8, "alltoall": 8,

@@ -3,11 +3,11 @@
 
 The value is `<preset>[:<conditions>][;<preset>:<conditions>…]`, a condition
 `<l>-<m>` (message bytes l..m) or `<l>-<m>@<p>-<q>` (and p..q processes). Intel
-MPI 2021 reads it as established under gdb (mpilibs/impi_calls.py), and so does
+MPI 2021 reads it as established under gdb (calls.py), and so does
 our reader: a call takes the first segment whose upper bound is at or above its
 size, else the last (lower bounds are not compared); once a condition names
 process counts, sizes are no longer compared, so one variable cannot hold rules
-for several communicator sizes (impi_tuning.py does); a number beyond 2147483647
+for several communicator sizes (tuning.py does); a number beyond 2147483647
 voids the variable; a set variable replaces the library's choice everywhere."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, DEFAULT, Catalog
-from mpiscope.mpilibs.impi_presets import preset_name, variable
+from mpiscope.mpilibs.intelmpi.presets import preset_name, variable
 from mpiscope.mpilibs.selection import check
 
 INT_MAX = 2147483647   # the largest number Intel MPI reads in a condition

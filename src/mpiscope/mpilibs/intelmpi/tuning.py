@@ -6,7 +6,7 @@ reader: several tuned communicator sizes, which I_MPI_ADJUST_<OP> cannot hold.
         "msg_size=90": {"BCAST=1": {}}, "msg_size=-1": {"BCAST=3": {}}}}, …}}}
 
 At each level Intel MPI 2021 takes the first key at or above the call's value
-(-1: no bound), else the last (established under gdb, impi_calls.py): one ppn
+(-1: no bound), else the last (established under gdb, calls.py): one ppn
 entry serves any ranks per node, a size between two tuned ones takes the larger's
 rules. A collective the file names loses the library's own choice everywhere."""
 
@@ -16,8 +16,8 @@ import json
 
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
-from mpiscope.mpilibs.impi_adjust import named, segments
-from mpiscope.mpilibs.impi_presets import preset_name
+from mpiscope.mpilibs.intelmpi.adjust import named, segments
+from mpiscope.mpilibs.intelmpi.presets import preset_name
 from mpiscope.mpilibs.selection import check
 
 # The collectives' names in the file

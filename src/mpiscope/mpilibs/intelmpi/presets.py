@@ -8,7 +8,7 @@ its tuned default, so it is no candidate: presets 1..N are.
 
 A preset is named `preset<k>`: Intel MPI gives its presets no names, and
 several run the same code on a given machine and communicator size (which
-functions each enters is read under gdb, mpilibs/impi_calls.py)."""
+functions each enters is read under gdb, calls.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, Algorithm, Catalog
-from mpiscope.mpilibs.mpich_cvars import read_cvars
+from mpiscope.mpilibs.mpich.cvars import read_cvars
 
 ALIAS_RE = re.compile(r"@Alias:#\s*(I_MPI_ADJUST_\w+)")
 RANGE_RE = re.compile(r"range:\s*(\d+)\s*-\s*(\d+)")

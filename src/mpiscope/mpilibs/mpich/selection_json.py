@@ -5,7 +5,7 @@ a tree of conditions ("comm_size<=8", "avg_msg_size<4096", "…=any"), the first
 that holds entered, down to {"algorithm=MPIR_Bcast_intra_binomial": {}}.
 
 A collective the file lacks has no algorithm at all, so the file written is the
-library's own tree (mpich_cvars.py) with each tuned collective's
+library's own tree (cvars.py) with each tuned collective's
 intra-communicator subtree replaced: measured rules at a tuned size p, the
 library's subtree elsewhere and where its default won. MPICH's search misreads
 "comm_size<N" where its pruning does not: `_as_searched` says how it is written."""

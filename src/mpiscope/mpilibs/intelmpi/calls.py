@@ -22,8 +22,8 @@ from pathlib import Path
 
 from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, DEFAULT
 from mpiscope.mpilibs.library import Reading
-from mpiscope.mpilibs.mpich_cvars import library_file
-from mpiscope.mpilibs.ompi_calls import call_script
+from mpiscope.mpilibs.mpich.cvars import library_file
+from mpiscope.mpilibs.gdb_script import call_script
 
 GDB_SCRIPT = call_script(r'''
 for name in FUNCTIONS:

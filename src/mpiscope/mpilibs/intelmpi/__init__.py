@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Intel MPI (2021): identified by its own wrappers, which need I_MPI_ROOT,
 and launched as MPICH is (Hydra): that code is MPICH's. Tuned through its
-algorithm presets: impi_presets.py (the presets offered, read through
-MPI_T), impi_adjust.py (the I_MPI_ADJUST_<OP> settings), impi_tuning.py
-(its JSON tuning file, for several communicator sizes), impi_calls.py
+algorithm presets: presets.py (the presets offered, read through
+MPI_T), adjust.py (the I_MPI_ADJUST_<OP> settings), tuning.py
+(its JSON tuning file, for several communicator sizes), calls.py
 (what a call runs, under gdb: how the default is matched to a preset and
 the settings proven in effect)."""
 
@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from mpiscope.common.errors import UsageError
-from mpiscope.mpilibs import impi_adjust, impi_calls, impi_presets, impi_tuning
+from mpiscope.mpilibs.intelmpi import adjust, calls, presets, tuning
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.mpich import Mpich
 from mpiscope.mpilibs.selection import SelectionFile
@@ -55,23 +55,23 @@ class IntelMpi(Mpich):
     def read_catalog(self, mpi, build_probe):
         """The presets, read through MPI_T. Refused without gdb: only under it
         can the tuner tell which preset the default runs, and a collective
-        given rules must name one at every size (impi_adjust.py)."""
-        if not impi_calls.available(mpi):
+        given rules must name one at every size (adjust.py)."""
+        if not calls.available(mpi):
             missing = [n for n in ("gdb", "nm") if shutil.which(n) is None] or ["its launcher"]
             raise UsageError(f"mpiscope tune needs {' and '.join(missing)} for Intel MPI: it reads "
                              f"under gdb which preset the library's default runs (install gdb and "
                              f"binutils)")
-        return impi_presets.catalog(mpi, build_probe("cvars"))
+        return presets.catalog(mpi, build_probe("cvars"))
 
     def forcing(self, catalog, forced):
         """I_MPI_ADJUST_<OP>=<preset>, at every size; nothing for the default."""
-        return {impi_presets.variable(c): a.value for c, a in forced.items() if a is not None}
+        return {presets.variable(c): a.value for c, a in forced.items() if a is not None}
 
     def forcing_beside(self, catalog, forced, settings):
         """The tuned settings with each forced collective's variable replaced
         (a variable wins over the tuning file), or removed for its default."""
         out = {k: v for k, v in settings.items()
-               if k not in {impi_presets.variable(c) for c in forced}}
+               if k not in {presets.variable(c) for c in forced}}
         return {**out, **self.forcing(catalog, forced)}
 
     def selection_size(self, coll, nbytes, p):
@@ -85,9 +85,9 @@ class IntelMpi(Mpich):
         """The I_MPI_ADJUST_<OP> settings for one communicator size, the JSON
         tuning file for several (one variable cannot hold them)."""
         if len({p for by_p in table.values() for p in by_p}) <= 1:
-            key, fmt = "intelmpi", impi_adjust
+            key, fmt = "intelmpi", adjust
         else:
-            key, fmt = "intelmpi-tuning", impi_tuning
+            key, fmt = "intelmpi-tuning", tuning
         text = fmt.write(table, catalog)
         parsed = fmt.read(text, catalog, FILES[key])
         yield SelectionFile(key, FILES[key], text, "our reader",
@@ -102,19 +102,19 @@ class IntelMpi(Mpich):
         return {"I_MPI_TUNING": str(written["intelmpi-tuning"].absolute())}
 
     def reads_under_gdb(self, mpi):
-        return impi_calls.available(mpi)
+        return calls.available(mpi)
 
     def entered(self, mpi, probe, np, cells, settings, colls):
-        return impi_calls.entered(mpi, probe, np, cells, settings, self.oversubscribed_settings)
+        return calls.entered(mpi, probe, np, cells, settings, self.oversubscribed_settings)
 
     def read_defaults(self, mpi, probe, catalog, np, cells, names, settings_of, say=print):
-        return impi_calls.read_cells(mpi, probe, catalog, np, cells, names, settings_of,
+        return calls.read_cells(mpi, probe, catalog, np, cells, names, settings_of,
                                      self.oversubscribed_settings, say)
 
 
 def _variables(text: str) -> dict:
-    """{variable: value} of a settings file impi_adjust.write wrote."""
-    return {m.group(1): m.group(2) for m in map(impi_adjust.LINE_RE.match, text.splitlines()) if m}
+    """{variable: value} of a settings file adjust.write wrote."""
+    return {m.group(1): m.group(2) for m in map(adjust.LINE_RE.match, text.splitlines()) if m}
 
 
 LIBRARY = IntelMpi()

@@ -1,18 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """MPICH (4.x, 5.x; on UCX as Debian builds it): identified, launched (Hydra),
 forced, tuned and checked. Its parts: hydra.py (the launcher),
-mpich_cvars.py (the algorithms offered), mpich_selection.py (the selection
+cvars.py (the algorithms offered), selection_json.py (the selection
 JSON). MPICH hides its algorithm functions, so whether it uses the file is
 judged by time (tune/verdicts.py)."""
 
 from __future__ import annotations
 
-from mpiscope.mpilibs import mpich_cvars, mpich_selection
+from mpiscope.mpilibs.mpich import cvars, selection_json
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
-from mpiscope.mpilibs.hydra import Hydra
+from mpiscope.mpilibs.mpich.hydra import Hydra
 from mpiscope.mpilibs.library import MpiLibrary
-from mpiscope.mpilibs.mpich_cvars import cvar_name, device_cvar
-from mpiscope.mpilibs.mpich_paths import CH4_SHM, UCX
+from mpiscope.mpilibs.mpich.cvars import cvar_name, device_cvar
+from mpiscope.mpilibs.mpich.paths import CH4_SHM, UCX
 from mpiscope.mpilibs.selection import SelectionFile
 
 FILES = {"mpich": "mpich-selection.json"}
@@ -67,7 +67,7 @@ class Mpich(MpiLibrary):
                    "scatter_ring_allgather": "scatter_allgather_ring"}
 
     def read_catalog(self, mpi, build_probe):
-        return mpich_cvars.catalog(mpi, build_probe("cvars"))
+        return cvars.catalog(mpi, build_probe("cvars"))
 
     def forcing(self, catalog, forced):
         """MPIR_CVAR_<COLL>_INTRA_ALGORITHM; the device layer's own collectives
@@ -85,17 +85,17 @@ class Mpich(MpiLibrary):
         return env
 
     def selection_size(self, coll, nbytes, p):
-        return nbytes if coll in mpich_selection.AVG else nbytes * p
+        return nbytes if coll in selection_json.AVG else nbytes * p
 
     def size_meaning(self, coll):
-        per = "per rank" if coll in mpich_selection.AVG else "whole message"
-        return f"{mpich_selection.size_key(coll)} ({per})"
+        per = "per rank" if coll in selection_json.AVG else "whole message"
+        return f"{selection_json.size_key(coll)} ({per})"
 
     def selection_files(self, catalog, table):
-        text = mpich_selection.write(table, catalog)
-        tree = mpich_selection.read(text, catalog, FILES["mpich"])
+        text = selection_json.write(table, catalog)
+        tree = selection_json.read(text, catalog, FILES["mpich"])
         yield SelectionFile("mpich", FILES["mpich"], text, "our reader",
-                            lambda c, p, size: mpich_selection.selects(tree, c, p, size),
+                            lambda c, p, size: selection_json.selects(tree, c, p, size),
                             lambda c, name: None if name == DEFAULT else catalog.find(c, name).container)
 
     def use_settings(self, catalog, written, table):
