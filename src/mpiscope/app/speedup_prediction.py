@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The application's speedup predicted from its profile and a tune's verification
-(pure). The profile gives each collective × communicator size × size bin's time
-t_cell, the verification the speedup s_cell default/tuned with its 95% interval;
-the prediction is T / (rest + Σ t_cell / s_cell), rest = T − Σ t_cell. A profile
-cell counts only when it is blocking, at a tuned communicator size, and its bin's
-geometric middle goes to the nearest verified size (log scale, as the tuner sets
-its change-overs) whose rule names an algorithm or whose default measured faster
-or slower; every other cell is unchanged, and listed with why. The interval: each
-cell's speedup lognormal from its 95% interval, cells independent, a seeded Monte
-Carlo, times the application's own launch-to-launch spread where it is known;
-the conservative bounds put every cell at the same end of its interval."""
+(pure): T / (rest + Σ t_cell / s_cell), t_cell a profile cell's time, s_cell the
+verified speedup of the nearest verified size (log scale) whose rule names an
+algorithm or whose default measured faster or slower; blocking cells at tuned
+communicator sizes only, every other cell unchanged and listed with why. The
+interval: each cell's speedup lognormal from its 95% interval, cells independent,
+times the application's own launch-to-launch spread where it is known (a seeded
+Monte Carlo); the conservative bounds put every cell at its interval's end."""
 
 from __future__ import annotations
 
