@@ -241,3 +241,31 @@ def test_null_clock_model_gives_nan_global_times(tmp_path):
     assert not np.isnan(_rows(table, rank=0)["t_start"].to_numpy()).any()
     ctx = json.loads(table.schema.metadata[b"mpiscope.context"])
     assert ctx["clock"]["0"]["1"]["model"] is None and ctx["series"][0]["invalid"] == 1
+
+
+def _same_samples(a, b):
+    for name in ("values", "rep", "launch", "source_a", "source_b"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), name
+    assert (a.n_invalid, a.rule) == (b.n_invalid, b.rule)
+
+
+def test_derived_samples_are_those_of_the_table_for_series_of_one_launch(tmp_path):
+    from mpiscope.store.run import Run
+    from mpiscope.store.samples import table_context
+    from mpiscope.store.series import all_series_samples
+
+    rb = RunBuilder(tmp_path / "run", nranks=2, clocks={1: Clock(0.5)}, launches=(0, 1))
+    rb.add(SeriesSpec("pingpong", 8, [1 * US, 3 * US, 2 * US], late=((1, 1),)))
+    rb.add(SeriesSpec("allreduce", 64, [4 * US, 5 * US]))
+    rb.add(SeriesSpec("oneway", 8, [1 * US, 2 * US], launches=(0, 1)))
+    rb.write()
+    derived = {}
+    table = ingest(rb.run_dir, {}, derived)
+    expected = {(b, a, s): smp for b, a, s, smp in
+                all_series_samples(table, Run.from_context(table_context(table), rb.run_dir))}
+    # A series of two launches is pooled by all_series_samples, so ingest hands out none.
+    assert sorted(derived) == [("allreduce", "mpi", 64), ("pingpong", "mpi", 8)]
+    for key, smp in derived.items():
+        _same_samples(smp, expected[key])
+    assert derived[("pingpong", "mpi", 8)].n_invalid > 0

@@ -30,7 +30,7 @@ from mpiscope.stats import quality, rto
 from mpiscope.store import catalog, samples
 from mpiscope.store import ingest as store
 from mpiscope.store.run import Run
-from mpiscope.store.series import all_series_samples
+from mpiscope.store.series import all_series_samples, series_keys
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report
 from mpiscope.common.atomic import write_text
@@ -243,11 +243,15 @@ class Stored(NamedTuple):
     verdicts: list | None
 
 
-def _store_quality(run_dir, table) -> Stored:
-    """Every series' verdict (stats/quality.py), stored beside its samples."""
+def _store_quality(run_dir, table, derived=None) -> Stored:
+    """Every series' verdict (stats/quality.py), stored beside its samples;
+    `derived`: the samples ingest derived (store.ingest), used where they
+    cover every series."""
     run = Run.from_context(samples.table_context(table), run_dir)
     try:
-        series = all_series_samples(table, run)
+        keys = series_keys(run)
+        series = ([(*key, derived[key]) for key in keys] if derived and all(key in derived for key in keys)
+                  else all_series_samples(table, run))
         verdicts = quality.run_verdicts(series, run)
         quality.save(run_dir, verdicts)
         return Stored(table, series, verdicts)
@@ -309,10 +313,11 @@ def store_run(run_dir, context) -> Stored | None:
     raw files: nothing half-written carries a final name."""
     began = time.perf_counter()
     try:
-        table = store.ingest(run_dir, context)
+        derived = {}
+        table = store.ingest(run_dir, context, derived)
         context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
         context["hosts"] = samples.table_context(table).get("hosts")  # for readers of the catalog
-        stored = _store_quality(run_dir, table)
+        stored = _store_quality(run_dir, table, derived)
         _write_context(run_dir, context)
     except OSError as exc:
         for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):

@@ -307,13 +307,16 @@ class _Reading:
                 entry["recovery_error_s"] = err
 
 
-def ingest(run_dir, context: dict) -> pa.Table:
+def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
     """Read every raw file of a run, write `run_dir/samples.parquet`, return the table.
 
     Local times are converted to global ones with each rank's newest sync
     block. `context` is stored in the file metadata together with what
     ingest learns from the raw files (see INGEST_KEYS); the table returned
     carries the same metadata. A run without raw files gives zero rows.
+    `derived`, when given, receives the samples ingest derives to count the
+    invalid ones, {(bench, algo, size): Samples}, of every series measured
+    in one launch: what samples.columns_samples gives from the table.
     """
     run_dir = Path(run_dir)
     r = _Reading()
@@ -329,12 +332,18 @@ def ingest(run_dir, context: dict) -> pa.Table:
         # footer needs, and decodes the strings of the table returned.
         with ThreadPoolExecutor(1) as pool:
             written = pool.submit(writer.write_table, encoded)
-            _count_invalid(arrays, r.series, series_rows)
+            samples = _count_invalid(arrays, r.series, series_rows)
             table = encoded.cast(SCHEMA)
             written.result()
         metadata = _metadata(context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {},
                              method_entries(r.methods))
         writer.add_key_value_metadata(metadata)
+    if derived is not None:
+        launches = {}
+        for bench, algo, size, launch in samples:
+            launches.setdefault((bench, algo, size), []).append(launch)
+        derived.update({key: samples[(*key, found[0])] for key, found in launches.items()
+                        if len(found) == 1})
     write_trace(run_dir, r.traces)  # trace.parquet, when the run traced messages
     write_methods(run_dir, r.methods)  # methods.parquet, when the run measured the peers' methods
     return table.replace_schema_metadata(metadata)
@@ -365,7 +374,9 @@ def _metadata(context, series, clock, ranks, incomplete, first_header, methods):
 
 
 def _count_invalid(arrays, series, series_rows):
-    """Fill each series entry's `invalid` with its number of invalid samples."""
+    """Fill each series entry's `invalid` with its number of invalid samples;
+    returns the samples of each, {(bench, algo, size, launch): Samples}."""
+    derived = {}
     for key, rows in series_rows.items():
         cols = {}
         for name in COLUMNS:
@@ -378,7 +389,9 @@ def _count_invalid(arrays, series, series_rows):
         entry = series[key]
         wm = entry.get("window_msgs") or DEFAULT_WINDOW_MSGS
         rule, timed_role = rule_of(entry.get("rule"), entry.get("timed_role"), key[0], key[1])
-        entry["invalid"] = derive(rule, key[2], cols, {key[3]: wm}, timed_role).n_invalid
+        derived[key] = derive(rule, key[2], cols, {key[3]: wm}, timed_role)
+        entry["invalid"] = derived[key].n_invalid
+    return derived
 
 
 def _context_v1(metadata, run_dir):
