@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One module per MPI library family, each a subclass of library.MpiLibrary:
-everything mpiscope does differently for a library is asked of it here.
+"""One package per MPI library family (openmpi/, mpich/, intelmpi/), each
+holding a subclass of library.MpiLibrary as LIBRARY: everything mpiscope
+does differently for a library is asked of it here.
 
-A new library is one new module and its name in MODULES below."""
+A new library is one new package and its name in MODULES below."""
 
 from __future__ import annotations
 
