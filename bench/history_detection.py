@@ -210,22 +210,26 @@ def make_regression(root, runs, changed_from):
 
 
 def regression_case(root, changed_from):
-    """(table, results) of `mpiscope history` over the runs under `root`."""
+    """(table, results) of `mpiscope history` over the runs under `root`; runs are
+    numbered in the order they were made, over the whole root (a series may lack
+    a run that measured nothing at its size)."""
     mpiscope = Path(sys.executable).with_name("mpiscope")
     done = subprocess.run([str(mpiscope), "history", str(root), "--json"], capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"history_detection: mpiscope history failed: {done.stderr.strip()}")
     doc = json.loads(done.stdout)
+    made = sorted({(r["created"], r["run_id"]) for s in doc["series"] for r in s["runs"]})
+    number = {run_id: i + 1 for i, (_, run_id) in enumerate(made)}
     rows, results = [], []
     for s in doc["series"]:
         n = len(s["runs"])
-        for c in s["changes"]:
+        at = [number[c["first_after"]] for c in s["changes"]]
+        for c, i in zip(s["changes"], at):
             named = [d["what"] for d in c["changed"]]
-            rows.append([s["name"], n, c["index"] + 1, f"{100 * c['step']:+.1f}%",
+            rows.append([s["name"], n, i, f"{100 * c['step']:+.1f}%",
                          f"[{100 * c['step_low']:+.1f}%, {100 * c['step_high']:+.1f}%]",
                          ", ".join(named) or "nothing"])
-        results.append({"series": s["name"], "runs": n,
-                        "flagged_at": [c["index"] + 1 for c in s["changes"]],
+        results.append({"series": s["name"], "runs": n, "flagged_at": at,
                         "named": [[d["what"] for d in c["changed"]] for c in s["changes"]],
                         "expected_at": changed_from})
         if not s["changes"]:

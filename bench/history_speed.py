@@ -12,17 +12,17 @@ Once the files are older than the catalog's window for files just changed
 command `mpiscope history OUT` in a fresh process each time (imports
 included: a user waits for them too):
 
-- "first": the first call, which builds the catalog from the directories;
-- "warm": the following calls, which find every run unchanged in the catalog
-  (the median of --trials);
+- "first": a call that builds the catalog from the directories (the
+  catalog removed before each);
+- "warm": a call that finds every run unchanged in the catalog;
 - "one new run": a call after one more run was written (the catalog reads
   that run alone);
-- "warm, --json": one call printing the JSON document, which holds every
+- "warm, --json": a call printing the JSON document, which holds every
   run of every series (the terminal's table shows the newest runs).
 
-It checks that every series' change point is found at the injected run, and
-prints the median and least wall-clock seconds of each. Exit code 0, or 2
-for bad input.
+Each is timed --trials times. It checks that every series' change point is
+found at the injected run, and prints the median and least wall-clock
+seconds of each. Exit code 0, or 2 for bad input.
 
 To reproduce (a few minutes, most of it writing the runs):
 
@@ -32,6 +32,7 @@ To reproduce (a few minutes, most of it writing the runs):
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,6 +46,7 @@ import numpy as np
 import benchjson
 
 from mpiscope.store.catalog import RACY_S  # noqa: E402
+from mpiscope.store.layout import CATALOG_FILE  # noqa: E402
 
 MPISCOPE = [sys.executable, "-m", "mpiscope.cli"]
 START = datetime(2026, 1, 1, 2, 0, 0)
@@ -94,7 +96,8 @@ def write_run(out, i, night, cluster, series, step_at, rng):
         context(run_id, when.isoformat(), cluster, "4.1.6" if stepped else "4.1.5")))
     entries = []
     for bench, size, base in series:
-        m = base * (1 + rng.normal(0.0, 0.01)) * (1 + STEP if stepped else 1)
+        # a median known to ±1% (95%) varies from run to run by about 1% / 1.96 (one sd)
+        m = base * (1 + rng.normal(0.0, 0.01 / 1.96)) * (1 + STEP if stepped else 1)
         entries.append({"bench": bench, "algo": "mpi", "size": size, "unit": "s", "n": 200,
                         "invalid": 0, "stop": "ci", "ci_reached": True, "ci_halfwidth": 0.01,
                         "start": "window", "flags": [], "details": {}, "median": m,
@@ -104,13 +107,18 @@ def write_run(out, i, night, cluster, series, step_at, rng):
 
 
 def timed(out, *options):
-    """Seconds of one `mpiscope history OUT [options]`, and what it printed."""
+    """Wall-clock seconds of one `mpiscope history OUT [options]`, the CPU
+    seconds it used (user and system: what other work on the machine does
+    not add to), and what it printed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([*MPISCOPE, "history", str(out), *options], capture_output=True, text=True)
     seconds = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"mpiscope history failed ({done.returncode}): {done.stderr.strip()}")
-    return seconds, done.stdout
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return seconds, cpu, done.stdout
 
 
 def found_all(doc, step_at) -> bool:
@@ -129,7 +137,7 @@ def main(argv=None):
     ap.add_argument("--sizes", type=_sizes, default=[8, 65536],
                     help="message sizes of every benchmark (default: 8,65536)")
     ap.add_argument("--trials", type=benchjson.count(1, 100), default=5,
-                    help="warm calls timed (default: %(default)s)")
+                    help="times each call is timed (default: %(default)s)")
     ap.add_argument("--seed", type=int, default=1)
     args = benchjson.parse(ap, argv)
 
@@ -147,27 +155,36 @@ def main(argv=None):
         print(f"{args.runs} runs of {len(series)} series each over {args.machines} clusters written "
               f"in {written:.1f} s", file=sys.stderr)
         time.sleep(RACY_S + 0.5)   # files younger than this are read again at the next call
-        first = timed(out)[0]
-        warm = [timed(out)[0] for _ in range(args.trials)]
-        as_json = timed(out, "--json")[0]
-        write_run(out, args.runs, nights + 1, "cluster000", series, step_at, rng)
-        one_new = timed(out)[0]
-        doc = json.loads(timed(out, "--json")[1])
+        first = []
+        for _ in range(args.trials):
+            (out / CATALOG_FILE).unlink(missing_ok=True)
+            first.append(timed(out)[:2])
+        warm = [timed(out)[:2] for _ in range(args.trials)]
+        as_json = [timed(out, "--json")[:2] for _ in range(args.trials)]
+        one_new = []
+        for k in range(args.trials):
+            write_run(out, args.runs + k, nights + 1 + k, "cluster000", series, step_at, rng)
+            one_new.append(timed(out)[:2])
+        doc = json.loads(timed(out, "--json")[2])
         correct = found_all(doc, step_at) and len(doc["series"]) == len(series) * args.machines
-        rows = [["first (catalog built)", f"{first:.2f}", f"{first:.2f}", 1],
-                ["warm (catalog unchanged)", f"{statistics.median(warm):.2f}", f"{min(warm):.2f}",
-                 len(warm)],
-                ["one new run", f"{one_new:.2f}", f"{one_new:.2f}", 1],
-                ["warm, --json (every run of every series)", f"{as_json:.2f}", f"{as_json:.2f}", 1]]
+        calls = {"first": first, "warm": warm, "one_new_run": one_new, "json": as_json}
+        wall = {k: [w for w, _ in v] for k, v in calls.items()}
+        cpu = {k: [c for _, c in v] for k, v in calls.items()}
+        rows = [[what, f"{statistics.median(wall[k]):.2f}", f"{min(wall[k]):.2f}",
+                 f"{statistics.median(cpu[k]):.2f}", len(wall[k])] for what, k in (
+            ("first (catalog built)", "first"), ("warm (catalog unchanged)", "warm"),
+            ("one new run", "one_new_run"), ("warm, --json (every run of every series)", "json"))]
         table = benchjson.show(
             f"mpiscope history over {args.runs} stored runs ({len(series) * args.machines} series "
-            f"of about {nights} runs)", ["call", "median s", "least s", "trials"], rows,
+            f"of about {nights} runs)", ["call", "median s", "least s", "median CPU s", "trials"], rows,
             notes=[f"every series' change point found at its injected run: {'yes' if correct else 'no'}",
-                   "wall-clock seconds of the whole command in a fresh process, imports included"])
-    benchjson.write(args, "history_speed", [table],
-                    results={"runs": args.runs, "series": len(series) * args.machines,
-                             "first_s": first, "warm_s": warm, "warm_median_s": statistics.median(warm),
-                             "one_new_run_s": one_new, "json_s": as_json, "found_all": correct})
+                   "wall-clock seconds of the whole command in a fresh process, imports included; "
+                   "CPU s: its user and system time, which other work on the machine does not add to"])
+    results = {"runs": args.runs, "series": len(series) * args.machines, "found_all": correct}
+    for k in calls:
+        results.update({f"{k}_s": wall[k], f"{k}_median_s": statistics.median(wall[k]),
+                        f"{k}_cpu_s": cpu[k], f"{k}_cpu_median_s": statistics.median(cpu[k])})
+    benchjson.write(args, "history_speed", [table], results=results)
     return 0 if correct else 1
 
 
