@@ -69,6 +69,12 @@ def _count(ok: list[bool], what: str) -> tuple[str, bool]:
     return f"{sum(ok)} of {len(ok)} {what}", all(ok)
 
 
+def _startup(doc: dict, reads_a_run: bool) -> tuple[str, bool]:
+    """The start-up ratios of the commands that read a stored run, or of the others."""
+    return _at_most(3, [r["median / python -c pass"] for r in rows(doc, "CLI start-up")
+                        if ("(one run)" in r["command"]) == reads_a_run], " ×")
+
+
 # ---- the pages' targets, page by page -------------------------------------------
 
 def _osu_imb_spread(doc):
@@ -265,9 +271,11 @@ TARGETS = [
     Target("ingest-scale.md", "ingest-scale.json", "100 M samples ingested and summarized in ≤ 60 s",
            lambda d: _at_most(60, [r["per 100 M samples s"] for r in rows(d, "against the target")], " s"),
            "100-million-samples-in-a-minute"),
-    Target("tool-speed.md", "cli-startup.json", "every command's start ≤ 3 × the bare interpreter",
-           lambda d: _at_most(3, [r["median / python -c pass"] for r in rows(d, "CLI start-up")], " ×"),
-           "start-up-against-the-bare-interpreter"),
+    Target("tool-speed.md", "cli-startup.json",
+           "`--help`, `runs` of an empty root, `import mpiscope` ≤ 3 × the bare interpreter",
+           lambda d: _startup(d, reads_a_run=False)),
+    Target("tool-speed.md", "cli-startup.json", "`runs` and `show` of a stored run ≤ 3 × the bare interpreter",
+           lambda d: _startup(d, reads_a_run=True), "start-up-against-the-bare-interpreter"),
     Target("tool-speed.md", "report-speed.json", "the report of 323 series in ≤ 60 s",
            lambda d: _at_most(60, [r["median s"] for r in rows(d, "mpiscope report")], " s")),
     Target("tool-speed.md", "report-speed.json", "the same tables and figures with and without workers",
