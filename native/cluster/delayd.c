@@ -1,21 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mpiscope-delayd: holds queued packets for a fixed one-way delay.
+ * mpiscope-delayd: holds queued packets for their time on the wire and a
+ * fixed one-way delay.
  *
  * The emulated cluster's kernel has no netem, so link delay is added here:
  * iptables rules in each host's network namespace send arriving packets to
  * an NFQUEUE; this program takes them from the queue, keeps each one until
- * its due time (arrival + delay, optionally +- a uniform jitter) and then
- * accepts it. It sleeps on one timerfd armed for the earliest due packet
- * and never polls. Packets of one flow (addresses, protocol, ports) leave
- * in the order they arrived, also with jitter.
+ * its due time and then accepts it. It sleeps on one timerfd armed for the
+ * earliest due packet and never polls. Packets of one flow (addresses,
+ * protocol, ports) leave in the order they arrived, also with jitter.
+ *
+ * Due time: with a line rate, the packet first occupies the host's incoming
+ * wire, one frame after another as on a real link: it ends at
+ * max(arrival, end of the frame before) + its frame's bytes (IP packet + 38
+ * bytes of Ethernet framing) at the rate. The kernel's token bucket in front
+ * lets at most one frame through ahead of the rate, and this charges every
+ * frame, the first after an idle time too, its serialization. Then comes the
+ * delay, optionally +- a uniform jitter.
  *
  * Usage:
  *   mpiscope-delayd [--stats FILE] [--rt-prio N] [--seed N] [--daemon] [--check]
- *                   --queue NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS] ...
+ *                   --queue NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS[:RATE_BPS]] ...
  *
  * Each --queue binds queue number QUEUE inside the network namespace named
- * by NETNS_PATH (a file such as /run/netns/x). With --daemon the program
+ * by NETNS_PATH (a file such as /run/netns/x); RATE_BPS is the line rate of
+ * the link into that namespace (0 or none: no wire time); the queues of one
+ * namespace share its wire. With --daemon the program
  * forks once every queue is bound; the parent prints "ready PID" and exits.
  * SIGUSR1 writes the statistics to FILE (JSON: per queue how many packets,
  * how far the actual delays strayed from the target, a histogram of the
@@ -67,6 +77,7 @@
 #define FLOW_SLOTS 65536         /* power of two */
 #define MAX_COMPENSATION_NS 200000
 #define MAX_VERDICT_LEAD_NS 50000  /* longer verdict calls were interrupted: not counted */
+#define ETH_FRAMING_BYTES 38     /* header 14, FCS 4, preamble 8, inter-frame gap 12 */
 /* Lateness histogram bucket upper bounds in ns; one more bucket for larger. */
 static const int64_t BUCKETS_NS[] = {1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000,
                                      500000, 1000000};
@@ -91,6 +102,8 @@ struct queue {
     const char *netns;
     uint16_t num;
     int64_t delay_ns, jitter_ns;
+    double rate_bps;            /* line rate of the wire into netns; 0: none */
+    int64_t *wire_free;         /* when that wire has sent its last frame (the handle's) */
     struct nfq_handle *h;       /* shared by the queues of one namespace */
     struct nfq_q_handle *qh;
     uint32_t held;
@@ -101,6 +114,7 @@ struct handle {
     const char *netns;
     struct nfq_handle *h;
     int fd;
+    int64_t wire_free;
 };
 
 struct packet {
@@ -289,13 +303,13 @@ static void write_stats(struct ctx *c)
         double mean = n ? s->err_sum / n : 0;
         double var = n > 1 ? (s->err_sumsq - n * mean * mean) / (n - 1) : 0;
         fprintf(f, "%s\n    {\"netns\": \"%s\", \"queue\": %u, \"delay_ns\": %" PRId64
-                   ", \"jitter_ns\": %" PRId64 ", \"packets\": %" PRIu64 ", \"stamped\": %" PRIu64
+                   ", \"jitter_ns\": %" PRId64 ", \"rate_bps\": %.0f, \"packets\": %" PRIu64 ", \"stamped\": %" PRIu64
                    ", \"early\": %" PRIu64 ", \"error_min_ns\": %" PRId64 ", \"error_max_ns\": %" PRId64
                    ", \"error_mean_ns\": %.1f, \"error_sd_ns\": %.1f, \"read_mean_ns\": %.1f"
                    ", \"read_max_ns\": %" PRId64 ", \"verdict_mean_ns\": %.1f, \"verdict_max_ns\": %" PRId64
                    ", \"held_max\": %u, \"verdict_errors\": %" PRIu64
                    ", \"late_histogram\": [",
-                i ? "," : "", q->netns, q->num, q->delay_ns, q->jitter_ns, s->packets, s->stamped,
+                i ? "," : "", q->netns, q->num, q->delay_ns, q->jitter_ns, q->rate_bps, s->packets, s->stamped,
                 s->early, s->err_min, s->err_max, mean, var > 0 ? sqrt(var) : 0.0,
                 s->stamped ? s->read_sum / (double)s->stamped : 0.0, s->read_max,
                 s->packets ? s->verdict_sum / (double)s->packets : 0.0, s->verdict_max, s->held_max,
@@ -306,6 +320,20 @@ static void write_stats(struct ctx *c)
     fprintf(f, "\n  ]\n}\n");
     if (fclose(f) != 0 || rename(tmp, c->stats_path) != 0)
         fprintf(stderr, "mpiscope-delayd: cannot write %s: %s\n", c->stats_path, strerror(errno));
+}
+
+/* ---- the wire ---- */
+
+/* When the packet has crossed the host's incoming wire: after the frame
+ * before it, its own bytes at the line rate. */
+static int64_t wire_end(struct queue *q, const unsigned char *pkt, int len, int64_t arrival)
+{
+    if (q->rate_bps <= 0) return arrival;
+    int64_t bytes = len;
+    if (len >= 4 && (pkt[0] >> 4) == 4) bytes = (pkt[2] << 8) | pkt[3]; /* IPv4 total length */
+    int64_t start = arrival > *q->wire_free ? arrival : *q->wire_free;
+    *q->wire_free = start + (int64_t)((double)(bytes + ETH_FRAMING_BYTES) * 8e9 / q->rate_bps);
+    return *q->wire_free;
 }
 
 /* ---- the queue ---- */
@@ -338,8 +366,9 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     }
     unsigned char *payload = NULL;
     int len = nfq_get_payload(nfa, &payload);
-    int64_t due = arrival + delay;
-    due = flow_order(c, flow_key(qi, payload, len > 0 ? len : 0), due, mono);
+    if (len < 0) len = 0;
+    int64_t due = wire_end(q, payload, len, arrival) + delay;
+    due = flow_order(c, flow_key(qi, payload, len), due, mono);
     heap_push(c, (struct packet){.due = due, .arrival = arrival, .seq = c->seq++,
                                  .id = ntohl(ph->packet_id), .q = qi});
     if (++q->held > q->st.held_max) q->st.held_max = q->held;
@@ -436,11 +465,11 @@ static void parse_queue(struct ctx *c, char *spec)
 {
     if (c->nqueues == MAX_QUEUES) die("too many queues (at most %d)", MAX_QUEUES);
     struct queue *q = &c->queues[c->nqueues];
-    char *fields[4] = {0};
+    char *fields[5] = {0};
     int n = 0;
     /* the path may not contain ':'; split from the left */
-    for (char *tok = strtok(spec, ":"); tok && n < 4; tok = strtok(NULL, ":")) fields[n++] = tok;
-    if (n < 3) die("--queue expects NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS], got '%s'", spec);
+    for (char *tok = strtok(spec, ":"); tok && n < 5; tok = strtok(NULL, ":")) fields[n++] = tok;
+    if (n < 3) die("--queue expects NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS[:RATE_BPS]], got '%s'", spec);
     char *end;
     long num = strtol(fields[1], &end, 10);
     if (*end || num < 0 || num > 65535) die("--queue: bad queue number '%s'", fields[1]);
@@ -451,10 +480,16 @@ static void parse_queue(struct ctx *c, char *spec)
         j = strtoll(fields[3], &end, 10);
         if (*end || j < 0) die("--queue: bad jitter '%s' (nanoseconds)", fields[3]);
     }
+    double rate = 0;
+    if (fields[4]) {
+        rate = strtod(fields[4], &end);
+        if (*end || !(rate >= 0)) die("--queue: bad rate '%s' (bits per second)", fields[4]);
+    }
     q->netns = fields[0]; /* points into the copy made by main: argv stays intact for ps */
     q->num = (uint16_t)num;
     q->delay_ns = d;
     q->jitter_ns = j;
+    q->rate_bps = rate;
     c->nqueues++;
 }
 
@@ -482,6 +517,7 @@ static void bind_queues(struct ctx *c)
             if (setns(home, CLONE_NEWNET) < 0) die("cannot return to own network namespace: %s", strerror(errno));
         }
         q->h = hd->h;
+        q->wire_free = &hd->wire_free;
         q->qh = nfq_create_queue(hd->h, q->num, on_packet, q);
         if (!q->qh) die("cannot bind queue %u in %s: %s (another program holds it?)", q->num, q->netns, strerror(errno));
         if (nfq_set_mode(q->qh, NFQNL_COPY_PACKET, COPY_BYTES) < 0) die("nfq_set_mode failed");
@@ -505,7 +541,7 @@ static int enable_rx_timestamps(void)
 static void usage(void)
 {
     fputs("usage: mpiscope-delayd [--stats FILE] [--rt-prio N] [--seed N] [--daemon] [--check]\n"
-          "                       --queue NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS] ...\n", stderr);
+          "                       --queue NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS[:RATE_BPS]] ...\n", stderr);
     exit(2);
 }
 

@@ -143,9 +143,16 @@ def test_filter_rules_drop_before_delay_and_only_from_eth0():
     # the other switch's queue (1) comes before the catch-all same-switch queue (0)
     assert "-s 198.18.1.0/24 -j NFQUEUE --queue-num 1" in rules[queue[0]]
     assert rules[queue[-1]].endswith("-s 198.18.0.0/16 -j NFQUEUE --queue-num 0")
-    assert shaping.delay_queues(p)[0][1:] == (0, 50_000, 0)
-    # a cluster with neither loss nor delay has no rules at all
-    assert shaping.filter_rules(plan(make_spec("c", 2, link="rate=1gbit")), p.hosts[0]) == []
+    assert shaping.delay_queues(p)[0][1:] == (0, 50_000, 0, 0)
+    # a cluster with neither rate, loss nor delay has no rules at all
+    assert shaping.filter_rules(plan(make_spec("c", 2, link="mtu=1500")), p.hosts[0]) == []
+
+
+def test_a_shaped_host_link_holds_every_packet_for_its_wire_time():
+    p = plan(make_spec("c", 4, switches=2, link="rate=100mbit"))
+    rules = [" ".join(r) for r in shaping.filter_rules(p, p.hosts[0])]
+    assert sum("NFQUEUE" in r for r in rules) == 2 and not any("ACCEPT" in r for r in rules)
+    assert {q[1:] for q in shaping.delay_queues(p)} == {(0, 0, 0, 100_000_000), (1, 0, 0, 100_000_000)}
 
 
 def test_rate_limits_shape_both_directions_of_every_link():

@@ -113,7 +113,7 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
             for argv in shaping.rate_limits(plan):
                 ns.run(argv)
             step("shaping")
-            queues = [(h.netns, q, d, j) for h, q, d, j in shaping.delay_queues(plan)]
+            queues = [(h.netns, *rest) for h, *rest in shaping.delay_queues(plan)]
             if queues:
                 pid, started = delayd.start(binary, queues, cdir / "delayd.json",
                                             cdir / "delayd.log", seed=seed)

@@ -1,29 +1,38 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The commands that wire and shape an emulated cluster (pure: argv lists
-only). Rate: a `tbf` on every shaped port's egress, with a size table adding
-each Ethernet frame's 24 bytes on the wire, so the rate is a line rate.
-Loss and delay act where packets arrive, in the receiving host's raw
-PREROUTING chain (eth0 only): loss a random DROP (senders then build no GSO
-super-packets, so a drop takes one frame), delay an NFQUEUE numbered by the
-uplinks crossed, held by the delay program. Why: docs/explanation/
-emulated-clusters.md."""
+only). Rate: a `tbf` of one frame's depth on every shaped port's egress,
+with a size table adding each Ethernet frame's 24 bytes on the wire, so the
+rate is a line rate. Loss, delay and each frame's wire time act where
+packets arrive, in the receiving host's raw PREROUTING chain (eth0 only):
+loss a random DROP (senders then build no GSO super-packets, so a drop takes
+one frame), wire time and delay an NFQUEUE numbered by the uplinks crossed,
+held by the delay program. Why: docs/explanation/emulated-clusters.md."""
 
 from __future__ import annotations
+
+import math
 
 from mpiscope.cluster.spec import ETH_OVERHEAD, ETH_WIRE_EXTRA, ClusterSpec, Link
 from mpiscope.cluster.topology import NETWORK, Plan
 
 CHAIN = "MPISCOPE"
+TC_TICK_S = 64e-9                 # the kernel's packet scheduler clock tick
 HOST_TXQUEUE_FRAMES = 1000        # a host's own transmit queue, as Linux's default txqueuelen
 
 
-def _burst(rate_bps: float, mtu: int) -> int:
-    """Token bucket depth: 100 µs at the rate, at least two full frames."""
-    return max(2 * (mtu + ETH_OVERHEAD), int(rate_bps / 8 * 100e-6))
+def one_frame(rate_bps: float, mtu: int) -> int:
+    """Token bucket depth: one full frame as the size table counts it, so a
+    port never sends more than one frame ahead of its line rate. tc keeps
+    the depth as whole microseconds at the rate, and the kernel drops a
+    frame larger than the depth: round up to the next microsecond, with one
+    kernel tick (64 ns) to spare."""
+    frame_s = (mtu + ETH_OVERHEAD) * 8 / rate_bps
+    us = math.ceil((frame_s + TC_TICK_S) * 1e6)
+    return math.ceil(us * 1e-6 * rate_bps / 8)
 
 
 def tbf(netns: str, dev: str, link: Link, mtu: int, limit: int):
-    burst = _burst(link.rate_bps, mtu)
+    burst = one_frame(link.rate_bps, mtu)
     return ["tc", "-n", netns, "qdisc", "replace", "dev", dev, "root",
             "stab", "overhead", str(ETH_WIRE_EXTRA), "linklayer", "ethernet",
             "tbf", "rate", f"{int(link.rate_bps)}bit", "burst", str(burst),
@@ -100,9 +109,9 @@ def filter_rules(plan: Plan, host):
         if c.hops and c.loss > 0:
             rules.append(base + ["-s", c.source, "-m", "statistic", "--mode", "random",
                                  "--probability", _probability(c.loss), "-j", "DROP"])
-    same_switch_delayed = link.delay_ns > 0 or link.jitter_ns > 0
+    same_switch_delayed = _held(link.rate_bps, classes[0])
     for c in sorted(classes, key=lambda c: -c.hops):
-        if c.delay_ns > 0 or c.jitter_ns > 0:
+        if _held(link.rate_bps, c):
             rules.append(base + ["-s", c.source, "-j", "NFQUEUE", "--queue-num", str(c.hops)])
         elif c.hops and same_switch_delayed:
             # No delay for this origin: accept before the same-switch queue catches it.
@@ -113,11 +122,20 @@ def filter_rules(plan: Plan, host):
             ["iptables", "-w", "-t", "raw", "-A", "PREROUTING", "-i", "eth0", "-j", CHAIN]] + rules
 
 
+def _held(rate_bps, c) -> bool:
+    """Whether the delay program holds packets of path class `c`: for their
+    wire time on a shaped host link, or for a delay."""
+    return rate_bps is not None or c.delay_ns > 0 or c.jitter_ns > 0
+
+
 def delay_queues(plan: Plan):
-    """(host, queue number, delay ns, jitter ns) for every queue the delay program serves."""
+    """(host, queue number, delay ns, jitter ns, line rate bit/s or 0) for
+    every queue the delay program serves; the rate is the host link's, whose
+    wire the packets cross last."""
+    rate = plan.spec.link.rate_bps
     out = []
     for h in plan.hosts:
         for c in plan.path_classes(h):
-            if c.delay_ns > 0 or c.jitter_ns > 0:
-                out.append((h, c.hops, c.delay_ns, c.jitter_ns))
+            if _held(rate, c):
+                out.append((h, c.hops, c.delay_ns, c.jitter_ns, int(rate or 0)))
     return out
