@@ -47,7 +47,8 @@ def _try(argv, feature, hint):
 
 
 def probe(spec: ClusterSpec, delayd=None, probe_name=None):
-    """Tries every feature `spec` needs. `delayd` is the delay program, needed for delay."""
+    """Tries every feature `spec` needs. `delayd` is the delay program, needed for
+    delay and for the wire time of a host link with a rate."""
     needs_rate = spec.link.rate_bps is not None or (spec.uplink and spec.uplink.rate_bps is not None)
     needs_loss = spec.link.loss > 0 or (spec.uplink and spec.uplink.loss > 0)
     needs_delay = spec.link.delay_ns > 0 or spec.link.jitter_ns > 0 or (
@@ -78,6 +79,6 @@ def probe(spec: ClusterSpec, delayd=None, probe_name=None):
                  "the iptables NFQUEUE target (for delay)", "CONFIG_NETFILTER_XT_TARGET_NFQUEUE")
             if delayd is not None:
                 _try([delayd, "--check", "--queue", f"{ns.netns_path(name)}:0:1000"],
-                     "netfilter queues (NFQUEUE, for delay)", "CONFIG_NETFILTER_NETLINK_QUEUE")
+                     "netfilter queues (NFQUEUE, for wire time and delay)", "CONFIG_NETFILTER_NETLINK_QUEUE")
     finally:
         ns.delete_netns(name)
