@@ -12,6 +12,12 @@ against configured:
   minus the median without, against D, the fastest message, and the delay
   program's own report of how far each packet's release strayed from its due
   time (actual - target). Target: within 10%.
+- wire: the median `oneway` of 64 B to 64 KiB messages on 100 Mbit/s
+  (without and with a delay of 200 us) minus the median on an unshaped
+  link, against the wire formula: the message's frames (Open MPI's
+  headers, TCP segments of at most one MSS, each with its IP, TCP and
+  Ethernet bytes) serialized at the line rate, plus the delay. Target:
+  within 10%.
 - jitter: a one-second TCP stream over 100 Mbit/s with delay 200 us +- 150
   us: the delay program's error against each packet's order-constrained due
   time (mean, sd, min, max, packets later than 50 us) and TCP's out-of-order
@@ -28,7 +34,7 @@ Needs root (emulated clusters are network namespaces); no peer tool.
 To reproduce (as root; a few minutes, most of it the loss part):
 
     .venv/bin/python bench/cluster_links.py --json cluster-links.json
-    .venv/bin/python bench/cluster_links.py --only delay      # one part
+    .venv/bin/python bench/cluster_links.py --only wire       # one part
 """
 
 import os
@@ -46,7 +52,9 @@ from mpiscope.engine.build import ensure_engine
 from mpiscope.cluster.launching import cluster_launch
 from mpiscope.cluster import delay_report, manager, payload_rate
 from mpiscope.cluster import state as st
-from mpiscope.cluster.spec import make_spec
+from mpiscope.cluster.spec import DEFAULT_MTU, ETH_OVERHEAD, IP_TCP_HEADERS, make_spec
+
+OMPI_TCP_HEADERS = 16 + 8   # ob1's match header and the TCP BTL's fragment header
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from tcp_stream import STREAM  # noqa: E402  (the test suite's TCP stream program)
@@ -121,6 +129,46 @@ def delay(tmp):
         ["error: the delay program's release time minus each packet's due time", "target: within 10%"])
 
 
+WIRE_SIZES = (64, 256, 1024, 4096, 16384, 65536)
+WIRE_ARGS = ("--reps-min", 100, "--reps-max", 100, "--warmup", 5, "--sync", "barrier",
+             "--time-budget", 20)
+WIRE_LINKS = (("100mbit", "rate=100mbit"), ("100mbit + 200us", "rate=100mbit,delay=200us"))
+
+
+def wire_time(size, link):
+    """A message's time on the wire: its frames serialized at the line rate
+    (Open MPI's headers, then TCP segments of at most MSS bytes, each framed),
+    plus the configured delay."""
+    payload = size + OMPI_TCP_HEADERS
+    mss = DEFAULT_MTU - IP_TCP_HEADERS
+    frames = -(-payload // mss)
+    wire_bytes = payload + frames * (IP_TCP_HEADERS + ETH_OVERHEAD)
+    return wire_bytes * 8 / link.rate_bps + link.delay_ns / 1e9
+
+
+def wire_medians(spec, tmp):
+    """Median oneway per size on a 2-host cluster with link `spec`, one launch per size."""
+    with Cluster("w", link=spec) as name:
+        return {s: float(np.median(values(measure(name, tmp, "oneway", s, *WIRE_ARGS), "oneway", s)))
+                for s in WIRE_SIZES}
+
+
+def wire(tmp):
+    base = wire_medians("mtu=1500", tmp)
+    rows = []
+    for label, spec in WIRE_LINKS:
+        link = make_spec("x", 2, link=spec).link
+        for s, median in wire_medians(spec, tmp).items():
+            want = wire_time(s, link)
+            added = median - base[s]
+            rows.append([label, s, median * 1e6, added * 1e6, want * 1e6, 100 * (added / want - 1)])
+    return benchjson.show(
+        "wire: median oneway on a shaped link minus unshaped, against the wire formula",
+        ["link", "size B", "median us", "added us", "wire formula us", "added / formula - 1 %"], rows,
+        ["wire formula: the frames' bytes (headers, framing) at the line rate + the delay",
+         "target: within 10%"])
+
+
 def jitter(tmp):
     with Cluster("jit", link="rate=100mbit,delay=200us,jitter=150us") as name:
         rsh = str(st.cluster_dir(name) / "rsh")
@@ -162,14 +210,14 @@ def loss(tmp):
 
 def main():
     ap = benchjson.parser(__doc__)
-    ap.add_argument("--only", choices=("rate", "delay", "jitter", "loss"),
-                    help="measure this part only (default: all four)")
+    ap.add_argument("--only", choices=("rate", "delay", "wire", "jitter", "loss"),
+                    help="measure this part only (default: all five)")
     args = benchjson.parse(ap)
     if os.geteuid() != 0:
         sys.exit("emulated clusters need root")
     tables = []
     with tempfile.TemporaryDirectory() as tmp:
-        for part in (rate, delay, jitter, loss):
+        for part in (rate, delay, wire, jitter, loss):
             if args.only in (None, part.__name__):
                 tables.append(part(tmp))
     benchjson.write(args, "cluster_links", tables, {t["title"].split(":")[0]: benchjson.records(t) for t in tables},
