@@ -255,3 +255,19 @@ def test_history_reads_the_directories_when_the_catalog_is_not_a_file(tmp_path, 
     os.mkfifo(out / "catalog.duckdb")
     assert _history_medians(out) == {ids[0]: [20e-6], ids[1]: [21e-6]}
     assert "not a regular file" in capsys.readouterr().err
+
+
+def test_many_runs_changed_at_once_are_added_and_updated_as_one_table(tmp_path):
+    out = tmp_path / "runs"
+    count = catalog.FEW_ROWS * 2   # more than go in one by one
+    for i in range(count):
+        make_run(out, f"20240401-0000{i:02d}-eeee", f"2024-04-01T00:00:{i:02d}+00:00")
+    assert [r["status"] for r in catalog.list_runs(out)] == ["completed"] * count
+    for i in range(0, count, 2):   # half of them change
+        path = out / f"20240401-0000{i:02d}-eeee" / "context.json"
+        ctx = json.loads(path.read_text())
+        path.write_text(json.dumps({**ctx, "status": "failed", "label": f"night {i}"}))
+    runs = catalog.list_runs(out)
+    assert [r["status"] for r in runs] == ["failed", "completed"] * (count // 2)
+    assert [r["label"] for r in runs[:3]] == ["night 0", None, "night 2"]
+    assert stored_ids(out) == sorted(r["run_id"] for r in runs)
