@@ -37,6 +37,7 @@ as long, `fig629` about ten minutes):
 
     .venv/bin/python bench/tune_fe.py tune --mpi openmpi --layout 8x1 --json tune-fe-openmpi-8x1.json
     .venv/bin/python bench/tune_fe.py adaptive --mpi openmpi --layout 8x1 --keep DIR --json tune-fe-adaptive.json
+    .venv/bin/python bench/tune_fe.py adaptive --search guided --mpi openmpi --layout 8x1 --json tune-fe-guided.json
     .venv/bin/python bench/tune_fe.py fig629 --json tune-fe-fig629.json
 """
 
@@ -93,6 +94,17 @@ def tune(cluster, mpi, out, *extra):
     sys.exit(f"tune failed (exit {p.returncode}), its messages above")
 
 
+def _pingpong(cluster, args, root: Path) -> Path:
+    """A pingpong run on the cluster at the tune's sizes: the guided search's
+    costs (tune --search guided --from-run)."""
+    cmd = PY + ["run", "--cluster", cluster, "--mpi", args.mpi, "--bench", "pingpong", "--sizes",
+                args.sizes, "--time-budget", str(args.time_budget), "--out", str(root), "--label", "pingpong"]
+    print("$", " ".join(cmd[2:]), flush=True)
+    if subprocess.run(cmd).returncode != 0:
+        sys.exit("the pingpong run failed, its messages above")
+    return next(d for d in root.iterdir() if (d / "context.json").exists())
+
+
 def summary(doc):
     """A verified tune's tables (cells, verified cells, summary) and its numbers."""
     v = doc["verification"]
@@ -145,11 +157,13 @@ def cmd_adaptive(args):
                   *(["--skip", args.skip] if args.skip else [])]
         full = tune(name, args.mpi, Path(tmp) / "full", "--exhaustive", "--verify-repeat", "1",
                     *common)
+        pingpong = _pingpong(name, args, Path(tmp) / "runs") if args.search == "guided" else None
+        guided = ["--search", "guided", "--from-run", str(pingpong)] if pingpong else []
         adap = tune(name, args.mpi, Path(tmp) / "adap", "--verify-repeat",
-                    str(args.verify_repeat), *common)
+                    str(args.verify_repeat), *guided, *common)
         side_by_side = {pooled: (_decisions(Path(tmp) / "full", pooled),
                                  _decisions(Path(tmp) / "adap", pooled)) for pooled in (True, False)}
-        replayed = replay(Path(tmp) / "full", args.repeat)
+        replayed = replay(Path(tmp) / "full", args.repeat, pingpong)
     print(f"\n{args.mpi} {adap['version']} on {args.layout} Fast Ethernet, adaptive (verified "
           f"with {args.verify_repeat} default/tuned pairs)\n")
     tables = summary(adap)
@@ -323,6 +337,9 @@ def main():
                          "%(default)s)")
     ap.add_argument("--delay", type=float, default=70.0,
                     help="fig629: one-way delay added, us (default %(default)s)")
+    ap.add_argument("--search", choices=("adaptive", "guided"), default="adaptive",
+                    help="adaptive: the tune's search against the exhaustive one (default); guided: "
+                         "--search guided, its costs from a pingpong run on the cluster first")
     ap.add_argument("--keep", metavar="DIR", help="copy every tune's output directory into DIR")
     args = benchjson.parse(ap)
     if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", args.layout):

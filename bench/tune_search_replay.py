@@ -1,23 +1,34 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The adaptive tune search replayed on an exhaustive tune's own measurements.
+"""The tune's searches, adaptive and guided, replayed on an exhaustive tune's
+own measurements.
 
 `bench/tune_fe.py adaptive` compares an adaptive tune with an exhaustive one
 measured separately, so its agreement mixes two things: what the search
 loses by not measuring every cell, and run-to-run noise. This script takes
-one exhaustive tune's output directory (its tune.json and runs/, e.g. kept
-by `bench/tune_fe.py adaptive --keep DIR` as DIR/<cluster>-full), and runs
-the search again offline with the measurements served from those runs
-(each cell's launches as they were measured): the cells measured and the
-agreement with the exhaustive decisions then count the search's loss alone.
-`bench/tune_fe.py adaptive` prints this replay of its own exhaustive run too.
+exhaustive tunes, each an output directory (its tune.json and runs/, e.g.
+kept by `bench/tune_fe.py adaptive --keep DIR` as DIR/<cluster>-full) or a
+tune reduced by tests/tune_replay.py (tests/data/tune-replay/*.json, one
+replay per communicator size), and runs the searches again offline with the
+measurements served from those launches (each cell's launches as they were
+measured): the cells measured and the agreement with the exhaustive
+decisions then count the search's loss alone. `bench/tune_fe.py adaptive`
+prints this replay of its own exhaustive run too.
 
-The tables give: the cells the adaptive search measured of the exhaustive
-grid (and why it left the others out) and on how many cells its decisions
-run the same code as the exhaustive ones (and have the same name); the
-exhaustive tune's own verdicts where the default runs the forced algorithm
-exactly (the same code twice: 'same' is expected but for false alarms);
-the decisions that differ; and the algorithms measured per size of each
-collective.
+The guided search (`mpiscope tune --search guided`) needs the machine's
+point-to-point costs: for a directory, the pingpong of --pingpong RUN; a
+reduced tune holds no pingpong, so its Hockney line is fitted to the 2-rank
+broadcast of the default (one message) at the grid's sizes, and those cells
+count as measured by the guided search.
+
+The first table gives per tune and search the cells measured of the
+exhaustive grid, the decisions running the same code as the exhaustive
+ones, and the geometric mean over the cells of the chosen algorithm's median
+over the default's (in the exhaustive tune's measurements) against the
+exhaustive tune's own. Then per tune: the adaptive search's cells (and why
+it left the others out); the exhaustive tune's own verdicts where the
+default runs the forced algorithm exactly (the same code twice: 'same' is
+expected but for false alarms); the decisions that differ; and the
+algorithms measured per size of each collective.
 
 No MPI and no cluster (except that, for an Open MPI tune that did not
 record which algorithm its default runs, that is read from the installed
@@ -25,11 +36,14 @@ Open MPI when it is the tune's version): seconds.
 
 To reproduce:
 
-    .venv/bin/python bench/tune_search_replay.py DIR/<cluster>-full --repeat 3 --json tune-search-replay.json
+    .venv/bin/python bench/tune_search_replay.py tests/data/tune-replay/openmpi-4.1-p2-4.json tests/data/tune-replay/mpich-4.0-p2-4.json --json docs/validation/tune-search-replay.json
+    .venv/bin/python bench/tune_search_replay.py DIR/<cluster>-full --pingpong RUN --repeat 3 --json tune-search-replay.json
 """
 
 import json
+import math
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -39,7 +53,9 @@ from mpiscope.store.series import all_series_samples
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Algorithm, Catalog
 from mpiscope.mpilibs.library import Reading
 from mpiscope.tune import tuner as T
+from mpiscope.sim.costs import SimCosts
 from mpiscope.tune.measure import Launches
+from mpiscope.tune.model_fits import fit
 from mpiscope.tune.readings import representatives, same_code
 from mpiscope.tune.cell_samples import Samples
 
@@ -77,10 +93,32 @@ class Replayed(Launches):
                         samples.add(coll, name, size, values, launch)
 
 
-def replay(keep: Path, repeat: int = 3) -> dict:
-    """The adaptive search run again on the exhaustive tune kept in `keep`
-    (measured with --repeat `repeat`): its numbers (cells, agreement,
-    differences, sizes per collective; see tables()).
+@dataclass
+class Setup:
+    """One communicator size of an exhaustive tune, ready to replay:
+    `launches()` serves its measurements afresh; `costs` the point-to-point
+    costs the guided search simulates with (None: no guided search), and
+    `cost_cells` the cells of the tune's grid they came from ({(collective,
+    size, name)}: charged to the guided search where it did not measure
+    them itself), with `costs_from` saying where they came from."""
+    library: str
+    version: str
+    p: int
+    catalog: Catalog
+    launches: object
+    colls: list
+    sizes: list
+    runs: dict
+    runs_as: dict
+    costs: object = None
+    cost_cells: set = field(default_factory=set)
+    costs_from: str = ""
+    exact_default_verdicts: dict = field(default_factory=dict)
+
+
+def kept_setup(keep: Path, pingpong: Path | None = None) -> Setup:
+    """The exhaustive tune kept in `keep` (tune.json, runs/); the guided
+    search's costs from the pingpong of the run `pingpong` when given.
     Exits with a message when `keep` holds no exhaustive tune."""
     if not (keep / "tune.json").exists() or not (keep / "runs").is_dir():
         sys.exit(f"{keep}: no tune.json and runs/ in it; give the output directory of a "
@@ -89,53 +127,184 @@ def replay(keep: Path, repeat: int = 3) -> dict:
     if doc["cells"]["measured"] != doc["cells"]["exhaustive"]:
         sys.exit(f"{keep}: this tune measured {doc['cells']['measured']} of "
                  f"{doc['cells']['exhaustive']} cells; replaying needs an exhaustive one")
-    launches = Replayed(stored_samples(keep / "runs"))
+    stored = stored_samples(keep / "runs")
     catalog = Catalog(doc["library"], doc["version"],
                       {c: [Algorithm(a["name"], a["value"], a.get("container")) for a in algs]
                        for c, algs in doc["algorithms"].items()}, "replay")
-    colls = list(dict.fromkeys(d["collective"] for d in doc["decisions"]))
-    sizes = sorted({d["size"] for d in doc["decisions"] if d["collective"] != "barrier"})
-    plan = SimpleNamespace(np=doc["p"], ppn=doc.get("ppn"), cluster=None)
-
     runs, runs_as = reading(doc, catalog, [(d["collective"], d["size"]) for d in doc["decisions"]
                                            if d["p"] == doc["p"]])
+    costs = None
+    if pingpong is not None:
+        from mpiscope.sim.measured import fitted_costs
+        costs = fitted_costs(pingpong)
+    return Setup(doc["library"], doc["version"], doc["p"], catalog, lambda: Replayed(stored),
+                 list(dict.fromkeys(d["collective"] for d in doc["decisions"])),
+                 sorted({d["size"] for d in doc["decisions"] if d["collective"] != "barrier"}),
+                 runs, runs_as, costs, set(), f"the pingpong of {pingpong}" if pingpong else "",
+                 same_check(doc, runs))
 
-    def search(adaptive):
-        cfg = T.TuneConfig(collectives=colls, sizes=sizes, adaptive=adaptive, repeat=repeat)
-        t = T.Tuner(plan, catalog, cfg, launches, say=lambda *_: None)
-        t.reading = Reading(runs, runs_as)
-        t.search()
-        return t
 
-    full, adap = search(False), search(True)
-    full_w, adap_w = full.decisions.winners, adap.decisions.winners
-    cells = [(c, s) for c in colls for s in full.cfg.sizes_of(c)]
-    differ = [k for k in cells if full_w.get(k, DEFAULT) != adap_w.get(k, DEFAULT)]
+def stored_setups(path: Path) -> list:
+    """One Setup per communicator size of a tune reduced by tests/tune_replay.py
+    (tests/data/tune-replay/*.json). They hold no pingpong: the guided
+    search's Hockney costs are fitted to the 2-rank broadcast of the
+    default (one message from root to the other rank) at every size of the
+    grid, cells charged to it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from tune_replay import Replay, catalog_of, reading as stored_reading
+
+    stored = json.loads(path.read_text())
+    catalog = catalog_of(stored)
+    probe = Samples()
+    Replay(stored).launch(SimpleNamespace(np=2), {"bcast": stored["sizes"]}, "bcast=default", probe,
+                          {"bcast": DEFAULT})
+    line = fit("bcast", DEFAULT, 2, {s: probe.median("bcast", DEFAULT, s) for s in stored["sizes"]}, {},
+               min_points=2)
+    costs = SimCosts(alpha_s=line.alpha, beta_s=line.beta, source="the 2-rank broadcast (Hockney line)")
+    out = []
+    for p in stored["tune"]["ps"]:
+        r = stored_reading(stored, p)
+        out.append(Setup(catalog.library, catalog.version, p, catalog, lambda: Replay(stored),
+                         stored["collectives"], stored["sizes"], r.default_runs, r.runs_as, costs,
+                         {("bcast", s, DEFAULT) for s in stored["sizes"]} if p == 2 else set(),
+                         "the 2-rank broadcast of the default"))
+    return out
+
+
+def searched(setup: Setup, search: str, repeat: int):
+    """A Tuner of `setup` after its search: "exhaustive", "adaptive" or "guided"."""
+    cfg = T.TuneConfig(collectives=setup.colls, sizes=setup.sizes, adaptive=search != "exhaustive",
+                       search="guided" if search == "guided" else "adaptive",
+                       sim_costs=setup.costs, repeat=repeat)
+    plan = SimpleNamespace(np=setup.p, ppn=None, cluster=None)
+    t = T.Tuner(plan, setup.catalog, cfg, setup.launches(), say=lambda *_: None)
+    t.reading = Reading(setup.runs, setup.runs_as)
+    t.search()
+    return t
+
+
+def tuned_over_default(full, winners, cells) -> tuple:
+    """(geometric mean of the chosen algorithm's median over the default's, in
+    the exhaustive tune's measurements; cells counted)."""
+    logs = []
+    for c, s in cells:
+        w = winners.get((c, s), DEFAULT)
+        med, base = full.measured.samples.median(c, w, s), full.measured.samples.median(c, DEFAULT, s)
+        if med and base and med > 0 and base > 0:
+            logs.append(math.log(med / base))
+    return (math.exp(sum(logs) / len(logs)) if logs else 1.0), len(logs)
+
+
+def compared(setup: Setup, full, t) -> dict:
+    """What search `t` measured and decided, against the exhaustive `full`."""
+    full_w, w = full.decisions.winners, t.decisions.winners
+    cells = [(c, s) for c in setup.colls for s in full.cfg.sizes_of(c)]
+    differ = [k for k in cells if full_w.get(k, DEFAULT) != w.get(k, DEFAULT)]
     # a rule naming an algorithm that runs the same code as the other's choice is the same rule
-    reps = representatives(runs, runs_as)
-    unlike = [k for k in differ if not same_code(reps, *k, full_w.get(k, DEFAULT),
-                                                 adap_w.get(k, DEFAULT))]
-    counts = adap.cell_counts()
+    reps = representatives(setup.runs, setup.runs_as)
+    unlike = [k for k in differ if not same_code(reps, *k, full_w.get(k, DEFAULT), w.get(k, DEFAULT))]
+    counts = t.cell_counts()
+    charged = sum((s, n) not in t.measured.cells[c] for c, s, n in setup.cost_cells
+                  if c in t.measured.cells) if t.cfg.search == "guided" else 0
+    gm, _ = tuned_over_default(full, w, cells)
     per_size = {}
-    for c in colls:
+    for c in setup.colls:
         by = {}
-        for s, n in adap.measured.cells[c]:
+        for s, n in t.measured.cells[c]:
             by[s] = by.get(s, 0) + 1
         per_size[c] = {"algorithms": len(full.names[c]),
                        "measured": {s: by.get(s, 0) for s in full.cfg.sizes_of(c)}}
-    return {"library": doc["library"], "version": doc["version"], "p": doc["p"],
-            "measured": counts["measured"], "exhaustive": full.cell_counts()["measured"],
+    return {"measured": counts["measured"] + charged, "costs_cells": charged,
             "same_as_default": counts["same_as_default"], "same_code": counts["same_code"],
             "skipped_by_models": counts["skipped_by_models"], "out_of_reach": counts["out_of_reach"],
-            "cells": len(cells), "agree_same_code": len(cells) - len(unlike),
-            "agree_same_name": len(cells) - len(differ),
-            "exact_default_verdicts": same_check(doc, runs),
+            "agree_same_code": len(cells) - len(unlike), "agree_same_name": len(cells) - len(differ),
+            "geomean": gm,
             "differ": [{"collective": k[0], "size": k[1], "exhaustive": full_w.get(k, DEFAULT),
-                        "adaptive": adap_w.get(k, DEFAULT), "same_code": k not in unlike} for k in differ],
+                        "chosen": w.get(k, DEFAULT), "same_code": k not in unlike} for k in differ],
             "per_size": per_size}
 
 
-def tables(got: dict, show=benchjson.show) -> list:
+def replay_setup(setup: Setup, repeat: int = 3) -> dict:
+    """The adaptive search (its numbers at the top level, as before) and,
+    where the setup has costs, the guided one (under "guided"), run again
+    on the exhaustive tune's launches."""
+    full = searched(setup, "exhaustive", repeat)
+    cells = [(c, s) for c in setup.colls for s in full.cfg.sizes_of(c)]
+    adap = compared(setup, full, searched(setup, "adaptive", repeat))
+    got = {"library": setup.library, "version": setup.version, "p": setup.p,
+           "exhaustive": full.cell_counts()["measured"], "cells": len(cells),
+           "exhaustive_geomean": tuned_over_default(full, full.decisions.winners, cells)[0],
+           "exact_default_verdicts": setup.exact_default_verdicts, **adap,
+           "differ": [{**d, "adaptive": d.pop("chosen")} for d in adap["differ"]]}
+    if setup.costs is not None:
+        g = searched(setup, "guided", repeat)
+        got["guided"] = {**compared(setup, full, g), "costs_from": setup.costs_from,
+                         "unsimulated": {c: g.searcher.unsimulated[c] for c in setup.colls}}
+    return got
+
+
+def replay(keep: Path, repeat: int = 3, pingpong: Path | None = None) -> dict:
+    """The searches run again on the exhaustive tune kept in `keep`
+    (measured with --repeat `repeat`): replay_setup's numbers."""
+    return replay_setup(kept_setup(keep, pingpong), repeat)
+
+
+SEARCHES = ("adaptive", "guided")
+
+
+def _of(got: dict, search: str):
+    return got if search == "adaptive" else got.get(search)
+
+
+def totals(gots: list) -> dict:
+    """Per search, over every replayed tune: cells measured and of the
+    exhaustive grid, decisions running the same code, and the geometric mean
+    of tuned/default against the exhaustive tune's (pooled over the cells)."""
+    out = {}
+    for search in SEARCHES:
+        runs = [(g, _of(g, search)) for g in gots if _of(g, search)]
+        if not runs:
+            continue
+        cells = sum(g["cells"] for g, _ in runs)
+
+        def pooled(key):
+            return math.exp(sum(g["cells"] * math.log(x[key] if key in x else g[key])
+                                for g, x in runs) / cells)
+        out[search] = {"measured": sum(x["measured"] for _, x in runs),
+                       "exhaustive": sum(g["exhaustive"] for g, _ in runs),
+                       "agree_same_code": sum(x["agree_same_code"] for _, x in runs), "cells": cells,
+                       "geomean": pooled("geomean"), "exhaustive_geomean": pooled("exhaustive_geomean")}
+    return out
+
+
+def _row(name, search, x, g):
+    gm, full_gm = x["geomean"], g["exhaustive_geomean"]
+    return [name, search, x["measured"], g["exhaustive"], 100 * x["measured"] / g["exhaustive"],
+            100 * x["agree_same_code"] / g["cells"], gm, full_gm, 100 * (gm / full_gm - 1)]
+
+
+def comparison(gots: list, show=benchjson.show) -> dict:
+    """One table: each search on each tune replayed, and over them all."""
+    rows = [_row(f"{g['library']} {g['version']} p={g['p']}", search, _of(g, search), g)
+            for g in gots for search in SEARCHES if _of(g, search)]
+    if len(gots) > 1:
+        rows += [_row("all", search, t, t) for search, t in totals(gots).items()]
+    notes = ["tuned/default: the geometric mean over every cell of the chosen algorithm's median over "
+             "the default's, both in the exhaustive tune's measurements",
+             "targets (guided): measured <= 25% of the grid; same code >= 95%; geomean within 2% of "
+             "the exhaustive tune's"]
+    notes += [f"guided, {g['library']} p={g['p']}: costs from {x['costs_from']}"
+              + (f" ({x['costs_cells']} of its cells, counted as measured)" if x["costs_cells"] else "")
+              + "".join(f"; {c} without a simulated counterpart: {', '.join(n)}"
+                        for c, n in x["unsimulated"].items() if n)
+              for g in gots for x in [g.get("guided")] if x]
+    return show("searches against exhaustive, replayed on the exhaustive tune's launches",
+                ["tune", "search", "cells measured", "of the exhaustive", "measured %",
+                 "decisions running the same code %", "tuned/default geomean",
+                 "exhaustive tune's geomean", "geomean vs exhaustive %"], rows, notes)
+
+
+def tables_of(got: dict, show=benchjson.show) -> list:
     """replay()'s numbers as the tables printed."""
     m, e, n = got["measured"], got["exhaustive"], got["cells"]
     out = [show(f"{got['library']} {got['version']}, p={got['p']}: the adaptive search replayed on the "
@@ -157,11 +326,23 @@ def tables(got: dict, show=benchjson.show) -> list:
                                                   "the same code"],
                         [[d["collective"], d["size"], d["exhaustive"], d["adaptive"],
                           "yes" if d["same_code"] else "no"] for d in got["differ"]]))
+    guided = got.get("guided") or {}
+    if guided.get("differ"):
+        out.append(show("guided: decisions that differ", ["collective", "size B", "exhaustive", "guided",
+                                                          "the same code"],
+                        [[d["collective"], d["size"], d["exhaustive"], d["chosen"],
+                          "yes" if d["same_code"] else "no"] for d in guided["differ"]]))
     out.append(show("algorithms the adaptive search measured per size",
                     ["collective", "algorithms with the default", "size:measured"],
                     [[c, x["algorithms"], " ".join(f"{s}:{k}" for s, k in x["measured"].items())]
                      for c, x in got["per_size"].items()]))
     return out
+
+
+def tables(got: dict, show=benchjson.show) -> list:
+    """One replay's tables (bench/tune_fe.py prints them): the searches
+    compared, then the adaptive search's details."""
+    return [comparison([got], show)] + tables_of(got, show)
 
 
 def same_check(doc, runs) -> dict:
@@ -204,13 +385,21 @@ def reading(doc, catalog, cells) -> tuple:
 
 def main():
     ap = benchjson.parser(__doc__)
-    ap.add_argument("keep", metavar="DIR", type=Path,
-                    help="an exhaustive tune's output directory (tune.json, runs/)")
+    ap.add_argument("tunes", metavar="TUNE", type=Path, nargs="+",
+                    help="an exhaustive tune's output directory (tune.json, runs/), or a tune "
+                         "reduced by tests/tune_replay.py (tests/data/tune-replay/*.json)")
     ap.add_argument("--repeat", type=int, default=3, help="the tune's --repeat (default %(default)s)")
+    ap.add_argument("--pingpong", metavar="RUN", type=Path,
+                    help="a run with pingpong on the tune's machine: the guided search's costs for "
+                         "a tune directory (without it, a directory is replayed adaptive only)")
     args = benchjson.parse(ap)
-    got = replay(args.keep, args.repeat)
-    library = {"openmpi": "Open MPI", "mpich": "MPICH"}.get(got["library"], got["library"])
-    benchjson.write(args, "tune_search_replay", tables(got), got, mpi=[f"{library} {got['version']}"])
+    setups = [x for path in args.tunes
+              for x in (stored_setups(path) if path.suffix == ".json" else [kept_setup(path, args.pingpong)])]
+    gots = [replay_setup(x, args.repeat) for x in setups]
+    shown = [comparison(gots)] + [t for got in gots for t in tables_of(got)]
+    names = {"openmpi": "Open MPI", "mpich": "MPICH"}
+    mpi = sorted({f"{names.get(g['library'], g['library'])} {g['version']}" for g in gots})
+    benchjson.write(args, "tune_search_replay", shown, {"replays": gots, "totals": totals(gots)}, mpi=mpi)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ cli/run_options.py): every run option reaches a request field, the parser's
 defaults are the request's, and a request cannot be changed once made."""
 
 import dataclasses
+import math
 
 import pytest
 
@@ -91,3 +92,38 @@ def test_an_identified_installation_is_used_as_is():
     assert LaunchRequest(installation=found, mpi="no-such-mpi").find_installation() is found
     with pytest.raises(UsageError, match="--mpi must be one of"):
         LaunchRequest(mpi="no-such-mpi").find_installation()   # looked up: refused
+
+
+# `mpiscope tune`: its options that configure the launches (the run plan, cli/tune.py: _plan)
+# or the command itself, and those named otherwise in TuneConfig.
+TUNE_PLAN_OR_COMMAND = {"np", "mpi", "mpicc", "ppn", "hostfile", "cluster", "launcher_args", "time_budget",
+                        "reps_max", "ci_width", "own", "output", "out", "json", "func", "command", "help"}
+TUNE_RENAMED = {"coll": "collectives", "exhaustive": "adaptive", "from_run": "sim_costs"}
+
+
+def _tune_parser():
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    return sub.choices["tune"]
+
+
+def test_every_tune_option_is_a_tune_config_field_or_the_plan_s():
+    from mpiscope.tune.tuner import TuneConfig
+
+    dests = {a.dest for a in _tune_parser()._actions} - TUNE_PLAN_OR_COMMAND
+    assert {TUNE_RENAMED.get(d, d) for d in dests} <= _fields(TuneConfig)
+    assert "search" in dests
+
+
+def test_the_search_and_its_costs_reach_the_tune_config(tmp_path):
+    from mpiscope.cli.tune import _config
+
+    machine = tmp_path / "machine.json"
+    machine.write_text('{"alpha": "2us", "beta": "1ns/B"}')
+    parse = build_parser().parse_args
+    cfg = _config(parse(["tune", "--search", "guided", "--machine", str(machine)]))
+    assert (cfg.search, cfg.adaptive) == ("guided", True)
+    assert math.isclose(cfg.sim_costs.alpha_s, 2e-6) and math.isclose(cfg.sim_costs.beta_s, 1e-9)
+    plain = _config(parse(["tune"]))
+    assert (plain.search, plain.sim_costs) == ("adaptive", None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plain.search = "guided"

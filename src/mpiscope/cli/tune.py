@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli import types
-from mpiscope.cli.options import add_json, add_mpi, add_seed
+from mpiscope.cli.options import add_json, add_mpi, add_out, add_seed
 from mpiscope.common.errors import UsageError
 
 DEFAULT_SIZES = "8-1M:x4"
@@ -31,7 +31,8 @@ examples:
   mpiscope tune -n 4 --coll allreduce,bcast -o tuned
   mpiscope tune -n 2,4 --coll allreduce --sizes 8-64K:x8 -o tuned24
   mpiscope tune --cluster fe --mpi mpich --sizes 8-1M:x2 --weights app-weights.json
-  mpiscope tune -n 2 --coll allreduce --sizes 8,64K --time-budget 0.1 --exhaustive\
+  mpiscope tune -n 2 --coll allreduce --sizes 8,64K --time-budget 0.1 --exhaustive
+  mpiscope tune -n 8 --coll allreduce --search guided --from-run pingpong-run\
 """)
     p.add_argument("-n", "--np", metavar="N[,N…]", type=types.comm_sizes,
                    help="ranks: the communicator sizes tuned, a comma list (default: CPUs here, "
@@ -47,6 +48,15 @@ examples:
                    help=f"the size grid, as mpiscope run takes it (default {DEFAULT_SIZES})")
     p.add_argument("--exhaustive", action="store_true",
                    help="measure every size with every algorithm (no adaptive search)")
+    p.add_argument("--search", choices=("adaptive", "guided"), default="adaptive",
+                   help="how the cells to measure are chosen: adaptive (bisection of the size grid) "
+                        "or guided (our simulator of each algorithm from the machine's point-to-point "
+                        "costs, --from-run or --machine, measuring where its winner is uncertain) "
+                        "(default: %(default)s)")
+    p.add_argument("--from-run", metavar="RUN", type=types.run_ref,
+                   help="--search guided: a run with pingpong on the machine tuned, whose Hockney "
+                        "fit the simulator takes")
+    add_out(p)
     p.add_argument("--coarse", type=types.count(0), default=0,
                    help="adaptive search: also every N-th size in its first refining pass "
                         "(default 0: bisection from the grid's ends)")
@@ -155,6 +165,7 @@ def _config(args):
                          "predicted change-over points need; give a model with them")
     sizes = sorted(set(parse_sizes(args.sizes)))
     return TuneConfig(collectives=colls, sizes=sizes, adaptive=not args.exhaustive,
+                      search=args.search, sim_costs=_sim_costs(args, machine),
                       coarse=args.coarse, noise=parse_noise(args.noise), alpha=args.alpha,
                       prune=prune, model_prune=model_prune,
                       max_rules=args.max_rules, repeat=args.repeat,
@@ -162,6 +173,31 @@ def _config(args):
                       skip=tuple(s.strip() for s in args.skip.split(",") if s.strip()),
                       weights=weights, weights_left_out=tuple(left_out),
                       machine=machine)
+
+
+def _sim_costs(args, machine):
+    """--search guided: the simulator's costs, from --from-run's pingpong or
+    --machine's model (sim/costs.py); None for the other searches."""
+    from mpiscope.sim.costs import from_model_params
+    from mpiscope.sim.measured import fitted_costs
+    from mpiscope.store import catalog
+
+    if args.search != "guided":
+        if args.from_run:
+            raise UsageError("--from-run gives the guided search its costs: add --search guided")
+        return None
+    if args.exhaustive:
+        raise UsageError("--search guided chooses which cells to measure, --exhaustive measures "
+                         "them all: give one of them")
+    if args.from_run and machine is not None:
+        raise UsageError("give --from-run RUN or --machine FILE for the guided search's costs, not both")
+    if args.from_run:
+        return fitted_costs(catalog.resolve(args.out, args.from_run))
+    if machine is not None:
+        return from_model_params(machine, f"--machine {args.machine}")
+    raise UsageError("--search guided simulates every algorithm from the machine's point-to-point "
+                     "costs: give --from-run RUN (a run with pingpong, e.g. `mpiscope run --bench "
+                     "pingpong`) or --machine FILE")
 
 
 def _check_skip(skip, catalog, collectives) -> None:

@@ -165,15 +165,19 @@ class Search:
         sizes nearest to `size` (in ratio; model_fits.py): what is not affine over
         the whole grid (protocol switches) shows in the residual only where it
         happens. Kept in self.fits for the result."""
-        m, out = self.measured, {}
+        out = {}
         for n in names:
-            if n == DEFAULT:
-                continue
-            near = sorted(m.sizes_with(coll, n),
-                          key=lambda s: abs(math.log(s / size)) if s > 0 else math.inf)[:LOCAL]
-            f = fit(coll, n, m.plan.np, {s: m.samples.median(coll, n, s) for s in near},
-                    self.model_names)
+            f = None if n == DEFAULT else self.fit_near(coll, size, n)
             if f is not None:
                 out[n] = f
                 self.fits.setdefault(coll, {}).setdefault(n, []).append((size, f))
         return out
+
+    def fit_near(self, coll, size, name):
+        """`name`'s cost model fitted at the LOCAL measured sizes nearest to
+        `size`, or None (model_fits.fit)."""
+        m = self.measured
+        near = sorted(m.sizes_with(coll, name),
+                      key=lambda s: abs(math.log(s / size)) if s > 0 else math.inf)[:LOCAL]
+        return fit(coll, name, m.plan.np, {s: m.samples.median(coll, name, s) for s in near},
+                   self.model_names)

@@ -2,7 +2,8 @@
 """`mpiscope tune`: measure, decide, write, verify (docs/explanation/tuner.md), each part
 in a file of its own, in this order:
 1. what the library offers (discover.py) and its default at each cell (read_defaults);
-2. the search (adaptive.py, search.py, model_fits.py; measure.py, decide.py);
+2. the search (adaptive.py, search.py, model_fits.py; or guided.py, sim_prior.py;
+   measure.py, decide.py);
 3. rules (table.py, rules.py) in the library's sizes (library_sizes.py), with
    the default's stand-ins where needed (standins.py);
 4. files by the library's module, read back (write.py), and env.sh;
@@ -27,6 +28,7 @@ from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import probes, verdicts as V
 from mpiscope.tune.adaptive import Search
 from mpiscope.tune.decide import Decisions
+from mpiscope.tune.guided import Guided
 from mpiscope.tune.measure import Launches, Measured
 from mpiscope.tune.own import own_algorithms
 from mpiscope.tune.result import result
@@ -43,6 +45,8 @@ class TuneConfig:
     collectives: list
     sizes: list                 # engine sizes, the fine grid
     adaptive: bool = True
+    search: str = "adaptive"    # not exhaustive: "adaptive" (adaptive.py) or "guided" (guided.py)
+    sim_costs: object | None = None  # guided: the simulator's costs (sim.costs.SimCosts)
     coarse: int = 0             # adaptive: also every coarse-th size in the first refining pass (0: none)
     prune: float = 0.10         # margin by which an algorithm must lose at both ends to be left out
     model_prune: float | None = 0.25  # cost-model margin to leave an algorithm out (None: off)
@@ -85,7 +89,8 @@ class Tuner:
         self.names = {c: [DEFAULT] + usable(catalog, c, self.p, cfg.skip) for c in cfg.collectives}
         self.measured = Measured(plan, self.names, launches, cfg.repeat, say)
         self.decisions = Decisions(self.measured, self.rng, cfg.noise, cfg.alpha)
-        self.searcher = Search(cfg, self.measured, self.decisions, say, self.library.model_names)
+        searcher = Guided if cfg.adaptive and cfg.search == "guided" else Search
+        self.searcher = searcher(cfg, self.measured, self.decisions, say, self.library.model_names)
         self.verification = Verification(plan, catalog, self.library, cfg, launches, self.rng,
                                          self.measured.samples, say, mpi)
         self.reading = Reading({}, {})   # what the default runs (read_defaults)

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The guided search of one communicator size (`mpiscope tune --search
+guided`): the simulator runs our counterpart of every algorithm at every
+cell from the machine's point-to-point costs first (sim_prior.py); then,
+one size per collective a round, the size whose winner the corrected
+simulation is least sure of (the smallest gap between the predicted best
+and another, in learned errors; a predicted crossover next to it; the
+farthest from the sizes measured) is measured with the default and the
+algorithms that could still win there, and every measured cell corrects
+the simulation. It stops when every size is measured or settled: the
+predicted best ahead of every other algorithm by SETTLE_Z learned errors.
+Algorithms without a simulated counterpart follow the adaptive search's
+rules (search.py: a lower bound from their neighbouring measured sizes;
+model_fits.py: their cost-model fit, less the --model-prune margin);
+a size where one of them may still win, or where the default's algorithm is
+not known or not simulated, is measured. Method: docs/explanation/tuner.md,
+"The guided search"."""
+
+from __future__ import annotations
+
+import math
+
+from mpiscope.mpilibs.algorithm_catalog import DEFAULT
+from mpiscope.tune.adaptive import Search
+from mpiscope.tune.readings import representatives
+from mpiscope.tune.search import lower_bound
+from mpiscope.tune.sim_prior import Correction, counterpart, simulator
+
+SETTLE_Z = 2.0   # a gap beyond this many learned errors settles a size
+
+
+class Guided(Search):
+    """The guided search; `simulate` (coll, our algorithm, p, size) ->
+    seconds, from cfg.sim_costs unless set before run()."""
+
+    def __init__(self, cfg, measured, decisions, say=print, model_names=None):
+        super().__init__(cfg, measured, decisions, say, model_names)
+        self.simulate = simulator(cfg.sim_costs) if cfg.sim_costs is not None else None
+        self.corrections = {c: Correction(-math.log(1 - cfg.noise)) for c in cfg.collectives}
+        self.simulated = {c: {} for c in cfg.collectives}   # {(size, name): seconds}
+        self.unsimulated = {c: [] for c in cfg.collectives}  # names following the adaptive rule
+        self.predicted = {c: {} for c in cfg.collectives}   # {size: winner}, sizes not measured
+
+    def run(self, weights: dict, reading):
+        cfg = self.cfg
+        self.default_runs = reading.default_runs
+        self.measured.launches_of = representatives(reading.default_runs, reading.runs_as)
+        self._simulate_all()
+        for c in cfg.collectives:
+            if self.unsimulated[c]:
+                self.say(f"{c}: {', '.join(self.unsimulated[c])} have no simulated counterpart: "
+                         "the adaptive search's rule decides where they are measured")
+        heavy = {c: {s for s, calls in weights.get(c, {}).items() if calls > 0} for c in cfg.collectives}
+        while True:
+            points = {}
+            for c in cfg.collectives:
+                open_ = [s for s in cfg.sizes_of(c) if s not in self._measured_sizes(c)]
+                must = sorted(heavy[c] & set(open_))
+                unsettled = must or [s for s in open_ if not self._settled(c, s)]
+                if unsettled:
+                    at = must or [min(unsettled, key=lambda s: self._doubt(c, s))]
+                    points[c] = {s: self._contenders(c, s) for s in at}
+            if not points:
+                break
+            self.say("guided: " + "; ".join(f"{c} at {', '.join(map(str, by))} B"
+                                            for c, by in points.items()))
+            before = {c: set(self.measured.cells[c]) for c in points}
+            self._measure_points(points)
+            for c in points:
+                self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
+        for c in cfg.collectives:
+            for s in cfg.sizes_of(c):
+                if s not in self._measured_sizes(c):
+                    self.predicted[c][s] = self.decisions.winners[(c, s)] = self._winner(c, s)
+
+    # ----------------------------------------------------------- the model
+
+    def _simulate_all(self):
+        """Every algorithm with a counterpart at every cell; the default
+        where it is read to run one of those."""
+        if self.simulate is None:
+            raise ValueError("the guided search needs the machine's point-to-point costs")
+        p = self.measured.plan.np
+        for c in self.cfg.collectives:
+            for n in self.measured.names[c]:
+                if n != DEFAULT and counterpart(c, n, self.model_names) is None:
+                    self.unsimulated[c].append(n)
+            for s in self.cfg.sizes_of(c):
+                for n in self.measured.names[c]:
+                    ours = counterpart(c, self._runs(c, s, n), self.model_names)
+                    if ours is not None:
+                        self.simulated[c][(s, n)] = self.simulate(c, ours, p, s)
+
+    def _runs(self, c, s, n):
+        """The library algorithm `n` runs at the cell (the default: the one
+        read to run there, or None)."""
+        return (self.default_runs.get((c, s)) or (None,))[0] if n == DEFAULT else n
+
+    def _measured_sizes(self, c) -> set:
+        return {s for s, n in self.measured.cells[c] if n == DEFAULT}
+
+    def _learn(self, c, cells):
+        corr = self.corrections[c]
+        for s, n in sorted(cells, key=str):
+            t = self.simulated[c].get((s, n))
+            if t is not None:
+                corr.learn(n, s, t, self.measured.samples.median(c, n, s))
+
+    def _guess(self, c, s, n):
+        """(log seconds predicted, learned error there) or None."""
+        t = self.simulated[c].get((s, n))
+        if t is None or t <= 0:
+            return None
+        corr = self.corrections[c]
+        return corr.predict(n, t), corr.spread(n, s)
+
+    def _rivals(self, c, s) -> list:
+        """The algorithms that decide the cell: one per code run there (an
+        algorithm the default runs exactly is the default)."""
+        seen, out = set(), []
+        for n in self.measured.names[c]:
+            r = self.measured.launches_of.get((c, s, n), n)
+            if r not in seen:
+                seen.add(r)
+                out.append(n)
+        return out
+
+    def _best(self, c, s):
+        """(name, log seconds, error) of the predicted fastest, or None."""
+        guesses = [(n, *g) for n in self._rivals(c, s) for g in [self._guess(c, s, n)] if g]
+        return min(guesses, key=lambda x: x[1]) if guesses else None
+
+    def _gaps(self, c, s) -> list:
+        """Per rival of the predicted best: its gap in learned errors
+        (-inf where it cannot be told: the default not simulated, an
+        algorithm without counterpart and no lower bound above the best)."""
+        best = self._best(c, s)
+        if best is None or self._guess(c, s, DEFAULT) is None:
+            return [-math.inf]
+        b, lb, eb = best
+        gaps = []
+        for n in self._rivals(c, s):
+            if n == b:
+                continue
+            g = self._guess(c, s, n)
+            if g is not None:
+                # the default keeps a cell unless beaten beyond the noise
+                noise = -math.log(1 - self.cfg.noise)
+                shift = noise if b == DEFAULT else -noise if n == DEFAULT else 0.0
+                gaps.append((g[0] - lb + shift) / math.hypot(g[1], eb))
+            else:
+                floor = self._floor(c, s, n)
+                gaps.append(-math.inf if floor is None else (floor - lb) / eb)
+        return gaps
+
+    def _floor(self, c, s, n):
+        """What the adaptive search's rules say `n` (no counterpart) cannot
+        beat at s, in log seconds, or None: its lower bound from the
+        neighbouring measured sizes (search.lower_bound), or its cost-model
+        fit (model_fits.py) less the --model-prune margin and the fit's
+        residual, the larger."""
+        m = self.measured
+        at = m.sizes_with(c, n)
+        below = max((x for x in at if x < s), default=None)
+        above = min((x for x in at if x > s), default=None)
+        floors = [lower_bound(m.samples, c, s, n, below, above)]
+        if self.cfg.model_prune is not None:
+            f = self.fit_near(c, s, n)
+            if f is not None and f.predict(s) > 0:
+                floors.append(math.log(f.predict(s) / ((1 + self.cfg.model_prune) * (1 + f.residual))))
+        return max((x for x in floors if x is not None), default=None)
+
+    def _settled(self, c, s) -> bool:
+        return min(self._gaps(c, s), default=math.inf) > SETTLE_Z
+
+    def _doubt(self, c, s) -> tuple:
+        """The order sizes are measured in: the smallest gap first, lowered by
+        one where the predicted best differs at a neighbouring size (a
+        crossover); then the farthest from any measured size; then the
+        nearest the grid's middle."""
+        sizes = self.cfg.sizes_of(c)
+        i = sizes.index(s)
+        best = self._best(c, s)
+        cross = any(0 <= j < len(sizes) and best and (self._best(c, sizes[j]) or (None,))[0] != best[0]
+                    for j in (i - 1, i + 1))
+        measured = self._measured_sizes(c)
+        far = min((abs(math.log2(max(s, 1) / max(m, 1))) for m in measured), default=math.inf)
+        return min(self._gaps(c, s), default=math.inf) - cross, -far, abs(i - len(sizes) // 2)
+
+    def _contenders(self, c, s) -> list:
+        """The default, and the algorithms predicted within SETTLE_Z
+        learned errors of the best (without counterpart: whose floor is not
+        beyond that; the adaptive rule then leaves out those out of reach)."""
+        best = self._best(c, s)
+        out = []
+        for n in self.measured.names[c]:
+            g = self._guess(c, s, n)
+            if n == DEFAULT or best is None:
+                out.append(n)
+            elif g is not None:
+                if g[0] - best[1] <= SETTLE_Z * math.hypot(g[1], best[2]):
+                    out.append(n)
+            elif (floor := self._floor(c, s, n)) is None or floor - best[1] <= SETTLE_Z * best[2]:
+                out.append(n)
+            else:
+                self.model_skipped[c].add((s, n))
+        return out
+
+    def _winner(self, c, s) -> str:
+        """The predicted winner of a settled size: the best where it beats
+        the default beyond the noise, else the default."""
+        b, lb, _ = self._best(c, s)
+        d = self._guess(c, s, DEFAULT)
+        if b == DEFAULT or d is None or d[0] - lb <= -math.log(1 - self.cfg.noise):
+            return DEFAULT
+        return b
