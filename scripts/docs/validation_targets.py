@@ -175,6 +175,15 @@ def _tuner(column: str, limit: float, at_most: bool):
     return measure
 
 
+def _replayed(column: str, judge):
+    """The guided search over every replayed tune (bench/tune_search_replay.py)."""
+    def measure(doc):
+        row = next(r for r in rows(doc, "searches against exhaustive")
+                   if r["tune"] == "all" and r["search"] == "guided")
+        return f"{_g(row[column])}%", judge(row[column])
+    return measure
+
+
 def _tuner_summary(doc):
     s = rows(doc, "summary")[0]
     return f"{_g(s['geometric mean, cells with a rule'])} ×", s["geometric mean, cells with a rule"] >= 1.2
@@ -319,6 +328,12 @@ TARGETS = [
            "the-tuners-search-on-a-short-grid"),
     Target("tuner.md", "tuner.json", "≥ 95% of decisions as the exhaustive tune's",
            _tuner("same code or tied %", 95, False)),
+    Target("tuner.md", "tune-search-replay.json", "the guided search measures ≤ 25% of the grid (replayed)",
+           _replayed("measured %", lambda v: v <= 25), "the-guided-search-on-a-three-size-grid"),
+    Target("tuner.md", "tune-search-replay.json", "≥ 95% of the guided search's decisions as the exhaustive's",
+           _replayed("decisions running the same code %", lambda v: v >= 95)),
+    Target("tuner.md", "tune-search-replay.json", "the guided tune's geometric mean within 2% of the exhaustive's",
+           _replayed("geomean vs exhaustive %", lambda v: abs(v) <= 2)),
     Target("transport-lab.md", "transport-lab.json", "CMA ≥ 0.9 × memcpy at ≥ 1 MiB", _cma,
            "cross-memory-attach-against-memcpy"),
     Target("transport-lab.md", "transport-lab.json", "basic design's 8 B latency ≤ Open MPI vader's",
