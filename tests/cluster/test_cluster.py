@@ -99,7 +99,7 @@ def test_rate_fast_ethernet_bandwidth_is_the_payload_rate(tmp_path):
     bw, values = _median(table, "bw", 262144)
     expected = payload_rate(100e6)  # 11.77 MB/s
     # The shaped rate is a cap that load cannot lift: no window of 2 MB beat it (its
-    # token bucket holds two frames). How close it comes is bench/cluster_links.py's.
+    # token bucket holds one frame). How close it comes is bench/cluster_links.py's.
     assert 0 < bw and values.max() <= 1.02 * expected, (bw, values.max(), expected)
     # the ranks ran on two distinct hosts, and the context holds the ground truth
     assert set(samples.table_context(table)["hosts"]) == {f"{name}-h0", f"{name}-h1"}
@@ -177,7 +177,7 @@ def test_uplink_between_switches_is_the_bottleneck(tmp_path):
     # multipair pairs rank p with p + 2: h0-h2 and h1-h3 cross the uplink; the pairs stay home.
     # Each link's rate is a floor on the time of every message over it (load only adds):
     # across the 10 Mbit/s uplink at least the serialization of 16 KiB at 10 Mbit/s, ten
-    # times what the 100 Mbit/s links alone impose (token buckets: two frames, so 3/4 of it).
+    # times what the 100 Mbit/s links alone impose (token buckets: one frame, so 3/4 of it).
     _, across = _median(table, "multipair", 16384)
     _, within = _median(table, "pairs", 16384)
     assert across.min() >= 0.75 * 16384 / payload_rate(10e6), np.sort(across)[:5]
