@@ -270,6 +270,26 @@ def test_check_exits_5_on_a_regression_and_names_it(tmp_path, capsys):
     assert doc["check"]["regressions"] == 1 and doc["series"][0]["check"]["status"] == "regression"
 
 
+def test_the_night_after_a_jump_no_change_point_shows_yet_is_still_a_regression(tmp_path, capsys):
+    out = tmp_path / "out"
+    # Nights of 45 us with one fast outlier; night 6 much slower, night 7 slower too but
+    # less: too few and too spread for PELT to make a segment of them; night 8 back.
+    levels = [v * 1e-6 for v in (45.4, 28.0, 45.4, 46.4, 45.7, 42.0, 105.0, 61.4, 45.0)]
+    ids = []
+    judged = {}
+    for night, m in enumerate(levels):
+        ids.append(write_night(out, night, {("allreduce", 65536): m}))
+        if night >= 6:
+            code = main(["history", str(out), "--check", "--json"])
+            doc = json.loads(capsys.readouterr().out)
+            assert doc["series"][0]["changes"] == []   # no change point shows the slow nights
+            check = doc["series"][0]["check"]
+            judged[night] = (code, check["status"], check["since"], len(check["baseline"]))
+    assert judged[6] == (5, "regression", None, 6)
+    assert judged[7] == (5, "regression", ids[6], 6)   # against the six nights before the jump
+    assert judged[8][:2] == (0, "same")                # back
+
+
 def test_check_against_a_baseline_run_or_date(tmp_path, capsys):
     out = tmp_path / "out"
     levels = noisy_levels(12, 6, 0.10, seed=9)    # slower since night 6

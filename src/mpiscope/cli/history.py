@@ -87,8 +87,9 @@ variables, mpiscope and engine versions, Slurm partition).
 
 --check judges the newest run of every series against its baseline (the
 runs since the series' last change point; while the newest run is in a
-segment that began slower, the runs before that change, so a regression
-fails the check every night until the level comes back; or --baseline)
+segment that began slower, or follows slower nights, the runs before the
+first slower night, so a regression fails the check every night until the
+level comes back; or --baseline)
 and exits with 5 when one is a significant regression beyond the
 threshold.\
 """,

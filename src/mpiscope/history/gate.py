@@ -3,9 +3,10 @@
 regression beyond the threshold against its baseline? The baseline is, by
 default, the runs of the series' last segment before the newest run (since
 its last change point); but while the newest run is in a segment that began
-with a slower change point, the baseline stays the segment before that
-change, so a regression keeps failing the gate every night until the level
-comes back or a later --baseline accepts it. `--baseline RUN` is one run,
+with a slower change point, or follows slower nights that no change point
+shows yet, the baseline stays the runs before the first slower night, so a
+regression keeps failing the gate every night until the level comes back or
+a later --baseline accepts it. `--baseline RUN` is one run,
 `--baseline DATE` the runs from that date on. The test is detect.py's: the
 newest run's own interval against the baseline's level: the step's interval
 holds no change and the step is larger than the threshold."""
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mpiscope.common.errors import UsageError
-from mpiscope.history.detect import SLOWER, Step, level, step
+from mpiscope.history.detect import SLOWER, Level, Step, level, step
 from mpiscope.history.points import Point, timestamp
 from mpiscope.history.series import Series
 from mpiscope.history.trend import changed, changes_of
@@ -60,12 +61,45 @@ def _baseline(series: Series, baseline, threshold) -> tuple[list[Point], Point |
 
 
 def _default_baseline(series: Series, threshold) -> tuple[list[Point], Point | None]:
-    cuts = changes_of(series.points, series.key.unit, threshold)
+    points, unit = series.points, series.key.unit
+    cuts = changes_of(points, unit, threshold)
     if cuts and cuts[-1].step.direction == SLOWER:   # the newest run is in a slower segment
         start = cuts[-2].index if len(cuts) > 1 else 0
-        return series.points[start:cuts[-1].index], cuts[-1].first_after
-    before = series.points[:-1]
+        return points[start:cuts[-1].index], cuts[-1].first_after
+    slow = _slow_nights(points, unit, threshold)
+    if slow is not None:
+        return slow
+    before = points[:-1]
     return (before[cuts[-1].index:] if cuts else before), None
+
+
+WALK_BACK = 5   # nights of a slow stretch no change point shows yet (a median of ≤ 5 runs spans them all)
+
+
+def _slow_nights(points, unit, threshold) -> tuple[list[Point], Point] | None:
+    """(the baseline before them, the first of them) of the nights just before the
+    newest that were each slower than the runs before them beyond the threshold,
+    when no change point shows them yet (too few, or too spread to make a
+    segment that passes); None when the night before the newest was not."""
+    found = None
+    for start in range(len(points) - 2, max(len(points) - 2 - WALK_BACK, 1), -1):
+        earlier = points[:start]
+        cuts = changes_of(earlier, unit, threshold)
+        base = earlier[cuts[-1].index:] if cuts else earlier
+        before = _level(base)
+        if not all(_slower(before, p, unit, threshold) for p in points[start:-1]):
+            break
+        found = base, points[start]
+    return found
+
+
+def _level(points) -> Level:
+    return level([p.median for p in points], [p.ci_low for p in points], [p.ci_high for p in points])
+
+
+def _slower(before: Level, p: Point, unit, threshold) -> bool:
+    s = step(before, _level([p]), unit)
+    return s.beyond(threshold) and s.direction == SLOWER
 
 
 def _chosen_baseline(series: Series, baseline) -> list[Point]:
@@ -98,9 +132,7 @@ def judge(series: Series, threshold, baseline=None) -> Judgement:
     if len(series.points) < 2:
         return Judgement(series, ALONE, newest)
     base, since = _baseline(series, baseline, threshold)
-    before = level([p.median for p in base], [p.ci_low for p in base], [p.ci_high for p in base])
-    after = level([newest.median], [newest.ci_low], [newest.ci_high])
-    s = step(before, after, series.key.unit)
+    s = step(_level(base), _level([newest]), series.key.unit)
     status = SAME if not s.beyond(threshold) else REGRESSION if s.direction == SLOWER else FASTER
     return Judgement(series, status, newest, tuple(base), s, tuple(changed(base[-1], newest)),
                      since if status == REGRESSION else None)
