@@ -4,7 +4,7 @@
  * reductions MPI_INT sums of max(1, size/4)), root 0. Before each call it
  * calls mpiscope_cell(i), a marker a debugger stops at: mpiscope tune runs
  * rank 0 under gdb and records which of the library's own algorithm functions
- * each call enters (the library's module: mpilibs/ompi_calls.py, impi_calls.py).
+ * each call enters (the library's package: mpilibs/openmpi/calls.py, intelmpi/calls.py).
  *   mpi-coll-call allreduce:1024 bcast:65536 barrier:0 ... */
 #include <mpi.h>
 #include <stdio.h>
