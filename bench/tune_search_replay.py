@@ -36,8 +36,10 @@ Open MPI when it is the tune's version): seconds.
 
 To reproduce:
 
-    .venv/bin/python bench/tune_search_replay.py tests/data/tune-replay/openmpi-4.1-p2-4.json tests/data/tune-replay/mpich-4.0-p2-4.json --json docs/validation/tune-search-replay.json
-    .venv/bin/python bench/tune_search_replay.py DIR/<cluster>-full --pingpong RUN --repeat 3 --json tune-search-replay.json
+    .venv/bin/python bench/tune_search_replay.py tests/data/tune-replay/*.json \
+        --json docs/validation/tune-search-replay.json
+    .venv/bin/python bench/tune_search_replay.py DIR/<cluster>-full --pingpong RUN --repeat 3 \
+        --json tune-search-replay.json
 """
 
 import json
@@ -146,28 +148,31 @@ def kept_setup(keep: Path, pingpong: Path | None = None) -> Setup:
 
 def stored_setups(path: Path) -> list:
     """One Setup per communicator size of a tune reduced by tests/tune_replay.py
-    (tests/data/tune-replay/*.json). They hold no pingpong: the guided
-    search's Hockney costs are fitted to the 2-rank broadcast of the
-    default (one message from root to the other rank) at every size of the
-    grid, cells charged to it."""
+    (tests/data/tune-replay/*.json). The guided search's Hockney costs are
+    the line through the pingpong stored with the tune; where none was, the
+    line through the 2-rank broadcast of the default (one message from root
+    to the other rank) at every size of the grid, those cells charged to it."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from tune_replay import Replay, catalog_of, reading as stored_reading
 
     stored = json.loads(path.read_text())
     catalog = catalog_of(stored)
-    probe = Samples()
-    Replay(stored).launch(SimpleNamespace(np=2), {"bcast": stored["sizes"]}, "bcast=default", probe,
-                          {"bcast": DEFAULT})
-    line = fit("bcast", DEFAULT, 2, {s: probe.median("bcast", DEFAULT, s) for s in stored["sizes"]}, {},
-               min_points=2)
-    costs = SimCosts(alpha_s=line.alpha, beta_s=line.beta, source="the 2-rank broadcast (Hockney line)")
+    if "pingpong" in stored:
+        medians, source, charged = {int(s): t for s, t in stored["pingpong"].items()}, "its pingpong", set()
+    else:
+        probe = Samples()
+        Replay(stored).launch(SimpleNamespace(np=2), {"bcast": stored["sizes"]}, "bcast=default", probe,
+                              {"bcast": DEFAULT})
+        medians = {s: probe.median("bcast", DEFAULT, s) for s in stored["sizes"]}
+        source, charged = "the 2-rank broadcast of the default", {("bcast", s, DEFAULT) for s in stored["sizes"]}
+    line = fit("bcast", DEFAULT, 2, medians, {}, min_points=2)
+    costs = SimCosts(alpha_s=line.alpha, beta_s=line.beta, source=f"{source} (Hockney line)")
     out = []
     for p in stored["tune"]["ps"]:
         r = stored_reading(stored, p)
         out.append(Setup(catalog.library, catalog.version, p, catalog, lambda: Replay(stored),
                          stored["collectives"], stored["sizes"], r.default_runs, r.runs_as, costs,
-                         {("bcast", s, DEFAULT) for s in stored["sizes"]} if p == 2 else set(),
-                         "the 2-rank broadcast of the default"))
+                         charged if p == 2 else set(), source))
     return out
 
 

@@ -12,9 +12,10 @@ run out; a launch forcing an algorithm none of whose launches completed in
 the tune fails, as it did there.
 
 Reduce a tune's output directory (it must have measured every cell:
---exhaustive) with
+--exhaustive), with the pingpong medians of a run on the same machine where
+one is given (the guided search's costs), with
 
-    .venv/bin/python tests/tune_replay.py TUNE_DIR tests/data/tune-replay/NAME.json
+    .venv/bin/python tests/tune_replay.py TUNE_DIR tests/data/tune-replay/NAME.json [PINGPONG_RUN_DIR]
 """
 
 from __future__ import annotations
@@ -65,8 +66,20 @@ def _trimmed_catalog(catalog: Catalog, colls) -> dict:
             "rule_params": {c: list(v) for c, v in catalog.rule_params.items() if c in colls}}
 
 
-def reduce(tune_dir: Path) -> dict:
-    """The stored launches of the tune in `tune_dir`, with its library's catalog."""
+def pingpong_medians(run_dir: Path) -> dict:
+    """{size: median seconds} of a run's pingpong: the machine's point-to-point
+    costs, which the guided search simulates with."""
+    from mpiscope.store.ingest import load
+    from mpiscope.store.series import all_series_samples
+
+    table, run = load(run_dir)
+    return {str(int(size)): float(f"{np.median(s.values):.4g}")
+            for bench, _algo, size, s in all_series_samples(table, run) if bench == "pingpong" and len(s.values)}
+
+
+def reduce(tune_dir: Path, pingpong: Path | None = None) -> dict:
+    """The stored launches of the tune in `tune_dir`, with its library's catalog
+    (and the pingpong medians of the run `pingpong` on the same machine)."""
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.store.ingest import load
     from mpiscope.store.series import all_series_samples
@@ -95,7 +108,7 @@ def reduce(tune_dir: Path) -> dict:
             "sizes": sorted({d["size"] for d in doc["decisions"] if d["collective"] != "barrier"}),
             "catalog": _trimmed_catalog(discover(mpi), colls),
             "default_runs": doc["default_runs"], "runs_as": doc["runs_as"],
-            "launches": launches}
+            "launches": launches, **({"pingpong": pingpong_medians(pingpong)} if pingpong else {})}
 
 
 def catalog_of(stored: dict, version: str | None = None) -> Catalog:
@@ -172,6 +185,7 @@ class Replay(Launches):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    Path(sys.argv[2]).write_text(json.dumps(reduce(Path(sys.argv[1])), separators=(",", ":")) + "\n")
+    reduced = reduce(Path(sys.argv[1]), Path(sys.argv[3]) if len(sys.argv) == 4 else None)
+    Path(sys.argv[2]).write_text(json.dumps(reduced, separators=(",", ":")) + "\n")
