@@ -5,7 +5,7 @@ samples, as OSU's programs print it."""
 
 import pytest
 
-from mpiscope.views.export import export
+from mpiscope.views.exporters import export
 from osu_text import reframe_value
 
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from mpiscope.common.errors import UsageError
-from mpiscope.views.export import export
+from mpiscope.views.exporters import export
 from mpiscope.store.ingest import ingest
 from rawgen import RunBuilder, SeriesSpec, context_for
 

@@ -101,7 +101,7 @@ def test_osu_datatype_other_than_char_is_a_variant():
 def test_mpiscope_export_osu_text_reads_back(tmp_path):
     """The OSU text `mpiscope export --format osu` writes is OSU 7.4's: it imports."""
     from rawgen import build_demo_run
-    from mpiscope.views.export import export
+    from mpiscope.views.exporters import export
 
     run_dir = build_demo_run(tmp_path)[0]
     text, _ = export(run_dir, "osu", "allreduce")

@@ -8,7 +8,7 @@ import pytest
 
 from mpiscope.common.errors import UsageError
 from mpiscope.store.ingest import ingest
-from mpiscope.views.export import export
+from mpiscope.views.exporters import export
 from mpiscope.views.osu import osu_value
 from mpiscope.views.show import show_rows
 from osu_text import reframe_value

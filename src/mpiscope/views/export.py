@@ -25,13 +25,6 @@ class Exporter:
     export: Callable[..., Exported]  # importing its module stays cheap: heavy imports inside
 
 
-def export(run_dir, fmt: str, bench: str | None = None) -> Exported:
-    """The run at `run_dir` in the stream format `fmt` (views/exporters/)."""
-    from mpiscope.views import exporters
-
-    return exporters.get(fmt).export(run_dir, bench, None)
-
-
 def without_bench(fmt: str, bench: str | None, what: str) -> None:
     """Refuses --bench for format `fmt`, which exports `what`."""
     if bench is not None:

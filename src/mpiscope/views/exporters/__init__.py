@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from mpiscope.common.errors import UsageError
-from mpiscope.views.export import Exporter
+from mpiscope.views.export import Exported, Exporter
 
 # --format NAME → the module of its exporter, imported only when it is chosen.
 MODULES = {
@@ -26,3 +26,8 @@ def get(name: str) -> Exporter:
     if name not in MODULES:
         raise UsageError(f"unknown export format '{name}': choose one of {', '.join(NAMES)}")
     return import_module(f"{__name__}.{MODULES[name]}").EXPORTER
+
+
+def export(run_dir, fmt: str, bench: str | None = None) -> Exported:
+    """The run at `run_dir` in the stream format `fmt`."""
+    return get(fmt).export(run_dir, bench, None)
