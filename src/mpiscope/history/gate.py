@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope history --check`: is the newest run of a series a significant
-regression beyond the threshold against its baseline? The baseline is, by
-default, the runs of the series' last segment before the newest run (since
-its last change point); but while the newest run is in a segment that began
-with a slower change point, or follows slower nights that no change point
-shows yet, the baseline stays the runs before the first slower night, so a
-regression keeps failing the gate every night until the level comes back or
-a later --baseline accepts it. `--baseline RUN` is one run,
-`--baseline DATE` the runs from that date on. The test is detect.py's: the
-newest run's own interval against the baseline's level: the step's interval
-holds no change and the step is larger than the threshold."""
+regression beyond the threshold against its baseline? By default the baseline
+is the series' last segment before the newest run; while the newest run is in
+a segment that began with a slower change point, or follows slower nights no
+change point shows yet, it stays the runs before the first slower night, so a
+regression fails the gate every night until the level comes back or a later
+--baseline (RUN: one run; DATE: the runs from then on) accepts it. The test is
+detect.py's: the step's interval holds no change and exceeds the threshold."""
 
 from __future__ import annotations
 
