@@ -236,7 +236,7 @@ def replay_setup(setup: Setup, repeat: int = 3) -> dict:
     full = searched(setup, "exhaustive", repeat)
     cells = [(c, s) for c in setup.colls for s in full.cfg.sizes_of(c)]
     adap = compared(setup, full, searched(setup, "adaptive", repeat))
-    got = {"library": setup.library, "version": setup.version, "p": setup.p,
+    got = {"library": setup.library, "version": setup.version, "p": setup.p, "sizes": len(setup.sizes),
            "exhaustive": full.cell_counts()["measured"], "cells": len(cells),
            "exhaustive_geomean": tuned_over_default(full, full.decisions.winners, cells)[0],
            "exact_default_verdicts": setup.exact_default_verdicts, **adap,
@@ -290,7 +290,7 @@ def _row(name, search, x, g):
 
 def comparison(gots: list, show=benchjson.show) -> dict:
     """One table: each search on each tune replayed, and over them all."""
-    rows = [_row(f"{g['library']} {g['version']} p={g['p']}", search, _of(g, search), g)
+    rows = [_row(f"{g['library']} {g['version']} p={g['p']}, {g['sizes']} sizes", search, _of(g, search), g)
             for g in gots for search in SEARCHES if _of(g, search)]
     if len(gots) > 1:
         rows += [_row("all", search, t, t) for search, t in totals(gots).items()]

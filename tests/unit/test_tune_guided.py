@@ -3,14 +3,15 @@
 launches, no MPI: which size it measures first, that the learned correction
 moves toward what was measured, that it stops with sizes left to the
 simulation, that algorithms without a simulated counterpart follow the
-adaptive rule, and that on the stored tunes (tests/data/tune-replay) it
-decides as the exhaustive search does."""
+adaptive rule, and that on the stored Open MPI tunes (tests/data/tune-replay)
+it decides as the exhaustive search does."""
 
 import json
 import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tune_replay import Replay, catalog_of, reading
 from tune_synthetic import Served, plan
@@ -87,27 +88,33 @@ def test_the_learned_correction_moves_toward_the_measurement():
     corr = t.searcher.corrections["allreduce"]
     # ring was simulated 40% fast: its correction is the log of 1 / 0.6, learned from its cells
     assert corr.ratios["ring"]
-    assert abs(corr.offset("ring") - math.log(1 / RING_SIMULATED)) < 0.05
     for s in corr.ratios["ring"]:
+        assert abs(corr.offset("ring", s) - math.log(1 / RING_SIMULATED)) < 0.05
         measured = math.log(t.measured.samples.median("allreduce", "ring", s))
         raw = math.log(simulated("allreduce", "ring", 8, s))
-        assert abs(corr.predict("ring", simulated("allreduce", "ring", 8, s)) - measured) < abs(raw - measured)
+        assert abs(corr.predict("ring", s, simulated("allreduce", "ring", 8, s)) - measured) < abs(raw - measured)
     assert corr.error() < PRIOR_ERROR
 
 
-def test_a_correction_learns_each_cell_after_predicting_it():
+def test_a_correction_learns_each_size_after_predicting_it():
     corr = Correction(floor=0.02)
-    assert corr.error() == PRIOR_ERROR and corr.offset("ring") == 0.0
-    corr.learn("ring", 1024, simulated=1.0, measured=2.0)
-    assert corr.offset("ring") == math.log(2) and corr.offset("binomial") == math.log(2)
-    assert corr.errors == [(False, math.log(2))]
-    corr.learn("ring", 4096, simulated=1.0, measured=2.2)   # predicted 2.0 from the first
-    assert corr.errors[-1][0] and math.isclose(corr.errors[-1][1], math.log(2.2 / 2.0))
-    corr.learn("ring", 8192, simulated=1.0, measured=2.0)   # predicted: the geometric mean, √(2 · 2.2)
-    assert math.isclose(corr.error(), math.sqrt((math.log(1.1) ** 2 + math.log(2 / math.sqrt(4.4)) ** 2) / 2))
+    assert corr.error() == PRIOR_ERROR and corr.offset("ring", 1024) == 0.0
+    corr.learn(1024, {"ring": (1.0, 2.0), "binomial": (1.0, 4.0)})
+    # predicted before: the simulation itself
+    assert [e for _, e, _ in corr.errors] == [math.log(2), math.log(4)]
+    assert np.allclose([r for _, _, r in corr.errors], [-math.log(2) / 2, math.log(2) / 2])  # less the size's mean
+    assert math.isclose(corr.predict("ring", 1024, 1.0), math.log(2))
+    assert math.isclose(corr.predict("binomial", 1024, 1.0), math.log(4))
+    corr.learn(4096, {"ring": (1.0, 3.0), "binomial": (1.0, 6.0)})
+    # both 1.5 times their prediction: the size's shift; their comparison was exact
+    assert np.allclose([r for _, _, r in corr.errors[2:]], [0.0, 0.0]) and corr.errors[2][0]
+    assert math.isclose(corr.offset("ring", 4096) - corr.offset("ring", 1024), math.log(1.5))
+    assert math.isclose(corr.offset("ring", 2048) - corr.offset("ring", 1024), math.log(1.5) / 2)  # halfway
+    assert corr.error(relative=True) == 0.02   # the floor: comparisons were exact once corrected
+    assert math.isclose(corr.error(), math.log(1.5))
     assert corr.spread("ring", 4096 * 2 ** 8) > corr.spread("ring", 4096)   # far from the measured sizes
-    corr.learn("ring", 16384, simulated=1.0, measured=None)    # a failed launch teaches nothing
-    assert len(corr.errors) == 3
+    corr.learn(16384, {"ring": (1.0, None)})    # a failed launch teaches nothing
+    assert len(corr.errors) == 4
 
 
 def test_it_stops_with_most_sizes_left_to_the_simulation_and_decides_as_the_exhaustive():
@@ -136,17 +143,20 @@ def test_an_algorithm_without_a_simulated_counterpart_follows_the_adaptive_rule(
     assert sum(n == "basic_linear" for n, _ in log) < len({s for _, s in log})
 
 
-def test_on_a_stored_tune_it_decides_as_the_exhaustive_search_and_measures_less():
-    """The stored Open MPI tune (3 sizes, 2 and 4 ranks), each algorithm
-    with a counterpart predicted by our cost model in place of the
-    simulator (a unit test starts no process), with the Hockney line of its
-    2-rank broadcast."""
-    stored = json.loads((Path(__file__).resolve().parents[1] / "data" / "tune-replay" /
-                         "openmpi-4.1-p2-4.json").read_text())
-    probe = Samples()
-    Replay(stored).launch(plan(2), {"bcast": stored["sizes"]}, "bcast=default", probe, {"bcast": DEFAULT})
-    line = fit("bcast", DEFAULT, 2, {s: probe.median("bcast", DEFAULT, s) for s in stored["sizes"]}, {},
-               min_points=2)
+@pytest.mark.parametrize("name", ["openmpi-4.1-p2-4.json", "openmpi-4.1-p4-18-sizes.json"])
+def test_on_a_stored_tune_it_decides_as_the_exhaustive_search_and_measures_less(name):
+    """A stored Open MPI tune, each algorithm with a counterpart predicted
+    by our cost model in place of the simulator (a unit test starts no
+    process), with the Hockney line of its pingpong, or of its 2-rank
+    broadcast where it has none."""
+    stored = json.loads((Path(__file__).resolve().parents[1] / "data" / "tune-replay" / name).read_text())
+    if "pingpong" in stored:
+        medians = {int(s): t for s, t in stored["pingpong"].items()}
+    else:
+        probe = Samples()
+        Replay(stored).launch(plan(2), {"bcast": stored["sizes"]}, "bcast=default", probe, {"bcast": DEFAULT})
+        medians = {s: probe.median("bcast", DEFAULT, s) for s in stored["sizes"]}
+    line = fit("bcast", DEFAULT, 2, medians, {}, min_points=2)
     for p in stored["tune"]["ps"]:
         out = {}
         for search in ("exhaustive", "guided"):

@@ -100,19 +100,22 @@ class Guided(Search):
         return {s for s, n in self.measured.cells[c] if n == DEFAULT}
 
     def _learn(self, c, cells):
-        corr = self.corrections[c]
-        for s, n in sorted(cells, key=str):
+        by_size = {}
+        for s, n in cells:
             t = self.simulated[c].get((s, n))
             if t is not None:
-                corr.learn(n, s, t, self.measured.samples.median(c, n, s))
+                by_size.setdefault(s, {})[n] = (t, self.measured.samples.median(c, n, s))
+        for s in sorted(by_size):
+            self.corrections[c].learn(s, by_size[s])
 
     def _guess(self, c, s, n):
-        """(log seconds predicted, learned error there) or None."""
+        """(log seconds predicted, learned error there, learned error of a
+        comparison at one size) or None."""
         t = self.simulated[c].get((s, n))
         if t is None or t <= 0:
             return None
         corr = self.corrections[c]
-        return corr.predict(n, t), corr.spread(n, s)
+        return corr.predict(n, s, t), corr.spread(n, s), corr.spread(n, s, relative=True)
 
     def _rivals(self, c, s) -> list:
         """The algorithms that decide the cell: one per code run there (an
@@ -126,7 +129,8 @@ class Guided(Search):
         return out
 
     def _best(self, c, s):
-        """(name, log seconds, error) of the predicted fastest, or None."""
+        """(name, log seconds, error, error in a comparison) of the predicted
+        fastest, or None."""
         guesses = [(n, *g) for n in self._rivals(c, s) for g in [self._guess(c, s, n)] if g]
         return min(guesses, key=lambda x: x[1]) if guesses else None
 
@@ -137,7 +141,7 @@ class Guided(Search):
         best = self._best(c, s)
         if best is None or self._guess(c, s, DEFAULT) is None:
             return [-math.inf]
-        b, lb, eb = best
+        b, lb, eb, rb = best
         gaps = []
         for n in self._rivals(c, s):
             if n == b:
@@ -147,7 +151,7 @@ class Guided(Search):
                 # the default keeps a cell unless beaten beyond the noise
                 noise = -math.log(1 - self.cfg.noise)
                 shift = noise if b == DEFAULT else -noise if n == DEFAULT else 0.0
-                gaps.append((g[0] - lb + shift) / math.hypot(g[1], eb))
+                gaps.append((g[0] - lb + shift) / math.hypot(g[2], rb))
             else:
                 floor = self._floor(c, s, n)
                 gaps.append(-math.inf if floor is None else (floor - lb) / eb)
@@ -198,7 +202,7 @@ class Guided(Search):
             if n == DEFAULT or best is None:
                 out.append(n)
             elif g is not None:
-                if g[0] - best[1] <= SETTLE_Z * math.hypot(g[1], best[2]):
+                if g[0] - best[1] <= SETTLE_Z * math.hypot(g[2], best[3]):
                     out.append(n)
             elif (floor := self._floor(c, s, n)) is None or floor - best[1] <= SETTLE_Z * best[2]:
                 out.append(n)
@@ -209,7 +213,7 @@ class Guided(Search):
     def _winner(self, c, s) -> str:
         """The predicted winner of a settled size: the best where it beats
         the default beyond the noise, else the default."""
-        b, lb, _ = self._best(c, s)
+        b, lb = self._best(c, s)[:2]
         d = self._guess(c, s, DEFAULT)
         if b == DEFAULT or d is None or d[0] - lb <= -math.log(1 - self.cfg.noise):
             return DEFAULT

@@ -41,52 +41,88 @@ def simulator(costs):
 
 
 class Correction:
-    """The learned correction of one collective's simulations. `learn`
-    takes each measured cell with what was predicted for it just before."""
+    """The learned correction of one collective's simulations: log(measured /
+    simulated) = own(algorithm) + shift(size), fitted by least squares to the
+    measured cells (alternating means). The shift is what the point-to-point
+    costs miss for every algorithm at a size (it cancels when two algorithms
+    are compared at one size); between measured sizes it is interpolated in
+    log size, beyond them the nearest one's. `learn` takes the cells measured
+    at one size with what was predicted for them just before: their errors,
+    and the errors relative to their mean, are the learned errors."""
 
     def __init__(self, floor: float):
         self.floor = floor          # the learned error is never below the noise
         self.ratios = {}            # name -> {size: log(measured / simulated)}
-        self.errors = []            # (corrected: bool, log(measured / predicted))
+        self.errors = []            # (corrected, log(measured / predicted), less the size's mean or None)
+        self.own, self.shift = {}, {}
 
-    def offset(self, name) -> float:
-        """log(measured / simulated) expected for `name`: the mean of its own
-        measured cells, else of every algorithm's, else 0."""
-        own = self.ratios.get(name)
-        every = [r for by in self.ratios.values() for r in by.values()]
-        if own:
-            return float(np.mean(list(own.values())))
-        return float(np.mean(every)) if every else 0.0
+    def _fit(self, rounds: int = 50):
+        own = {n: 0.0 for n in self.ratios}
+        sizes = {s for by in self.ratios.values() for s in by}
+        shift = {}
+        for _ in range(rounds):
+            shift = {s: float(np.mean([by[s] - own[n] for n, by in self.ratios.items() if s in by]))
+                     for s in sizes}
+            own = {n: float(np.mean([r - shift[s] for s, r in by.items()])) for n, by in self.ratios.items()}
+        self.own, self.shift = own, shift
 
-    def error(self) -> float:
+    def shift_at(self, size) -> float:
+        if not self.shift:
+            return 0.0
+        at = sorted(self.shift)
+        x = math.log2(max(size, 1))
+        xs = [math.log2(max(s, 1)) for s in at]
+        return float(np.interp(x, xs, [self.shift[s] for s in at]))
+
+    def offset(self, name, size) -> float:
+        """log(measured / simulated) expected for `name` at `size`: its own
+        part (an algorithm not measured: the mean of the others') and the
+        size's shift; 0 before any cell."""
+        own = self.own.get(name, float(np.mean(list(self.own.values()))) if self.own else 0.0)
+        return own + self.shift_at(size)
+
+    def error(self, relative: bool = False) -> float:
         """The learned error, in log: the root mean square of the prediction
         errors of corrected simulations (the algorithm measured before), two
-        or more; else of every prediction error; PRIOR_ERROR before any."""
-        corrected = [e for c, e in self.errors if c]
-        errors = corrected if len(corrected) >= 2 else [e for _, e in self.errors]
+        or more; else of every prediction error; PRIOR_ERROR before any.
+        `relative`: of the errors less their size's mean, which is what
+        decides between two algorithms at one size (the absolute errors
+        until there are such)."""
+        pick = (lambda x: x[2]) if relative else (lambda x: x[1])
+        known = [x for x in self.errors if pick(x) is not None]
+        if relative and not known:
+            return self.error()
+        corrected = [pick(x) for x in known if x[0]]
+        errors = corrected if len(corrected) >= 2 else [pick(x) for x in known]
         if not errors:
             return PRIOR_ERROR
         return max(self.floor, math.sqrt(float(np.mean(np.square(errors)))))
 
-    def spread(self, name, size) -> float:
+    def spread(self, name, size, relative: bool = False) -> float:
         """The learned error at `size` for `name`, grown with the octaves to
         the nearest size it (else any algorithm) was measured at."""
         at = list(self.ratios.get(name) or {s for by in self.ratios.values() for s in by})
-        if not at or size <= 0:
-            return self.error()
-        octaves = min(abs(math.log2(size / s)) for s in at if s > 0) if any(s > 0 for s in at) else 0
-        return self.error() * (1 + octaves / OCTAVES_PER_ERROR)
+        err = self.error(relative)
+        if not at:
+            return err
+        octaves = min(abs(math.log2(max(size, 1) / max(s, 1))) for s in at)
+        return err * (1 + octaves / OCTAVES_PER_ERROR)
 
-    def predict(self, name, simulated: float) -> float:
-        """log seconds predicted for `name` from its simulated seconds."""
-        return math.log(simulated) + self.offset(name)
+    def predict(self, name, size, simulated: float) -> float:
+        """log seconds predicted for `name` at `size` from its simulated seconds."""
+        return math.log(simulated) + self.offset(name, size)
 
-    def learn(self, name, size, simulated: float, measured: float):
-        """A measured cell: its prediction error (before learning from it),
-        then its ratio; a cell without samples (its launches failed) teaches
+    def learn(self, size, cells: dict):
+        """The cells measured at `size`, {name: (simulated, measured
+        seconds)}: their prediction errors (before learning from them), then
+        their ratios; a cell without samples (its launches failed) teaches
         nothing."""
-        if not (simulated and measured and simulated > 0 and measured > 0):
-            return
-        corrected = bool(self.ratios.get(name))
-        self.errors.append((corrected, math.log(measured) - self.predict(name, simulated)))
-        self.ratios.setdefault(name, {})[size] = math.log(measured / simulated)
+        ok = {n: (t, m) for n, (t, m) in cells.items() if t and m and t > 0 and m > 0}
+        errs = {n: math.log(m) - self.predict(n, size, t) for n, (t, m) in ok.items()}
+        mean = float(np.mean(list(errs.values()))) if len(errs) >= 2 else None
+        for n, e in errs.items():
+            self.errors.append((bool(self.ratios.get(n)), e, None if mean is None else e - mean))
+        for n, (t, m) in ok.items():
+            self.ratios.setdefault(n, {})[size] = math.log(m / t)
+        if ok:
+            self._fit()
