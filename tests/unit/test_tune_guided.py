@@ -176,3 +176,28 @@ def test_on_a_stored_tune_it_decides_as_the_exhaustive_search_and_measures_less(
             for s in stored["sizes"]:
                 assert guided.decisions.winners[(c, s)] == full.decisions.winners[(c, s)], (p, c, s)
         assert "basic_linear" in guided.searcher.unsimulated["allreduce"]
+
+
+def test_a_whole_guided_tune_says_its_search_in_the_tune_document(tmp_path):
+    """A whole tune (search, rules, files, verification) with the guided
+    search on the stored Open MPI launches: tune.json names the search and
+    is the tune document."""
+    import jsonschema
+
+    from mpiscope.tune.result import save
+
+    stored = json.loads((Path(__file__).resolve().parents[1] / "data" / "tune-replay" /
+                         "openmpi-4.1-p2-4.json").read_text())
+    cfg = T.TuneConfig(collectives=stored["collectives"], sizes=stored["sizes"], search="guided",
+                       sim_costs=SimCosts(alpha_s=A, beta_s=B))
+    tuning = T.Tuning([plan(2), plan(4)], catalog_of(stored), cfg, tmp_path, say=lambda *_: None,
+                      launches=Replay(stored))
+    for t in tuning.tuners:
+        t.reading = reading(stored, t.p)
+        t.searcher.simulate = lambda coll, ours, p_, size: predict_time(coll, ours, size, p_, Costs.hockney(A, B))
+    save(tuning.run(), tmp_path)
+    doc = json.loads((tmp_path / "tune.json").read_text())
+    schema = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schemas" / "tune.schema.json").read_text())
+    jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+    assert doc["search"] == "guided"
+    assert doc["cells"]["measured"] < doc["cells"]["exhaustive"]

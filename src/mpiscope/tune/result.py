@@ -31,6 +31,7 @@ def result(tuning, table, costs, written, verification, vruns, vfailures) -> dic
         "algorithms": cat.to_dict()["algorithms"],
         "excluded_components": cat.excluded_components,
         "sizes": {c: describe(tuning.library, c) for c in cfg.collectives},
+        "search": cfg.search if cfg.adaptive else "exhaustive",
         "cells": {k: sum(x[k] for x in counts)
                   for k in ("measured", "exhaustive", "same_as_default", "same_code",
                             "skipped_by_models", "out_of_reach")},

@@ -28,7 +28,8 @@ def format_tune(r: dict) -> str:
     if r["excluded_components"]:
         out.append(f"coll components above tuned left out: {', '.join(r['excluded_components'])}")
     c = r["cells"]
-    out.append(f"cells measured: {c['measured']} of the exhaustive grid's {c['exhaustive']} "
+    out.append((f"{r['search']} search: " if r.get("search") else "")
+               + f"cells measured: {c['measured']} of the exhaustive grid's {c['exhaustive']} "
                f"({100 * c['measured'] / max(c['exhaustive'], 1):.0f}%)"
                + (f"; {c['same_as_default']} given the default's launches (it runs that "
                   "algorithm there)" if c.get("same_as_default") else "")
