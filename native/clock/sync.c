@@ -6,10 +6,14 @@
 #include <string.h>
 #include <time.h>
 
-enum { TAG_PING = 901, TAG_PONG, TAG_RPING, TAG_RPONG, TAG_RESULT, TAG_GO, TAG_MODEL }; /* TAG_PING + 1 is its pong */
+enum { TAG_PING = 901, TAG_PONG, TAG_RPING, TAG_RPONG, TAG_RESULT, TAG_GO, TAG_MODEL, TAG_TURN }; /* TAG_PING + 1 is its pong */
 
-/* Points closer together than this give no useful drift: fit offset only. */
-static const double MIN_DRIFT_SPAN_S = 0.05;
+/* A drift is kept only where the points show it: spread over at least this
+ * long, and at least this many of its standard errors from zero. Otherwise a
+ * drift fitted to noise would be extrapolated over the whole run (Hunold and
+ * Carpen-Amarie, 2016, fit offset and drift by regression over time, too). */
+static const double MIN_DRIFT_SPAN_S = 1e-3;
+static const double DRIFT_SIGNIFICANCE = 3.0;
 
 void sync_init(sync_ctx *s, const timer *t, MPI_Comm world, int rounds, int tree)
 {
@@ -95,6 +99,21 @@ static void measure_as_child(sync_ctx *s)
     add_point(s, p);
 }
 
+/* The standard error of a weighted least-squares slope: the residuals'
+ * weighted variance (n - 2 degrees of freedom) over the weighted spread of
+ * the points in time. */
+static double drift_stderr(const sync_ctx *s, const clock_model *m, double sxx, double sw)
+{
+    double ss = 0;
+    for (int i = 0; i < s->npoints; i++) {
+        const sync_point *q = &s->points[i];
+        double r = q->offset_s - (m->offset_s + m->drift * (q->local_s - m->ref_s));
+        ss += r * r / (q->rtt_s * q->rtt_s + 1e-18);
+    }
+    double var = ss / sw * s->npoints / (s->npoints - 2);
+    return sqrt(var / (sxx / sw) / s->npoints);
+}
+
 /* Weighted least squares of offset against local time over all points so
  * far. A point's error is bounded by half its round trip, so fast round trips
  * count more (weight 1/rtt^2). */
@@ -121,9 +140,11 @@ static void fit(sync_ctx *s)
         sxy += w * dx * (p[i].offset_s - my);
     }
     double span = p[n - 1].local_s - ref;
-    m->drift = (span >= MIN_DRIFT_SPAN_S && sxx > 0) ? sxy / sxx : 0.0;
     m->ref_s = ref + mx;
     m->offset_s = my;
+    m->drift = sxx > 0 ? sxy / sxx : 0.0;
+    if (span < MIN_DRIFT_SPAN_S || n < 3 || fabs(m->drift) < DRIFT_SIGNIFICANCE * drift_stderr(s, m, sxx, sw))
+        m->drift = 0.0;
     double ss = 0;
     for (int i = 0; i < n; i++) {
         double r = p[i].offset_s - (m->offset_s + m->drift * (p[i].local_s - m->ref_s));
@@ -209,6 +230,24 @@ static void compose_down(sync_ctx *s)
     }
 }
 
+/* With more ranks than CPUs, concurrent pairs preempt each other and their
+ * round trips take a scheduler slice: the tree's pairs of a round then take
+ * turns, parent i after parent i - 1, so only two ranks run at a time. */
+static void wait_turn(sync_ctx *s, MPI_Request *req)
+{
+    char token;
+    if (!s->serial || s->rank == 0) return;
+    MPI_Irecv(&token, 1, MPI_CHAR, s->rank - 1, TAG_TURN, s->comm, req);
+    sleepy_wait(req);
+}
+
+static void pass_turn(sync_ctx *s, int r)
+{
+    char token = 0;
+    if (s->serial && s->rank + 1 < r && child_in_round(s, r) >= 0 && s->rank + 1 + r < s->size)
+        MPI_Send(&token, 1, MPI_CHAR, s->rank + 1, TAG_TURN, s->comm);
+}
+
 void sync_measure(sync_ctx *s, int npoints)
 {
     if (!s->warm) warm_up(s);
@@ -219,8 +258,10 @@ void sync_measure(sync_ctx *s, int npoints)
         for (int r = 1; r < s->size; r = next_round(s, r)) {
             int child = child_in_round(s, r);
             if (child >= 0) {
+                if (s->tree) wait_turn(s, &req);
                 MPI_Send(&go, 1, MPI_CHAR, child, TAG_GO, s->comm);
                 measure_as_parent(s, child);
+                if (s->tree) pass_turn(s, r);
             } else if (joins_in_round(s, r)) {
                 MPI_Irecv(&go, 1, MPI_CHAR, s->parent, TAG_GO, s->comm, &req);
                 sleepy_wait(&req);

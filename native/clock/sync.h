@@ -25,6 +25,7 @@ typedef struct sync_ctx {
     MPI_Comm comm; /* private duplicate of the world communicator */
     int rank, size;
     int tree;      /* 1: binomial tree, 0: star */
+    int serial;    /* the tree's pairs of a round measure one after another (ranks share CPUs) */
     int parent;    /* the rank this one measures its offset against (-1 on rank 0) */
     int rounds;    /* ping-pongs per point; the minimum round trip is kept */
     int warm;      /* the channel to every peer has been warmed up */

@@ -79,6 +79,7 @@ static void start_clocks(engine *e, MPI_Comm node)
     /* Sharing CPUs makes most round trips slow: take more to find a fast one. */
     int tree = o->clock_sync == CLOCK_SYNC_TREE || (o->clock_sync == CLOCK_SYNC_AUTO && !e->oversubscribed);
     sync_init(&e->sync, &e->t, e->world, e->oversubscribed ? 100 : 20, tree);
+    e->sync.serial = e->oversubscribed;
     sync_measure(&e->sync, o->sync_points);
 }
 
