@@ -142,6 +142,10 @@ def _link_delay(doc):
                          if r["added / D - 1 %"] is not None], "% off")
 
 
+def _link_wire(doc):
+    return _at_most(10, [abs(r["added / formula - 1 %"]) for r in rows(doc, "wire:")], "% off")
+
+
 def _scale(name: str, wall: float, gib: float | None = None):
     def measure(doc):
         r = next(r for r in rows(doc, "scale") if r["schedule"] == name)
@@ -289,9 +293,12 @@ TARGETS = [
            lambda d: _at_most(60, [r["median s"] for r in rows(d, "mpiscope report")], " s")),
     Target("tool-speed.md", "report-speed.json", "the same tables and figures with and without workers",
            _report_same),
-    Target("link-emulation.md", "link-emulation.json", "rate within 5%", _link_rate),
+    Target("link-emulation.md", "link-emulation.json", "rate within 5%", _link_rate,
+           "emulated-clusters-on-few-cores"),
     Target("link-emulation.md", "link-emulation.json", "added delay within 10%", _link_delay,
            "short-emulated-delays"),
+    Target("link-emulation.md", "link-emulation.json", "one-way time within 10% of the wire formula",
+           _link_wire, "emulated-wire-time"),
     Target("link-emulation.md", "link-emulation.json", "no packet reordered by jitter",
            lambda d: _count([r["TCP out-of-order queue"] == 0 for r in rows(d, "jitter")], "streams in order")),
     Target("sim-speed.md", "sim-speed.json", "≥ 20 M events/s on one core",
