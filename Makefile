@@ -41,11 +41,12 @@ test-fast: setup
 	wait $$lint || status=1; \
 	exit $$status
 
-# The packages' order (import-linter's contracts), ruff's lint and mypy's
-# types, each configured in pyproject.toml.
+# The packages' order (import-linter's contracts), ruff's lint and format
+# and mypy's types, each configured in pyproject.toml.
 lint: setup
 	@out=$$($(BIN)/lint-imports 2>&1) || { echo "$$out"; exit 1; }; echo "$$out" | grep "^Contracts:"
 	$(BIN)/ruff check --quiet src
+	$(BIN)/ruff format --check --quiet src
 	$(BIN)/mypy
 
 # MkDocs 1.x with Material: the notice about their successors is not ours to print.

@@ -28,8 +28,7 @@ from mpiscope.store.series import open_run, series_keys
 from mpiscope.views.show import STAT_KEYS, show_rows
 
 SAMPLE_COLUMNS = ("bench", "algo", "size", "launch", "rep", "rank", "peer", "value", "unit", "valid")
-SUMMARY_COLUMNS = ("bench", "algo", "size", "unit", "n", "invalid", *STAT_KEYS, "ci_level", "stop",
-                   "launches")
+SUMMARY_COLUMNS = ("bench", "algo", "size", "unit", "n", "invalid", *STAT_KEYS, "ci_level", "stop", "launches")
 RUNS_COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path")
 
 
@@ -37,8 +36,7 @@ class Run(stored.Run):
     """A stored run (store/run.py: its context as typed fields, `.context`
     whole) that also gives its samples and summary as DataFrames."""
 
-    def samples(self, bench: str | None = None, algo: str | None = None,
-                size: int | None = None) -> pd.DataFrame:
+    def samples(self, bench: str | None = None, algo: str | None = None, size: int | None = None) -> pd.DataFrame:
         """One row per sample, valid or not, in run order, of the series selected by
         `bench`, `algo`, `size` (every one by default). Columns: bench, algo, size
         (bytes); launch, rep; rank (the sender of a one-way time, the initiator of a
@@ -51,21 +49,38 @@ class Run(stored.Run):
         if self.path is None or not (self.path / SAMPLES_FILE).exists():
             return _frame({}, SAMPLE_COLUMNS)
         table, run = load(self.path)
-        keys = [k for k in series_keys(run) if (bench is None or k[0] == bench)
-                and (algo is None or k[1] == algo) and (size is None or k[2] == int(size))]
+        keys = [
+            k
+            for k in series_keys(run)
+            if (bench is None or k[0] == bench)
+            and (algo is None or k[1] == algo)
+            and (size is None or k[2] == int(size))
+        ]
         if not keys:
             measured = ", ".join(dict.fromkeys(k[0] for k in series_keys(run))) or "none"
-            raise UsageError(f"run {self.run_id} has no series with bench={bench}, algo={algo}, "
-                             f"size={size}; its benchmarks: {measured}")
+            raise UsageError(
+                f"run {self.run_id} has no series with bench={bench}, algo={algo}, "
+                f"size={size}; its benchmarks: {measured}"
+            )
         groups = split_series(table)
         parts = []
         for b, a, s in keys:
             rule, d = series_derived(groups.get((b, a, s), table.slice(0, 0)), b, s, a, run)
             n = len(d.values)
-            parts.append({"bench": np.full(n, b, dtype=object), "algo": np.full(n, a, dtype=object),
-                          "size": np.full(n, s, dtype=np.int64), "launch": d.launch, "rep": d.rep,
-                          "rank": d.source_a, "peer": d.source_b, "value": d.values,
-                          "unit": np.full(n, unit_of(rule), dtype=object), "valid": d.valid})
+            parts.append(
+                {
+                    "bench": np.full(n, b, dtype=object),
+                    "algo": np.full(n, a, dtype=object),
+                    "size": np.full(n, s, dtype=np.int64),
+                    "launch": d.launch,
+                    "rep": d.rep,
+                    "rank": d.source_a,
+                    "peer": d.source_b,
+                    "value": d.values,
+                    "unit": np.full(n, unit_of(rule), dtype=object),
+                    "valid": d.valid,
+                }
+            )
         columns = {c: np.concatenate([p[c] for p in parts]) for c in SAMPLE_COLUMNS}
         for c in ("rank", "peer"):
             columns[c] = _optional_rank(columns[c])
@@ -91,14 +106,15 @@ def _frame(columns: dict, names) -> pd.DataFrame:
     return pd.DataFrame(columns, columns=list(names))
 
 
-
 def load_run(path, out=DEFAULT_OUT) -> Run:
     """The run at `path` (a run directory), or named by `path` under the
     output root `out`: a run id, a unique prefix of one, or "latest"."""
     given = Path(path)
     if given.exists() and not catalog.is_run_dir(given):
-        raise UsageError(f"{given} is not a run directory (it has neither context.json nor "
-                         f"{SAMPLES_FILE}); give a run directory, or a run id with out=")
+        raise UsageError(
+            f"{given} is not a run directory (it has neither context.json nor "
+            f"{SAMPLES_FILE}); give a run directory, or a run id with out="
+        )
     run_dir = catalog.resolve(out, str(path))
     return Run.from_context(open_run(run_dir).context, run_dir)
 

@@ -25,15 +25,34 @@ def summarize(launches, configs, baseline: str, options: dict, with_metric: bool
     stored (dicts, in order), `configs` the names in order, `options` the
     statistics' (noise, alpha, level, seed, n_boot)."""
     values = valid_values(launches, configs, with_metric)
-    stats = speedups(values, baseline, noise=options["noise"], alpha=options["alpha"],
-                     level=options["level"], seed=options["seed"], n_boot=options["n_boot"])
+    stats = speedups(
+        values,
+        baseline,
+        noise=options["noise"],
+        alpha=options["alpha"],
+        level=options["level"],
+        seed=options["seed"],
+        n_boot=options["n_boot"],
+    )
     results = []
     for s in stats:
         mine = [x for x in launches if x["config"] == s.config and not x["warmup"]]
-        results.append({**s.to_dict(), "launches": len(mine),
-                        "failed": sum(x["status"] == FAILED for x in mine),
-                        "metric_missing": sum(x["status"] == METRIC_MISSING for x in mine)})
-    failed = [{k: x[k] for k in ("index", "config", "round", "warmup", "status", "exit_code", "reason")}
-              for x in launches if x["status"] != OK]
-    return {"rounds": len({x["round"] for x in launches if not x["warmup"]}), "launches": len(launches),
-            "results": results, "failed_launches": failed}
+        results.append(
+            {
+                **s.to_dict(),
+                "launches": len(mine),
+                "failed": sum(x["status"] == FAILED for x in mine),
+                "metric_missing": sum(x["status"] == METRIC_MISSING for x in mine),
+            }
+        )
+    failed = [
+        {k: x[k] for k in ("index", "config", "round", "warmup", "status", "exit_code", "reason")}
+        for x in launches
+        if x["status"] != OK
+    ]
+    return {
+        "rounds": len({x["round"] for x in launches if not x["warmup"]}),
+        "launches": len(launches),
+        "results": results,
+        "failed_launches": failed,
+    }

@@ -33,12 +33,25 @@ from mpiscope.common.inputs import InputError, read_json, read_parquet
 KIND = "app"
 LAUNCHES_FILE = "launches.parquet"
 ANSWER_FILE = "app.json"
-UNFINISHED = ("mpiscope stopped before it stored the run (killed, or the disk was full); "
-              f"{LAUNCHES_FILE} holds the launches measured until then")
-SCHEMA = pa.schema([("index", pa.int32()), ("config", pa.string()), ("round", pa.int32()),
-                    ("warmup", pa.bool_()), ("started", pa.string()), ("wall_s", pa.float64()),
-                    ("exit_code", pa.int32()), ("metric", pa.float64()), ("status", pa.string()),
-                    ("reason", pa.string()), ("stderr_tail", pa.string())])
+UNFINISHED = (
+    "mpiscope stopped before it stored the run (killed, or the disk was full); "
+    f"{LAUNCHES_FILE} holds the launches measured until then"
+)
+SCHEMA = pa.schema(
+    [
+        ("index", pa.int32()),
+        ("config", pa.string()),
+        ("round", pa.int32()),
+        ("warmup", pa.bool_()),
+        ("started", pa.string()),
+        ("wall_s", pa.float64()),
+        ("exit_code", pa.int32()),
+        ("metric", pa.float64()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("stderr_tail", pa.string()),
+    ]
+)
 
 
 def _write_json(path: Path, doc: dict) -> None:
@@ -54,8 +67,15 @@ class Writer:
         self.dir = self.out / f".{context['run_id']}.partial"
         self.dir.mkdir()
         self.launches = []
-        context.update({"schema_version": SCHEMA_VERSION, "kind": KIND, "status": "failed",
-                        "error": UNFINISHED, "writer": {"host": socket.gethostname(), "pid": os.getpid()}})
+        context.update(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "kind": KIND,
+                "status": "failed",
+                "error": UNFINISHED,
+                "writer": {"host": socket.gethostname(), "pid": os.getpid()},
+            }
+        )
         self._write_launches()
         _write_json(self.dir / CONTEXT_FILE, context)
 
@@ -73,7 +93,7 @@ class Writer:
         name and the catalog learns of it. Returns the run directory."""
         self.context.update(context)
         self.context.pop("writer", None)
-        self._write_launches()   # whole, even when an interruption cut the last write short
+        self._write_launches()  # whole, even when an interruption cut the last write short
         _write_json(self.dir / ANSWER_FILE, {"schema_version": SCHEMA_VERSION, **answer})
         _write_json(self.dir / CONTEXT_FILE, self.context)
         final = self.out / self.context["run_id"]
@@ -87,8 +107,8 @@ class Writer:
 class AppRun:
     path: Path
     context: dict
-    launches: list        # dicts, as launches.parquet holds them, in launch order
-    answer: dict          # app.json; recomputed from the launches when it is missing
+    launches: list  # dicts, as launches.parquet holds them, in launch order
+    answer: dict  # app.json; recomputed from the launches when it is missing
 
     @property
     def with_metric(self) -> bool:
@@ -104,14 +124,24 @@ def load(run_dir) -> AppRun:
     try:
         table = read_parquet(path, missing_ok=True)
     except InputError as exc:  # cut short, or overwritten
-        raise UsageError(f"{path} is damaged: it is not a readable Parquet file ({exc.problem}); an "
-                         f"app run has no raw files to store it again from: {fix}") from None
+        raise UsageError(
+            f"{path} is damaged: it is not a readable Parquet file ({exc.problem}); an "
+            f"app run has no raw files to store it again from: {fix}"
+        ) from None
     launches = table.to_pylist() if table is not None else []
     try:
         answer = checks.answer(read_json(run_dir / ANSWER_FILE), run_dir / ANSWER_FILE)
     except InputError:  # stopped before the end: the answer from what was measured
         names = [c["name"] for c in context.get("configs") or ()]
-        answer = {**summarize(launches, names, context["baseline"], context["options"],
-                              bool((context.get("value") or {}).get("metric"))),
-                  "stop": None, "prediction": None}
+        answer = {
+            **summarize(
+                launches,
+                names,
+                context["baseline"],
+                context["options"],
+                bool((context.get("value") or {}).get("metric")),
+            ),
+            "stop": None,
+            "prediction": None,
+        }
     return AppRun(run_dir, context, launches, answer)

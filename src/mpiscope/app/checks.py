@@ -15,8 +15,13 @@ ANSWER_FIX = "delete it: the answer is then computed again from launches.parquet
 
 
 def _number(value, low=-math.inf, high=math.inf, open_low=False) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and \
-        (value > low if open_low else value >= low) and value <= high
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value > low if open_low else value >= low)
+        and value <= high
+    )
 
 
 def _refuse(path, problem, hint):
@@ -26,22 +31,32 @@ def _refuse(path, problem, hint):
 def context(doc, path) -> dict:
     """The context of an app run: its configurations, baseline and options."""
     configs = doc.get("configs")
-    if not isinstance(configs, list) or not configs or \
-            not all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in configs):
-        _refuse(path, "it says the run is an app run but lists no configurations (a run of another kind, "
-                      "or a damaged context)", RESTORE)
+    if (
+        not isinstance(configs, list)
+        or not configs
+        or not all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in configs)
+    ):
+        _refuse(
+            path,
+            "it says the run is an app run but lists no configurations (a run of another kind, or a damaged context)",
+            RESTORE,
+        )
     if doc.get("baseline") not in [c["name"] for c in configs]:
         _refuse(path, f"its baseline {str(doc.get('baseline'))[:40]!r} is none of its configurations", RESTORE)
     options = doc.get("options")
-    checks = {"noise": lambda x: _number(x, 0), "alpha": lambda x: _number(x, 0, 1, True),
-              "level": lambda x: _number(x, 0, 1, True), "seed": lambda x: whole(x, 0),
-              "n_boot": lambda x: whole(x, 1), "warmup": lambda x: x is None or whole(x, 0)}
+    checks = {
+        "noise": lambda x: _number(x, 0),
+        "alpha": lambda x: _number(x, 0, 1, True),
+        "level": lambda x: _number(x, 0, 1, True),
+        "seed": lambda x: whole(x, 0),
+        "n_boot": lambda x: whole(x, 1),
+        "warmup": lambda x: x is None or whole(x, 0),
+    }
     if not isinstance(options, dict):
         _refuse(path, "it holds no options of the comparison", RESTORE)
     for key, ok in checks.items():
         if not ok(options.get(key)):
-            _refuse(path, f"options.{key} is {str(options.get(key))[:40]}, a value `app compare` never "
-                          "takes", RESTORE)
+            _refuse(path, f"options.{key} is {str(options.get(key))[:40]}, a value `app compare` never takes", RESTORE)
     return doc
 
 
@@ -79,7 +94,10 @@ def _result_problem(r) -> str | None:
     if r.get("p_value") is not None and not _number(r["p_value"], 0, 1):
         return f"has a p-value of {str(r['p_value'])[:40]}"
     s = r.get("speedup")
-    if s is not None and not (isinstance(s, dict) and _number(s.get("point"), 0, open_low=True) and
-                              all(s.get(k) is None or _number(s[k], 0) for k in ("low", "high"))):
+    if s is not None and not (
+        isinstance(s, dict)
+        and _number(s.get("point"), 0, open_low=True)
+        and all(s.get(k) is None or _number(s[k], 0) for k in ("low", "high"))
+    ):
         return "has a speedup that is no positive number"
     return None

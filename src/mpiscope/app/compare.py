@@ -27,9 +27,19 @@ from mpiscope.stats.speedup import BASELINE, speedups
 FAILED_STOPS = (INTERRUPTED, NO_BASELINE, NO_OTHER)
 
 
-def measure(start: Start, configs: list, rule: StopRule, options: dict, *, out: Path, context: dict,
-            metric: re.Pattern | None = None, timeout: float | None = None, predicting=None,
-            scaling=None) -> Path:
+def measure(
+    start: Start,
+    configs: list,
+    rule: StopRule,
+    options: dict,
+    *,
+    out: Path,
+    context: dict,
+    metric: re.Pattern | None = None,
+    timeout: float | None = None,
+    predicting=None,
+    scaling=None,
+) -> Path:
     """Measures and stores an app run; returns its directory. `options`: the
     statistics' (noise, alpha, level, seed, n_boot); `context`: what the
     run's context.json starts with (run_id, configs, …); `predicting`:
@@ -45,14 +55,18 @@ def measure(start: Start, configs: list, rule: StopRule, options: dict, *, out: 
             stop = _rounds(start, configs, rule, options, writer, metric, timeout)
         except KeyboardInterrupt as exc:
             stop = INTERRUPTED
-            error = (f"interrupted ({exc.args[0] if exc.args else 'SIGINT'}): the launch under way was "
-                     f"stopped; the launches before it are stored")
+            error = (
+                f"interrupted ({exc.args[0] if exc.args else 'SIGINT'}): the launch under way was "
+                f"stopped; the launches before it are stored"
+            )
         except BaseException as exc:
             signals.storing = True
-            writer.finish(_answer(writer, configs, options, context, None),
-                          duration_s=round(time.time() - started, 3),
-                          error=f"mpiscope stopped: {exc!r}; the launches before it are stored",
-                          launch_command=start.argv)
+            writer.finish(
+                _answer(writer, configs, options, context, None),
+                duration_s=round(time.time() - started, 3),
+                error=f"mpiscope stopped: {exc!r}; the launches before it are stored",
+                launch_command=start.argv,
+            )
             raise
         signals.storing = True
         answer = _answer(writer, configs, options, context, stop)
@@ -61,14 +75,20 @@ def measure(start: Start, configs: list, rule: StopRule, options: dict, *, out: 
         if scaling is not None and stop != INTERRUPTED:
             answer["whatif"] = scaling()
         failed = stop in FAILED_STOPS
-        return writer.finish(answer, status="failed" if failed else "completed",
-                             error=error or (rule.describe(stop) if failed else None), stop=stop,
-                             duration_s=round(time.time() - started, 3), launch_command=start.argv)
+        return writer.finish(
+            answer,
+            status="failed" if failed else "completed",
+            error=error or (rule.describe(stop) if failed else None),
+            stop=stop,
+            duration_s=round(time.time() - started, 3),
+            launch_command=start.argv,
+        )
 
 
 def _answer(writer, configs, options, context, stop) -> dict:
-    answer = summarize(writer.launches, [c.name for c in configs], context["baseline"], options,
-                       bool(context["value"]["metric"]))
+    answer = summarize(
+        writer.launches, [c.name for c in configs], context["baseline"], options, bool(context["value"]["metric"])
+    )
     return {**answer, "stop": stop, "prediction": None, "whatif": None}
 
 
@@ -78,9 +98,18 @@ def _rounds(start, configs, rule, options, writer, metric, timeout) -> str:
     baseline = configs[0].name
     began = time.monotonic()
     with progress(len(configs) * (rule.warmup + rule.min_rounds)) as shown:
+
         def once(config, round_, warmup):
-            x = run_launch(start, config, index=len(writer.launches), round_=round_, warmup=warmup,
-                           run_dir=writer.dir, metric=metric, timeout=timeout)
+            x = run_launch(
+                start,
+                config,
+                index=len(writer.launches),
+                round_=round_,
+                warmup=warmup,
+                run_dir=writer.dir,
+                metric=metric,
+                timeout=timeout,
+            )
             writer.add(x)
             shown.step(_progress_line(x))
 
@@ -111,23 +140,47 @@ def _progress_line(x: Launch) -> str:
     return what + ("" if x.ok else f", {x.status}: {x.reason}")
 
 
-def base_context(*, run_id, label, argv, start: Start, configs, rule: StopRule, options: dict,
-                 metric: re.Pattern | None, mpi, timeout) -> dict:
+def base_context(
+    *,
+    run_id,
+    label,
+    argv,
+    start: Start,
+    configs,
+    rule: StopRule,
+    options: dict,
+    metric: re.Pattern | None,
+    mpi,
+    timeout,
+) -> dict:
     """What an app run's context.json holds from its start."""
     from mpiscope.measure.plan import relevant_env
     from mpiscope.measure.runner import git_sha
 
     return {
-        "run_id": run_id, "label": label,
+        "run_id": run_id,
+        "label": label,
         "created": datetime.datetime.now().isoformat(timespec="seconds"),
-        "command": list(argv), "application": list(start.command), "launch_command": start.argv,
-        "mpi": mpi.launcher_family, "mpi_identity": mpi.identity(), "mpi_library": mpi.library, "np": start.np,
-        "benches": ["app"], "configs": [c.to_dict() for c in configs], "baseline": configs[0].name,
-        "value": {"metric": metric.pattern if metric else None,
-                  "what": "the metric's first group, last match" if metric else "wall time of the launch",
-                  "lower_is_better": True},
+        "command": list(argv),
+        "application": list(start.command),
+        "launch_command": start.argv,
+        "mpi": mpi.launcher_family,
+        "mpi_identity": mpi.identity(),
+        "mpi_library": mpi.library,
+        "np": start.np,
+        "benches": ["app"],
+        "configs": [c.to_dict() for c in configs],
+        "baseline": configs[0].name,
+        "value": {
+            "metric": metric.pattern if metric else None,
+            "what": "the metric's first group, last match" if metric else "wall time of the launch",
+            "lower_is_better": True,
+        },
         "options": {**options, **vars(rule), "launch_timeout_s": timeout},
-        "seed": options["seed"], "git_sha": git_sha(), "env": relevant_env(), **start.context,
+        "seed": options["seed"],
+        "git_sha": git_sha(),
+        "env": relevant_env(),
+        **start.context,
     }
 
 
@@ -159,10 +212,11 @@ def prediction_of(inputs, answer: dict, with_metric: bool, seed: int) -> dict:
 @dataclass(frozen=True)
 class WhatIfInputs:
     """What the what-if at scale of an app run needs (`--whatif-p`)."""
-    trace_run: Path       # the traced profile (--profile)
+
+    trace_run: Path  # the traced profile (--profile)
     tune: Path
     ps: list
-    costs_run: Path       # --from-run: its pingpong gives the costs and the message times drawn
+    costs_run: Path  # --from-run: its pingpong gives the costs and the message times drawn
     replicates: int
     seed: int
 

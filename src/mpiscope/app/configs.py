@@ -22,20 +22,22 @@ from mpiscope import mpilibs
 from mpiscope.common.errors import UsageError
 
 BASELINE = "default"
-TUNE_ENV = "env.sh"                 # what `mpiscope tune` writes for a job to add
+TUNE_ENV = "env.sh"  # what `mpiscope tune` writes for a job to add
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 MCA_NAME = re.compile(r"[A-Za-z0-9_]+$")
-SPEC_FORMS = ("default, a tune's directory, `mpiscope transport advise --json` output (.json), an MCA "
-              "parameter file (.conf) or a file of `export NAME=VALUE` lines")
+SPEC_FORMS = (
+    "default, a tune's directory, `mpiscope transport advise --json` output (.json), an MCA "
+    "parameter file (.conf) or a file of `export NAME=VALUE` lines"
+)
 
 
 @dataclass(frozen=True)
 class Config:
     name: str
-    env: dict = field(default_factory=dict)   # variables the launch adds: name -> value
-    source: str = BASELINE                    # the SPEC: "default", or the absolute path read
-    kind: str = BASELINE                      # default | tune | transport | mca | env
+    env: dict = field(default_factory=dict)  # variables the launch adds: name -> value
+    source: str = BASELINE  # the SPEC: "default", or the absolute path read
+    kind: str = BASELINE  # default | tune | transport | mca | env
 
     def to_dict(self) -> dict:
         return {"name": self.name, "kind": self.kind, "source": self.source, "env": dict(self.env)}
@@ -48,20 +50,24 @@ def parse_configs(items, library_text: str = "") -> list[Config]:
     names = [c.name for c in configs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise UsageError(f"--config name {', '.join(twice)} is given more than once; give every "
-                         f"configuration a name of its own")
+        raise UsageError(
+            f"--config name {', '.join(twice)} is given more than once; give every configuration a name of its own"
+        )
     base = [c for c in configs if c.name == BASELINE]
     if base and base[0].kind != BASELINE:
-        raise UsageError(f"--config {BASELINE}={base[0].source}: the name '{BASELINE}' is the baseline, "
-                         f"which runs unchanged; name this configuration otherwise")
+        raise UsageError(
+            f"--config {BASELINE}={base[0].source}: the name '{BASELINE}' is the baseline, "
+            f"which runs unchanged; name this configuration otherwise"
+        )
     if not base:
         configs.insert(0, Config(BASELINE))
     else:
         configs.remove(base[0])
         configs.insert(0, base[0])
     if len(configs) < 2:
-        raise UsageError("give at least one --config NAME=SPEC to compare with the default "
-                         "(e.g. --config tuned=tune-out/)")
+        raise UsageError(
+            "give at least one --config NAME=SPEC to compare with the default (e.g. --config tuned=tune-out/)"
+        )
     return configs
 
 
@@ -69,19 +75,21 @@ def parse_config(item: str, library_text: str = "") -> Config:
     name, sep, spec = str(item).partition("=")
     name, spec = name.strip(), spec.strip()
     if not sep or not name or not spec:
-        raise UsageError(f"--config '{item}': write NAME=SPEC, e.g. --config tuned=tune-out/ "
-                         f"(SPEC: {SPEC_FORMS})")
+        raise UsageError(f"--config '{item}': write NAME=SPEC, e.g. --config tuned=tune-out/ (SPEC: {SPEC_FORMS})")
     if not NAME.match(name):
-        raise UsageError(f"--config '{item}': the name '{name}' must be letters, digits, '_', '.', '+' "
-                         f"or '-', starting with a letter or digit, at most 40 characters")
+        raise UsageError(
+            f"--config '{item}': the name '{name}' must be letters, digits, '_', '.', '+' "
+            f"or '-', starting with a letter or digit, at most 40 characters"
+        )
     if spec == BASELINE:
         return Config(name)
     path = Path(spec).expanduser()
     if path.is_dir():
         return Config(name, _tune_env(path, item), str(path.resolve()), "tune")
     if not path.is_file():
-        raise UsageError(f"--config '{item}': {spec} is neither 'default' nor an existing file or "
-                         f"directory (SPEC: {SPEC_FORMS})")
+        raise UsageError(
+            f"--config '{item}': {spec} is neither 'default' nor an existing file or directory (SPEC: {SPEC_FORMS})"
+        )
     text = _read(path, item)
     if path.suffix == ".json":
         return Config(name, _advice_env(text, path, item, library_text), str(path.resolve()), "transport")
@@ -99,12 +107,16 @@ def _read(path: Path, item: str) -> str:
 def _tune_env(directory: Path, item: str) -> dict:
     env_sh = directory / TUNE_ENV
     if not env_sh.is_file():
-        raise UsageError(f"--config '{item}': the directory {directory} has no {TUNE_ENV}, so it is not "
-                         f"the output of `mpiscope tune` (give a tune's output directory, or a file)")
+        raise UsageError(
+            f"--config '{item}': the directory {directory} has no {TUNE_ENV}, so it is not "
+            f"the output of `mpiscope tune` (give a tune's output directory, or a file)"
+        )
     env = _env_lines(_read(env_sh, item), env_sh, item)
     if not env:
-        raise UsageError(f"--config '{item}': {env_sh} sets no variable: the tune changed nothing to "
-                         f"compare (its tune.json says why)")
+        raise UsageError(
+            f"--config '{item}': {env_sh} sets no variable: the tune changed nothing to "
+            f"compare (its tune.json says why)"
+        )
     return env
 
 
@@ -127,11 +139,15 @@ def _env_lines(text: str, path: Path, item: str) -> dict:
             words = words[1:]
         variable, sep, value = (words[0] if len(words) == 1 else "").partition("=")
         if not sep or not VARIABLE.match(variable):
-            raise UsageError(f"--config '{item}': {path}:{n}: '{line}' is not `export NAME=VALUE` or "
-                             f"`NAME=VALUE` (one variable a line)")
+            raise UsageError(
+                f"--config '{item}': {path}:{n}: '{line}' is not `export NAME=VALUE` or "
+                f"`NAME=VALUE` (one variable a line)"
+            )
         if ("$" in value or "`" in value) and "'" not in line:
-            raise UsageError(f"--config '{item}': {path}:{n}: '{line}' needs the shell to expand it; "
-                             f"write the value out (values are taken literally)")
+            raise UsageError(
+                f"--config '{item}': {path}:{n}: '{line}' needs the shell to expand it; "
+                f"write the value out (values are taken literally)"
+            )
         env[variable] = value
     return env
 
@@ -142,8 +158,10 @@ def _mca_env(text: str, path: Path, item: str) -> dict:
         key, sep, value = line.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or not MCA_NAME.match(key) or not value:
-            raise UsageError(f"--config '{item}': {path}:{n}: '{line}' is not `name = value` (an MCA "
-                             f"parameter file, as Open MPI's mca-params.conf)")
+            raise UsageError(
+                f"--config '{item}': {path}:{n}: '{line}' is not `name = value` (an MCA "
+                f"parameter file, as Open MPI's mca-params.conf)"
+            )
         params[key] = value
     if not params:
         raise UsageError(f"--config '{item}': {path} sets no MCA parameter")
@@ -155,19 +173,24 @@ def _advice_env(text: str, path: Path, item: str, library_text: str) -> dict:
     try:
         doc = json.loads(text)
     except ValueError as exc:
-        raise UsageError(f"--config '{item}': {path} is not JSON ({exc}); a .json SPEC is the output of "
-                         f"`mpiscope transport advise --json`") from None
+        raise UsageError(
+            f"--config '{item}': {path} is not JSON ({exc}); a .json SPEC is the output of "
+            f"`mpiscope transport advise --json`"
+        ) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("settings"), dict):
-        raise UsageError(f"--config '{item}': {path} is not `mpiscope transport advise --json` output "
-                         f"(it has no settings)")
+        raise UsageError(
+            f"--config '{item}': {path} is not `mpiscope transport advise --json` output (it has no settings)"
+        )
     chosen = (doc.get("verify") or {}).get("final")
     if chosen is None:
         chosen = _advice_for_library(doc["settings"], library_text, path, item)
     env = dict(chosen.get("env") or {})
     env.update(_mca_words_env(list(chosen.get("launcher_args") or []), path, item))
     if not env:
-        raise UsageError(f"--config '{item}': the advice in {path} keeps {chosen.get('library')}'s "
-                         f"defaults: there is nothing to compare")
+        raise UsageError(
+            f"--config '{item}': the advice in {path} keeps {chosen.get('library')}'s "
+            f"defaults: there is nothing to compare"
+        )
     return env
 
 
@@ -180,8 +203,10 @@ def _advice_for_library(settings: dict, library_text: str, path: Path, item: str
             if want and str(entry.get("library", "")).startswith(want) and entry.get("measured"):
                 return entry
     what = library_text.splitlines()[0] if library_text.strip() else "this MPI"
-    raise UsageError(f"--config '{item}': the advice in {path} has no measured settings for {what} "
-                     f"(`transport advise` prints how to measure the library's own paths)")
+    raise UsageError(
+        f"--config '{item}': the advice in {path} has no measured settings for {what} "
+        f"(`transport advise` prints how to measure the library's own paths)"
+    )
 
 
 def _mca_words_env(words: list, path: Path, item: str) -> dict:
@@ -189,8 +214,10 @@ def _mca_words_env(words: list, path: Path, item: str) -> dict:
     params = {}
     while words:
         if words[0] not in ("--mca", "-mca") or len(words) < 3:
-            raise UsageError(f"--config '{item}': the advice in {path} has launcher words "
-                             f"'{' '.join(words)}' that are not `--mca NAME VALUE`")
+            raise UsageError(
+                f"--config '{item}': the advice in {path} has launcher words "
+                f"'{' '.join(words)}' that are not `--mca NAME VALUE`"
+            )
         params[words[1]] = words[2]
         words = words[3:]
     return mpilibs.get("openmpi").settings_env(params) if params else {}

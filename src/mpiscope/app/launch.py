@@ -30,23 +30,24 @@ from mpiscope.measure.user_command import check_command, on_cluster
 
 OK, FAILED, METRIC_MISSING = "ok", "failed", "metric-missing"
 EXAMPLE = "mpiscope app compare --config tuned=tune-out/ -- mpirun -n 4 ./app"
-HOSTFILE = "hostfile"     # --hostfile in the launcher's syntax, in the run directory
-TAIL_CHARS = 2000         # of a launch's stderr, kept in launches.parquet
+HOSTFILE = "hostfile"  # --hostfile in the launcher's syntax, in the run directory
+TAIL_CHARS = 2000  # of a launch's stderr, kept in launches.parquet
 
 
 @dataclass
 class Start:
     """How every launch starts the application."""
-    command: list                 # after --: the launch command, or the application alone
-    launcher_family: str          # the MPI library's key: how variables reach the ranks
-    alone: bool = False           # mpiscope builds the launch around the application
+
+    command: list  # after --: the launch command, or the application alone
+    launcher_family: str  # the MPI library's key: how variables reach the ranks
+    alone: bool = False  # mpiscope builds the launch around the application
     cluster: str | None = None
-    layout: dict | None = None    # placement.resolve's (-n, --hostfile, --launcher)
+    layout: dict | None = None  # placement.resolve's (-n, --hostfile, --launcher)
     launcher: str = "mpirun"
-    mpirun: str | None = None     # the MPI's own launcher program
-    argv: list | None = None      # the launch command, once built
-    env: dict | None = None       # its environment before a configuration's variables
-    context: dict = field(default_factory=dict)   # for the run's context (the cluster's ground truth)
+    mpirun: str | None = None  # the MPI's own launcher program
+    argv: list | None = None  # the launch command, once built
+    env: dict | None = None  # its environment before a configuration's variables
+    context: dict = field(default_factory=dict)  # for the run's context (the cluster's ground truth)
 
     @property
     def np(self) -> int | None:
@@ -63,10 +64,19 @@ class Start:
             hostfile = (run_dir / HOSTFILE).absolute()
             form = launch.launcher_of(self.launcher_family, self.launcher).hostfile_form
             write_text(hostfile, hostfiles.render(form, lay["hosts"], lay["np"]))
-        self.argv = launch.command(launcher_family=self.launcher_family, launcher=self.launcher, np=lay["np"],
-                                   engine=self.command[0], engine_args=self.command[1:], hostfile=hostfile,
-                                   oversubscribe=lay["oversubscribe"], mpirun=self.mpirun, nodes=lay["nodes"],
-                                   ppn=lay["ppn"], launcher_args=lay["launcher_args"])
+        self.argv = launch.command(
+            launcher_family=self.launcher_family,
+            launcher=self.launcher,
+            np=lay["np"],
+            engine=self.command[0],
+            engine_args=self.command[1:],
+            hostfile=hostfile,
+            oversubscribe=lay["oversubscribe"],
+            mpirun=self.mpirun,
+            nodes=lay["nodes"],
+            ppn=lay["ppn"],
+            launcher_args=lay["launcher_args"],
+        )
         self.env = launch.launch_env(self.launcher_family)
         if self.launcher == "srun":
             self.env = launch.srun_env(self.env, hostfile)
@@ -76,7 +86,7 @@ class Start:
         env = dict(self.env)
         if config.env:
             env.update(config.env)
-            program = None if self.cluster else self.argv[0]   # None: the library's own launcher
+            program = None if self.cluster else self.argv[0]  # None: the library's own launcher
             mpilibs.get(self.launcher_family).pass_to_ranks(env, dict(config.env), program)
         return env
 
@@ -91,23 +101,32 @@ def plan_start(command, at) -> Start:
     if not alone:
         return Start(command, mpi.launcher_family, argv=list(command), env=launch.launch_env(mpi.launcher_family))
     programs = {"srun", *(p for lib in mpilibs.LIBRARIES for p in lib.launcher_programs)}
-    if Path(command[0]).name.split(".")[0] in programs:   # mpirun.openmpi, mpiexec.hydra too
-        raise UsageError(f"with --cluster, --hostfile, -n or --launcher mpiscope starts the application: "
-                         f"give the application alone after -- (not '{command[0]}'), or give your own "
-                         f"launch command without those options")
+    if Path(command[0]).name.split(".")[0] in programs:  # mpirun.openmpi, mpiexec.hydra too
+        raise UsageError(
+            f"with --cluster, --hostfile, -n or --launcher mpiscope starts the application: "
+            f"give the application alone after -- (not '{command[0]}'), or give your own "
+            f"launch command without those options"
+        )
     if cluster:
         if hostfile or launcher or launcher_args:
-            raise UsageError("--cluster starts the application with the MPI's own launcher on the emulated "
-                             "hosts, one rank a slot: drop --hostfile, --launcher and --launcher-args")
+            raise UsageError(
+                "--cluster starts the application with the MPI's own launcher on the emulated "
+                "hosts, one rank a slot: drop --hostfile, --launcher and --launcher-args"
+            )
         argv, env, placed = on_cluster(cluster, mpi, np, command)
         return Start(command, mpi.launcher_family, True, cluster=cluster, argv=argv, env=env, context=placed)
     launcher = launcher or "mpirun"
     if launcher == "mpirun" and mpi.launcher is None:
         raise UsageError(f"no mpirun or mpiexec beside {mpi.wrapper}; give your own launch command after --")
-    layout = placement.resolve(dataclasses.replace(at, launcher=launcher), mpi.launcher_family, None,
-                              _ranks_needed)
-    return Start(command, mpi.launcher_family, True, layout=layout, launcher=launcher,
-                 mpirun=mpi.launcher if launcher == "mpirun" else None)
+    layout = placement.resolve(dataclasses.replace(at, launcher=launcher), mpi.launcher_family, None, _ranks_needed)
+    return Start(
+        command,
+        mpi.launcher_family,
+        True,
+        layout=layout,
+        launcher=launcher,
+        mpirun=mpi.launcher if launcher == "mpirun" else None,
+    )
 
 
 def _ranks_needed(_cluster):
@@ -117,16 +136,17 @@ def _ranks_needed(_cluster):
 @dataclass(frozen=True)
 class Launch:
     """One launch as measured and stored (a row of launches.parquet)."""
-    index: int                   # k: its place in the run (warm-up launches included)
+
+    index: int  # k: its place in the run (warm-up launches included)
     config: str
-    round: int                   # 1, 2, …: the warm-up rounds' and the counted rounds' apart
+    round: int  # 1, 2, …: the warm-up rounds' and the counted rounds' apart
     warmup: bool
-    started: str                 # local time, ISO 8601
+    started: str  # local time, ISO 8601
     wall_s: float
     exit_code: int
-    metric: float | None         # --metric's value (None: not asked for, or missing)
-    status: str                  # ok | failed | metric-missing
-    reason: str | None           # why it does not count, in one line
+    metric: float | None  # --metric's value (None: not asked for, or missing)
+    status: str  # ok | failed | metric-missing
+    reason: str | None  # why it does not count, in one line
     stderr_tail: str
 
     @property
@@ -144,14 +164,18 @@ def compile_metric(text: str | None) -> re.Pattern | None:
     try:
         pattern = re.compile(text, re.MULTILINE)
     except re.error as exc:
-        raise UsageError(f"--metric '{text}' is not a regular expression ({exc}); e.g. "
-                         f"--metric 'Loop time of ([0-9.]+)'") from None
+        raise UsageError(
+            f"--metric '{text}' is not a regular expression ({exc}); e.g. --metric 'Loop time of ([0-9.]+)'"
+        ) from None
     except (RecursionError, OverflowError, MemoryError):  # Python's compiler recurses per nesting level
-        raise UsageError(f"--metric '{text[:60]}…' nests too deeply for Python's regular expressions to "
-                         f"compile; write a flatter one, e.g. --metric 'Loop time of ([0-9.]+)'") from None
+        raise UsageError(
+            f"--metric '{text[:60]}…' nests too deeply for Python's regular expressions to "
+            f"compile; write a flatter one, e.g. --metric 'Loop time of ([0-9.]+)'"
+        ) from None
     if pattern.groups < 1:
-        raise UsageError(f"--metric '{text}' has no group: put the number in parentheses, e.g. "
-                         f"--metric 'Loop time of ([0-9.]+)'")
+        raise UsageError(
+            f"--metric '{text}' has no group: put the number in parentheses, e.g. --metric 'Loop time of ([0-9.]+)'"
+        )
     return pattern
 
 
@@ -170,8 +194,17 @@ def read_metric(pattern: re.Pattern, texts) -> tuple[float | None, str | None]:
     return None, f"no match of --metric '{pattern.pattern}' in what the launch wrote"
 
 
-def run_launch(start: Start, config, *, index: int, round_: int, warmup: bool, run_dir: Path,
-               metric: re.Pattern | None = None, timeout: float | None = None) -> Launch:
+def run_launch(
+    start: Start,
+    config,
+    *,
+    index: int,
+    round_: int,
+    warmup: bool,
+    run_dir: Path,
+    metric: re.Pattern | None = None,
+    timeout: float | None = None,
+) -> Launch:
     """Launches the application once under `config`, and waits for it."""
     out = run_dir / f"launch-{index}.out"
     began = datetime.datetime.now().isoformat(timespec="seconds")
@@ -191,8 +224,7 @@ def run_launch(start: Start, config, *, index: int, round_: int, warmup: bool, r
         status, reason = METRIC_MISSING, missing
     else:
         status, reason = OK, None
-    return Launch(index, config.name, round_, warmup, began, wall, rc, value, status, reason,
-                  err[-TAIL_CHARS:])
+    return Launch(index, config.name, round_, warmup, began, wall, rc, value, status, reason, err[-TAIL_CHARS:])
 
 
 def _not_ours(_line):

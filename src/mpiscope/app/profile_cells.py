@@ -19,21 +19,21 @@ from mpiscope.common.inputs import InputError, read_json
 
 @dataclass(frozen=True)
 class ProfileCell:
-    collective: str      # "allreduce" for MPI_Allreduce and MPI_Iallreduce
+    collective: str  # "allreduce" for MPI_Allreduce and MPI_Iallreduce
     blocking: bool
-    comm_size: int       # -1: the profiler did not keep the communicator apart
-    lo: int              # the size bin, bytes, inclusive
+    comm_size: int  # -1: the profiler did not keep the communicator apart
+    lo: int  # the size bin, bytes, inclusive
     hi: int
-    calls: int           # summed over ranks
-    time_s: float        # time inside the calls, summed over ranks
+    calls: int  # summed over ranks
+    time_s: float  # time inside the calls, summed over ranks
 
 
 @dataclass(frozen=True)
 class ProfileTimes:
     run_id: str
     np: int
-    wall_s: float        # Σ over ranks of MPI_Init..MPI_Finalize
-    mpi_s: float         # Σ over ranks of the time inside every MPI call
+    wall_s: float  # Σ over ranks of MPI_Init..MPI_Finalize
+    mpi_s: float  # Σ over ranks of the time inside every MPI call
     cells: tuple
 
     @property
@@ -49,8 +49,10 @@ def profile_times(run_dir) -> ProfileTimes:
     except (InputError, AttributeError):
         kind = None
     if kind != files.KIND or not (run_dir / files.CELLS).is_file():
-        raise UsageError(f"{run_dir} is not a completed profile run: profile the application with "
-                         "`mpiscope profile -- LAUNCH COMMAND…` and give its run")
+        raise UsageError(
+            f"{run_dir} is not a completed profile run: profile the application with "
+            "`mpiscope profile -- LAUNCH COMMAND…` and give its run"
+        )
     prof = summary.load(run_dir)
     wall = sum(float(r["wall_s"]) for r in (prof.context.get("ranks") or {}).values())
     if wall <= 0:
@@ -58,7 +60,9 @@ def profile_times(run_dir) -> ProfileTimes:
     cells = []
     for _, r in summary.collectives(prof).iterrows():
         name, blocking = collective_name(r.call)
-        cells.append(ProfileCell(name, blocking, int(r.comm_size), int(r.lo), int(r.hi), int(r["count"]),
-                                 float(r.time_s)))
-    return ProfileTimes(prof.context.get("run_id", run_dir.name), prof.np, wall,
-                        float(prof.cells["time_s"].sum()), tuple(cells))
+        cells.append(
+            ProfileCell(name, blocking, int(r.comm_size), int(r.lo), int(r.hi), int(r["count"]), float(r.time_s))
+        )
+    return ProfileTimes(
+        prof.context.get("run_id", run_dir.name), prof.np, wall, float(prof.cells["time_s"].sum()), tuple(cells)
+    )

@@ -51,10 +51,10 @@ class Ratio:
 @dataclass(frozen=True)
 class ScalePoint:
     p: int
-    default: Span          # time in communication per rank, mean over ranks
+    default: Span  # time in communication per rank, mean over ranks
     tuned: Span
-    speedup: Ratio         # default / tuned
-    kept_share: float      # share of the default's time in calls left as traced
+    speedup: Ratio  # default / tuned
+    kept_share: float  # share of the default's time in calls left as traced
     nops: int
 
 
@@ -62,10 +62,10 @@ class ScalePoint:
 class Selection:
     collective: str
     size: int
-    p: int                 # the communicator size at p' ranks
-    default: str | None    # the library's algorithms (None: unknown)
+    p: int  # the communicator size at p' ranks
+    default: str | None  # the library's algorithms (None: unknown)
     tuned: str | None
-    ours_default: str | None   # ours simulated (None: the call stays as traced)
+    ours_default: str | None  # ours simulated (None: the call stays as traced)
     ours_tuned: str | None
     note: str
 
@@ -79,12 +79,12 @@ class WhatIf:
     costs: str
     replicates: int
     seed: int
-    traced_comm_s: float           # measured: mean over ranks
-    validation: ScalePoint         # the traced p, simulated
-    error: float                   # validation.default.median_s / traced_comm_s - 1
+    traced_comm_s: float  # measured: mean over ranks
+    validation: ScalePoint  # the traced p, simulated
+    error: float  # validation.default.median_s / traced_comm_s - 1
     points: list = field(default_factory=list)
     selections: list = field(default_factory=list)
-    kept: list = field(default_factory=list)   # calls with no algorithm of ours: call, traced_s, share
+    kept: list = field(default_factory=list)  # calls with no algorithm of ours: call, traced_s, share
 
     def to_dict(self) -> dict:
         return plain(self)
@@ -95,7 +95,7 @@ class Selector:
 
     def __init__(self, tune):
         self.tune, self.library = tune, mpilibs.get(tune.library)
-        self.seen = {}   # (coll, q, size) -> Selection
+        self.seen = {}  # (coll, q, size) -> Selection
         self.used = set()  # the keys of the calls of the latest schedule
 
     def pick(self, coll, q, size) -> Selection:
@@ -114,14 +114,30 @@ class Selector:
         rule = chosen(t.rules[coll][p_t], library_size(self.library, coll, size, q))
         tuned = default if rule == DEFAULT else rule
         if default is None:
-            return Selection(coll, size, q, None, tuned, None, None,
-                             f"the library's default was not read at {p_t} ranks: left as traced")
+            return Selection(
+                coll,
+                size,
+                q,
+                None,
+                tuned,
+                None,
+                None,
+                f"the library's default was not read at {p_t} ranks: left as traced",
+            )
         ours = [model_of(coll, n, self.library.model_names) if n else None for n in (default, tuned)]
         ours = [o if o in ALGORITHMS.get(coll, ()) else None for o in ours]
         if None in ours:
             missing = default if ours[0] is None else tuned
-            return Selection(coll, size, q, default, tuned, None, None,
-                             f"{missing} has no algorithm of ours of its structure: left as traced")
+            return Selection(
+                coll,
+                size,
+                q,
+                default,
+                tuned,
+                None,
+                None,
+                f"{missing} has no algorithm of ours of its structure: left as traced",
+            )
         return Selection(coll, size, q, default, tuned, ours[0], ours[1], f"rules of {p_t} ranks")
 
     def chooser(self, which):
@@ -129,6 +145,7 @@ class Selector:
             s = self.pick(bench, q, size)
             self.used.add((bench, q, size))
             return s.ours_default if which == "default" else s.ours_tuned
+
         return choose
 
 
@@ -172,8 +189,11 @@ def _check_size(pattern, ps, selector, segment):
         if n > MAX_OPS:
             too_large[q] = n
     if too_large:
-        raise UsageError("the schedules would hold too many operations for the simulator (" + ", ".join(
-            f"-p {q}: about {n:.2g}" for q, n in too_large.items()) + f"; at most {MAX_OPS:.0e}): give fewer ranks")
+        raise UsageError(
+            "the schedules would hold too many operations for the simulator ("
+            + ", ".join(f"-p {q}: about {n:.2g}" for q, n in too_large.items())
+            + f"; at most {MAX_OPS:.0e}): give fewer ranks"
+        )
 
 
 def whatif(run_dir, tune_dir, ps, costs, extras) -> WhatIf:
@@ -186,8 +206,10 @@ def whatif(run_dir, tune_dir, ps, costs, extras) -> WhatIf:
     pattern = traced.pattern
     bad = [q for q in ps if q < 1 or q % pattern.p]
     if bad:
-        raise UsageError(f"-p {','.join(map(str, bad))}: the traced run has {pattern.p} ranks; the what-if "
-                         f"replicates it, so give multiples of {pattern.p}")
+        raise UsageError(
+            f"-p {','.join(map(str, bad))}: the traced run has {pattern.p} ranks; the what-if "
+            f"replicates it, so give multiples of {pattern.p}"
+        )
     binary.ensure_built()
     selector = Selector(tune)
     _check_size(pattern, ps, selector, costs.segment)
@@ -196,9 +218,22 @@ def whatif(run_dir, tune_dir, ps, costs, extras) -> WhatIf:
     measured = float(np.mean(traced.comm_s))
     points = [_point(pattern, q, selector, algorithms, costs, extras) for q in ps]
     kept_names = {c.name for nodes in pattern.nodes for k, c, _ in nodes if k == "coll" and c.bench is None}
-    kept = [{"call": n, "traced_s": traced.calls[n], "share": traced.calls[n] / measured if measured else 0.0}
-            for n in sorted(kept_names)]
-    return WhatIf(traced.run_id, pattern.p, str(tune.directory), tune.library, costs.source, extras.replicates,
-                  extras.seed, measured, validation,
-                  validation.default.median_s / measured - 1 if measured else float("nan"), points,
-                  sorted(selector.seen.values(), key=lambda s: (s.collective, s.p, s.size)), kept)
+    kept = [
+        {"call": n, "traced_s": traced.calls[n], "share": traced.calls[n] / measured if measured else 0.0}
+        for n in sorted(kept_names)
+    ]
+    return WhatIf(
+        traced.run_id,
+        pattern.p,
+        str(tune.directory),
+        tune.library,
+        costs.source,
+        extras.replicates,
+        extras.seed,
+        measured,
+        validation,
+        validation.default.median_s / measured - 1 if measured else float("nan"),
+        points,
+        sorted(selector.seen.values(), key=lambda s: (s.collective, s.p, s.size)),
+        kept,
+    )

@@ -44,8 +44,10 @@ class StopRule:
     def check(self) -> StopRule:
         """Refuses values that cannot stop or cannot start (UsageError)."""
         if not self.ci_width > 0:
-            raise UsageError(f"--ci-width must be above 0 (got {self.ci_width:g}); e.g. 0.02 stops "
-                             f"when every speedup is known within ±2%")
+            raise UsageError(
+                f"--ci-width must be above 0 (got {self.ci_width:g}); e.g. 0.02 stops "
+                f"when every speedup is known within ±2%"
+            )
         if not self.time_budget > 0:
             raise UsageError(f"--time-budget must be above 0 seconds (got {self.time_budget:g})")
         if self.min_rounds < 1:
@@ -74,8 +76,9 @@ def active(names, baseline: str, rounds_done: int, rule: StopRule, valid: dict) 
     return [n for n in names if valid.get(n, 0) > 0 or n == baseline]
 
 
-def decide(rule: StopRule, rounds_done: int, elapsed_s: float, round_s: list, results: list,
-           baseline: str) -> str | None:
+def decide(
+    rule: StopRule, rounds_done: int, elapsed_s: float, round_s: list, results: list, baseline: str
+) -> str | None:
     """None: launch another round; else why measuring stops. `round_s`: the
     counted rounds' durations; `results`: stats/speedup.py's Speedups now."""
     if rounds_done < rule.min_rounds:

@@ -20,11 +20,13 @@ from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune.weights import nearest
 
 LEVEL = 0.95
-Z = 1.959963984540054   # the normal quantile of (1 + LEVEL) / 2
-METHOD = ("95% interval: seeded Monte Carlo, each verified cell's speedup lognormal with the 95% "
-          "interval of its verification, cells independent, times a lognormal of the application's "
-          "launch-to-launch spread (launch_spread_sd); bounds: every cell at its interval's end, "
-          "widened by the same spread")
+Z = 1.959963984540054  # the normal quantile of (1 + LEVEL) / 2
+METHOD = (
+    "95% interval: seeded Monte Carlo, each verified cell's speedup lognormal with the 95% "
+    "interval of its verification, cells independent, times a lognormal of the application's "
+    "launch-to-launch spread (launch_spread_sd); bounds: every cell at its interval's end, "
+    "widened by the same spread"
+)
 
 
 def spread_sd(low: float | None, high: float | None) -> float:
@@ -44,15 +46,15 @@ class CellPrediction:
     hi: int
     blocking: bool
     calls: int
-    time_s: float                 # Σ over ranks
-    share: float                  # of the application's time
-    tuned_size: int | None        # the verified size the bin goes to (None: unchanged)
-    rule: str | None              # the rule's algorithm at that cell
+    time_s: float  # Σ over ranks
+    share: float  # of the application's time
+    tuned_size: int | None  # the verified size the bin goes to (None: unchanged)
+    rule: str | None  # the rule's algorithm at that cell
     speedup: float
     low: float
     high: float
-    status: str                   # "verified" or "unchanged: why"
-    saved_s: float                # time_s − time_s / speedup
+    status: str  # "verified" or "unchanged: why"
+    saved_s: float  # time_s − time_s / speedup
 
     @property
     def verified(self) -> bool:
@@ -67,8 +69,8 @@ class Prediction:
     bound_low: float
     bound_high: float
     level: float
-    app_time_s: float             # per rank
-    collective_share: float       # share of the application's time in verified cells
+    app_time_s: float  # per rank
+    collective_share: float  # share of the application's time in verified cells
     cells: tuple
     seed: int
     draws: int
@@ -90,8 +92,11 @@ def _match(cell, tune):
     if cell.collective not in tune.rules:
         return None, "unchanged: collective not tuned"
     if cell.comm_size not in tune.ps:
-        return None, (f"unchanged: communicator size {cell.comm_size} not tuned" if cell.comm_size > 0
-                      else "unchanged: communicator size not kept apart by the profiler")
+        return None, (
+            f"unchanged: communicator size {cell.comm_size} not tuned"
+            if cell.comm_size > 0
+            else "unchanged: communicator size not kept apart by the profiler"
+        )
     rows = tune.verified(cell.collective, cell.comm_size)
     if not rows:
         return None, "unchanged: no verified speedup at this communicator size"
@@ -110,15 +115,32 @@ def _cells(profile, tune, total):
         if status == "verified":
             s = v.speedup
             lo, hi = (v.low, v.high) if v.low and v.high else (s, s)
-        out.append(CellPrediction(c.collective, c.comm_size, c.lo, c.hi, c.blocking, c.calls, c.time_s,
-                                  c.time_s / total, v.size if v else None, v.rule if v else None,
-                                  s, lo, hi, status, c.time_s - c.time_s / s))
+        out.append(
+            CellPrediction(
+                c.collective,
+                c.comm_size,
+                c.lo,
+                c.hi,
+                c.blocking,
+                c.calls,
+                c.time_s,
+                c.time_s / total,
+                v.size if v else None,
+                v.rule if v else None,
+                s,
+                lo,
+                hi,
+                status,
+                c.time_s - c.time_s / s,
+            )
+        )
         keys.append((v.collective, v.p, v.size) if status == "verified" else None)
     return out, keys
 
 
-def predict(profile, tune, *, app_time_s: float | None = None, launch_spread_sd: float = 0.0,
-            seed: int = 1, draws: int = 4000) -> Prediction:
+def predict(
+    profile, tune, *, app_time_s: float | None = None, launch_spread_sd: float = 0.0, seed: int = 1, draws: int = 4000
+) -> Prediction:
     """`profile`: app/profile_cells.ProfileTimes; `tune`: app/tune_cells.TuneCells;
     `app_time_s`: the application's time per launch under the default (the
     part beyond the profile's wall time per rank is unchanged);
@@ -157,8 +179,21 @@ def predict(profile, tune, *, app_time_s: float | None = None, launch_spread_sd:
         low, high = (float(x) for x in np.quantile(sims, [(1 - LEVEL) / 2, (1 + LEVEL) / 2]))
     else:
         low = high = point
-    return Prediction(point, low, high, b_low, b_high, LEVEL, per_rank, t_ver / total, tuple(cells),
-                      seed, draws, METHOD, launch_spread_sd)
+    return Prediction(
+        point,
+        low,
+        high,
+        b_low,
+        b_high,
+        LEVEL,
+        per_rank,
+        t_ver / total,
+        tuple(cells),
+        seed,
+        draws,
+        METHOD,
+        launch_spread_sd,
+    )
 
 
 def agree(measured: tuple, predicted: Prediction) -> bool:
@@ -169,16 +204,21 @@ def agree(measured: tuple, predicted: Prediction) -> bool:
 
 @dataclass(frozen=True)
 class Explanation:
-    direction: str        # "measured above prediction" | "measured below prediction" | "agree"
-    gap_share: float      # measured − predicted time saved, as a share of the application's time
-    carrying: tuple       # ((cell, its share of the predicted gain), …), largest first
-    unchanged: tuple      # the unchanged cells with the largest share of the application's time
+    direction: str  # "measured above prediction" | "measured below prediction" | "agree"
+    gap_share: float  # measured − predicted time saved, as a share of the application's time
+    carrying: tuple  # ((cell, its share of the predicted gain), …), largest first
+    unchanged: tuple  # the unchanged cells with the largest share of the application's time
 
     def to_dict(self) -> dict:
         """carrying: each cell's fields and its `share_of_gain`."""
-        return plain({"direction": self.direction, "gap_share": self.gap_share,
-                      "carrying": [{**plain(c), "share_of_gain": g} for c, g in self.carrying],
-                      "unchanged": list(self.unchanged)})
+        return plain(
+            {
+                "direction": self.direction,
+                "gap_share": self.gap_share,
+                "carrying": [{**plain(c), "share_of_gain": g} for c, g in self.carrying],
+                "unchanged": list(self.unchanged),
+            }
+        )
 
 
 def explain(measured: float, predicted: Prediction, top: int = 5) -> Explanation:
@@ -187,12 +227,17 @@ def explain(measured: float, predicted: Prediction, top: int = 5) -> Explanation
     (each with its share of that gain and of the application's time), and
     the largest cells the prediction left unchanged."""
     gap = (1 - 1 / measured) - (1 - 1 / predicted.speedup)
-    direction = ("measured above prediction" if measured > predicted.high else
-                 "measured below prediction" if measured < predicted.low else "agree")
+    direction = (
+        "measured above prediction"
+        if measured > predicted.high
+        else "measured below prediction"
+        if measured < predicted.low
+        else "agree"
+    )
     ver = [c for c in predicted.cells if c.verified]
     saved = sum(c.saved_s for c in ver)
     carrying = sorted(ver, key=lambda c: -abs(c.saved_s))[:top]
     unchanged = sorted((c for c in predicted.cells if not c.verified), key=lambda c: -c.time_s)[:top]
-    return Explanation(direction, gap, tuple((c, c.saved_s / saved if saved else 0.0) for c in carrying),
-                       tuple(unchanged))
-
+    return Explanation(
+        direction, gap, tuple((c, c.saved_s / saved if saved else 0.0) for c in carrying), tuple(unchanged)
+    )

@@ -29,8 +29,8 @@ from mpiscope.common.inputs import read_parquet
 class Traced:
     run_id: str
     pattern: Pattern
-    comm_s: np.ndarray       # per rank: its time in communication, as measured
-    calls: dict              # MPI call -> per-rank mean of its traced time (collective calls only)
+    comm_s: np.ndarray  # per rank: its time in communication, as measured
+    calls: dict  # MPI call -> per-rank mean of its traced time (collective calls only)
 
 
 def _collectives(prof, comms):
@@ -40,16 +40,18 @@ def _collectives(prof, comms):
     t = t[t["call"].map(family) == "coll"]
     world = comms.setdefault(tuple(range(prof.np)), len(comms))
     out = {}
-    for r, call, c, q, nbytes, root, t0, t1 in zip(t["rank"], t["call"], t["comm"], t["comm_size"], t["bytes"],
-                                                   t["peer"], t["t_start"], t["t_end"]):
+    for r, call, c, q, nbytes, root, t0, t1 in zip(
+        t["rank"], t["call"], t["comm"], t["comm_size"], t["bytes"], t["peer"], t["t_start"], t["t_end"]
+    ):
         name, blocking = collective_name(call)
         if not blocking:
             continue
         known = c >= 0 or q == prof.np
         bench = name if name in ALGORITHMS and known else None
         comm = int(c) if c >= 0 else world
-        out.setdefault(int(r), []).append((float(t0), float(t1), Call(call, bench, comm, int(nbytes),
-                                                                        max(int(root), 0), float(t1 - t0))))
+        out.setdefault(int(r), []).append(
+            (float(t0), float(t1), Call(call, bench, comm, int(nbytes), max(int(root), 0), float(t1 - t0)))
+        )
     return out
 
 
@@ -57,15 +59,17 @@ def traced_pattern(run_dir) -> Traced:
     """The pattern of the traced profile run in `run_dir` (UsageError without a trace)."""
     prof = summary.load(run_dir)
     events, p = profile_events(prof)
-    comms = {}   # members -> the trace's index of the communicator
+    comms = {}  # members -> the trace's index of the communicator
     path = Path(run_dir) / files.COMMS
     if path.exists():
         table = read_parquet(path, "the trace's communicators", "profile the application again")
         comms.update({tuple(int(x) for x in m): int(c) for c, m in zip(table["comm"], table["members"])})
     colls = _collectives(prof, comms)
     # A trace of collectives alone has no point-to-point events, and its table no columns.
-    ev = {k: events[k].to_pylist() if k in events.column_names else []
-          for k in ("rank", "op", "peer", "bytes", "t_post", "t_done")}
+    ev = {
+        k: events[k].to_pylist() if k in events.column_names else []
+        for k in ("rank", "op", "peer", "bytes", "t_post", "t_done")
+    }
     items = {r: [] for r in range(p)}
     for r, op, peer, nbytes, t0, t1 in zip(*ev.values()):
         items[r].append((t0, t1, (op, (offset(r, peer, p), int(nbytes)))))
@@ -73,11 +77,12 @@ def traced_pattern(run_dir) -> Traced:
         items[r] += [(t0, t1, ("coll", call)) for t0, t1, call in cs]
     origin = min((t0 for its in items.values() for t0, _, _ in its), default=None)
     if origin is None:
-        raise UsageError(f"profile run {Path(run_dir).name}: its trace holds no sends, receives or blocking "
-                         "collectives to replicate")
+        raise UsageError(
+            f"profile run {Path(run_dir).name}: its trace holds no sends, receives or blocking collectives to replicate"
+        )
     nodes, compute, comm_s, calls = [], [], np.zeros(p), {}
     for r in range(p):
-        its = sorted(items[r], key=lambda x: x[0])   # stable: a Sendrecv's send before its receive
+        its = sorted(items[r], key=lambda x: x[0])  # stable: a Sendrecv's send before its receive
         rank_nodes = []
         for kind, v, reqs in trace_nodes([(t0, t1) for t0, t1, _ in its], origin):
             rank_nodes.append(("calc", v, reqs) if kind == "calc" else (*its[v][2], reqs))

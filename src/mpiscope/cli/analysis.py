@@ -22,7 +22,6 @@ from mpiscope.cli.percent import parse_percent
 from mpiscope.cli.commands import command_parser
 
 
-
 def parse_noise(text: str) -> float:
     """'2%' -> 0.02; '0.02' -> 0.02 (cli/percent.py)."""
     return parse_percent(text, "--noise")
@@ -33,8 +32,7 @@ def cmd_fit(args) -> int:
     if args.min_points < 2:
         raise UsageError(f"--min-points must be at least 2 (got {args.min_points})")
     run_dir = catalog.resolve(args.out, args.run)
-    result = fit_run(run_dir, seed=args.seed, n_boot=args.resamples, bench=args.bench,
-                     min_points=args.min_points)
+    result = fit_run(run_dir, seed=args.seed, n_boot=args.resamples, bench=args.bench, min_points=args.min_points)
     sys.stdout.write(fit_json(result) if args.json else format_fit(result))
     return 0
 
@@ -45,14 +43,18 @@ def cmd_compare(args) -> int:
     size = parse_size_option("--size", args.size) if args.size is not None else None
     run_a = catalog.resolve(args.out, args.run_a)
     run_b = catalog.resolve(args.out, args.run_b)
-    result = compare(run_a, run_b, noise=noise, alpha=args.alpha, seed=args.seed,
-                     n_boot=args.resamples, bench=args.bench, size=size)
+    result = compare(
+        run_a, run_b, noise=noise, alpha=args.alpha, seed=args.seed, n_boot=args.resamples, bench=args.bench, size=size
+    )
     sys.stdout.write(compare_json(result) if args.json else format_compare(result))
     return 0
 
 
 def add_fit_command(subparsers) -> None:
-    p = command_parser(subparsers, "fit", cmd_fit,
+    p = command_parser(
+        subparsers,
+        "fit",
+        cmd_fit,
         description="""\
 Fit T(n) = α + β·n per benchmark to the median time at each size:
   Hockney    one line, robust (weighted least absolute deviations),
@@ -69,18 +71,26 @@ examples:
   mpiscope fit
   mpiscope fit 2024 --bench pingpong
   mpiscope fit latest --json\
-""")
+""",
+    )
     add_run(p)
     p.add_argument("--bench", type=types.text, help="fit only this benchmark")
-    p.add_argument("--min-points", type=types.count(2), default=3,
-                   help="sizes a piecewise segment needs at least (default: %(default)s)")
+    p.add_argument(
+        "--min-points",
+        type=types.count(2),
+        default=3,
+        help="sizes a piecewise segment needs at least (default: %(default)s)",
+    )
     add_bootstrap(p, FIT_BOOT)
     add_json(p, "print the fits as JSON (seconds, s/B, B/s, bytes)")
     add_out(p)
 
 
 def add_compare_command(subparsers) -> None:
-    p = command_parser(subparsers, "compare", cmd_compare,
+    p = command_parser(
+        subparsers,
+        "compare",
+        cmd_compare,
         description="""\
 Compare run B against run A per benchmark × size present in both:
 the ratio of medians B / A with a bootstrap CI, a two-sided Mann-Whitney
@@ -97,14 +107,19 @@ examples:
   mpiscope compare 20240301 20240302
   mpiscope compare A B --noise 5% --bench pingpong --size 8
   mpiscope compare A B --json\
-""")
+""",
+    )
     p.add_argument("run_a", metavar="RUN_A", type=types.run_ref, help=f"the baseline run: {RUN_REF}")
     p.add_argument("run_b", metavar="RUN_B", type=types.run_ref, help=f"the run compared with it: {RUN_REF}")
-    p.add_argument("--noise", default=f"{DEFAULT_NOISE * 100:g}%", type=types.percent,
-                   help="noise band: changes within ± this are 'same'; 2%% or 0.02 "
-                        "(default: %(default)s)")
-    p.add_argument("--alpha", default=DEFAULT_ALPHA, type=types.level,
-                   help="significance level of the test (default: %(default)s)")
+    p.add_argument(
+        "--noise",
+        default=f"{DEFAULT_NOISE * 100:g}%",
+        type=types.percent,
+        help="noise band: changes within ± this are 'same'; 2%% or 0.02 (default: %(default)s)",
+    )
+    p.add_argument(
+        "--alpha", default=DEFAULT_ALPHA, type=types.level, help="significance level of the test (default: %(default)s)"
+    )
     p.add_argument("--bench", type=types.text, help="compare only this benchmark")
     p.add_argument("--size", type=types.size, help="compare only this size (bytes; units B/K/M/G)")
     add_bootstrap(p, COMPARE_BOOT)

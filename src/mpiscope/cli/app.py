@@ -15,7 +15,7 @@ from mpiscope.cli import types
 from mpiscope.cli.options import RUN_REF, add_bootstrap, add_json, add_mpi, add_out, check_bootstrap
 from mpiscope.common.errors import UsageError
 
-TUNED = "tuned"   # the configuration --tune adds when no --config names its directory
+TUNED = "tuned"  # the configuration --tune adds when no --config names its directory
 MAX_ROUNDS = 10_000  # rounds of launches at most
 MAX_REPLICATES = 10_000  # the what-if's simulator replicates at most
 
@@ -36,11 +36,18 @@ def cmd_compare(args) -> int:
     # Everything checked before anything is launched or written.
     rule = StopRule(args.ci_width, args.time_budget, args.min_rounds, args.max_rounds, args.warmup).check()
     check_bootstrap(args)
-    options = {"noise": parse_noise(args.noise), "alpha": args.alpha, "level": 0.95,
-               "seed": args.seed, "n_boot": args.resamples}
+    options = {
+        "noise": parse_noise(args.noise),
+        "alpha": args.alpha,
+        "level": 0.95,
+        "seed": args.seed,
+        "n_boot": args.resamples,
+    }
     if bool(args.profile) != bool(args.tune):
-        raise UsageError("--profile RUN and --tune DIR go together: the prediction needs the application's "
-                         "profile and the tune's verification")
+        raise UsageError(
+            "--profile RUN and --tune DIR go together: the prediction needs the application's "
+            "profile and the tune's verification"
+        )
     label = args.label  # types.label
     metric = compile_metric(args.metric)
     mpi = find_mpi(mpicc=args.mpicc, mpi=args.mpi)
@@ -50,17 +57,46 @@ def cmd_compare(args) -> int:
     configs = parse_configs(items, mpi.library)
     inputs = _prediction_inputs(args, configs) if args.tune else None
     scale = _whatif_inputs(args)
-    start = plan_start(args.launch, LaunchRequest(
-        installation=mpi, cluster=args.cluster, np=args.np, hostfile=args.hostfile,
-        launcher=args.launcher, launcher_args=args.launcher_args))
+    start = plan_start(
+        args.launch,
+        LaunchRequest(
+            installation=mpi,
+            cluster=args.cluster,
+            np=args.np,
+            hostfile=args.hostfile,
+            launcher=args.launcher,
+            launcher_args=args.launcher_args,
+        ),
+    )
 
-    context = base_context(run_id=new_run_id(), label=label, argv=sys.argv, start=start, configs=configs,
-                           rule=rule, options=options, metric=metric, mpi=mpi, timeout=args.launch_timeout)
-    predicting = None if inputs is None else (
-        lambda answer: prediction_of(inputs, answer, metric is not None, args.seed))
+    context = base_context(
+        run_id=new_run_id(),
+        label=label,
+        argv=sys.argv,
+        start=start,
+        configs=configs,
+        rule=rule,
+        options=options,
+        metric=metric,
+        mpi=mpi,
+        timeout=args.launch_timeout,
+    )
+    predicting = (
+        None if inputs is None else (lambda answer: prediction_of(inputs, answer, metric is not None, args.seed))
+    )
     scaling = None if scale is None else (lambda: whatif_of(scale))
-    run_dir = measure(start, configs, rule, options, out=Path(args.out), context=context, metric=metric,
-                      timeout=args.launch_timeout, predicting=predicting, scaling=scaling)
+    run_dir = measure(
+        start,
+        configs,
+        rule,
+        options,
+        out=Path(args.out),
+        context=context,
+        metric=metric,
+        timeout=args.launch_timeout,
+        predicting=predicting,
+        scaling=scaling,
+    )
     doc = app_doc(load(run_dir))
     sys.stdout.write(json_document("app", doc) if args.json else format_app(doc))
     print(f"mpiscope: stored {run_dir}", file=sys.stderr)
@@ -79,15 +115,19 @@ def _report_status(doc, as_json) -> int:
     if doc["status"] != "completed":
         print(f"mpiscope: error: {doc['error']}", file=sys.stderr)
     elif empty:
-        print(f"mpiscope: error: no valid launch of {', '.join(empty)}: each of its launches is named with why",
-              file=sys.stderr)
+        print(
+            f"mpiscope: error: no valid launch of {', '.join(empty)}: each of its launches is named with why",
+            file=sys.stderr,
+        )
     return 1 if doc["status"] != "completed" or empty else 0
 
 
 def _names_tune(items, tune) -> bool:
     """Whether a --config item's SPEC is the --tune directory."""
-    return any(Path(spec.strip()).expanduser().resolve() == Path(tune).expanduser().resolve()
-               for _, _, spec in (str(i).partition("=") for i in items))
+    return any(
+        Path(spec.strip()).expanduser().resolve() == Path(tune).expanduser().resolve()
+        for _, _, spec in (str(i).partition("=") for i in items)
+    )
 
 
 def _prediction_inputs(args, configs):
@@ -117,23 +157,28 @@ def _whatif_inputs(args):
     from mpiscope.store import catalog
 
     if not args.tune or not args.from_run:
-        raise UsageError("--whatif-p needs --profile RUN (traced: mpiscope profile --trace), --tune DIR and "
-                         "--from-run RUN (a run with pingpong on the same machine: the costs)")
+        raise UsageError(
+            "--whatif-p needs --profile RUN (traced: mpiscope profile --trace), --tune DIR and "
+            "--from-run RUN (a run with pingpong on the same machine: the costs)"
+        )
     ps = args.whatif_p  # distinct rank counts, sorted (types.rank_counts)
     trace_run = catalog.resolve(args.out, args.profile)
     traced_p = traced_pattern(trace_run).pattern.p
     bad = [q for q in ps if q % traced_p]
     if bad:
-        raise UsageError(f"--whatif-p {','.join(map(str, bad))}: the traced profile has {traced_p} ranks; the "
-                         f"what-if replicates it, so give multiples of {traced_p}")
+        raise UsageError(
+            f"--whatif-p {','.join(map(str, bad))}: the traced profile has {traced_p} ranks; the "
+            f"what-if replicates it, so give multiples of {traced_p}"
+        )
     costs_run = catalog.resolve(args.out, args.from_run)
-    fitted_costs(costs_run), p2p_quantiles(costs_run)   # a run without a usable pingpong stops here
-    return WhatIfInputs(trace_run, Path(args.tune).expanduser().resolve(), ps, costs_run, args.replicates,
-                        args.seed)
+    fitted_costs(costs_run), p2p_quantiles(costs_run)  # a run without a usable pingpong stops here
+    return WhatIfInputs(trace_run, Path(args.tune).expanduser().resolve(), ps, costs_run, args.replicates, args.seed)
 
 
 def add_app_command(subparsers) -> None:
-    p = command_parser(subparsers, "app",
+    p = command_parser(
+        subparsers,
+        "app",
         description="""\
 A real application under several configurations.
   compare  launch it under each configuration in interleaved rounds and
@@ -144,13 +189,15 @@ examples:
   mpiscope app compare --config tuned=tune-out/ -- mpirun -n 4 lmp -in in.lj
   mpiscope app compare --config tuned=tune-out/ --metric 'Loop time of ([0-9.]+)' --cluster c2 -- lmp -in in.lj
   mpiscope app compare --config cma=advice.json --config a=env.sh --json -- mpirun -n 2 ./app\
-""")
+""",
+    )
     sub = p.add_subparsers(dest="app_command", metavar="SUBCOMMAND", parser_class=subparsers._parser_class)
     sub.required = True
-    c = sub.add_parser("compare", help="launch an application under several configurations and judge "
-                                       "each one's speedup against the default",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="""\
+    c = sub.add_parser(
+        "compare",
+        help="launch an application under several configurations and judge each one's speedup against the default",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
 Launch an application under every configuration (--config NAME=SPEC; the
 default, which changes nothing, is always one) in interleaved rounds:
 A B C, A B C, … after --warmup rounds that are not counted. Every launch
@@ -175,61 +222,126 @@ The command after -- is your launch command (mpirun -n 4 ./app; srun
 --launcher it is the application alone, and mpiscope starts it as
 `mpiscope run` starts the engine.\
 """,
-                       epilog="""\
+        epilog="""\
 examples:
   mpiscope app compare --config tuned=tune-out/ -- mpirun -n 4 lmp -in in.lj
   mpiscope app compare --config tuned=tune-out/ --metric 'Loop time of ([0-9.]+)' -- mpirun -n 4 lmp -in in.lj
   mpiscope app compare --config cma=advice.json --cluster c2 -n 4 -- ./app
   mpiscope app compare --profile lj --tune tune-out/ -- mpirun -n 4 lmp -in in.lj
   mpiscope app compare --profile lj --tune tune-out/ --whatif-p 16,64 --from-run pp -- mpirun -n 4 lmp -in in.lj\
-""")
-    c.add_argument("--config", action="append", metavar="NAME=SPEC", type=types.text,
-                   help="a configuration to compare with the default (repeat it for more)")
-    c.add_argument("--metric", metavar="REGEX", type=types.metric,
-                   help="the application's own figure instead of the wall time: the first group of the "
-                        "last match in its stdout (else its stderr), a number, lower is better")
-    c.add_argument("--ci-width", type=types.fraction, default=0.02,
-                   help="stop when every speedup's 95%% interval is within ±this fraction of it (default 0.02)")
-    c.add_argument("--time-budget", type=types.seconds, default=600.0,
-                   help="seconds at most, warm-up included: no round starts that would end later (default 600)")
-    c.add_argument("--min-rounds", type=types.count(1, MAX_ROUNDS), default=3,
-                   help="counted rounds at least (default 3)")
-    c.add_argument("--max-rounds", type=types.count(1, MAX_ROUNDS), default=50,
-                   help="counted rounds at most (default 50)")
-    c.add_argument("--warmup", type=types.count(0, MAX_ROUNDS), default=1,
-                   help="rounds first that are not counted (default 1)")
-    c.add_argument("--noise", default="2%", type=types.percent,
-                   help="noise band: speedups within 1 ± this are 'same'; 2%% or 0.02 (default: 2%%)")
+""",
+    )
+    c.add_argument(
+        "--config",
+        action="append",
+        metavar="NAME=SPEC",
+        type=types.text,
+        help="a configuration to compare with the default (repeat it for more)",
+    )
+    c.add_argument(
+        "--metric",
+        metavar="REGEX",
+        type=types.metric,
+        help="the application's own figure instead of the wall time: the first group of the "
+        "last match in its stdout (else its stderr), a number, lower is better",
+    )
+    c.add_argument(
+        "--ci-width",
+        type=types.fraction,
+        default=0.02,
+        help="stop when every speedup's 95%% interval is within ±this fraction of it (default 0.02)",
+    )
+    c.add_argument(
+        "--time-budget",
+        type=types.seconds,
+        default=600.0,
+        help="seconds at most, warm-up included: no round starts that would end later (default 600)",
+    )
+    c.add_argument(
+        "--min-rounds", type=types.count(1, MAX_ROUNDS), default=3, help="counted rounds at least (default 3)"
+    )
+    c.add_argument(
+        "--max-rounds", type=types.count(1, MAX_ROUNDS), default=50, help="counted rounds at most (default 50)"
+    )
+    c.add_argument(
+        "--warmup", type=types.count(0, MAX_ROUNDS), default=1, help="rounds first that are not counted (default 1)"
+    )
+    c.add_argument(
+        "--noise",
+        default="2%",
+        type=types.percent,
+        help="noise band: speedups within 1 ± this are 'same'; 2%% or 0.02 (default: 2%%)",
+    )
     c.add_argument("--alpha", default=0.05, type=types.level, help="significance level of the test (default: 0.05)")
     add_bootstrap(c, 2000)
-    c.add_argument("--launch-timeout", type=types.seconds, metavar="S",
-                   help="a launch running longer than S seconds is killed and counts as failed")
-    c.add_argument("--profile", metavar="RUN", type=types.run_ref,
-                   help=f"with --tune: predict the tuned speedup from this profile of the application: {RUN_REF}")
-    c.add_argument("--tune", metavar="DIR", type=types.tune_dir,
-                   help="with --profile: the tune whose verified cells predict its speedup (compared with the "
-                        f"--config whose SPEC is DIR, else added as '{TUNED}')")
-    c.add_argument("--whatif-p", metavar="P,…", type=types.rank_counts,
-                   help="with --profile (traced) and --tune: also the what-if at these rank counts (as `mpiscope "
-                        "sim whatif`), stored with the run for its report")
-    c.add_argument("--from-run", metavar="RUN", type=types.run_ref,
-                   help="with --whatif-p: the run whose pingpong gives the simulator's costs (its Hockney fit) "
-                        "and every message's time (drawn from its distributions)")
-    c.add_argument("--replicates", type=types.count(1, MAX_REPLICATES), default=10,
-                   help="with --whatif-p: the simulator's replicates (default: %(default)s)")
-    c.add_argument("--cluster", metavar="NAME", type=types.cluster_name,
-                   help="start the application on the emulated cluster NAME, one rank a slot")
-    c.add_argument("-n", dest="np", type=types.count(1), metavar="N",
-                   help="ranks (with --cluster default: all its slots)")
-    c.add_argument("--hostfile", type=types.text_file, metavar="FILE",
-                   help="hosts and slots, converted to the launcher's syntax (the application alone after --)")
-    c.add_argument("--launcher", choices=("mpirun", "srun"),
-                   help="start the application with the MPI's own mpirun/mpiexec or with Slurm's srun")
+    c.add_argument(
+        "--launch-timeout",
+        type=types.seconds,
+        metavar="S",
+        help="a launch running longer than S seconds is killed and counts as failed",
+    )
+    c.add_argument(
+        "--profile",
+        metavar="RUN",
+        type=types.run_ref,
+        help=f"with --tune: predict the tuned speedup from this profile of the application: {RUN_REF}",
+    )
+    c.add_argument(
+        "--tune",
+        metavar="DIR",
+        type=types.tune_dir,
+        help="with --profile: the tune whose verified cells predict its speedup (compared with the "
+        f"--config whose SPEC is DIR, else added as '{TUNED}')",
+    )
+    c.add_argument(
+        "--whatif-p",
+        metavar="P,…",
+        type=types.rank_counts,
+        help="with --profile (traced) and --tune: also the what-if at these rank counts (as `mpiscope "
+        "sim whatif`), stored with the run for its report",
+    )
+    c.add_argument(
+        "--from-run",
+        metavar="RUN",
+        type=types.run_ref,
+        help="with --whatif-p: the run whose pingpong gives the simulator's costs (its Hockney fit) "
+        "and every message's time (drawn from its distributions)",
+    )
+    c.add_argument(
+        "--replicates",
+        type=types.count(1, MAX_REPLICATES),
+        default=10,
+        help="with --whatif-p: the simulator's replicates (default: %(default)s)",
+    )
+    c.add_argument(
+        "--cluster",
+        metavar="NAME",
+        type=types.cluster_name,
+        help="start the application on the emulated cluster NAME, one rank a slot",
+    )
+    c.add_argument(
+        "-n", dest="np", type=types.count(1), metavar="N", help="ranks (with --cluster default: all its slots)"
+    )
+    c.add_argument(
+        "--hostfile",
+        type=types.text_file,
+        metavar="FILE",
+        help="hosts and slots, converted to the launcher's syntax (the application alone after --)",
+    )
+    c.add_argument(
+        "--launcher",
+        choices=("mpirun", "srun"),
+        help="start the application with the MPI's own mpirun/mpiexec or with Slurm's srun",
+    )
     c.add_argument("--launcher-args", metavar="WORDS", type=types.word_list, help="more options for that launcher")
     c.add_argument("--label", metavar="TEXT", type=types.label, help="a name for the run")
     add_mpi(c)
     add_json(c, "print the answer as JSON (the app document)")
     add_out(c)
-    c.add_argument("launch", nargs=argparse.REMAINDER, metavar="-- COMMAND",
-                   help="the launch command, as you would run it (or the application alone: see above)")
+    c.add_argument(
+        "launch",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND",
+        help="the launch command, as you would run it (or the application alone: see above)",
+    )
     c.set_defaults(func=cmd_compare)

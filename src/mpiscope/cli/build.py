@@ -18,8 +18,12 @@ def cmd_build(args) -> int:
     was_built = engine_path(mpi).exists()
     started = time.monotonic()
     engine = ensure_engine(mpi)
-    found = {**mpi.identity(), "engine": str(engine), "was_built": was_built,
-             "seconds": round(time.monotonic() - started, 1)}
+    found = {
+        **mpi.identity(),
+        "engine": str(engine),
+        "was_built": was_built,
+        "seconds": round(time.monotonic() - started, 1),
+    }
     if args.json:
         from mpiscope.common.documents import json_document
 
@@ -27,18 +31,23 @@ def cmd_build(args) -> int:
         return 0
     library = mpi.library.splitlines()[0] if mpi.library else ""
     style = mpilibs.get(mpi.launcher_family).title
-    rows = [("MPI", f"{mpi.name} (MPI {mpi.standard}; launched {style}-style)"),
-            ("library", library),
-            ("mpicc", mpi.wrapper),
-            ("compiles", mpi.show),
-            ("launcher", mpi.launcher or "none beside mpicc: give --mpirun PROGRAM to 'mpiscope run'"),
-            ("engine", f"{engine} ({'up to date' if was_built else 'built'} in {found['seconds']} s)")]
+    rows = [
+        ("MPI", f"{mpi.name} (MPI {mpi.standard}; launched {style}-style)"),
+        ("library", library),
+        ("mpicc", mpi.wrapper),
+        ("compiles", mpi.show),
+        ("launcher", mpi.launcher or "none beside mpicc: give --mpirun PROGRAM to 'mpiscope run'"),
+        ("engine", f"{engine} ({'up to date' if was_built else 'built'} in {found['seconds']} s)"),
+    ]
     print("\n".join(f"{name:<9} {value}" for name, value in rows))
     return 0
 
 
 def add_build_command(subparsers) -> None:
-    p = command_parser(subparsers, "build", cmd_build,
+    p = command_parser(
+        subparsers,
+        "build",
+        cmd_build,
         description="""\
 Build the engine for an MPI now (mpiscope run builds it the first time
 otherwise), and print what was found: the implementation and version the
@@ -51,6 +60,7 @@ examples:
   mpiscope build
   mpiscope build --mpi mpich
   mpiscope build --mpicc /opt/openmpi-5/bin/mpicc\
-""")
+""",
+    )
     add_mpi(p)
     add_json(p, "print what was found as JSON")

@@ -17,11 +17,14 @@ from mpiscope.cli.commands import command_parser
 
 MAX_HOSTS = 256  # network namespaces one machine holds comfortably
 MAX_SLOTS = 256  # ranks per emulated host
-_EPILOG = """link specs: comma lists of rate=100mbit (bit/kbit/mbit/gbit), delay=50us (ns/us/ms/s),
+_EPILOG = (
+    """link specs: comma lists of rate=100mbit (bit/kbit/mbit/gbit), delay=50us (ns/us/ms/s),
   jitter=10us, loss=0.1%, queue=64K or queue=20ms (port buffer), mtu=9000 (--link only)
 
 presets:
-""" + "".join(f"  {n:14s} {p.description}\n" for n, p in PRESETS.items()) + """
+"""
+    + "".join(f"  {n:14s} {p.description}\n" for n, p in PRESETS.items())
+    + """
 examples:
   mpiscope cluster up fe --hosts 4 --preset fast-ethernet
   mpiscope cluster up lossy --hosts 2 --link rate=100mbit,delay=50us,loss=2%
@@ -29,37 +32,43 @@ examples:
   mpiscope cluster exec fe h1 -- hostname
   mpiscope run --cluster fe -n 4 --bench multipair --sizes 64K
   mpiscope cluster down fe"""
+)
 
 
 def add_cluster_command(subparsers) -> None:
-    p = command_parser(subparsers, "cluster",
+    p = command_parser(
+        subparsers,
+        "cluster",
         description="""\
 Emulated clusters: every host a network namespace with its own host name, joined by
 switches (bridges); links shaped for rate (tbf), loss (iptables statistic) and delay
 (mpiscope-delayd on NFQUEUE). Addresses come from 198.18.0.0/15 and exist only inside the
 cluster.\
 """,
-        epilog=_EPILOG)
+        epilog=_EPILOG,
+    )
     # The main CLI's parser class (its error() exits 2 with a hint) for the subcommands too.
-    sub = p.add_subparsers(dest="cluster_command", metavar="SUBCOMMAND",
-                           parser_class=subparsers._parser_class)
+    sub = p.add_subparsers(dest="cluster_command", metavar="SUBCOMMAND", parser_class=subparsers._parser_class)
     sub.required = True
 
-    u = sub.add_parser("up", help="create a cluster", epilog=_EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    u = sub.add_parser(
+        "up", help="create a cluster", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     u.add_argument("name", metavar="NAME", type=types.cluster_name)
-    u.add_argument("--hosts", type=types.count(2, MAX_HOSTS), required=True,
-                   help=f"number of hosts (2 to {MAX_HOSTS})")
-    u.add_argument("--slots", type=types.count(1, MAX_SLOTS), default=1,
-                   help="MPI ranks per host (default 1)")
-    u.add_argument("--link", metavar="SPEC", type=types.text,
-                   help="host links, e.g. rate=100mbit,delay=50us,loss=0.1%%")
-    u.add_argument("--switches", type=types.count(1, MAX_HOSTS),
-                   help="switches in a chain, hosts spread evenly (default 1)")
-    u.add_argument("--uplink", metavar="SPEC", type=types.text,
-                   help="links between switches, e.g. rate=100mbit,delay=20us")
-    u.add_argument("--preset", choices=sorted(PRESETS), help="a named network; --link/--uplink "
-                                                              "override single keys of it")
+    u.add_argument("--hosts", type=types.count(2, MAX_HOSTS), required=True, help=f"number of hosts (2 to {MAX_HOSTS})")
+    u.add_argument("--slots", type=types.count(1, MAX_SLOTS), default=1, help="MPI ranks per host (default 1)")
+    u.add_argument(
+        "--link", metavar="SPEC", type=types.text, help="host links, e.g. rate=100mbit,delay=50us,loss=0.1%%"
+    )
+    u.add_argument(
+        "--switches", type=types.count(1, MAX_HOSTS), help="switches in a chain, hosts spread evenly (default 1)"
+    )
+    u.add_argument(
+        "--uplink", metavar="SPEC", type=types.text, help="links between switches, e.g. rate=100mbit,delay=20us"
+    )
+    u.add_argument(
+        "--preset", choices=sorted(PRESETS), help="a named network; --link/--uplink override single keys of it"
+    )
     u.add_argument("--json", action="store_true", help="print the cluster's description as JSON")
     u.set_defaults(func=_cmd_up)
 
@@ -81,12 +90,14 @@ cluster.\
 
 def _guarded(fn):
     """ClusterError (a system command failed) -> message and exit 1."""
+
     def wrapper(args):
         try:
             return fn(args)
         except ClusterError as e:
             sys.stderr.write(f"mpiscope: cluster: {e}\n")
             return 1
+
     return wrapper
 
 
@@ -111,8 +122,7 @@ def _cmd_up(args):
     from mpiscope.cluster import manager
     from mpiscope.cluster.topology import plan as make_plan
 
-    spec = make_spec(args.name, args.hosts, args.slots, args.link, args.switches, args.uplink,
-                     args.preset)
+    spec = make_spec(args.name, args.hosts, args.slots, args.link, args.switches, args.uplink, args.preset)
     manager.up(spec)
     plan = make_plan(spec)
     truth = launching.ground_truth(plan)
@@ -121,11 +131,18 @@ def _cmd_up(args):
 
         sys.stdout.write(json_document("cluster-up", truth))
         return 0
-    print(f"cluster {spec.name}: {spec.hosts} hosts x {spec.slots} slots on {spec.switches} "
-          f"switch{'es' if spec.switches > 1 else ''}")
-    print(f"  host links: {_describe_link(truth['link'])}"
-          + (f" (TCP payload at most {payload_rate(spec.link.rate_bps, spec.mtu) / 1e6:.2f} MB/s)"
-             if spec.link.rate_bps else ""))
+    print(
+        f"cluster {spec.name}: {spec.hosts} hosts x {spec.slots} slots on {spec.switches} "
+        f"switch{'es' if spec.switches > 1 else ''}"
+    )
+    print(
+        f"  host links: {_describe_link(truth['link'])}"
+        + (
+            f" (TCP payload at most {payload_rate(spec.link.rate_bps, spec.mtu) / 1e6:.2f} MB/s)"
+            if spec.link.rate_bps
+            else ""
+        )
+    )
     if spec.uplink is not None:
         print(f"  uplinks:    {_describe_link(truth['uplink'])}")
     for h in plan.hosts:
@@ -156,8 +173,7 @@ def _cmd_list(args):
         links = _describe_link(r["link"])
         if r.get("uplink"):
             links += " / " + _describe_link(r["uplink"])
-        print(f"{r['name']:20s} {r['status']:10s} {r['hosts']:5d} {r['slots']:5d} "
-              f"{r['switches']:3d}  {links}")
+        print(f"{r['name']:20s} {r['status']:10s} {r['hosts']:5d} {r['slots']:5d} {r['switches']:3d}  {links}")
     return 0
 
 
@@ -178,8 +194,10 @@ def _cmd_down(args):
     report = manager.down(args.name)
     msg = f"cluster {args.name} removed"
     if report and report.get("packets"):
-        msg += (f"; the delay program held {report['packets']} packets, actual minus target "
-                f"delay: mean {report['error_mean_s'] * 1e6:+.1f} us, "
-                f"range {report['error_min_s'] * 1e6:+.1f} .. {report['error_max_s'] * 1e6:+.1f} us")
+        msg += (
+            f"; the delay program held {report['packets']} packets, actual minus target "
+            f"delay: mean {report['error_mean_s'] * 1e6:+.1f} us, "
+            f"range {report['error_min_s'] * 1e6:+.1f} .. {report['error_max_s'] * 1e6:+.1f} us"
+        )
     print(msg)
     return 0

@@ -15,10 +15,13 @@ COMMANDS = {
     "run": Command("run", "measure: launch the engine on MPI ranks and store a run"),
     "build": Command("build", "build the engine for an MPI (--mpicc) now and show what was found"),
     "sbatch": Command("sbatch", "print a Slurm batch script for a run (mpiscope sbatch ... > job.sh)"),
-    "runs": Command("runs", "list the runs under the output root; runs rm deletes runs, runs ingest "
-                           "stores them again from their raw files"),
-    "history": Command("history", "series of comparable runs over time: change points, what changed, "
-                                  "--check for nightly jobs"),
+    "runs": Command(
+        "runs",
+        "list the runs under the output root; runs rm deletes runs, runs ingest stores them again from their raw files",
+    ),
+    "history": Command(
+        "history", "series of comparable runs over time: change points, what changed, --check for nightly jobs"
+    ),
     "import": Command("imports", "store OSU, IMB and ReFrame logs as runs of kind imported, for history"),
     "show": Command("views", "summarize a run: median with 95%% CI and tails per benchmark and size"),
     "export": Command("views", "export a run as CSV, JSON or OSU-style text"),
@@ -30,18 +33,20 @@ COMMANDS = {
     "report": Command("report", "write a self-contained HTML report of one or more runs"),
     "cluster": Command("cluster", "emulated clusters: hosts with shaped links on this machine (root)"),
     "model": Command("model", "cost models of our own collective algorithms: predict, check"),
-    "sim": Command("sim", "schedules of our own algorithms and their simulation: schedule, run, "
-                          "predict, check"),
-    "tune": Command("tune", "write collective-selection files the MPI library uses, decided by "
-                            "statistics and verified"),
+    "sim": Command("sim", "schedules of our own algorithms and their simulation: schedule, run, predict, check"),
+    "tune": Command(
+        "tune", "write collective-selection files the MPI library uses, decided by statistics and verified"
+    ),
     "timechart": Command("timechart", "draw the sends and receives of a traced algorithm (SVG)"),
-    "transport": Command("transport", "the intra-node transport lab: probe CMA and placement, advise "
-                                      "MPI settings from crossovers"),
-    "profile": Command("profile", "run an application under the communication profiler and store "
-                                  "its profile; profile weights: a tuner's weights"),
+    "transport": Command(
+        "transport", "the intra-node transport lab: probe CMA and placement, advise MPI settings from crossovers"
+    ),
+    "profile": Command(
+        "profile",
+        "run an application under the communication profiler and store its profile; profile weights: a tuner's weights",
+    ),
     "app": Command("app", "app compare: an application under several configurations, each one's speedup"),
-    "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where "
-                                "each comes from"),
+    "config": Command("config", "show the defaults from MPISCOPE_OUT and the config files, and where each comes from"),
     "completion": Command("completion", "print a bash or zsh completion script"),
 }
 
@@ -49,8 +54,9 @@ COMMANDS = {
 def command_parser(subparsers, name, func=None, **kw):
     """The parser of command `name`: its help from the table above, descriptions
     and examples printed as written, `func(args)` what it runs."""
-    p = subparsers.add_parser(name, help=COMMANDS[name].help,
-                              formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+    p = subparsers.add_parser(
+        name, help=COMMANDS[name].help, formatter_class=argparse.RawDescriptionHelpFormatter, **kw
+    )
     if func is not None:
         p.set_defaults(func=func)
     return p

@@ -95,7 +95,10 @@ def cmd_completion(args) -> int:
 
 
 def add_completion_command(subparsers) -> None:
-    p = command_parser(subparsers, "completion", cmd_completion,
+    p = command_parser(
+        subparsers,
+        "completion",
+        cmd_completion,
         description="""\
 Print a completion script for bash or zsh: commands, options, choices, files,
 and run ids for RUN arguments (from --out, MPISCOPE_OUT, the config files).\
@@ -105,5 +108,6 @@ examples:
   mpiscope completion bash > ~/.local/share/bash-completion/completions/mpiscope
   mpiscope completion zsh > ~/.zfunc/_mpiscope    # with fpath=(~/.zfunc $fpath) in ~/.zshrc
   source <(mpiscope completion bash)              # this shell only\
-""")
+""",
+    )
     p.add_argument("shell", metavar="SHELL", choices=SHELLS, help="bash or zsh")

@@ -26,8 +26,7 @@ def _actions():
     for s in config_defaults.SETTINGS:
         command = s.command or _ANY_COMMAND
         if command not in parsers:
-            sub = next(a for a in build_parser(command)._actions
-                       if isinstance(a, argparse._SubParsersAction))
+            sub = next(a for a in build_parser(command)._actions if isinstance(a, argparse._SubParsersAction))
             parsers[command] = sub.choices[command]
         actions[s.key] = next(a for a in parsers[command]._actions if s.option in a.option_strings)
     return actions
@@ -55,10 +54,15 @@ def cmd_show(args) -> int:
     if args.json:
         from mpiscope.common.documents import json_document
 
-        sys.stdout.write(json_document("config-show", {
-            "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
-            "files": {name: {"path": path, "exists": os.path.isfile(path)}
-                      for name, path in _files().items()}}))
+        sys.stdout.write(
+            json_document(
+                "config-show",
+                {
+                    "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
+                    "files": {name: {"path": path, "exists": os.path.isfile(path)} for name, path in _files().items()},
+                },
+            )
+        )
         return 0
     from mpiscope.views.text import table
 
@@ -73,8 +77,9 @@ def cmd_show(args) -> int:
 def _key(text):
     """config get KEY: a known setting."""
     if text not in config_defaults.BY_KEY:
-        raise argparse.ArgumentTypeError(f"unknown setting {str(text)[:40]!r}; known settings: "
-                                         f"{', '.join(config_defaults.BY_KEY)}")
+        raise argparse.ArgumentTypeError(
+            f"unknown setting {str(text)[:40]!r}; known settings: {', '.join(config_defaults.BY_KEY)}"
+        )
     return text
 
 
@@ -88,7 +93,9 @@ def cmd_get(args) -> int:
 
 
 def add_config_command(subparsers) -> None:
-    p = command_parser(subparsers, "config",
+    p = command_parser(
+        subparsers,
+        "config",
         description="""\
 Defaults for options, from (highest first) the command line, the environment
 (MPISCOPE_OUT), the project file ./mpiscope.toml, the user file
@@ -110,9 +117,9 @@ example file:
 examples:
   mpiscope config show
   mpiscope config get out\
-""")
-    sub = p.add_subparsers(dest="config_command", metavar="SUBCOMMAND",
-                           parser_class=subparsers._parser_class)
+""",
+    )
+    sub = p.add_subparsers(dest="config_command", metavar="SUBCOMMAND", parser_class=subparsers._parser_class)
     sub.required = True
     show = sub.add_parser("show", help="every setting with its value and where it comes from")
     add_json(show, "print the settings and the files as JSON")

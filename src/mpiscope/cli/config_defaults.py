@@ -74,17 +74,16 @@ def _flatten(doc, path):
             flat[name] = value
     unknown = [k for k in flat if k not in BY_KEY]
     if unknown:
-        raise UsageError(f"{path}: unknown setting '{unknown[0]}'; known settings: "
-                         f"{', '.join(BY_KEY)}")
+        raise UsageError(f"{path}: unknown setting '{unknown[0]}'; known settings: {', '.join(BY_KEY)}")
     return flat
 
 
 def _check_kind(setting, value, where):
-    ok = (isinstance(value, setting.kind) and not isinstance(value, bool)) or \
-         (setting.kind is float and isinstance(value, int) and not isinstance(value, bool))
+    ok = (isinstance(value, setting.kind) and not isinstance(value, bool)) or (
+        setting.kind is float and isinstance(value, int) and not isinstance(value, bool)
+    )
     if not ok:
-        raise UsageError(f"{where}: '{setting.key}' must be {_KIND_NAMES[setting.kind]}, "
-                         f"got {value!r}")
+        raise UsageError(f"{where}: '{setting.key}' must be {_KIND_NAMES[setting.kind]}, got {value!r}")
     return os.path.expanduser(value) if setting.path else value
 
 
@@ -105,14 +104,16 @@ def layers():
     """[(source, {key: value})], lowest precedence first (built-in defaults not included)."""
     user = user_file()
     if os.environ.get("MPISCOPE_CONFIG") and not os.path.lexists(user):
-        raise UsageError(f"MPISCOPE_CONFIG names {user}, which does not exist; create it or "
-                         "unset the variable")
+        raise UsageError(f"MPISCOPE_CONFIG names {user}, which does not exist; create it or unset the variable")
     out = [(user, _read_file(user))]
     project = project_file()
     if os.path.abspath(project) != os.path.abspath(user):
         out.append((project, _read_file(project)))
-    env = {s.key: (os.path.expanduser(os.environ[s.env]) if s.path else os.environ[s.env])
-           for s in SETTINGS if s.env and os.environ.get(s.env)}
+    env = {
+        s.key: (os.path.expanduser(os.environ[s.env]) if s.path else os.environ[s.env])
+        for s in SETTINGS
+        if s.env and os.environ.get(s.env)
+    }
     out += [(BY_KEY[k].env, {k: v}) for k, v in env.items()]
     return out
 
@@ -145,11 +146,12 @@ def convert(action, setting, value, source):
     try:
         converted = action.type(text) if callable(action.type) else text
     except (argparse.ArgumentTypeError, TypeError, ValueError) as e:
-        raise UsageError(f"{source}: '{setting.key}' = {value!r} is refused by {setting.option} "
-                         f"({e})") from None
+        raise UsageError(f"{source}: '{setting.key}' = {value!r} is refused by {setting.option} ({e})") from None
     if action.choices is not None and converted not in action.choices:
-        raise UsageError(f"{source}: '{setting.key}' = {value!r}: {setting.option} takes one of "
-                         f"{', '.join(map(str, action.choices))}")
+        raise UsageError(
+            f"{source}: '{setting.key}' = {value!r}: {setting.option} takes one of "
+            f"{', '.join(map(str, action.choices))}"
+        )
     return converted
 
 

@@ -12,7 +12,6 @@ from mpiscope.cli.options import add_bootstrap, add_json, add_out, add_run, chec
 from mpiscope.cli.commands import command_parser
 
 
-
 def _common(p):
     add_run(p)
     add_bootstrap(p)
@@ -33,11 +32,15 @@ def cmd_loggp(args) -> int:
 
         few = result.insufficient()
         if few:
-            what = "; ".join(f"{name} rests on {n} valid sample{'s' if n != 1 else ''} "
-                             f"({result.sources[name]})" for name, n in few.items())
-            raise UsageError(f"not saving a machine model from insufficient data: {what}. Every "
-                             f"parameter needs at least {MIN_SAMPLES} valid samples in each series it "
-                             "comes from: measure again with a larger --reps-min or --time-budget")
+            what = "; ".join(
+                f"{name} rests on {n} valid sample{'s' if n != 1 else ''} ({result.sources[name]})"
+                for name, n in few.items()
+            )
+            raise UsageError(
+                f"not saving a machine model from insufficient data: {what}. Every "
+                f"parameter needs at least {MIN_SAMPLES} valid samples in each series it "
+                "comes from: measure again with a larger --reps-min or --time-budget"
+            )
 
         path = machine_model.save(machine_model.from_loggp(result), args.save)
         sys.stderr.write(f"machine model written to {path}\n")
@@ -59,7 +62,10 @@ def cmd_layers(args) -> int:
 
 
 def add_loggp_command(subparsers) -> None:
-    p = command_parser(subparsers, "loggp", cmd_loggp,
+    p = command_parser(
+        subparsers,
+        "loggp",
+        cmd_loggp,
         description="""\
 LogGP parameters of a run, measured as in Bell et al. (2003):
   EEL   end-to-end latency (oneway: send start to receive end, global clock)
@@ -79,15 +85,23 @@ examples:
   mpiscope run -n 2 --suite loggp && mpiscope loggp
   mpiscope loggp latest --json
   mpiscope loggp RUN --save machine.json\
-""")
+""",
+    )
     _common(p)
-    p.add_argument("--save", metavar="FILE", type=types.new_file,
-                   help="also write the parameters as a machine model file (versioned JSON; "
-                        "never overwrites; refused when a parameter rests on fewer than 6 samples)")
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        type=types.new_file,
+        help="also write the parameters as a machine model file (versioned JSON; "
+        "never overwrites; refused when a parameter rests on fewer than 6 samples)",
+    )
 
 
 def add_layers_command(subparsers) -> None:
-    p = command_parser(subparsers, "layers", cmd_layers,
+    p = command_parser(
+        subparsers,
+        "layers",
+        cmd_layers,
         description="""\
 Per layer (layer_pingpong, layer_bw: mpi, tcp, shm) the median time per size
 and a piecewise α + β·n fit with automatic breakpoints; per size the share
@@ -98,7 +112,12 @@ examples:
   mpiscope run -n 2 --bench layer_pingpong,layer_bw --sizes 8-1M:x4
   mpiscope layers
   mpiscope layers latest --json\
-""")
+""",
+    )
     _common(p)
-    p.add_argument("--min-points", type=types.count(2), default=3,
-                   help="sizes a piecewise segment needs at least (default: %(default)s)")
+    p.add_argument(
+        "--min-points",
+        type=types.count(2),
+        default=3,
+        help="sizes a piecewise segment needs at least (default: %(default)s)",
+    )

@@ -17,8 +17,13 @@ class _Version(argparse.Action):
     up only when asked for (the raw reader imports numpy)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
-                         help="print the version of mpiscope and of the formats it reads, and exit")
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="print the version of mpiscope and of the formats it reads, and exit",
+        )
 
     def __call__(self, parser, namespace, values, option_string=None):
         import mpiscope
@@ -26,8 +31,9 @@ class _Version(argparse.Action):
         from mpiscope.store.rawfile import SUPPORTED_VERSIONS
 
         raw = ", ".join(map(str, SUPPORTED_VERSIONS))
-        sys.stdout.write(f"mpiscope {mpiscope.__version__} (raw files: schema {raw}; run context: schema "
-                         f"{SCHEMA_VERSION})\n")
+        sys.stdout.write(
+            f"mpiscope {mpiscope.__version__} (raw files: schema {raw}; run context: schema {SCHEMA_VERSION})\n"
+        )
         parser.exit(0)
 
 
@@ -92,12 +98,10 @@ def build_parser(command=None):
     command, from its module (cli/<module>.py, add_<name>_command). Anything
     else (no command, or an unknown one): every command as a name with its
     help, for the listing."""
-    parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication "
-                                                   "performance.")
+    parser = _Parser(prog="mpiscope", description="Measure, explain and improve MPI communication performance.")
     parser.add_argument("--version", action=_Version)
     listing = command is not None and command not in COMMANDS
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
-                                parser_class=_Listed if listing else _Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Listed if listing else _Parser)
     sub.required = True
     if command in COMMANDS:
         names = [command]

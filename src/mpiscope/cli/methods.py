@@ -21,7 +21,10 @@ def cmd_methods(args) -> int:
 
 
 def add_methods_command(subparsers) -> None:
-    p = command_parser(subparsers, "methods", cmd_methods,
+    p = command_parser(
+        subparsers,
+        "methods",
+        cmd_methods,
         description="""\
 For a run measured with `mpiscope run --methods`: per benchmark and size, the number each peer
 tool prints (derived from the rows stored as that tool times them, exactly as it computes
@@ -35,7 +38,8 @@ examples:
   mpiscope run -n 2 --bench pingpong,allreduce,bcast --sizes 8,64K --methods osu,imb
   mpiscope methods latest
   mpiscope methods latest --json\
-""")
+""",
+    )
     add_run(p)
     add_json(p, "print JSON (base units: s, B/s)")
     add_out(p)

@@ -28,20 +28,28 @@ def _bench(name):
 
 
 def _cli_params(args) -> ModelParams:
-    values = {k: getattr(args, k) for k in ("alpha", "beta", "gamma", "alpha_s", "beta_s",
-                                            "alpha_r", "beta_r") if getattr(args, k) is not None}
+    values = {
+        k: getattr(args, k)
+        for k in ("alpha", "beta", "gamma", "alpha_s", "beta_s", "alpha_r", "beta_r")
+        if getattr(args, k) is not None
+    }
     segment = parse_size_option("--segment", args.segment) if args.segment is not None else None
     cli = from_values(values, "options", segment)
     if args.machine:
         machine = load_machine(args.machine)
-        cli = ModelParams(**{k: getattr(cli, k) if k in values else getattr(machine, k)
-                             for k in ("alpha", "beta", "gamma", "alpha_s", "beta_s", "alpha_r",
-                                       "beta_r")},
-                          segment=segment or machine.segment)
+        cli = ModelParams(
+            **{
+                k: getattr(cli, k) if k in values else getattr(machine, k)
+                for k in ("alpha", "beta", "gamma", "alpha_s", "beta_s", "alpha_r", "beta_r")
+            },
+            segment=segment or machine.segment,
+        )
     if cli.hockney_costs() is None:
-        given = (f"--machine {args.machine} lacks them: " if args.machine else "")
-        raise UsageError(f"{given}give --alpha and --beta (Hockney), or --alpha-s, --beta-s, "
-                         "--alpha-r and --beta-r (sender/receiver), or --machine FILE")
+        given = f"--machine {args.machine} lacks them: " if args.machine else ""
+        raise UsageError(
+            f"{given}give --alpha and --beta (Hockney), or --alpha-s, --beta-s, "
+            "--alpha-r and --beta-r (sender/receiver), or --machine FILE"
+        )
     return cli
 
 
@@ -96,40 +104,44 @@ def cmd_check(args) -> int:
 def _model_options(p, machine_help):
     p.add_argument("--machine", metavar="FILE", type=types.machine_file, help=machine_help)
     p.add_argument("--gamma", type=types.per_byte_cost, help="reduction cost per byte, e.g. 0.2ns/B (default 0)")
-    p.add_argument("--segment", type=types.positive_size,
-                   help="segment size of the pipelined chain broadcast (default 8K)")
+    p.add_argument(
+        "--segment", type=types.positive_size, help="segment size of the pipelined chain broadcast (default 8K)"
+    )
     add_json(p, "print JSON (seconds, seconds per byte)")
 
 
 def add_model_command(subparsers) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
-    model = command_parser(subparsers, "model",
+    model = command_parser(
+        subparsers,
+        "model",
         description="""\
 Cost models of mpiscope's collective algorithms (mpiscope run --algo):
   Hockney          every message costs α + β·m (+ γ per byte reduced)
   sender/receiver  a message costs its sender αs + βs·m and its receiver
                    αr + βr·m, so fan-in and fan-out patterns overlap
                    (Tan and Strazdins 2002); Hockney is the case αs = βs = 0.\
-""")
+""",
+    )
     sub = model.add_subparsers(dest="model_command", metavar="COMMAND")  # model's own parser class
     sub.required = True
 
     p = sub.add_parser(
-        "predict", help="predicted time of every algorithm of a collective, ranked",
+        "predict",
+        help="predicted time of every algorithm of a collective, ranked",
         formatter_class=fmt,
         description="Predicted time of every algorithm of one collective at one size, best\n"
-                    "first; --crossover lists the sizes where the best algorithm changes.\n"
-                    "Sizes mean what they mean for `mpiscope run` (bytes per rank, per block\n"
-                    "for allgather, alltoall and reduce_scatter_block).",
+        "first; --crossover lists the sizes where the best algorithm changes.\n"
+        "Sizes mean what they mean for `mpiscope run` (bytes per rank, per block\n"
+        "for allgather, alltoall and reduce_scatter_block).",
         epilog="examples:\n"
-               "  mpiscope model predict --alpha 50us --beta 0.01us/B -p 8 --bench allreduce --size 64K\n"
-               "  mpiscope model predict --alpha 2us --beta 10GB/s -p 16 --bench bcast --crossover\n"
-               "  mpiscope model predict --alpha-s 24us --beta-s 0.08us/B --alpha-r 180us "
-               "--beta-r 1.06us/B -p 8 --bench allgather --size 8K")
-    p.add_argument("--bench", required=True, type=types.text,
-                   help=f"the collective: {', '.join(COLLECTIVES)}")
-    p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS), required=True,
-                   help="number of ranks")
+        "  mpiscope model predict --alpha 50us --beta 0.01us/B -p 8 --bench allreduce --size 64K\n"
+        "  mpiscope model predict --alpha 2us --beta 10GB/s -p 16 --bench bcast --crossover\n"
+        "  mpiscope model predict --alpha-s 24us --beta-s 0.08us/B --alpha-r 180us "
+        "--beta-r 1.06us/B -p 8 --bench allgather --size 8K",
+    )
+    p.add_argument("--bench", required=True, type=types.text, help=f"the collective: {', '.join(COLLECTIVES)}")
+    p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS), required=True, help="number of ranks")
     p.add_argument("--size", type=types.size, help="message size (bytes; units B/K/M/G)")
     p.add_argument("--alpha", type=types.time_cost, help="Hockney latency per message, e.g. 50us")
     p.add_argument("--beta", type=types.per_byte_cost, help="Hockney cost per byte, e.g. 0.01us/B or 10GB/s")
@@ -137,31 +149,40 @@ Cost models of mpiscope's collective algorithms (mpiscope run --algo):
     p.add_argument("--beta-s", type=types.per_byte_cost, help="sender's cost per byte")
     p.add_argument("--alpha-r", type=types.time_cost, help="receiver's cost per message")
     p.add_argument("--beta-r", type=types.per_byte_cost, help="receiver's cost per byte")
-    p.add_argument("--rank-by", choices=("hockney", "sr"),
-                   help="model that ranks (default: sr when its four costs are given)")
-    p.add_argument("--crossover", action="store_true",
-                   help="also list the sizes at which the best algorithm changes")
-    p.add_argument("--range", default="1-1G", type=types.size_range,
-                   help="sizes searched by --crossover (default 1-1G)")
-    _model_options(p, "JSON file with alpha, beta, gamma, alpha_s, … (options given override it), "
-                      "or a LogGP model from `mpiscope loggp --save`")
+    p.add_argument(
+        "--rank-by", choices=("hockney", "sr"), help="model that ranks (default: sr when its four costs are given)"
+    )
+    p.add_argument("--crossover", action="store_true", help="also list the sizes at which the best algorithm changes")
+    p.add_argument(
+        "--range", default="1-1G", type=types.size_range, help="sizes searched by --crossover (default 1-1G)"
+    )
+    _model_options(
+        p,
+        "JSON file with alpha, beta, gamma, alpha_s, … (options given override it), "
+        "or a LogGP model from `mpiscope loggp --save`",
+    )
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser(
-        "check", help="predicted against measured time per algorithm and size of a run",
+        "check",
+        help="predicted against measured time per algorithm and size of a run",
         formatter_class=fmt,
         description="For every algorithm and size of our own collectives measured in RUN:\n"
-                    "the measured median, the predicted time and the relative error. α and β\n"
-                    "come from the Hockney fit of the run's pingpong (measure it in the same\n"
-                    "run) unless --machine FILE gives them; the sender/receiver model needs\n"
-                    "alpha_s, beta_s, alpha_r and beta_r from such a file.",
+        "the measured median, the predicted time and the relative error. α and β\n"
+        "come from the Hockney fit of the run's pingpong (measure it in the same\n"
+        "run) unless --machine FILE gives them; the sender/receiver model needs\n"
+        "alpha_s, beta_s, alpha_r and beta_r from such a file.",
         epilog="examples:\n"
-               "  mpiscope run -n 4 --bench pingpong,allgather --algo all --sizes 8-64K:x8\n"
-               "  mpiscope model check latest\n"
-               "  mpiscope model check latest --machine machine.json --json")
+        "  mpiscope run -n 4 --bench pingpong,allgather --algo all --sizes 8-64K:x8\n"
+        "  mpiscope model check latest\n"
+        "  mpiscope model check latest --machine machine.json --json",
+    )
     add_run(p)
     p.add_argument("--bench", type=types.text, help="check only this collective")
-    _model_options(p, "JSON file with alpha, beta, gamma, alpha_s, beta_s, alpha_r, beta_r, or a "
-                      "LogGP model from `mpiscope loggp --save`")
+    _model_options(
+        p,
+        "JSON file with alpha, beta, gamma, alpha_s, beta_s, alpha_r, beta_r, or a "
+        "LogGP model from `mpiscope loggp --save`",
+    )
     add_out(p)
     p.set_defaults(func=cmd_check)

@@ -12,8 +12,7 @@ from mpiscope.cli import types
 from mpiscope.common.errors import UsageError
 from mpiscope.store.layout import DEFAULT_OUT, check_out_root
 
-RUN_REF = ("a run id, a unique prefix of one, a run's --label, a path to a run directory, "
-           "or 'latest'")
+RUN_REF = "a run id, a unique prefix of one, a run's --label, a path to a run directory, or 'latest'"
 
 
 path = types.path
@@ -34,8 +33,14 @@ out_root.kind = "out_root"  # type: ignore[attr-defined]
 
 def add_run(p, what="the run") -> None:
     """Positional RUN, 'latest' when left out."""
-    p.add_argument("run", metavar="RUN", nargs="?", default="latest", type=types.run_ref,
-                   help=f"{what}: {RUN_REF} (default: latest)")
+    p.add_argument(
+        "run",
+        metavar="RUN",
+        nargs="?",
+        default="latest",
+        type=types.run_ref,
+        help=f"{what}: {RUN_REF} (default: latest)",
+    )
 
 
 def add_out(p, of_parent=None) -> None:
@@ -43,11 +48,21 @@ def add_out(p, of_parent=None) -> None:
     as well; left out after the subcommand, --out keeps the parent's value
     (argparse would otherwise reset it to the default)."""
     if of_parent:
-        p.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS, type=out_root,
-                       help=f"output root holding the run directories (default: as for {of_parent})")
+        p.add_argument(
+            "--out",
+            metavar="DIR",
+            default=argparse.SUPPRESS,
+            type=out_root,
+            help=f"output root holding the run directories (default: as for {of_parent})",
+        )
         return
-    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, type=out_root,
-                   help="output root holding the run directories (default: %(default)s)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default=DEFAULT_OUT,
+        type=out_root,
+        help="output root holding the run directories (default: %(default)s)",
+    )
 
 
 def add_json(p, what="print JSON") -> None:
@@ -64,19 +79,29 @@ def add_mpi(p) -> None:
 
     debian = mpilibs.with_debian_wrapper()
     wrappers = " or ".join(lib.debian_wrapper for lib in debian)
-    p.add_argument("--mpicc", metavar="PATH", type=types.program,
-                   help="the MPI's C compiler wrapper: any MPI (default: $MPISCOPE_MPICC, else Debian's "
-                        f"{wrappers}, else mpicc on PATH)")
-    p.add_argument("--mpi", choices=tuple(lib.key for lib in debian),
-                   help="shorthand for Debian's wrappers: --mpicc "
-                        + " | ".join(lib.debian_wrapper for lib in debian))
+    p.add_argument(
+        "--mpicc",
+        metavar="PATH",
+        type=types.program,
+        help="the MPI's C compiler wrapper: any MPI (default: $MPISCOPE_MPICC, else Debian's "
+        f"{wrappers}, else mpicc on PATH)",
+    )
+    p.add_argument(
+        "--mpi",
+        choices=tuple(lib.key for lib in debian),
+        help="shorthand for Debian's wrappers: --mpicc " + " | ".join(lib.debian_wrapper for lib in debian),
+    )
 
 
 def add_bootstrap(p, resamples=1000) -> None:
     """--seed and --resamples of the commands whose intervals are bootstrapped."""
     add_seed(p)
-    p.add_argument("--resamples", type=types.count(2, MAX_RESAMPLES), default=resamples,
-                   help=f"bootstrap resamples, 2 to {MAX_RESAMPLES} (default: %(default)s)")
+    p.add_argument(
+        "--resamples",
+        type=types.count(2, MAX_RESAMPLES),
+        default=resamples,
+        help=f"bootstrap resamples, 2 to {MAX_RESAMPLES} (default: %(default)s)",
+    )
 
 
 def check_bootstrap(args) -> None:

@@ -15,8 +15,7 @@ def parse_percent(text: str, option: str = "--noise") -> float:
         else:
             value = float(raw)
             if value >= 1.0:
-                raise UsageError(f"{option} {raw}: a fraction must be below 1; for percent write "
-                                 f"{raw}%")
+                raise UsageError(f"{option} {raw}: a fraction must be below 1; for percent write {raw}%")
     except ValueError:
         raise UsageError(f"{option} '{raw}' is not a number: write 2% or 0.02") from None
     if not 0.0 <= value < 1.0:

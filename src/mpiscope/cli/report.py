@@ -13,7 +13,10 @@ from mpiscope.cli.commands import command_parser
 
 
 def add_report_command(subparsers) -> None:
-    p = command_parser(subparsers, "report", cmd_report,
+    p = command_parser(
+        subparsers,
+        "report",
+        cmd_report,
         description="""\
 Write one HTML file (no network needed to open it) with a section per benchmark: curves
 with CI bands, distributions, per-rank views of collectives, model fits, tails and modes,
@@ -24,18 +27,31 @@ with.\
 examples:
   mpiscope report -o report.html
   mpiscope report RUN_A RUN_B -o compare.html\
-""")
-    p.add_argument("runs", metavar="RUN", nargs="*", default=["latest"], type=types.run_ref,
-                   help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest); "
-                        "or directories mpiscope tune wrote (a tuning report); an app run alone (its "
-                        "measured and predicted speedup, the what-if, its profile and tune)")
-    p.add_argument("-o", "--output", default="report.html", type=types.output_file,
-                   help="HTML file to write (default report.html)")
+""",
+    )
+    p.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="*",
+        default=["latest"],
+        type=types.run_ref,
+        help="run ids, unique prefixes, labels, paths, or 'latest' (default: latest); "
+        "or directories mpiscope tune wrote (a tuning report); an app run alone (its "
+        "measured and predicted speedup, the what-if, its profile and tune)",
+    )
+    p.add_argument(
+        "-o", "--output", default="report.html", type=types.output_file, help="HTML file to write (default report.html)"
+    )
     add_out(p)
-    p.add_argument("--jobs", metavar="N", type=types.jobs, default=None,
-                   help="worker processes drawing the figures while the runs are analysed, at most "
-                        "the CPUs here; 0 draws them in this process (default: 2; 0 on one CPU or "
-                        "for fewer than 4 benchmarks)")
+    p.add_argument(
+        "--jobs",
+        metavar="N",
+        type=types.jobs,
+        default=None,
+        help="worker processes drawing the figures while the runs are analysed, at most "
+        "the CPUs here; 0 draws them in this process (default: 2; 0 on one CPU or "
+        "for fewer than 4 benchmarks)",
+    )
 
 
 def write_report(run_dirs, output, jobs=None):
@@ -57,8 +73,9 @@ def write_report(run_dirs, output, jobs=None):
         return target
     if "profile" in kinds:
         if len(kinds) > 1:
-            raise UsageError("profile runs (mpiscope profile) and measurement runs make separate reports: "
-                             "give runs of one kind")
+            raise UsageError(
+                "profile runs (mpiscope profile) and measurement runs make separate reports: give runs of one kind"
+            )
         from mpiscope.report import profile_data, render
 
         write_text(target, render.render("profile.html.j2", profile_data.gather(run_dirs), target.parent))
@@ -70,6 +87,7 @@ def write_report(run_dirs, output, jobs=None):
     with pool.drawing(jobs):
         from mpiscope.report import data
         from mpiscope.report import render
+
         write_text(target, render.render("report.html.j2", data.gather(run_dirs), target.parent))
     return target
 
@@ -117,8 +135,10 @@ def cmd_report(args):
             raise UsageError(str(e)) from None
     if tunes:
         if len(tunes) != len(args.runs):
-            raise UsageError("mpiscope tune outputs and runs make separate reports: give tune "
-                             "directories only (a report on the tune's own runs shows its section too)")
+            raise UsageError(
+                "mpiscope tune outputs and runs make separate reports: give tune "
+                "directories only (a report on the tune's own runs shows its section too)"
+            )
         target = write_tune_report(tunes, args.output)
         print(f"report written to {target.resolve()}")
         return 0

@@ -8,7 +8,10 @@ from mpiscope.cli.run_options import add_run_options, measure_request
 
 
 def add_run_command(subparsers) -> None:
-    p = command_parser(subparsers, "run", cmd_run,
+    p = command_parser(
+        subparsers,
+        "run",
+        cmd_run,
         description="""\
 Measure MPI communication. Every repetition is timed on every rank against a globally
 synchronized clock and stored; a summary table is printed at the end.\
@@ -22,11 +25,14 @@ examples:
   mpiscope run -n 2 --mpicc /opt/mpich/bin/mpicc --bench pingpong
   mpiscope run -N 2 --ppn 1 --launcher srun --bench pingpong     (inside salloc)
   mpiscope run --hostfile hosts --launcher-args "--mca btl tcp,self" --dry-run\
-""")
+""",
+    )
     add_run_options(p)
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the launcher command lines, the planned series and an estimate of "
-                        "the wall time; run nothing")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the launcher command lines, the planned series and an estimate of the wall time; run nothing",
+    )
 
 
 def cmd_run(args):
@@ -46,8 +52,9 @@ def cmd_run(args):
     # what ingest learnt from the raw files (the --sync used, the clock) beside the context
     run = Run.from_context({**table_context(stored.table), **context} if stored else context, run_dir)
     if stored and stored.verdicts is not None:  # the summary from memory, as show_rows reads it back
-        rows = views.rows_of(stored.table, Run.from_context(table_context(stored.table), run_dir),
-                             stored.series, stored.verdicts)
+        rows = views.rows_of(
+            stored.table, Run.from_context(table_context(stored.table), run_dir), stored.series, stored.verdicts
+        )
     else:
         rows = views.show_rows(run_dir)
     if args.json:
@@ -64,8 +71,9 @@ def cmd_run(args):
         if context.get("failed_launch") is not None:
             output = runner.launcher_output(run_dir, context["failed_launch"])
             if output.strip():  # empty too when the disk was full: the error above says why
-                sys.stderr.write(f"what the launcher wrote on stderr:\n{output}"
-                                 + ("" if output.endswith("\n") else "\n"))
+                sys.stderr.write(
+                    f"what the launcher wrote on stderr:\n{output}" + ("" if output.endswith("\n") else "\n")
+                )
         sys.stderr.write(f"what was measured is stored in {run_dir} (status: failed)\n")
         return 1
     return 0

@@ -22,9 +22,11 @@ def cmd_runs(args) -> int:
 
         sys.stdout.write(format_runs(catalog.list_runs(args.out)))
     for path in unfinished_runs(args.out):
-        sys.stderr.write(f"mpiscope: note: {path} is a run mpiscope stopped before storing it; "
-                         f"`mpiscope runs ingest {path}` stores what it measured, "
-                         f"`mpiscope runs rm {path}` deletes it\n")
+        sys.stderr.write(
+            f"mpiscope: note: {path} is a run mpiscope stopped before storing it; "
+            f"`mpiscope runs ingest {path}` stores what it measured, "
+            f"`mpiscope runs rm {path}` deletes it\n"
+        )
     return 0
 
 
@@ -47,7 +49,10 @@ def cmd_rm(args) -> int:
 
 
 def add_runs_command(subparsers) -> None:
-    p = command_parser(subparsers, "runs", cmd_runs,
+    p = command_parser(
+        subparsers,
+        "runs",
+        cmd_runs,
         description="""\
 List the runs under the output root, oldest first: id, creation
 time, status, MPI library, number of ranks, benchmarks, label.
@@ -59,28 +64,34 @@ examples:
   mpiscope runs --out mpiscope-runs
   mpiscope runs rm 20240301-0900 baseline
   mpiscope runs ingest latest\
-""")
+""",
+    )
     add_out(p)
-    sub = p.add_subparsers(dest="runs_command", metavar="SUBCOMMAND",
-                           parser_class=subparsers._parser_class)
-    rm = sub.add_parser("rm", help="delete runs and their catalog entries",
-                        formatter_class=argparse.RawDescriptionHelpFormatter,
-                        description="""\
+    sub = p.add_subparsers(dest="runs_command", metavar="SUBCOMMAND", parser_class=subparsers._parser_class)
+    rm = sub.add_parser(
+        "rm",
+        help="delete runs and their catalog entries",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
 Delete runs: their directories and their catalog entries. Every RUN is
 looked up first; if one names no run under the output root, nothing is
 deleted.\
-""")
+""",
+    )
     rm.add_argument("runs", metavar="RUN", nargs="+", type=types.run_ref, help=f"the runs to delete: {RUN_REF}")
     add_out(rm, of_parent="`mpiscope runs`")
     rm.set_defaults(func=cmd_rm)
-    ingest = sub.add_parser("ingest", help="store runs again from their raw files",
-                            formatter_class=argparse.RawDescriptionHelpFormatter,
-                            description="""\
+    ingest = sub.add_parser(
+        "ingest",
+        help="store runs again from their raw files",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
 Store runs again from the raw files the engine wrote (kept in RUN/raw/): a run
 whose store failed (the disk was full), whose samples.parquet is damaged, or
 that mpiscope left unfinished (a hidden .RUN.partial directory, named by its
 path; it gets its final name).\
-""")
+""",
+    )
     ingest.add_argument("runs", metavar="RUN", nargs="+", type=types.run_ref, help=f"the runs to ingest: {RUN_REF}")
     add_out(ingest, of_parent="`mpiscope runs`")
     ingest.set_defaults(func=cmd_ingest)

@@ -24,17 +24,25 @@ MIN_TIME_S = 300  # a job's default time limit: at least this
 
 
 def _add_job_options(p) -> None:
-    p.add_argument("--time", metavar="TIME", type=types.slurm_time,
-                   help="the job's time limit, as sbatch takes it (minutes, H:MM:SS, D-HH:MM:SS); "
-                        "default: twice the --dry-run estimate, at least 5 minutes")
-    p.add_argument("--job-name", default="mpiscope", type=types.slurm_name,
-                   help="the job's name (default: %(default)s)")
+    p.add_argument(
+        "--time",
+        metavar="TIME",
+        type=types.slurm_time,
+        help="the job's time limit, as sbatch takes it (minutes, H:MM:SS, D-HH:MM:SS); "
+        "default: twice the --dry-run estimate, at least 5 minutes",
+    )
+    p.add_argument(
+        "--job-name", default="mpiscope", type=types.slurm_name, help="the job's name (default: %(default)s)"
+    )
     p.add_argument("--partition", type=types.slurm_name, help="Slurm partition")
     p.add_argument("--account", type=types.slurm_name, help="Slurm account")
 
 
 def add_sbatch_command(subparsers) -> None:
-    p = command_parser(subparsers, "sbatch", cmd_sbatch,
+    p = command_parser(
+        subparsers,
+        "sbatch",
+        cmd_sbatch,
         description="""\
 Print a Slurm batch script that runs `mpiscope run` with the same options through srun
 inside the job's allocation. Takes every option of `mpiscope run`; -n, -N/--nodes and
@@ -44,7 +52,8 @@ inside the job's allocation. Takes every option of `mpiscope run`; -n, -N/--node
 examples:
   mpiscope sbatch -N 2 --ppn 1 --bench pingpong,bw --sizes 1-1M:x4 > job.sh && sbatch job.sh
   mpiscope sbatch -n 64 --mpi mpich --suite full --time 1:00:00 --partition short > job.sh\
-""")
+""",
+    )
     add_run_options(p)
     p.set_defaults(launcher="srun")
     _add_job_options(p)
@@ -62,7 +71,7 @@ def cmd_sbatch(args):
 def _run_words(argv):
     """The `mpiscope run` options among this command's words: all but the job's
     own, in their order (split off by a parser that knows only those)."""
-    words = argv[argv.index("sbatch") + 1:] if "sbatch" in argv else list(argv)
+    words = argv[argv.index("sbatch") + 1 :] if "sbatch" in argv else list(argv)
     job = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     _add_job_options(job)
     _, rest = job.parse_known_args(words)
@@ -97,14 +106,16 @@ def batch_script(plan, run_words, args, estimate_s, python=None, cwd=None):
     if any("\n" in d for d in directives):
         raise UsageError("a job option holds a line break")
     run = shlex.join([python, "-m", "mpiscope.cli", "run", *run_words])
-    return "\n".join([
-        "#!/bin/bash",
-        f"# Written by mpiscope sbatch: {shlex.join(run_words)}",
-        *(f"#SBATCH {d}" for d in directives),
-        "set -eu",
-        f"cd {shlex.quote(cwd)}",
-        "# the mpiscope that wrote this script",
-        f"export PYTHONPATH={shlex.quote(package_root)}${{PYTHONPATH:+:$PYTHONPATH}}",
-        f"exec {run}",
-        "",
-    ])
+    return "\n".join(
+        [
+            "#!/bin/bash",
+            f"# Written by mpiscope sbatch: {shlex.join(run_words)}",
+            *(f"#SBATCH {d}" for d in directives),
+            "set -eu",
+            f"cd {shlex.quote(cwd)}",
+            "# the mpiscope that wrote this script",
+            f"export PYTHONPATH={shlex.quote(package_root)}${{PYTHONPATH:+:$PYTHONPATH}}",
+            f"exec {run}",
+            "",
+        ]
+    )

@@ -52,8 +52,10 @@ def _costs(args):
     elif given:
         base = SimCosts()
     else:
-        raise UsageError("give the costs: --machine FILE, --from-run RUN, or options such as "
-                         "--alpha 2us --beta 1ns/B (Hockney) or --L, --o, --g, --G (LogGP)")
+        raise UsageError(
+            "give the costs: --machine FILE, --from-run RUN, or options such as "
+            "--alpha 2us --beta 1ns/B (Hockney) or --L, --o, --g, --G (LogGP)"
+        )
     v = {k: parse_time(t, f"--{k.replace('_', '-')}") for k, t in given.items() if k in _TIMES}
     v.update({k: parse_per_byte(t, f"--{k.replace('_', '-')}") for k, t in given.items() if k in _PER_BYTE})
     if "alpha" in v or "beta" in v:  # Hockney: the whole message on the sender's channel (costs.py)
@@ -64,8 +66,7 @@ def _costs(args):
         v["S"] = float(parse_size_option("--eager", args.eager))
     if args.rendezvous_first is not None:
         if args.fair:
-            raise UsageError("--rendezvous-first needs channels that send one message after the other: "
-                             "not with --fair")
+            raise UsageError("--rendezvous-first needs channels that send one message after the other: not with --fair")
         v["S_first"] = float(parse_size_option("--rendezvous-first", args.rendezvous_first))
     if args.burst is not None:
         if args.fair:
@@ -94,12 +95,12 @@ def _extras(args, p=None):
     if getattr(args, "uplink", None) is not None:
         if not args.hosts_per_switch:
             raise UsageError("--uplink needs --hosts-per-switch (and --ranks-per-host, 1 by default)")
-        ex.topology = Topology(args.ranks_per_host, args.hosts_per_switch,
-                               parse_per_byte(args.uplink, "--uplink"))
+        ex.topology = Topology(args.ranks_per_host, args.hosts_per_switch, parse_per_byte(args.uplink, "--uplink"))
     return ex
 
 
 # ------------------------------------------------------------------ schedule
+
 
 def _schedule_from_trace(args, out: Path):
     from mpiscope.sim.from_trace import goal_from_events, write_goal
@@ -117,8 +118,10 @@ def _schedule_from_trace(args, out: Path):
     size = parse_size_option("--size", args.size)
     chart = load_chart(run_dir, args.bench, args.algo, size, rep=args.rep)
     write_goal(goal_from_events(chart.events, max(chart.ranks) + 1), out)
-    print(f"wrote {out} (goal): repetition {chart.rep} of {args.bench}/{args.algo} at {format_size(size)} B "
-          f"traced in run {run_dir.name}, gaps between operations as calc")
+    print(
+        f"wrote {out} (goal): repetition {chart.rep} of {args.bench}/{args.algo} at {format_size(size)} B "
+        f"traced in run {run_dir.name}, gaps between operations as calc"
+    )
     return 0
 
 
@@ -129,12 +132,16 @@ def _schedule_from_profile(run_dir: Path, out: Path):
 
     events, nranks = profile_events(summary.load(run_dir))
     if events.num_rows == 0:
-        raise UsageError(f"profile run {run_dir.name} traced no point-to-point call: a schedule of its "
-                         "sends and receives would be empty (its collectives: `mpiscope show RUN`)")
+        raise UsageError(
+            f"profile run {run_dir.name} traced no point-to-point call: a schedule of its "
+            "sends and receives would be empty (its collectives: `mpiscope show RUN`)"
+        )
     write_goal(goal_from_events(events, nranks), out)
-    print(f"wrote {out} (goal): the point-to-point operations of profile run {run_dir.name} "
-          f"({events.num_rows} sends and receives on {nranks} ranks), gaps between them (collectives "
-          f"included) as calc")
+    print(
+        f"wrote {out} (goal): the point-to-point operations of profile run {run_dir.name} "
+        f"({events.num_rows} sends and receives on {nranks} ranks), gaps between them (collectives "
+        f"included) as calc"
+    )
     return 0
 
 
@@ -156,8 +163,20 @@ def cmd_schedule(args) -> int:
     size = parse_size_option("--size", args.size)
     fmt = args.format or ("bin" if str(args.output).endswith(".bin") else "goal")
     gamma = parse_per_byte(args.gamma, "--gamma") if args.gamma is not None else 0.0
-    argv = ["--bench", args.bench, "--algo", args.algo, "-p", args.np, "--size", size, "--format", fmt,
-            "--gamma", repr(gamma)]
+    argv = [
+        "--bench",
+        args.bench,
+        "--algo",
+        args.algo,
+        "-p",
+        args.np,
+        "--size",
+        size,
+        "--format",
+        fmt,
+        "--gamma",
+        repr(gamma),
+    ]
     if args.segment is not None:
         argv += ["--segment", parse_size_option("--segment", args.segment, minimum=1)]
     # The generator names a bad algorithm before any file is made.
@@ -169,6 +188,7 @@ def cmd_schedule(args) -> int:
 
 
 # ----------------------------------------------------------------------- run
+
 
 def _chart(trace_csv, title_bits, path):
     import pyarrow.csv as pcsv
@@ -206,6 +226,7 @@ def cmd_run(args) -> int:
 
 # ------------------------------------------------------------------- predict
 
+
 def cmd_predict(args) -> int:
     from mpiscope.sim.predict import crossovers, rank
     from mpiscope.views.sim import SimPrediction, format_predict, predict_json
@@ -240,6 +261,7 @@ def cmd_predict(args) -> int:
 
 # --------------------------------------------------------------------- check
 
+
 def cmd_check(args) -> int:
     from mpiscope.sim.check import check_run
     from mpiscope.views.sim import check_json, format_check
@@ -253,6 +275,7 @@ def cmd_check(args) -> int:
     ex = _extras(args)
     if skew:  # the lateness of RUN's own collectives, whatever run the costs come from
         from mpiscope.sim.measured import arrival_skew
+
         ex.skew = arrival_skew(run_dir)
     res = check_run(run_dir, _costs(args), ex, args.bench)
     sys.stdout.write(check_json(res) if args.json else format_check(res))
@@ -260,6 +283,7 @@ def cmd_check(args) -> int:
 
 
 # -------------------------------------------------------------------- whatif
+
 
 def cmd_whatif(args) -> int:
     from mpiscope.app.scale import whatif
@@ -275,23 +299,41 @@ def cmd_whatif(args) -> int:
 
 # -------------------------------------------------------------------- parser
 
+
 def _cost_options(p, from_run=True):
     g = p.add_argument_group("costs")
-    g.add_argument("--machine", metavar="FILE", type=types.machine_file,
-                   help="a machine model: LogGP from `mpiscope loggp --save`, or JSON with alpha, beta, "
-                        "alpha_s, … as for `mpiscope model`")
+    g.add_argument(
+        "--machine",
+        metavar="FILE",
+        type=types.machine_file,
+        help="a machine model: LogGP from `mpiscope loggp --save`, or JSON with alpha, beta, "
+        "alpha_s, … as for `mpiscope model`",
+    )
     if from_run:
-        g.add_argument("--from-run", metavar="RUN", type=types.run_ref,
-                       help="the Hockney fit of this run's pingpong (measure it in the run), or with --shaped-link a "
-                            "shaped link fitted to it")
-    g.add_argument("--p2p", choices=("pingpong", "ring"), default="pingpong",
-                   help="the run's point-to-point benchmark the costs come from (default: %(default)s)")
-    g.add_argument("--shaped-link", action="store_true",
-                   help="--from-run's pingpong as a link shaped by a token bucket: its rate and burst from the "
-                        "line through its three largest sizes, the latency from --p2p's smallest size")
-    g.add_argument("--sample", action="store_true",
-                   help="draw every message's time from the run's --p2p distributions "
-                        "(per size, interpolated between sizes)")
+        g.add_argument(
+            "--from-run",
+            metavar="RUN",
+            type=types.run_ref,
+            help="the Hockney fit of this run's pingpong (measure it in the run), or with --shaped-link a "
+            "shaped link fitted to it",
+        )
+    g.add_argument(
+        "--p2p",
+        choices=("pingpong", "ring"),
+        default="pingpong",
+        help="the run's point-to-point benchmark the costs come from (default: %(default)s)",
+    )
+    g.add_argument(
+        "--shaped-link",
+        action="store_true",
+        help="--from-run's pingpong as a link shaped by a token bucket: its rate and burst from the "
+        "line through its three largest sizes, the latency from --p2p's smallest size",
+    )
+    g.add_argument(
+        "--sample",
+        action="store_true",
+        help="draw every message's time from the run's --p2p distributions (per size, interpolated between sizes)",
+    )
     time, per_byte = types.time_cost, types.per_byte_cost
     g.add_argument("--alpha", type=time, help="Hockney latency per message, e.g. 2us")
     g.add_argument("--beta", type=per_byte, help="Hockney cost per byte, e.g. 1ns/B or 1GB/s")
@@ -304,130 +346,189 @@ def _cost_options(p, from_run=True):
     g.add_argument("--g", dest="g", type=time, help="LogGP: gap between messages")
     g.add_argument("--G", dest="G", type=per_byte, help="LogGP: gap per byte (a time per byte or a bandwidth)")
     g.add_argument("--O", dest="O", type=per_byte, help="LogGOPS: CPU overhead per byte")
-    g.add_argument("--eager", metavar="SIZE", type=types.size, help="LogGOPS S: larger messages go by rendezvous "
-                                                   "(default: all eager)")
-    g.add_argument("--rendezvous-first", metavar="SIZE", type=types.size,
-                   help="bytes a rendezvous message sends with its request, the rest after the receiver's "
-                        "answer, behind what its channel took meanwhile (default 0: a bare request, as Open MPI's ob1 "
-                        "sends over TCP)")
-    g.add_argument("--burst", metavar="SIZE", type=types.size,
-                   help="a link's token bucket (needs G): an idle link passes this many bytes at once, a busy "
-                        "one only its rate, as a traffic shaper does (default: none)")
+    g.add_argument(
+        "--eager",
+        metavar="SIZE",
+        type=types.size,
+        help="LogGOPS S: larger messages go by rendezvous (default: all eager)",
+    )
+    g.add_argument(
+        "--rendezvous-first",
+        metavar="SIZE",
+        type=types.size,
+        help="bytes a rendezvous message sends with its request, the rest after the receiver's "
+        "answer, behind what its channel took meanwhile (default 0: a bare request, as Open MPI's ob1 "
+        "sends over TCP)",
+    )
+    g.add_argument(
+        "--burst",
+        metavar="SIZE",
+        type=types.size,
+        help="a link's token bucket (needs G): an idle link passes this many bytes at once, a busy "
+        "one only its rate, as a traffic shaper does (default: none)",
+    )
     g.add_argument("--gamma", type=per_byte, help="reduction cost per byte (default 0)")
-    g.add_argument("--segment", metavar="SIZE", type=types.positive_size,
-                   help="segment of pipelined_chain (default 8K)")
-    g.add_argument("--fair", action="store_true",
-                   help="a rank's messages in flight share its send channel equally, as TCP streams do "
-                        "(default: one after the other)")
-    g.add_argument("--replicates", type=types.count(1, MAX_REPLICATES), default=1,
-                   help=f"Monte Carlo replicates, at most {MAX_REPLICATES} (default: %(default)s)")
+    g.add_argument(
+        "--segment", metavar="SIZE", type=types.positive_size, help="segment of pipelined_chain (default 8K)"
+    )
+    g.add_argument(
+        "--fair",
+        action="store_true",
+        help="a rank's messages in flight share its send channel equally, as TCP streams do "
+        "(default: one after the other)",
+    )
+    g.add_argument(
+        "--replicates",
+        type=types.count(1, MAX_REPLICATES),
+        default=1,
+        help=f"Monte Carlo replicates, at most {MAX_REPLICATES} (default: %(default)s)",
+    )
     add_seed(g, "seed of the first replicate; replicate k uses seed + k")
 
 
 def add_sim_command(subparsers) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
-    sim = command_parser(subparsers, "sim", description="""\
+    sim = command_parser(
+        subparsers,
+        "sim",
+        description="""\
 Our own collective algorithms (native/engine/colls) run unchanged against a
 recording backend and become schedules (GOAL text, as LogGOPSim reads, or
 a compact binary form); a discrete-event simulator runs them under LogGOPS
-and sender/receiver costs from a machine model, options or a run.""")
+and sender/receiver costs from a machine model, options or a run.""",
+    )
     sub = sim.add_subparsers(dest="sim_command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("schedule", help="write the schedule of one of our algorithms (GOAL text or binary)",
-                       formatter_class=fmt,
-                       epilog="examples:\n"
-                              "  mpiscope sim schedule --bench allreduce --algo ring -p 1024 --size 64K "
-                              "-o ring.goal\n"
-                              "  mpiscope sim schedule --bench bcast --algo binomial -p 1048576 --size 8 "
-                              "-o bcast.bin\n"
-                              "  mpiscope sim schedule --from-trace latest --bench allgather --algo ring "
-                              "--size 1K -o traced.goal")
-    p.add_argument("--bench", type=types.text,
-                   help=f"the collective: {', '.join(COLLECTIVES)} (required unless --from-trace names a "
-                        "profile run)")
+    p = sub.add_parser(
+        "schedule",
+        help="write the schedule of one of our algorithms (GOAL text or binary)",
+        formatter_class=fmt,
+        epilog="examples:\n"
+        "  mpiscope sim schedule --bench allreduce --algo ring -p 1024 --size 64K "
+        "-o ring.goal\n"
+        "  mpiscope sim schedule --bench bcast --algo binomial -p 1048576 --size 8 "
+        "-o bcast.bin\n"
+        "  mpiscope sim schedule --from-trace latest --bench allgather --algo ring "
+        "--size 1K -o traced.goal",
+    )
+    p.add_argument(
+        "--bench",
+        type=types.text,
+        help=f"the collective: {', '.join(COLLECTIVES)} (required unless --from-trace names a profile run)",
+    )
     p.add_argument("--algo", type=types.text, help="one of its algorithms (required like --bench)")
-    p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS),
-                   help="number of ranks (required unless --from-trace)")
+    p.add_argument(
+        "-p", "--np", type=types.count(1, types.MAX_RANKS), help="number of ranks (required unless --from-trace)"
+    )
     p.add_argument("--size", type=types.size, help="the benchmark's size (units B/K/M/G; required like --bench)")
-    p.add_argument("--segment", metavar="SIZE", type=types.positive_size,
-                   help="segment of pipelined_chain (default 8K)")
-    p.add_argument("--from-trace", metavar="RUN", type=types.run_ref,
-                   help="the schedule of a traced repetition of RUN (mpiscope run --trace), or of a traced "
-                        "profile run (mpiscope profile --trace): its operations as measured, the gaps "
-                        "between them as calc")
-    p.add_argument("--rep", type=types.count(0), help="with --from-trace: the repetition (default: the one with the "
-                                           "median time)")
-    p.add_argument("--format", choices=("goal", "bin"),
-                   help="GOAL text or binary (default: bin for a .bin file, else goal)")
-    p.add_argument("--gamma", type=types.per_byte_cost,
-                   help="reduction cost per byte, written into GOAL's calc (default 0)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", type=types.output_file,
-                   help="the schedule file")
+    p.add_argument(
+        "--segment", metavar="SIZE", type=types.positive_size, help="segment of pipelined_chain (default 8K)"
+    )
+    p.add_argument(
+        "--from-trace",
+        metavar="RUN",
+        type=types.run_ref,
+        help="the schedule of a traced repetition of RUN (mpiscope run --trace), or of a traced "
+        "profile run (mpiscope profile --trace): its operations as measured, the gaps "
+        "between them as calc",
+    )
+    p.add_argument(
+        "--rep", type=types.count(0), help="with --from-trace: the repetition (default: the one with the median time)"
+    )
+    p.add_argument(
+        "--format", choices=("goal", "bin"), help="GOAL text or binary (default: bin for a .bin file, else goal)"
+    )
+    p.add_argument(
+        "--gamma", type=types.per_byte_cost, help="reduction cost per byte, written into GOAL's calc (default 0)"
+    )
+    p.add_argument("-o", "--output", required=True, metavar="FILE", type=types.output_file, help="the schedule file")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     add_out(p)
     p.set_defaults(func=cmd_schedule)
 
-    p = sub.add_parser("run", help="simulate a schedule: finish times, critical path, time chart",
-                       formatter_class=fmt,
-                       epilog="examples:\n"
-                              "  mpiscope sim run ring.goal --alpha 2us --beta 1GB/s\n"
-                              "  mpiscope sim run ring.goal --machine model.json --chart ring.svg\n"
-                              "  mpiscope sim run ring.goal --from-run latest --sample --replicates 20")
+    p = sub.add_parser(
+        "run",
+        help="simulate a schedule: finish times, critical path, time chart",
+        formatter_class=fmt,
+        epilog="examples:\n"
+        "  mpiscope sim run ring.goal --alpha 2us --beta 1GB/s\n"
+        "  mpiscope sim run ring.goal --machine model.json --chart ring.svg\n"
+        "  mpiscope sim run ring.goal --from-run latest --sample --replicates 20",
+    )
     p.add_argument("schedule", metavar="SCHEDULE", type=types.input_file, help="a schedule file (GOAL text or binary)")
     _cost_options(p)
-    p.add_argument("--skew-from-run", action="store_true",
-                   help="draw each rank's start from --from-run's measured arrival skew")
-    p.add_argument("--ranks-per-host", type=types.count(1), default=1,
-                   help="ranks per host (default: %(default)s)")
+    p.add_argument(
+        "--skew-from-run", action="store_true", help="draw each rank's start from --from-run's measured arrival skew"
+    )
+    p.add_argument("--ranks-per-host", type=types.count(1), default=1, help="ranks per host (default: %(default)s)")
     p.add_argument("--hosts-per-switch", type=types.count(1), help="hosts per switch; switches share their uplinks")
-    p.add_argument("--uplink", type=types.per_byte_cost,
-                   help="a switch uplink's bandwidth (or time per byte), e.g. 12.5MB/s")
-    p.add_argument("--critical-path", type=types.count(0), metavar="N", default=0,
-                   help="list the last N operations of the critical path")
-    p.add_argument("--chart", metavar="FILE", type=types.output_file,
-                   help="also draw the time chart of replicate 0 (SVG)")
+    p.add_argument(
+        "--uplink", type=types.per_byte_cost, help="a switch uplink's bandwidth (or time per byte), e.g. 12.5MB/s"
+    )
+    p.add_argument(
+        "--critical-path",
+        type=types.count(0),
+        metavar="N",
+        default=0,
+        help="list the last N operations of the critical path",
+    )
+    p.add_argument(
+        "--chart", metavar="FILE", type=types.output_file, help="also draw the time chart of replicate 0 (SVG)"
+    )
     add_json(p, "print JSON (seconds)")
     add_out(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("predict", help="rank the algorithms of a collective by simulation, at any scale",
-                       formatter_class=fmt,
-                       epilog="examples:\n"
-                              "  mpiscope sim predict --bench allreduce -p 4096 --size 64K --alpha 2us "
-                              "--beta 1GB/s\n"
-                              "  mpiscope sim predict --bench bcast -p 64 --crossover --from-run latest "
-                              "--sample --replicates 20")
+    p = sub.add_parser(
+        "predict",
+        help="rank the algorithms of a collective by simulation, at any scale",
+        formatter_class=fmt,
+        epilog="examples:\n"
+        "  mpiscope sim predict --bench allreduce -p 4096 --size 64K --alpha 2us "
+        "--beta 1GB/s\n"
+        "  mpiscope sim predict --bench bcast -p 64 --crossover --from-run latest "
+        "--sample --replicates 20",
+    )
     p.add_argument("--bench", required=True, type=types.text, help=f"the collective: {', '.join(COLLECTIVES)}")
     p.add_argument("--algo", type=types.text, help="algorithms, comma separated, or all (default)")
     p.add_argument("-p", "--np", type=types.count(1, types.MAX_RANKS), required=True, help="number of ranks")
     p.add_argument("--size", type=types.size, help="the size (units B/K/M/G); required unless --crossover")
     p.add_argument("--crossover", action="store_true", help="also list the sizes where the best changes")
-    p.add_argument("--range", default="1-1M", type=types.size_range,
-                   help="sizes --crossover searches (default %(default)s)")
+    p.add_argument(
+        "--range", default="1-1M", type=types.size_range, help="sizes --crossover searches (default %(default)s)"
+    )
     _cost_options(p)
     add_json(p, "print JSON (seconds)")
     add_out(p)
     p.set_defaults(func=cmd_predict, skew_from_run=False, uplink=None)
 
-    p = sub.add_parser("check", help="simulated against measured, per algorithm and size of a run",
-                       formatter_class=fmt,
-                       epilog="examples:\n"
-                              "  mpiscope run -n 4 --bench pingpong,allgather --algo all --sizes 8-64K:x8\n"
-                              "  mpiscope sim check latest --sample --replicates 20")
+    p = sub.add_parser(
+        "check",
+        help="simulated against measured, per algorithm and size of a run",
+        formatter_class=fmt,
+        epilog="examples:\n"
+        "  mpiscope run -n 4 --bench pingpong,allgather --algo all --sizes 8-64K:x8\n"
+        "  mpiscope sim check latest --sample --replicates 20",
+    )
     add_run(p)
     p.add_argument("--bench", type=types.text, help="check only this collective")
     _cost_options(p)
-    p.add_argument("--skew-from-run", action="store_true",
-                   help="draw each rank's start from RUN's measured lateness (start after the agreed start)")
+    p.add_argument(
+        "--skew-from-run",
+        action="store_true",
+        help="draw each rank's start from RUN's measured lateness (start after the agreed start)",
+    )
     add_json(p, "print JSON (seconds)")
     add_out(p)
     p.set_defaults(func=cmd_check, uplink=None)
 
-    p = sub.add_parser("whatif", help="an application's traced run at more ranks: its time in communication "
-                                      "under the default and the tuned selection",
-                       formatter_class=fmt,
-                       description="""\
+    p = sub.add_parser(
+        "whatif",
+        help="an application's traced run at more ranks: its time in communication "
+        "under the default and the tuned selection",
+        formatter_class=fmt,
+        description="""\
 Replicates the per-rank pattern of a traced profile run (mpiscope profile
 --trace) to more ranks: each rank follows the traced rank of its rank modulo
 the traced count, keeps its point-to-point partners at the same distance in
@@ -437,16 +538,29 @@ our own algorithm of the structure the library's default picks, and the
 tune's rules pick; the simulator gives the time in communication per rank
 under each. The traced run's own rank count is simulated too, against what
 the trace measured.""",
-                       epilog="examples:\n"
-                              "  mpiscope profile --trace -- mpirun -n 2 lmp -in in.lj\n"
-                              "  mpiscope sim whatif --from-trace latest --tune tuned -p 64,256 --from-run pp "
-                              "--sample --replicates 10")
-    p.add_argument("--from-trace", metavar="RUN", required=True, type=types.run_ref,
-                   help="a traced profile run of the application (mpiscope profile --trace)")
-    p.add_argument("--tune", metavar="DIR", required=True, type=types.tune_dir,
-                   help="the output directory of `mpiscope tune`")
-    p.add_argument("-p", "--np", metavar="P,…", required=True, type=types.rank_counts,
-                   help="rank counts to answer for, comma separated (multiples of the traced run's)")
+        epilog="examples:\n"
+        "  mpiscope profile --trace -- mpirun -n 2 lmp -in in.lj\n"
+        "  mpiscope sim whatif --from-trace latest --tune tuned -p 64,256 --from-run pp "
+        "--sample --replicates 10",
+    )
+    p.add_argument(
+        "--from-trace",
+        metavar="RUN",
+        required=True,
+        type=types.run_ref,
+        help="a traced profile run of the application (mpiscope profile --trace)",
+    )
+    p.add_argument(
+        "--tune", metavar="DIR", required=True, type=types.tune_dir, help="the output directory of `mpiscope tune`"
+    )
+    p.add_argument(
+        "-p",
+        "--np",
+        metavar="P,…",
+        required=True,
+        type=types.rank_counts,
+        help="rank counts to answer for, comma separated (multiples of the traced run's)",
+    )
     _cost_options(p)
     add_json(p, "print JSON (seconds)")
     add_out(p)

@@ -24,16 +24,17 @@ def cmd_timechart(args) -> int:
     chart = load_chart(run_dir, args.bench, args.algo, size, args.rep, args.launch)
     target = Path(args.output or f"timechart-{args.bench}-{args.algo}-{size}-rep{chart.rep}.svg")
     if target.is_dir() or not target.parent.resolve().is_dir():
-        raise UsageError(f"cannot write the chart to {target}: give a file name in an existing "
-                         "directory")
+        raise UsageError(f"cannot write the chart to {target}: give a file name in an existing directory")
     write_chart(chart, target)
-    print(f"{chart.title}: {chart.sent} sends, {chart.received} receives; "
-          f"time chart written to {target.resolve()}")
+    print(f"{chart.title}: {chart.sent} sends, {chart.received} receives; time chart written to {target.resolve()}")
     return 0
 
 
 def add_timechart_command(subparsers) -> None:
-    p = command_parser(subparsers, "timechart", cmd_timechart,
+    p = command_parser(
+        subparsers,
+        "timechart",
+        cmd_timechart,
         description="""\
 One row per rank: a bar from when each send and receive was posted to when
 it completed, and an arrow from every send to the completion of its receive,
@@ -43,7 +44,8 @@ on the global clock. Needs a run measured with --trace (our own algorithms).\
 examples:
   mpiscope run -n 4 --bench allgather --algo ring,bruck --sizes 1K,64K --trace
   mpiscope timechart latest --bench allgather --algo ring --size 1K -o ring.svg\
-""")
+""",
+    )
     add_run(p)
     p.add_argument("--bench", required=True, type=types.text, help="the collective benchmark")
     p.add_argument("--algo", required=True, type=types.text, help="the algorithm")

@@ -50,19 +50,35 @@ def _verification_request(run, words, label, args):
     from mpiscope.measure.request import LaunchRequest, MeasureRequest
 
     mpicc = (run.plan or {}).get("mpicc")
-    at = LaunchRequest(np=2, mpicc=mpicc or None, mpi=None if mpicc else run.mpi or None,
-                       launcher_args=shlex.join(words) if words else None)
-    return MeasureRequest(launch=at, bench="pingpong,bw", sizes=args.verify_sizes,
-                          time_budget=args.time_budget, out=args.out, label=label)
+    at = LaunchRequest(
+        np=2,
+        mpicc=mpicc or None,
+        mpi=None if mpicc else run.mpi or None,
+        launcher_args=shlex.join(words) if words else None,
+    )
+    return MeasureRequest(
+        launch=at, bench="pingpong,bw", sizes=args.verify_sizes, time_budget=args.time_budget, out=args.out, label=label
+    )
 
 
 def _recorded_command(request) -> list:
     """What a verification run's context records as its command: the run
     options the request stands for (a record, never parsed again)."""
     at = request.launch
-    words = ["-n", str(at.np), "--bench", request.bench, "--sizes", request.sizes,
-             "--time-budget", str(request.time_budget), "--out", str(request.out),
-             "--label", request.label]
+    words = [
+        "-n",
+        str(at.np),
+        "--bench",
+        request.bench,
+        "--sizes",
+        request.sizes,
+        "--time-budget",
+        str(request.time_budget),
+        "--out",
+        str(request.out),
+        "--label",
+        request.label,
+    ]
     words += ["--mpicc", at.mpicc] if at.mpicc else ["--mpi", at.mpi] if at.mpi else []
     if at.launcher_args:
         words += ["--launcher-args", at.launcher_args]
@@ -86,9 +102,11 @@ def _verify(advice, args):
         known = " and ".join(lib.title for lib in mpilibs.LIBRARIES if lib.path_families)
         raise UsageError(f"--verify knows the settings of {known}, not of '{run.library}'")
     if not chosen.measured:
-        raise UsageError(f"the settings for {chosen.library} keep its defaults: its own paths were not "
-                         "measured. Add runs of them to advise (the commands are printed above its "
-                         "settings), then --verify")
+        raise UsageError(
+            f"the settings for {chosen.library} keep its defaults: its own paths were not "
+            "measured. Add runs of them to advise (the commands are printed above its "
+            "settings), then --verify"
+        )
     tag = run.label or run.run_id
     passes = []
 
@@ -100,8 +118,10 @@ def _verify(advice, args):
             launches.append((side, _measure(run, words if side == ADVISED else [], label, args)))
         passes.append(settings)
         sides = {s: pooled([d for x, d in launches if x == s]) for s in ("defaults", ADVISED)}
-        rounds = [tuple(pooled([d for x, d in launches[k:k + 2] if x == s]) for s in ("defaults", ADVISED))
-                  for k in range(0, len(launches), 2)]
+        rounds = [
+            tuple(pooled([d for x, d in launches[k : k + 2] if x == s]) for s in ("defaults", ADVISED))
+            for k in range(0, len(launches), 2)
+        ]
         return launches, judge(sides["defaults"], sides[ADVISED], rounds=rounds)
 
     return (chosen, *verify_settings(chosen, measure))
@@ -126,22 +146,32 @@ def cmd_advise(args) -> int:
     lib = a.lab.runs[0].context.get("mpi_library") or ""
 
     def pass_doc(p):
-        return {"launcher_args": _launcher_words(p.settings, lib),
-                "launches": [{"side": s, "run": d.name} for s, d in p.launches],
-                "rows": [r.to_dict() for r in p.rows]}
+        return {
+            "launcher_args": _launcher_words(p.settings, lib),
+            "launches": [{"side": s, "run": d.name} for s, d in p.launches],
+            "rows": [r.to_dict() for r in p.rows],
+        }
 
     first = pass_doc(passes[0])
-    doc = {"library": chosen.library, "min_samples": needed(), **first,
-           "passes": [pass_doc(p) for p in passes],
-           "withdrawn": [{**rule.to_dict(), "because": [{"bench": r.bench, "size": r.size, "speedup": r.speedup}
-                                                        for r in rows]} for rule, rows in withdrawn],
-           "final": final.to_dict()}
+    doc = {
+        "library": chosen.library,
+        "min_samples": needed(),
+        **first,
+        "passes": [pass_doc(p) for p in passes],
+        "withdrawn": [
+            {**rule.to_dict(), "because": [{"bench": r.bench, "size": r.size, "speedup": r.speedup} for r in rows]}
+            for rule, rows in withdrawn
+        ],
+        "final": final.to_dict(),
+    }
     sys.stdout.write(advice_json(a, doc) if args.json else format_verify(doc))
     return 0
 
 
 def add_transport_command(subparsers) -> None:
-    p = command_parser(subparsers, "transport",
+    p = command_parser(
+        subparsers,
+        "transport",
         description="""\
 The intra-node transport lab (after Chai 2009): designs of a shared-memory channel
 (basic ring, advanced queue + pool, cma single copy, offload helper thread,
@@ -155,29 +185,59 @@ examples:
   mpiscope run -n 2 --suite transport --label lab
   mpiscope transport advise lab
   mpiscope transport advise lab --verify --verify-sizes 4K-4M:x4\
-""")
+""",
+    )
     add_out(p)
     sub = p.add_subparsers(dest="transport_command", metavar="COMMAND", required=True)
-    pr = sub.add_parser("probe", help="whether CMA works here (and why not); the placement classes",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr = sub.add_parser(
+        "probe",
+        help="whether CMA works here (and why not); the placement classes",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_mpi(pr)
     add_json(pr)
     pr.set_defaults(func=cmd_probe)
-    ad = sub.add_parser("advise", help="crossovers and the settings per MPI library",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ad.add_argument("run", metavar="RUN", nargs="*", default=["latest"], type=types.run_ref,
-                    help="lab runs (tp_* benchmarks), one per placement class if several "
-                         "(default: latest)")
-    ad.add_argument("--verify", action="store_true",
-                    help="re-measure MPI's pingpong and bw with the library's defaults and with "
-                         "the advised settings, launched alternately (D A A D ...), judged per size "
-                         "by compare's test and noise band")
-    ad.add_argument("--verify-rounds", type=types.count(1, 100), default=2, metavar="N",
-                    help="rounds of the alternation, two launches each (default: %(default)s: D A A D)")
-    ad.add_argument("--verify-sizes", default="1K-4M:x4", metavar="LIST", type=types.size_list,
-                    help="sizes of the verification runs (default: %(default)s)")
-    ad.add_argument("--time-budget", type=types.seconds, default=0.5, metavar="S",
-                    help="seconds per benchmark x size in the verification runs (default: %(default)s)")
+    ad = sub.add_parser(
+        "advise",
+        help="crossovers and the settings per MPI library",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ad.add_argument(
+        "run",
+        metavar="RUN",
+        nargs="*",
+        default=["latest"],
+        type=types.run_ref,
+        help="lab runs (tp_* benchmarks), one per placement class if several (default: latest)",
+    )
+    ad.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-measure MPI's pingpong and bw with the library's defaults and with "
+        "the advised settings, launched alternately (D A A D ...), judged per size "
+        "by compare's test and noise band",
+    )
+    ad.add_argument(
+        "--verify-rounds",
+        type=types.count(1, 100),
+        default=2,
+        metavar="N",
+        help="rounds of the alternation, two launches each (default: %(default)s: D A A D)",
+    )
+    ad.add_argument(
+        "--verify-sizes",
+        default="1K-4M:x4",
+        metavar="LIST",
+        type=types.size_list,
+        help="sizes of the verification runs (default: %(default)s)",
+    )
+    ad.add_argument(
+        "--time-budget",
+        type=types.seconds,
+        default=0.5,
+        metavar="S",
+        help="seconds per benchmark x size in the verification runs (default: %(default)s)",
+    )
     add_json(ad, "print the crossovers and settings as JSON (base units s, B/s, B)")
     add_out(ad, of_parent="transport")
     ad.set_defaults(func=cmd_advise)

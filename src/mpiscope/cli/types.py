@@ -20,10 +20,10 @@ import unicodedata
 
 from mpiscope.common.errors import UsageError
 
-MAX_TEXT = 1000       # characters of a free-text value (a label, a benchmark list)
-PATH_MAX = 4096       # bytes of a path (Linux PATH_MAX)
-NAME_MAX = 255        # bytes of one path component (Linux NAME_MAX)
-MAX_RANKS = 1 << 24   # what the schedule generator and the simulator take
+MAX_TEXT = 1000  # characters of a free-text value (a label, a benchmark list)
+PATH_MAX = 4096  # bytes of a path (Linux PATH_MAX)
+NAME_MAX = 255  # bytes of one path component (Linux NAME_MAX)
+MAX_RANKS = 1 << 24  # what the schedule generator and the simulator take
 MAX_SECONDS = 7 * 24 * 3600  # a duration longer than a week is a typing error
 MAX_SEED = 2**63 - 1  # the engine's seeds are 64-bit
 MAX_COUNT = 2**31 - 1  # a count the engine and the simulator take (a C int)
@@ -32,11 +32,13 @@ MAX_REPS = 10_000_000  # repetitions of a series: the engine keeps each one's ti
 
 def _kind(name, **attrs):
     """Marks a typed function with its kind (and bounds) for the fuzz test."""
+
     def mark(fn):
         fn.kind = name
         for key, value in attrs.items():
             setattr(fn, key, value)
         return fn
+
     return mark
 
 
@@ -69,6 +71,7 @@ def _one_line(text, what="a value"):
 
 # ---------------------------------------------------------------- text
 
+
 @_kind("text")
 def text(value):
     """Free text on one line: a benchmark, an algorithm, a setting's key."""
@@ -77,12 +80,14 @@ def text(value):
 
 def names(what):
     """A comma list of names (benchmarks, algorithms), at least one."""
+
     @_kind("names")
     def check(value):
         value = str(value)
         if not value.replace(",", "").strip():
             raise _refuse(f"{value!r} lists no {what}; name at least one")
         return _one_line(value, f"a comma list of {what}s")
+
     check.__name__ = "names"
     return check
 
@@ -104,10 +109,14 @@ def label(value):
     """A run's name: one line, not 'latest' (which names the newest run)."""
     value = str(value)
     stripped = value.strip()
-    if not stripped or "\n" in value or stripped == "latest" or len(value) > MAX_TEXT or \
-            any(unicodedata.category(c) == "Cc" for c in value):
-        raise _refuse(f"{value[:40]!r}: give one line of text (not 'latest', which names the "
-                      "newest run)")
+    if (
+        not stripped
+        or "\n" in value
+        or stripped == "latest"
+        or len(value) > MAX_TEXT
+        or any(unicodedata.category(c) == "Cc" for c in value)
+    ):
+        raise _refuse(f"{value[:40]!r}: give one line of text (not 'latest', which names the newest run)")
     return stripped
 
 
@@ -116,8 +125,10 @@ def run_ref(value):
     """A RUN: a run id, prefix, label, path or 'latest'; never empty."""
     value = str(value)
     if not value.strip():
-        raise _refuse("an empty RUN names no run; give a run id, a unique prefix of one, a "
-                      "label, a path to a run directory, or 'latest'")
+        raise _refuse(
+            "an empty RUN names no run; give a run id, a unique prefix of one, a "
+            "label, a path to a run directory, or 'latest'"
+        )
     _one_line(value, "a run id, label or path")
     _path_length(value)
     return value
@@ -143,6 +154,7 @@ def metric(value):
 
 # ---------------------------------------------------------------- numbers
 
+
 def _int(value):
     try:
         return int(str(value).strip())
@@ -152,6 +164,7 @@ def _int(value):
 
 def count(low=1, high=MAX_COUNT):
     """A whole number from `low` to `high` (a C int at most unless given; no bound when None)."""
+
     @_kind("count", low=low, high=high)
     def check(value):
         n = _int(value)
@@ -160,6 +173,7 @@ def count(low=1, high=MAX_COUNT):
         if high is not None and n > high:
             raise _refuse(f"must be at most {high} (got {n})")
         return n
+
     check.__name__ = "count"
     return check
 
@@ -217,17 +231,18 @@ def seconds(value):
     except ValueError:
         x = math.nan
     if not 0 < x <= MAX_SECONDS:
-        raise _refuse(f"must be a positive number of seconds, at most {MAX_SECONDS} (got "
-                      f"{str(value)[:40]})")
+        raise _refuse(f"must be a positive number of seconds, at most {MAX_SECONDS} (got {str(value)[:40]})")
     return x
 
 
 def _later(module, name):
     """The parser `name` of `module`, imported when first called (start-up stays light)."""
+
     def parse(text):
         import importlib
 
         return getattr(importlib.import_module(module), name)(text)
+
     parse.__name__ = name
     return parse
 
@@ -247,9 +262,12 @@ def _rank_list(low, what):
         except ValueError:
             ps = []
         if not ps or any(not low <= p <= MAX_RANKS for p in ps) or len(set(ps)) != len(ps):
-            raise _refuse(f"{str(value)[:40]!r} is not {what} or a comma list of distinct ones "
-                          f"(each {low} to {MAX_RANKS}), e.g. 4 or 2,4")
+            raise _refuse(
+                f"{str(value)[:40]!r} is not {what} or a comma list of distinct ones "
+                f"(each {low} to {MAX_RANKS}), e.g. 4 or 2,4"
+            )
         return sorted(ps)
+
     check.__name__ = "rank_list"
     return check
 
@@ -260,8 +278,10 @@ rank_counts = _rank_list(1, "a rank count")
 
 # ---------------------------------------------------------------- sizes and costs
 
+
 def byte_size(low=0):
     """A byte count with an optional unit (8, 64K, 4M), at least `low`."""
+
     @_kind("size", low=low)
     def check(value):
         from mpiscope.common.sizes import parse_size_option
@@ -269,6 +289,7 @@ def byte_size(low=0):
         _one_line(value, "a size")
         _from_usage(lambda t: parse_size_option("", t, minimum=low), value)
         return value
+
     check.__name__ = "size"
     return check
 
@@ -328,8 +349,11 @@ def clock_inject(value):
     return value
 
 
-_SLURM_TIME = re.compile(r"\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}"
-                         r"|\d+-\d+:\d{1,2}:\d{1,2}|UNLIMITED|INFINITE", re.ASCII)  # sbatch reads 0-9 only
+_SLURM_TIME = re.compile(
+    r"\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}"
+    r"|\d+-\d+:\d{1,2}:\d{1,2}|UNLIMITED|INFINITE",
+    re.ASCII,
+)  # sbatch reads 0-9 only
 
 
 @_kind("slurm_time")
@@ -337,8 +361,9 @@ def slurm_time(value):
     """A Slurm time limit: minutes, MM:SS, H:MM:SS, D-H, D-HH:MM, D-HH:MM:SS,
     in ASCII digits (it is written into the #SBATCH line as given)."""
     if not _SLURM_TIME.fullmatch(str(value)):
-        raise _refuse(f"{str(value)[:40]!r} is not a time limit sbatch takes: minutes, H:MM:SS "
-                      "or D-HH:MM:SS, e.g. 30 or 1:00:00")
+        raise _refuse(
+            f"{str(value)[:40]!r} is not a time limit sbatch takes: minutes, H:MM:SS or D-HH:MM:SS, e.g. 30 or 1:00:00"
+        )
     return value
 
 
@@ -353,16 +378,17 @@ def slurm_name(value):
 
 # ---------------------------------------------------------------- paths
 
+
 def _path_length(value):
     """A path the file system can take: at most PATH_MAX bytes, each part NAME_MAX."""
     raw = os.fsencode(value)
     if len(raw) >= PATH_MAX:
-        raise _refuse(f"a path of {len(raw)} bytes is longer than the file system allows "
-                      f"({PATH_MAX - 1})")
+        raise _refuse(f"a path of {len(raw)} bytes is longer than the file system allows ({PATH_MAX - 1})")
     long = next((p for p in raw.split(b"/") if len(p) > NAME_MAX), None)
     if long is not None:
-        raise _refuse(f"the name {os.fsdecode(long)[:40]!r}… has {len(long)} bytes, more than "
-                      f"the file system allows ({NAME_MAX})")
+        raise _refuse(
+            f"the name {os.fsdecode(long)[:40]!r}… has {len(long)} bytes, more than the file system allows ({NAME_MAX})"
+        )
 
 
 def _clean_path(value, what="a path"):
@@ -417,8 +443,11 @@ def _writable_parent(value):
     if st is None or not os.path.isdir(parent):
         raise _refuse(f"cannot write {value}: directory {os.path.dirname(value) or '.'} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
-        why = ("is on a read-only file system" if os.statvfs(parent).f_flag & os.ST_RDONLY
-               else "is not writable (permission denied)")
+        why = (
+            "is on a read-only file system"
+            if os.statvfs(parent).f_flag & os.ST_RDONLY
+            else "is not writable (permission denied)"
+        )
         raise _refuse(f"cannot write {value}: directory {os.path.dirname(value) or '.'} {why}")
 
 
@@ -555,6 +584,7 @@ def tune_dir(value):
 
 # ---------------------------------------------------------------- resources
 
+
 def cpus() -> int:
     return os.cpu_count() or 1
 
@@ -573,10 +603,12 @@ jobs.high = cpus()
 
 def checked(parse, kind="text"):
     """A typed function from a parser that raises UsageError (one line, then `parse`)."""
+
     @_kind(kind)
     def check(value):
         _from_usage(parse, _one_line(value))
         return value
+
     check.__name__ = getattr(parse, "__name__", "checked")
     return check
 

@@ -49,8 +49,10 @@ def _show_profile(run_dir, as_json) -> int:
     p = summary.load(run_dir)
     sys.stdout.write(json_document("profile", profile_doc(p)) if as_json else format_profile(p))
     for r in p.context.get("missing_ranks") or []:
-        print(f"mpiscope: warning: rank {r} wrote no profile (it did not reach MPI_Finalize); "
-              "its calls are missing", file=sys.stderr)
+        print(
+            f"mpiscope: warning: rank {r} wrote no profile (it did not reach MPI_Finalize); its calls are missing",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -74,9 +76,11 @@ def _show_imported(run_dir, as_json) -> int:
     from mpiscope.views.imported import format_imported
 
     if as_json:
-        raise UsageError(f"{run_dir} is an imported run: its values are the JSON document "
-                         f"{Path(run_dir) / IMPORTED_FILE}; `mpiscope show RUN` without --json "
-                         "prints them")
+        raise UsageError(
+            f"{run_dir} is an imported run: its values are the JSON document "
+            f"{Path(run_dir) / IMPORTED_FILE}; `mpiscope show RUN` without --json "
+            "prints them"
+        )
     doc = read_imported(run_dir)
     sys.stdout.write(format_imported(open_run(run_dir).context, doc))
     return 0
@@ -107,7 +111,10 @@ def cmd_export(args) -> int:
 
 
 def add_show_command(subparsers) -> None:
-    p = command_parser(subparsers, "show", cmd_show,
+    p = command_parser(
+        subparsers,
+        "show",
+        cmd_show,
         description="""\
 Summarize a run. Per benchmark and message size: valid and invalid
 samples, min, median with its 95% confidence interval (distribution-
@@ -121,7 +128,8 @@ examples:
   mpiscope show
   mpiscope show 2024 --json
   mpiscope show mpiscope-runs/<run_id>\
-""")
+""",
+    )
     add_run(p)
     add_json(p, "print the summary rows and the run context as JSON")
     add_out(p)
@@ -138,20 +146,30 @@ def _formats_help() -> str:
 
 
 def add_export_command(subparsers) -> None:
-    p = command_parser(subparsers, "export", cmd_export,
+    p = command_parser(
+        subparsers,
+        "export",
+        cmd_export,
         description="Export a run.\n" + _formats_help(),
         epilog="""\
 examples:
   mpiscope export latest --format osu --bench pingpong
   mpiscope export 2024 --format csv -o samples.csv
   mpiscope export latest --format otf2 -o app-trace\
-""")
+""",
+    )
     add_run(p)
-    p.add_argument("--format", required=True, choices=exporters.NAMES,
-                   help="output format")
-    p.add_argument("--bench", type=types.text, help="--format osu: the benchmark to print (pingpong, bw, bibw, "
-                                   "or a collective of the MPI library)")
-    p.add_argument("-o", "--output", metavar="FILE", type=types.output_path,
-                   help="write to FILE (replaced atomically) instead of stdout; --format otf2: "
-                        "the archive's new directory")
+    p.add_argument("--format", required=True, choices=exporters.NAMES, help="output format")
+    p.add_argument(
+        "--bench",
+        type=types.text,
+        help="--format osu: the benchmark to print (pingpong, bw, bibw, or a collective of the MPI library)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        type=types.output_path,
+        help="write to FILE (replaced atomically) instead of stdout; --format otf2: the archive's new directory",
+    )
     add_out(p)

@@ -12,5 +12,4 @@ program (native/cluster/delayd.c). See docs/explanation/emulated-clusters.md.
 from mpiscope.cluster.manager import delay_report, down, list_clusters, up
 from mpiscope.cluster.spec import PRESETS, make_spec, parse_link, payload_rate
 
-__all__ = ["delay_report", "down", "list_clusters", "up",
-           "PRESETS", "make_spec", "parse_link", "payload_rate"]
+__all__ = ["delay_report", "down", "list_clusters", "up", "PRESETS", "make_spec", "parse_link", "payload_rate"]

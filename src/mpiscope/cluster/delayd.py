@@ -19,8 +19,9 @@ RT_PRIORITY = 10  # it only ever sleeps on timers, so real-time priority starves
 def ensure_built() -> Path:
     """Returns the delay program, (re)building it when its source changed."""
     if not Path("/usr/include/libnetfilter_queue/libnetfilter_queue.h").exists():
-        raise UsageError("libnetfilter-queue-dev is not installed; run 'make setup' or "
-                         "apt-get install libnetfilter-queue-dev")
+        raise UsageError(
+            "libnetfilter-queue-dev is not installed; run 'make setup' or apt-get install libnetfilter-queue-dev"
+        )
     return helpers.ensure(helpers.DELAYD)
 
 
@@ -30,13 +31,11 @@ def start(binary, queues, stats_path: Path, log_path: Path, seed=1):
     Returns (pid, start time). It forks into the background once every
     queue is bound, so the rules that feed the queues can go in afterwards.
     """
-    argv = [str(binary), "--daemon", "--rt-prio", str(RT_PRIORITY), "--seed", str(seed),
-            "--stats", str(stats_path)]
+    argv = [str(binary), "--daemon", "--rt-prio", str(RT_PRIORITY), "--seed", str(seed), "--stats", str(stats_path)]
     for netns, queue, delay_ns, jitter_ns, rate_bps in queues:
         argv += ["--queue", f"{ns.netns_path(netns)}:{queue}:{delay_ns}:{jitter_ns}:{rate_bps}"]
     with open(log_path, "ab") as log:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
-                           text=True, timeout=30)
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, timeout=30)
     words = p.stdout.split()
     if p.returncode != 0 or len(words) != 2 or words[0] != "ready":
         tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
@@ -84,10 +83,12 @@ def summarize(stats) -> dict | None:
     if not n:
         return {"packets": 0}
     mean = sum(q["error_mean_ns"] * q["packets"] for q in qs) / n
-    return {"packets": n,
-            "error_mean_s": mean / 1e9,
-            "error_min_s": min(q["error_min_ns"] for q in qs) / 1e9,
-            "error_max_s": max(q["error_max_ns"] for q in qs) / 1e9,
-            "error_sd_s": max(q["error_sd_ns"] for q in qs) / 1e9,
-            "late_over_50us": sum(sum(q["late_histogram"][6:]) for q in qs),
-            "verdict_errors": sum(q["verdict_errors"] for q in qs)}
+    return {
+        "packets": n,
+        "error_mean_s": mean / 1e9,
+        "error_min_s": min(q["error_min_ns"] for q in qs) / 1e9,
+        "error_max_s": max(q["error_max_ns"] for q in qs) / 1e9,
+        "error_sd_s": max(q["error_sd_ns"] for q in qs) / 1e9,
+        "late_over_50us": sum(sum(q["late_histogram"][6:]) for q in qs),
+        "verdict_errors": sum(q["verdict_errors"] for q in qs),
+    }

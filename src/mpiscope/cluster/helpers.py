@@ -22,8 +22,7 @@ def ensure(target: Path) -> Path:
     """Builds `target` (one of this module's paths) if it is missing or stale."""
     if shutil.which("cc") is None:
         raise UsageError("the C compiler is missing; run 'make setup' (build-essential)")
-    p = subprocess.run(["make", "-s", "-C", str(SOURCE), f"BUILD={BUILD}", str(target)],
-                       capture_output=True, text=True)
+    p = subprocess.run(["make", "-s", "-C", str(SOURCE), f"BUILD={BUILD}", str(target)], capture_output=True, text=True)
     if p.returncode != 0:
         raise ClusterError(f"building {target.name} failed:\n{p.stderr[-3000:]}")
     return target

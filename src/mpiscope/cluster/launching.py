@@ -64,7 +64,7 @@ if [ "$mode" = shell ]; then
 fi
 exec nsenter --net=/run/netns/"$ns" --uts="$uts" -- \\
   unshare --mount --propagation private -- \\
-  /bin/sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' {shlex.quote(str(cluster_dir / 'hosts'))} "$@"
+  /bin/sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' {shlex.quote(str(cluster_dir / "hosts"))} "$@"
 """
 
 
@@ -82,8 +82,7 @@ def placement(plan: Plan, np: int):
 
 def _hostfile(plan: Plan, np: int, mpi: str, cluster_dir: Path) -> Path:
     used = plan.hosts[: -(-np // plan.spec.slots)]
-    text = hostfiles.render(mpilibs.get(mpi).launcher.hostfile_form,
-                            [(h.hostname, plan.spec.slots) for h in used], np)
+    text = hostfiles.render(mpilibs.get(mpi).launcher.hostfile_form, [(h.hostname, plan.spec.slots) for h in used], np)
     path = cluster_dir / f"hostfile-{mpi}-{np}"
     if not path.exists() or path.read_text() != text:
         write_text(path, text)
@@ -98,8 +97,7 @@ def ground_truth(plan: Plan, np: int | None = None) -> dict:
         d["link"]["payload_rate_Bps"] = payload_rate(spec.link.rate_bps, spec.mtu)
     if spec.uplink is not None and spec.uplink.rate_bps is not None:
         d["uplink"]["payload_rate_Bps"] = payload_rate(spec.uplink.rate_bps, spec.mtu)
-    d["hosts_detail"] = [{"host": h.hostname, "address": h.address, "switch": h.switch}
-                         for h in plan.hosts]
+    d["hosts_detail"] = [{"host": h.hostname, "address": h.address, "switch": h.switch} for h in plan.hosts]
     # Distinct paths by the number of uplinks crossed.
     paths, seen = [], set()
     for a in plan.hosts:
@@ -122,9 +120,11 @@ def rto_min_per_host(plan: Plan) -> dict:
     for h in plan.hosts:
         routes = run(in_ns(h.netns, ["ip", "route", "show", "table", "all"]), check=False)
         sysctl = run(in_ns(h.netns, ["cat", str(rto.SYSCTL_PATH)]), check=False)
-        per_host[h.hostname] = rto.rto_min(routes.stdout if routes.returncode == 0 else None,
-                                           sysctl.stdout if sysctl.returncode == 0 else None,
-                                           read_system=False)
+        per_host[h.hostname] = rto.rto_min(
+            routes.stdout if routes.returncode == 0 else None,
+            sysctl.stdout if sysctl.returncode == 0 else None,
+            read_system=False,
+        )
     return rto.across_hosts(per_host)
 
 
@@ -137,14 +137,18 @@ def usable(name, np):
     if not isinstance(np, int) or np < 1:
         raise UsageError(f"-n must be at least 1, got {np}")
     if np > total:
-        raise UsageError(f"cluster '{name}' has {spec.hosts} hosts x {spec.slots} slots = {total} "
-                         f"slots; -n {np} does not fit (one rank per slot)")
+        raise UsageError(
+            f"cluster '{name}' has {spec.hosts} hosts x {spec.slots} slots = {total} "
+            f"slots; -n {np} does not fit (one rank per slot)"
+        )
     d = state.get("delayd")
     if d and not alive(d["pid"], d.get("started")):
-        raise UsageError(f"the delay program of cluster '{name}' is not running (its log: "
-                         f"{st.cluster_dir(name) / 'delayd.log'}), so delayed packets would be "
-                         f"dropped; recreate the cluster with 'mpiscope cluster down {name}' and "
-                         "'cluster up'")
+        raise UsageError(
+            f"the delay program of cluster '{name}' is not running (its log: "
+            f"{st.cluster_dir(name) / 'delayd.log'}), so delayed packets would be "
+            f"dropped; recreate the cluster with 'mpiscope cluster down {name}' and "
+            "'cluster up'"
+        )
     return state, plan
 
 
@@ -167,12 +171,22 @@ def cluster_launch(name, launcher_family, np, engine, engine_args, launcher_args
     hostfile = _hostfile(plan, np, launcher_family, cdir)
     env = dict(os.environ)
     oversubscribed = np > len(os.sched_getaffinity(0))
-    cmd, more = library.cluster_command(np=np, hostfile=hostfile, rsh=rsh, oversubscribed=oversubscribed,
-                                        preload=preload, interface=INTERFACE,
-                                        yield_library=lambda: helpers.ensure(helpers.YIELD_LIBRARY))
+    cmd, more = library.cluster_command(
+        np=np,
+        hostfile=hostfile,
+        rsh=rsh,
+        oversubscribed=oversubscribed,
+        preload=preload,
+        interface=INTERFACE,
+        yield_library=lambda: helpers.ensure(helpers.YIELD_LIBRARY),
+    )
     env.update(more)
     argv = [rsh, "--argv", first, *cmd, *launcher_args, str(engine), *map(str, engine_args)]
     context = ground_truth(plan, np)
-    context["mpi_launch"] = {"mpi": launcher_family, "first_host": plan.hosts[0].hostname,
-                             "oversubscribed_cores": oversubscribed, "yield_when_idle": oversubscribed}
+    context["mpi_launch"] = {
+        "mpi": launcher_family,
+        "first_host": plan.hosts[0].hostname,
+        "oversubscribed_cores": oversubscribed,
+        "yield_when_idle": oversubscribed,
+    }
     return argv, env, {"cluster": context, "rto_min": rto_min_per_host(plan)}

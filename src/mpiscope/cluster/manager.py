@@ -38,8 +38,10 @@ class _Interrupted(ns.ClusterError):
 @contextlib.contextmanager
 def _terminate_as_exception():
     """SIGTERM/SIGHUP during up: unwind (and clean up) instead of dying half-built."""
+
     def handler(signum, frame):
         raise _Interrupted(f"interrupted by signal {signum}")
+
     try:
         old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
     except ValueError:  # not the main thread
@@ -65,13 +67,17 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
     name = spec.name
     cdir = st.cluster_dir(name)
     if cdir.exists():
-        raise UsageError(f"cluster '{name}' exists already; remove it first with "
-                         f"'mpiscope cluster down {name}' or choose another name")
+        raise UsageError(
+            f"cluster '{name}' exists already; remove it first with "
+            f"'mpiscope cluster down {name}' or choose another name"
+        )
     leftovers = ns.list_netns(name)
     if leftovers:
-        raise UsageError(f"namespaces of a cluster '{name}' exist ({', '.join(leftovers)}), "
-                         f"probably left by an interrupted run; 'mpiscope cluster down {name}' "
-                         f"removes them")
+        raise UsageError(
+            f"namespaces of a cluster '{name}' exist ({', '.join(leftovers)}), "
+            f"probably left by an interrupted run; 'mpiscope cluster down {name}' "
+            f"removes them"
+        )
     binary = delayd.ensure_built() if _needs_delay(plan) else None
     features.probe(spec, binary)
     st.ROOT.mkdir(parents=True, exist_ok=True)
@@ -79,11 +85,18 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
         cdir.mkdir()
     except FileExistsError:
         raise UsageError(f"cluster '{name}' exists already") from None
-    state = {"version": st.STATE_VERSION, "status": "creating", "spec": st.spec_to_json(spec),
-             "created": datetime.datetime.now().isoformat(timespec="seconds"),
-             "hosts": [{"name": h.name, "hostname": h.hostname, "address": h.address,
-                        "netns": h.netns, "switch": h.switch} for h in plan.hosts],
-             "switches": [s.netns for s in plan.switches], "delayd": None}
+    state = {
+        "version": st.STATE_VERSION,
+        "status": "creating",
+        "spec": st.spec_to_json(spec),
+        "created": datetime.datetime.now().isoformat(timespec="seconds"),
+        "hosts": [
+            {"name": h.name, "hostname": h.hostname, "address": h.address, "netns": h.netns, "switch": h.switch}
+            for h in plan.hosts
+        ],
+        "switches": [s.netns for s in plan.switches],
+        "delayd": None,
+    }
     st.write(name, state)
 
     def step(label):
@@ -96,11 +109,16 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
         try:
             for netns in plan.netns_names():
                 ns.add_netns(netns)
-                ns.set_sysctls(netns, {"net/ipv6/conf/all/disable_ipv6": 1,
-                                       "net/ipv6/conf/default/disable_ipv6": 1,
-                                       "net/bridge/bridge-nf-call-iptables": 0,
-                                       "net/bridge/bridge-nf-call-ip6tables": 0,
-                                       "net/bridge/bridge-nf-call-arptables": 0})
+                ns.set_sysctls(
+                    netns,
+                    {
+                        "net/ipv6/conf/all/disable_ipv6": 1,
+                        "net/ipv6/conf/default/disable_ipv6": 1,
+                        "net/bridge/bridge-nf-call-iptables": 0,
+                        "net/bridge/bridge-nf-call-ip6tables": 0,
+                        "net/bridge/bridge-nf-call-arptables": 0,
+                    },
+                )
             (cdir / "uts").mkdir()
             for h in plan.hosts:
                 ns.make_uts(cdir / "uts" / h.name, h.hostname)
@@ -115,10 +133,13 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
             step("shaping")
             queues = [(h.netns, *rest) for h, *rest in shaping.delay_queues(plan)]
             if queues:
-                pid, started = delayd.start(binary, queues, cdir / "delayd.json",
-                                            cdir / "delayd.log", seed=seed)
-                state["delayd"] = {"pid": pid, "started": started, "binary": str(binary),
-                                   "queues": [list(q) for q in queues]}
+                pid, started = delayd.start(binary, queues, cdir / "delayd.json", cdir / "delayd.log", seed=seed)
+                state["delayd"] = {
+                    "pid": pid,
+                    "started": started,
+                    "binary": str(binary),
+                    "queues": [list(q) for q in queues],
+                }
                 st.write(name, state)
             step("delay")
             for h in plan.hosts:
@@ -145,8 +166,11 @@ def _our_delay_programs(name):
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if args and args[0].endswith(b"mpiscope-delayd") and \
-                any(a.decode(errors="replace").startswith(marker) for a in args):
+        if (
+            args
+            and args[0].endswith(b"mpiscope-delayd")
+            and any(a.decode(errors="replace").startswith(marker) for a in args)
+        ):
             found.append(int(entry))
     return found
 
@@ -183,11 +207,9 @@ def teardown(name):
 def down(name):
     check_name(name)
     features.check_root()
-    if not st.cluster_dir(name).exists() and not ns.list_netns(name) and \
-            not _our_delay_programs(name):
+    if not st.cluster_dir(name).exists() and not ns.list_netns(name) and not _our_delay_programs(name):
         have = st.names()
-        raise UsageError(f"no emulated cluster '{name}'"
-                         + (f" (there is: {', '.join(have)})" if have else ""))
+        raise UsageError(f"no emulated cluster '{name}'" + (f" (there is: {', '.join(have)})" if have else ""))
     return teardown(name)
 
 
@@ -201,14 +223,15 @@ def list_clusters():
             spec = st.spec_from_json(state["spec"])
             entry.update(spec.describe())
             d = state.get("delayd") or {}
-            entry["delay_program"] = ("running" if ns.alive(d.get("pid"), d.get("started"))
-                                      else "stopped") if d else None
+            entry["delay_program"] = (
+                ("running" if ns.alive(d.get("pid"), d.get("started")) else "stopped") if d else None
+            )
         entry["created"] = state.get("created")
         out.append(entry)
     known = {e["name"] for e in out}
     orphans = {}
     for n in ns.list_netns():
-        cluster = n[len("mps-"):].rsplit("-", 1)[0]
+        cluster = n[len("mps-") :].rsplit("-", 1)[0]
         if cluster not in known and not n.startswith("mps-probe-"):
             orphans.setdefault(cluster, []).append(n)
     for cluster, names in sorted(orphans.items()):
@@ -221,8 +244,7 @@ def exec_on(name, host, argv):
     state, plan = st.load(name)
     h = plan.host(host)
     if h is None:
-        raise UsageError(f"cluster '{name}' has no host '{host}'; hosts: "
-                         f"{', '.join(x.name for x in plan.hosts)}")
+        raise UsageError(f"cluster '{name}' has no host '{host}'; hosts: {', '.join(x.name for x in plan.hosts)}")
     if not argv:
         raise UsageError("cluster exec needs a command after --")
     try:

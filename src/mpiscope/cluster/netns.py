@@ -26,8 +26,14 @@ def run(argv, *, check=True, input=None, timeout=30):
     """Runs a command; on failure raises ClusterError naming the command and its message."""
     argv = [str(a) for a in argv]
     try:
-        p = subprocess.run(argv, capture_output=True, text=True, input=input, timeout=timeout,
-                           stdin=None if input is not None else subprocess.DEVNULL)
+        p = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            input=input,
+            timeout=timeout,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
     except FileNotFoundError:
         raise ClusterError(f"'{argv[0]}' is not installed") from None
     except subprocess.TimeoutExpired:

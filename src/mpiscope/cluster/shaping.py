@@ -16,8 +16,8 @@ from mpiscope.cluster.spec import ETH_OVERHEAD, ETH_WIRE_EXTRA, ClusterSpec, Lin
 from mpiscope.cluster.topology import NETWORK, Plan
 
 CHAIN = "MPISCOPE"
-TC_TICK_S = 64e-9                 # the kernel's packet scheduler clock tick
-HOST_TXQUEUE_FRAMES = 1000        # a host's own transmit queue, as Linux's default txqueuelen
+TC_TICK_S = 64e-9  # the kernel's packet scheduler clock tick
+HOST_TXQUEUE_FRAMES = 1000  # a host's own transmit queue, as Linux's default txqueuelen
 
 
 def one_frame(rate_bps: float, mtu: int) -> int:
@@ -33,10 +33,28 @@ def one_frame(rate_bps: float, mtu: int) -> int:
 
 def tbf(netns: str, dev: str, link: Link, mtu: int, limit: int):
     burst = one_frame(link.rate_bps, mtu)
-    return ["tc", "-n", netns, "qdisc", "replace", "dev", dev, "root",
-            "stab", "overhead", str(ETH_WIRE_EXTRA), "linklayer", "ethernet",
-            "tbf", "rate", f"{int(link.rate_bps)}bit", "burst", str(burst),
-            "limit", str(max(limit, burst))]
+    return [
+        "tc",
+        "-n",
+        netns,
+        "qdisc",
+        "replace",
+        "dev",
+        dev,
+        "root",
+        "stab",
+        "overhead",
+        str(ETH_WIRE_EXTRA),
+        "linklayer",
+        "ethernet",
+        "tbf",
+        "rate",
+        f"{int(link.rate_bps)}bit",
+        "burst",
+        str(burst),
+        "limit",
+        str(max(limit, burst)),
+    ]
 
 
 def wiring(plan: Plan):
@@ -45,26 +63,80 @@ def wiring(plan: Plan):
     mtu = str(spec.mtu)
     cmds = []
     for sw in plan.switches:
-        cmds += [["ip", "-n", sw.netns, "link", "add", "br0", "mtu", mtu, "type", "bridge",
-                  "stp_state", "0", "forward_delay", "0"],
-                 ["ip", "-n", sw.netns, "link", "set", "lo", "up"]]
+        cmds += [
+            [
+                "ip",
+                "-n",
+                sw.netns,
+                "link",
+                "add",
+                "br0",
+                "mtu",
+                mtu,
+                "type",
+                "bridge",
+                "stp_state",
+                "0",
+                "forward_delay",
+                "0",
+            ],
+            ["ip", "-n", sw.netns, "link", "set", "lo", "up"],
+        ]
     lossy = spec.link.loss > 0 or (spec.uplink is not None and spec.uplink.loss > 0)
     for h in plan.hosts:
         sw = plan.switches[h.switch]
         # Created directly inside the two namespaces: nothing ever appears in ours.
-        cmds += [["ip", "link", "add", "eth0", "netns", h.netns, "mtu", mtu, "type", "veth",
-                  "peer", "name", h.port, "netns", sw.netns, "mtu", mtu],
-                 ["ip", "-n", sw.netns, "link", "set", h.port, "master", "br0", "up"],
-                 ["ip", "-n", h.netns, "link", "set", "lo", "up"],
-                 *([["ip", "-n", h.netns, "link", "set", "eth0", "gso_max_segs", "1"]] if lossy else []),
-                 ["ip", "-n", h.netns, "addr", "add", f"{h.address}/{NETWORK.prefixlen}", "dev", "eth0"],
-                 ["ip", "-n", h.netns, "link", "set", "eth0", "up"]]
+        cmds += [
+            [
+                "ip",
+                "link",
+                "add",
+                "eth0",
+                "netns",
+                h.netns,
+                "mtu",
+                mtu,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                h.port,
+                "netns",
+                sw.netns,
+                "mtu",
+                mtu,
+            ],
+            ["ip", "-n", sw.netns, "link", "set", h.port, "master", "br0", "up"],
+            ["ip", "-n", h.netns, "link", "set", "lo", "up"],
+            *([["ip", "-n", h.netns, "link", "set", "eth0", "gso_max_segs", "1"]] if lossy else []),
+            ["ip", "-n", h.netns, "addr", "add", f"{h.address}/{NETWORK.prefixlen}", "dev", "eth0"],
+            ["ip", "-n", h.netns, "link", "set", "eth0", "up"],
+        ]
     for up in plan.uplinks:
         a, b = plan.switches[up.a], plan.switches[up.b]
-        cmds += [["ip", "link", "add", up.port_a, "netns", a.netns, "mtu", mtu, "type", "veth",
-                  "peer", "name", up.port_b, "netns", b.netns, "mtu", mtu],
-                 ["ip", "-n", a.netns, "link", "set", up.port_a, "master", "br0", "up"],
-                 ["ip", "-n", b.netns, "link", "set", up.port_b, "master", "br0", "up"]]
+        cmds += [
+            [
+                "ip",
+                "link",
+                "add",
+                up.port_a,
+                "netns",
+                a.netns,
+                "mtu",
+                mtu,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                up.port_b,
+                "netns",
+                b.netns,
+                "mtu",
+                mtu,
+            ],
+            ["ip", "-n", a.netns, "link", "set", up.port_a, "master", "br0", "up"],
+            ["ip", "-n", b.netns, "link", "set", up.port_b, "master", "br0", "up"],
+        ]
     for sw in plan.switches:
         cmds.append(["ip", "-n", sw.netns, "link", "set", "br0", "up"])
     return cmds
@@ -103,12 +175,38 @@ def filter_rules(plan: Plan, host):
     base = ["iptables", "-w", "-t", "raw", "-A", CHAIN]
     rules = []
     if link.loss > 0:
-        rules.append(base + ["-s", str(NETWORK), "-m", "statistic", "--mode", "random",
-                             "--probability", _probability(link.loss), "-j", "DROP"])
+        rules.append(
+            base
+            + [
+                "-s",
+                str(NETWORK),
+                "-m",
+                "statistic",
+                "--mode",
+                "random",
+                "--probability",
+                _probability(link.loss),
+                "-j",
+                "DROP",
+            ]
+        )
     for c in classes:
         if c.hops and c.loss > 0:
-            rules.append(base + ["-s", c.source, "-m", "statistic", "--mode", "random",
-                                 "--probability", _probability(c.loss), "-j", "DROP"])
+            rules.append(
+                base
+                + [
+                    "-s",
+                    c.source,
+                    "-m",
+                    "statistic",
+                    "--mode",
+                    "random",
+                    "--probability",
+                    _probability(c.loss),
+                    "-j",
+                    "DROP",
+                ]
+            )
     same_switch_delayed = _held(link.rate_bps, classes[0])
     for c in sorted(classes, key=lambda c: -c.hops):
         if _held(link.rate_bps, c):
@@ -118,8 +216,10 @@ def filter_rules(plan: Plan, host):
             rules.append(base + ["-s", c.source, "-j", "ACCEPT"])
     if not rules:
         return []
-    return [["iptables", "-w", "-t", "raw", "-N", CHAIN],
-            ["iptables", "-w", "-t", "raw", "-A", "PREROUTING", "-i", "eth0", "-j", CHAIN]] + rules
+    return [
+        ["iptables", "-w", "-t", "raw", "-N", CHAIN],
+        ["iptables", "-w", "-t", "raw", "-A", "PREROUTING", "-i", "eth0", "-j", CHAIN],
+    ] + rules
 
 
 def _held(rate_bps, c) -> bool:

@@ -20,9 +20,9 @@ from mpiscope.common.errors import UsageError
 # Bytes an Ethernet frame occupies on the wire beyond its IP packet:
 # header 14, FCS 4, preamble + start delimiter 8, inter-frame gap 12.
 ETH_HEADER = 14
-ETH_WIRE_EXTRA = 4 + 8 + 12          # what tc's size table adds to each frame (skb holds the header)
+ETH_WIRE_EXTRA = 4 + 8 + 12  # what tc's size table adds to each frame (skb holds the header)
 ETH_OVERHEAD = ETH_HEADER + ETH_WIRE_EXTRA
-IP_TCP_HEADERS = 20 + 20 + 12        # IPv4, TCP, TCP timestamp option (on by default in Linux)
+IP_TCP_HEADERS = 20 + 20 + 12  # IPv4, TCP, TCP timestamp option (on by default in Linux)
 DEFAULT_MTU = 1500
 DEFAULT_QUEUE_S = 0.020
 MIN_QUEUE_BYTES = 64 * 1024
@@ -33,20 +33,20 @@ MAX_SWITCHES = 64
 
 _RATE_UNITS = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12}
 _TIME_UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
-_BYTE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2,
-               "mib": 1024**2}
+_BYTE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2}
 _NUM = r"(\d+(?:\.\d*)?|\.\d+)"
 
 
 @dataclasses.dataclass(frozen=True)
 class Link:
     """Parameters of one kind of link. Times in ns, rate in bit/s, loss a fraction."""
+
     rate_bps: float | None = None
     delay_ns: int = 0
     jitter_ns: int = 0
     loss: float = 0.0
-    queue_bytes: int | None = None     # None: the default for the rate
-    queue_ns: int | None = None        # a queue given as time at the rate
+    queue_bytes: int | None = None  # None: the default for the rate
+    queue_ns: int | None = None  # a queue given as time at the rate
     mtu: int | None = None
 
     def queue_limit(self) -> int:
@@ -152,8 +152,7 @@ def _parse_queue(text: str):
     try:
         ns = parse_time(text, "queue")
     except UsageError:
-        raise UsageError(f"queue: '{text}' is neither bytes (64K, 1M) nor a time at the rate "
-                         f"(20ms)") from None
+        raise UsageError(f"queue: '{text}' is neither bytes (64K, 1M) nor a time at the rate (20ms)") from None
     if ns <= 0:
         raise UsageError("queue: a queue of 0 would drop everything")
     return None, ns
@@ -172,8 +171,7 @@ def parse_link(text: str, what="--link", base: Link | None = None) -> Link:
         key, eq, value = item.partition("=")
         key = key.strip().lower()
         if not eq or key not in _KEYS:
-            raise UsageError(f"{what}: '{item.strip()}' is not key=value with a key among "
-                             f"{', '.join(_KEYS)}")
+            raise UsageError(f"{what}: '{item.strip()}' is not key=value with a key among {', '.join(_KEYS)}")
         if key in seen:
             raise UsageError(f"{what}: {key} is given twice")
         seen.add(key)
@@ -196,8 +194,10 @@ def parse_link(text: str, what="--link", base: Link | None = None) -> Link:
             raise UsageError(f"{what}: {e}") from None
     link = Link(**fields)
     if link.jitter_ns > link.delay_ns:
-        raise UsageError(f"{what}: jitter ({format_time(link.jitter_ns)}) is larger than the delay "
-                         f"({format_time(link.delay_ns)}); a packet cannot leave before it arrived")
+        raise UsageError(
+            f"{what}: jitter ({format_time(link.jitter_ns)}) is larger than the delay "
+            f"({format_time(link.delay_ns)}); a packet cannot leave before it arrived"
+        )
     return link
 
 
@@ -210,12 +210,16 @@ class Preset:
 
 
 PRESETS = {
-    "fast-ethernet": Preset("100 Mbit/s Ethernet, every host on one switch "
-                            "(as in Hamid (2008), chapter 5)", "rate=100mbit"),
+    "fast-ethernet": Preset(
+        "100 Mbit/s Ethernet, every host on one switch (as in Hamid (2008), chapter 5)", "rate=100mbit"
+    ),
     "gige": Preset("1 Gbit/s Ethernet, every host on one switch", "rate=1gbit"),
-    "two-switch": Preset("100 Mbit/s hosts on two switches joined by one 100 Mbit/s uplink: "
-                         "traffic between the switches shares it",
-                         "rate=100mbit", switches=2, uplink="rate=100mbit"),
+    "two-switch": Preset(
+        "100 Mbit/s hosts on two switches joined by one 100 Mbit/s uplink: traffic between the switches shares it",
+        "rate=100mbit",
+        switches=2,
+        uplink="rate=100mbit",
+    ),
 }
 
 
@@ -234,17 +238,24 @@ class ClusterSpec:
         return self.link.mtu or DEFAULT_MTU
 
     def describe(self) -> dict:
-        return {"hosts": self.hosts, "slots": self.slots, "switches": self.switches,
-                "preset": self.preset, "mtu": self.mtu, "link": self.link.describe(),
-                "link_text": self.link.to_text(),
-                "uplink": self.uplink.describe() if self.uplink else None,
-                "uplink_text": self.uplink.to_text() if self.uplink else None}
+        return {
+            "hosts": self.hosts,
+            "slots": self.slots,
+            "switches": self.switches,
+            "preset": self.preset,
+            "mtu": self.mtu,
+            "link": self.link.describe(),
+            "link_text": self.link.to_text(),
+            "uplink": self.uplink.describe() if self.uplink else None,
+            "uplink_text": self.uplink.to_text() if self.uplink else None,
+        }
 
 
 def check_name(name: str) -> str:
     if not NAME_RE.fullmatch(name or ""):  # fullmatch: '$' alone lets "name\n" through
-        raise UsageError(f"cluster name {name!r} must start with a lower-case letter and have at "
-                         f"most 20 letters, digits or '-'")
+        raise UsageError(
+            f"cluster name {name!r} must start with a lower-case letter and have at most 20 letters, digits or '-'"
+        )
     return name
 
 
@@ -268,8 +279,7 @@ def make_spec(name, hosts, slots=1, link=None, switches=None, uplink=None, prese
     if not 1 <= switches_ <= MAX_SWITCHES:
         raise UsageError(f"--switches must be from 1 to {MAX_SWITCHES}, got {switches_}")
     if switches_ > hosts:
-        raise UsageError(f"--switches {switches_} is more than --hosts {hosts}: a switch would have "
-                         f"no host")
+        raise UsageError(f"--switches {switches_} is more than --hosts {hosts}: a switch would have no host")
     if -(-hosts // switches_) > MAX_HOSTS_PER_SWITCH:
         raise UsageError(f"at most {MAX_HOSTS_PER_SWITCH} hosts per switch; add --switches")
     if uplink is not None:
@@ -282,8 +292,9 @@ def make_spec(name, hosts, slots=1, link=None, switches=None, uplink=None, prese
         raise UsageError("--uplink: mtu is set for the whole cluster with --link mtu=…")
     if switches_ > 1 and uplink_ is None:
         uplink_ = Link()  # an unshaped uplink
-    return ClusterSpec(name=name, hosts=hosts, slots=slots, switches=switches_, link=link_,
-                       uplink=uplink_, preset=preset)
+    return ClusterSpec(
+        name=name, hosts=hosts, slots=slots, switches=switches_, link=link_, uplink=uplink_, preset=preset
+    )
 
 
 def payload_rate(rate_bps: float, mtu: int = DEFAULT_MTU) -> float:

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Where a cluster's state lives: /run/mpiscope/clusters/NAME/.
 
-    state.json        spec, plan summary, delay program pid, status (creating | up)
-    rsh               runs a command on a host (ssh stand-in for mpirun / mpiexec.hydra)
-    hosts             /etc/hosts as the emulated hosts see it
-    uts/hI            each host's UTS namespace (its own host name)
-    delayd.json       the delay program's report; delayd.log its messages
+state.json        spec, plan summary, delay program pid, status (creating | up)
+rsh               runs a command on a host (ssh stand-in for mpirun / mpiexec.hydra)
+hosts             /etc/hosts as the emulated hosts see it
+uts/hI            each host's UTS namespace (its own host name)
+delayd.json       the delay program's report; delayd.log its messages
 """
 
 from __future__ import annotations
@@ -29,16 +29,27 @@ def cluster_dir(name) -> Path:
 
 
 def spec_to_json(spec: ClusterSpec) -> dict:
-    return {"name": spec.name, "hosts": spec.hosts, "slots": spec.slots,
-            "switches": spec.switches, "preset": spec.preset,
-            "link": dataclasses.asdict(spec.link),
-            "uplink": dataclasses.asdict(spec.uplink) if spec.uplink else None}
+    return {
+        "name": spec.name,
+        "hosts": spec.hosts,
+        "slots": spec.slots,
+        "switches": spec.switches,
+        "preset": spec.preset,
+        "link": dataclasses.asdict(spec.link),
+        "uplink": dataclasses.asdict(spec.uplink) if spec.uplink else None,
+    }
 
 
 def spec_from_json(d: dict) -> ClusterSpec:
-    return ClusterSpec(name=d["name"], hosts=d["hosts"], slots=d["slots"], switches=d["switches"],
-                       preset=d.get("preset"), link=Link(**d["link"]),
-                       uplink=Link(**d["uplink"]) if d.get("uplink") else None)
+    return ClusterSpec(
+        name=d["name"],
+        hosts=d["hosts"],
+        slots=d["slots"],
+        switches=d["switches"],
+        preset=d.get("preset"),
+        link=Link(**d["link"]),
+        uplink=Link(**d["uplink"]) if d.get("uplink") else None,
+    )
 
 
 def write(name, state: dict):
@@ -66,10 +77,13 @@ def load(name):
     state = read(name)
     if state is None:
         have = names()
-        raise UsageError(f"no emulated cluster '{name}'"
-                         + (f" (there is: {', '.join(have)})" if have else "")
-                         + f"; create it with 'mpiscope cluster up {name} --hosts N'")
+        raise UsageError(
+            f"no emulated cluster '{name}'"
+            + (f" (there is: {', '.join(have)})" if have else "")
+            + f"; create it with 'mpiscope cluster up {name} --hosts N'"
+        )
     if state.get("status") != "up":
-        raise UsageError(f"cluster '{name}' is not up (status {state.get('status')}); "
-                         f"remove it with 'mpiscope cluster down {name}'")
+        raise UsageError(
+            f"cluster '{name}' is not up (status {state.get('status')}); remove it with 'mpiscope cluster down {name}'"
+        )
     return state, make_plan(spec_from_json(state["spec"]))

@@ -24,12 +24,12 @@ NS_PREFIX = "mps-"
 @dataclasses.dataclass(frozen=True)
 class Host:
     index: int
-    name: str          # short name: h0, h1, ...
-    hostname: str      # UTS name: NAME-h0
-    netns: str         # network namespace: mps-NAME-h0
+    name: str  # short name: h0, h1, ...
+    hostname: str  # UTS name: NAME-h0
+    netns: str  # network namespace: mps-NAME-h0
     switch: int
     address: str
-    port: str          # the switch's port facing this host
+    port: str  # the switch's port facing this host
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,20 +41,21 @@ class Switch:
 
 @dataclasses.dataclass(frozen=True)
 class Uplink:
-    a: int             # switch indices, a < b
+    a: int  # switch indices, a < b
     b: int
-    port_a: str        # port name in switch a's namespace
+    port_a: str  # port name in switch a's namespace
     port_b: str
 
 
 @dataclasses.dataclass(frozen=True)
 class PathClass:
     """Extra treatment of packets a host receives from one other switch."""
-    hops: int          # uplinks crossed; 0 = same switch
-    source: str        # source subnet (CIDR)
+
+    hops: int  # uplinks crossed; 0 = same switch
+    source: str  # source subnet (CIDR)
     delay_ns: int
     jitter_ns: int
-    loss: float        # extra drop probability for this class (beyond the link's own)
+    loss: float  # extra drop probability for this class (beyond the link's own)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,9 +92,15 @@ class Plan:
             if hops == 0:
                 continue
             loss = 1 - (1 - up.loss) ** hops
-            classes.append(PathClass(hops, switch_subnet(sw.index),
-                                     link.delay_ns + hops * up.delay_ns,
-                                     link.jitter_ns + hops * up.jitter_ns, loss))
+            classes.append(
+                PathClass(
+                    hops,
+                    switch_subnet(sw.index),
+                    link.delay_ns + hops * up.delay_ns,
+                    link.jitter_ns + hops * up.jitter_ns,
+                    loss,
+                )
+            )
         return classes
 
     def path(self, a: Host, b: Host) -> dict:
@@ -101,10 +108,14 @@ class Plan:
         link, up = self.spec.link, self.spec.uplink or Link()
         hops = self.hops(a, b)
         rates = [r for r in [link.rate_bps] + [up.rate_bps] * hops if r is not None]
-        return {"from": a.hostname, "to": b.hostname, "uplinks": hops,
-                "delay_s": (link.delay_ns + hops * up.delay_ns) / 1e9,
-                "loss": 1 - (1 - link.loss) * (1 - up.loss) ** hops,
-                "bottleneck_rate_bps": min(rates) if rates else None}
+        return {
+            "from": a.hostname,
+            "to": b.hostname,
+            "uplinks": hops,
+            "delay_s": (link.delay_ns + hops * up.delay_ns) / 1e9,
+            "loss": 1 - (1 - link.loss) * (1 - up.loss) ** hops,
+            "bottleneck_rate_bps": min(rates) if rates else None,
+        }
 
 
 def switch_subnet(k: int) -> str:
@@ -127,15 +138,20 @@ def plan(spec: ClusterSpec) -> Plan:
     for k, count in enumerate(split_hosts(spec.hosts, spec.switches)):
         members = []
         for j in range(count):
-            h = Host(index=i, name=f"h{i}", hostname=f"{spec.name}-h{i}",
-                     netns=f"{NS_PREFIX}{spec.name}-h{i}", switch=k,
-                     address=host_address(k, j), port=f"h{i}")
+            h = Host(
+                index=i,
+                name=f"h{i}",
+                hostname=f"{spec.name}-h{i}",
+                netns=f"{NS_PREFIX}{spec.name}-h{i}",
+                switch=k,
+                address=host_address(k, j),
+                port=f"h{i}",
+            )
             hosts.append(h)
             members.append(i)
             i += 1
         switches.append(Switch(index=k, netns=f"{NS_PREFIX}{spec.name}-sw{k}", hosts=tuple(members)))
-    uplinks = tuple(Uplink(a=k, b=k + 1, port_a=f"up-sw{k + 1}", port_b=f"up-sw{k}")
-                    for k in range(spec.switches - 1))
+    uplinks = tuple(Uplink(a=k, b=k + 1, port_a=f"up-sw{k + 1}", port_b=f"up-sw{k}") for k in range(spec.switches - 1))
     for h in hosts:
         assert ipaddress.ip_address(h.address) in ALLOWED
     return Plan(spec=spec, hosts=tuple(hosts), switches=tuple(switches), uplinks=uplinks)
@@ -146,6 +162,5 @@ def ours(netns_name: str, cluster: str | None = None) -> bool:
     if cluster is None:
         return netns_name.startswith(NS_PREFIX)
     prefix = f"{NS_PREFIX}{cluster}-"
-    rest = netns_name[len(prefix):]
-    return netns_name.startswith(prefix) and (rest[:1] == "h" or rest[:2] == "sw") and \
-        rest.lstrip("hsw").isdigit()
+    rest = netns_name[len(prefix) :]
+    return netns_name.startswith(prefix) and (rest[:1] == "h" or rest[:2] == "sw") and rest.lstrip("hsw").isdigit()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from mpiscope.common.jsonable import dumps
 
 SCHEMA_VERSIONS = {
-    "show": 1,             # show --json, export --format json, run --json (and the run of sbatch --json)
+    "show": 1,  # show --json, export --format json, run --json (and the run of sbatch --json)
     "fit": 1,
     "compare": 1,
     "loggp": 1,
@@ -30,11 +30,11 @@ SCHEMA_VERSIONS = {
     "build": 1,
     "transport-probe": 1,
     "transport-advise": 1,  # with --verify also "verify" (its comparison: the compare document)
-    "profile": 1,          # profile --json, show --json of a profile run
+    "profile": 1,  # profile --json, show --json of a profile run
     "tune": 1,
-    "methods": 1,          # methods --json
-    "app": 1,              # app compare --json, show --json of an app run
-    "history": 1,          # history --json (with --check: each series' check)
+    "methods": 1,  # methods --json
+    "app": 1,  # app compare --json, show --json of an app run
+    "history": 1,  # history --json (with --check: each series' check)
 }
 
 

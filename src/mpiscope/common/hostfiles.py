@@ -14,9 +14,11 @@ from mpiscope.common.errors import UsageError
 
 # The forms a hostfile is written in (each launcher names the one it reads): what
 # users call each, and who reads it.
-FORMS = {"slots": ("Open MPI syntax", "Open MPI's mpirun reads 'HOST slots=N'"),
-         "colon": ("MPICH syntax", "MPICH's mpiexec reads 'HOST:N'"),
-         "ranks": ("Slurm's", "srun reads one 'HOST' line per rank")}
+FORMS = {
+    "slots": ("Open MPI syntax", "Open MPI's mpirun reads 'HOST slots=N'"),
+    "colon": ("MPICH syntax", "MPICH's mpiexec reads 'HOST:N'"),
+    "ranks": ("Slurm's", "srun reads one 'HOST' line per rank"),
+}
 # Open MPI keys that change nothing mpiscope decides (it never exceeds a host's slots
 # unless the ranks outnumber them all).
 IGNORED_KEYS = ("max_slots", "max-slots")
@@ -48,13 +50,17 @@ def parse(text: str, source: str = "hostfile", form=None) -> list[tuple[str, int
             if key == "slots" and eq:
                 slots = _count(value, source, lineno, raw)
             elif key not in IGNORED_KEYS or not eq:
-                raise UsageError(f"{source}:{lineno}: cannot read '{raw.strip()}': expected "
-                                 f"'HOST', 'HOST slots=N' (Open MPI) or 'HOST:N' (MPICH)")
+                raise UsageError(
+                    f"{source}:{lineno}: cannot read '{raw.strip()}': expected "
+                    f"'HOST', 'HOST slots=N' (Open MPI) or 'HOST:N' (MPICH)"
+                )
         if not host:
             raise UsageError(f"{source}:{lineno}: no host name in '{raw.strip()}'")
         if not _HOST.fullmatch(host):
-            raise UsageError(f"{source}:{lineno}: '{host}' is not a host name or address; write "
-                             f"one host a line: 'HOST', 'HOST slots=N' or 'HOST:N'")
+            raise UsageError(
+                f"{source}:{lineno}: '{host}' is not a host name or address; write "
+                f"one host a line: 'HOST', 'HOST slots=N' or 'HOST:N'"
+            )
         hosts[host] = hosts.get(host, 0) + slots
     if not hosts:
         raise UsageError(f"{source} lists no hosts")
@@ -88,8 +94,7 @@ def named_in(words, options):
 
 def _count(text, source, lineno, raw):
     if not (text.isascii() and text.isdigit()) or int(text) < 1:  # the launcher reads 0-9 only
-        raise UsageError(f"{source}:{lineno}: the slot count in '{raw.strip()}' must be a "
-                         f"positive integer")
+        raise UsageError(f"{source}:{lineno}: the slot count in '{raw.strip()}' must be a positive integer")
     return int(text)
 
 

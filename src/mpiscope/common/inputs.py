@@ -26,17 +26,21 @@ KIB = 1024
 MIB = 1024 * KIB
 
 # Size limits per kind of file: far above any real one, far below memory.
-HOSTFILE_LIMIT = 16 * MIB   # a hostfile or a pairs file: one host (pair) a line
-CONFIG_LIMIT = 1 * MIB      # a config file (TOML)
-MODEL_LIMIT = 16 * MIB      # a machine model, an application's weights
-DOCUMENT_LIMIT = 64 * MIB   # a JSON document a run or a tune wrote (context.json, tune.json)
+HOSTFILE_LIMIT = 16 * MIB  # a hostfile or a pairs file: one host (pair) a line
+CONFIG_LIMIT = 1 * MIB  # a config file (TOML)
+MODEL_LIMIT = 16 * MIB  # a machine model, an application's weights
+DOCUMENT_LIMIT = 64 * MIB  # a JSON document a run or a tune wrote (context.json, tune.json)
 SCHEDULE_LIMIT = 1024 * MIB  # a simulator schedule (GOAL binary): large by nature
 RAW_LIMIT = 16 * 1024 * MIB  # an engine's raw file: every sample of one rank
-MAX_DEPTH = 200             # nesting of JSON arrays/objects or TOML arrays/tables
+MAX_DEPTH = 200  # nesting of JSON arrays/objects or TOML arrays/tables
 
-_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)",
-          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-          stat.S_IFSOCK: "a socket"}
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 
 
 class InputError(UsageError):
@@ -128,13 +132,16 @@ def read_text(path, limit, what="", hint="give a text file", missing_ok=False):
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        _fail(path, what, f"is not UTF-8 text (byte {e.start} is {data[e.start:e.start + 1]!r}: "
-              "a binary file?)", hint)
+        _fail(
+            path, what, f"is not UTF-8 text (byte {e.start} is {data[e.start : e.start + 1]!r}: a binary file?)", hint
+        )
 
 
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
-_TOML_TOKENS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''
-                          r'|#[^\n]*|[\[\]{}]')
+_TOML_TOKENS = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''
+    r"|#[^\n]*|[\[\]{}]"
+)
 
 
 def nested_deeper(text, limit=MAX_DEPTH, tokens=_JSON_TOKENS) -> bool:
@@ -187,8 +194,9 @@ def read_toml(path, limit=CONFIG_LIMIT, what="", hint="give a TOML file"):
         _fail(path, what, f"is nested more than {MAX_DEPTH} levels deep", hint)
 
 
-def read_parquet(path, what="", hint="the file is damaged: restore it from a copy, or measure "
-                 "again", columns=None, missing_ok=False):
+def read_parquet(
+    path, what="", hint="the file is damaged: restore it from a copy, or measure again", columns=None, missing_ok=False
+):
     """The Parquet table in `path` (a pyarrow.Table), after a check that it is
     a regular file (pyarrow would block on a FIFO). A file that is cut, empty,
     replaced by another format, a directory, unreadable or otherwise not
@@ -206,8 +214,7 @@ def read_parquet(path, what="", hint="the file is damaged: restore it from a cop
         _fail(path, what, f"cannot be read as Parquet ({_first_line(e)})", hint)
 
 
-def parquet_metadata(path, what="", hint="the file is damaged: restore it from a copy, or "
-                     "measure again"):
+def parquet_metadata(path, what="", hint="the file is damaged: restore it from a copy, or measure again"):
     """The key/value metadata of the Parquet file `path` ({} when it has none),
     with the checks of read_parquet."""
     regular_file(path, what, hint)
@@ -222,7 +229,7 @@ def parquet_metadata(path, what="", hint="the file is damaged: restore it from a
 
 def _first_line(exc):
     text = str(exc).strip()
-    return (text.splitlines()[0][:200] if text else type(exc).__name__)
+    return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
 def is_regular(path) -> bool:
@@ -236,10 +243,8 @@ def is_regular(path) -> bool:
 def open_regular_append(path):
     """A file object appending to `path`, created when missing; OSError (ENXIO-like)
     when `path` is anything but a regular file, without blocking on a FIFO."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY |
-                 os.O_CLOEXEC, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, 0o644)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return os.fdopen(fd, "a")
-

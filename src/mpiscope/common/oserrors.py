@@ -15,8 +15,10 @@ _WORDS = {
     errno.EDQUOT: "the disk quota is exhausted; free space or write somewhere else",
     errno.ELOOP: "symbolic links loop (or nest too deep); give a path that resolves",
     errno.ENAMETOOLONG: "the path is too long; give a shorter one",
-    errno.ENXIO: ("no process has it open for reading (a FIFO without a reader, or a device that is absent); "
-                  "start the reader first"),
+    errno.ENXIO: (
+        "no process has it open for reading (a FIFO without a reader, or a device that is absent); "
+        "start the reader first"
+    ),
     errno.EBUSY: "it is busy; try again when the program using it is done",
     errno.ETXTBSY: "it is a program that is running; give another path",
     errno.EIO: "an input/output error of the device; check the disk",

@@ -10,10 +10,21 @@ import re
 from mpiscope.common.errors import UsageError
 
 MAX_SIZE = 2**31 - 1  # MPI counts are C ints
-MAX_SIZES = 10_000    # sizes of one list: each is a series to measure; more is a typing error
+MAX_SIZES = 10_000  # sizes of one list: each is a series to measure; more is a typing error
 MAX_STEPS = 1_000_000  # steps of a multiplying range walked to find its sizes
-_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2,
-          "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3}
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 1024,
+    "KB": 1024,
+    "KIB": 1024,
+    "M": 1024**2,
+    "MB": 1024**2,
+    "MIB": 1024**2,
+    "G": 1024**3,
+    "GB": 1024**3,
+    "GIB": 1024**3,
+}
 _SIZE = re.compile(r"^\s*(\d+)\s*([A-Za-z]*)\s*$")
 _HELP = "use byte counts with units B/K/M/G, lists (1,8,1K) and ranges (1-4M:x2 or 0-64:+8)"
 
@@ -34,8 +45,9 @@ def parse_size_option(name, text, minimum=0) -> int:
     try:
         value = parse_size(str(text))
     except UsageError:
-        raise UsageError(f"{name} '{text}' is not a size: write bytes with an optional unit "
-                         "B/K/M/G, e.g. 8, 64K, 4M") from None
+        raise UsageError(
+            f"{name} '{text}' is not a size: write bytes with an optional unit B/K/M/G, e.g. 8, 64K, 4M"
+        ) from None
     if value < minimum:
         raise UsageError(f"{name} must be at least {minimum} byte{'s' if minimum != 1 else ''}")
     return value
@@ -45,8 +57,7 @@ def _expand_range(item):
     span, _, step = item.partition(":")
     lo_text, _, hi_text = span.partition("-")
     if not lo_text.strip() or not hi_text.strip():
-        raise UsageError(f"--sizes: '{item}' is neither a size nor a range LO-HI (sizes are "
-                         f"never negative); {_HELP}")
+        raise UsageError(f"--sizes: '{item}' is neither a size nor a range LO-HI (sizes are never negative); {_HELP}")
     lo, hi = parse_size(lo_text), parse_size(hi_text)
     if lo > hi:
         raise UsageError(f"--sizes: range '{item}' runs backwards; write the smaller size first")
@@ -61,8 +72,7 @@ def _expand_range(item):
         steps = math.floor(math.log(hi / lo) / math.log(factor)) + 1
         _bounded(item, min(steps, hi - lo + 1), "up to ")
         if steps > MAX_STEPS:
-            raise UsageError(f"--sizes: '{item}' takes {steps:,} steps of x{step[1:]}; use a larger "
-                             "factor")
+            raise UsageError(f"--sizes: '{item}' takes {steps:,} steps of x{step[1:]}; use a larger factor")
         sizes, s = [], float(lo)
         while round(s) <= hi:
             if not sizes or round(s) != sizes[-1]:
@@ -77,8 +87,10 @@ def _expand_range(item):
 
 def _bounded(what, n, about=""):
     if n > MAX_SIZES:
-        raise UsageError(f"--sizes: '{what}' gives {about}{n:,} sizes, more than the {MAX_SIZES:,} "
-                         "one list may hold; use a larger step or fewer sizes")
+        raise UsageError(
+            f"--sizes: '{what}' gives {about}{n:,} sizes, more than the {MAX_SIZES:,} "
+            "one list may hold; use a larger step or fewer sizes"
+        )
 
 
 def parse_sizes(text):

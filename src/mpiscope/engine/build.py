@@ -42,8 +42,7 @@ def make(mpi, *targets) -> Path:
     out = build_dir(mpi)
     result = run_make(ENGINE_SRC, out, f"MPICC={mpi.wrapper}", *targets)
     if result.returncode != 0:
-        raise BuildFailed(f"building the engine with {mpi.wrapper} ({mpi.name}) failed:\n"
-                          f"{result.stderr[-3000:]}")
+        raise BuildFailed(f"building the engine with {mpi.wrapper} ({mpi.name}) failed:\n{result.stderr[-3000:]}")
     return out
 
 
@@ -55,12 +54,13 @@ def ensure_engine(mpi) -> Path:
     binary = engine_path(mpi)
     first = not binary.exists()
     if first:
-        sys.stderr.write(f"mpiscope: building the engine for {mpi.name} ({mpi.wrapper}) into "
-                         f"{binary.parent}; once per MPI, this takes some seconds\n")
+        sys.stderr.write(
+            f"mpiscope: building the engine for {mpi.name} ({mpi.wrapper}) into "
+            f"{binary.parent}; once per MPI, this takes some seconds\n"
+        )
         sys.stderr.flush()
     started = time.monotonic()
     make(mpi)
     if first:
         sys.stderr.write(f"mpiscope: engine built in {time.monotonic() - started:.0f} s\n")
     return binary
-

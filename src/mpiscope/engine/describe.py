@@ -38,6 +38,7 @@ class Method:
     """A peer's measurement method (`run --methods`), or a reference series
     of the attribution; `benchmarks`: benchmark -> how the method times it
     (timing, start, root, cache, ranks: native/engine/methods/method.h)."""
+
     name: str
     tool: str
     reference: bool
@@ -46,9 +47,9 @@ class Method:
 
 @dataclass(frozen=True)
 class Description:
-    benchmarks: dict     # name -> Benchmark, in the engine's registry order
-    algorithms: dict     # collective benchmark -> (names of our own algorithms…), registry order
-    rules: dict          # sample rule -> what one sample is
+    benchmarks: dict  # name -> Benchmark, in the engine's registry order
+    algorithms: dict  # collective benchmark -> (names of our own algorithms…), registry order
+    rules: dict  # sample rule -> what one sample is
     raw_schema_version: int
     methods: dict = field(default_factory=dict)  # name -> Method, in the engine's registry order
 
@@ -60,12 +61,22 @@ def parse(doc: dict) -> Description:
     benches = {}
     for b in doc["benchmarks"]:
         benches[b["name"]] = Benchmark(
-            b["name"], b["pattern"], b["rule"], b["unit"], int(b["min_ranks"]), bool(b["sizeless"]),
-            b["pairing"], bool(b["collective"]), tuple(b.get("variants") or ("mpi",)),
-            b.get("variant_option"))
+            b["name"],
+            b["pattern"],
+            b["rule"],
+            b["unit"],
+            int(b["min_ranks"]),
+            bool(b["sizeless"]),
+            b["pairing"],
+            bool(b["collective"]),
+            tuple(b.get("variants") or ("mpi",)),
+            b.get("variant_option"),
+        )
     algos = {c["bench"]: tuple(a["name"] for a in c["algorithms"]) for c in doc.get("collectives", [])}
-    methods = {m["name"]: Method(m["name"], m["tool"], bool(m["reference"]), dict(m["benchmarks"]))
-               for m in doc.get("methods", [])}
+    methods = {
+        m["name"]: Method(m["name"], m["tool"], bool(m["reference"]), dict(m["benchmarks"]))
+        for m in doc.get("methods", [])
+    }
     return Description(benches, algos, dict(doc.get("rules", {})), int(doc["raw_schema_version"]), methods)
 
 

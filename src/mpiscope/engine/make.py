@@ -22,8 +22,9 @@ def make(source: Path, build: Path, *args) -> subprocess.CompletedProcess:
     jobs = str(len(os.sched_getaffinity(0)))
     with open(build / LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        made = subprocess.run(["make", "-s", "-j", jobs, "-C", str(source), f"BUILD={build}", *args],
-                              capture_output=True, text=True)
+        made = subprocess.run(
+            ["make", "-s", "-j", jobs, "-C", str(source), f"BUILD={build}", *args], capture_output=True, text=True
+        )
         if made.returncode != 0 and created and not _built_anything(build):
             shutil.rmtree(build, ignore_errors=True)
     return made

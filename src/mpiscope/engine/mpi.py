@@ -31,12 +31,12 @@ ENV_VAR = "MPISCOPE_MPICC"
 
 @dataclass(frozen=True)
 class Installation:
-    wrapper: str        # absolute path of the compiler wrapper
-    show: str           # what the wrapper runs (its -show output)
+    wrapper: str  # absolute path of the compiler wrapper
+    show: str  # what the wrapper runs (its -show output)
     implementation: str  # open-mpi | mpich | intel-mpi (from mpi.h's macros)
-    version: str        # the implementation's version, as the library reports it
-    standard: str       # MPI standard version the library implements
-    library: str        # MPI_Get_library_version, as the library says it
+    version: str  # the implementation's version, as the library reports it
+    standard: str  # MPI standard version the library implements
+    library: str  # MPI_Get_library_version, as the library says it
     launcher: str | None  # mpirun / mpiexec beside the wrapper
 
     @property
@@ -67,25 +67,33 @@ def find_mpi(mpicc: str | None = None, mpi: str | None = None) -> Installation:
     if mpi:
         debian = {lib.key: lib for lib in mpilibs.LIBRARIES if lib.debian_wrapper}
         if mpi not in debian:
-            raise UsageError(f"--mpi must be one of {', '.join(debian)}, got '{mpi}' "
-                             f"(for any other MPI give its compiler wrapper with --mpicc PATH)")
+            raise UsageError(
+                f"--mpi must be one of {', '.join(debian)}, got '{mpi}' "
+                f"(for any other MPI give its compiler wrapper with --mpicc PATH)"
+            )
         wrapper = debian[mpi].debian_wrapper
         if shutil.which(wrapper) is None:
-            raise UsageError(f"the {mpi} compiler wrapper {wrapper} is not installed; "
-                             f"run 'make setup' or apt-get install {debian[mpi].apt_packages}")
+            raise UsageError(
+                f"the {mpi} compiler wrapper {wrapper} is not installed; "
+                f"run 'make setup' or apt-get install {debian[mpi].apt_packages}"
+            )
         return identify(os.path.abspath(shutil.which(wrapper)))
     if mpicc or os.environ.get(ENV_VAR):
         given, source = (mpicc, "--mpicc") if mpicc else (os.environ[ENV_VAR], ENV_VAR)
         found = shutil.which(given)
         if found is None:
-            raise UsageError(f"{source}: compiler wrapper '{given}' was not found or is not executable; "
-                             f"give the path of your MPI's mpicc")
+            raise UsageError(
+                f"{source}: compiler wrapper '{given}' was not found or is not executable; "
+                f"give the path of your MPI's mpicc"
+            )
         return identify(os.path.abspath(found))
     for name in (*(lib.debian_wrapper for lib in mpilibs.LIBRARIES if lib.debian_wrapper), "mpicc"):
         if shutil.which(name):
             return identify(os.path.abspath(shutil.which(name)))
-    raise UsageError("no MPI compiler wrapper found (mpicc.openmpi, mpicc.mpich or mpicc on PATH); "
-                     "install an MPI ('make setup' installs Debian's) or name one with --mpicc PATH")
+    raise UsageError(
+        "no MPI compiler wrapper found (mpicc.openmpi, mpicc.mpich or mpicc on PATH); "
+        "install an MPI ('make setup' installs Debian's) or name one with --mpicc PATH"
+    )
 
 
 def is_debian(mpi: Installation) -> bool:
@@ -102,11 +110,14 @@ def identify(wrapper: str) -> Installation:
     implementation, version, standard, library = _probe(wrapper, show)
     lib = mpilibs.by_implementation(implementation)
     if lib is None:
-        raise UsageError(f"{wrapper} builds against an MPI that is neither Open MPI nor MPICH-derived "
-                         f"({library.splitlines()[0] if library else 'no version'}); mpiscope knows how "
-                         f"to launch those two families")
-    return Installation(wrapper, show, implementation, version, standard, library,
-               find_launcher(wrapper, lib.launcher_family))
+        raise UsageError(
+            f"{wrapper} builds against an MPI that is neither Open MPI nor MPICH-derived "
+            f"({library.splitlines()[0] if library else 'no version'}); mpiscope knows how "
+            f"to launch those two families"
+        )
+    return Installation(
+        wrapper, show, implementation, version, standard, library, find_launcher(wrapper, lib.launcher_family)
+    )
 
 
 def _show(wrapper: str) -> str:
@@ -121,8 +132,10 @@ def _show(wrapper: str) -> str:
         if p.returncode == 0 and p.stdout.strip() and p.stdout.strip() != flag:  # echo: no compiler
             return p.stdout.strip()
         errors.append(f"{flag}: {(p.stderr or p.stdout).strip()[:300]}")
-    raise UsageError(f"{wrapper} is not an MPI compiler wrapper (neither -show nor -showme "
-                     f"printed its compile line: {'; '.join(errors)})")
+    raise UsageError(
+        f"{wrapper} is not an MPI compiler wrapper (neither -show nor -showme "
+        f"printed its compile line: {'; '.join(errors)})"
+    )
 
 
 def _probe(wrapper: str, show: str):
@@ -134,16 +147,21 @@ def _probe(wrapper: str, show: str):
     binary = out / "mpi-identity"
     made = make(source_dir("engine"), out, f"MPICC={wrapper}", "identity")
     if made.returncode != 0:
-        raise UsageError(f"{wrapper} cannot compile a small MPI program; is its MPI installed "
-                         f"completely (headers, libraries, C compiler)?\n{made.stderr[-2000:]}")
+        raise UsageError(
+            f"{wrapper} cannot compile a small MPI program; is its MPI installed "
+            f"completely (headers, libraries, C compiler)?\n{made.stderr[-2000:]}"
+        )
     if not binary.is_file():  # the "compiler" succeeded without compiling
-        raise UsageError(f"{wrapper} is not an MPI compiler: it exited with success but built no "
-                         "program; give the MPI's mpicc with --mpicc")
+        raise UsageError(
+            f"{wrapper} is not an MPI compiler: it exited with success but built no "
+            "program; give the MPI's mpicc with --mpicc"
+        )
     p = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
     lines = p.stdout.split("\n", 3)
     if p.returncode != 0 or len(lines) < 4:
-        raise UsageError(f"a program built with {wrapper} does not run (exit {p.returncode}): "
-                         f"{p.stderr.strip()[-1000:]}")
+        raise UsageError(
+            f"a program built with {wrapper} does not run (exit {p.returncode}): {p.stderr.strip()[-1000:]}"
+        )
     implementation, header, standard, library = (line.strip() for line in lines)
     number = re.search(r"\d+(?:\.\d+)+", library)
     return implementation, number.group(0) if number else (header or "unknown"), standard, library
@@ -162,7 +180,7 @@ def find_launcher(wrapper: str, launcher_family: str) -> str | None:
         path = path.parent / os.readlink(path)
     named = [link for link in chain if link.name.startswith("mpicc")] or chain[:1]
     for link in reversed(named):
-        suffix = link.name[len("mpicc"):] if link.name.startswith("mpicc") else ""
+        suffix = link.name[len("mpicc") :] if link.name.startswith("mpicc") else ""
         for program in mpilibs.get(launcher_family).launcher_programs:
             candidate = link.parent / f"{program}{suffix}"
             if candidate.is_file() and os.access(candidate, os.X_OK):

@@ -70,8 +70,11 @@ def differences(before: dict, after: dict) -> list[Difference]:
     """What differs from the context `before` to `after`, in a stable order;
     a field only one of them stored shows as unknown on the other side."""
     a, b = fields(before), fields(after)
-    return [Difference(k, a.get(k, _absent(before, k)), b.get(k, _absent(after, k)))
-            for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+    return [
+        Difference(k, a.get(k, _absent(before, k)), b.get(k, _absent(after, k)))
+        for k in dict.fromkeys([*a, *b])
+        if a.get(k) != b.get(k)
+    ]
 
 
 def _absent(context, what) -> str:

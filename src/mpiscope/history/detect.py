@@ -22,7 +22,7 @@ import numpy as np
 from mpiscope.stats.summary import median_ci_ranks
 
 SLOWER, FASTER = "slower", "faster"
-MIN_SEGMENT = 2   # runs on each side of a change point: one odd night is not a change
+MIN_SEGMENT = 2  # runs on each side of a change point: one odd night is not a change
 
 
 @dataclass(frozen=True)
@@ -47,16 +47,21 @@ class Step:
     step: float
     low: float
     high: float
-    direction: str        # slower or faster (times that grow, bandwidths that shrink: slower)
+    direction: str  # slower or faster (times that grow, bandwidths that shrink: slower)
 
     def beyond(self, threshold) -> bool:
         """The whole interval of the step beyond ±threshold."""
         return self.low > threshold or self.high < -threshold
 
     def to_dict(self) -> dict:
-        return {"step": self.step, "step_low": self.low, "step_high": self.high,
-                "direction": self.direction, "before": self.before.to_dict(),
-                "after": self.after.to_dict()}
+        return {
+            "step": self.step,
+            "step_low": self.low,
+            "step_high": self.high,
+            "direction": self.direction,
+            "before": self.before.to_dict(),
+            "after": self.after.to_dict(),
+        }
 
 
 def level(medians, lows, highs) -> Level:
@@ -77,8 +82,12 @@ def level(medians, lows, highs) -> Level:
         return Level(center, float(lows[0]), float(highs[0]), 1)
     shrink = (1.0 if n <= 2 else math.sqrt(math.pi / 2)) / math.sqrt(n)
     below, above = _typical(medians, lows, highs)
-    return Level(center, min(float(m[j - 1]), center * math.exp(-below * shrink)),
-                 max(float(m[k - 1]), center * math.exp(above * shrink)), n)
+    return Level(
+        center,
+        min(float(m[j - 1]), center * math.exp(-below * shrink)),
+        max(float(m[k - 1]), center * math.exp(above * shrink)),
+        n,
+    )
 
 
 def _typical(medians, lows, highs) -> tuple[float, float]:
@@ -98,10 +107,8 @@ def step(before: Level, after: Level, unit="s") -> Step:
     of two intervals' overlap, which rejects far less often than its level
     says: Schenker and Gentleman 2001)."""
     ratio = after.median / before.median - 1.0
-    low = (ratio + 1.0) * math.exp(-_spread(_over(after.median, after.low),
-                                            _over(before.high, before.median))) - 1.0
-    high = (ratio + 1.0) * math.exp(_spread(_over(after.high, after.median),
-                                           _over(before.median, before.low))) - 1.0
+    low = (ratio + 1.0) * math.exp(-_spread(_over(after.median, after.low), _over(before.high, before.median))) - 1.0
+    high = (ratio + 1.0) * math.exp(_spread(_over(after.high, after.median), _over(before.median, before.low))) - 1.0
     grew = ratio > 0
     slower = grew if unit == "s" else not grew
     return Step(before, after, ratio, low, high, SLOWER if slower else FASTER)
@@ -159,8 +166,7 @@ def _pelt_l2():
 
     name = "ruptures.detection._detection.ekcpd"
     try:
-        where = os.path.join(os.path.dirname(importlib.util.find_spec("ruptures").origin),
-                             "detection", "_detection")
+        where = os.path.join(os.path.dirname(importlib.util.find_spec("ruptures").origin), "detection", "_detection")
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             if os.path.exists(os.path.join(where, "ekcpd" + suffix)):
                 spec = importlib.util.spec_from_file_location(name, os.path.join(where, "ekcpd" + suffix))
@@ -169,7 +175,7 @@ def _pelt_l2():
                 return module.ekcpd_pelt_L2
     except (ImportError, AttributeError, OSError, TypeError):
         pass
-    from ruptures.detection._detection.ekcpd import ekcpd_pelt_L2   # another layout: the package
+    from ruptures.detection._detection.ekcpd import ekcpd_pelt_L2  # another layout: the package
 
     return ekcpd_pelt_L2
 
@@ -191,9 +197,16 @@ def change_points(medians, lows, highs, unit="s", threshold=0.02) -> list[tuple[
         # to the L2 cost PELT minimised (backward elimination), so a failing step that is
         # real keeps its place while the odd nights around it are merged away.
         bounds = [0, *cuts, len(m)]
-        del cuts[min(failing, key=lambda i: _l2(sums, squares, bounds[i], bounds[i + 2])
-                     - _l2(sums, squares, bounds[i], bounds[i + 1])
-                     - _l2(sums, squares, bounds[i + 1], bounds[i + 2]))]
+        del cuts[
+            min(
+                failing,
+                key=lambda i: (
+                    _l2(sums, squares, bounds[i], bounds[i + 2])
+                    - _l2(sums, squares, bounds[i], bounds[i + 1])
+                    - _l2(sums, squares, bounds[i + 1], bounds[i + 2])
+                ),
+            )
+        ]
     return []
 
 

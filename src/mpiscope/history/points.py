@@ -13,28 +13,28 @@ from datetime import datetime
 from mpiscope.store import catalog
 
 
-KINDS = ("measurement", "imported")   # runs with medians: measured, or imported (mpiscope import)
+KINDS = ("measurement", "imported")  # runs with medians: measured, or imported (mpiscope import)
 
 
-@dataclass(slots=True)   # not frozen: a history of 10,000 runs makes 40,000 and more
+@dataclass(slots=True)  # not frozen: a history of 10,000 runs makes 40,000 and more
 class Point:
     """One run's median of one series (not to be changed once made)."""
 
     run_id: str
-    created: str          # ISO 8601, as the run stored it
+    created: str  # ISO 8601, as the run stored it
     label: str | None
     path: str
-    context: dict         # the fields of context.json history reads (history_fields.history_context),
-                          # with `hosts` from its samples when absent
+    context: dict  # the fields of context.json history reads (history_fields.history_context),
+    # with `hosts` from its samples when absent
     bench: str
     algo: str
     size: int
-    unit: str             # "s", or "B/s" for bandwidths
+    unit: str  # "s", or "B/s" for bandwidths
     median: float
     ci_low: float
     ci_high: float
     n: int
-    when: datetime        # `created` as a time, without its zone (timestamp())
+    when: datetime  # `created` as a time, without its zone (timestamp())
 
 
 def timestamp(text) -> datetime:
@@ -66,14 +66,17 @@ def _run_points(entry, context, when) -> list[Point]:
         medians, context = _from_samples(entry["path"], context)
     elif context.get("hosts") is None:
         context = {**context, "hosts": _stored_hosts(entry["path"])}
-    return [Point(entry["run_id"], entry["created"] or "", entry.get("label"), entry["path"], context,
-                  *m, when) for m in medians]  # type: ignore[call-arg]  # m: a stored row
+    # m: a stored row (bench, algo, size, unit, median, ci_low, ci_high, n)
+    return [
+        Point(entry["run_id"], entry["created"] or "", entry.get("label"), entry["path"], context, *m, when)  # type: ignore[call-arg]
+        for m in medians
+    ]
 
 
 def _from_samples(path, context):
     """Median rows (as history_fields.median_row makes them) and the hosts, from the run's samples.parquet."""
     from mpiscope.common.errors import UsageError
-    from mpiscope.stats import quality   # here: runs that stored their medians never need it
+    from mpiscope.stats import quality  # here: runs that stored their medians never need it
     from mpiscope.store.history_fields import median_row
     from mpiscope.store.ingest import load
     from mpiscope.store.series import all_series_samples

@@ -26,11 +26,11 @@ WHERE_KEYS = ("bench", "size", "np", "label", "mpi", "machine", "since", "until"
 
 @dataclass(frozen=True, order=True)
 class SeriesKey:
-    bench: str            # benchmark, /variant for our own algorithms
+    bench: str  # benchmark, /variant for our own algorithms
     size: int
     machine: str
     nodes: int
-    ppn: str              # ranks per node ("1-4" when nodes differ)
+    ppn: str  # ranks per node ("1-4" when nodes differ)
     mpi: str
     method: str
     start: str
@@ -40,8 +40,10 @@ class SeriesKey:
         return f"{self.bench} {format_size(self.size)} B"
 
     def where(self) -> str:
-        return (f"{self.machine}, {self.nodes} node{'s' if self.nodes != 1 else ''} × {self.ppn} "
-                f"rank{'s' if self.ppn != '1' else ''}, {self.mpi}, {self.method}, sync {self.start}")
+        return (
+            f"{self.machine}, {self.nodes} node{'s' if self.nodes != 1 else ''} × {self.ppn} "
+            f"rank{'s' if self.ppn != '1' else ''}, {self.mpi}, {self.method}, sync {self.start}"
+        )
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -50,16 +52,19 @@ class SeriesKey:
 @dataclass
 class Series:
     key: SeriesKey
-    points: list = field(default_factory=list)   # oldest first
+    points: list = field(default_factory=list)  # oldest first
 
 
 def machine_of(context) -> str:
     plan = context.get("plan") or {}
     if plan.get("cluster"):
         return f"cluster {plan['cluster']}"
-    return ((context.get("env") or {}).get("SLURM_CLUSTER_NAME")
-            or (context.get("writer") or {}).get("host")
-            or (context.get("machine") or {}).get("host") or UNKNOWN)
+    return (
+        (context.get("env") or {}).get("SLURM_CLUSTER_NAME")
+        or (context.get("writer") or {}).get("host")
+        or (context.get("machine") or {}).get("host")
+        or UNKNOWN
+    )
 
 
 def _nodes(context):
@@ -68,7 +73,7 @@ def _nodes(context):
         counts = sorted(set(hosts.values()))
         ppn = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
         return len(hosts), ppn
-    nodes, np = context.get("nodes"), context.get("np")   # an imported run's, as the options gave them
+    nodes, np = context.get("nodes"), context.get("np")  # an imported run's, as the options gave them
     if isinstance(nodes, int) and isinstance(np, int) and nodes > 0 and np % nodes == 0:
         return nodes, str(np // nodes)
     return 0, str(np or UNKNOWN)
@@ -83,17 +88,28 @@ def mpi_of(context, version=True) -> str:
 def key_of(p: Point, split_version=False) -> SeriesKey:
     plan = p.context.get("plan") or {}
     nodes, ppn = _nodes(p.context)
-    method = (f"timer {plan.get('timer') or UNKNOWN}, cache {plan.get('cache') or UNKNOWN}, "
-              f"{p.context.get('launcher') or UNKNOWN}")
-    if p.context.get("kind") == "imported":   # the tool it came from (imports/imported_runs.py)
+    method = (
+        f"timer {plan.get('timer') or UNKNOWN}, cache {plan.get('cache') or UNKNOWN}, "
+        f"{p.context.get('launcher') or UNKNOWN}"
+    )
+    if p.context.get("kind") == "imported":  # the tool it came from (imports/imported_runs.py)
         method = str((p.context.get("imported") or {}).get("method") or "imported")
-    return SeriesKey(bench_label(p.bench, p.algo), p.size, machine_of(p.context), nodes, ppn,
-                     mpi_of(p.context, split_version), method, str(plan.get("sync") or UNKNOWN), p.unit)
+    return SeriesKey(
+        bench_label(p.bench, p.algo),
+        p.size,
+        machine_of(p.context),
+        nodes,
+        ppn,
+        mpi_of(p.context, split_version),
+        method,
+        str(plan.get("sync") or UNKNOWN),
+        p.unit,
+    )
 
 
 def group(points, split_version=False) -> list[Series]:
     """Series of `points` (oldest first), in the order of their keys."""
-    by_run_key = {}   # runs that share a context share its key: computed once for them
+    by_run_key = {}  # runs that share a context share its key: computed once for them
     for p in points:
         by_run_key.setdefault((id(p.context), p.bench, p.algo, p.size, p.unit), []).append(p)
     by_key = {}
@@ -103,6 +119,7 @@ def group(points, split_version=False) -> list[Series]:
 
 
 # ---------------------------------------------------------------- --where
+
 
 @dataclass(frozen=True)
 class Where:
@@ -125,7 +142,7 @@ class Where:
             return machine_of(p.context) in self.values
         if k == "since":
             return p.when >= self.values[0]
-        return p.when <= self.values[0]   # until
+        return p.when <= self.values[0]  # until
 
 
 def parse_where(text) -> Where:
@@ -133,9 +150,11 @@ def parse_where(text) -> Where:
     key, eq, value = str(text).partition("=")
     key = key.strip()
     if not eq or key not in WHERE_KEYS:
-        raise UsageError(f"--where '{text}': the key must be one of {', '.join(WHERE_KEYS)}, "
-                         "written KEY=VALUE (e.g. bench=allreduce, size=64K, np=16, "
-                         "since=2026-03-01)")
+        raise UsageError(
+            f"--where '{text}': the key must be one of {', '.join(WHERE_KEYS)}, "
+            "written KEY=VALUE (e.g. bench=allreduce, size=64K, np=16, "
+            "since=2026-03-01)"
+        )
     words = [w.strip() for w in value.split(",") if w.strip()]
     if not words:
         raise UsageError(f"--where '{text}' gives no value after '='")
@@ -156,15 +175,15 @@ def _size(word, text):
     try:
         return parse_size(word)
     except UsageError:
-        raise UsageError(f"--where '{text}': '{word}' is not a size (bytes with an optional "
-                         "unit B/K/M/G, e.g. 64K)") from None
+        raise UsageError(
+            f"--where '{text}': '{word}' is not a size (bytes with an optional unit B/K/M/G, e.g. 64K)"
+        ) from None
 
 
 def _date(word, key, text) -> datetime:
     when = timestamp(word)
     if when == datetime.min:
-        raise UsageError(f"--where '{text}': '{word}' is not a date; write YYYY-MM-DD or "
-                         "YYYY-MM-DDTHH:MM")
+        raise UsageError(f"--where '{text}': '{word}' is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM")
     if key == "until" and len(word) == 10:  # a day: until its end
         when = when.replace(hour=23, minute=59, second=59)
     return when

@@ -14,30 +14,34 @@ from mpiscope.history.series import Series
 
 @dataclass(frozen=True)
 class ChangePoint:
-    index: int                    # of the first run after the change, in the series
+    index: int  # of the first run after the change, in the series
     first_after: Point
     last_before: Point
     step: Step
-    changed: tuple = ()           # Differences between last_before's and first_after's contexts
+    changed: tuple = ()  # Differences between last_before's and first_after's contexts
 
     def to_dict(self) -> dict:
-        return {"index": self.index, "first_after": self.first_after.run_id,
-                "first_after_created": self.first_after.created,
-                "last_before": self.last_before.run_id, **self.step.to_dict(),
-                "changed": [d.to_dict() for d in self.changed]}
+        return {
+            "index": self.index,
+            "first_after": self.first_after.run_id,
+            "first_after_created": self.first_after.created,
+            "last_before": self.last_before.run_id,
+            **self.step.to_dict(),
+            "changed": [d.to_dict() for d in self.changed],
+        }
 
 
 @dataclass
 class Trend:
     series: Series
-    changes: list = field(default_factory=list)   # ChangePoints, oldest first
+    changes: list = field(default_factory=list)  # ChangePoints, oldest first
 
 
 def changes_of(points, unit, threshold) -> list[ChangePoint]:
-    found = change_points([p.median for p in points], [p.ci_low for p in points],
-                          [p.ci_high for p in points], unit, threshold)
-    return [ChangePoint(i, points[i], points[i - 1], s, tuple(changed(points[i - 1], points[i])))
-            for i, s in found]
+    found = change_points(
+        [p.median for p in points], [p.ci_low for p in points], [p.ci_high for p in points], unit, threshold
+    )
+    return [ChangePoint(i, points[i], points[i - 1], s, tuple(changed(points[i - 1], points[i]))) for i, s in found]
 
 
 def changed(before: Point, after: Point) -> list[Difference]:

@@ -42,45 +42,59 @@ def parse(path, text) -> list[Log]:
             banner = BANNER.match(line)
             if banner:
                 version, facts["part"] = banner["version"].strip(), banner["part"].strip()
-            continue        # before the banner: a launcher's or a job's own lines
+            continue  # before the banner: a launcher's or a job's own lines
         words = line.split()
         if words[0] in ("#bytes", "#repetitions"):
             if bench is None or np is None:
-                fail(path, n, "a column header before '# Benchmarking …' and '# #processes = …': "
-                     "the file is cut or damaged")
+                fail(
+                    path,
+                    n,
+                    "a column header before '# Benchmarking …' and '# #processes = …': the file is cut or damaged",
+                )
             columns = words
             continue
         if line.startswith("#"):
-            if (m := FIELD.match(line)):
+            if m := FIELD.match(line):
                 if m["key"] == "Date":
                     when = _date(path, n, m["value"])
                 else:
                     facts[m["key"].lower().replace(" ", "_")] = m["value"]
-            elif (m := BENCHMARK.match(line)):
+            elif m := BENCHMARK.match(line):
                 if m["multi"]:
-                    fail(path, n, "a -multi run (several groups at once) is not imported: import "
-                         "the output of a run without -multi")
+                    fail(
+                        path,
+                        n,
+                        "a -multi run (several groups at once) is not imported: import "
+                        "the output of a run without -multi",
+                    )
                 bench, np, mode, columns = m["name"].lower(), None, None, None
-            elif (m := PROCESSES.match(line)):
+            elif m := PROCESSES.match(line):
                 np, columns = int(m["np"]), None
-            elif (m := MODE.match(line)):
+            elif m := MODE.match(line):
                 mode = m["mode"].lower()
             continue
         if columns is None:
-            fail(path, n, f"'{line[:60]}' is not IMB's: a result line outside a table (the "
-                 "file is damaged, or another program's output is mixed in)")
+            fail(
+                path,
+                n,
+                f"'{line[:60]}' is not IMB's: a result line outside a table (the "
+                "file is damaged, or another program's output is mixed in)",
+            )
         log = logs.setdefault(np, Log("imb", path, f"np {np}", version=version, when=when, np=np))
         _row(log, keys.setdefault(np, {}), bench, mode or "mpi", columns, words, n)
     if version is None:
         from mpiscope.common.errors import UsageError
 
-        raise UsageError(f"{path}: not an Intel MPI Benchmarks output (no '#    Intel(R) MPI "
-                         "Benchmarks …' banner); `mpiscope import osu` reads OSU's, "
-                         "`mpiscope import reframe` ReFrame's performance logs")
+        raise UsageError(
+            f"{path}: not an Intel MPI Benchmarks output (no '#    Intel(R) MPI "
+            "Benchmarks …' banner); `mpiscope import osu` reads OSU's, "
+            "`mpiscope import reframe` ReFrame's performance logs"
+        )
     found = [log for log in logs.values() if log.values]
     if not found:
-        fail(path, n, "the IMB output holds no result line: it ended before its first table "
-             "(see its job's error output)")
+        fail(
+            path, n, "the IMB output holds no result line: it ended before its first table (see its job's error output)"
+        )
     for log in found:
         log.facts = {**facts, **({"kernel": facts["release"]} if "release" in facts else {})}
     return found
@@ -98,8 +112,12 @@ def _row(log, keys, bench, algo, columns, words, n):
         log.notes.append(f"line {n}: {bench} at {words[0]} B: IMB printed {words[1].rstrip(';')}: left out")
         return
     if len(words) != len(columns):
-        fail(log.path, n, f"{len(words)} fields where the header names {len(columns)} "
-             f"({' '.join(columns)}): the line is cut short or damaged")
+        fail(
+            log.path,
+            n,
+            f"{len(words)} fields where the header names {len(columns)} "
+            f"({' '.join(columns)}): the line is cut short or damaged",
+        )
     printed = dict(zip(columns, words))
     size = whole(log.path, n, printed["#bytes"], "#bytes") if "#bytes" in printed else 0
     reps = whole(log.path, n, printed["#repetitions"], "#repetitions")

@@ -43,8 +43,7 @@ class Given:
 
 
 def context_of(log, digest, given: Given, run_id, argv) -> dict:
-    identity = {k: v for k, v in (("implementation", given.mpi), ("version", given.mpi_version))
-                if v}
+    identity = {k: v for k, v in (("implementation", given.mpi), ("version", given.mpi_version)) if v}
     machine = {"host": given.machine or log.machine or "unknown"}
     if log.facts.get("kernel"):
         machine["kernel"] = log.facts["kernel"]
@@ -63,11 +62,16 @@ def context_of(log, digest, given: Given, run_id, argv) -> dict:
         "nodes": log.nodes or given.nodes,
         "benches": list(dict.fromkeys(v.bench for v in log.values)),
         "machine": machine,
-        "imported": {"tool": log.tool, "version": log.version, "source": os.path.abspath(log.path),
-                     "source_sha256": digest, "part": log.part,
-                     "date_from": log.date_from,
-                     "method": ", ".join(filter(None, [f"imported {log.tool}", log.method])),
-                     "facts": dict(log.facts)},
+        "imported": {
+            "tool": log.tool,
+            "version": log.version,
+            "source": os.path.abspath(log.path),
+            "source_sha256": digest,
+            "part": log.part,
+            "date_from": log.date_from,
+            "method": ", ".join(filter(None, [f"imported {log.tool}", log.method])),
+            "facts": dict(log.facts),
+        },
     }
 
 
@@ -78,14 +82,36 @@ def new_run_id(when: datetime) -> str:
 def verdicts_of(log):
     from mpiscope.stats.quality import Verdict
 
-    return [Verdict(v.bench, v.algo, v.size, v.unit, v.reps or 1, 0, "imported", None, math.nan,
-                    median=v.value, ci_low=v.value, ci_high=v.value) for v in log.values]
+    return [
+        Verdict(
+            v.bench,
+            v.algo,
+            v.size,
+            v.unit,
+            v.reps or 1,
+            0,
+            "imported",
+            None,
+            math.nan,
+            median=v.value,
+            ci_low=v.value,
+            ci_high=v.value,
+        )
+        for v in log.values
+    ]
 
 
 def imported_doc(log) -> dict:
-    return {"format": FORMAT, "schema_version": FORMAT_VERSION, "tool": log.tool,
-            "version": log.version, "source": os.path.abspath(log.path), "part": log.part,
-            "notes": list(log.notes), "values": [v.to_dict() for v in log.values]}
+    return {
+        "format": FORMAT,
+        "schema_version": FORMAT_VERSION,
+        "tool": log.tool,
+        "version": log.version,
+        "source": os.path.abspath(log.path),
+        "part": log.part,
+        "notes": list(log.notes),
+        "values": [v.to_dict() for v in log.values],
+    }
 
 
 def read_imported(run_dir) -> dict:
@@ -96,24 +122,35 @@ def read_imported(run_dir) -> dict:
     path = Path(run_dir) / IMPORTED_FILE
     hint = "restore it from a copy, or `mpiscope runs rm` the run and import its log again"
     doc = read_json(path, hint=hint)
-    if not (isinstance(doc, dict) and doc.get("format") == FORMAT and
-            doc.get("schema_version") == FORMAT_VERSION and isinstance(doc.get("values"), list) and
-            all(_value_ok(v) for v in doc["values"])):
-        raise UsageError(f"{path} is damaged or of another version (this mpiscope reads "
-                         f"{FORMAT} version {FORMAT_VERSION}): {hint}")
+    if not (
+        isinstance(doc, dict)
+        and doc.get("format") == FORMAT
+        and doc.get("schema_version") == FORMAT_VERSION
+        and isinstance(doc.get("values"), list)
+        and all(_value_ok(v) for v in doc["values"])
+    ):
+        raise UsageError(
+            f"{path} is damaged or of another version (this mpiscope reads {FORMAT} version {FORMAT_VERSION}): {hint}"
+        )
     return doc
 
 
 def _value_ok(v) -> bool:
     def number(x, none_ok=True):
-        return (x is None and none_ok) or (isinstance(x, (int, float)) and not isinstance(x, bool)
-                                           and math.isfinite(x))
+        return (x is None and none_ok) or (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x))
 
-    return (isinstance(v, dict) and isinstance(v.get("bench"), str) and isinstance(v.get("algo"), str)
-            and isinstance(v.get("size"), int) and v.get("unit") in ("s", "B/s")
-            and number(v.get("value"), False) and isinstance(v.get("line"), int)
-            and number(v.get("min")) and number(v.get("max"))
-            and (v.get("reps") is None or isinstance(v.get("reps"), int)))
+    return (
+        isinstance(v, dict)
+        and isinstance(v.get("bench"), str)
+        and isinstance(v.get("algo"), str)
+        and isinstance(v.get("size"), int)
+        and v.get("unit") in ("s", "B/s")
+        and number(v.get("value"), False)
+        and isinstance(v.get("line"), int)
+        and number(v.get("min"))
+        and number(v.get("max"))
+        and (v.get("reps") is None or isinstance(v.get("reps"), int))
+    )
 
 
 def already_imported(out, wanted) -> dict:
@@ -138,9 +175,10 @@ def store(out, logs_with_digests, given: Given, argv) -> list[tuple]:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UsageError(f"--out {out}: cannot create it ({exc.strerror or exc}); give a "
-                         "directory you can write to") from None
-    written = []          # (log, temporary directory, final directory, context)
+        raise UsageError(
+            f"--out {out}: cannot create it ({exc.strerror or exc}); give a directory you can write to"
+        ) from None
+    written = []  # (log, temporary directory, final directory, context)
     try:
         for log, digest in logs_with_digests:
             run_id = new_run_id(log.when)
@@ -154,13 +192,15 @@ def store(out, logs_with_digests, given: Given, argv) -> list[tuple]:
     except OSError as exc:
         for _, tmp, _, _ in written:
             shutil.rmtree(tmp, ignore_errors=True)
-        raise UsageError(f"--out {out}: cannot write the imported runs there "
-                         f"({exc.strerror or exc}); nothing was imported") from None
+        raise UsageError(
+            f"--out {out}: cannot write the imported runs there ({exc.strerror or exc}); nothing was imported"
+        ) from None
     for _, tmp, final, _ in written:
         os.rename(tmp, final)
     try:  # one refresh for all of them: a perflog of years is thousands of runs
         catalog.refresh(out)
     except Exception as exc:  # noqa: BLE001 - the runs are stored; the index can wait
-        sys.stderr.write(f"mpiscope: warning: the catalog was not updated ({exc}); the next "
-                         "`mpiscope runs` adds the runs\n")
+        sys.stderr.write(
+            f"mpiscope: warning: the catalog was not updated ({exc}); the next `mpiscope runs` adds the runs\n"
+        )
     return [(log, final, context) for log, _, final, context in written]

@@ -18,24 +18,33 @@ class Value:
     """One number the tool printed, in seconds or bytes per second."""
 
     bench: str
-    algo: str             # "mpi", or a variant: a datatype, a device buffer, a ReFrame variable
+    algo: str  # "mpi", or a variant: a datatype, a device buffer, a ReFrame variable
     size: int
-    unit: str             # "s" or "B/s"
+    unit: str  # "s" or "B/s"
     value: float
-    line: int             # of the file, from 1
-    low: float | None = None      # the tool's own minimum and maximum (over ranks), when printed
+    line: int  # of the file, from 1
+    low: float | None = None  # the tool's own minimum and maximum (over ranks), when printed
     high: float | None = None
-    reps: int | None = None       # the repetitions behind the value, when printed
-    printed: dict = field(default_factory=dict)   # every column of the line, as printed
+    reps: int | None = None  # the repetitions behind the value, when printed
+    printed: dict = field(default_factory=dict)  # every column of the line, as printed
 
     @property
     def key(self) -> tuple:
         return (self.bench, self.algo, self.size)
 
     def to_dict(self) -> dict:
-        return {"bench": self.bench, "algo": self.algo, "size": self.size, "unit": self.unit,
-                "value": self.value, "min": self.low, "max": self.high, "reps": self.reps,
-                "line": self.line, "printed": dict(self.printed)}
+        return {
+            "bench": self.bench,
+            "algo": self.algo,
+            "size": self.size,
+            "unit": self.unit,
+            "value": self.value,
+            "min": self.low,
+            "max": self.high,
+            "reps": self.reps,
+            "line": self.line,
+            "printed": dict(self.printed),
+        }
 
 
 @dataclass
@@ -43,25 +52,29 @@ class Log:
     """One run's worth of a file: all of an OSU or ReFrame line's numbers, or
     an IMB file's numbers at one process count."""
 
-    tool: str                     # osu, imb, reframe
+    tool: str  # osu, imb, reframe
     path: str
-    part: str = ""                # which part of the file ("np 4", "line 12"); "" the whole
+    part: str = ""  # which part of the file ("np 4", "line 12"); "" the whole
     version: str | None = None
     when: datetime | None = None  # from the log itself, else from --date
-    date_from: str = "log"        # log, or how --date gave it: a date, mtime, name
+    date_from: str = "log"  # log, or how --date gave it: a date, mtime, name
     np: int | None = None
     nodes: int | None = None
     machine: str | None = None
-    method: str = ""              # what else makes numbers compare (ReFrame: the environment)
-    facts: dict = field(default_factory=dict)    # kernel, architecture, test result, ...
+    method: str = ""  # what else makes numbers compare (ReFrame: the environment)
+    facts: dict = field(default_factory=dict)  # kernel, architecture, test result, ...
     values: list = field(default_factory=list)
-    notes: list = field(default_factory=list)    # what was left out, and why
+    notes: list = field(default_factory=list)  # what was left out, and why
 
     def add(self, value: Value, keys: dict) -> None:
         """`value`, refused when the file printed its benchmark and size already."""
         if value.key in keys:
-            fail(self.path, value.line, f"{value.bench} at {value.size} B was printed already on "
-                 f"line {keys[value.key]}: give each run's output as a file of its own")
+            fail(
+                self.path,
+                value.line,
+                f"{value.bench} at {value.size} B was printed already on "
+                f"line {keys[value.key]}: give each run's output as a file of its own",
+            )
         keys[value.key] = value.line
         self.values.append(value)
 
@@ -71,10 +84,28 @@ def fail(path, line, problem) -> None:
 
 
 # Units the tools print, as factors to seconds or to bytes per second.
-TIME_UNITS = {"s": 1.0, "sec": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec": 1e-6,
-              "µs": 1e-6, "ns": 1e-9, "nsec": 1e-9}
-RATE_UNITS = {"b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "kib/s": 2.0**10,
-              "mib/s": 2.0**20, "gib/s": 2.0**30, "mbytes/sec": 1e6, "mbytes/s": 1e6}
+TIME_UNITS = {
+    "s": 1.0,
+    "sec": 1.0,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "us": 1e-6,
+    "usec": 1e-6,
+    "µs": 1e-6,
+    "ns": 1e-9,
+    "nsec": 1e-9,
+}
+RATE_UNITS = {
+    "b/s": 1.0,
+    "kb/s": 1e3,
+    "mb/s": 1e6,
+    "gb/s": 1e9,
+    "kib/s": 2.0**10,
+    "mib/s": 2.0**20,
+    "gib/s": 2.0**30,
+    "mbytes/sec": 1e6,
+    "mbytes/s": 1e6,
+}
 
 
 def unit_of(text) -> tuple[str, float] | None:
@@ -95,15 +126,22 @@ def number(path, line, text, what) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        fail(path, line, f"{what} '{text}' is not a number: the line is damaged (cut short, or "
-             "another program's output mixed in)")
+        fail(
+            path,
+            line,
+            f"{what} '{text}' is not a number: the line is damaged (cut short, or another program's output mixed in)",
+        )
     return value
 
 
 def whole(path, line, text, what) -> int:
     if not re.fullmatch(r"\d{1,15}", str(text)):
-        fail(path, line, f"{what} '{text}' is not a whole number: the line is damaged (cut "
-             "short, or another program's output mixed in)")
+        fail(
+            path,
+            line,
+            f"{what} '{text}' is not a whole number: the line is damaged (cut "
+            "short, or another program's output mixed in)",
+        )
     return int(text)
 
 

@@ -16,29 +16,39 @@ import re
 
 from mpiscope.imports.log import Log, Value, fail, number, slug, unit_of, whole
 
-TITLE = re.compile(r"^#\s*OSU MPI(?P<accel>-[A-Z]+(?: MANAGED)?)? (?P<name>.+?) Test"
-                   r"(?: v(?P<version>\S+))?\s*$")
+TITLE = re.compile(
+    r"^#\s*OSU MPI(?P<accel>-[A-Z]+(?: MANAGED)?)? (?P<name>.+?) Test"
+    r"(?: v(?P<version>\S+))?\s*$"
+)
 DATATYPE = re.compile(r"^#\s*Datatype:\s*(?P<type>\S+?)\.?\s*$")
 UNIT = re.compile(r"\(([^()]+)\)\s*$")
 # OSU's programs by title, named as mpiscope names the same operation.
-NAMES = {"Latency": "pingpong", "Bandwidth": "bw", "Bi-Directional Bandwidth": "bibw",
-         "Barrier Latency": "barrier", "Broadcast Latency": "bcast", "Reduce Latency": "reduce",
-         "Allreduce Latency": "allreduce", "Allgather Latency": "allgather",
-         "Gather Latency": "gather", "Scatter Latency": "scatter",
-         "All-to-All Personalized Exchange Latency": "alltoall",
-         "Reduce_scatter_block Latency": "reduce_scatter_block"}
-TWO_RANKS = ("pingpong", "bw", "bibw")   # programs that run on exactly two ranks
+NAMES = {
+    "Latency": "pingpong",
+    "Bandwidth": "bw",
+    "Bi-Directional Bandwidth": "bibw",
+    "Barrier Latency": "barrier",
+    "Broadcast Latency": "bcast",
+    "Reduce Latency": "reduce",
+    "Allreduce Latency": "allreduce",
+    "Allgather Latency": "allgather",
+    "Gather Latency": "gather",
+    "Scatter Latency": "scatter",
+    "All-to-All Personalized Exchange Latency": "alltoall",
+    "Reduce_scatter_block Latency": "reduce_scatter_block",
+}
+TWO_RANKS = ("pingpong", "bw", "bibw")  # programs that run on exactly two ranks
 DEFAULT_DATATYPE = "MPI_CHAR"
 
 
 def parse(path, text) -> list[Log]:
     """The file's one Log; UsageError naming the line when it is not OSU's
     output or is damaged."""
-    logs = {True: Log("osu", str(path), np=2), False: Log("osu", str(path))}   # by TWO_RANKS
+    logs = {True: Log("osu", str(path), np=2), False: Log("osu", str(path))}  # by TWO_RANKS
     keys = {}
-    program = None          # the current program: (bench, variant)
-    comments = []           # comment lines since the last table line: (line, text)
-    columns = None          # the current table's column names
+    program = None  # the current program: (bench, variant)
+    comments = []  # comment lines since the last table line: (line, text)
+    columns = None  # the current table's column names
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
@@ -49,7 +59,7 @@ def parse(path, text) -> list[Log]:
             log = logs[program[0] in TWO_RANKS]
         elif line.startswith("#"):
             if program is None:
-                continue     # before the first title: a launcher's or a job's own lines
+                continue  # before the first title: a launcher's or a job's own lines
             comments.append((n, line))
             columns = None
         elif program is None:
@@ -64,9 +74,12 @@ def parse(path, text) -> list[Log]:
         raise_foreign(path)
     found = [log for log in logs.values() if log.values]
     if not found:
-        fail(path, n, "the OSU output holds no result line: the program ended before its first "
-             "size (see its job's error output)")
-    if len(found) == 2:   # two ranks, and as many as --np says: a run each
+        fail(
+            path,
+            n,
+            "the OSU output holds no result line: the program ended before its first size (see its job's error output)",
+        )
+    if len(found) == 2:  # two ranks, and as many as --np says: a run each
         found[0].part, found[1].part = "np 2", "the other programs"
     for log in found:
         log.version = logs[True].version or logs[False].version
@@ -76,16 +89,17 @@ def parse(path, text) -> list[Log]:
 def raise_foreign(path):
     from mpiscope.common.errors import UsageError
 
-    raise UsageError(f"{path}: not an OSU Micro-Benchmarks output (no '# OSU MPI … Test' line); "
-                     "`mpiscope import imb` reads IMB's, `mpiscope import reframe` ReFrame's "
-                     "performance logs")
+    raise UsageError(
+        f"{path}: not an OSU Micro-Benchmarks output (no '# OSU MPI … Test' line); "
+        "`mpiscope import imb` reads IMB's, `mpiscope import reframe` ReFrame's "
+        "performance logs"
+    )
 
 
 def _program(logs, title, n):
     version, before = title["version"], logs[True].version or logs[False].version
     if before not in (None, version):
-        fail(logs[True].path, n, f"OSU {version} after OSU {before}: give each version's output "
-             "as a file of its own")
+        fail(logs[True].path, n, f"OSU {version} after OSU {before}: give each version's output as a file of its own")
     logs[True].version = logs[False].version = version
     name = title["name"].strip()
     accel = (title["accel"] or "").strip("-").lower().replace(" ", "_")
@@ -103,13 +117,16 @@ def _variant(accel, comments) -> str:
 def _columns(path, comments, n) -> list[str]:
     """The column names of the header: the last comment line before the table."""
     if not comments:
-        fail(path, n, "a result line without the column header before it: the file is cut or "
-             "damaged")
+        fail(path, n, "a result line without the column header before it: the file is cut or damaged")
     line_no, header = comments[-1]
     names = [c.strip() for c in re.split(r"\s{2,}", header.lstrip("#").strip()) if c.strip()]
     if not names or (names[0] != "Size" and _unit(names[0]) is None):
-        fail(path, line_no, f"'{header[:60]}' is not an OSU column header (# Size, then the "
-             "latency or bandwidth column): the file is damaged")
+        fail(
+            path,
+            line_no,
+            f"'{header[:60]}' is not an OSU column header (# Size, then the "
+            "latency or bandwidth column): the file is damaged",
+        )
     return names
 
 
@@ -121,8 +138,12 @@ def _unit(column):
 def _row(log, keys, bench, variant, columns, line, n):
     words = line.split()
     if len(words) != len(columns):
-        fail(log.path, n, f"{len(words)} fields where the header names {len(columns)} "
-             f"({', '.join(columns)}): the line is cut short or damaged")
+        fail(
+            log.path,
+            n,
+            f"{len(words)} fields where the header names {len(columns)} "
+            f"({', '.join(columns)}): the line is cut short or damaged",
+        )
     printed = dict(zip(columns, words))
     size = whole(log.path, n, words[0], "the size") if columns[0] == "Size" else 0
     first = 1 if columns[0] == "Size" else 0

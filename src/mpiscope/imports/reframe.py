@@ -35,18 +35,24 @@ def parse(path, text) -> list[Log]:
         if header is None:
             from mpiscope.common.errors import UsageError
 
-            raise UsageError(f"{path} line {n}: not a ReFrame performance log: its first line is "
-                             "not the header ReFrame 4 writes (fields such as result|"
-                             "job_completion_time|…|X_value|X_unit|…); `mpiscope import osu` and "
-                             "`mpiscope import imb` read the benchmarks' own outputs")
+            raise UsageError(
+                f"{path} line {n}: not a ReFrame performance log: its first line is "
+                "not the header ReFrame 4 writes (fields such as result|"
+                "job_completion_time|…|X_value|X_unit|…); `mpiscope import osu` and "
+                "`mpiscope import imb` read the benchmarks' own outputs"
+            )
         fields = line.split(delimiter)
         if len(fields) != len(header):
-            fail(path, n, f"{len(fields)} fields where the header names {len(header)}: the line "
-                 "is cut short or damaged")
+            fail(
+                path, n, f"{len(fields)} fields where the header names {len(header)}: the line is cut short or damaged"
+            )
         logs.append(_run(path, n, dict(zip(header, fields)), header))
     if not logs:
-        fail(path, max(1, len(text.splitlines())), "the performance log holds no run: only its "
-             "header" if header else "the file holds no line")
+        fail(
+            path,
+            max(1, len(text.splitlines())),
+            "the performance log holds no run: only its header" if header else "the file holds no line",
+        )
     return logs
 
 
@@ -54,8 +60,9 @@ def _header(line):
     """(delimiter, field names) when `line` is a header: it names X_value and X_unit."""
     for delimiter in DELIMITERS:
         names = [f.strip() for f in line.split(delimiter)]
-        if any(f.endswith("_value") and f[:-6] + "_unit" in names for f in names) and \
-                not any(_is_number(f) for f in names):
+        if any(f.endswith("_value") and f[:-6] + "_unit" in names for f in names) and not any(
+            _is_number(f) for f in names
+        ):
             return delimiter, names
     return None
 
@@ -90,8 +97,9 @@ def _run(path, n, row, header) -> Log:
             continue
         unit = unit_of(unit_text)
         if unit is None:
-            log.notes.append(f"line {n}: {name} {var} in {unit_text or 'no unit'} is neither a "
-                             "time nor a bandwidth: left out")
+            log.notes.append(
+                f"line {n}: {name} {var} in {unit_text or 'no unit'} is neither a time nor a bandwidth: left out"
+            )
             continue
         value = number(path, n, text, f"{var}_value") * unit[1]
         if value <= 0:

@@ -23,7 +23,7 @@ def resolve(bench: str, algos, algorithms: dict) -> list[str]:
         return ["mpi"]
     out = []
     for name in algos:
-        for v in (["mpi", *algorithms[bench]] if name == "all" else [name]):
+        for v in ["mpi", *algorithms[bench]] if name == "all" else [name]:
             if (v == "mpi" or v in algorithms[bench]) and v not in out:
                 out.append(v)
     return out or ["mpi"]
@@ -38,14 +38,17 @@ def parse_algos(text, benches, algorithms: dict) -> list[str]:
         raise UsageError("--algo expects a comma list of algorithm names, mpi or all")
     colls = [b for b in benches if b in algorithms]
     if not colls and any(n != "mpi" for n in names):
-        raise UsageError(f"--algo applies to {', '.join(algorithms)}; none of the benchmarks "
-                         f"asked for ({', '.join(benches)}) has algorithms of its own")
+        raise UsageError(
+            f"--algo applies to {', '.join(algorithms)}; none of the benchmarks "
+            f"asked for ({', '.join(benches)}) has algorithms of its own"
+        )
     for name in names:
         if name in ("all", "mpi") or any(name in algorithms[b] for b in colls):
             continue
         valid = "; ".join(f"{b}: {', '.join(algorithms[b])}" for b in colls)
-        raise UsageError(f"--algo {name}: no benchmark asked for has an algorithm '{name}'; "
-                         f"valid: mpi, all, or for {valid}")
+        raise UsageError(
+            f"--algo {name}: no benchmark asked for has an algorithm '{name}'; valid: mpi, all, or for {valid}"
+        )
     return list(dict.fromkeys(names))
 
 
@@ -59,10 +62,11 @@ def plan_fields(request, benches, algorithms: dict) -> dict:
     trace = bool(request.trace)
     algo_variants = {b: resolve(b, algos, algorithms) for b in benches if b in algorithms}
     if trace and not any(v != "mpi" for vs in algo_variants.values() for v in vs):
-        raise UsageError("--trace records the messages of our own algorithms: choose some with "
-                         "--algo (e.g. --algo ring or --algo all)")
-    return {"algos": algos, "segment": segment, "trace": trace,
-            "algo_variants": algo_variants if algos else None}
+        raise UsageError(
+            "--trace records the messages of our own algorithms: choose some with "
+            "--algo (e.g. --algo ring or --algo all)"
+        )
+    return {"algos": algos, "segment": segment, "trace": trace, "algo_variants": algo_variants if algos else None}
 
 
 def engine_args(plan) -> list[str]:

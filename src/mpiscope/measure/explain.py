@@ -6,8 +6,10 @@ import re
 
 # Lines a launcher adds about its own messages, not about the failure (Open MPI
 # aggregates repeated help messages and says how to see them all).
-_BOILERPLATE = re.compile(r"more process(es)? ha(s|ve) sent help message|orte_base_help_aggregate|"
-                          r"see all help / error messages|^\s*$")
+_BOILERPLATE = re.compile(
+    r"more process(es)? ha(s|ve) sent help message|orte_base_help_aggregate|"
+    r"see all help / error messages|^\s*$"
+)
 WHY_CHARS = 300
 
 
@@ -31,4 +33,4 @@ def explanation(stderr):
             continue
         paragraph.append(line)
     why = " ".join(paragraph) or "no message"
-    return why if len(why) <= WHY_CHARS else why[:WHY_CHARS - 1] + "…"
+    return why if len(why) <= WHY_CHARS else why[: WHY_CHARS - 1] + "…"

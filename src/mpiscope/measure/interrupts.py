@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 
+
 class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM while a run measures: stop the launch, store the run as failed."""
 
@@ -27,8 +28,9 @@ class Signals:
         self.received.append(name)
         if len(self.received) == 1 and not self.storing:
             raise Interrupted(name)
-        sys.stderr.write(f"mpiscope: {name}: storing what was measured first (SIGKILL stops "
-                         "at once and leaves the run unfinished)\n")
+        sys.stderr.write(
+            f"mpiscope: {name}: storing what was measured first (SIGKILL stops at once and leaves the run unfinished)\n"
+        )
 
 
 @contextlib.contextmanager

@@ -28,6 +28,7 @@ FINALIZE_GRACE_S = 60.0
 
 class Srun(Launcher):
     """Slurm's srun, with the library's PMI plugin (`srun --mpi=list` shows what Slurm has)."""
+
     name = "srun"
     hostfile_form = "ranks"
     binding_options = ("--cpu-bind", "--cpu_bind")
@@ -78,8 +79,20 @@ def launch_env(launcher_family, base=None):
     return env
 
 
-def command(*, launcher_family, launcher, np, engine, engine_args, hostfile=None, oversubscribe=False,
-            mpirun=None, nodes=None, ppn=None, launcher_args=()):
+def command(
+    *,
+    launcher_family,
+    launcher,
+    np,
+    engine,
+    engine_args,
+    hostfile=None,
+    oversubscribe=False,
+    mpirun=None,
+    nodes=None,
+    ppn=None,
+    launcher_args=(),
+):
     """The full argv that starts `np` engine ranks.
 
     `hostfile` is already in the launcher's syntax; `nodes` and `ppn` become the
@@ -90,9 +103,17 @@ def command(*, launcher_family, launcher, np, engine, engine_args, hostfile=None
     """
     kind = launcher_of(launcher_family, launcher)
     user = list(launcher_args)
-    cmd = kind.command(program=mpirun, library=mpilibs.get(launcher_family), np=np, hostfile=hostfile,
-                       nodes=nodes, ppn=ppn, oversubscribe=oversubscribe,
-                       binds=not gives(user, kind.binding_options), user=user)
+    cmd = kind.command(
+        program=mpirun,
+        library=mpilibs.get(launcher_family),
+        np=np,
+        hostfile=hostfile,
+        nodes=nodes,
+        ppn=ppn,
+        oversubscribe=oversubscribe,
+        binds=not gives(user, kind.binding_options),
+        user=user,
+    )
     return cmd + user + [str(engine), *engine_args]
 
 
@@ -128,9 +149,17 @@ def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
     stop_if_interrupted()
     log, err = Sink(log_path), Sink(log_path.with_suffix(".stderr"))
     before = set(children())
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, errors="replace", stdin=subprocess.DEVNULL,
-                            start_new_session=True, preexec_fn=die_with_parent())
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=die_with_parent(),
+    )
     reader = threading.Thread(target=lambda: [err.write(line) for line in proc.stderr], daemon=True)
     reader.start()
     timers, hung = [], threading.Event()
@@ -154,9 +183,9 @@ def execute(cmd, env, log_path, on_progress, on_timing=None, timeout=None):
     try:
         for line in proc.stdout:
             if line.startswith("@progress "):
-                on_progress(line[len("@progress "):])
+                on_progress(line[len("@progress ") :])
             elif line.startswith("@timing ") and on_timing:
-                on_timing(line[len("@timing "):])
+                on_timing(line[len("@timing ") :])
             elif line.strip() == "@finalize":
                 start_timer(finalize_grace(), finalize_hung)
             else:

@@ -35,8 +35,7 @@ def parse_queue_depths(text) -> list[int]:
         raise UsageError(f"--queue-depths expects a comma list of positive integers, got '{text}'")
     depths = [int(x) for x in items]
     if any(q < 1 or q > MAX_QUEUE_DEPTH for q in depths):
-        raise UsageError(f"--queue-depths: every depth must be within 1..{MAX_QUEUE_DEPTH}, "
-                         f"got '{text}'")
+        raise UsageError(f"--queue-depths: every depth must be within 1..{MAX_QUEUE_DEPTH}, got '{text}'")
     if len(set(depths)) != len(depths):
         raise UsageError(f"--queue-depths lists a depth twice: '{text}'")
     return depths
@@ -46,8 +45,7 @@ def parse_overhead_steps(text) -> list[float]:
     try:
         steps = [float(x) for x in str(text).split(",") if x.strip()]
     except ValueError:
-        raise UsageError(f"--overhead-steps expects a comma list of numbers >= 0, got "
-                         f"'{text}'") from None
+        raise UsageError(f"--overhead-steps expects a comma list of numbers >= 0, got '{text}'") from None
     if not steps or any(not 0 <= f <= 1000 for f in steps):
         raise UsageError(f"--overhead-steps: every step must be within 0..1000, got '{text}'")
     if len(set(steps)) != len(steps):
@@ -59,9 +57,11 @@ def plan_fields(request) -> dict:
     """Validated values for the Plan from a MeasureRequest (None: the engine's default)."""
     qd, st, fb = request.queue_depths, request.overhead_steps, request.flood_bytes
     flood_bytes = parse_size_option("--flood-bytes", fb, minimum=1) if fb is not None else None
-    return {"queue_depths": parse_queue_depths(qd) if qd is not None else None,
-            "overhead_steps": parse_overhead_steps(st) if st is not None else None,
-            "flood_bytes": flood_bytes}
+    return {
+        "queue_depths": parse_queue_depths(qd) if qd is not None else None,
+        "overhead_steps": parse_overhead_steps(st) if st is not None else None,
+        "flood_bytes": flood_bytes,
+    }
 
 
 def engine_args(plan) -> list[str]:

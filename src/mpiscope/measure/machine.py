@@ -23,9 +23,13 @@ _LDD_LINE = re.compile(r"^\s*(\S+)\s+=>\s+(\S+)")
 def describe(engine) -> dict:
     """The machine's description: kernel, CPU model and frequency governor,
     mpiscope's version, the engine binary's digest and the libraries it loads."""
-    found: dict = {"host": platform.node(), "kernel": f"{platform.release()} {platform.version()}",
-             "cpu_model": cpu_model(), "governor": _first_line(GOVERNOR),
-             "mpiscope_version": mpiscope_version()}
+    found: dict = {
+        "host": platform.node(),
+        "kernel": f"{platform.release()} {platform.version()}",
+        "cpu_model": cpu_model(),
+        "governor": _first_line(GOVERNOR),
+        "mpiscope_version": mpiscope_version(),
+    }
     if engine is not None and Path(engine).is_file():
         found["engine_sha256"] = _digest(engine)
         found["libraries"] = linked_libraries(engine)
@@ -56,8 +60,7 @@ def linked_libraries(engine) -> dict:
     """{soname: the file it resolves to}: the file's name carries the
     library's version where the library is installed as its packagers do."""
     try:
-        out = subprocess.run(["ldd", str(engine)], capture_output=True, text=True,
-                             timeout=LDD_TIMEOUT_S).stdout
+        out = subprocess.run(["ldd", str(engine)], capture_output=True, text=True, timeout=LDD_TIMEOUT_S).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
     libs = {}

@@ -26,8 +26,7 @@ def parse_methods(text, known: dict) -> list[str]:
         raise UsageError(f"--methods expects a comma list of {', '.join(peers)} or all")
     for name in names:
         if name != "all" and name not in peers:
-            raise UsageError(f"--methods: unknown method '{name}'; choose from {', '.join(peers)}, "
-                             "or all")
+            raise UsageError(f"--methods: unknown method '{name}'; choose from {', '.join(peers)}, or all")
     return [p for p in peers if p in names or "all" in names]
 
 
@@ -59,17 +58,22 @@ def plan_fields(request, benches, known: dict) -> dict:
     covered = {b for name in methods for b in known[name].benchmarks if b in benches}
     if not covered:
         measured = sorted({b for name in methods for b in known[name].benchmarks})
-        raise UsageError(f"--methods {text}: none of the benchmarks asked for ({', '.join(benches)}) "
-                         f"is one these tools measure ({', '.join(measured)}); add one with --bench")
+        raise UsageError(
+            f"--methods {text}: none of the benchmarks asked for ({', '.join(benches)}) "
+            f"is one these tools measure ({', '.join(measured)}); add one with --bench"
+        )
     notes = []
     for name in methods:
         left = [b for b in benches if b not in known[name].benchmarks]
         if left:
-            notes.append(f"{known[name].tool} measures no {', '.join(left)}: --methods {name} "
-                         "leaves it out")
+            notes.append(f"{known[name].tool} measures no {', '.join(left)}: --methods {name} leaves it out")
     engine = methods + references(methods, benches, known)
-    return {"methods": methods, "method_engine": engine, "method_notes": notes,
-            "method_series": {b: sum(b in known[m].benchmarks for m in engine) for b in benches}}
+    return {
+        "methods": methods,
+        "method_engine": engine,
+        "method_notes": notes,
+        "method_series": {b: sum(b in known[m].benchmarks for m in engine) for b in benches},
+    }
 
 
 def engine_args(plan) -> list[str]:

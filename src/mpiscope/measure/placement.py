@@ -33,16 +33,22 @@ def resolve(at, launcher_family, cluster, default_np):
             raise UsageError(f"{name} must be at least 1, got {value}")
     words = launcher_words(at)
     if cluster and (nodes or ppn):
-        raise UsageError("--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
-                         "and --ppn (choose -n, or the cluster's --slots)")
+        raise UsageError(
+            "--cluster places one rank per slot of the emulated hosts: drop -N/--nodes "
+            "and --ppn (choose -n, or the cluster's --slots)"
+        )
     kind = launch.launcher_of(launcher_family, at.launcher)
     if (nodes or ppn) and launch.gives(words, kind.mapping_options):
-        raise UsageError("-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
-                         f"'{at.launcher_args}': give one or the other")
+        raise UsageError(
+            "-N/--nodes and --ppn place the ranks, and so do the --launcher-args "
+            f"'{at.launcher_args}': give one or the other"
+        )
     ppn = _ranks_per_node(np, nodes, ppn)
     hosts = _hosts(at.hostfile, nodes, ppn)
-    own = [hostfiles.read(f, "--launcher-args hostfile", kind.hostfile_form)
-           for f in hostfiles.named_in(words, kind.hostfile_options)]
+    own = [
+        hostfiles.read(f, "--launcher-args hostfile", kind.hostfile_form)
+        for f in hostfiles.named_in(words, kind.hostfile_options)
+    ]
     if np is None and nodes:
         np = nodes * ppn
     elif np is None and hosts:
@@ -56,17 +62,26 @@ def resolve(at, launcher_family, cluster, default_np):
         slots, here = sum(s for _, s in hosts), hostfiles.ranks_here(hosts, np)
         oversubscribe = np > slots or here > local_cpus()
         if oversubscribe:
-            notes.append(f"the hostfile puts {np} ranks on {slots} slots"
-                         + (f" ({here} on this machine's {local_cpus()} CPUs)" if here else "")
-                         + ": mpiscope binds no rank; binding is left to the hostfile, the "
-                           "launcher's defaults and --launcher-args")
+            notes.append(
+                f"the hostfile puts {np} ranks on {slots} slots"
+                + (f" ({here} on this machine's {local_cpus()} CPUs)" if here else "")
+                + ": mpiscope binds no rank; binding is left to the hostfile, the "
+                "launcher's defaults and --launcher-args"
+            )
     else:
         # On an emulated cluster its launcher decides (it knows the slots); under
         # srun or across -N nodes, the allocation does.
         oversubscribe = not cluster and at.launcher == "mpirun" and not nodes and np > local_cpus()
-    return {"np": np, "nodes": nodes, "ppn": ppn, "hosts": hosts, "launcher_args": words,
-            "hostfile": Path(at.hostfile) if at.hostfile else None,
-            "oversubscribe": oversubscribe, "notes": notes}
+    return {
+        "np": np,
+        "nodes": nodes,
+        "ppn": ppn,
+        "hosts": hosts,
+        "launcher_args": words,
+        "hostfile": Path(at.hostfile) if at.hostfile else None,
+        "oversubscribe": oversubscribe,
+        "notes": notes,
+    }
 
 
 def _check_slots(np, hosts, own, cluster, at, words, kind):
@@ -83,16 +98,19 @@ def _check_slots(np, hosts, own, cluster, at, words, kind):
 
         usable(cluster, np)  # one rank a slot, its delay program running: checked before the run
         return
-    elif at.launcher == "mpirun" and not at.nodes \
-            and not launch.gives(words, kind.mapping_options):
+    elif at.launcher == "mpirun" and not at.nodes and not launch.gives(words, kind.mapping_options):
         slots, where = local_cpus(), "this machine has"
-        fix = ("give a --hostfile with the hosts and slots to use, or place the ranks with "
-               "--launcher-args (e.g. \"--host a:8,b:8\")")
+        fix = (
+            "give a --hostfile with the hosts and slots to use, or place the ranks with "
+            '--launcher-args (e.g. "--host a:8,b:8")'
+        )
     else:
         return
     if np > RANKS_PER_SLOT * slots:
-        raise UsageError(f"-n {np} is more than {RANKS_PER_SLOT} ranks a slot: {where} {slots} "
-                         f"slot(s) (at most {RANKS_PER_SLOT * slots} ranks); {fix}")
+        raise UsageError(
+            f"-n {np} is more than {RANKS_PER_SLOT} ranks a slot: {where} {slots} "
+            f"slot(s) (at most {RANKS_PER_SLOT * slots} ranks); {fix}"
+        )
 
 
 def launcher_words(at):
@@ -108,8 +126,9 @@ def _ranks_per_node(np, nodes, ppn):
     """--ppn, or with -N alone: -n split evenly over the nodes, or one a node."""
     if nodes and not ppn:
         if np is not None and np % nodes:
-            raise UsageError(f"-n {np} ranks do not split evenly over -N {nodes} nodes; give --ppn "
-                             f"or a multiple of {nodes}")
+            raise UsageError(
+                f"-n {np} ranks do not split evenly over -N {nodes} nodes; give --ppn or a multiple of {nodes}"
+            )
         ppn = np // nodes if np is not None else 1
     if nodes and np is not None and np != nodes * ppn:
         raise UsageError(f"-n {np} is not -N {nodes} nodes x --ppn {ppn}; drop -n or change it")

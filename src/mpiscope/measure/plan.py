@@ -63,9 +63,9 @@ class Plan:
     algos: list | None = None
     segment: int | None = None
     trace: bool = False
-    algo_variants: dict | None = None   # collective -> the variants --algo makes it run
+    algo_variants: dict | None = None  # collective -> the variants --algo makes it run
     clock_sync: str = "auto"
-    start_barrier: str = "mpi"   # mpi: MPI_Barrier; own: the engine's (procsync_barrier)
+    start_barrier: str = "mpi"  # mpi: MPI_Barrier; own: the engine's (procsync_barrier)
     label: str | None = None
     mpicc: str | None = None  # the MPI's compiler wrapper (engine/mpi.py); None: Debian's of the family
     sizeless: list = dataclasses.field(default_factory=list)  # benches measured once, at size 0
@@ -88,8 +88,9 @@ class Plan:
         """The hostfile in the launcher's own syntax (None without --hostfile)."""
         if self.hosts is None:
             return None
-        return hostfiles.render(launch.launcher_of(self.launcher_family, self.launcher).hostfile_form, self.hosts,
-                                self.np)
+        return hostfiles.render(
+            launch.launcher_of(self.launcher_family, self.launcher).hostfile_form, self.hosts, self.np
+        )
 
     def installation(self):
         """The identified MPI: its wrapper's, else Debian's of the launcher family."""
@@ -100,22 +101,51 @@ class Plan:
         return {STORED_NAMES.get(k, k): (str(v) if isinstance(v, Path) else v) for k, v in vars(self).items()}
 
     def series_count(self):
-        own = benchmarks.series_count(self.benches, self.sizes, self.sizeless,
-                                      {**loggp_options.variant_counts(self),
-                                       **algo_options.variant_counts(self)})
+        own = benchmarks.series_count(
+            self.benches,
+            self.sizes,
+            self.sizeless,
+            {**loggp_options.variant_counts(self), **algo_options.variant_counts(self)},
+        )
         methods = self.method_series or {}
         return own + benchmarks.series_count(list(methods), self.sizes, self.sizeless, methods)
 
     def engine_args(self, launch, out_dir, benches=None, sizes=None):
         """The engine's command line; `benches`/`sizes` narrow it (refinement)."""
-        args = ["--bench", ",".join(benches or self.benches),
-                "--sizes", ",".join(map(str, sizes or self.sizes)),
-                "--sync", self.sync, "--timer", self.timer, "--cache", self.cache,
-                "--clock-sync", self.clock_sync, "--start-barrier", self.start_barrier,
-                "--reps-min", str(self.reps_min), "--reps-max", str(self.reps_max),
-                "--ci-width", repr(self.ci_width), "--time-budget", repr(self.time_budget),
-                "--warmup", str(self.warmup), "--launch", str(launch), "--seed", str(self.seed),
-                "--expect-np", str(self.np), "--out", str(out_dir)]
+        args = [
+            "--bench",
+            ",".join(benches or self.benches),
+            "--sizes",
+            ",".join(map(str, sizes or self.sizes)),
+            "--sync",
+            self.sync,
+            "--timer",
+            self.timer,
+            "--cache",
+            self.cache,
+            "--clock-sync",
+            self.clock_sync,
+            "--start-barrier",
+            self.start_barrier,
+            "--reps-min",
+            str(self.reps_min),
+            "--reps-max",
+            str(self.reps_max),
+            "--ci-width",
+            repr(self.ci_width),
+            "--time-budget",
+            repr(self.time_budget),
+            "--warmup",
+            str(self.warmup),
+            "--launch",
+            str(launch),
+            "--seed",
+            str(self.seed),
+            "--expect-np",
+            str(self.np),
+            "--out",
+            str(out_dir),
+        ]
         if self.check:
             args.append("--check")
         if self.root_rotate:
@@ -148,11 +178,12 @@ def read_pairs(path, np):
         a, b = map(int, fields)
         for rank in (a, b):
             if rank >= np:
-                raise UsageError(f"{path}:{lineno}: rank {rank} is out of range for -n {np} "
-                                 f"(ranks are 0..{np - 1})")
+                raise UsageError(f"{path}:{lineno}: rank {rank} is out of range for -n {np} (ranks are 0..{np - 1})")
             if rank in seen:
-                raise UsageError(f"{path}:{lineno}: rank {rank} is listed twice (first on line "
-                                 f"{seen[rank]}); every rank may appear in at most one pair")
+                raise UsageError(
+                    f"{path}:{lineno}: rank {rank} is listed twice (first on line "
+                    f"{seen[rank]}); every rank may appear in at most one pair"
+                )
             seen[rank] = lineno
         pairs.append((a, b))
     if not pairs:
@@ -177,8 +208,9 @@ def make_plan(request):
     suite = benchmarks.SUITES[r.suite]
     cluster = at.cluster
     if cluster and (at.launcher != "mpirun" or at.hostfile or at.mpirun):
-        raise UsageError("--cluster starts the ranks on the emulated hosts itself: drop --launcher, "
-                         "--hostfile and --mpirun")
+        raise UsageError(
+            "--cluster starts the ranks on the emulated hosts itself: drop --launcher, --hostfile and --mpirun"
+        )
     if at.launcher not in LAUNCHERS:
         raise UsageError(f"--launcher must be one of {', '.join(LAUNCHERS)}, got '{at.launcher}'")
     check_out_root(r.out)
@@ -189,48 +221,73 @@ def make_plan(request):
     np = layout.pop("np")
     known = describe(mpi)
     if r.bench is not None and not r.bench.replace(",", "").strip():
-        raise UsageError(f"--bench {r.bench!r} lists no benchmark; name at least one (e.g. "
-                         "--bench pingpong), or leave --bench out for the --suite's")
+        raise UsageError(
+            f"--bench {r.bench!r} lists no benchmark; name at least one (e.g. "
+            "--bench pingpong), or leave --bench out for the --suite's"
+        )
     benches = [b.strip() for b in (r.bench or ",".join(suite["bench"])).split(",") if b.strip()]
     benches = _exclude(benches, r.exclude, known)
     for b in benches:
         if b not in known.benchmarks:
             raise UsageError(f"unknown benchmark '{b}'; choose from: {', '.join(known.names())}")
         if np < known.benchmarks[b].min_ranks:
-            raise UsageError(f"benchmark '{b}' needs at least {known.benchmarks[b].min_ranks} "
-                             f"ranks; raise -n")
+            raise UsageError(f"benchmark '{b}' needs at least {known.benchmarks[b].min_ranks} ranks; raise -n")
     if len(set(benches)) != len(benches):
         raise UsageError("--bench lists a benchmark twice")
     pairings = {known.benchmarks[b].pairing: b for b in benches}
     if "halves" in pairings and np % 2:
-        raise UsageError(f"{pairings['halves']} pairs rank p with p + n/2 and needs an even -n, "
-                         f"got {np}")
+        raise UsageError(f"{pairings['halves']} pairs rank p with p + n/2 and needs an even -n, got {np}")
     pairs = None
     if "listed" in pairings:
         if not r.pairs:
-            raise UsageError(f"benchmark '{pairings['listed']}' needs --pairs FILE (two rank "
-                             "numbers a line)")
+            raise UsageError(f"benchmark '{pairings['listed']}' needs --pairs FILE (two rank numbers a line)")
         pairs = read_pairs(r.pairs, np)
     if r.sizes is not None and not r.sizes.replace(",", "").strip():
-        raise UsageError(f"--sizes {r.sizes!r} lists no size; give sizes such as 8,1K,1M or "
-                         "1-4M:x2, or leave --sizes out for the --suite's")
+        raise UsageError(
+            f"--sizes {r.sizes!r} lists no size; give sizes such as 8,1K,1M or "
+            "1-4M:x2, or leave --sizes out for the --suite's"
+        )
     sizes = parse_sizes(r.sizes or suite["sizes"])
     sync = r.sync or "auto"
     methods = method_options.plan_fields(r, benches, known.methods)
     method_notes = methods.pop("method_notes", [])
-    plan = Plan(np=np, launcher_family=mpi.launcher_family, mpicc=mpi.wrapper, launcher=at.launcher,
-                benches=benches, sizes=sizes, sync=sync, timer=r.timer, cache=r.cache, clock_sync=r.clock_sync,
-                start_barrier=r.start_barrier, reps_min=r.reps_min,
-                reps_max=r.reps_max, ci_width=r.ci_width, time_budget=r.time_budget,
-                launches=r.launches, check=r.check, seed=r.seed,
-                out=Path(r.out), pairs=pairs, root_rotate=r.root_rotate,
-                clock_inject=r.clock_inject, warmup=r.warmup, mpirun=mpirun,
-                refine=r.refine,
-                refine_threshold=r.refine_threshold, refine_max=r.refine_max, cluster=cluster,
-                sizeless=[b for b in benches if known.benchmarks[b].sizeless], **layout,
-                label=_label(r.label), huge_pages=r.huge_pages,
-                **loggp_options.plan_fields(r),
-                **algo_options.plan_fields(r, benches, known.algorithms), **methods)
+    plan = Plan(
+        np=np,
+        launcher_family=mpi.launcher_family,
+        mpicc=mpi.wrapper,
+        launcher=at.launcher,
+        benches=benches,
+        sizes=sizes,
+        sync=sync,
+        timer=r.timer,
+        cache=r.cache,
+        clock_sync=r.clock_sync,
+        start_barrier=r.start_barrier,
+        reps_min=r.reps_min,
+        reps_max=r.reps_max,
+        ci_width=r.ci_width,
+        time_budget=r.time_budget,
+        launches=r.launches,
+        check=r.check,
+        seed=r.seed,
+        out=Path(r.out),
+        pairs=pairs,
+        root_rotate=r.root_rotate,
+        clock_inject=r.clock_inject,
+        warmup=r.warmup,
+        mpirun=mpirun,
+        refine=r.refine,
+        refine_threshold=r.refine_threshold,
+        refine_max=r.refine_max,
+        cluster=cluster,
+        sizeless=[b for b in benches if known.benchmarks[b].sizeless],
+        **layout,
+        label=_label(r.label),
+        huge_pages=r.huge_pages,
+        **loggp_options.plan_fields(r),
+        **algo_options.plan_fields(r, benches, known.algorithms),
+        **methods,
+    )
     plan.notes.extend(method_notes)
     return plan
 
@@ -254,8 +311,7 @@ def _check_numbers(r):
         except ValueError:
             ok = False
         if not ok:
-            raise UsageError(f"--clock-inject expects MAX_OFFSET_US:MAX_DRIFT_PPM, got "
-                             f"'{r.clock_inject}'")
+            raise UsageError(f"--clock-inject expects MAX_OFFSET_US:MAX_DRIFT_PPM, got '{r.clock_inject}'")
     if r.refine_threshold <= 0 or r.refine_max < 1:
         raise UsageError("--refine-threshold must be > 0 and --refine-max at least 1")
 
@@ -266,12 +322,13 @@ def _exclude(benches, text, known):
     names = [x.strip() for x in str(text or "").split(",") if x.strip()]
     for name in names:
         if name not in known.benchmarks:
-            raise UsageError(f"--exclude: unknown benchmark '{name}'; choose from: "
-                             f"{', '.join(known.names())}")
+            raise UsageError(f"--exclude: unknown benchmark '{name}'; choose from: {', '.join(known.names())}")
     left = [b for b in benches if b not in names]
     if not left:
-        raise UsageError(f"--exclude {text} leaves no benchmark to measure (`mpiscope config "
-                         "show` tells whether a config file set it)")
+        raise UsageError(
+            f"--exclude {text} leaves no benchmark to measure (`mpiscope config "
+            "show` tells whether a config file set it)"
+        )
     return left
 
 
@@ -281,8 +338,7 @@ def _label(text):
         return None
     label = str(text).strip()
     if not label or "\n" in label or label == "latest":
-        raise UsageError(f"--label {text!r}: give one line of text (not 'latest', which "
-                         "names the newest run)")
+        raise UsageError(f"--label {text!r}: give one line of text (not 'latest', which names the newest run)")
     return label
 
 
@@ -290,13 +346,14 @@ def _mpirun(at, mpi, cluster):
     """The launcher program: --mpirun, else the MPI's own (beside its wrapper);
     `at`: the LaunchRequest."""
     if cluster and not is_debian(mpi):
-        raise UsageError(f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
-                         f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there")
+        raise UsageError(
+            f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
+            f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there"
+        )
     if at.mpirun or at.launcher != "mpirun" or cluster:
         return at.mpirun
     if mpi.launcher is None:
-        raise UsageError(f"no mpirun or mpiexec beside {mpi.wrapper}; name {mpi.name}'s launcher "
-                         f"with --mpirun PROGRAM")
+        raise UsageError(f"no mpirun or mpiexec beside {mpi.wrapper}; name {mpi.name}'s launcher with --mpirun PROGRAM")
     return mpi.launcher
 
 
@@ -312,6 +369,5 @@ def _default_np(cluster):
 
 def relevant_env():
     """Environment settings that change what MPI does, for the run's context."""
-    prefixes = ("OMPI_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "MPIR_CVAR_", "MPICH_", "HYDRA_", "I_MPI_",
-                "FI_", "SLURM_")
+    prefixes = ("OMPI_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "MPIR_CVAR_", "MPICH_", "HYDRA_", "I_MPI_", "FI_", "SLURM_")
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)}

@@ -42,8 +42,7 @@ def series(plan):
 def method_series(plan):
     """{bench: method series per launch} (--methods: the tools' and the references')."""
     per_size = getattr(plan, "method_series", None) or {}
-    return {b: benchmarks.series_count([b], plan.sizes, plan.sizeless, per_size) for b in per_size
-            if per_size[b]}
+    return {b: benchmarks.series_count([b], plan.sizes, plan.sizeless, per_size) for b in per_size if per_size[b]}
 
 
 def refine_series(plan):
@@ -66,16 +65,18 @@ def wall_time(plan):
 def as_dict(plan):
     run_dir, cmds = launches(plan)
     per_bench = series(plan)
-    return {"run_directory": str(run_dir),
-            "launches": [{"env": env, "argv": argv, "shell": _shell(env, argv)} for env, argv in cmds],
-            "hostfile": plan.hostfile_text(),
-            "series_per_launch": per_bench,
-            "series": sum(per_bench.values()) * plan.launches,
-            "refine_series_max": refine_series(plan),
-            # --methods: the peers' and the reference series, per launch
-            "method_series_per_launch": method_series(plan),
-            "wall_time_max_s": wall_time(plan),
-            "notes": list(plan.notes)}
+    return {
+        "run_directory": str(run_dir),
+        "launches": [{"env": env, "argv": argv, "shell": _shell(env, argv)} for env, argv in cmds],
+        "hostfile": plan.hostfile_text(),
+        "series_per_launch": per_bench,
+        "series": sum(per_bench.values()) * plan.launches,
+        "refine_series_max": refine_series(plan),
+        # --methods: the peers' and the reference series, per launch
+        "method_series_per_launch": method_series(plan),
+        "wall_time_max_s": wall_time(plan),
+        "notes": list(plan.notes),
+    }
 
 
 def as_json(plan):
@@ -86,23 +87,29 @@ def as_text(plan):
     d = as_dict(plan)
     lines = [f"launch {k}: {x['shell']}" for k, x in enumerate(d["launches"])]
     if d["hostfile"] is not None:
-        lines += [f"hostfile (written to the run directory as {runner.HOSTFILE}):",
-                  *("  " + line for line in d["hostfile"].splitlines())]
+        lines += [
+            f"hostfile (written to the run directory as {runner.HOSTFILE}):",
+            *("  " + line for line in d["hostfile"].splitlines()),
+        ]
     sizes = len(plan.sizes)
-    lines.append(f"series: {d['series']} = {plan.launches} launch(es) x "
-                 f"{sum(d['series_per_launch'].values())} per launch")
+    lines.append(
+        f"series: {d['series']} = {plan.launches} launch(es) x {sum(d['series_per_launch'].values())} per launch"
+    )
     for bench, n in d["series_per_launch"].items():
         shape = "sizeless" if bench in plan.sizeless else f"{sizes} size(s)"
-        lines.append(f"  {bench}: {n} ({shape}, {n // (1 if bench in plan.sizeless else sizes)} "
-                     f"variant(s))")
+        lines.append(f"  {bench}: {n} ({shape}, {n // (1 if bench in plan.sizeless else sizes)} variant(s))")
     if d["method_series_per_launch"]:
-        lines.append(f"methods: {', '.join(plan.method_engine)}: "
-                     f"{sum(d['method_series_per_launch'].values())} more series per launch")
+        lines.append(
+            f"methods: {', '.join(plan.method_engine)}: "
+            f"{sum(d['method_series_per_launch'].values())} more series per launch"
+        )
     if d["refine_series_max"]:
         lines.append(f"refinement: at most {d['refine_series_max']} more series")
-    lines.append(f"wall time: at most about {_hms(d['wall_time_max_s'])} (every series stopped by "
-                 f"--time-budget {plan.time_budget:g} s, plus {STARTUP_S:g} s start-up a launch); "
-                 f"series that reach --ci-width or --reps-max stop sooner")
+    lines.append(
+        f"wall time: at most about {_hms(d['wall_time_max_s'])} (every series stopped by "
+        f"--time-budget {plan.time_budget:g} s, plus {STARTUP_S:g} s start-up a launch); "
+        f"series that reach --ci-width or --reps-max stop sooner"
+    )
     lines += [f"note: {n}" for n in d["notes"]]
     lines.append(f"nothing was run (--dry-run); a run would be stored under {plan.out}")
     return "\n".join(lines)

@@ -31,8 +31,9 @@ class BarProgress:
         # rich only for a terminal: a batch job's log is written without it.
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                             TimeElapsedColumn(), transient=False)
+        self._bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=False
+        )
         self._task = self._bar.add_task("measuring", total=total)
 
     def __enter__(self):
@@ -73,8 +74,9 @@ class PlainProgress:
         elapsed = self._clock() - self._start
         left = elapsed / self.done * max(self.total - self.done, 0)
         eta = (self._now() + datetime.timedelta(seconds=left)).strftime("%H:%M:%S")
-        self.stream.write(f"[{self.done}/{self.total}] {description}, elapsed {_hms(elapsed)}, "
-                          f"left ~{_hms(left)} (ETA {eta})\n")
+        self.stream.write(
+            f"[{self.done}/{self.total}] {description}, elapsed {_hms(elapsed)}, left ~{_hms(left)} (ETA {eta})\n"
+        )
         self.stream.flush()
 
 

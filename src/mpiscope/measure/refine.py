@@ -8,8 +8,8 @@ def _gaps(sizes, medians):
     """(relative departure from the neighbours' line, left size, size, right size)
     for every interior size, sizes ascending."""
     for i in range(1, len(sizes) - 1):
-        s0, s1, s2 = sizes[i - 1:i + 2]
-        m0, m1, m2 = medians[i - 1:i + 2]
+        s0, s1, s2 = sizes[i - 1 : i + 2]
+        m0, m1, m2 = medians[i - 1 : i + 2]
         if m1 > 0:
             expected = m0 + (m2 - m0) * (s1 - s0) / (s2 - s0)
             yield abs(m1 - expected) / m1, s0, s1, s2

@@ -19,17 +19,18 @@ from mpiscope.store.layout import DEFAULT_OUT
 @dataclasses.dataclass(frozen=True)
 class LaunchRequest:
     """Which MPI, how many ranks, where, and with which launcher."""
-    np: int | None = None              # -n; None: from --nodes x --ppn, the hostfile, or the CPUs
-    mpi: str | None = None             # --mpi: an mpilibs key with a Debian wrapper
-    mpicc: str | None = None           # --mpicc: any MPI's compiler wrapper
+
+    np: int | None = None  # -n; None: from --nodes x --ppn, the hostfile, or the CPUs
+    mpi: str | None = None  # --mpi: an mpilibs key with a Debian wrapper
+    mpicc: str | None = None  # --mpicc: any MPI's compiler wrapper
     installation: Installation | None = None  # an identified MPI: used as is, never looked up again
-    launcher: str | None = None        # mpirun or srun; None: mpirun, not asked for
-    mpirun: str | None = None          # the launcher program, else the MPI's own
+    launcher: str | None = None  # mpirun or srun; None: mpirun, not asked for
+    mpirun: str | None = None  # the launcher program, else the MPI's own
     hostfile: str | None = None
     nodes: int | None = None
     ppn: int | None = None
-    launcher_args: str | None = None   # words for the launcher, split as a shell would
-    cluster: str | None = None         # an emulated cluster's name
+    launcher_args: str | None = None  # words for the launcher, split as a shell would
+    cluster: str | None = None  # an emulated cluster's name
 
     def find_installation(self) -> Installation:
         """The MPI asked for: the one identified already, else the one --mpicc,
@@ -40,14 +41,15 @@ class LaunchRequest:
 @dataclasses.dataclass(frozen=True)
 class MeasureRequest:
     """What `mpiscope run` measures and how it stops; the defaults are the command's."""
+
     launch: LaunchRequest = LaunchRequest()
     out: str = DEFAULT_OUT
     suite: str = "quick"
-    bench: str | None = None           # comma list; None: the suite's
+    bench: str | None = None  # comma list; None: the suite's
     exclude: str | None = None
-    sizes: str | None = None           # 8,1K,1M or ranges; None: the suite's
-    pairs: str | None = None           # the pairs file of the 'pairs' benchmark
-    sync: str | None = None            # None: auto
+    sizes: str | None = None  # 8,1K,1M or ranges; None: the suite's
+    pairs: str | None = None  # the pairs file of the 'pairs' benchmark
+    sync: str | None = None  # None: auto
     start_barrier: str = "mpi"
     timer: str = "tsc"
     clock_sync: str = "auto"
@@ -67,10 +69,10 @@ class MeasureRequest:
     refine_max: int = 8
     label: str | None = None
     seed: int = 1
-    queue_depths: str | None = None    # LogGP (loggp_options.py)
+    queue_depths: str | None = None  # LogGP (loggp_options.py)
     overhead_steps: str | None = None
     flood_bytes: str | None = None
-    algo: str | None = None            # our own collective algorithms (algo_options.py)
+    algo: str | None = None  # our own collective algorithms (algo_options.py)
     segment: str | None = None
     trace: bool = False
-    methods: str | None = None         # the peers' methods (method_options.py)
+    methods: str | None = None  # the peers' methods (method_options.py)

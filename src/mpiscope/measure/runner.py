@@ -53,10 +53,12 @@ def git_sha():
     if CHECKOUT is None:
         return None
     try:
-        sha = subprocess.run(["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(CHECKOUT), "status", "--porcelain", "-uno"],
-                               capture_output=True, text=True).stdout.strip()
+        sha = subprocess.run(
+            ["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(CHECKOUT), "status", "--porcelain", "-uno"], capture_output=True, text=True
+        ).stdout.strip()
         return sha + ("-dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -75,13 +77,23 @@ def launch_spec(plan, engine, run_dir, k, benches=None, sizes=None):
     writes under `run_dir`/raw/launch-<k>; a hostfile is run_dir/hostfile."""
     engine_args = plan.engine_args(k, run_dir / "raw" / f"launch-{k}", benches, sizes)
     if plan.cluster:
-        return cluster_launch(plan.cluster, plan.launcher_family, plan.np, engine, engine_args,
-                              launcher_args=plan.launcher_args)
+        return cluster_launch(
+            plan.cluster, plan.launcher_family, plan.np, engine, engine_args, launcher_args=plan.launcher_args
+        )
     hostfile = (run_dir / HOSTFILE).absolute() if plan.hosts else None
-    cmd = launch.command(launcher_family=plan.launcher_family, launcher=plan.launcher, np=plan.np, engine=engine,
-                         engine_args=engine_args, hostfile=hostfile,
-                         oversubscribe=plan.oversubscribe, mpirun=plan.mpirun, nodes=plan.nodes,
-                         ppn=plan.ppn, launcher_args=plan.launcher_args)
+    cmd = launch.command(
+        launcher_family=plan.launcher_family,
+        launcher=plan.launcher,
+        np=plan.np,
+        engine=engine,
+        engine_args=engine_args,
+        hostfile=hostfile,
+        oversubscribe=plan.oversubscribe,
+        mpirun=plan.mpirun,
+        nodes=plan.nodes,
+        ppn=plan.ppn,
+        launcher_args=plan.launcher_args,
+    )
     env = launch.launch_env(plan.launcher_family)
     if plan.launcher == "srun":
         env = launch.srun_env(env, hostfile)
@@ -107,12 +119,10 @@ class _Launches:
     def _on_progress(self, text):
         item = json.loads(text)
         if "method" in item:  # a peer's method (run --methods)
-            self.progress.step(f"{item['bench']} {format_size(item['size'])} as {item['method']} "
-                               f"times it")
+            self.progress.step(f"{item['bench']} {format_size(item['size'])} as {item['method']} times it")
             return
         algo = "" if item.get("algo", "mpi") == "mpi" else f"/{item['algo']}"
-        self.progress.step(f"{item['bench']}{algo} {format_size(item['size'])} "
-                           f"({item['reps']} reps, {item['stop']})")
+        self.progress.step(f"{item['bench']}{algo} {format_size(item['size'])} ({item['reps']} reps, {item['stop']})")
 
     def _on_timing(self, text):
         for phase, seconds in json.loads(text).items():
@@ -127,19 +137,25 @@ class _Launches:
         self.commands.append(cmd)
         started = time.perf_counter()
         try:
-            rc, err, hung = launch.execute(cmd, env, self.tmp / f"launch-{k}.log",
-                                           self._on_progress, self._on_timing,
-                                           getattr(self.plan, "launch_timeout", None))
+            rc, err, hung = launch.execute(
+                cmd,
+                env,
+                self.tmp / f"launch-{k}.log",
+                self._on_progress,
+                self._on_timing,
+                getattr(self.plan, "launch_timeout", None),
+            )
         except FileNotFoundError:
-            raise UsageError(f"launcher '{cmd[0]}' was not found; install it or choose another "
-                             f"with --launcher/--mpirun") from None
+            raise UsageError(
+                f"launcher '{cmd[0]}' was not found; install it or choose another with --launcher/--mpirun"
+            ) from None
         self.timing["launch_s"] += time.perf_counter() - started
         if rc != 0 and USAGE_MARKER in err:
-            message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER):].strip().splitlines()[0]
+            message = err[err.index(USAGE_MARKER) + len(USAGE_MARKER) :].strip().splitlines()[0]
             raise UsageError(message)
         if rc == 0:
             return None
-        if hung:   # every rank had stored its samples: the run keeps them
+        if hung:  # every rank had stored its samples: the run keeps them
             self.finalize_stopped.append(k)
             return None
         self.failed_launch = k
@@ -195,8 +211,10 @@ def _measure(plan, engine, tmp, refined):
         except KeyboardInterrupt as exc:
             failure = f"interrupted ({exc.args[0] if exc.args else 'SIGINT'}): the launch was stopped"
         except OSError as exc:  # e.g. the output file system is full
-            failure = (f"stopped: the output directory refused a write ({exc.strerror or exc}"
-                       f"{': ' + str(exc.filename) if exc.filename else ''})")
+            failure = (
+                f"stopped: the output directory refused a write ({exc.strerror or exc}"
+                f"{': ' + str(exc.filename) if exc.filename else ''})"
+            )
     if plan.cluster:
         report = delay_report(plan.cluster)
         if report and "cluster" in launches.extra_context:
@@ -206,13 +224,13 @@ def _measure(plan, engine, tmp, refined):
         launches.extra_context["failed_launch"] = launches.failed_launch
     if launches.finalize_stopped:
         grace = launch.finalize_grace()
-        launches.extra_context["finalize_stopped"] = {"launches": launches.finalize_stopped,
-                                                      "after_s": grace}
+        launches.extra_context["finalize_stopped"] = {"launches": launches.finalize_stopped, "after_s": grace}
         sys.stderr.write(
             f"mpiscope: warning: launch {', '.join(map(str, launches.finalize_stopped))}: every "
             f"rank had stored its samples, but the MPI library did not return from MPI_Finalize "
             f"within {grace:.0f} s, so the launch was stopped and its samples kept (MPICH 4.0's "
-            f"ch4:ucx can hang there: pmodels/mpich#6596; a newer MPICH does not)\n")
+            f"ch4:ucx can hang there: pmodels/mpich#6596; a newer MPICH does not)\n"
+        )
     return ("failed" if failure else "completed"), failure, launches.commands, launches.extra_context
 
 
@@ -223,21 +241,26 @@ def launcher_output(run_dir, k, limit=STDERR_SHOWN):
     text = path.read_text(errors="replace") if path.is_file() else ""
     if len(text) > limit:
         cut = len(text) - limit
-        text = (text[: limit // 2] + f"\n[... {cut} characters left out; the whole output is in "
-                f"{path} ...]\n" + text[-limit // 2:])
+        text = (
+            text[: limit // 2] + f"\n[... {cut} characters left out; the whole output is in "
+            f"{path} ...]\n" + text[-limit // 2 :]
+        )
     return text
 
 
 def _failure(launch_index, rc, stderr):
     """One line for the user: the launcher's explanation (the whole output is shown apart)."""
-    return (f"launch {launch_index} exited with code {rc}: {explanation(stderr)} "
-            f"(launcher output: launch-{launch_index}.stderr in the run directory)")
+    return (
+        f"launch {launch_index} exited with code {rc}: {explanation(stderr)} "
+        f"(launcher output: launch-{launch_index}.stderr in the run directory)"
+    )
 
 
 class Stored(NamedTuple):
     """What storing a run computed, for its summary table without reading the
     run back: the samples table, every series' samples (all_series_samples)
     and their verdicts (None when the verdicts could not be made)."""
+
     table: object
     series: list | None
     verdicts: list | None
@@ -250,22 +273,28 @@ def _store_quality(run_dir, table, derived=None) -> Stored:
     run = Run.from_context(samples.table_context(table), run_dir)
     try:
         keys = series_keys(run)
-        series = ([(*key, derived[key]) for key in keys] if derived and all(key in derived for key in keys)
-                  else all_series_samples(table, run))
+        series = (
+            [(*key, derived[key]) for key in keys]
+            if derived and all(key in derived for key in keys)
+            else all_series_samples(table, run)
+        )
         verdicts = quality.run_verdicts(series, run)
         quality.save(run_dir, verdicts)
         return Stored(table, series, verdicts)
     except Exception as exc:  # noqa: BLE001 - the measurements must be stored whatever this hits
         # Readers compute missing verdicts themselves; losing the run would be worse.
-        sys.stderr.write(f"mpiscope: warning: quality verdicts not stored ({exc!r}); they are "
-                         "computed when the run is read\n")
+        sys.stderr.write(
+            f"mpiscope: warning: quality verdicts not stored ({exc!r}); they are computed when the run is read\n"
+        )
         return Stored(table, None, None)
 
 
 # What a run's context says until the run is stored: a run stopped before that
 # (mpiscope killed, the disk full) is found failed, with its raw files.
-UNFINISHED = ("the run did not finish: mpiscope was stopped, or could not store it; the raw "
-              "files are kept (`mpiscope runs ingest RUN` stores what they hold)")
+UNFINISHED = (
+    "the run did not finish: mpiscope was stopped, or could not store it; the raw "
+    "files are kept (`mpiscope runs ingest RUN` stores what they hold)"
+)
 
 
 def _base_context(plan, argv, run_id, started, mpi, engine):
@@ -302,8 +331,7 @@ CONTEXT_RESERVE = 64 * 1024
 
 def _write_context(run_dir, context, reserve=False):
     text = json.dumps(context, indent=2, default=str) + "\n"
-    write_text(run_dir / "context.json", text + " " * max(0, CONTEXT_RESERVE - len(text))
-               if reserve else text)
+    write_text(run_dir / "context.json", text + " " * max(0, CONTEXT_RESERVE - len(text)) if reserve else text)
 
 
 def store_run(run_dir, context) -> Stored | None:
@@ -323,14 +351,14 @@ def store_run(run_dir, context) -> Stored | None:
         for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
             (run_dir / name).unlink(missing_ok=True)  # space back; none of them is whole
         code = errno.ENOSPC if "errno 28" in str(exc) else exc.errno  # pyarrow's own OSError
-        why = (describe(OSError(code, "")) if code else str(exc)) + \
-            (f" ({exc.filename})" if exc.filename else "")
+        why = (describe(OSError(code, "")) if code else str(exc)) + (f" ({exc.filename})" if exc.filename else "")
         # What the measurement itself ended as, for `mpiscope runs ingest` to restore.
         context["measured"] = {"status": context.get("status"), "error": context.get("error")}
         context["status"] = "failed"
-        context["error"] = ((context.get("error") + "; ") if context.get("error") else "") + \
-            (f"storing the run failed: {why}; its raw files are kept: once that is mended, "
-             "`mpiscope runs ingest RUN` stores what they hold")
+        context["error"] = ((context.get("error") + "; ") if context.get("error") else "") + (
+            f"storing the run failed: {why}; its raw files are kept: once that is mended, "
+            "`mpiscope runs ingest RUN` stores what they hold"
+        )
         try:
             _write_context(run_dir, context)
         except OSError:
@@ -354,15 +382,16 @@ def reingest(run_dir):
     if measured:
         context.update(measured)
     elif context.get("error") == UNFINISHED:
-        context["error"] = ("mpiscope stopped before storing the run; `mpiscope runs ingest` "
-                            "stored what its raw files held")
+        context["error"] = (
+            "mpiscope stopped before storing the run; `mpiscope runs ingest` stored what its raw files held"
+        )
     for key in store.INGEST_KEYS:
         context.pop(key, None)
     if not store_run(run_dir, context):
         raise UsageError(f"{run_dir}: {context['error']}")
     name = run_dir.name
     if name.startswith(".") and name.endswith(".partial"):
-        final = run_dir.with_name(name[1:-len(".partial")])
+        final = run_dir.with_name(name[1 : -len(".partial")])
         os.rename(run_dir, final)
         run_dir = final
     _record(run_dir.parent, run_dir, context)
@@ -375,8 +404,9 @@ def _record(out, run_dir, context):
     try:
         catalog.record(out, run_dir, context)
     except Exception as exc:  # noqa: BLE001 - the run is stored; the index can wait
-        sys.stderr.write(f"mpiscope: warning: the catalog was not updated ({exc}); the next "
-                         "`mpiscope runs` adds the run\n")
+        sys.stderr.write(
+            f"mpiscope: warning: the catalog was not updated ({exc}); the next `mpiscope runs` adds the run\n"
+        )
 
 
 def run(plan, argv):
@@ -398,8 +428,9 @@ def measure(plan, argv):
         tmp.mkdir()
     except OSError as exc:
         why = exc.strerror or exc
-        raise UsageError(f"--out {plan.out}: cannot create a run directory there ({why}); give "
-                         "a directory you can write to") from None
+        raise UsageError(
+            f"--out {plan.out}: cannot create a run directory there ({why}); give a directory you can write to"
+        ) from None
     processes.adopt_orphans()
     started = time.time()
     context = _base_context(plan, argv, run_id, started, mpi, engine)
@@ -413,17 +444,20 @@ def measure(plan, argv):
             raise
         except OSError as exc:  # the output root refused the first write: nothing ran
             shutil.rmtree(tmp, ignore_errors=True)
-            raise UsageError(f"--out {plan.out}: cannot write there: "
-                             f"{describe(exc) if exc.errno is not None else exc}") from None
+            raise UsageError(
+                f"--out {plan.out}: cannot write there: {describe(exc) if exc.errno is not None else exc}"
+            ) from None
         signals.storing = True
-        context.update({
-            "duration_s": round(time.time() - started, 3),
-            "status": status,
-            "error": error,
-            "launch_commands": [list(map(str, c)) for c in commands],
-            "refined_sizes": refined,
-            **extra_context,
-        })
+        context.update(
+            {
+                "duration_s": round(time.time() - started, 3),
+                "status": status,
+                "error": error,
+                "launch_commands": [list(map(str, c)) for c in commands],
+                "refined_sizes": refined,
+                **extra_context,
+            }
+        )
         context["timing"]["build_check_s"] = build_check_s
         context["env"] = context.pop("env")  # last, as before
         stored = store_run(tmp, context)

@@ -19,8 +19,10 @@ def check_command(command, example: str):
     if not command:
         raise UsageError(f"give the application's launch command after --, e.g. {example}")
     if shutil.which(command[0]) is None:
-        raise UsageError(f"'{command[0]}' was not found or is not executable: give the launcher (mpirun, "
-                         f"mpiexec, srun) or the program as you would run it")
+        raise UsageError(
+            f"'{command[0]}' was not found or is not executable: give the launcher (mpirun, "
+            f"mpiexec, srun) or the program as you would run it"
+        )
     return list(command)
 
 
@@ -34,8 +36,10 @@ def on_cluster(name, mpi, np, command, preload=()):
     from mpiscope.engine.mpi import is_debian
 
     if not is_debian(mpi):
-        raise UsageError(f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
-                         f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there")
+        raise UsageError(
+            f"--cluster starts Debian's Open MPI or MPICH on the emulated hosts; "
+            f"{mpi.wrapper} ({mpi.name}) is neither: use --mpi openmpi|mpich there"
+        )
     if np is None:
         from mpiscope.cluster import state as st
 

@@ -21,17 +21,15 @@ from mpiscope.methods.derivation import Derivation
 # exactly what changed).
 CAUSES = {
     "definition": "the tool's number is another quantity (a whole round trip; a ping-pong's bandwidth)",
-    "statistic": "the tool's statistic (mean, trimmed mean, minimum of loop means) against the median: "
-                 "the tail",
+    "statistic": "the tool's statistic (mean, trimmed mean, minimum of loop means) against the median: the tail",
     "ranks": "whose time counts (the mean over ranks, rank 0, the root) against the slowest rank",
     "barrier": "a barrier before each repetition: its exit skew inside each rank's timing, and a "
-               "barrier start against mpiscope's synchronized one",
-    "overlap": "repetitions back to back, each starting while the last one ends, against "
-               "synchronized ones",
+    "barrier start against mpiscope's synchronized one",
+    "overlap": "repetitions back to back, each starting while the last one ends, against synchronized ones",
     "cache": "fresh memory every repetition against the same buffers",
     "root_rotation": "the root rotating every call against a fixed root",
     "unexplained": "what no measured cause accounts for: the tool's rows against mpiscope's reference "
-                   "series under the same conditions (noise between series, what differs unmeasured)",
+    "series under the same conditions (noise between series, what differs unmeasured)",
 }
 
 
@@ -84,20 +82,36 @@ def _between(d: Derivation, refs: dict, median: float) -> list:
     terms = []
     if s.timing == "loop" and ref.B2B in have:
         loops = _loop_means(have[ref.B2B], int(s.params.get("n_avg") or s.params.get("repetitions") or 1))
-        terms.append(Term("statistic", "a loop's time is the mean of its calls: back-to-back loops of as "
-                                       "many calls, their median → the median call", unit(_median(loops)) - q(ref.B2B)))
+        terms.append(
+            Term(
+                "statistic",
+                "a loop's time is the mean of its calls: back-to-back loops of as "
+                "many calls, their median → the median call",
+                unit(_median(loops)) - q(ref.B2B),
+            )
+        )
     if s.start == "back_to_back" and ref.B2B in have:
-        terms.append(Term("overlap", "the reference back to back → with a barrier before each call",
-                          q(ref.B2B) - q(ref.BARRIER)))
+        terms.append(
+            Term("overlap", "the reference back to back → with a barrier before each call", q(ref.B2B) - q(ref.BARRIER))
+        )
     if s.entry.get("cache") == "cycling" and ref.CYCLE in have:
-        terms.append(Term("cache", "fresh memory every call → the same buffers (the references)",
-                          q(ref.CYCLE) - q(ref.BARRIER)))
+        terms.append(
+            Term("cache", "fresh memory every call → the same buffers (the references)", q(ref.CYCLE) - q(ref.BARRIER))
+        )
     if s.entry.get("root") == "rotating" and ref.ROTATE in have and ref.B2B in have:
-        terms.append(Term("root_rotation", "the root rotating → root 0 (the references, back to back)",
-                          q(ref.ROTATE) - q(ref.B2B)))
+        terms.append(
+            Term(
+                "root_rotation", "the root rotating → root 0 (the references, back to back)", q(ref.ROTATE) - q(ref.B2B)
+            )
+        )
     if s.start != "slot":
-        terms.append(Term("barrier", "a barrier before each call, timed from the last rank's start → "
-                                     "mpiscope's synchronized start", q(ref.BARRIER) - median))
+        terms.append(
+            Term(
+                "barrier",
+                "a barrier before each call, timed from the last rank's start → mpiscope's synchronized start",
+                q(ref.BARRIER) - median,
+            )
+        )
     return terms
 
 
@@ -113,6 +127,7 @@ def attribute(d: Derivation, refs: dict, median: float, ci=(float("nan"), float(
         return Attribution(d, median, ci, terms)
     between = _between(d, refs, median)
     rest = before - median - sum(t.value for t in between)
-    terms += between + [Term("unexplained", "the tool's data read mpiscope's way → mpiscope's median, "
-                                            "less the terms above", rest)]
+    terms += between + [
+        Term("unexplained", "the tool's data read mpiscope's way → mpiscope's median, less the terms above", rest)
+    ]
     return Attribution(d, median, ci, terms)

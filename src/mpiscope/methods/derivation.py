@@ -21,8 +21,8 @@ from mpiscope.methods.stored import Grid, MethodSeries
 
 @dataclass
 class Step:
-    cause: str   # statistic, ranks, barrier, overlap, definition (attribution.CAUSES)
-    what: str    # the change, in a few words
+    cause: str  # statistic, ranks, barrier, overlap, definition (attribution.CAUSES)
+    what: str  # the change, in a few words
     value: float  # the number after the change, in the derivation's unit
 
 
@@ -71,10 +71,15 @@ def rank_mean_steps(s: MethodSeries, g: Grid) -> list:
     its calls (OSU's average, IMB's t_avg): the median over calls, the
     slowest rank, the last rank's start."""
     d = g.durations
-    return [Step("statistic", "mean over the calls → median", median(d.mean(axis=0))),
-            Step("ranks", "mean over the ranks → the slowest rank", median(d.max(axis=0))),
-            Step(start_cause(s.start), "each rank timed from its own start → from the last rank's start",
-                 median(common_start(g)))]
+    return [
+        Step("statistic", "mean over the calls → median", median(d.mean(axis=0))),
+        Step("ranks", "mean over the ranks → the slowest rank", median(d.max(axis=0))),
+        Step(
+            start_cause(s.start),
+            "each rank timed from its own start → from the last rank's start",
+            median(common_start(g)),
+        ),
+    ]
 
 
 def rank_means(g: Grid) -> np.ndarray:

@@ -10,8 +10,7 @@ The measured call counts; the calibration and warm-up calls do not."""
 
 from __future__ import annotations
 
-from mpiscope.methods.derivation import (Derivation, Step, common_start, median, rank_mean_steps, rank_means,
-                                         us)
+from mpiscope.methods.derivation import Derivation, Step, common_start, median, rank_mean_steps, rank_means, us
 from mpiscope.methods.stored import MethodSeries
 
 PINGPONG_BANDWIDTH = "IMB's bandwidth is size / PingPong's time: a ping-pong, not a window of messages"
@@ -36,11 +35,20 @@ def derive(s: MethodSeries) -> Derivation | None:
         return _pingpong(s, g)
     means = rank_means(g)
     n = int(g.calls.sum(axis=1)[0])
-    printed = {"#repetitions": n, "t_min[usec]": us(means.min()), "t_max[usec]": us(means.max()),
-               "t_avg[usec]": us(means.mean())}
+    printed = {
+        "#repetitions": n,
+        "t_min[usec]": us(means.min()),
+        "t_max[usec]": us(means.max()),
+        "t_avg[usec]": us(means.mean()),
+    }
     if s.timing == "loop":  # Barrier: one loop per rank
-        steps = [Step("ranks", "mean over the ranks (t_avg) → the slowest rank (t_max)", float(means.max())),
-                 Step("overlap", "each rank timed from its own start → from the last rank's start",
-                      median(common_start(g, g.calls[0])))]
+        steps = [
+            Step("ranks", "mean over the ranks (t_avg) → the slowest rank (t_max)", float(means.max())),
+            Step(
+                "overlap",
+                "each rank timed from its own start → from the last rank's start",
+                median(common_start(g, g.calls[0])),
+            ),
+        ]
         return Derivation(s, "s", float(means.mean()), printed, n, steps)
     return Derivation(s, "s", float(means.mean()), printed, n, rank_mean_steps(s, g))

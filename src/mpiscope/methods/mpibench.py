@@ -40,7 +40,8 @@ def derive(s: MethodSeries) -> Derivation | None:
     slowest = g.durations.max(axis=0)
     value = float(slowest.mean())
     printed = {"average (us)": us(value), "minimum (us)": us(slowest.min()), "repetitions": len(slowest)}
-    steps = [Step("statistic", "mean over the repetitions → median", median(slowest)),
-             Step("barrier", "each rank timed from its own start → from the last rank's start",
-                  median(common_start(g)))]
+    steps = [
+        Step("statistic", "mean over the repetitions → median", median(slowest)),
+        Step("barrier", "each rank timed from its own start → from the last rank's start", median(common_start(g))),
+    ]
     return Derivation(s, "s", value, printed, len(slowest), steps)

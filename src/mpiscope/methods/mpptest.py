@@ -28,14 +28,26 @@ def derive(s: MethodSeries) -> Derivation | None:
         low = float(rank0.min())
         printed = {"time (us)": us(low / 2), "rate (B/s)": 2 * s.size / low}
         if s.bench == "pingpong":
-            return Derivation(s, "s", low / 2, printed, n,
-                              [Step("statistic", "minimum over the tests → median", median(rank0) / 2)])
-        return Derivation(s, "B/s", 2 * s.size / low, printed, n,
-                          [Step("statistic", "minimum over the tests → median", 2 * s.size / median(rank0))],
-                          PINGPONG_RATE)
+            return Derivation(
+                s, "s", low / 2, printed, n, [Step("statistic", "minimum over the tests → median", median(rank0) / 2)]
+            )
+        return Derivation(
+            s,
+            "B/s",
+            2 * s.size / low,
+            printed,
+            n,
+            [Step("statistic", "minimum over the tests → median", 2 * s.size / median(rank0))],
+            PINGPONG_RATE,
+        )
     low = float(rank0.min())
-    steps = [Step("statistic", "minimum over the tests → median", median(rank0)),
-             Step("ranks", "rank 0's loop → the slowest rank's", median(per_call.max(axis=0))),
-             Step("overlap", "each rank timed from its own start → from the last rank's start",
-                  median(common_start(g, g.calls[0])[accepted]))]
+    steps = [
+        Step("statistic", "minimum over the tests → median", median(rank0)),
+        Step("ranks", "rank 0's loop → the slowest rank's", median(per_call.max(axis=0))),
+        Step(
+            "overlap",
+            "each rank timed from its own start → from the last rank's start",
+            median(common_start(g, g.calls[0])[accepted]),
+        ),
+    ]
     return Derivation(s, "s", low, {"time (us)": us(low)}, n, steps)

@@ -22,14 +22,29 @@ def derive(s: MethodSeries) -> Derivation | None:
         d = g.durations[g.row(0)]
         if s.bench == "pingpong":
             lat = d.mean() / 2
-            return Derivation(s, "s", lat, {"Latency (us)": us(lat)}, len(d),
-                              [Step("statistic", "mean over the round trips → median", median(d) / 2)])
+            return Derivation(
+                s,
+                "s",
+                lat,
+                {"Latency (us)": us(lat)},
+                len(d),
+                [Step("statistic", "mean over the round trips → median", median(d) / 2)],
+            )
         window = s.params.get("window", WINDOW)
         bw = s.size * window * len(d) / d.sum()
-        return Derivation(s, "B/s", bw, {"Bandwidth (MB/s)": bw / 1e6}, len(d),
-                          [Step("statistic", "total over the windows → their median window",
-                                s.size * window / median(d))])
+        return Derivation(
+            s,
+            "B/s",
+            bw,
+            {"Bandwidth (MB/s)": bw / 1e6},
+            len(d),
+            [Step("statistic", "total over the windows → their median window", s.size * window / median(d))],
+        )
     means = rank_means(g)
-    printed = {"Avg Latency(us)": us(means.mean()), "Min Latency(us)": us(means.min()),
-               "Max Latency(us)": us(means.max()), "Iterations": g.start.shape[1]}
+    printed = {
+        "Avg Latency(us)": us(means.mean()),
+        "Min Latency(us)": us(means.min()),
+        "Max Latency(us)": us(means.max()),
+        "Iterations": g.start.shape[1],
+    }
     return Derivation(s, "s", float(means.mean()), printed, g.start.shape[1], rank_mean_steps(s, g))

@@ -56,8 +56,10 @@ def _combine(attrs: list) -> Attribution:
     if len(attrs) == 1 or any([t.cause for t in a.terms] != [t.cause for t in first.terms] for a in attrs):
         return first
     number = float(np.mean([a.derivation.number for a in attrs]))
-    terms = [dataclasses.replace(t, value=float(np.mean([a.terms[i].value for a in attrs])))
-             for i, t in enumerate(first.terms)]
+    terms = [
+        dataclasses.replace(t, value=float(np.mean([a.terms[i].value for a in attrs])))
+        for i, t in enumerate(first.terms)
+    ]
     return Attribution(dataclasses.replace(first.derivation, number=number), first.median, first.ci, terms)
 
 
@@ -68,8 +70,10 @@ def methods_of_run(run_dir, table=None, run=None) -> MethodsResult:
         table, run = load(run_dir)
     series = load_series(run_dir, run)
     if not any(s.method in TOOLS for s in series):
-        raise NoToolMeasured(f"run {run.run_id} measured no peer's method: measure one with `mpiscope run "
-                         "--methods osu,imb` (or all), then read it with `mpiscope methods`")
+        raise NoToolMeasured(
+            f"run {run.run_id} measured no peer's method: measure one with `mpiscope run "
+            "--methods osu,imb` (or all), then read it with `mpiscope methods`"
+        )
     groups = {}  # (bench, size) -> launch -> method -> series, in run order
     for s in series:
         groups.setdefault((s.bench, s.size), {}).setdefault(s.launch, {})[s.method] = s
@@ -86,6 +90,15 @@ def methods_of_run(run_dir, table=None, run=None) -> MethodsResult:
                 if d is not None:
                     per_tool.setdefault(name, []).append(attribute(d, refs, med, (lo, hi)))
         unit = own.unit if len(own.values) else ("B/s" if bench == "bw" else "s")
-        rows.append(Row(bench, size, unit, med, (lo, hi), len(own.values),
-                        [_combine(per_tool[name]) for name in TOOLS if name in per_tool]))
+        rows.append(
+            Row(
+                bench,
+                size,
+                unit,
+                med,
+                (lo, hi),
+                len(own.values),
+                [_combine(per_tool[name]) for name in TOOLS if name in per_tool],
+            )
+        )
     return MethodsResult(run, rows)

@@ -21,7 +21,7 @@ def trimmed(slowest: np.ndarray) -> np.ndarray:
     the lowest and highest n/4."""
     n = len(slowest)
     order = np.argsort(slowest, kind="stable")
-    return order[n // 4: n - n // 4]
+    return order[n // 4 : n - n // 4]
 
 
 def std_error(values: np.ndarray) -> float:
@@ -42,13 +42,18 @@ def derive(s: MethodSeries) -> Derivation | None:
     slowest = d.max(axis=0)
     mid = trimmed(slowest)
     value = float(slowest[mid].mean())
-    printed = {"count": int(valid.sum()), "result (us)": round(us(value), 1),
-               "std_error (us)": round(us(std_error(slowest[mid])), 1),
-               "per rank (us)": [round(us(x), 1) for x in d[:, mid].mean(axis=1)]}
+    printed = {
+        "count": int(valid.sum()),
+        "result (us)": round(us(value), 1),
+        "std_error (us)": round(us(std_error(slowest[mid])), 1),
+        "per rank (us)": [round(us(x), 1) for x in d[:, mid].mean(axis=1)],
+    }
     if s.bench == "pingpong":
-        steps = [Step("definition", "a round trip → half of it", value / 2),
-                 Step("statistic", "mean of the middle half → median", median(slowest) / 2),
-                 Step("ranks", "the larger of the two ranks' times → rank 0's", median(d[g.row(0)]) / 2)]
+        steps = [
+            Step("definition", "a round trip → half of it", value / 2),
+            Step("statistic", "mean of the middle half → median", median(slowest) / 2),
+            Step("ranks", "the larger of the two ranks' times → rank 0's", median(d[g.row(0)]) / 2),
+        ]
         return Derivation(s, "s", value, printed, int(valid.sum()), steps)
     steps = [Step("statistic", "mean of the middle half → median", median(slowest))]
     return Derivation(s, "s", value, printed, int(valid.sum()), steps)

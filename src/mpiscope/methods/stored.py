@@ -29,7 +29,7 @@ class Grid:
     ranks: np.ndarray
     start_local: np.ndarray
     end_local: np.ndarray
-    start: np.ndarray       # global clock
+    start: np.ndarray  # global clock
     end: np.ndarray
     calls: np.ndarray
     flags: np.ndarray
@@ -70,8 +70,13 @@ class MethodSeries:
         per = [np.flatnonzero(keep & (r["rank"] == k)) for k in ranks]
         n = min((len(p) for p in per), default=0)
         idx = np.array([p[:n] for p in per], dtype=np.int64).reshape(len(per), n)
-        return Grid(ranks, *(r[name][idx] for name in ("t_start_local", "t_end_local", "t_start", "t_end",
-                                                      "calls", "flags", "root", "batch")))
+        return Grid(
+            ranks,
+            *(
+                r[name][idx]
+                for name in ("t_start_local", "t_end_local", "t_start", "t_end", "calls", "flags", "root", "batch")
+            ),
+        )
 
 
 def method_entries(run_dir, run) -> list[dict]:
@@ -81,8 +86,9 @@ def method_entries(run_dir, run) -> list[dict]:
     entries = run.context.get("methods") or []
     where = f"the method descriptions in {Path(run_dir) / SAMPLES_FILE}"
     if not isinstance(entries, list):
-        raise UsageError(f"{where} are damaged: a {type(entries).__name__} where a list is stored; "
-                         f"{rebuild_hint(run_dir)}")
+        raise UsageError(
+            f"{where} are damaged: a {type(entries).__name__} where a list is stored; {rebuild_hint(run_dir)}"
+        )
     for k, e in enumerate(entries):
         problem = _entry_problem(e)
         if problem:
@@ -97,8 +103,11 @@ def _entry_problem(e) -> str | None:
         if key not in e and key != "launch":
             return f"lacks its '{key}'"
         value = e.get(key, 0)
-        if (not isinstance(value, kind) or isinstance(value, bool)
-                or (isinstance(value, int) and not 0 <= value <= MAX_SIZE)):
+        if (
+            not isinstance(value, kind)
+            or isinstance(value, bool)
+            or (isinstance(value, int) and not 0 <= value <= MAX_SIZE)
+        ):
             wanted = "a name" if kind is str else f"a count from 0 to {MAX_SIZE}"
             return f"has '{key}' = {str(value)[:40]!r}, not {wanted}"
     return None
@@ -111,8 +120,10 @@ def load_series(run_dir, run) -> list[MethodSeries]:
     if table is None or not entries:
         return []
     cols = {name: table[name].to_numpy(zero_copy_only=False) for name in table.column_names}
-    keys = np.array([f"{m}\0{b}\0{s}\0{la}" for m, b, s, la in
-                     zip(cols["method"], cols["bench"], cols["size"], cols["launch"])], dtype=object)
+    keys = np.array(
+        [f"{m}\0{b}\0{s}\0{la}" for m, b, s, la in zip(cols["method"], cols["bench"], cols["size"], cols["launch"])],
+        dtype=object,
+    )
     order = np.lexsort((cols["rep"], cols["rank"], keys))
     keys = keys[order]
     cols = {k: v[order] for k, v in cols.items()}

@@ -68,8 +68,15 @@ def _scale(times, median, level):
     return max(half, REL_SCALE_FLOOR * abs(median), 1e-15)
 
 
-def build_curve(bench: str, algo: str, values_by_size: dict, rng: np.random.Generator,
-                n_boot: int = 1000, level: float = 0.95, unit: str = "s") -> Curve:
+def build_curve(
+    bench: str,
+    algo: str,
+    values_by_size: dict,
+    rng: np.random.Generator,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    unit: str = "s",
+) -> Curve:
     """Curve from {size: sample values as stored, in `unit` (s, or B/s for bandwidths)}.
 
     Sizes are visited in increasing order, each consuming `n_boot` draws of
@@ -92,13 +99,22 @@ def build_curve(bench: str, algo: str, values_by_size: dict, rng: np.random.Gene
         counts.append(len(t))
         boots.append(bootstrap_medians(t, n_boot, rng))
     boot = np.column_stack(boots) if boots else np.empty((n_boot, 0))
-    return Curve(bench, algo, quantity(unit), np.array(sizes, dtype=np.int64),
-                 np.array(medians), np.array(scales), np.array(counts, dtype=np.int64),
-                 boot, tuple(dropped))
+    return Curve(
+        bench,
+        algo,
+        quantity(unit),
+        np.array(sizes, dtype=np.int64),
+        np.array(medians),
+        np.array(scales),
+        np.array(counts, dtype=np.int64),
+        boot,
+        tuple(dropped),
+    )
 
 
-def run_curves(series, rng: np.random.Generator, n_boot: int = 1000,
-               level: float = 0.95, bench: str | None = None) -> list[Curve]:
+def run_curves(
+    series, rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95, bench: str | None = None
+) -> list[Curve]:
     """One curve per bench × algo, in order of first appearance.
 
     `series` is [(bench, algo, size, Samples)] as series.all_series_samples
@@ -109,5 +125,4 @@ def run_curves(series, rng: np.random.Generator, n_boot: int = 1000,
         if bench is not None and b != bench:
             continue
         grouped.setdefault((b, algo, s.unit), {})[int(size)] = s.values
-    return [build_curve(b, algo, by_size, rng, n_boot, level, unit)
-            for (b, algo, unit), by_size in grouped.items()]
+    return [build_curve(b, algo, by_size, rng, n_boot, level, unit) for (b, algo, unit), by_size in grouped.items()]

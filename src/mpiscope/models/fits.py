@@ -27,8 +27,7 @@ DEFAULT_BOOT = 1000
 # A line that explains less than 90% of how the medians vary says little
 # about α and β: the piecewise fit is then the model to read.
 POOR_R2 = 0.9
-UNITS = {"median_s": "s", "scale_s": "s", "alpha": "s", "beta": "s/B", "bandwidth": "B/s",
-         "n_half": "B", "size": "B"}
+UNITS = {"median_s": "s", "scale_s": "s", "alpha": "s", "beta": "s/B", "bandwidth": "B/s", "n_half": "B", "size": "B"}
 
 
 @dataclass
@@ -39,18 +38,23 @@ class BenchFit:
     hockney: LineFit | None
     piecewise: Piecewise | None
     note: str = ""
-    flags: list = field(default_factory=list)   # what makes α, β or the fit doubtful
+    flags: list = field(default_factory=list)  # what makes α, β or the fit doubtful
 
     def to_dict(self) -> dict:
         c = self.curve
         return {
-            "bench": c.bench, "algo": c.algo, "quantity": c.quantity,
-            "points": [{"size": int(s), "median_s": float(m), "scale_s": float(sc), "n": int(n)}
-                       for s, m, sc, n in zip(c.sizes, c.medians, c.scales, c.counts)],
+            "bench": c.bench,
+            "algo": c.algo,
+            "quantity": c.quantity,
+            "points": [
+                {"size": int(s), "median_s": float(m), "scale_s": float(sc), "n": int(n)}
+                for s, m, sc, n in zip(c.sizes, c.medians, c.scales, c.counts)
+            ],
             "dropped": [{"size": s, "reason": r} for s, r in c.dropped],
             "hockney": self.hockney.to_dict() if self.hockney else None,
             "piecewise": self.piecewise.to_dict() if self.piecewise else None,
-            "note": self.note, "flags": self.flags,
+            "note": self.note,
+            "flags": self.flags,
         }
 
 
@@ -62,12 +66,18 @@ class FitResult:
     n_boot: int
     level: float
     min_points: int
-    fits: list = field(default_factory=list)   # BenchFit, in run order
+    fits: list = field(default_factory=list)  # BenchFit, in run order
 
     def to_dict(self) -> dict:
-        return {"run_id": self.run_id, "units": UNITS, "seed": self.seed, "n_boot": self.n_boot,
-                "level": self.level, "min_points": self.min_points,
-                "fits": [f.to_dict() for f in self.fits]}
+        return {
+            "run_id": self.run_id,
+            "units": UNITS,
+            "seed": self.seed,
+            "n_boot": self.n_boot,
+            "level": self.level,
+            "min_points": self.min_points,
+            "fits": [f.to_dict() for f in self.fits],
+        }
 
 
 def line_flags(line: LineFit, what: str, judge_r2: bool = True) -> list[str]:
@@ -79,12 +89,18 @@ def line_flags(line: LineFit, what: str, judge_r2: bool = True) -> list[str]:
         if e.point < 0 or (name == "β" and e.point == 0):
             ci = ", its CI reaches 0" if e.high >= 0 and e.point < 0 else ""
             sign = "<" if e.point < 0 else "="
-            out.append(f"{what}: {name} {sign} 0 ({e.point * factor:.4g} {unit}{ci}): the medians do not lie "
-                       "on a line with a positive " + ("intercept" if name == "α" else "slope") +
-                       "; read the piecewise fit" + (", 1/β is undefined" if name == "β" else ""))
+            out.append(
+                f"{what}: {name} {sign} 0 ({e.point * factor:.4g} {unit}{ci}): the medians do not lie "
+                "on a line with a positive "
+                + ("intercept" if name == "α" else "slope")
+                + "; read the piecewise fit"
+                + (", 1/β is undefined" if name == "β" else "")
+            )
     if judge_r2 and line.r2 < POOR_R2:  # NaN (constant medians) is not judged
-        out.append(f"{what}: poor fit, R² {line.r2:.3g} < {POOR_R2:g} (largest residual "
-                   f"{100 * line.max_rel_residual:.0f}% at {line.worst_size} B)")
+        out.append(
+            f"{what}: poor fit, R² {line.r2:.3g} < {POOR_R2:g} (largest residual "
+            f"{100 * line.max_rel_residual:.0f}% at {line.worst_size} B)"
+        )
     return out
 
 
@@ -94,22 +110,31 @@ def fit_curve(curve: Curve, level: float = 0.95, min_points: int = 3) -> BenchFi
     however well the line fits."""
     if len(curve) < 2:
         what = "one size" if len(curve) == 1 else "no usable sizes"
-        return BenchFit(curve, None, None,
-                        f"not fitted: measured at {what}; a line needs at least two")
+        return BenchFit(curve, None, None, f"not fitted: measured at {what}; a line needs at least two")
     h, pw = hockney(curve, level), piecewise(curve, level, min_points)
     flags = line_flags(h, "Hockney")
     few = [int(size) for size, n in zip(curve.sizes, curve.counts) if n < MIN_SAMPLES]
     if few:
-        flags.append(f"insufficient data at {len(few)} of {len(curve)} sizes ("
-                     + ", ".join(f"{size} B" for size in few) + f"): fewer than {MIN_SAMPLES} valid "
-                     "samples give a median no 95% CI")
+        flags.append(
+            f"insufficient data at {len(few)} of {len(curve)} sizes ("
+            + ", ".join(f"{size} B" for size in few)
+            + f"): fewer than {MIN_SAMPLES} valid "
+            "samples give a median no 95% CI"
+        )
     for seg in pw.segments if pw.n_segments > 1 else ():
         flags += line_flags(seg, f"segment {seg.first_size}-{seg.last_size} B", judge_r2=False)
     return BenchFit(curve, h, pw, flags=flags)
 
 
-def fit_series(series, run: Run, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
-               level: float = 0.95, min_points: int = 3, bench: str | None = None) -> FitResult:
+def fit_series(
+    series,
+    run: Run,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = 0.95,
+    min_points: int = 3,
+    bench: str | None = None,
+) -> FitResult:
     """Fit [(bench, algo, size, Samples)] (as series.all_series_samples returns)."""
     rng = np.random.default_rng(seed)
     curves = run_curves(series, rng, n_boot, level, bench)
@@ -118,13 +143,18 @@ def fit_series(series, run: Run, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT
     return result
 
 
-def fit_run(run_dir, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT, level: float = 0.95,
-            min_points: int = 3, bench: str | None = None) -> FitResult:
+def fit_run(
+    run_dir,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+    level: float = 0.95,
+    min_points: int = 3,
+    bench: str | None = None,
+) -> FitResult:
     """Fit every benchmark of a stored run (or only `bench`)."""
     table, run = load(Path(run_dir))
     series = all_series_samples(table, run)
     if bench is not None and not any(b == bench for b, *_ in series):
         present = ", ".join(dict.fromkeys(b for b, *_ in series)) or "none"
-        raise UsageError(f"run {run.run_id} has no benchmark '{bench}'; "
-                         f"it has: {present}")
+        raise UsageError(f"run {run.run_id} has no benchmark '{bench}'; it has: {present}")
     return fit_series(series, run, seed, n_boot, level, min_points, bench)

@@ -32,13 +32,13 @@ class LineFit:
     first_size: int
     last_size: int
     n_sizes: int
-    alpha: Estimate        # s
-    beta: Estimate         # s/B
-    bandwidth: Estimate    # B/s, 1/β (inf when β <= 0)
-    n_half: Estimate       # B, α/β (NaN when β <= 0)
-    r2: float              # on the medians, unweighted
+    alpha: Estimate  # s
+    beta: Estimate  # s/B
+    bandwidth: Estimate  # B/s, 1/β (inf when β <= 0)
+    n_half: Estimate  # B, α/β (NaN when β <= 0)
+    r2: float  # on the medians, unweighted
     max_rel_residual: float
-    worst_size: int        # where the largest relative residual is
+    worst_size: int  # where the largest relative residual is
     method: str
 
     def to_dict(self) -> dict:
@@ -46,6 +46,7 @@ class LineFit:
 
 
 # ---------------------------------------------------------------- fitting
+
 
 def _pairs(x):
     i, j = np.triu_indices(len(x), k=1)
@@ -71,15 +72,15 @@ def lad_lines(x, Y, w) -> tuple[np.ndarray, np.ndarray]:
     alphas = np.empty(len(Y))
     betas = np.empty(len(Y))
     for start in range(0, len(Y), _CHUNK):
-        y = Y[start:start + _CHUNK]
-        beta = (y[:, j] - y[:, i]) / dx                      # (b, P)
+        y = Y[start : start + _CHUNK]
+        beta = (y[:, j] - y[:, i]) / dx  # (b, P)
         alpha = y[:, i] - beta * x[i]
         resid = y[:, None, :] - alpha[:, :, None] - beta[:, :, None] * x
-        cost = np.abs(resid) @ w                              # (b, P)
+        cost = np.abs(resid) @ w  # (b, P)
         best = np.argmin(cost, axis=1)
         rows = np.arange(len(y))
-        alphas[start:start + len(y)] = alpha[rows, best]
-        betas[start:start + len(y)] = beta[rows, best]
+        alphas[start : start + len(y)] = alpha[rows, best]
+        betas[start : start + len(y)] = beta[rows, best]
     return alphas, betas
 
 
@@ -90,6 +91,7 @@ def lad_line(x, y, w) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------- results
+
 
 def _estimate(point, replicates, level):
     lo, hi = percentile_interval(replicates, level)
@@ -125,9 +127,9 @@ def fit_quality(x, y, alpha, beta) -> dict:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     resid = y - (alpha + beta * x)
-    ss_res = float(np.sum(resid ** 2))
+    ss_res = float(np.sum(resid**2))
     ss_tot = float(np.sum((y - y.mean()) ** 2))
-    tiny = 1e-24 * max(float(np.sum(y ** 2)), 1e-300)
+    tiny = 1e-24 * max(float(np.sum(y**2)), 1e-300)
     if ss_res <= tiny:
         r2 = 1.0
     elif ss_tot > 0:
@@ -144,9 +146,19 @@ def fit_quality(x, y, alpha, beta) -> dict:
 def make_line_fit(sizes, medians, alpha, beta, boot_alpha, boot_beta, level, method) -> LineFit:
     est = line_estimates(alpha, beta, boot_alpha, boot_beta, level)
     q = fit_quality(sizes, medians, alpha, beta)
-    return LineFit(int(sizes[0]), int(sizes[-1]), len(sizes), est["alpha"], est["beta"],
-                   est["bandwidth"], est["n_half"], q["r2"], q["max_rel_residual"],
-                   q["worst_size"], method)
+    return LineFit(
+        int(sizes[0]),
+        int(sizes[-1]),
+        len(sizes),
+        est["alpha"],
+        est["beta"],
+        est["bandwidth"],
+        est["n_half"],
+        q["r2"],
+        q["max_rel_residual"],
+        q["worst_size"],
+        method,
+    )
 
 
 def hockney(curve: Curve, level: float = 0.95) -> LineFit:
@@ -157,5 +169,4 @@ def hockney(curve: Curve, level: float = 0.95) -> LineFit:
     w = 1.0 / curve.scales
     alpha, beta = lad_line(x, curve.medians, w)
     boot_alpha, boot_beta = lad_lines(x, curve.boot, w)
-    return make_line_fit(curve.sizes, curve.medians, alpha, beta, boot_alpha, boot_beta,
-                         level, HOCKNEY_METHOD)
+    return make_line_fit(curve.sizes, curve.medians, alpha, beta, boot_alpha, boot_beta, level, HOCKNEY_METHOD)

@@ -36,22 +36,26 @@ class LayerCurve:
 
     bench: str
     layer: str
-    times: dict                      # size -> Estimate (s: half round trip, or per message)
+    times: dict  # size -> Estimate (s: half round trip, or per message)
     fit: Piecewise | None = None
     note: str = ""
     skipped: dict = field(default_factory=dict)  # size -> reason
-    counts: dict = field(default_factory=dict)   # size -> valid samples
+    counts: dict = field(default_factory=dict)  # size -> valid samples
 
     def few(self) -> list:
         """Sizes whose median rests on fewer than MIN_SAMPLES samples."""
         return [s for s, n in sorted(self.counts.items()) if n < MIN_SAMPLES]
 
     def to_dict(self) -> dict:
-        return {"bench": self.bench, "layer": self.layer,
-                "times": [{"size": s, "estimate": e} for s, e in sorted(self.times.items())],
-                "piecewise": self.fit.to_dict() if self.fit else None, "note": self.note,
-                "skipped": [{"size": s, "reason": r} for s, r in sorted(self.skipped.items())],
-                "samples": [{"size": s, "n": n} for s, n in sorted(self.counts.items())]}
+        return {
+            "bench": self.bench,
+            "layer": self.layer,
+            "times": [{"size": s, "estimate": e} for s, e in sorted(self.times.items())],
+            "piecewise": self.fit.to_dict() if self.fit else None,
+            "note": self.note,
+            "skipped": [{"size": s, "reason": r} for s, r in sorted(self.skipped.items())],
+            "samples": [{"size": s, "n": n} for s, n in sorted(self.counts.items())],
+        }
 
 
 @dataclass
@@ -61,21 +65,27 @@ class LayersResult:
     seed: int
     n_boot: int
     level: float
-    curves: dict                     # (bench, layer) -> LayerCurve
-    shares: dict                     # (bench, layer) -> {size: Estimate of layer / mpi}
-    transport: str | None            # the lower layer MPI most likely runs over here
+    curves: dict  # (bench, layer) -> LayerCurve
+    shares: dict  # (bench, layer) -> {size: Estimate of layer / mpi}
+    transport: str | None  # the lower layer MPI most likely runs over here
 
     def layers(self, bench) -> list:
         return [l for b, l in self.curves if b == bench]
 
     def to_dict(self) -> dict:
-        return {"run_id": self.run_id, "seed": self.seed, "n_boot": self.n_boot, "level": self.level,
-                "units": {"time": "s", "share": "lower layer / MPI"},
-                "mpi_transport_guess": self.transport,
-                "curves": [c.to_dict() for c in self.curves.values()],
-                "shares": [{"bench": b, "layer": l, "by_size": [{"size": s, "share": e}
-                                                                 for s, e in sorted(v.items())]}
-                           for (b, l), v in self.shares.items()]}
+        return {
+            "run_id": self.run_id,
+            "seed": self.seed,
+            "n_boot": self.n_boot,
+            "level": self.level,
+            "units": {"time": "s", "share": "lower layer / MPI"},
+            "mpi_transport_guess": self.transport,
+            "curves": [c.to_dict() for c in self.curves.values()],
+            "shares": [
+                {"bench": b, "layer": l, "by_size": [{"size": s, "share": e} for s, e in sorted(v.items())]}
+                for (b, l), v in self.shares.items()
+            ],
+        }
 
 
 def _skips(run: Run) -> dict:
@@ -96,8 +106,7 @@ def _transport(run: Run) -> str | None:
     return "shm" if a == b else "tcp"
 
 
-def layers_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95,
-                  min_points=3) -> LayersResult:
+def layers_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95, min_points=3) -> LayersResult:
     rng = np.random.default_rng(seed)
     skips = _skips(run)
     values, meds = {}, {}
@@ -109,18 +118,22 @@ def layers_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, leve
             continue
         values.setdefault((bench, algo), {})[int(size)] = s.values
         meds.setdefault((bench, algo), {})[int(size)] = m
-    keys = sorted(set(values) | set(skips),
-                  key=lambda k: (BENCHES.index(k[0]), LAYER_ORDER.index(k[1]) if k[1] in LAYER_ORDER
-                                 else len(LAYER_ORDER), k[1]))
+    keys = sorted(
+        set(values) | set(skips),
+        key=lambda k: (BENCHES.index(k[0]), LAYER_ORDER.index(k[1]) if k[1] in LAYER_ORDER else len(LAYER_ORDER), k[1]),
+    )
     if not keys:
-        raise UsageError(f"run {run.run_id} has no layer benchmarks: measure them "
-                         "with e.g. `mpiscope run -n 2 --bench layer_pingpong,layer_bw`")
+        raise UsageError(
+            f"run {run.run_id} has no layer benchmarks: measure them "
+            "with e.g. `mpiscope run -n 2 --bench layer_pingpong,layer_bw`"
+        )
     curves = {}
     for key in keys:
         bench, layer = key
         times = {size: m.estimate(level) for size, m in sorted(meds.get(key, {}).items())}
-        c = LayerCurve(bench, layer, times, skipped=skips.get(key, {}),
-                       counts={size: m.n for size, m in meds.get(key, {}).items()})
+        c = LayerCurve(
+            bench, layer, times, skipped=skips.get(key, {}), counts={size: m.n for size, m in meds.get(key, {}).items()}
+        )
         if len(times) >= 2:
             curve = build_curve(bench, layer, values[key], rng, n_boot, level)
             c.fit = piecewise(curve, level, min_points) if len(curve) >= 2 else None
@@ -141,7 +154,6 @@ def layers_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, leve
     return LayersResult(run.run_id, run, seed, n_boot, level, curves, shares, _transport(run))
 
 
-def layers_run(run_dir, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95,
-               min_points=3) -> LayersResult:
+def layers_run(run_dir, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level=0.95, min_points=3) -> LayersResult:
     table, run = load(Path(run_dir))
     return layers_series(all_series_samples(table, run), run, seed, n_boot, level, min_points)

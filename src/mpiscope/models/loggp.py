@@ -29,13 +29,14 @@ from mpiscope.store.series import all_series_samples
 DEFAULT_SEED = 1
 DEFAULT_BOOT = 1000
 CI_METHOD = "bootstrap percentile (samples resampled within each series)"
-BASE_SIZE = 8          # Bell et al.'s minimum-size message
+BASE_SIZE = 8  # Bell et al.'s minimum-size message
 KNEE_TOLERANCE = 0.02  # a step lengthens the time when its median exceeds g0 by more (or its CI)
 LOGGP_BENCHES = ("oneway", "flood", "overhead", "rma_lat", "rma_flood")
-MEASURED = ("EEL", "o_s", "o_r", "g", "G")   # the others are derived from these
+MEASURED = ("EEL", "o_s", "o_r", "g", "G")  # the others are derived from these
 
 
 # ---------------------------------------------------------------- medians with replicates
+
 
 @dataclass(frozen=True)
 class Med:
@@ -64,32 +65,33 @@ def estimate_of(point, boot, level) -> Estimate:
 
 # ---------------------------------------------------------------- results
 
+
 @dataclass
 class OverheadLevel:
     """One computation step of the overlap test at one size."""
 
-    step: float            # Δ in multiples of g0
-    compute_s: float       # Δ (mean over launches)
-    per_msg: Estimate      # time per message
-    overhead: Estimate     # time per message − Δ
-    past_knee: bool        # Δ ≥ g0: certainly beyond the knee
-    lengthened: bool       # the time per message grew against step 0
+    step: float  # Δ in multiples of g0
+    compute_s: float  # Δ (mean over launches)
+    per_msg: Estimate  # time per message
+    overhead: Estimate  # time per message − Δ
+    past_knee: bool  # Δ ≥ g0: certainly beyond the knee
+    lengthened: bool  # the time per message grew against step 0
 
 
 @dataclass
 class Overhead:
     """o_s or o_r at one size."""
 
-    side: str              # "send" or "receive"
+    side: str  # "send" or "receive"
     size: int
-    g0: Estimate | None    # time per message without computation (step 0)
+    g0: Estimate | None  # time per message without computation (step 0)
     value: Estimate | None
     levels: list = field(default_factory=list)
-    knee: tuple | None = None   # (lower, upper) bound of o from the knee, seconds
+    knee: tuple | None = None  # (lower, upper) bound of o from the knee, seconds
     fake_overhead_s: float | None = None
     note: str = ""
     boot: np.ndarray | None = field(default=None, repr=False)  # replicates of value
-    n: int = 0             # fewest valid samples of the steps' series
+    n: int = 0  # fewest valid samples of the steps' series
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "boot"}
@@ -103,44 +105,59 @@ class LogGPResult:
     n_boot: int
     level: float
     base_size: int | None
-    params: dict                # name -> Estimate or None
-    sources: dict               # name -> how it was obtained
-    eel: dict                   # size -> Estimate
-    overheads: dict             # "send"/"receive" -> [Overhead] by size
-    gaps: dict                  # size -> {q: Estimate}
-    best_q: dict                # size -> q of the least gap
-    one_sided: dict             # mode -> {"latency": {size: Est}, "gap": {size: Est}, "G": Est|None}
+    params: dict  # name -> Estimate or None
+    sources: dict  # name -> how it was obtained
+    eel: dict  # size -> Estimate
+    overheads: dict  # "send"/"receive" -> [Overhead] by size
+    gaps: dict  # size -> {q: Estimate}
+    best_q: dict  # size -> q of the least gap
+    one_sided: dict  # mode -> {"latency": {size: Est}, "gap": {size: Est}, "G": Est|None}
     flags: list = field(default_factory=list)
     notes: list = field(default_factory=list)
-    samples: dict = field(default_factory=dict)   # name -> fewest valid samples behind it
+    samples: dict = field(default_factory=dict)  # name -> fewest valid samples behind it
 
     def insufficient(self) -> dict:
         """{name: samples} of the measured parameters resting on fewer than MIN_SAMPLES."""
-        return {name: n for name, n in self.samples.items()
-                if name in MEASURED and n is not None and n < MIN_SAMPLES}
+        return {name: n for name, n in self.samples.items() if name in MEASURED and n is not None and n < MIN_SAMPLES}
 
     def to_dict(self) -> dict:
         def by_size(d):
-            return [{"size": int(s), **({"estimate": e} if not isinstance(e, dict) else e)}
-                    for s, e in sorted(d.items())]
+            return [
+                {"size": int(s), **({"estimate": e} if not isinstance(e, dict) else e)} for s, e in sorted(d.items())
+            ]
+
         return {
-            "run_id": self.run_id, "seed": self.seed, "n_boot": self.n_boot, "level": self.level,
+            "run_id": self.run_id,
+            "seed": self.seed,
+            "n_boot": self.n_boot,
+            "level": self.level,
             "units": {"time": "s", "G": "s/B", "g_over_G": "B", "size": "B"},
             "base_size": self.base_size,
-            "params": self.params, "sources": self.sources, "samples": self.samples,
+            "params": self.params,
+            "sources": self.sources,
+            "samples": self.samples,
             "min_samples": MIN_SAMPLES,
             "eel": by_size(self.eel),
             "overheads": {side: [o.to_dict() for o in rows] for side, rows in self.overheads.items()},
-            "gaps": [{"size": int(s), "best_q": self.best_q.get(s),
-                      "by_queue_depth": {f"q{q}": e for q, e in sorted(qs.items())}}
-                     for s, qs in sorted(self.gaps.items())],
-            "one_sided": {mode: {"latency": by_size(v["latency"]), "gap": by_size(v["gap"]),
-                                 "G": v["G"]} for mode, v in self.one_sided.items()},
-            "flags": self.flags, "notes": self.notes,
+            "gaps": [
+                {
+                    "size": int(s),
+                    "best_q": self.best_q.get(s),
+                    "by_queue_depth": {f"q{q}": e for q, e in sorted(qs.items())},
+                }
+                for s, qs in sorted(self.gaps.items())
+            ],
+            "one_sided": {
+                mode: {"latency": by_size(v["latency"]), "gap": by_size(v["gap"]), "G": v["G"]}
+                for mode, v in self.one_sided.items()
+            },
+            "flags": self.flags,
+            "notes": self.notes,
         }
 
 
 # ---------------------------------------------------------------- computation
+
 
 def _params_of(run: Run) -> dict:
     """(bench, algo, size) -> [params of each launch]."""
@@ -157,7 +174,7 @@ def _queue_depth(algo) -> int | None:
 
 
 def _side_step(algo):
-    """"os+1.5g" -> ("send", 1.5); None for other names."""
+    """ "os+1.5g" -> ("send", 1.5); None for other names."""
     if not isinstance(algo, str) or len(algo) < 5 or algo[:3] not in ("os+", "or+") or not algo.endswith("g"):
         return None
     try:
@@ -175,8 +192,7 @@ def _base_size(sizes) -> int | None:
 
 def _deltas(compute, samples):
     """Δ of every sample, from its launch's series (NaN when not recorded)."""
-    return np.array([compute.get(int(k), np.nan) for k in np.asarray(samples.launch).tolist()],
-                    dtype=np.float64)
+    return np.array([compute.get(int(k), np.nan) for k in np.asarray(samples.launch).tolist()], dtype=np.float64)
 
 
 def _safe_div(a, b):
@@ -193,8 +209,14 @@ def _overhead_at(side, size, levels, rng, n_boot, level) -> Overhead:
     zero = [x for x in levels if x[0] == 0]
     fake = next((x[2] for x in levels if x[2]), None)
     if not zero:
-        return Overhead(side, size, None, None, fake_overhead_s=fake,
-                        note="no step without computation (0 in --overhead-steps) to compare with")
+        return Overhead(
+            side,
+            size,
+            None,
+            None,
+            fake_overhead_s=fake,
+            note="no step without computation (0 in --overhead-steps) to compare with",
+        )
     g0 = med(zero[0][3].values, rng, n_boot)
     if g0 is None:
         return Overhead(side, size, None, None, fake_overhead_s=fake, note="no valid samples at step 0")
@@ -209,8 +231,7 @@ def _overhead_at(side, size, levels, rng, n_boot, level) -> Overhead:
             continue
         mean_delta = float(np.nanmean(list(compute.values()))) if compute else math.nan
         is_past = step > 0 and mean_delta >= g0.point
-        rows.append(OverheadLevel(step, mean_delta, m.estimate(level), o.estimate(level), is_past,
-                                  m.point > threshold))
+        rows.append(OverheadLevel(step, mean_delta, m.estimate(level), o.estimate(level), is_past, m.point > threshold))
         used_n.append(m.n)
         if is_past:
             past.append(o)
@@ -225,8 +246,10 @@ def _overhead_at(side, size, levels, rng, n_boot, level) -> Overhead:
         result.value = last.overhead
         m = med(np.asarray(levels[-1][3].values) - _deltas(levels[-1][1], levels[-1][3]), rng, n_boot)
         result.boot = m.boot if m else None
-        result.note = (f"no step reached a computation of g0 = {g0.point * 1e6:.3g} us; the value at "
-                       f"the largest step is an upper bound: add larger --overhead-steps")
+        result.note = (
+            f"no step reached a computation of g0 = {g0.point * 1e6:.3g} us; the value at "
+            f"the largest step is an upper bound: add larger --overhead-steps"
+        )
     # The knee as Bell et al. read it: o lies between g0 − Δb and g0 − Δa.
     quiet = [r.compute_s for r in rows if not r.lengthened]
     grown = [r.compute_s for r in rows if r.lengthened]
@@ -250,8 +273,10 @@ def _gap_curve_G(gaps_values, best_q, rng, n_boot, level, min_points=3):
     inside = (curve.sizes >= last.first_size) & (curve.sizes <= last.last_size)
     _, boot_beta = wls_lines(x[inside], curve.boot[:, inside], curve.scales[inside])
     est = estimate_of(last.beta.point, boot_beta, level)
-    how = (f"flood, least gap per size, slope of the last piecewise segment "
-           f"({last.first_size}-{last.last_size} B, {last.n_sizes} sizes)")
+    how = (
+        f"flood, least gap per size, slope of the last piecewise segment "
+        f"({last.first_size}-{last.last_size} B, {last.n_sizes} sizes)"
+    )
     return est, boot_beta, how, int(curve.counts.min())
 
 
@@ -277,7 +302,7 @@ def _overheads(by, params, rng, n_boot, level) -> dict:
         fake = next((p.get("fake_overhead_s") for _, p in entries if p.get("fake_overhead_s")), None)
         levels.setdefault((ss[0], size), []).append((ss[1], compute, fake, s))
     overheads = {"send": [], "receive": []}
-    for (side, size) in sorted(levels, key=lambda k: (k[0] != "send", k[1])):
+    for side, size in sorted(levels, key=lambda k: (k[0] != "send", k[1])):
         overheads[side].append(_overhead_at(side, size, levels[(side, size)], rng, n_boot, level))
     return overheads
 
@@ -328,24 +353,33 @@ def _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes):
     """EEL, o_s, o_r and g at the base size."""
     level = p.level
     if base in eel_med:
-        p.put("EEL", eel_med[base].estimate(level), eel_med[base].boot, f"oneway, {base} B, median",
-              eel_med[base].n)
+        p.put("EEL", eel_med[base].estimate(level), eel_med[base].boot, f"oneway, {base} B, median", eel_med[base].n)
     else:
         p.put("EEL", None, None, f"not measured: add oneway at {base} B" if base else "not measured")
     for side, name in (("send", "o_s"), ("receive", "o_r")):
         row = next((o for o in overheads[side] if o.size == base), None)
         if row is not None and row.value is not None:
             used = ", ".join(f"{lv.step:g}" for lv in row.levels if lv.past_knee) or "largest"
-            p.put(name, row.value, row.boot, f"overhead {'os' if side == 'send' else 'or'}, {base} B, "
-                                             f"steps past the knee ({used} x g0)", row.n)
+            p.put(
+                name,
+                row.value,
+                row.boot,
+                f"overhead {'os' if side == 'send' else 'or'}, {base} B, steps past the knee ({used} x g0)",
+                row.n,
+            )
             if row.note:
                 notes.append(f"{name}: {row.note}")
         else:
             p.put(name, None, None, f"not measured: add overhead at {base} B")
     if base in gap_meds:
         q = best_q[base]
-        p.put("g", gap_meds[base][q].estimate(level), gap_meds[base][q].boot,
-              f"flood q{q} (least of {len(gap_meds[base])} queue depths), {base} B", gap_meds[base][q].n)
+        p.put(
+            "g",
+            gap_meds[base][q].estimate(level),
+            gap_meds[base][q].boot,
+            f"flood q{q} (least of {len(gap_meds[base])} queue depths), {base} B",
+            gap_meds[base][q].n,
+        )
     else:
         p.put("g", None, None, f"not measured: add flood at {base} B")
 
@@ -354,8 +388,9 @@ def _derived(p, flags):
     """g/G, bandwidth, the overlap EEL − o_s − o_r and L, replicate by replicate."""
     p.put_combo("g_over_G", ("g", "G"), _safe_div, "g / G: messages larger than this are bandwidth-bound")
     p.put_combo("bandwidth", ("G",), lambda G: _safe_div(1.0, G), "1 / G (bytes per second)")
-    ov = p.put_combo("overlap", ("EEL", "o_s", "o_r"), lambda e, s, r: e - s - r,
-                     "EEL - (o_s + o_r): computation a message can hide")
+    ov = p.put_combo(
+        "overlap", ("EEL", "o_s", "o_r"), lambda e, s, r: e - s - r, "EEL - (o_s + o_r): computation a message can hide"
+    )
     if not ov:
         p.put("L", None, None, "needs EEL, o_s and o_r")
         return
@@ -365,16 +400,21 @@ def _derived(p, flags):
         return
     p.put("L", None, None, "undefined: o_s + o_r > EEL")
     sure = "" if est.high < 0 else " (within the CI of EEL)"
-    flags.append(f"overlapping overheads: o_s + o_r exceeds EEL by {-est.point * 1e6:.3g} us"
-                 f"{sure}; LogP's serial model EEL = o_s + L + o_r does not hold, L is undefined")
+    flags.append(
+        f"overlapping overheads: o_s + o_r exceeds EEL by {-est.point * 1e6:.3g} us"
+        f"{sure}; LogP's serial model EEL = o_s + L + o_r does not hold, L is undefined"
+    )
 
 
 def _overlap_elsewhere(overheads, eel_med, base):
     """The same question at the other sizes (o(m) against EEL(m)): a flag, or None."""
     send = {o.size: o.value for o in overheads["send"] if o.value is not None}
     recv = {o.size: o.value for o in overheads["receive"] if o.value is not None}
-    over = [(size, send[size].point + recv[size].point - eel_med[size].point)
-            for size in sorted(set(send) & set(recv) & set(eel_med)) if size != base]
+    over = [
+        (size, send[size].point + recv[size].point - eel_med[size].point)
+        for size in sorted(set(send) & set(recv) & set(eel_med))
+        if size != base
+    ]
     over = [(size, d) for size, d in over if d > 0]
     if not over:
         return None
@@ -392,25 +432,31 @@ def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
     for bench, algo, size, s in series:
         by.setdefault(bench, []).append((algo, int(size), s))
     if not any(b in by for b in LOGGP_BENCHES):
-        raise UsageError(f"run {run.run_id} has none of the LogGP benchmarks "
-                         f"({', '.join(LOGGP_BENCHES)}): measure them with e.g. `mpiscope run -n 2 "
-                         f"--suite loggp`")
+        raise UsageError(
+            f"run {run.run_id} has none of the LogGP benchmarks "
+            f"({', '.join(LOGGP_BENCHES)}): measure them with e.g. `mpiscope run -n 2 "
+            f"--suite loggp`"
+        )
     eel_med = _eel_medians(by, rng, n_boot)
     overheads = _overheads(by, _params_of(run), rng, n_boot, level)
     if any(o.fake_overhead_s for rows in overheads.values() for o in rows):
-        flags.append("test run: MPISCOPE_TEST_FAKE_OVERHEAD_US replaced the operation under test by a "
-                     "fixed spin; these overheads are not MPI's")
+        flags.append(
+            "test run: MPISCOPE_TEST_FAKE_OVERHEAD_US replaced the operation under test by a "
+            "fixed spin; these overheads are not MPI's"
+        )
     gap_values, gaps, gap_meds, best_q = _flood_gaps(by, rng, n_boot, level)
 
     base = _base_size(list(eel_med) + list(gap_meds) + [o.size for r in overheads.values() for o in r])
     p = _Params(level)
     _measured_at_base(p, base, eel_med, overheads, gap_meds, best_q, notes)
-    G, G_boot, how, G_n = (None, None, "not measured: add flood", None) if not gap_meds else \
-        _gap_curve_G(gap_values, best_q, rng, n_boot, level)
+    G, G_boot, how, G_n = (
+        (None, None, "not measured: add flood", None)
+        if not gap_meds
+        else _gap_curve_G(gap_values, best_q, rng, n_boot, level)
+    )
     p.put("G", G, G_boot, how, G_n)
     if G is not None and G.point <= 0:
-        notes.append("G is not positive: the largest sizes do not cost more per message; measure "
-                     "larger sizes")
+        notes.append("G is not positive: the largest sizes do not cost more per message; measure larger sizes")
     _derived(p, flags)
     elsewhere = _overlap_elsewhere(overheads, eel_med, base)
     if elsewhere:
@@ -420,13 +466,30 @@ def loggp_series(series, run: Run, seed=DEFAULT_SEED, n_boot=DEFAULT_BOOT, level
     for name in MEASURED:
         if p.values.get(name) is None:
             notes.append(f"{name}: {p.sources[name]}")
-    result = LogGPResult(run.run_id, run, seed, n_boot, level, base,
-                         p.values, p.sources, {s: m.estimate(level) for s, m in sorted(eel_med.items())},
-                         overheads, gaps, best_q, one_sided, flags, notes, p.samples)
+    result = LogGPResult(
+        run.run_id,
+        run,
+        seed,
+        n_boot,
+        level,
+        base,
+        p.values,
+        p.sources,
+        {s: m.estimate(level) for s, m in sorted(eel_med.items())},
+        overheads,
+        gaps,
+        best_q,
+        one_sided,
+        flags,
+        notes,
+        p.samples,
+    )
     for name, n in result.insufficient().items():
-        flags.append(f"insufficient data: {name} rests on series of as few as {n} valid sample"
-                     f"{'s' if n != 1 else ''} ({p.sources[name]}); fewer than {MIN_SAMPLES} give its "
-                     "median no 95% CI")
+        flags.append(
+            f"insufficient data: {name} rests on series of as few as {n} valid sample"
+            f"{'s' if n != 1 else ''} ({p.sources[name]}); fewer than {MIN_SAMPLES} give its "
+            "median no 95% CI"
+        )
     return result
 
 

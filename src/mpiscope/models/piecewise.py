@@ -23,17 +23,17 @@ from mpiscope.models.hockney import LineFit, make_line_fit
 SEGMENT_METHOD = "weighted least squares on per-size medians"
 CRITERION = "BIC"
 _RSS_FLOOR_PER_POINT = 1e-6  # (0.1% of a scale)²
-BREAK_PARAMS = 3             # parameters a breakpoint counts as (see above)
+BREAK_PARAMS = 3  # parameters a breakpoint counts as (see above)
 
 
 @dataclass(frozen=True)
 class Piecewise:
     """Segments in size order and the breaks between them."""
 
-    segments: tuple            # LineFit per segment
-    breaks: tuple              # ((last size below, first size above), ...)
+    segments: tuple  # LineFit per segment
+    breaks: tuple  # ((last size below, first size above), ...)
     criterion: str
-    scores: dict               # K -> criterion value (lower is better)
+    scores: dict  # K -> criterion value (lower is better)
     min_points: int
 
     @property
@@ -41,12 +41,14 @@ class Piecewise:
         return len(self.segments)
 
     def to_dict(self) -> dict:
-        return {"n_segments": self.n_segments,
-                "segments": [s.to_dict() for s in self.segments],
-                "breaks": [list(b) for b in self.breaks],
-                "criterion": self.criterion,
-                "scores": {str(k): v for k, v in self.scores.items()},
-                "min_points": self.min_points}
+        return {
+            "n_segments": self.n_segments,
+            "segments": [s.to_dict() for s in self.segments],
+            "breaks": [list(b) for b in self.breaks],
+            "criterion": self.criterion,
+            "scores": {str(k): v for k, v in self.scores.items()},
+            "min_points": self.min_points,
+        }
 
 
 def _design(x, scale, x_unit):
@@ -58,7 +60,7 @@ def wls_line(x, y, scale) -> tuple[float, float, float]:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
-    x_unit = max(float(np.max(np.abs(x))), 1.0)   # conditioning
+    x_unit = max(float(np.max(np.abs(x))), 1.0)  # conditioning
     A = _design(x, scale, x_unit)
     coef, *_ = np.linalg.lstsq(A, y / scale, rcond=None)
     rss = float(np.sum((y / scale - A @ coef) ** 2))
@@ -70,8 +72,8 @@ def wls_lines(x, Y, scale) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
     x_unit = max(float(np.max(np.abs(x))), 1.0)
-    pinv = np.linalg.pinv(_design(x, scale, x_unit))          # (2, m)
-    coef = pinv @ (np.atleast_2d(Y) / scale).T                 # (2, B)
+    pinv = np.linalg.pinv(_design(x, scale, x_unit))  # (2, m)
+    coef = pinv @ (np.atleast_2d(Y) / scale).T  # (2, B)
     return coef[0], coef[1] / x_unit
 
 
@@ -90,7 +92,7 @@ def segment(x, y, scale, min_points: int = 3) -> tuple[list, dict]:
     for i in range(n):
         for j in range(i + 1, n):
             if j - i + 1 >= min_points or (i == 0 and j == n - 1):
-                cost[i, j] = wls_line(x[i:j + 1], y[i:j + 1], scale[i:j + 1])[2]
+                cost[i, j] = wls_line(x[i : j + 1], y[i : j + 1], scale[i : j + 1])[2]
 
     k_max = max(1, n // min_points)
     # best[k, j]: least RSS covering points 0..j with k segments; prev: where the last starts.
@@ -134,8 +136,9 @@ def piecewise(curve: Curve, level: float = 0.95, min_points: int = 3) -> Piecewi
         sl = slice(i, j + 1)
         alpha, beta, _ = wls_line(x[sl], curve.medians[sl], curve.scales[sl])
         boot_alpha, boot_beta = wls_lines(x[sl], curve.boot[:, sl], curve.scales[sl])
-        segments.append(make_line_fit(curve.sizes[sl], curve.medians[sl], alpha, beta,
-                                      boot_alpha, boot_beta, level, SEGMENT_METHOD))
+        segments.append(
+            make_line_fit(curve.sizes[sl], curve.medians[sl], alpha, beta, boot_alpha, boot_beta, level, SEGMENT_METHOD)
+        )
     breaks = tuple((int(curve.sizes[j]), int(curve.sizes[j + 1])) for _, j in bounds[:-1])
     return Piecewise(tuple(segments), breaks, CRITERION, scores, min_points)
 
@@ -146,4 +149,3 @@ def segment_of(pw: Piecewise, size: int) -> LineFit | None:
         if s.first_size <= size <= s.last_size:
             return s
     return None
-

@@ -24,8 +24,7 @@ def get(key: str) -> MpiLibrary:
     for lib in LIBRARIES:
         if lib.key == key:
             return lib
-    raise UsageError(f"unknown MPI library '{key}'; mpiscope knows "
-                     f"{', '.join(lib.key for lib in LIBRARIES)}")
+    raise UsageError(f"unknown MPI library '{key}'; mpiscope knows {', '.join(lib.key for lib in LIBRARIES)}")
 
 
 def by_implementation(implementation: str) -> MpiLibrary | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 # libthread_db, nor auto-load scripts): reading those of every library
 # MPI_Init opens would slow every launch. load_symbols() reads the MPI's own
 # (LIBRARIES, regular expressions on their paths) once they are loaded.
-PRELUDE = r'''
+PRELUDE = r"""
 import gdb
 gdb.execute("set pagination off")
 gdb.execute("set print thread-events off")
@@ -23,17 +23,17 @@ gdb.execute("set auto-solib-add off")
 def load_symbols():
     for pattern in LIBRARIES:
         gdb.execute("sharedlibrary " + pattern, to_string=True)
-'''
+"""
 
 # After the last cell: no breakpoint left, the probe runs on through
 # MPI_Finalize, and the launch ends sooner than with a killed rank 0.
-FINISH = r'''
+FINISH = r"""
 gdb.execute("delete")
 try:
     gdb.execute("continue", to_string=True)
 except gdb.error:
     pass
-'''
+"""
 
 
 def call_script(breakpoints: str) -> str:
@@ -41,11 +41,15 @@ def call_script(breakpoints: str) -> str:
     (`breakpoints`, Python lines using gdb), then prints "@call CELL
     FUNCTION" for each breakpoint hit after the marker mpiscope_cell(CELL),
     until cell 0. The script's first line must set LIBRARIES (PRELUDE)."""
-    return PRELUDE + r'''
+    return (
+        PRELUDE
+        + r"""
 gdb.execute("break main")
 gdb.execute("run")
 load_symbols()
-''' + breakpoints + r'''
+"""
+        + breakpoints
+        + r"""
 gdb.execute("break mpiscope_cell")
 cell = None
 while True:
@@ -65,4 +69,6 @@ while True:
             break
     elif cell:
         print("@call %d %s" % (cell, name.split("@")[0]))
-''' + FINISH
+"""
+        + FINISH
+    )

@@ -21,18 +21,19 @@ COPY, SINGLE = "copy", "single copy"
 class PathRule:
     """One setting: launcher words or variables, and the message sizes whose
     path it changes, (low, high] in bytes (high None: no bound)."""
+
     name: str
     launcher_args: tuple = ()
-    env: tuple = ()          # ((variable, value), ...)
+    env: tuple = ()  # ((variable, value), ...)
     low: int = 0
     high: int | None = None
 
 
 class PathFamily:
-    name: str           # what runs and advise key it by: "Open MPI 4"
-    label: str          # the heading of its settings: "Open MPI 4.x (btl vader)"
-    measure_mpi: str    # how `mpiscope run` chooses the library: "--mpi openmpi"
-    copy_words: str     # --launcher-args forcing its copy path
+    name: str  # what runs and advise key it by: "Open MPI 4"
+    label: str  # the heading of its settings: "Open MPI 4.x (btl vader)"
+    measure_mpi: str  # how `mpiscope run` chooses the library: "--mpi openmpi"
+    copy_words: str  # --launcher-args forcing its copy path
 
     def mechanism(self, setting: Callable) -> tuple:
         """(COPY or SINGLE, what chose it) of a run; `setting(name)`: the value

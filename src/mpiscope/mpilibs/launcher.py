@@ -9,15 +9,14 @@ from abc import ABC, abstractmethod
 
 
 class Launcher(ABC):
-    name: str                    # what users call it: mpirun, mpiexec, srun
-    hostfile_form: str           # the hostfile it reads: a form of common/hostfiles.py
+    name: str  # what users call it: mpirun, mpiexec, srun
+    hostfile_form: str  # the hostfile it reads: a form of common/hostfiles.py
     hostfile_options: tuple = ()  # options naming a hostfile of its own
     binding_options: tuple = ()
     mapping_options: tuple = ()
 
     @abstractmethod
-    def command(self, *, program, library, np, hostfile, nodes, ppn, oversubscribe, binds,
-                user) -> list:
+    def command(self, *, program, library, np, hostfile, nodes, ppn, oversubscribe, binds, user) -> list:
         """The words before the user's (--launcher-args, `user`): `program`
         the launcher to run (None: the library's default_launcher), `library`
         the MpiLibrary whose ranks it starts, `hostfile` already in its own

@@ -25,20 +25,21 @@ class Reading:
     size): (the algorithm it runs, whether exactly as forcing it runs it)},
     and {(coll, size, name): the configuration forcing name runs there, when
     another's}."""
+
     default_runs: dict
     runs_as: dict
 
 
 class MpiLibrary(ABC):
     # ---------------------------------------------------------------- identity
-    key: str                  # registry key: --mpi KEY, a catalog's library
-    title: str                # as users know it: "Open MPI"
-    implementations: tuple    # what native/engine/probe/mpi_identity.c reports for it
-    launcher_family: str      # the key of the library it is launched as (its own, or MPICH's)
+    key: str  # registry key: --mpi KEY, a catalog's library
+    title: str  # as users know it: "Open MPI"
+    implementations: tuple  # what native/engine/probe/mpi_identity.c reports for it
+    launcher_family: str  # the key of the library it is launched as (its own, or MPICH's)
     launcher_programs: tuple  # looked for beside the wrapper, in this order
-    default_launcher: str     # run when none is beside the wrapper and no --mpirun is given
-    debian_wrapper: str | None = None   # Debian's compiler wrapper, chosen by --mpi KEY
-    apt_packages: str | None = None     # the Debian packages that install it
+    default_launcher: str  # run when none is beside the wrapper and no --mpirun is given
+    debian_wrapper: str | None = None  # Debian's compiler wrapper, chosen by --mpi KEY
+    apt_packages: str | None = None  # the Debian packages that install it
 
     def check_wrapper(self, wrapper: str, show: str) -> None:
         """Refuses (UsageError, saying what to do) a wrapper of this library
@@ -49,9 +50,9 @@ class MpiLibrary(ABC):
         """Whether MPI_Get_library_version's text is this library's."""
 
     # ---------------------------------------------------------------- launching
-    launcher: Launcher        # its own launcher program (mpirun, Hydra's mpiexec)
-    srun_plugin: str          # Slurm's --mpi plugin for its wire-up
-    root_env: dict = {}       # what its launcher needs to start ranks as root
+    launcher: Launcher  # its own launcher program (mpirun, Hydra's mpiexec)
+    srun_plugin: str  # Slurm's --mpi plugin for its wire-up
+    root_env: dict = {}  # what its launcher needs to start ranks as root
     launcher_preloads: bool = False  # its cluster launch hands LD_PRELOAD to the ranks alone
     # Settings (as settings_words takes them) that let its ranks share cores:
     # added to a launch with more ranks than CPUs by its family's launcher,
@@ -68,8 +69,9 @@ class MpiLibrary(ABC):
         """The same settings as environment variables (a job script's)."""
 
     @abstractmethod
-    def cluster_command(self, *, np: int, hostfile, rsh: str, oversubscribed: bool, interface: str,
-                        preload=(), yield_library=None) -> tuple:
+    def cluster_command(
+        self, *, np: int, hostfile, rsh: str, oversubscribed: bool, interface: str, preload=(), yield_library=None
+    ) -> tuple:
         """(launcher words, environment to add) starting np ranks across an
         emulated cluster from its first host: `hostfile` in the launcher's
         form, `rsh` the program that stands in for ssh, `interface` the
@@ -165,12 +167,15 @@ class MpiLibrary(ABC):
         with `settings`; `probe`: native/engine/probe/coll_call.c built for `mpi`."""
         raise self._untuned()
 
-    def read_defaults(self, mpi, probe, catalog: Catalog, np: int, cells: list, names: dict,
-                      settings_of, say=print) -> Reading:
+    def read_defaults(
+        self, mpi, probe, catalog: Catalog, np: int, cells: list, names: dict, settings_of, say=print
+    ) -> Reading:
         """What its default runs at `cells`, and which of `names` {coll:
         [name]} run another's code there; `settings_of(forced)` as forcing."""
         raise self._untuned()
 
     def _untuned(self) -> UsageError:
-        return UsageError(f"mpiscope tune does not support {self.title} yet; give the compiler "
-                          f"wrapper of a library it tunes with --mpicc (docs/explanation/tuner.md)")
+        return UsageError(
+            f"mpiscope tune does not support {self.title} yet; give the compiler "
+            f"wrapper of a library it tunes with --mpicc (docs/explanation/tuner.md)"
+        )

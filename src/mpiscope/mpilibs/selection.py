@@ -18,8 +18,8 @@ from mpiscope.common.errors import UsageError
 
 @dataclass(frozen=True)
 class Rule:
-    start: int          # library size, inclusive; the rule holds up to the next rule's start
-    algorithm: str      # algorithm name, or DEFAULT
+    start: int  # library size, inclusive; the rule holds up to the next rule's start
+    algorithm: str  # algorithm name, or DEFAULT
 
 
 def check(rules: list, where: str = "") -> list:
@@ -27,8 +27,10 @@ def check(rules: list, where: str = "") -> list:
     if not rules:
         raise UsageError(f"{where}: no rules")
     if rules[0].start != 0:
-        raise UsageError(f"{where}: the first message-size rule starts at {rules[0].start}, not 0 "
-                         f"(Open MPI ignores the whole file then)")
+        raise UsageError(
+            f"{where}: the first message-size rule starts at {rules[0].start}, not 0 "
+            f"(Open MPI ignores the whole file then)"
+        )
     for a, b in zip(rules, rules[1:]):
         if b.start <= a.start:
             raise UsageError(f"{where}: message sizes do not rise ({a.start} then {b.start})")
@@ -50,9 +52,10 @@ class SelectionFile:
     reader's view of it: `selects(coll, p, library size)` is what the reader
     finds for a call; `means(coll, algorithm or DEFAULT)` what it must find
     where the table names that algorithm (None: anything, the library's own)."""
-    key: str            # its name in tune.json's "files"
+
+    key: str  # its name in tune.json's "files"
     filename: str
     text: str
-    reader: str         # "our reader", for messages
+    reader: str  # "our reader", for messages
     selects: Callable
     means: Callable

@@ -29,6 +29,7 @@ def ensure_library(mpi, *targets) -> Path:
         sys.stderr.write(f"mpiscope: building the profiler library for {mpi.name} into {out}\n")
     made = run_make(PMPI_SRC, out, f"MPICC={mpi.wrapper}", str(out / LIBRARY), *targets)
     if made.returncode != 0:
-        raise BuildFailed(f"building the profiler library with {mpi.wrapper} ({mpi.name}) failed:\n"
-                          f"{made.stderr[-3000:]}")
+        raise BuildFailed(
+            f"building the profiler library with {mpi.wrapper} ({mpi.name}) failed:\n{made.stderr[-3000:]}"
+        )
     return out

@@ -12,7 +12,7 @@ import numpy as np
 from mpiscope.common.errors import UsageError
 
 COLUMNS = ("rank", "call", "peer", "comm_size", "bytes", "t_start", "t_end")
-MAX_BYTES = 2**53        # bytes of one call: beyond, a double no longer counts them
+MAX_BYTES = 2**53  # bytes of one call: beyond, a double no longer counts them
 MAX_SPAN_S = 366 * 86400  # a traced run longer than a year is a damaged time
 
 

@@ -3,7 +3,7 @@
 (profile/rank-<r>.json, .trace; Open MPI's monitoring output in
 library-view/) and the tables ingest makes of them."""
 
-RAW_DIR = "profile"            # rank-<r>.json (+ rank-<r>.trace with --trace)
+RAW_DIR = "profile"  # rank-<r>.json (+ rank-<r>.trace with --trace)
 MONITORING_DIR = "library-view"  # Open MPI's pml monitoring files: prof.<r>.prof
 CELLS = "profile_cells.parquet"  # rank × call × communicator size × channel × size bin
 PEERS = "profile_peers.parquet"  # rank × peer × direction: user point-to-point bytes and messages

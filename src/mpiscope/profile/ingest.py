@@ -19,8 +19,17 @@ from mpiscope.profile.symbols import symbolize
 from mpiscope.store.layout import SCHEMA_VERSION
 from mpiscope.common.inputs import read_json
 
-TRACE_DTYPE = np.dtype([("t0", "<u8"), ("t1", "<u8"), ("bytes", "<u8"), ("call", "<i4"),
-                        ("peer", "<i4"), ("comm_size", "<i4"), ("comm", "<i4")])
+TRACE_DTYPE = np.dtype(
+    [
+        ("t0", "<u8"),
+        ("t1", "<u8"),
+        ("bytes", "<u8"),
+        ("call", "<i4"),
+        ("peer", "<i4"),
+        ("comm_size", "<i4"),
+        ("comm", "<i4"),
+    ]
+)
 
 
 def bin_range(b: int):
@@ -51,10 +60,24 @@ def _cells(ranks):
         names, sizes, tick = d["calls"], d["comm_sizes"], d["tick_s"]
         for call, slot, ch, b, count, nbytes, ticks in d["cells"]:
             lo, hi = bin_range(b)
-            rows.append((r, names[call][0], names[call][1], sizes[slot] if slot < len(sizes) else -1,
-                         d["channels"][ch], b, lo, hi, count, nbytes, ticks * tick))
-    return pd.DataFrame(rows, columns=["rank", "call", "family", "comm_size", "channel", "bin", "lo", "hi",
-                                       "count", "bytes", "time_s"])
+            rows.append(
+                (
+                    r,
+                    names[call][0],
+                    names[call][1],
+                    sizes[slot] if slot < len(sizes) else -1,
+                    d["channels"][ch],
+                    b,
+                    lo,
+                    hi,
+                    count,
+                    nbytes,
+                    ticks * tick,
+                )
+            )
+    return pd.DataFrame(
+        rows, columns=["rank", "call", "family", "comm_size", "channel", "bin", "lo", "hi", "count", "bytes", "time_s"]
+    )
 
 
 def _peers(ranks):
@@ -71,8 +94,7 @@ def _peers(ranks):
 def _sites(ranks):
     rows = []
     for r, d in ranks.items():
-        modules = [(int(lo, 16), int(hi, 16), int(off, 16), perms, path)
-                   for lo, hi, off, perms, path in d["modules"]]
+        modules = [(int(lo, 16), int(hi, 16), int(off, 16), perms, path) for lo, hi, off, perms, path in d["modules"]]
         addresses = [int(a, 16) for _, a, *_ in d["sites"]]
         names = symbolize(addresses, modules)
         for (call, address, count, nbytes, ticks), a in zip(d["sites"], addresses):
@@ -90,11 +112,35 @@ def _library_colls(ranks):
         for call, slot, calls, *per_channel in d.get("library_colls") or []:
             n = len(d["channels"])
             msgs, nbytes = dict(zip(d["channels"], per_channel[:n])), dict(zip(d["channels"], per_channel[n:]))
-            rows.append((r, d["calls"][call][0], d["comm_sizes"][slot] if slot < len(d["comm_sizes"]) else -1,
-                         calls, sum(msgs.values()), sum(nbytes.values()), msgs["self"], msgs["node"], msgs["net"],
-                         nbytes["net"]))
-    return pd.DataFrame(rows, columns=["rank", "call", "comm_size", "calls", "msgs", "bytes", "msgs_self",
-                                       "msgs_node", "msgs_net", "bytes_net"])
+            rows.append(
+                (
+                    r,
+                    d["calls"][call][0],
+                    d["comm_sizes"][slot] if slot < len(d["comm_sizes"]) else -1,
+                    calls,
+                    sum(msgs.values()),
+                    sum(nbytes.values()),
+                    msgs["self"],
+                    msgs["node"],
+                    msgs["net"],
+                    nbytes["net"],
+                )
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "rank",
+            "call",
+            "comm_size",
+            "calls",
+            "msgs",
+            "bytes",
+            "msgs_self",
+            "msgs_node",
+            "msgs_net",
+            "bytes_net",
+        ],
+    )
 
 
 def _trace(raw, ranks):
@@ -112,19 +158,30 @@ def _trace(raw, ranks):
         local0, local1 = ev["t0"] * period, ev["t1"] * period
         to_global = lambda x: x - (m["offset_s"] + m["drift"] * (x - m["ref_s"]))  # noqa: E731
         names = [c[0] for c in d["calls"]]
-        local = np.array([members.setdefault(tuple(m), len(members)) for m in t.get("comms", [])] + [-1],
-                         dtype=np.int32)  # the rank's own indices → the run's; -1 stays unknown
-        frames.append(pd.DataFrame({
-            "rank": r, "call": pd.Categorical.from_codes(ev["call"], names), "peer": ev["peer"],
-            "comm_size": ev["comm_size"], "comm": local[np.where(ev["comm"] >= 0, ev["comm"], -1)],
-            "bytes": ev["bytes"], "t_start_local": local0,
-            "t_end_local": local1, "t_start": to_global(local0), "t_end": to_global(local1)}))
+        local = np.array(
+            [members.setdefault(tuple(m), len(members)) for m in t.get("comms", [])] + [-1], dtype=np.int32
+        )  # the rank's own indices → the run's; -1 stays unknown
+        frames.append(
+            pd.DataFrame(
+                {
+                    "rank": r,
+                    "call": pd.Categorical.from_codes(ev["call"], names),
+                    "peer": ev["peer"],
+                    "comm_size": ev["comm_size"],
+                    "comm": local[np.where(ev["comm"] >= 0, ev["comm"], -1)],
+                    "bytes": ev["bytes"],
+                    "t_start_local": local0,
+                    "t_end_local": local1,
+                    "t_start": to_global(local0),
+                    "t_end": to_global(local1),
+                }
+            )
+        )
     if not frames:
         return None, None
     df = pd.concat(frames, ignore_index=True)
     df["call"] = df["call"].astype(str)
-    comms = pd.DataFrame({"comm": np.arange(len(members), dtype=np.int32),
-                          "members": [list(m) for m in members]})
+    comms = pd.DataFrame({"comm": np.arange(len(members), dtype=np.int32), "members": [list(m) for m in members]})
     return df.sort_values(["t_start", "rank"], kind="stable").reset_index(drop=True), comms
 
 
@@ -138,19 +195,35 @@ def rank_context(ranks: dict, world_size: int) -> dict:
         o = d["overhead"]
         per_call_ns = max(o["wrapped_ns"] - o["direct_ns"], 0.0)
         per_rank[str(r)] = {
-            "host": d["host"], "node": d["node"], "pid": d["pid"], "wall_s": d["wall_s"],
-            "calls": calls, "lost": d["lost"],
-            "overhead": {"wrapped_ns": o["wrapped_ns"], "direct_ns": o["direct_ns"],
-                         "per_call_ns": per_call_ns, "estimated_s": per_call_ns * 1e-9 * calls,
-                         "share_of_wall": (per_call_ns * 1e-9 * calls / d["wall_s"]) if d["wall_s"] else None},
+            "host": d["host"],
+            "node": d["node"],
+            "pid": d["pid"],
+            "wall_s": d["wall_s"],
+            "calls": calls,
+            "lost": d["lost"],
+            "overhead": {
+                "wrapped_ns": o["wrapped_ns"],
+                "direct_ns": o["direct_ns"],
+                "per_call_ns": per_call_ns,
+                "estimated_s": per_call_ns * 1e-9 * calls,
+                "share_of_wall": (per_call_ns * 1e-9 * calls / d["wall_s"]) if d["wall_s"] else None,
+            },
         }
         if d.get("trace"):
             t = d["trace"]
-            per_rank[str(r)]["trace"] = {"events": t["events"], "dropped": t["dropped"],
-                                         "clock_residual_s": t["clock"]["residual_s"]}
+            per_rank[str(r)]["trace"] = {
+                "events": t["events"],
+                "dropped": t["dropped"],
+                "clock_residual_s": t["clock"]["residual_s"],
+            }
     first = next(iter(ranks.values()), {})
-    return {"ranks": per_rank, "missing_ranks": missing, "nodes": first.get("nodes"),
-            "node_of": first.get("node_of"), "mpi_library": first.get("library")}
+    return {
+        "ranks": per_rank,
+        "missing_ranks": missing,
+        "nodes": first.get("nodes"),
+        "node_of": first.get("node_of"),
+        "mpi_library": first.get("library"),
+    }
 
 
 def ingest(run_dir: Path) -> dict:
@@ -160,8 +233,10 @@ def ingest(run_dir: Path) -> dict:
     raw = run_dir / files.RAW_DIR
     ranks = read_ranks(raw)
     if not ranks:
-        raise ValueError("no rank wrote a profile: the application did not reach MPI_Finalize under "
-                         "the profiler, or it is not an MPI program of this MPI")
+        raise ValueError(
+            "no rank wrote a profile: the application did not reach MPI_Finalize under "
+            "the profiler, or it is not an MPI program of this MPI"
+        )
     world = next(iter(ranks.values()))["world_size"]
     _write(_cells(ranks), run_dir / files.CELLS)
     _write(_peers(ranks), run_dir / files.PEERS)

@@ -13,10 +13,14 @@ from pathlib import Path
 KINDS = {"E": "user", "I": "internal", "S": "osc_sent", "R": "osc_received", "C": "coll"}
 _LINE = re.compile(r"^([EISRC])\t(\d+)\t(\d+)\t(\d+) bytes\t(\d+) msgs")
 
+
 # What mpiscope profile --library-view sets for Open MPI (OMPI_MCA_ + name).
 def mca(directory: Path) -> dict:
-    return {"pml_monitoring_enable": "2", "pml_monitoring_enable_output": "3",
-            "pml_monitoring_filename": str(Path(directory) / "prof")}
+    return {
+        "pml_monitoring_enable": "2",
+        "pml_monitoring_enable_output": "3",
+        "pml_monitoring_filename": str(Path(directory) / "prof"),
+    }
 
 
 def read(directory: Path):

@@ -27,11 +27,33 @@ ARCHIVE = "traces"  # DIR/traces.otf2, DIR/traces.def, DIR/traces/
 NO_ROOT = otf2.Undefined.UINT32.value  # OTF2's "undefined" for a collective without a root
 
 # Calls that hold a message sent to / received from `peer`.
-SEND_CALLS = {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend", "MPI_Issend",
-              "MPI_Irsend", "MPI_Start", "MPI_Startall", "MPI_Sendrecv", "MPI_Sendrecv_replace"}
+SEND_CALLS = {
+    "MPI_Send",
+    "MPI_Bsend",
+    "MPI_Ssend",
+    "MPI_Rsend",
+    "MPI_Isend",
+    "MPI_Ibsend",
+    "MPI_Issend",
+    "MPI_Irsend",
+    "MPI_Start",
+    "MPI_Startall",
+    "MPI_Sendrecv",
+    "MPI_Sendrecv_replace",
+}
 RECV_CALLS = {"MPI_Recv", "MPI_Irecv", "MPI_Recv_init", "MPI_Sendrecv_received"}
-ROOTED = {"MPI_Bcast", "MPI_Ibcast", "MPI_Reduce", "MPI_Ireduce", "MPI_Gather", "MPI_Igather",
-          "MPI_Gatherv", "MPI_Scatter", "MPI_Iscatter", "MPI_Scatterv"}
+ROOTED = {
+    "MPI_Bcast",
+    "MPI_Ibcast",
+    "MPI_Reduce",
+    "MPI_Ireduce",
+    "MPI_Gather",
+    "MPI_Igather",
+    "MPI_Gatherv",
+    "MPI_Scatter",
+    "MPI_Iscatter",
+    "MPI_Scatterv",
+}
 # Whose bytes a collective's count is: the root's buffer it sends out, the block each rank sends in.
 SENDS_OUT = {"BCAST", "SCATTER", "SCATTERV"}
 SENDS_IN = {"REDUCE", "GATHER", "GATHERV"}
@@ -48,9 +70,15 @@ def collective_name(call: str):
 def _region(defs, regions, call):
     if call not in regions:
         op = collective_name(call)
-        role = (otf2.RegionRole.POINT2POINT if call in SEND_CALLS | RECV_CALLS
-                else otf2.RegionRole.FUNCTION if op is None
-                else otf2.RegionRole.BARRIER if op == "BARRIER" else otf2.RegionRole.COLL_OTHER)
+        role = (
+            otf2.RegionRole.POINT2POINT
+            if call in SEND_CALLS | RECV_CALLS
+            else otf2.RegionRole.FUNCTION
+            if op is None
+            else otf2.RegionRole.BARRIER
+            if op == "BARRIER"
+            else otf2.RegionRole.COLL_OTHER
+        )
         regions[call] = defs.region(call, canonical_name=call, region_role=role, paradigm=otf2.Paradigm.MPI)
     return regions[call]
 
@@ -63,13 +91,17 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
     """Writes the archive into directory `target` (made whole in a temporary
     directory beside it, then renamed). Returns counts of what was written."""
     if prof.context.get("kind") != files.KIND:
-        raise UsageError(f"run {prof.context.get('run_id')} is a measurement, not a profile: OTF2 export "
-                         "is for `mpiscope profile --trace -- …` runs")
+        raise UsageError(
+            f"run {prof.context.get('run_id')} is a measurement, not a profile: OTF2 export "
+            "is for `mpiscope profile --trace -- …` runs"
+        )
     t = prof.trace
     comms_path = Path(run_dir) / files.COMMS
     if t is None or t.empty or not comms_path.exists():
-        raise UsageError(f"profile run {prof.context.get('run_id')} has no trace: profile the application "
-                         "again with `mpiscope profile --trace -- …`")
+        raise UsageError(
+            f"profile run {prof.context.get('run_id')} has no trace: profile the application "
+            "again with `mpiscope profile --trace -- …`"
+        )
     if target.exists():
         raise UsageError(f"cannot write {target}: it exists; give a new directory name")
     if not target.parent.is_dir():
@@ -79,9 +111,17 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
     np_ = prof.np
     node_of = prof.context.get("node_of") or [0] * np_
     origin = float(t["t_start"].min())
-    counts: dict = {"events": 0, "sends": 0, "recvs": 0, "collectives": 0,
-              "dropped": {r: v["trace"]["dropped"] for r, v in (prof.context.get("ranks") or {}).items()
-                          if v.get("trace", {}).get("dropped")}}
+    counts: dict = {
+        "events": 0,
+        "sends": 0,
+        "recvs": 0,
+        "collectives": 0,
+        "dropped": {
+            r: v["trace"]["dropped"]
+            for r, v in (prof.context.get("ranks") or {}).items()
+            if v.get("trace", {}).get("dropped")
+        },
+    }
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
@@ -93,8 +133,12 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
             for r in range(np_):
                 group = defs.location_group(f"rank {r}", system_tree_parent=nodes[node_of[r]])
                 locations.append(defs.location("main thread", group=group))
-            everyone = defs.group("MPI_COMM_WORLD locations", group_type=otf2.GroupType.COMM_LOCATIONS,
-                                  paradigm=otf2.Paradigm.MPI, members=locations)
+            everyone = defs.group(
+                "MPI_COMM_WORLD locations",
+                group_type=otf2.GroupType.COMM_LOCATIONS,
+                paradigm=otf2.Paradigm.MPI,
+                members=locations,
+            )
             world = list(range(np_))
             comms = {}
 
@@ -104,9 +148,16 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
                 key = tuple(members)
                 if key not in comms:
                     name = "MPI_COMM_WORLD" if members == world else f"communicator of ranks {_ranks(members)}"
-                    g = everyone if members == world else defs.group(
-                        f"{name} group", group_type=otf2.GroupType.COMM_GROUP, paradigm=otf2.Paradigm.MPI,
-                        members=[locations[w] for w in members])
+                    g = (
+                        everyone
+                        if members == world
+                        else defs.group(
+                            f"{name} group",
+                            group_type=otf2.GroupType.COMM_GROUP,
+                            paradigm=otf2.Paradigm.MPI,
+                            members=[locations[w] for w in members],
+                        )
+                    )
                     comms[key] = (defs.comm(name, group=g), {w: i for i, w in enumerate(members)})
                 return comms[key]
 
@@ -114,8 +165,9 @@ def write_archive(run_dir: Path, prof: Profile, target: Path) -> dict:
             for r, mine in t.sort_values(["rank", "t_start", "t_end"], kind="stable").groupby("rank"):
                 w = trace.event_writer_from_location(locations[int(r)])
                 last = 0
-                for call, peer, nbytes, ci, t0, t1 in zip(mine["call"], mine["peer"], mine["bytes"],
-                                                          mine["comm"], mine["t_start"], mine["t_end"]):
+                for call, peer, nbytes, ci, t0, t1 in zip(
+                    mine["call"], mine["peer"], mine["bytes"], mine["comm"], mine["t_start"], mine["t_end"]
+                ):
                     # Clamped to keep each location's time monotone (threads may overlap calls).
                     start = max(_ns(t0, origin), last)
                     end = last = max(_ns(t1, origin), start)

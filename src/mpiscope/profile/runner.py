@@ -33,8 +33,16 @@ from mpiscope.store import catalog
 from mpiscope.store.layout import SCHEMA_VERSION
 
 
-def profile_env(mpi, command, raw_dir: Path, trace_events: int, library_view: Path | None, library: Path,
-                base=None, own_launcher=False):
+def profile_env(
+    mpi,
+    command,
+    raw_dir: Path,
+    trace_events: int,
+    library_view: Path | None,
+    library: Path,
+    base=None,
+    own_launcher=False,
+):
     """The launcher's environment: the library preloaded into the ranks.
     `own_launcher`: the MPI library's own launcher starts the ranks (else
     the command's first word says what does)."""
@@ -58,9 +66,12 @@ def _overhead_summary(ranks: dict) -> dict:
         return {}
     per_call = [r["overhead"]["per_call_ns"] for r in ranks.values()]
     shares = [r["overhead"]["share_of_wall"] for r in ranks.values() if r["overhead"]["share_of_wall"] is not None]
-    return {"per_call_ns_max": max(per_call), "per_call_ns_median": sorted(per_call)[len(per_call) // 2],
-            "share_of_wall_max": max(shares) if shares else None,
-            "calls": sum(r["calls"] for r in ranks.values())}
+    return {
+        "per_call_ns_max": max(per_call),
+        "per_call_ns_median": sorted(per_call)[len(per_call) // 2],
+        "share_of_wall_max": max(shares) if shares else None,
+        "calls": sum(r["calls"] for r in ranks.values()),
+    }
 
 
 def profile(command, at, *, out: Path, trace_events=0, library_view=False, label=None, argv=()):
@@ -71,20 +82,20 @@ def profile(command, at, *, out: Path, trace_events=0, library_view=False, label
     cluster, np = at.cluster, at.np
     command = check_command(command, "mpiscope profile -- mpirun -n 4 ./app")
     if np is not None and not cluster:
-        raise UsageError("-n goes with --cluster; without it give the ranks in your launch command "
-                         "(mpirun -n 4 ...)")
+        raise UsageError("-n goes with --cluster; without it give the ranks in your launch command (mpirun -n 4 ...)")
     the_mpi = at.find_installation()
     lib = mpilibs.get(the_mpi.launcher_family)
     if library_view and not lib.monitoring:
-        raise UsageError(f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
-                         f"(profile with --mpi openmpi, or leave --library-view out)")
+        raise UsageError(
+            f"--library-view reads Open MPI's monitoring component; {the_mpi.name} has none "
+            f"(profile with --mpi openmpi, or leave --library-view out)"
+        )
     library = ensure_library(the_mpi) / LIBRARY
     placed, base = {}, None
     if cluster:  # checked (up, enough slots) before anything is made
         # With MPICH, hydra passes the preload to the ranks alone (-genv), so
         # neither its proxies nor the cluster's rsh load the library.
-        preload = [p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p] \
-            if lib.launcher_preloads else []
+        preload = [p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p] if lib.launcher_preloads else []
         command, base, placed = on_cluster(cluster, the_mpi, np, command, preload)
     out.mkdir(parents=True, exist_ok=True)
     from mpiscope.measure.runner import git_sha, new_run_id  # one way to name runs
@@ -96,8 +107,16 @@ def profile(command, at, *, out: Path, trace_events=0, library_view=False, label
     view_dir = tmp / files.MONITORING_DIR if library_view else None
     if view_dir:
         view_dir.mkdir()
-    env = profile_env(the_mpi, command, raw.absolute(), trace_events, view_dir.absolute() if view_dir else None,
-                      library, base=base, own_launcher=bool(cluster))
+    env = profile_env(
+        the_mpi,
+        command,
+        raw.absolute(),
+        trace_events,
+        view_dir.absolute() if view_dir else None,
+        library,
+        base=base,
+        own_launcher=bool(cluster),
+    )
     if cluster and lib.launcher_preloads:
         # The ranks get the library through -genv; the launcher keeps what it had.
         env.pop("LD_PRELOAD")
@@ -115,12 +134,23 @@ def profile(command, at, *, out: Path, trace_events=0, library_view=False, label
                 rc, stopped = -2, False
         duration = time.time() - started
         context = {
-            "schema_version": SCHEMA_VERSION, "kind": files.KIND, "run_id": run_id, "label": label,
+            "schema_version": SCHEMA_VERSION,
+            "kind": files.KIND,
+            "run_id": run_id,
+            "label": label,
             "created": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
-            "duration_s": round(duration, 3), "command": list(argv), "launch_commands": [command],
-            "mpi": the_mpi.launcher_family, "mpi_identity": {**the_mpi.identity(), "pmpi_library": str(library)},
-            "benches": [files.KIND], "trace_events": trace_events, "library_view": bool(library_view),
-            "git_sha": git_sha(), "env": relevant_env(), "exit_code": rc, **placed,
+            "duration_s": round(duration, 3),
+            "command": list(argv),
+            "launch_commands": [command],
+            "mpi": the_mpi.launcher_family,
+            "mpi_identity": {**the_mpi.identity(), "pmpi_library": str(library)},
+            "benches": [files.KIND],
+            "trace_events": trace_events,
+            "library_view": bool(library_view),
+            "git_sha": git_sha(),
+            "env": relevant_env(),
+            "exit_code": rc,
+            **placed,
         }
         try:
             context.update(ingest(tmp))
@@ -135,13 +165,17 @@ def profile(command, at, *, out: Path, trace_events=0, library_view=False, label
                     f"every rank wrote its profile, but the launch had not ended "
                     f"{watch.FINALIZE_GRACE_S:.0f} s later and was stopped (exit code {rc}): the MPI "
                     f"library did not return from MPI_Finalize (MPICH 4.0's ch4:ucx can hang there, "
-                    f"pmodels/mpich#6596); the profile is whole")
+                    f"pmodels/mpich#6596); the profile is whole"
+                )
             if (rc != 0 and not stopped) or missing:
                 context["status"] = "failed"
                 context["error"] = (f"the launch exited with code {rc}" if rc else "") + (
                     ("; " if rc else "") + f"rank(s) {', '.join(map(str, missing))} wrote no profile "
                     f"(they did not reach MPI_Finalize): their calls are missing, every other rank's "
-                    f"profile is whole" if missing else "")
+                    f"profile is whole"
+                    if missing
+                    else ""
+                )
             else:
                 context["status"], context["error"] = "completed", None
         context["overhead"] = _overhead_summary(context.get("ranks") or {})
@@ -160,5 +194,3 @@ def launch_output(run_dir: Path, limit=4000) -> str:
     path = Path(run_dir) / "launch-0.stderr"
     text = path.read_text(errors="replace") if path.is_file() else ""
     return text[-limit:]
-
-

@@ -19,8 +19,8 @@ from mpiscope.profile import checks
 from mpiscope.store import checks as run_checks
 from mpiscope.common.inputs import read_json, read_parquet
 
-SMALL = 1024          # "small": under 1 KiB
-LARGE = 64 * 1024     # "large": 64 KiB or more
+SMALL = 1024  # "small": under 1 KiB
+LARGE = 64 * 1024  # "large": 64 KiB or more
 MESSAGE_FAMILIES = ("send", "coll", "rma")  # counted once, at the sender (receives would count twice)
 
 
@@ -51,19 +51,26 @@ def load(run_dir) -> Profile:
         return read_parquet(path, hint=_FIX).to_pandas() if path.exists() else None
 
     if context.get("status") == "completed" and not (run_dir / files.CELLS).exists():
-        raise UsageError(f"{run_dir / files.CELLS} is missing from a completed profile run; profile the "
-                         "application again, or restore the file from a copy")
+        raise UsageError(
+            f"{run_dir / files.CELLS} is missing from a completed profile run; profile the "
+            "application again, or restore the file from a copy"
+        )
     empty = lambda cols: pd.DataFrame(columns=cols)  # noqa: E731 - a failed run has no tables
-    return Profile(context,
-                   table(files.CELLS) if (run_dir / files.CELLS).exists() else empty(
-                       ["rank", "call", "family", "comm_size", "channel", "bin", "lo", "hi", "count", "bytes",
-                        "time_s"]),
-                   table(files.PEERS) if (run_dir / files.PEERS).exists() else empty(
-                       ["rank", "peer", "direction", "bytes", "msgs"]),
-                   table(files.SITES) if (run_dir / files.SITES).exists() else empty(
-                       ["rank", "call", "address", "module", "site", "count", "bytes", "time_s"]),
-                   _trace(table(files.TRACE), context, run_dir / files.TRACE),
-                   table(files.LIBRARY), table(files.LIBRARY_COLLS))
+    return Profile(
+        context,
+        table(files.CELLS)
+        if (run_dir / files.CELLS).exists()
+        else empty(["rank", "call", "family", "comm_size", "channel", "bin", "lo", "hi", "count", "bytes", "time_s"]),
+        table(files.PEERS)
+        if (run_dir / files.PEERS).exists()
+        else empty(["rank", "peer", "direction", "bytes", "msgs"]),
+        table(files.SITES)
+        if (run_dir / files.SITES).exists()
+        else empty(["rank", "call", "address", "module", "site", "count", "bytes", "time_s"]),
+        _trace(table(files.TRACE), context, run_dir / files.TRACE),
+        table(files.LIBRARY),
+        table(files.LIBRARY_COLLS),
+    )
 
 
 def _trace(t, context, path):
@@ -86,12 +93,20 @@ def key_numbers(p: Profile, family="send") -> dict:
     channels = {}
     for ch in files.CHANNELS[:3]:
         sel = m[m["channel"] == ch]
-        channels[ch] = {"messages": int(sel["count"].sum()), "bytes": int(sel["bytes"].sum()),
-                        "message_share": float(sel["count"].sum() / count) if count else 0.0,
-                        "byte_share": float(sel["bytes"].sum() / nbytes) if nbytes else 0.0}
-    return {"family": family, "messages": count, "bytes": nbytes,
-            "share_messages_under_1KiB": small / count if count else 0.0,
-            "share_bytes_from_64KiB": large / nbytes if nbytes else 0.0, "channels": channels}
+        channels[ch] = {
+            "messages": int(sel["count"].sum()),
+            "bytes": int(sel["bytes"].sum()),
+            "message_share": float(sel["count"].sum() / count) if count else 0.0,
+            "byte_share": float(sel["bytes"].sum() / nbytes) if nbytes else 0.0,
+        }
+    return {
+        "family": family,
+        "messages": count,
+        "bytes": nbytes,
+        "share_messages_under_1KiB": small / count if count else 0.0,
+        "share_bytes_from_64KiB": large / nbytes if nbytes else 0.0,
+        "channels": channels,
+    }
 
 
 def distribution(p: Profile, family=None) -> pd.DataFrame:
@@ -133,8 +148,12 @@ def collectives(p: Profile) -> pd.DataFrame:
     """Per collective and communicator size: calls, bytes, time, and the size
     bins it used (summed over ranks)."""
     c = p.cells[p.cells["family"] == "coll"]
-    return (c.groupby(["call", "comm_size", "bin", "lo", "hi"], as_index=False)[["count", "bytes", "time_s"]]
-            .sum().sort_values(["call", "comm_size", "bin"]).reset_index(drop=True))
+    return (
+        c.groupby(["call", "comm_size", "bin", "lo", "hi"], as_index=False)[["count", "bytes", "time_s"]]
+        .sum()
+        .sort_values(["call", "comm_size", "bin"])
+        .reset_index(drop=True)
+    )
 
 
 def library_view(p: Profile) -> dict | None:
@@ -151,13 +170,20 @@ def library_view(p: Profile) -> dict | None:
     coll_calls = messages(p, "coll")
     internal = kinds.loc["internal"] if "internal" in kinds.index else pd.Series({"bytes": 0, "msgs": 0})
     calls = int(coll_calls["count"].sum())
-    out = {"kinds": {k: {"bytes": int(v["bytes"]), "msgs": int(v["msgs"]),
-                         "bytes_crossing_nodes": int(crossing.loc[k, "bytes"]) if k in crossing.index else 0,
-                         "msgs_crossing_nodes": int(crossing.loc[k, "msgs"]) if k in crossing.index else 0}
-                     for k, v in kinds.iterrows()},
-           "collective_calls": calls,
-           "library_messages_per_collective_call": float(internal["msgs"]) / calls if calls else None,
-           "library_bytes_per_collective_call": float(internal["bytes"]) / calls if calls else None}
+    out = {
+        "kinds": {
+            k: {
+                "bytes": int(v["bytes"]),
+                "msgs": int(v["msgs"]),
+                "bytes_crossing_nodes": int(crossing.loc[k, "bytes"]) if k in crossing.index else 0,
+                "msgs_crossing_nodes": int(crossing.loc[k, "msgs"]) if k in crossing.index else 0,
+            }
+            for k, v in kinds.iterrows()
+        },
+        "collective_calls": calls,
+        "library_messages_per_collective_call": float(internal["msgs"]) / calls if calls else None,
+        "library_bytes_per_collective_call": float(internal["bytes"]) / calls if calls else None,
+    }
     return out
 
 
@@ -169,7 +195,8 @@ def library_per_collective(p: Profile) -> pd.DataFrame | None:
     if p.library_colls is None:
         return None
     g = p.library_colls.groupby(["call", "comm_size"], as_index=False)[
-        ["calls", "msgs", "bytes", "msgs_net", "bytes_net"]].sum()
+        ["calls", "msgs", "bytes", "msgs_net", "bytes_net"]
+    ].sum()
     g["operations"] = g["calls"] / g["comm_size"].where(g["comm_size"] > 0)
     g["msgs_per_operation"] = g["msgs"] / g["operations"]
     g["bytes_per_operation"] = g["bytes"] / g["operations"]

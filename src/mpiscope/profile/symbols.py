@@ -50,8 +50,12 @@ def symbolize(sites, modules) -> dict:
         if tool:
             # The return address is the instruction after the call: look one byte back.
             try:
-                out = subprocess.run([tool, "-f", "-C", "-e", path, *(hex(max(r - 1, 0)) for _, r in items)],
-                                     capture_output=True, text=True, timeout=60).stdout.splitlines()
+                out = subprocess.run(
+                    [tool, "-f", "-C", "-e", path, *(hex(max(r - 1, 0)) for _, r in items)],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                ).stdout.splitlines()
             except (OSError, subprocess.TimeoutExpired):
                 out = []
             for (address, rel), (func, line) in zip(items, zip(out[0::2], out[1::2])):

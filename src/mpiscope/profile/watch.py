@@ -16,7 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from mpiscope.measure.launch import FINALIZE_GRACE_S   # the engine's launches wait as long
+from mpiscope.measure.launch import FINALIZE_GRACE_S  # the engine's launches wait as long
 from mpiscope.common.inputs import InputError, read_json
 
 
@@ -32,8 +32,9 @@ def ranks_done(raw_dir: Path) -> bool:
     return len(written) >= world
 
 
-def wait(proc: subprocess.Popen, raw_dir: Path, grace_s: float = FINALIZE_GRACE_S,
-         poll_s: float = 1.0) -> tuple[int, bool]:
+def wait(
+    proc: subprocess.Popen, raw_dir: Path, grace_s: float = FINALIZE_GRACE_S, poll_s: float = 1.0
+) -> tuple[int, bool]:
     """(exit code, whether the launch was stopped after every rank had
     written its profile)."""
     done_at = None

@@ -25,9 +25,9 @@ from mpiscope.store import catalog
 from mpiscope.views.app import app_doc
 from mpiscope.tune.result import read as read_result
 
-CHART_WIDTH = 560      # px of the interval chart's axis
-CHART_MARGIN = 150     # px left of it for the labels
-CHART_TEXT = 170       # px right of it for the last interval's numbers
+CHART_WIDTH = 560  # px of the interval chart's axis
+CHART_MARGIN = 150  # px left of it for the labels
+CHART_TEXT = 170  # px right of it for the last interval's numbers
 
 
 def _interval_chart(rows):
@@ -44,13 +44,27 @@ def _interval_chart(rows):
     def x(v):
         return round(CHART_MARGIN + CHART_WIDTH * (v - lo) / (hi - lo), 1)
 
-    bars = [{"label": label, "kind": kind, "y": 30 + 26 * i, "x": x(point),
-             "x0": x(low if low is not None else point), "x1": x(high if high is not None else point),
-             "text": f"{point:.3g}" + (f" [{low:.3g}, {high:.3g}]" if low is not None and high is not None else "")}
-            for i, (label, point, low, high, kind) in enumerate(rows)]
-    return {"width": CHART_MARGIN + CHART_WIDTH + CHART_TEXT, "height": 50 + 26 * len(rows), "one": x(1.0),
-            "left": CHART_MARGIN, "right": CHART_MARGIN + CHART_WIDTH,
-            "ticks": [{"x": x(t), "label": f"{t:g}"} for t in _ticks(lo, hi)], "bars": bars}
+    bars = [
+        {
+            "label": label,
+            "kind": kind,
+            "y": 30 + 26 * i,
+            "x": x(point),
+            "x0": x(low if low is not None else point),
+            "x1": x(high if high is not None else point),
+            "text": f"{point:.3g}" + (f" [{low:.3g}, {high:.3g}]" if low is not None and high is not None else ""),
+        }
+        for i, (label, point, low, high, kind) in enumerate(rows)
+    ]
+    return {
+        "width": CHART_MARGIN + CHART_WIDTH + CHART_TEXT,
+        "height": 50 + 26 * len(rows),
+        "one": x(1.0),
+        "left": CHART_MARGIN,
+        "right": CHART_MARGIN + CHART_WIDTH,
+        "ticks": [{"x": x(t), "label": f"{t:g}"} for t in _ticks(lo, hi)],
+        "bars": bars,
+    }
 
 
 def _ticks(lo, hi):
@@ -76,21 +90,37 @@ def _prediction_view(p):
     if p.get("speedup") is None:
         return {"failed": p.get("error") or "not computed", "config": p.get("config")}
     measured = p.get("measured")
-    rows = [(f"{p['config']}: measured", measured["point"], measured["low"], measured["high"], "measured")
-            ] if measured else []
+    rows = (
+        [(f"{p['config']}: measured", measured["point"], measured["low"], measured["high"], "measured")]
+        if measured
+        else []
+    )
     rows.append((f"{p['config']}: predicted", p["speedup"], p["low"], p["high"], "predicted"))
     cells = sorted(p.get("cells") or (), key=lambda c: -c["time_s"])
-    return {**p, "failed": None, "agree": p.get("agree"), "explanation": p.get("explanation"),
-            "chart": _interval_chart(rows),
-            "cells": [{**c, "bin": _bin(c["lo"], c["hi"]),
-                       "tuned_label": format_size(c["tuned_size"]) if c.get("tuned_size") is not None else "–"}
-                      for c in cells],
-            "verified_cells": sum(c["status"] == "verified" for c in cells)}
+    return {
+        **p,
+        "failed": None,
+        "agree": p.get("agree"),
+        "explanation": p.get("explanation"),
+        "chart": _interval_chart(rows),
+        "cells": [
+            {
+                **c,
+                "bin": _bin(c["lo"], c["hi"]),
+                "tuned_label": format_size(c["tuned_size"]) if c.get("tuned_size") is not None else "–",
+            }
+            for c in cells
+        ],
+        "verified_cells": sum(c["status"] == "verified" for c in cells),
+    }
 
 
 def _answer_chart(results):
-    rows = [(r["config"], r["speedup"]["point"], r["speedup"]["low"], r["speedup"]["high"], "measured")
-            for r in results if r.get("speedup")]
+    rows = [
+        (r["config"], r["speedup"]["point"], r["speedup"]["low"], r["speedup"]["high"], "measured")
+        for r in results
+        if r.get("speedup")
+    ]
     return _interval_chart(rows)
 
 
@@ -99,11 +129,19 @@ def _whatif_view(w):
         return None
     if w.get("failed") or "points" not in w:
         return {"failed": w.get("failed") or "not computed"}
-    return {**w, "failed": None, "all_points": [w["validation"], *w["points"]],
-            "chart": _interval_chart([(f"{x['p']} ranks", x["speedup"]["median"], x["speedup"]["low"],
-                                       x["speedup"]["high"], "predicted") for x in [w["validation"], *w["points"]]]),
-            "selections": _selections(w.get("selections") or ()),
-            "untouched": _untouched(w.get("selections") or ())}
+    return {
+        **w,
+        "failed": None,
+        "all_points": [w["validation"], *w["points"]],
+        "chart": _interval_chart(
+            [
+                (f"{x['p']} ranks", x["speedup"]["median"], x["speedup"]["low"], x["speedup"]["high"], "predicted")
+                for x in [w["validation"], *w["points"]]
+            ]
+        ),
+        "selections": _selections(w.get("selections") or ()),
+        "untouched": _untouched(w.get("selections") or ()),
+    }
 
 
 def _selections(selections):
@@ -114,8 +152,13 @@ def _selections(selections):
         if s["default"] or s["tuned"]:
             key = tuple(s[k] for k in ("collective", "p", "default", "tuned", "ours_default", "ours_tuned", "note"))
             rows.setdefault(key, []).append(s["size"])
-    return [{**dict(zip(("collective", "p", "default", "tuned", "ours_default", "ours_tuned", "note"), key)),
-             "sizes": ", ".join(format_size(x) for x in sorted(sizes))} for key, sizes in rows.items()]
+    return [
+        {
+            **dict(zip(("collective", "p", "default", "tuned", "ours_default", "ours_tuned", "note"), key)),
+            "sizes": ", ".join(format_size(x) for x in sorted(sizes)),
+        }
+        for key, sizes in rows.items()
+    ]
 
 
 def _untouched(selections):
@@ -153,16 +196,18 @@ def gather(run_dir) -> dict:
     profile_ref = p.get("profile") or w.get("run_id")
     profile_dir = _run_of(run_dir.parent, profile_ref) if profile_ref else None
     tunes = _tune_dirs(doc)
-    return resolved({
-        "generated": datetime.datetime.now().isoformat(timespec="seconds"),
-        "app": {**doc, "command_text": " ".join(map(str, doc["command"])),
-                "chart": _answer_chart(doc["results"])},
-        "prediction": _prediction_view(p),
-        "whatif": _whatif_view(w),
-        "profile_ref": profile_ref, "profile_missing": bool(profile_ref) and profile_dir is None,
-        "profiles": [profile_view(profile_dir)] if profile_dir else [],
-        **_tune_views(tunes),
-    })
+    return resolved(
+        {
+            "generated": datetime.datetime.now().isoformat(timespec="seconds"),
+            "app": {**doc, "command_text": " ".join(map(str, doc["command"])), "chart": _answer_chart(doc["results"])},
+            "prediction": _prediction_view(p),
+            "whatif": _whatif_view(w),
+            "profile_ref": profile_ref,
+            "profile_missing": bool(profile_ref) and profile_dir is None,
+            "profiles": [profile_view(profile_dir)] if profile_dir else [],
+            **_tune_views(tunes),
+        }
+    )
 
 
 def _tune_views(tunes) -> dict:

@@ -47,9 +47,18 @@ def run_summary(run_dir, table, run):
     for launch, ranks in sorted(run.clock.items(), key=lambda kv: int(kv[0])):
         for rank, c in sorted(ranks.items(), key=lambda kv: int(kv[0])):
             rec = c.get("recovery_error_s") or {}
-            clock.append({"launch": launch, "rank": rank, "host": c.get("host"), "cpus": c.get("cpus"),
-                          "residual_ns": _ns(c.get("residual_s")), "drift_ppm": _ppm(c.get("model")),
-                          "recovery_start_ns": _ns(rec.get("start")), "recovery_end_ns": _ns(rec.get("end"))})
+            clock.append(
+                {
+                    "launch": launch,
+                    "rank": rank,
+                    "host": c.get("host"),
+                    "cpus": c.get("cpus"),
+                    "residual_ns": _ns(c.get("residual_s")),
+                    "drift_ppm": _ppm(c.get("model")),
+                    "recovery_start_ns": _ns(rec.get("start")),
+                    "recovery_end_ns": _ns(rec.get("end")),
+                }
+            )
     timer = run.timer
     return {
         "id": run.run_id,
@@ -62,7 +71,9 @@ def run_summary(run_dir, table, run):
         "np": run.np,
         "hosts": run.hosts or {},
         "timer": f"{timer.get('name')} (read {_ns(timer.get('cost_s'))} ns, resolution "
-                 f"{_ns(timer.get('resolution_s'))} ns)" if timer else "",
+        f"{_ns(timer.get('resolution_s'))} ns)"
+        if timer
+        else "",
         "sync": run.sync_method,
         "cache": run.cache,
         "launches": run.launches,
@@ -70,8 +81,7 @@ def run_summary(run_dir, table, run):
         "git_sha": run.git_sha,
         "command": " ".join(map(str, run.command)),
         "clock": clock,
-        "max_residual_ns": max((c["residual_ns"] for c in clock if c["residual_ns"] is not None),
-                               default=None),
+        "max_residual_ns": max((c["residual_ns"] for c in clock if c["residual_ns"] is not None), default=None),
         "samples": table.num_rows,
     }
 
@@ -97,22 +107,30 @@ def bench_sections(runs, series, verdicts=None):
         for (bench, algo, size, s), f in zip(series[label], flags):
             per_run = by_key.setdefault((bench, algo), {}).setdefault(label, (run, []))
             per_run[1].append((size, s, groups.get((bench, algo, size)), f))
-    return [_section(bench, algo, {label: _series_entry(bench, run, sizes)
-                                   for label, (run, sizes) in by_run.items()})
-            for (bench, algo), by_run in by_key.items()]
+    return [
+        _section(bench, algo, {label: _series_entry(bench, run, sizes) for label, (run, sizes) in by_run.items()})
+        for (bench, algo), by_run in by_key.items()
+    ]
 
 
 def _series_entry(bench, run, rows):
     """One run's sizes of one benchmark: summaries, samples, rows and analyses."""
     refined = run.refined_sizes.get(bench, [])
-    entry = {"sizes": [], "summaries": [], "values": {}, "refined": refined, "tables": {}, "analysis": {},
-             "unit": rows[0][1].unit, "collective": rows[0][1].collective}
+    entry = {
+        "sizes": [],
+        "summaries": [],
+        "values": {},
+        "refined": refined,
+        "tables": {},
+        "analysis": {},
+        "unit": rows[0][1].unit,
+        "collective": rows[0][1].collective,
+    }
     for size, s, table, flags in rows:
         values = _display(s.unit, s.values)
         entry["sizes"].append(size)
         st = summarize(values)
-        st.update({"size": size, "invalid": s.n_invalid, "refined": size in refined,
-                   "flags": list(flags)})
+        st.update({"size": size, "invalid": s.n_invalid, "refined": size in refined, "flags": list(flags)})
         entry["summaries"].append(st)
         entry["values"][size] = values
         entry["tables"][size] = table
@@ -127,8 +145,12 @@ def _section(bench, algo, runs):
     curves = {}
     for label, r in runs.items():
         rows = [x for x in r["summaries"] if x["n"] > 0]
-        curves[label] = ([x["size"] for x in rows], [x["median"] for x in rows],
-                         [x["ci_low"] for x in rows], [x["ci_high"] for x in rows])
+        curves[label] = (
+            [x["size"] for x in rows],
+            [x["median"] for x in rows],
+            [x["ci_low"] for x in rows],
+            [x["ci_high"] for x in rows],
+        )
     refined = sorted({s for r in runs.values() for s in r["refined"]})
     section = {
         "id": f"bench-{bench}-{algo}",
@@ -141,8 +163,12 @@ def _section(bench, algo, runs):
         "runs": [],
     }
     for label, r in runs.items():
-        run = {"label": label, "summaries": r["summaries"], "ranks": None,
-               "dist_svg": draw("distributions", r["values"], unit)}
+        run = {
+            "label": label,
+            "summaries": r["summaries"],
+            "ranks": None,
+            "dist_svg": draw("distributions", r["values"], unit),
+        }
         run.update(_analysis_views(r["analysis"], MBPS if unit == "MB/s" else US))
         if section["collective"]:
             run["ranks"] = _rank_views(r["tables"], r["analysis"])
@@ -158,15 +184,22 @@ def _rank_views(tables, analysis):
     for size in sizes:
         slow = (analysis.get(size) or {}).get("ranks") or {}
         for r in slow.get("ranks", []):
-            rows.append({"size": size, "rank": r["rank"], "min": _us(r["time_min_s"]),
-                         "median": _us(r["time_median_s"]), "max": _us(r["time_max_s"]),
-                         "last_share": r["last_share"], "margin": _us(r["margin_median_s"])})
+            rows.append(
+                {
+                    "size": size,
+                    "rank": r["rank"],
+                    "min": _us(r["time_min_s"]),
+                    "median": _us(r["time_median_s"]),
+                    "max": _us(r["time_max_s"]),
+                    "last_share": r["last_share"],
+                    "margin": _us(r["margin_median_s"]),
+                }
+            )
     if not sizes:
         return {"rows": rows, "heat_size": None, "heat_svg": None}
     rt = rank_times(tables[sizes[-1]])  # only the largest size is drawn
     heat = (rt.times[rt.launch == 0] * US).T
-    return {"rows": rows, "heat_size": sizes[-1],
-            "heat_svg": draw("heatmap", heat, clabel="per-rank time (µs)")}
+    return {"rows": rows, "heat_size": sizes[-1], "heat_svg": draw("heatmap", heat, clabel="per-rank time (µs)")}
 
 
 def _us(seconds):
@@ -187,24 +220,44 @@ def _analysis_views(analysis, factor):
         m = a.get("modes") or {}
         for mode in m.get("modes", []):
             if len(m["modes"]) > 1:
-                modes.append({"size": size, "location_us": mode["location"] * US, "weight": mode["weight"],
-                              "gap_ms": mode["gap_s"] * 1e3, "rto": mode["rto_suspect"],
-                              "rto_multiple": mode["rto_multiple"],
-                              "sources": ", ".join(f"{x['source']} ({100 * x['share_of_mode']:.0f}%)"
-                                                   for x in mode["sources"][:3])})
+                modes.append(
+                    {
+                        "size": size,
+                        "location_us": mode["location"] * US,
+                        "weight": mode["weight"],
+                        "gap_ms": mode["gap_s"] * 1e3,
+                        "rto": mode["rto_suspect"],
+                        "rto_multiple": mode["rto_multiple"],
+                        "sources": ", ".join(
+                            f"{x['source']} ({100 * x['share_of_mode']:.0f}%)" for x in mode["sources"][:3]
+                        ),
+                    }
+                )
         lv = a.get("launches") or {}
         if lv.get("n_launches", 1) > 1:
-            launches.append({"size": size, "n": lv["n_launches"], "between": lv["between_sd"] * factor,
-                             "within": lv["within_sd"] * factor, "icc": lv["icc"],
-                             "p": (lv.get("test") or {}).get("p_value")})
+            launches.append(
+                {
+                    "size": size,
+                    "n": lv["n_launches"],
+                    "between": lv["between_sd"] * factor,
+                    "within": lv["within_sd"] * factor,
+                    "icc": lv["icc"],
+                    "p": (lv.get("test") or {}).get("p_value"),
+                }
+            )
     first = next(iter(analysis.values()), None) or {}
     labels_min = [row["label"] for row in ((first.get("tails") or {}).get("by_min") or [])]
     labels_sd = [row["label"] for row in ((first.get("tails") or {}).get("by_sd") or [])]
-    rto = ((first.get("modes") or {}).get("rto") or {})
-    return {"tails_min": tails_min, "tails_sd": tails_sd, "tail_labels_min": labels_min,
-            "tail_labels_sd": labels_sd, "modes": modes, "launch_rows": launches,
-            "rto_note": f"{rto.get('rto_min_s', 0.2) * 1e3:g} ms ({rto.get('source', 'default')})"
-            if rto else ""}
+    rto = (first.get("modes") or {}).get("rto") or {}
+    return {
+        "tails_min": tails_min,
+        "tails_sd": tails_sd,
+        "tail_labels_min": labels_min,
+        "tail_labels_sd": labels_sd,
+        "modes": modes,
+        "launch_rows": launches,
+        "rto_note": f"{rto.get('rto_min_s', 0.2) * 1e3:g} ms ({rto.get('source', 'default')})" if rto else "",
+    }
 
 
 def fit_views(series, run, seed):
@@ -214,8 +267,7 @@ def fit_views(series, run, seed):
     for f in fit_series(series, run, seed=seed).fits:
         c = f.curve
         if f.piecewise is None or len(c.sizes) == 0:
-            out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None,
-                                      "flags": []}
+            out[(c.bench, c.algo)] = {"note": f.note or "not enough sizes to fit", "svg": None, "flags": []}
             continue
         predicted = np.empty(len(c.sizes))
         for seg in f.piecewise.segments:
@@ -223,9 +275,9 @@ def fit_views(series, run, seed):
             predicted[inside] = seg.alpha.point + seg.beta.point * c.sizes[inside]
         breaks = [np.sqrt(lo * hi) for lo, hi in f.piecewise.breaks]
         out[(c.bench, c.algo)] = {
-            "note": f.note, "quantity": c.quantity,
-            "svg": draw("fit_residuals", c.sizes, c.medians * US, predicted * US, breaks,
-                        "median time (µs)"),
+            "note": f.note,
+            "quantity": c.quantity,
+            "svg": draw("fit_residuals", c.sizes, c.medians * US, predicted * US, breaks, "median time (µs)"),
             "hockney": _line_row(f.hockney) if f.hockney else None,
             "segments": [_line_row(seg) for seg in f.piecewise.segments],
             "breaks": [f"{lo}–{hi}" for lo, hi in f.piecewise.breaks],
@@ -235,12 +287,17 @@ def fit_views(series, run, seed):
 
 
 def _line_row(line):
-    return {"sizes": f"{line.first_size}–{line.last_size}", "n": line.n_sizes,
-            "alpha_us": line.alpha.scaled(US), "beta_ns": line.beta.scaled(1e9),
-            # 1/β only where β > 0: otherwise it is no bandwidth.
-            "bandwidth_mbs": line.bandwidth.scaled(MBPS) if line.beta.point > 0 else None,
-            "n_half": line.n_half, "r2": line.r2,
-            "max_res": line.max_rel_residual}
+    return {
+        "sizes": f"{line.first_size}–{line.last_size}",
+        "n": line.n_sizes,
+        "alpha_us": line.alpha.scaled(US),
+        "beta_ns": line.beta.scaled(1e9),
+        # 1/β only where β > 0: otherwise it is no bandwidth.
+        "bandwidth_mbs": line.bandwidth.scaled(MBPS) if line.beta.point > 0 else None,
+        "n_half": line.n_half,
+        "r2": line.r2,
+        "max_res": line.max_rel_residual,
+    }
 
 
 def comparisons(run_dirs, seed):
@@ -252,18 +309,34 @@ def comparisons(run_dirs, seed):
         except UsageError as e:
             out.append({"a": str(run_dirs[0].name), "b": str(other.name), "error": str(e)})
             continue
-        out.append({"a": c.run_a, "b": c.run_b, "error": None, "noise": c.noise, "alpha": c.alpha,
-                    "rows": [_compare_row(r) for r in c.rows], "geomean": c.geomean,
-                    "only_a": [f"{b} {s}" for b, _, s in c.only_a],
-                    "only_b": [f"{b} {s}" for b, _, s in c.only_b]})
+        out.append(
+            {
+                "a": c.run_a,
+                "b": c.run_b,
+                "error": None,
+                "noise": c.noise,
+                "alpha": c.alpha,
+                "rows": [_compare_row(r) for r in c.rows],
+                "geomean": c.geomean,
+                "only_a": [f"{b} {s}" for b, _, s in c.only_a],
+                "only_b": [f"{b} {s}" for b, _, s in c.only_b],
+            }
+        )
     return out
 
 
 def _compare_row(r):
     factor = MBPS if r.unit == "B/s" else US
-    return {"bench": bench_label(r.bench, r.algo), "size": r.size, "unit": display_unit(r.unit),
-            "a": r.median_a * factor, "b": r.median_b * factor, "ratio": r.ratio, "p": r.p_value,
-            "verdict": r.verdict}
+    return {
+        "bench": bench_label(r.bench, r.algo),
+        "size": r.size,
+        "unit": display_unit(r.unit),
+        "a": r.median_a * factor,
+        "b": r.median_b * factor,
+        "ratio": r.ratio,
+        "p": r.p_value,
+        "verdict": r.verdict,
+    }
 
 
 def gather(run_dirs):
@@ -283,26 +356,31 @@ def gather(run_dirs):
     fits = {label: fit_views(series[label], run, seed) for label, _, _, run in runs}
     sections = bench_sections(runs, series, verdicts)
     for s in sections:
-        s["fits"] = [{"label": label, **fits[label][key]} for label in fits
-                     for key in [(s["bench"], s["algo"])] if key in fits[label]]
+        s["fits"] = [
+            {"label": label, **fits[label][key]}
+            for label in fits
+            for key in [(s["bench"], s["algo"])]
+            if key in fits[label]
+        ]
         # Time chart of a traced algorithm (mpiscope run --trace), from the first run that has one.
-        s["timechart"] = next(filter(None, (report_chart(d, s["bench"], s["algo"], t)
-                                            for _, d, t, _ in runs)), None)
-    return resolved({
-        "generated": datetime.datetime.now().isoformat(timespec="seconds"),
-        "runs": [run_summary(d, t, c) for _, d, t, c in runs],
-        "cards": [card(label, series[label], verdicts[label], run) for label, _, _, run in runs],
-        "sections": sections,
-        "comparisons": comparisons([Path(d) for _, d, _, _ in runs], seed),
-        # LogGP parameters and layers, for the runs that measured them (loggp_data.py).
-        "loggp": loggp_views(runs, series, seed),
-        "layers": layer_views(runs, series, seed),
-        # Our algorithms simulated next to measured (sim_data.py).
-        "sim": sim_views(runs, series),
-        # The transport lab over all the runs (transport_data.py).
-        "transport": transport_views(runs),
-        # The tune outputs the runs belong to (tune_data.py).
-        "tune": tune_views([d for _, d, _, _ in runs]),
-        # The peers' methods of the runs measured with --methods (methods_data.py).
-        "methods": methods_views(runs),
-    })
+        s["timechart"] = next(filter(None, (report_chart(d, s["bench"], s["algo"], t) for _, d, t, _ in runs)), None)
+    return resolved(
+        {
+            "generated": datetime.datetime.now().isoformat(timespec="seconds"),
+            "runs": [run_summary(d, t, c) for _, d, t, c in runs],
+            "cards": [card(label, series[label], verdicts[label], run) for label, _, _, run in runs],
+            "sections": sections,
+            "comparisons": comparisons([Path(d) for _, d, _, _ in runs], seed),
+            # LogGP parameters and layers, for the runs that measured them (loggp_data.py).
+            "loggp": loggp_views(runs, series, seed),
+            "layers": layer_views(runs, series, seed),
+            # Our algorithms simulated next to measured (sim_data.py).
+            "sim": sim_views(runs, series),
+            # The transport lab over all the runs (transport_data.py).
+            "transport": transport_views(runs),
+            # The tune outputs the runs belong to (tune_data.py).
+            "tune": tune_views([d for _, d, _, _ in runs]),
+            # The peers' methods of the runs measured with --methods (methods_data.py).
+            "methods": methods_views(runs),
+        }
+    )

@@ -32,9 +32,9 @@ PAGES = {
 
 @dataclass(frozen=True)
 class DocLink:
-    page: str            # "how-to/quality-flags"
-    title: str           # "Act on a quality flag"
-    href: str | None     # relative URL of the built page; None without a checkout
+    page: str  # "how-to/quality-flags"
+    title: str  # "Act on a quality flag"
+    href: str | None  # relative URL of the built page; None without a checkout
 
     @property
     def source(self) -> str:
@@ -76,4 +76,3 @@ def doc_link(page: str, from_dir, checkout: Path | None = CHECKOUT) -> DocLink:
 def linker(from_dir, checkout: Path | None = CHECKOUT):
     """The templates' `doc(page)`: the page's link as HTML, from `from_dir`."""
     return lambda page: doc_link(page, from_dir, checkout).html()
-

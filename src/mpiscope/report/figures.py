@@ -22,13 +22,15 @@ from matplotlib.backends.backend_svg import RendererSVG  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation  # noqa: E402
 
-plt.rcParams.update({
-    "svg.fonttype": "none",   # keep text as text: smaller files, selectable labels
-    "svg.hashsalt": "mpiscope",  # identical input gives identical SVG
-    "font.size": 9,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-})
+plt.rcParams.update(
+    {
+        "svg.fonttype": "none",  # keep text as text: smaller files, selectable labels
+        "svg.hashsalt": "mpiscope",  # identical input gives identical SVG
+        "font.size": 9,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    }
+)
 COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
 # Figures of the same kind drawn one after another reuse one Figure; False
@@ -84,8 +86,9 @@ class _LogTicks(LogFormatterSciNotation):
         m = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", label)
         if not m:
             return label
-        text = re.sub(r"\^\{(-?\d+)\}", lambda e: e.group(1).translate(_SUPERSCRIPT),
-                      m.group(1).replace(r"\times", "×"))
+        text = re.sub(
+            r"\^\{(-?\d+)\}", lambda e: e.group(1).translate(_SUPERSCRIPT), m.group(1).replace(r"\times", "×")
+        )
         return label if re.search(r"[\\{}^$]", text) else text  # anything else stays mathtext
 
 
@@ -118,4 +121,4 @@ def svg(fig):
     fig.savefig(buf, format="svg", bbox_inches=_tight_bbox(fig), metadata={"Date": None})
     plt.close(fig)  # a pyplot figure; kept ones are not pyplot's, and stay
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]

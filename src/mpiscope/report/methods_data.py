@@ -18,16 +18,29 @@ def _section(bench, rows):
     for r in rows:
         f, unit = scale(r.unit)
         pct = (lambda x: 100 * x / r.median) if r.median else (lambda x: float("nan"))  # noqa: E731
-        panels.append({"title": f"{r.size} B: mpiscope {r.median * f:.4g} {unit}",
-                       "tools": [a.derivation.series.method for a in r.tools],
-                       "terms": {c: [pct(a.by_cause().get(c, 0.0)) for a in r.tools] for c in causes},
-                       "difference": [pct(a.difference) for a in r.tools]})
+        panels.append(
+            {
+                "title": f"{r.size} B: mpiscope {r.median * f:.4g} {unit}",
+                "tools": [a.derivation.series.method for a in r.tools],
+                "terms": {c: [pct(a.by_cause().get(c, 0.0)) for a in r.tools] for c in causes},
+                "difference": [pct(a.difference) for a in r.tools],
+            }
+        )
         for a in r.tools:
             by = a.by_cause()
-            table.append({"size": r.size, "unit": unit, "median": r.median * f, "ci_low": r.ci[0] * f,
-                          "ci_high": r.ci[1] * f, "tool": a.derivation.series.method,
-                          "number": a.derivation.number * f, "difference": a.difference * f,
-                          "terms": [by.get(c) * f if c in by else None for c in causes]})
+            table.append(
+                {
+                    "size": r.size,
+                    "unit": unit,
+                    "median": r.median * f,
+                    "ci_low": r.ci[0] * f,
+                    "ci_high": r.ci[1] * f,
+                    "tool": a.derivation.series.method,
+                    "number": a.derivation.number * f,
+                    "difference": a.difference * f,
+                    "terms": [by.get(c) * f if c in by else None for c in causes],
+                }
+            )
     return {"bench": bench, "causes": causes, "rows": table, "svg": draw("method_terms", panels, causes)}
 
 
@@ -44,6 +57,5 @@ def methods_views(runs) -> list:
         by_bench = {}
         for r in result.rows:
             by_bench.setdefault(r.bench, []).append(r)
-        out.append({"run": label, "causes": CAUSES,
-                    "sections": [_section(b, rows) for b, rows in by_bench.items()]})
+        out.append({"run": label, "causes": CAUSES, "sections": [_section(b, rows) for b, rows in by_bench.items()]})
     return out

@@ -29,8 +29,14 @@ def curve(series_by_label, ylabel, log_y=True, refined=()):
         ax.plot(sizes, med, "-o", color=color, markersize=3, label=label)
         marked = [(s, m) for s, m in zip(sizes, med) if s in set(refined)]
         if marked:
-            ax.plot(*zip(*marked), "o", markerfacecolor="white", markeredgecolor=color, markersize=6,
-                    label=f"{label}: refined sizes")
+            ax.plot(
+                *zip(*marked),
+                "o",
+                markerfacecolor="white",
+                markeredgecolor=color,
+                markersize=6,
+                label=f"{label}: refined sizes",
+            )
         all_sizes += list(sizes)
     _size_axis(ax, all_sizes)
     if log_y:
@@ -48,8 +54,11 @@ def distributions(values_by_size, ylabel):
     data = [d[np.isfinite(d) & (d > 0)] for d in data]
     keep = [i for i, d in enumerate(data) if len(d)]
     # Its own kind when empty: the rotated size labels would stay on a kept figure's ticks.
-    fig, (ax,) = figure("distributions" if keep else "distributions, empty",
-                        (max(4.0, 0.5 * len(keep) + 2), 3.4), lambda f: f.subplots())
+    fig, (ax,) = figure(
+        "distributions" if keep else "distributions, empty",
+        (max(4.0, 0.5 * len(keep) + 2), 3.4),
+        lambda f: f.subplots(),
+    )
     if keep:
         data = [data[i] for i in keep]
         labels = [str(sizes[i]) for i in keep]
@@ -57,15 +66,14 @@ def distributions(values_by_size, ylabel):
         log = span > 10
         plotted = [np.log10(d) if log else d for d in data]
         # As ax.violinplot(plotted, ...) draws it, with the density computed faster.
-        parts = ax.violin(cbook.violin_stats(plotted, _density), widths=0.8, showmedians=True,
-                          showextrema=True)
+        parts = ax.violin(cbook.violin_stats(plotted, _density), widths=0.8, showmedians=True, showextrema=True)
         for body in parts["bodies"]:
             body.set_alpha(0.5)
         ax.set_xticks(range(1, len(labels) + 1), labels, rotation=45, ha="right")
         if log:
             lo, hi = np.floor(min(p.min() for p in plotted)), np.ceil(max(p.max() for p in plotted))
             ticks = np.arange(lo, hi + 1)
-            ax.set_yticks(ticks, [f"{10 ** t:g}" for t in ticks])
+            ax.set_yticks(ticks, [f"{10**t:g}" for t in ticks])
         ax.set_ylabel(ylabel + (" (log)" if log else ""))
     ax.set_xlabel("message size (bytes)")
     return _svg(fig)
@@ -89,10 +97,10 @@ def _density(x, coords):
     if len(x) > KDE_SAMPLES:
         x = np.sort(x)[np.linspace(0, len(x) - 1, KDE_SAMPLES).round().astype(int)]
     density = np.empty(len(coords))
-    step = max(1, 2 ** 22 // len(x))  # points per block: at most 4 M kernel values in memory
+    step = max(1, 2**22 // len(x))  # points per block: at most 4 M kernel values in memory
     for i in range(0, len(coords), step):
-        d = x[None, :] - coords[i:i + step, None]
-        density[i:i + step] = np.exp(-0.5 * d * d / var).sum(axis=1)
+        d = x[None, :] - coords[i : i + step, None]
+        density[i : i + step] = np.exp(-0.5 * d * d / var).sum(axis=1)
     return density / (len(x) * np.sqrt(2 * np.pi * var))
 
 
@@ -120,8 +128,9 @@ def heatmap(matrix, ylabel="rank", clabel="time (µs)", max_columns=1500):
 
 def fit_residuals(sizes, medians, predicted, breakpoints, ylabel):
     """Measured medians with the fitted model, and relative residuals below."""
-    fig, (top, bottom) = figure("fit_residuals", (7, 4.2), lambda f: f.subplots(
-        2, 1, sharex=True, gridspec_kw={"height_ratios": [2, 1]}))
+    fig, (top, bottom) = figure(
+        "fit_residuals", (7, 4.2), lambda f: f.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    )
     top.plot(sizes, medians, "o", markersize=3, label="median")
     top.plot(sizes, predicted, "-", label="model")
     for b in breakpoints:
@@ -139,6 +148,7 @@ def fit_residuals(sizes, medians, predicted, breakpoints, ylabel):
 
 
 # ---------------------------------------------------------------- LogGP and layers (loggp_data.py)
+
 
 def _est_arrays(ests):
     """(points, lower errors, upper errors) of Estimates (NaN for None)."""
@@ -174,8 +184,16 @@ def overheads_on_eel(rows, base_size):
         pts, lo, hi = _est_arrays([r[i + 1] for r in rows])
         ok = np.isfinite(pts) & (pts > 0)
         if ok.any():
-            right.errorbar(np.array(sizes)[ok], pts[ok], yerr=[lo[ok], hi[ok]], fmt="-o", markersize=3,
-                           capsize=2, color="black" if name == "EEL" else COLORS[i - 1], label=name)
+            right.errorbar(
+                np.array(sizes)[ok],
+                pts[ok],
+                yerr=[lo[ok], hi[ok]],
+                fmt="-o",
+                markersize=3,
+                capsize=2,
+                color="black" if name == "EEL" else COLORS[i - 1],
+                label=name,
+            )
     total = [(r[0], r[2].point + r[3].point) for r in rows if r[2] is not None and r[3] is not None]
     if total:
         right.plot(*zip(*total), ":", color="grey", label="o_s + o_r")
@@ -192,8 +210,9 @@ def gap_by_queue_depth(gaps):
     for i, size in enumerate(sorted(gaps)):
         qs = sorted(gaps[size])
         pts, lo, hi = _est_arrays([gaps[size][q] for q in qs])
-        ax.errorbar(qs, pts, yerr=[lo, hi], fmt="-o", markersize=3, capsize=2,
-                    color=COLORS[i % len(COLORS)], label=f"{size} B")
+        ax.errorbar(
+            qs, pts, yerr=[lo, hi], fmt="-o", markersize=3, capsize=2, color=COLORS[i % len(COLORS)], label=f"{size} B"
+        )
     log_scale(ax, "x", base=2)
     log_scale(ax, "y")
     ax.set_xlabel("queue depth q (sends outstanding)")
@@ -238,11 +257,19 @@ def layer_curves(curves):
             all_sizes += sizes
             pts, lo, hi = _est_arrays([by_size[s] for s in sizes])
             if bench == "layer_bw":
-                mbs = np.array(sizes) / pts   # B/µs = MB/s
+                mbs = np.array(sizes) / pts  # B/µs = MB/s
                 ax.plot(sizes, mbs, "-o", markersize=3, color=COLORS[i % len(COLORS)], label=layer)
             else:
-                ax.errorbar(sizes, pts, yerr=[lo, hi], fmt="-o", markersize=3, capsize=2,
-                            color=COLORS[i % len(COLORS)], label=layer)
+                ax.errorbar(
+                    sizes,
+                    pts,
+                    yerr=[lo, hi],
+                    fmt="-o",
+                    markersize=3,
+                    capsize=2,
+                    color=COLORS[i % len(COLORS)],
+                    label=layer,
+                )
         _size_axis(ax, all_sizes)
         log_scale(ax, "y")
         ax.set_ylabel("half round trip (µs)" if bench == "layer_pingpong" else "bandwidth (MB/s)")
@@ -253,6 +280,7 @@ def layer_curves(curves):
 
 
 # ---------------------------------------------------------------- transport lab (transport_data.py)
+
 
 def transport_curves(panels):
     """One panel per benchmark: a line per design, MPI's own paths dashed.
@@ -268,8 +296,14 @@ def transport_curves(panels):
                 continue
             sizes_all += sizes
             ys = [by_size[s] / 1e6 if panel["bw"] else by_size[s] * 1e6 for s in sizes]
-            ax.plot(sizes, ys, "--" if label.startswith("MPI") else "-o", markersize=3,
-                    color=COLORS[i % len(COLORS)], label=label)
+            ax.plot(
+                sizes,
+                ys,
+                "--" if label.startswith("MPI") else "-o",
+                markersize=3,
+                color=COLORS[i % len(COLORS)],
+                label=label,
+            )
         _size_axis(ax, sizes_all)
         log_scale(ax, "y")
         ax.set_title(panel["title"], fontsize=9)
@@ -312,6 +346,7 @@ def comm_matrix(matrix, clabel="bytes sent"):
 
 # ---------------------------------------------------------------- tuning (tune_data.py)
 
+
 def winner_map(maps):
     """Per collective, the winning algorithm per message size (columns) and
     communicator size (rows), one colour per algorithm.
@@ -320,13 +355,13 @@ def winner_map(maps):
     from matplotlib.patches import Patch
 
     n = len(maps)
-    fig, axes = plt.subplots(n, 1, figsize=(8, sum(0.9 + 0.35 * len(m["ps"]) for m in maps) + 0.4),
-                             squeeze=False)
+    fig, axes = plt.subplots(n, 1, figsize=(8, sum(0.9 + 0.35 * len(m["ps"]) for m in maps) + 0.4), squeeze=False)
     for ax, m in zip(axes[:, 0], maps):
         grid = np.ma.masked_less(np.asarray(m["grid"], dtype=float), 0)
         colors = [COLORS[i % len(COLORS)] for i in range(max(len(m["names"]), 1))]
-        ax.imshow(grid, aspect="auto", interpolation="nearest", cmap=ListedColormap(colors),
-                  vmin=-0.5, vmax=len(colors) - 0.5)
+        ax.imshow(
+            grid, aspect="auto", interpolation="nearest", cmap=ListedColormap(colors), vmin=-0.5, vmax=len(colors) - 0.5
+        )
         ax.set_xticks(range(len(m["sizes"])))
         ax.set_xticklabels(m["sizes"], rotation=60, fontsize=7)
         ax.set_yticks(range(len(m["ps"])))
@@ -334,14 +369,19 @@ def winner_map(maps):
         ax.set_ylabel("ranks")
         ax.set_title(m["title"], fontsize=9)
         ax.grid(False)
-        ax.legend(handles=[Patch(color=colors[i], label=name) for i, name in enumerate(m["names"])],
-                  fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(
+            handles=[Patch(color=colors[i], label=name) for i, name in enumerate(m["names"])],
+            fontsize=7,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     axes[-1, 0].set_xlabel("message size (engine's: bytes per rank)")
     fig.tight_layout()
     return _svg(fig)
 
 
 # ---------------------------------------------------------------- peers' methods (methods_data.py)
+
 
 def method_terms(panels, causes):
     """Per size, one horizontal bar per tool: the terms of its difference from
@@ -352,8 +392,9 @@ def method_terms(panels, causes):
     from matplotlib.patches import Patch
 
     n = len(panels)
-    fig, axes = plt.subplots(n, 1, figsize=(7.5, sum(0.7 + 0.32 * len(p["tools"]) for p in panels) + 0.6),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        n, 1, figsize=(7.5, sum(0.7 + 0.32 * len(p["tools"]) for p in panels) + 0.6), squeeze=False
+    )
     color = {c: COLORS[i % len(COLORS)] for i, c in enumerate(causes)}
     color["unexplained"] = "#b0b0b0"  # no cause: grey, apart from the measured ones
     for ax, p in zip(axes[:, 0], panels):
@@ -371,7 +412,12 @@ def method_terms(panels, causes):
         ax.invert_yaxis()
         ax.set_title(p["title"], fontsize=9)
     axes[-1, 0].set_xlabel("difference from mpiscope's median (% of the median); ◆ the whole difference")
-    fig.legend(handles=[Patch(color=color[c], label=c.replace("_", " ")) for c in causes], fontsize=7,
-               loc="upper center", ncol=min(len(causes), 4), bbox_to_anchor=(0.5, 1.0))
+    fig.legend(
+        handles=[Patch(color=color[c], label=c.replace("_", " ")) for c in causes],
+        fontsize=7,
+        loc="upper center",
+        ncol=min(len(causes), 4),
+        bbox_to_anchor=(0.5, 1.0),
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     return _svg(fig)

@@ -42,7 +42,9 @@ def _environment(report_dir):
         loader=jinja2.FileSystemLoader(str(resources.files("mpiscope.report") / "templates")),
         autoescape=True,  # every label taken from data is escaped
         undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True)
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["num"] = _num
     env.filters["pct"] = _pct
     env.filters["share"] = _share

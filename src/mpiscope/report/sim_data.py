@@ -38,8 +38,19 @@ def chart_of(t, bench, algo, size) -> Chart:
 
     ops = ["send" if x == 0 else "recv" for x in t["op"].to_pylist()]
     t = t.set_column(t.schema.get_field_index("op"), "op", pa.array(ops))
-    return Chart(bench, algo, size, 0, 0, sorted(set(t["rank"].to_pylist())), t, 0.0, {},
-                 sent=ops.count("send"), received=ops.count("recv"))
+    return Chart(
+        bench,
+        algo,
+        size,
+        0,
+        0,
+        sorted(set(t["rank"].to_pylist())),
+        t,
+        0.0,
+        {},
+        sent=ops.count("send"),
+        received=ops.count("recv"),
+    )
 
 
 def _costs(run_dir, benches):
@@ -65,14 +76,23 @@ def sim_views(runs, series) -> list[dict]:
             res = check_run(run_dir, costs, Extras())
         except UsageError:
             continue
-        view = {"label": label, "p": res.p, "source": costs.source, "within": res.within(0.15),
-                "rows": [r.to_dict() for r in res.rows], "rankings": res.rankings(), "chart": None}
+        view = {
+            "label": label,
+            "p": res.p,
+            "source": costs.source,
+            "within": res.within(0.15),
+            "rows": [r.to_dict() for r in res.rows],
+            "rankings": res.rankings(),
+            "chart": None,
+        }
         if res.rows and res.p <= CHART_MAX_RANKS:
             r = res.rows[0]
             chart = simulated_chart(r.bench, r.algo, res.p, r.size, res.costs)
-            view["chart"] = {"svg": draw(chart),
-                             "caption": f"{r.bench}/{r.algo}, {r.size} B, {res.p} ranks, simulated with "
-                                        f"{costs.source}: {chart.sent} sends and {chart.received} receives, "
-                                        "drawn as mpiscope timechart draws a traced run."}
+            view["chart"] = {
+                "svg": draw(chart),
+                "caption": f"{r.bench}/{r.algo}, {r.size} B, {res.p} ranks, simulated with "
+                f"{costs.source}: {chart.sent} sends and {chart.received} receives, "
+                "drawn as mpiscope timechart draws a traced run.",
+            }
         out.append(view)
     return out

@@ -22,13 +22,22 @@ def draw(chart: Chart) -> str:
     send_c, recv_c, span_c = plots.COLORS[0], plots.COLORS[1], "#bbbbbb"
     for r, (a, b) in chart.spans.items():
         if r in row and a is not None and b is not None:
-            ax.broken_barh([((a - chart.origin) * us, (b - a) * us)], (row[r] - 0.45, 0.9),
-                           facecolors=span_c, alpha=0.35, linewidth=0)
+            ax.broken_barh(
+                [((a - chart.origin) * us, (b - a) * us)],
+                (row[r] - 0.45, 0.9),
+                facecolors=span_c,
+                alpha=0.35,
+                linewidth=0,
+            )
     place = lanes(ev)
     for (rank, seq), (op, post, done, y, h) in place.items():
-        ax.broken_barh([((post - chart.origin) * us, max((done - post) * us, 1e-3))],
-                       (row[rank] + y, h), facecolors=send_c if op == "send" else recv_c,
-                       edgecolors="black", linewidth=0.3)
+        ax.broken_barh(
+            [((post - chart.origin) * us, max((done - post) * us, 1e-3))],
+            (row[rank] + y, h),
+            facecolors=send_c if op == "send" else recv_c,
+            edgecolors="black",
+            linewidth=0.3,
+        )
     for m in messages(ev):
         if m.src not in row or m.dst not in row:
             continue
@@ -36,25 +45,45 @@ def draw(chart: Chart) -> str:
         ys, hs = place[(m.src, m.send_seq)][3:]
         yr, hr = place[(m.dst, m.recv_seq)][3:]
         y0, y1 = row[m.src] + ys + hs / 2, row[m.dst] + yr + hr / 2
-        ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
-                    arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 0.6,
-                                "alpha": 0.7, "shrinkA": 0, "shrinkB": 0})
+        ax.annotate(
+            "",
+            xy=(x1, y1),
+            xytext=(x0, y0),
+            arrowprops={
+                "arrowstyle": "->",
+                "color": "black",
+                "linewidth": 0.6,
+                "alpha": 0.7,
+                "shrinkA": 0,
+                "shrinkB": 0,
+            },
+        )
     ax.set_yticks(range(len(chart.ranks)), [f"rank {r}" for r in chart.ranks])
     ax.set_ylim(len(chart.ranks) - 0.5, -0.5)
-    ax.set_xlabel("time since the agreed start of the repetition (µs)" if chart.spans
-                  else "time since the first message (µs)")
+    ax.set_xlabel(
+        "time since the agreed start of the repetition (µs)" if chart.spans else "time since the first message (µs)"
+    )
     ax.set_title(chart.title, fontsize=9)
     ax.grid(True, axis="x", alpha=0.3)
     ax.grid(False, axis="y")
     from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
-    handles = [Patch(facecolor=send_c, edgecolor="black", label="send (posted → completed)"),
-               Patch(facecolor=recv_c, edgecolor="black", label="receive (posted → completed)"),
-               Line2D([0], [0], color="black", linewidth=0.8, label="message: send → receive done")]
+
+    handles = [
+        Patch(facecolor=send_c, edgecolor="black", label="send (posted → completed)"),
+        Patch(facecolor=recv_c, edgecolor="black", label="receive (posted → completed)"),
+        Line2D([0], [0], color="black", linewidth=0.8, label="message: send → receive done"),
+    ]
     if chart.spans:
         handles.append(Patch(facecolor=span_c, alpha=0.35, label="whole operation on the rank"))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18 - 0.3 / len(chart.ranks)),
-              ncol=2, fontsize=8, frameon=False)
+    ax.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.18 - 0.3 / len(chart.ranks)),
+        ncol=2,
+        fontsize=8,
+        frameon=False,
+    )
     return plots._svg(fig)
 
 
@@ -72,12 +101,15 @@ def report_chart(run_dir, bench, algo, samples_table=None) -> dict | None:
     if not has_trace(run_dir):
         return None
     table, blocks = load_trace(run_dir)
-    sizes = [s for b, a, s in traced_series(table) if (b, a) == (bench, algo)
-             and complete_reps(blocks, b, a, s) > 0]
+    sizes = [s for b, a, s in traced_series(table) if (b, a) == (bench, algo) and complete_reps(blocks, b, a, s) > 0]
     if not sizes:
         return None
     chart = load_chart(run_dir, bench, algo, max(sizes), samples_table=samples_table)
-    return {"svg": draw(chart), "size": chart.size, "rep": chart.rep,
-            "caption": f"{chart.title}; {chart.sent} sends and {chart.received} receives. "
-                       "Bars run from when a send or receive was posted to when it completed; "
-                       "arrows go from each send to the completion of the receive it matched."}
+    return {
+        "svg": draw(chart),
+        "size": chart.size,
+        "rep": chart.rep,
+        "caption": f"{chart.title}; {chart.sent} sends and {chart.received} receives. "
+        "Bars run from when a send or receive was posted to when it completed; "
+        "arrows go from each send to the completion of the receive it matched.",
+    }

@@ -29,7 +29,7 @@ class CheckRow(MeasuredCell):
     simulated: float
     low: float
     high: float
-    measured_low: float = float("nan")   # 95% CI of the measured median
+    measured_low: float = float("nan")  # 95% CI of the measured median
     measured_high: float = float("nan")
 
     @property
@@ -48,10 +48,19 @@ class CheckRow(MeasuredCell):
         return "simulated high" if self.error > 0 else "simulated low"
 
     def to_dict(self):
-        return {"bench": self.bench, "algo": self.algo, "size": self.size, "n": self.n,
-                "measured_s": self.measured, "simulated_s": self.simulated, "low_s": self.low,
-                "high_s": self.high, "rel_error": self.error,
-                "measured_ci_s": [self.measured_low, self.measured_high], "cause": self.cause}
+        return {
+            "bench": self.bench,
+            "algo": self.algo,
+            "size": self.size,
+            "n": self.n,
+            "measured_s": self.measured,
+            "simulated_s": self.simulated,
+            "low_s": self.low,
+            "high_s": self.high,
+            "rel_error": self.error,
+            "measured_ci_s": [self.measured_low, self.measured_high],
+            "cause": self.cause,
+        }
 
 
 @dataclass
@@ -77,36 +86,64 @@ class SimCheck:
             if len(rows) < 2:
                 continue
             tau = kendalltau([r.measured for r in rows], [r.simulated for r in rows]).statistic
-            out.append({"bench": bench, "size": size, "algos": len(rows),
-                        "kendall_tau": None if np.isnan(tau) else float(tau),
-                        "best_measured": min(rows, key=lambda r: r.measured).algo,
-                        "best_simulated": min(rows, key=lambda r: r.simulated).algo})
+            out.append(
+                {
+                    "bench": bench,
+                    "size": size,
+                    "algos": len(rows),
+                    "kendall_tau": None if np.isnan(tau) else float(tau),
+                    "best_measured": min(rows, key=lambda r: r.measured).algo,
+                    "best_simulated": min(rows, key=lambda r: r.simulated).algo,
+                }
+            )
         return out
 
     def to_dict(self):
-        return {"run_id": self.run_id, "p": self.p, "costs": self.costs.to_dict(), "sampled": self.sampled,
-                "rows": [r.to_dict() for r in self.rows], "within_15pct": self.within(BOUND),
-                "rankings": self.rankings()}
+        return {
+            "run_id": self.run_id,
+            "p": self.p,
+            "costs": self.costs.to_dict(),
+            "sampled": self.sampled,
+            "rows": [r.to_dict() for r in self.rows],
+            "within_15pct": self.within(BOUND),
+            "rankings": self.rankings(),
+        }
 
 
 def check_run(run_dir, costs: SimCosts, extras: Extras, bench=None) -> SimCheck:
     run_dir = Path(run_dir)
     table, run = load(run_dir)
     p = int(run.np or 0)
-    series = [(b, a, s, smp) for b, a, s, smp in all_series_samples(table, run)
-              if b in COLLECTIVES and find(b, a) is not None and (bench is None or b == bench)
-              and len(smp.values)]
+    series = [
+        (b, a, s, smp)
+        for b, a, s, smp in all_series_samples(table, run)
+        if b in COLLECTIVES and find(b, a) is not None and (bench is None or b == bench) and len(smp.values)
+    ]
     if not series:
         what = f"benchmark '{bench}'" if bench else "any collective"
-        raise UsageError(f"run {run.run_id} has no measurement of our own algorithms for {what}: "
-                         "measure with mpiscope run --bench B --algo all")
+        raise UsageError(
+            f"run {run.run_id} has no measurement of our own algorithms for {what}: "
+            "measure with mpiscope run --bench B --algo all"
+        )
     segment = run.plan.get("segment")
     if segment:
         from dataclasses import replace
+
         costs = replace(costs, segment=int(segment))
     out = SimCheck(run.run_id, p, costs, extras.dist is not None)
     for b, a, size, smp in series:
         ans = algorithm(b, a, p, int(size), costs, extras)
-        out.rows.append(CheckRow(b, a, int(size), len(smp.values), float(np.median(smp.values)),
-                                 ans.median, ans.low, ans.high, *median_ci(smp.values)))
+        out.rows.append(
+            CheckRow(
+                b,
+                a,
+                int(size),
+                len(smp.values),
+                float(np.median(smp.values)),
+                ans.median,
+                ans.low,
+                ans.high,
+                *median_ci(smp.values),
+            )
+        )
     return out

@@ -27,9 +27,9 @@ class SimCosts:
     O: float = 0.0
     g: float = 0.0
     G: float = 0.0
-    S: float = math.inf           # bytes; larger messages go by rendezvous
-    S_first: float = 0.0          # bytes a rendezvous message carries with its request
-    burst: float = 0.0            # bytes a link's token bucket holds (with G); 0: none
+    S: float = math.inf  # bytes; larger messages go by rendezvous
+    S_first: float = 0.0  # bytes a rendezvous message carries with its request
+    burst: float = 0.0  # bytes a link's token bucket holds (with G); 0: none
     alpha_s: float = 0.0
     beta_s: float = 0.0
     alpha_r: float = 0.0
@@ -48,19 +48,31 @@ class SimCosts:
         return out + ["--segment", str(int(self.segment))]
 
     def to_dict(self) -> dict:
-        return {f.name: (None if isinstance(getattr(self, f.name), float) and math.isinf(getattr(self, f.name))
-                         else getattr(self, f.name)) for f in fields(self)}
+        return {
+            f.name: (
+                None
+                if isinstance(getattr(self, f.name), float) and math.isinf(getattr(self, f.name))
+                else getattr(self, f.name)
+            )
+            for f in fields(self)
+        }
 
 
 def from_model_params(p: ModelParams, source: str) -> SimCosts:
     """Hockney (α, β) or sender/receiver (αs, βs, αr, βr) costs."""
     if p.has_sr:
-        return SimCosts(alpha_s=p.alpha_s, beta_s=p.beta_s, alpha_r=p.alpha_r, beta_r=p.beta_r,
-                        gamma=p.gamma, segment=p.segment, source=source + " (sender/receiver)")
+        return SimCosts(
+            alpha_s=p.alpha_s,
+            beta_s=p.beta_s,
+            alpha_r=p.alpha_r,
+            beta_r=p.beta_r,
+            gamma=p.gamma,
+            segment=p.segment,
+            source=source + " (sender/receiver)",
+        )
     if p.alpha is None or p.beta is None:
         raise UsageError(f"{source}: needs alpha and beta, or alpha_s, beta_s, alpha_r and beta_r")
-    return SimCosts(alpha_s=p.alpha, beta_s=p.beta, gamma=p.gamma, segment=p.segment,
-                    source=source + " (Hockney)")
+    return SimCosts(alpha_s=p.alpha, beta_s=p.beta, gamma=p.gamma, segment=p.segment, source=source + " (Hockney)")
 
 
 def from_loggp_model(model, source: str) -> SimCosts:
@@ -73,8 +85,7 @@ def from_loggp_model(model, source: str) -> SimCosts:
         raise UsageError(f"{source}: the LogGP model lacks EEL, o_s, o_r or G")
     if not math.isfinite(L):
         L = max(0.0, eel - o_s - o_r - G * (model.base_size or 0))
-    return SimCosts(L=L, o_s=o_s, o_r=o_r, g=g if math.isfinite(g) else 0.0, G=G,
-                    source=source + " (LogGP)")
+    return SimCosts(L=L, o_s=o_s, o_r=o_r, g=g if math.isfinite(g) else 0.0, G=G, source=source + " (LogGP)")
 
 
 def load_costs(path) -> SimCosts:
@@ -86,6 +97,7 @@ def load_costs(path) -> SimCosts:
         fmt = None
     if fmt == "mpiscope-machine-model":
         from mpiscope.models.machine_model import load
+
         return from_loggp_model(load(path), str(path))
     return from_model_params(load_machine(path), str(path))
 

@@ -21,7 +21,7 @@ def trace_nodes(times, origin: float) -> list:
     schedule's nodes [(kind, value, requires)]: kind "calc" (value: seconds)
     or "op" (value: the operation's index in `times`); requires: indices of
     earlier nodes."""
-    nodes, done, reqs, prev_post = [], [], [], None   # done: (t_done, node) of the operations so far
+    nodes, done, reqs, prev_post = [], [], [], None  # done: (t_done, node) of the operations so far
     for i, (post, end) in enumerate(times):
         after = [(t, n) for t, n in done if t <= post and (prev_post is None or t >= prev_post)]
         if prev_post is None or after:
@@ -29,7 +29,7 @@ def trace_nodes(times, origin: float) -> list:
             nodes.append(("calc", max(0.0, post - anchor_t), [] if anchor is None else [anchor]))
             reqs = [len(nodes) - 1]
         nodes.append(("op", i, list(reqs)))
-        done = [(t, n) for t, n in done if t >= post]   # earlier ones can anchor no later post
+        done = [(t, n) for t, n in done if t >= post]  # earlier ones can anchor no later post
         done.append((end, len(nodes) - 1))
         prev_post = post
     return nodes
@@ -50,15 +50,18 @@ def goal_from_events(events, nranks: int) -> str:
         idx = sorted(per_rank.get(r, []), key=lambda i: cols["seq"][i])
         if any(cols["t_post"][i] is None or cols["t_done"][i] is None for i in idx):
             raise UsageError(f"rank {r}: an event of the trace has no time (its clock model is missing)")
-        for label, (kind, v, reqs) in enumerate(trace_nodes([(cols["t_post"][i], cols["t_done"][i])
-                                                              for i in idx], origin)):
+        for label, (kind, v, reqs) in enumerate(
+            trace_nodes([(cols["t_post"][i], cols["t_done"][i]) for i in idx], origin)
+        ):
             if kind == "calc":
                 out.append(f"l{label}: calc {v * 1e9:.0f}")
             else:
                 i = idx[v]
                 word = "to" if cols["op"][i] == "send" else "from"
-                out.append(f"l{label}: {'send' if word == 'to' else 'recv'} {int(cols['bytes'][i])}b {word} "
-                           f"{cols['peer'][i]} tag {cols['tag'][i]}")
+                out.append(
+                    f"l{label}: {'send' if word == 'to' else 'recv'} {int(cols['bytes'][i])}b {word} "
+                    f"{cols['peer'][i]} tag {cols['tag'][i]}"
+                )
             out += [f"l{label} requires l{q}" for q in reqs]
         out.append("}")
     return "\n".join(out) + "\n"

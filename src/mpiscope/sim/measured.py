@@ -38,23 +38,34 @@ def fitted_costs(run_dir, p2p="pingpong") -> SimCosts:
     try:
         result = fit_run(run_dir, bench=p2p)
     except UsageError:
-        raise UsageError(f"the run has no {p2p} to fit α and β from: measure it too "
-                         f"(mpiscope run --bench {p2p},… ) or give --machine FILE") from None
+        raise UsageError(
+            f"the run has no {p2p} to fit α and β from: measure it too "
+            f"(mpiscope run --bench {p2p},… ) or give --machine FILE"
+        ) from None
     fit = result.fits[0] if result.fits else None
     if fit is None or fit.hockney is None:
-        raise UsageError(f"cannot fit α and β from the run's {p2p} "
-                         f"({fit.note if fit else 'no sizes'}): measure it at two sizes or more")
-    return SimCosts(alpha_s=max(0.0, fit.hockney.alpha.point), G=max(0.0, fit.hockney.beta.point),
-                    source=f"Hockney fit of the run's {p2p}")
+        raise UsageError(
+            f"cannot fit α and β from the run's {p2p} "
+            f"({fit.note if fit else 'no sizes'}): measure it at two sizes or more"
+        )
+    return SimCosts(
+        alpha_s=max(0.0, fit.hockney.alpha.point),
+        G=max(0.0, fit.hockney.beta.point),
+        source=f"Hockney fit of the run's {p2p}",
+    )
 
 
 def _p2p_series(run_dir, p2p, min_samples=1) -> list[tuple[int, np.ndarray]]:
     """(size, samples) of the run's `p2p` series with at least min_samples, by size."""
     table, run = load(Path(run_dir))
-    return sorted(((int(size), np.asarray(smp.values, dtype=float))
-                   for bench, algo, size, smp in all_series_samples(table, run)
-                   if bench == p2p and algo in (None, "mpi") and len(smp.values) >= min_samples),
-                  key=lambda row: row[0])
+    return sorted(
+        (
+            (int(size), np.asarray(smp.values, dtype=float))
+            for bench, algo, size, smp in all_series_samples(table, run)
+            if bench == p2p and algo in (None, "mpi") and len(smp.values) >= min_samples
+        ),
+        key=lambda row: row[0],
+    )
 
 
 def _medians(run_dir, p2p) -> list[tuple[int, float]]:
@@ -76,42 +87,56 @@ def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
     rank's load, as in a collective's steps)."""
     pp = _medians(run_dir, "pingpong")
     if len(pp) < SHAPED_FIT_SIZES + 1:
-        raise UsageError(f"a shaped link is fitted to pingpong at {SHAPED_FIT_SIZES + 1} sizes or more, the run "
-                         f"has {len(pp)}: measure e.g. --bench pingpong --sizes 256-256K:x2")
+        raise UsageError(
+            f"a shaped link is fitted to pingpong at {SHAPED_FIT_SIZES + 1} sizes or more, the run "
+            f"has {len(pp)}: measure e.g. --bench pingpong --sizes 256-256K:x2"
+        )
     top = np.array(pp[-SHAPED_FIT_SIZES:])
     G, c = np.polyfit(top[:, 0], top[:, 1], 1)
     if not G * (top[-1, 0] - top[0, 0]) > 0.01 * top[:, 1].mean():  # grows by less than 1%: no rate to see
         sizes = ", ".join(str(int(s)) for s in top[:, 0])
-        raise UsageError(f"pingpong's time does not grow over its largest sizes ({sizes} B): "
-                         "no link rate to fit; measure larger sizes")
+        raise UsageError(
+            f"pingpong's time does not grow over its largest sizes ({sizes} B): "
+            "no link rate to fit; measure larger sizes"
+        )
     lat = _medians(run_dir, latency_p2p) if latency_p2p != "pingpong" else pp
     if not lat:
         raise UsageError(f"the run has no {latency_p2p} to take the latency from: measure it too")
     L_pp, L = pp[0][1], lat[0][1]
     burst = max(0.0, (L_pp - c) / G)
-    note = "" if c < L_pp else (f" (no burst: its line lies {(c - L_pp) * 1e6:.3g} us above its latency, "
-                                "a cost per message)")
-    return SimCosts(L=L, G=float(G), burst=burst, alpha_s=max(0.0, c - L_pp),
-                    source=f"shaped link fitted to the run's pingpong: {1e-6 / G:.4g} MB/s, burst {burst:.0f} B"
-                           f"{note}; latency {L * 1e6:.4g} us, its {latency_p2p} at {lat[0][0]} B")
+    note = (
+        ""
+        if c < L_pp
+        else (f" (no burst: its line lies {(c - L_pp) * 1e6:.3g} us above its latency, a cost per message)")
+    )
+    return SimCosts(
+        L=L,
+        G=float(G),
+        burst=burst,
+        alpha_s=max(0.0, c - L_pp),
+        source=f"shaped link fitted to the run's pingpong: {1e-6 / G:.4g} MB/s, burst {burst:.0f} B"
+        f"{note}; latency {L * 1e6:.4g} us, its {latency_p2p} at {lat[0][0]} B",
+    )
 
 
 def p2p_quantiles(run_dir, p2p="pingpong") -> tuple[np.ndarray, np.ndarray]:
     """(sizes, quantiles[size, QUANTILES]) of the run's `p2p` samples."""
     rows = _p2p_series(run_dir, p2p, min_samples=2)
     if not rows:
-        raise UsageError(f"the run has no {p2p} with two samples or more to draw message times from: "
-                         f"measure it too (mpiscope run --bench {p2p},…)")
+        raise UsageError(
+            f"the run has no {p2p} with two samples or more to draw message times from: "
+            f"measure it too (mpiscope run --bench {p2p},…)"
+        )
     levels = np.linspace(0, 1, QUANTILES)
-    return (np.array([s for s, _ in rows], dtype=float),
-            np.array([np.quantile(v, levels) for _, v in rows]))
+    return (np.array([s for s, _ in rows], dtype=float), np.array([np.quantile(v, levels) for _, v in rows]))
 
 
 def write_dist(path, sizes, quantiles) -> Path:
     """The simulator's --dist file."""
     path = Path(path)
-    lines = [f"{quantiles.shape[1]}"] + [" ".join([f"{s:.0f}"] + [f"{q:.9e}" for q in row])
-                                          for s, row in zip(sizes, quantiles)]
+    lines = [f"{quantiles.shape[1]}"] + [
+        " ".join([f"{s:.0f}"] + [f"{q:.9e}" for q in row]) for s, row in zip(sizes, quantiles)
+    ]
     path.write_text("\n".join(lines) + "\n")
     return path
 

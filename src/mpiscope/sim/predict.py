@@ -27,8 +27,9 @@ def _best(bench, algos, p, size, costs, extras) -> str:
     return rank(bench, algos, p, size, costs, extras)[0].algo
 
 
-def crossovers(bench, algos, p, costs: SimCosts, extras: Extras, lo=1, hi=1 << 30, per_doubling=2,
-               steps=6) -> list[tuple[int, str, str]]:
+def crossovers(
+    bench, algos, p, costs: SimCosts, extras: Extras, lo=1, hi=1 << 30, per_doubling=2, steps=6
+) -> list[tuple[int, str, str]]:
     """[(size, best below, best from it)]: the best algorithm on a geometric
     grid, each change located by `steps` bisections (on a log scale)."""
     lo = max(1, lo)

@@ -19,32 +19,32 @@ from mpiscope.common.errors import UsageError
 from mpiscope.sim import binary
 from mpiscope.common.inputs import SCHEDULE_LIMIT, read_bytes
 
-OP = np.dtype([("type", "u1"), ("pad", "V3"), ("peer", "<i4"), ("tag", "<i4"), ("ndeps", "<u4"),
-               ("value", "<f8")])
+OP = np.dtype([("type", "u1"), ("pad", "V3"), ("peer", "<i4"), ("tag", "<i4"), ("ndeps", "<u4"), ("value", "<f8")])
 MAGIC = b"MPSIMSC1"
 SEND, RECV, CALC = 0, 1, 2
-TAGS_PER_CALL = 1024          # distinct tags one algorithm instance may use
-TAG_SPACE = 65535             # the simulator's tags: 0 (point-to-point) and 1..65535
+TAGS_PER_CALL = 1024  # distinct tags one algorithm instance may use
+TAG_SPACE = 65535  # the simulator's tags: 0 (point-to-point) and 1..65535
 
 
 @dataclass(frozen=True)
 class Call:
     """A collective call of the pattern."""
-    name: str            # the MPI call
-    bench: str | None    # our collective of the same operation (None: none of ours)
-    comm: int            # index into Pattern.comms
-    size: int            # bytes, the engine's size
-    root: int            # the root's rank in the communicator (0 without one)
-    seconds: float       # its traced time on this rank
+
+    name: str  # the MPI call
+    bench: str | None  # our collective of the same operation (None: none of ours)
+    comm: int  # index into Pattern.comms
+    size: int  # bytes, the engine's size
+    root: int  # the root's rank in the communicator (0 without one)
+    seconds: float  # its traced time on this rank
 
 
 @dataclass
 class Pattern:
     p: int
-    comms: list          # members of each communicator, world ranks in communicator order
-    nodes: list          # per traced rank: [(kind, value, requires)]; kind calc (seconds),
-                         # send / recv ((offset, bytes)), coll (Call)
-    compute_s: list      # per traced rank: the sum of its computations
+    comms: list  # members of each communicator, world ranks in communicator order
+    nodes: list  # per traced rank: [(kind, value, requires)]; kind calc (seconds),
+    # send / recv ((offset, bytes)), coll (Call)
+    compute_s: list  # per traced rank: the sum of its computations
 
 
 def offset(r: int, q: int, p: int) -> int:
@@ -83,16 +83,33 @@ class Algorithms:
         if key not in self._cache:
             with tempfile.TemporaryDirectory(prefix="mpiscope-whatif-") as tmp:
                 path = Path(tmp) / "coll.bin"
-                binary.schedule(["--bench", bench, "--algo", algo, "-p", q, "--size", size, "--segment",
-                                 self.segment, "--format", "bin", "-o", path])
+                binary.schedule(
+                    [
+                        "--bench",
+                        bench,
+                        "--algo",
+                        algo,
+                        "-p",
+                        q,
+                        "--size",
+                        size,
+                        "--segment",
+                        self.segment,
+                        "--format",
+                        "bin",
+                        "-o",
+                        path,
+                    ]
+                )
                 ranks = read_binary(path)
             tags = np.unique(np.concatenate([o["tag"][o["type"] <= RECV] for o, _ in ranks] + [[0]]))
             if len(tags) > TAGS_PER_CALL:
-                raise UsageError(f"{bench}/{algo} on {q} ranks uses {len(tags)} tags; the what-if gives a "
-                                 f"call {TAGS_PER_CALL}")
+                raise UsageError(
+                    f"{bench}/{algo} on {q} ranks uses {len(tags)} tags; the what-if gives a call {TAGS_PER_CALL}"
+                )
             self._cache[key] = (ranks, tags)
         ranks, tags = self._cache[key]
-        ops, deps = ranks[(local - root) % q]   # our schedules have root 0: rotate
+        ops, deps = ranks[(local - root) % q]  # our schedules have root 0: rotate
         return ops, deps, tags
 
 
@@ -181,7 +198,7 @@ def write_schedule(pattern: Pattern, p_new: int, choose, algorithms: Algorithms,
     if p_new % p:
         raise UsageError(f"-p {p_new}: the traced run has {p} ranks; give multiples of {p}")
     segs = [_segments(n) for n in pattern.nodes]
-    members = {}   # (comm, block) -> np.array of members at p_new
+    members = {}  # (comm, block) -> np.array of members at p_new
 
     def members_of(c, block):
         m = pattern.comms[c]
@@ -201,19 +218,29 @@ def write_schedule(pattern: Pattern, p_new: int, choose, algorithms: Algorithms,
         for rank in range(p_new):
             r, block = rank % p, rank // p
             node_op = np.zeros(len(pattern.nodes[r]), np.int64)
-            counts = {}    # collective calls on each communicator so far
+            counts = {}  # collective calls on each communicator so far
             out = _Rank()
             for first, seg in segs[r]:
                 if isinstance(seg[0], Call):
                     call, reqs = seg
-                    node_op[first] = _collective(out, call, node_op[reqs], members_of(call.comm, block), rank,
-                                                 counts, len(pattern.comms), choose, algorithms, kept)
+                    node_op[first] = _collective(
+                        out,
+                        call,
+                        node_op[reqs],
+                        members_of(call.comm, block),
+                        rank,
+                        counts,
+                        len(pattern.comms),
+                        choose,
+                        algorithms,
+                        kept,
+                    )
                     continue
                 ops, offs, po, pd = seg
                 ops = ops.copy()
                 send = ops["type"] != CALC
                 ops["peer"] = np.where(send, (rank + offs) % p_new, -1)
-                node_op[first:first + len(ops)] = out.n + np.arange(len(ops))
+                node_op[first : first + len(ops)] = out.n + np.arange(len(ops))
                 out.add(ops, node_op[po], node_op[pd])
             nops += out.n
             if nops > max_ops:
@@ -242,6 +269,5 @@ def _collective(out, call, requires, members, rank, counts, ncomms, choose, algo
     base = out.n
     own = np.repeat(np.arange(len(ops)), ops["ndeps"].astype(np.int64))
     roots = np.flatnonzero(ops["ndeps"] == 0)
-    out.add(ops, np.concatenate([base + own, base + roots]),
-            np.concatenate([base + deps, np.full(len(roots), start)]))
+    out.add(ops, np.concatenate([base + own, base + roots]), np.concatenate([base + deps, np.full(len(roots), start)]))
     return out.calc(0.0, [start, *range(base, base + len(ops))])

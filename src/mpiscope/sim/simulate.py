@@ -32,24 +32,31 @@ class Topology:
     uplink_G: float  # s/B
 
     def argv(self):
-        return ["--ranks-per-host", self.ranks_per_host, "--hosts-per-switch", self.hosts_per_switch,
-                "--uplink-G", repr(self.uplink_G)]
+        return [
+            "--ranks-per-host",
+            self.ranks_per_host,
+            "--hosts-per-switch",
+            self.hosts_per_switch,
+            "--uplink-G",
+            repr(self.uplink_G),
+        ]
 
 
 @dataclass
 class Extras:
     """What a simulation may add to plain costs."""
-    dist: tuple | None = None          # (sizes, quantiles) to draw message times from
-    skew: np.ndarray | None = None     # per-rank starts, or a pool to draw them from
+
+    dist: tuple | None = None  # (sizes, quantiles) to draw message times from
+    skew: np.ndarray | None = None  # per-rank starts, or a pool to draw them from
     topology: Topology | None = None
     replicates: int = 1
     seed: int = 1
-    fair: bool = False                 # a rank's messages in flight share its send channel equally
+    fair: bool = False  # a rank's messages in flight share its send channel equally
 
 
 @dataclass
 class SimAnswer:
-    regime: str                   # "simulated", "symmetric" (one rank for all) or "cost model"
+    regime: str  # "simulated", "symmetric" (one rank for all) or "cost model"
     median: float
     low: float
     high: float
@@ -57,10 +64,17 @@ class SimAnswer:
     raw: dict = field(default_factory=dict)
 
     def to_dict(self):
-        return {"regime": self.regime, "median_s": self.median, "low_s": self.low, "high_s": self.high,
-                "level": LEVEL, "replicates": len(self.replicates) or None,
-                "events_per_s": self.raw.get("events_per_s"), "events": self.raw.get("events"),
-                "nops": self.raw.get("nops")}
+        return {
+            "regime": self.regime,
+            "median_s": self.median,
+            "low_s": self.low,
+            "high_s": self.high,
+            "level": LEVEL,
+            "replicates": len(self.replicates) or None,
+            "events_per_s": self.raw.get("events_per_s"),
+            "events": self.raw.get("events"),
+            "nops": self.raw.get("nops"),
+        }
 
 
 def interval(values) -> tuple[float, float, float]:
@@ -118,7 +132,18 @@ def algorithm(bench, algo, p, size, costs: SimCosts, extras: Extras, more=()) ->
         ans = answer(run_argv(argv + ["--symmetric"], costs, extras, more))
         ans.regime = "symmetric"
         return ans
-    t = predict_time(bench, algo, size, p, Costs(costs.alpha_s + costs.o_s, costs.beta_s + costs.G + costs.O,
-                                                  costs.alpha_r + costs.o_r + costs.L, costs.beta_r + costs.O,
-                                                  costs.gamma, costs.segment))
+    t = predict_time(
+        bench,
+        algo,
+        size,
+        p,
+        Costs(
+            costs.alpha_s + costs.o_s,
+            costs.beta_s + costs.G + costs.O,
+            costs.alpha_r + costs.o_r + costs.L,
+            costs.beta_r + costs.O,
+            costs.gamma,
+            costs.segment,
+        ),
+    )
     return SimAnswer("cost model", t, t, t, [], {})

@@ -50,8 +50,7 @@ def _durations(samples, bench, size, algo, run):
     if size <= 0:
         return None
     rule, _, msgs = series_rule(run, bench, size, algo)
-    per_launch = np.array([msgs.get(int(k)) or DEFAULT_WINDOW_MSGS
-                           for k in samples.launch.tolist()], dtype=np.float64)
+    per_launch = np.array([msgs.get(int(k)) or DEFAULT_WINDOW_MSGS for k in samples.launch.tolist()], dtype=np.float64)
     nbytes = size * per_launch * (2.0 if rule == "bidirectional_bandwidth" else 1.0)
     with np.errstate(divide="ignore"):
         return np.where(samples.values > 0, nbytes / samples.values, np.nan)
@@ -79,16 +78,30 @@ def _outliers(summary, samples):
     rank = np.lexsort((-np.abs(v[flagged] - centre), labels[flagged] != LABEL_FAR))
     listed = flagged[rank][:MAX_LISTED_OUTLIERS]
     out = dict(summary["tukey"])
-    out["listed"] = [{"launch": int(samples.launch[i]), "rep": int(samples.rep[i]),
-                      "source": _source_label(int(samples.source_a[i]), int(samples.source_b[i])),
-                      "value": float(v[i]), "label": str(labels[i])}
-                     for i in listed.tolist()]
+    out["listed"] = [
+        {
+            "launch": int(samples.launch[i]),
+            "rep": int(samples.rep[i]),
+            "source": _source_label(int(samples.source_a[i]), int(samples.source_b[i])),
+            "value": float(v[i]),
+            "label": str(labels[i]),
+        }
+        for i in listed.tolist()
+    ]
     return out
 
 
-def analyze_series(series: pa.Table, bench: str, size: int, run: Run,
-                   seed: int = DEFAULT_SEED, *, rto=None, level: float = 0.95,
-                   n_boot: int = DEFAULT_RESAMPLES) -> dict:
+def analyze_series(
+    series: pa.Table,
+    bench: str,
+    size: int,
+    run: Run,
+    seed: int = DEFAULT_SEED,
+    *,
+    rto=None,
+    level: float = 0.95,
+    n_boot: int = DEFAULT_RESAMPLES,
+) -> dict:
     """The statistics of one series: `series` holds exactly its rows (as
     samples.split_series gives them), `run` the run it belongs to.
 
@@ -106,25 +119,33 @@ def analyze_series(series: pa.Table, bench: str, size: int, run: Run,
     if samples.unit == "B/s":
         times = _durations(samples, bench, size, algo, run)
         on = "time per repetition (bytes moved / bandwidth)"
-    tails = {"on": on, "rto_min_s": rto_info["rto_min_s"], "by_min": [], "by_sd": [],
-             "by_rto": []}
+    tails = {"on": on, "rto_min_s": rto_info["rto_min_s"], "by_min": [], "by_sd": [], "by_rto": []}
     modes = None
     if times is not None:
-        tails.update({"by_min": _tails.by_min(times), "by_sd": _tails.by_sd(times),
-                      "by_rto": _tails.by_rto(times, rto_info["rto_min_s"])})
+        tails.update(
+            {
+                "by_min": _tails.by_min(times),
+                "by_sd": _tails.by_sd(times),
+                "by_rto": _tails.by_rto(times, rto_info["rto_min_s"]),
+            }
+        )
         codes, names = _source_codes(samples)
         modes = _modes.detect_modes(times, codes, rto_info, source_names=names)
         modes["on"] = on
 
     result = {
-        "bench": bench, "algo": algo, "size": size, "unit": samples.unit, "seed": seed,
-        "n": len(samples), "n_invalid": samples.n_invalid,
+        "bench": bench,
+        "algo": algo,
+        "size": size,
+        "unit": samples.unit,
+        "seed": seed,
+        "n": len(samples),
+        "n_invalid": samples.n_invalid,
         "summary": {k: v for k, v in summary.items() if k not in ("labels", "tukey")},
         "outliers": _outliers(summary, samples),
         "tails": tails,
         "modes": modes,
         "ranks": _ranks.slowest_ranks(series) if samples.collective else None,
-        "launches": _launches.launch_variation(samples.values, samples.launch, seed=seed,
-                                               level=level, n_boot=n_boot),
+        "launches": _launches.launch_variation(samples.values, samples.launch, seed=seed, level=level, n_boot=n_boot),
     }
     return plain(result)

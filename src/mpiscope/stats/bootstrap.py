@@ -18,7 +18,7 @@ import numpy as np
 
 from mpiscope.stats.estimate import Estimate
 
-DEFAULT_SEED = 1          # mpiscope run's default --seed
+DEFAULT_SEED = 1  # mpiscope run's default --seed
 DEFAULT_RESAMPLES = 2000
 METHOD = "bootstrap-percentile"
 
@@ -57,8 +57,7 @@ def _order_index(n, u):
     return np.clip(np.ceil(n * u), 1, n).astype(np.int64)
 
 
-def replicates_of_sorted(a: np.ndarray, percent: float, n_boot: int,
-                         rng: np.random.Generator) -> np.ndarray:
+def replicates_of_sorted(a: np.ndarray, percent: float, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """`n_boot` bootstrap replicates of the `percent` percentile of sorted `a`
     (NaN-free, at least one value), with np.percentile's linear interpolation."""
     n = len(a)
@@ -67,7 +66,7 @@ def replicates_of_sorted(a: np.ndarray, percent: float, n_boot: int,
     h = (n - 1) * percent / 100.0
     k = min(int(math.floor(h)), n - 1)
     f = h - k
-    j = k + 1                                     # 1-based rank of the lower order statistic
+    j = k + 1  # 1-based rank of the lower order statistic
     u = rng.beta(j, n - j + 1, size=n_boot)
     lower = a[_order_index(n, u) - 1]
     if f == 0.0 or j >= n:
@@ -77,8 +76,9 @@ def replicates_of_sorted(a: np.ndarray, percent: float, n_boot: int,
     return lower + f * (upper - lower)
 
 
-def percentile_replicates(values, percent: float, n_boot: int = DEFAULT_RESAMPLES,
-                          seed: int = DEFAULT_SEED) -> np.ndarray:
+def percentile_replicates(
+    values, percent: float, n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> np.ndarray:
     """Bootstrap replicates of a percentile (NaNs ignored), for callers that
     combine them, e.g. a ratio of two medians from independent resamples."""
     _check_percent(percent)
@@ -89,8 +89,7 @@ def method_label(n_boot: int, seed: int) -> str:
     return f"{METHOD} ({n_boot} resamples, seed {seed})"
 
 
-def interval_of_replicates(point: float, reps: np.ndarray, level: float,
-                           method: str) -> Estimate:
+def interval_of_replicates(point: float, reps: np.ndarray, level: float, method: str) -> Estimate:
     """Percentile interval and standard error of bootstrap replicates."""
     if not 0.0 < level < 1.0:
         raise ValueError("level must be between 0 and 1")
@@ -98,17 +97,16 @@ def interval_of_replicates(point: float, reps: np.ndarray, level: float,
     low, high = np.quantile(reps, [tail, 1.0 - tail])
     # Shifted by a replicate: exact for a constant sample, and no cancellation.
     stderr = float(np.std(reps - reps[0], ddof=1)) if len(reps) > 1 else math.nan
-    return Estimate(point=float(point), stderr=stderr, level=level,
-                    low=float(low), high=float(high), method=method)
+    return Estimate(point=float(point), stderr=stderr, level=level, low=float(low), high=float(high), method=method)
 
 
 def _nan_estimate(level, method):
     return Estimate(math.nan, math.nan, level, math.nan, math.nan, method)
 
 
-def percentile_estimate_sorted(a: np.ndarray, percent: float, level: float = 0.95,
-                               seed: int = DEFAULT_SEED,
-                               n_boot: int = DEFAULT_RESAMPLES) -> Estimate:
+def percentile_estimate_sorted(
+    a: np.ndarray, percent: float, level: float = 0.95, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_RESAMPLES
+) -> Estimate:
     """percentile_estimate on sorted, NaN-free values (skips the sort)."""
     _check_percent(percent)
     if not 0.0 < level < 1.0:
@@ -123,8 +121,9 @@ def percentile_estimate_sorted(a: np.ndarray, percent: float, level: float = 0.9
     return interval_of_replicates(point, reps, level, method)
 
 
-def percentile_estimate(values, percent: float, level: float = 0.95,
-                        seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_RESAMPLES) -> Estimate:
+def percentile_estimate(
+    values, percent: float, level: float = 0.95, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_RESAMPLES
+) -> Estimate:
     """A percentile (0-100, linear interpolation as np.percentile) with its
     percentile-bootstrap confidence interval and standard error (the sd of
     the replicates). NaNs are ignored; no values give NaNs. A constant
@@ -132,7 +131,6 @@ def percentile_estimate(values, percent: float, level: float = 0.95,
     return percentile_estimate_sorted(_clean_sorted(values), percent, level, seed, n_boot)
 
 
-def median_estimate(values, level: float = 0.95, seed: int = DEFAULT_SEED,
-                    n_boot: int = DEFAULT_RESAMPLES) -> Estimate:
+def median_estimate(values, level: float = 0.95, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_RESAMPLES) -> Estimate:
     """The median with its percentile-bootstrap confidence interval."""
     return percentile_estimate(values, 50.0, level, seed, n_boot)

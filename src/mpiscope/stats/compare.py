@@ -50,14 +50,14 @@ class CompareRow:
     bench: str
     algo: str
     size: int
-    unit: str              # "s" or "B/s"
+    unit: str  # "s" or "B/s"
     n_a: int
     n_b: int
     median_a: float
     median_b: float
-    ratio: Estimate        # median B / median A of the stored values
-    p_value: float         # two-sided Mann–Whitney U
-    verdict: str           # faster / slower / same / insufficient: B against A
+    ratio: Estimate  # median B / median A of the stored values
+    p_value: float  # two-sided Mann–Whitney U
+    verdict: str  # faster / slower / same / insufficient: B against A
 
     @property
     def higher_is_better(self) -> bool:
@@ -69,29 +69,38 @@ class CompareRow:
         return 1.0 / self.ratio.point if self.higher_is_better else self.ratio.point
 
     def to_dict(self) -> dict:
-        return {"bench": self.bench, "algo": self.algo, "size": self.size, "unit": self.unit,
-                "n_a": self.n_a, "n_b": self.n_b, "median_a": self.median_a,
-                "median_b": self.median_b, "ratio": self.ratio.to_dict(),
-                "time_ratio": self.time_ratio, "p_value": self.p_value,
-                "verdict": self.verdict}
+        return {
+            "bench": self.bench,
+            "algo": self.algo,
+            "size": self.size,
+            "unit": self.unit,
+            "n_a": self.n_a,
+            "n_b": self.n_b,
+            "median_a": self.median_a,
+            "median_b": self.median_b,
+            "ratio": self.ratio.to_dict(),
+            "time_ratio": self.time_ratio,
+            "p_value": self.p_value,
+            "verdict": self.verdict,
+        }
 
 
 @dataclass
 class Comparison:
     run_a: str
     run_b: str
-    a: Run                                        # the runs, for their descriptions
+    a: Run  # the runs, for their descriptions
     b: Run
     noise: float
     alpha: float
     level: float
     seed: int
     n_boot: int
-    rows: list = field(default_factory=list)      # CompareRow, in run A's order
-    only_a: list = field(default_factory=list)    # (bench, algo, size) measured in A only
+    rows: list = field(default_factory=list)  # CompareRow, in run A's order
+    only_a: list = field(default_factory=list)  # (bench, algo, size) measured in A only
     only_b: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)   # ((bench, algo, size), reason)
-    geomean: Estimate | None = None               # of the time ratios
+    skipped: list = field(default_factory=list)  # ((bench, algo, size), reason)
+    geomean: Estimate | None = None  # of the time ratios
 
     @property
     def min_samples(self) -> int:
@@ -111,20 +120,29 @@ class Comparison:
     def to_dict(self) -> dict:
         def key(k):
             return {"bench": k[0], "algo": k[1], "size": k[2]}
-        return {"run_a": self.run_a, "run_b": self.run_b, "noise": self.noise,
-                "alpha": self.alpha, "level": self.level, "seed": self.seed,
-                "n_boot": self.n_boot, "min_samples": self.min_samples,
-                "rows": [r.to_dict() for r in self.rows],
-                "geomean_time_ratio": self.geomean.to_dict() if self.geomean else None,
-                "counts": self.counts(),
-                "only_a": [key(k) for k in self.only_a], "only_b": [key(k) for k in self.only_b],
-                "skipped": [dict(key(k), reason=r) for k, r in self.skipped]}
+
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "noise": self.noise,
+            "alpha": self.alpha,
+            "level": self.level,
+            "seed": self.seed,
+            "n_boot": self.n_boot,
+            "min_samples": self.min_samples,
+            "rows": [r.to_dict() for r in self.rows],
+            "geomean_time_ratio": self.geomean.to_dict() if self.geomean else None,
+            "counts": self.counts(),
+            "only_a": [key(k) for k in self.only_a],
+            "only_b": [key(k) for k in self.only_b],
+            "skipped": [dict(key(k), reason=r) for k, r in self.skipped],
+        }
 
 
 # ---------------------------------------------------------------- one key
 
-def verdict(ratio: Estimate, p_value: float, noise: float, alpha: float,
-            higher_is_better: bool = False) -> str:
+
+def verdict(ratio: Estimate, p_value: float, noise: float, alpha: float, higher_is_better: bool = False) -> str:
     """faster / slower / same for B against A, from the ratio B / A of the
     stored values: a change needs p < alpha and the whole CI outside
     [1 − noise, 1 + noise]."""
@@ -137,9 +155,16 @@ def verdict(ratio: Estimate, p_value: float, noise: float, alpha: float,
     return SAME
 
 
-def compare_samples(a, b, rng: np.random.Generator, higher_is_better: bool = False,
-                    noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
-                    level: float = 0.95, n_boot: int = DEFAULT_BOOT):
+def compare_samples(
+    a,
+    b,
+    rng: np.random.Generator,
+    higher_is_better: bool = False,
+    noise: float = DEFAULT_NOISE,
+    alpha: float = DEFAULT_ALPHA,
+    level: float = 0.95,
+    n_boot: int = DEFAULT_BOOT,
+):
     """Compare two samples (both non-empty, positive medians).
 
     Returns (ratio Estimate, p-value, verdict, bootstrap replicates of the
@@ -165,6 +190,7 @@ def compare_samples(a, b, rng: np.random.Generator, higher_is_better: bool = Fal
 
 # ---------------------------------------------------------------- two runs
 
+
 def _keys(series):
     return {(b, algo, int(size)): s for b, algo, size, s in series}
 
@@ -178,8 +204,7 @@ def describe_keys(keys) -> str:
     by_sizes: dict = {}
     for label, sizes in groups.items():
         by_sizes.setdefault(tuple(sizes), []).append(label)
-    return "; ".join(f"{', '.join(labels)} {', '.join(sizes)} B"
-                     for sizes, labels in by_sizes.items()) or "nothing"
+    return "; ".join(f"{', '.join(labels)} {', '.join(sizes)} B" for sizes, labels in by_sizes.items()) or "nothing"
 
 
 def _check_request(keys_a, keys_b, names, bench, size):
@@ -189,8 +214,7 @@ def _check_request(keys_a, keys_b, names, bench, size):
         if bench is not None and not any(k[0] == bench for k in keys):
             benches = ", ".join(dict.fromkeys(bench_label(k[0], k[1]) for k in keys)) or "none"
             lacking.append(f"run {name} has no benchmark '{bench}' (it has: {benches})")
-        elif size is not None and not any(k[2] == size and (bench is None or k[0] == bench)
-                                          for k in keys):
+        elif size is not None and not any(k[2] == size and (bench is None or k[0] == bench) for k in keys):
             what = f"{bench} at {format_size(size)} B" if bench else f"size {format_size(size)} B"
             have = [k for k in keys if bench is None or k[0] == bench]
             lacking.append(f"run {name} has no {what} (it has: {describe_keys(have)})")
@@ -198,10 +222,19 @@ def _check_request(keys_a, keys_b, names, bench, size):
         raise UsageError("cannot compare: " + "; ".join(lacking))
 
 
-def compare_series(series_a, series_b, a: Run, b: Run,
-                   noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
-                   seed: int = DEFAULT_SEED, level: float = 0.95, n_boot: int = DEFAULT_BOOT,
-                   bench: str | None = None, size: int | None = None) -> Comparison:
+def compare_series(
+    series_a,
+    series_b,
+    a: Run,
+    b: Run,
+    noise: float = DEFAULT_NOISE,
+    alpha: float = DEFAULT_ALPHA,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+    n_boot: int = DEFAULT_BOOT,
+    bench: str | None = None,
+    size: int | None = None,
+) -> Comparison:
     """Compare two lists of [(bench, algo, size, Samples)] (series.all_series_samples)."""
     if not 0.0 <= noise < 1.0:
         raise UsageError(f"noise band {noise} must be at least 0 and below 1 (e.g. 2% or 0.02)")
@@ -223,7 +256,8 @@ def compare_series(series_a, series_b, a: Run, b: Run,
     if not common:
         raise UsageError(
             f"runs A ({name_a}) and B ({name_b}) have no benchmark × size in common: "
-            f"A has {describe_keys(ka)}; B has {describe_keys(kb)}")
+            f"A has {describe_keys(ka)}; B has {describe_keys(kb)}"
+        )
 
     rng = np.random.default_rng(seed)
     log_reps = []
@@ -239,8 +273,9 @@ def compare_series(series_a, series_b, a: Run, b: Run,
             continue
         u = keys_a[key].unit
         ratio, p, v, reps = compare_samples(va, vb, rng, u == "B/s", noise, alpha, level, n_boot)
-        row = CompareRow(key[0], key[1], key[2], u, len(va), len(vb), float(np.median(va)),
-                         float(np.median(vb)), ratio, p, v)
+        row = CompareRow(
+            key[0], key[1], key[2], u, len(va), len(vb), float(np.median(va)), float(np.median(vb)), ratio, p, v
+        )
         result.rows.append(row)
         if v == INSUFFICIENT:
             continue  # too few samples to judge: not summed up either
@@ -254,11 +289,30 @@ def compare_series(series_a, series_b, a: Run, b: Run,
     return result
 
 
-def compare(run_a, run_b, noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
-            seed: int = DEFAULT_SEED, level: float = 0.95, n_boot: int = DEFAULT_BOOT,
-            bench: str | None = None, size: int | None = None) -> Comparison:
+def compare(
+    run_a,
+    run_b,
+    noise: float = DEFAULT_NOISE,
+    alpha: float = DEFAULT_ALPHA,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+    n_boot: int = DEFAULT_BOOT,
+    bench: str | None = None,
+    size: int | None = None,
+) -> Comparison:
     """Compare two stored runs (directories); see the module note."""
     table_a, a = load(Path(run_a))
     table_b, b = load(Path(run_b))
-    return compare_series(all_series_samples(table_a, a), all_series_samples(table_b, b),
-                          a, b, noise, alpha, seed, level, n_boot, bench, size)
+    return compare_series(
+        all_series_samples(table_a, a),
+        all_series_samples(table_b, b),
+        a,
+        b,
+        noise,
+        alpha,
+        seed,
+        level,
+        n_boot,
+        bench,
+        size,
+    )

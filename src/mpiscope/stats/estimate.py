@@ -9,10 +9,10 @@ import math
 class Estimate:
     point: float
     stderr: float  # NaN where no standard error is defined
-    level: float   # confidence level of [low, high], e.g. 0.95
+    level: float  # confidence level of [low, high], e.g. 0.95
     low: float
     high: float
-    method: str    # how the interval was made, e.g. "bootstrap-percentile", "order-statistics"
+    method: str  # how the interval was made, e.g. "bootstrap-percentile", "order-statistics"
 
     def contains(self, value):
         return self.low <= value <= self.high
@@ -25,8 +25,9 @@ class Estimate:
 
     def scaled(self, factor):
         """The same estimate in other units (factor > 0)."""
-        return dataclasses.replace(self, point=self.point * factor, stderr=self.stderr * factor,
-                                   low=self.low * factor, high=self.high * factor)
+        return dataclasses.replace(
+            self, point=self.point * factor, stderr=self.stderr * factor, low=self.low * factor, high=self.high * factor
+        )
 
     def to_dict(self):
         return dataclasses.asdict(self)

@@ -25,10 +25,10 @@ CI_METHOD = "t interval over launches (the pair's launch variance, at least the 
 
 @dataclass(frozen=True)
 class LaunchVerdict:
-    ratio: Estimate     # B / A of the launches' typical medians
+    ratio: Estimate  # B / A of the launches' typical medians
     p_value: float
-    verdict: str        # B against A: faster / slower / same / insufficient
-    n_a: int            # launches
+    verdict: str  # B against A: faster / slower / same / insufficient
+    n_a: int  # launches
     n_b: int
     df: int
     every_launch: bool  # the verdict's direction holds for every pair of launches
@@ -86,8 +86,7 @@ def typical_variance(groups) -> tuple[float, int]:
     return (float(np.median(scaled)) if scaled else math.nan), df
 
 
-def compare_launches(a, b, pool=None, noise: float = 0.02, alpha: float = 0.05,
-                     level: float = 0.95) -> LaunchVerdict:
+def compare_launches(a, b, pool=None, noise: float = 0.02, alpha: float = 0.05, level: float = 0.95) -> LaunchVerdict:
     """B against A, each a list of per-launch sample arrays; `pool`: every
     group (list of per-launch arrays) measured at the same cell, whose
     typical launch variance is the floor of A's and B's (None: no floor)."""
@@ -110,8 +109,7 @@ def compare_launches(a, b, pool=None, noise: float = 0.02, alpha: float = 0.05,
         p = float(2 * student_t.sf(abs(d) / se, df))
     else:
         p = 0.0 if d else 1.0
-    ratio = Estimate(math.exp(d), math.exp(d) * se, level, math.exp(d - q * se),
-                     math.exp(d + q * se), CI_METHOD)
+    ratio = Estimate(math.exp(d), math.exp(d) * se, level, math.exp(d - q * se), math.exp(d + q * se), CI_METHOD)
     faster_all = bool(lb.max() < la.min())
     slower_all = bool(lb.min() > la.max())
     verdict = SAME
@@ -119,5 +117,4 @@ def compare_launches(a, b, pool=None, noise: float = 0.02, alpha: float = 0.05,
         verdict = FASTER
     elif p < alpha and ratio.low > 1.0 + noise and slower_all:
         verdict = SLOWER
-    return LaunchVerdict(ratio, p, verdict, len(la), len(lb), df,
-                         faster_all if d < 0 else slower_all)
+    return LaunchVerdict(ratio, p, verdict, len(la), len(lb), df, faster_all if d < 0 else slower_all)

@@ -21,8 +21,9 @@ from mpiscope.stats.summary import NORMAL_MAD_SCALE
 ONE_LAUNCH = "one launch: no between-launch variation"
 
 
-def launch_variation(values, launch, seed: int = DEFAULT_SEED, level: float = 0.95,
-                     n_boot: int = DEFAULT_RESAMPLES) -> dict:
+def launch_variation(
+    values, launch, seed: int = DEFAULT_SEED, level: float = 0.95, n_boot: int = DEFAULT_RESAMPLES
+) -> dict:
     """Per-launch medians (bootstrap Estimates; launch k's uses seed + k) and the
     between- and within-launch spread of `values` (non-finite ones ignored).
 
@@ -39,13 +40,24 @@ def launch_variation(values, launch, seed: int = DEFAULT_SEED, level: float = 0.
     keep = np.isfinite(v)
     v, g = v[keep], g[keep]
     ids = np.unique(g)
-    out: dict = {"n_launches": int(len(ids)), "launches": [], "within_sd": None,
-           "between_sd": None, "between_sd_raw": None, "ratio": None, "icc": None,
-           "relative_between_sd": None, "test": None, "seed": seed,
-           "method": ("random effects on launch medians (moments; bootstrap standard "
-                      "errors), within: 1.4826·MAD around each launch's median; "
-                      "Kruskal-Wallis test"),
-           "note": None}
+    out: dict = {
+        "n_launches": int(len(ids)),
+        "launches": [],
+        "within_sd": None,
+        "between_sd": None,
+        "between_sd_raw": None,
+        "ratio": None,
+        "icc": None,
+        "relative_between_sd": None,
+        "test": None,
+        "seed": seed,
+        "method": (
+            "random effects on launch medians (moments; bootstrap standard "
+            "errors), within: 1.4826·MAD around each launch's median; "
+            "Kruskal-Wallis test"
+        ),
+        "note": None,
+    }
     if len(ids) == 0:
         out["note"] = "no samples"
         return out
@@ -64,7 +76,7 @@ def launch_variation(values, launch, seed: int = DEFAULT_SEED, level: float = 0.
         out["note"] = ONE_LAUNCH
         return out
     points = np.array([m.point for m in meds])
-    se2 = np.array([m.stderr ** 2 if math.isfinite(m.stderr) else 0.0 for m in meds])
+    se2 = np.array([m.stderr**2 if math.isfinite(m.stderr) else 0.0 for m in meds])
     raw_var = float(np.var(points, ddof=1))
     between_var = max(raw_var - float(np.mean(se2)), 0.0)
     between = math.sqrt(between_var)

@@ -22,10 +22,10 @@ from mpiscope.stats.rto import as_rto
 from mpiscope.stats.summary import mean_var
 
 RTO_MULTIPLES = (1, 2, 3, 4, 7, 8)
-RTO_TOLERANCE = 0.25          # of RTO_min, either side of k · RTO_min
-LOG_SPAN = 10.0               # max/min from which the estimate is on log(value)
+RTO_TOLERANCE = 0.25  # of RTO_min, either side of k · RTO_min
+LOG_SPAN = 10.0  # max/min from which the estimate is on log(value)
 BINS_PER_BANDWIDTH = 5
-KERNEL_REACH = 5.0            # the kernel is cut at 5 bandwidths
+KERNEL_REACH = 5.0  # the kernel is cut at 5 bandwidths
 DEFAULT_GRID_MAX = 1 << 16
 DEFAULT_Z = 3.0
 DEFAULT_MIN_COUNT = 8
@@ -39,8 +39,7 @@ def factorize(labels) -> tuple[np.ndarray, list]:
         names, codes = np.unique(arr, return_inverse=True)
         return codes.astype(np.int64), names.tolist()
     enc = pc.dictionary_encode(pa.array(arr.astype(object), type=pa.string()))
-    return (enc.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-            enc.dictionary.to_pylist())
+    return (enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist())
 
 
 def silverman_bandwidth(y: np.ndarray) -> float:
@@ -53,7 +52,7 @@ def silverman_bandwidth(y: np.ndarray) -> float:
     sd = math.sqrt(var)
     q1, q3 = percentile_of_sorted(y, 25.0), percentile_of_sorted(y, 75.0)
     spread = min(sd, (q3 - q1) / 1.349) if q3 > q1 else sd
-    return 0.9 * spread * n ** -0.2
+    return 0.9 * spread * n**-0.2
 
 
 def resolution(a: np.ndarray) -> float:
@@ -97,7 +96,7 @@ def _runs_extrema(f):
     peaks = mid[(v > left) & (v > right)]
     valleys = []
     for p0, p1 in zip(peaks[:-1], peaks[1:]):
-        seg = f[p0:p1 + 1]
+        seg = f[p0 : p1 + 1]
         lows = np.flatnonzero(seg == seg.min())
         valleys.append(p0 + int(lows[(len(lows) - 1) // 2]))
     return peaks, np.asarray(valleys, dtype=np.int64)
@@ -151,10 +150,20 @@ class _Basins:
         return self.valleys
 
 
-def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: str = "auto",
-                 z: float = DEFAULT_Z, min_count: int = DEFAULT_MIN_COUNT,
-                 multiples=RTO_MULTIPLES, tolerance: float = RTO_TOLERANCE,
-                 grid_max: int = DEFAULT_GRID_MAX, top_sources: int = DEFAULT_TOP_SOURCES) -> dict:
+def detect_modes(
+    values,
+    sources=None,
+    rto=None,
+    *,
+    source_names=None,
+    scale: str = "auto",
+    z: float = DEFAULT_Z,
+    min_count: int = DEFAULT_MIN_COUNT,
+    multiples=RTO_MULTIPLES,
+    tolerance: float = RTO_TOLERANCE,
+    grid_max: int = DEFAULT_GRID_MAX,
+    top_sources: int = DEFAULT_TOP_SOURCES,
+) -> dict:
     """Modes of `values` (seconds; non-finite ones ignored), in increasing location.
 
     `sources` labels each value (rank "3", pair "0->1"; with `source_names`, indices
@@ -176,11 +185,22 @@ def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: st
         scale = "log" if n and a[0] > 0 and a[-1] >= LOG_SPAN * a[0] else "linear"
     if scale == "log" and n and not a[0] > 0:
         raise ValueError("a log scale needs positive values")
-    out = {"n": n, "scale": scale, "bandwidth": math.nan, "bandwidth_rule": "silverman",
-           "grid_bins": 0, "resolution": None, "rto": rto_info, "main": None, "modes": [],
-           "method": (f"Gaussian KDE on {'log(value)' if scale == 'log' else 'value'}, "
-                      f"Silverman bandwidth, binned; modes kept when each side of a valley "
-                      f"has >= max({min_count}, {z:g}·sqrt(n_basin)) samples above it")}
+    out = {
+        "n": n,
+        "scale": scale,
+        "bandwidth": math.nan,
+        "bandwidth_rule": "silverman",
+        "grid_bins": 0,
+        "resolution": None,
+        "rto": rto_info,
+        "main": None,
+        "modes": [],
+        "method": (
+            f"Gaussian KDE on {'log(value)' if scale == 'log' else 'value'}, "
+            f"Silverman bandwidth, binned; modes kept when each side of a valley "
+            f"has >= max({min_count}, {z:g}·sqrt(n_basin)) samples above it"
+        ),
+    }
     if n == 0:
         return out
     y = np.log(a) if scale == "log" else a
@@ -192,11 +212,14 @@ def detect_modes(values, sources=None, rto=None, *, source_names=None, scale: st
     if h > 0:
         cuts, peaks_y, out["grid_bins"] = _basins(a, y, h, q, scale, z, min_count, grid_max)
     else:
-        cuts, peaks_y = [], [y[0]]     # every value is the same
+        cuts, peaks_y = [], [y[0]]  # every value is the same
     codes, names = _source_codes(sources, source_names, order)
     totals = np.bincount(codes, minlength=len(names)) if codes is not None else None
-    modes = [_mode(a, s, e, peaks_y[i], scale, codes, names, totals, top_sources)
-             for i, (s, e) in enumerate(zip([0] + cuts, cuts + [n])) if e > s]
+    modes = [
+        _mode(a, s, e, peaks_y[i], scale, codes, names, totals, top_sources)
+        for i, (s, e) in enumerate(zip([0] + cuts, cuts + [n]))
+        if e > s
+    ]
     out["main"] = _flag_rto(modes, rto_min_s, multiples, tolerance)
     out["modes"] = modes
     return out
@@ -229,7 +252,7 @@ def _basins(a, y, h, q, scale, z, min_count, grid_max):
         counts = np.bincount(b, minlength=nbins).astype(np.float64)
     reach = int(math.ceil(KERNEL_REACH * h / dx))
     kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) * dx / h) ** 2)
-    f = np.convolve(counts, kernel / kernel.sum())[reach:reach + nbins]
+    f = np.convolve(counts, kernel / kernel.sum())[reach : reach + nbins]
     f[f < 1e-12 * f.max()] = 0.0
     _, valleys = _runs_extrema(f)
     valleys = _Basins(f, counts, valleys, z, min_count).merge()
@@ -256,16 +279,27 @@ def _mode(a, s, e, peak_y, scale, codes, names, totals, top_sources):
     every source's count over all values)."""
     seg = a[s:e]
     loc = float(np.exp(peak_y)) if scale == "log" else float(peak_y)
-    mode = {"location": loc, "median": float(np.median(seg)),
-            "low": float(seg[0]), "high": float(seg[-1]),
-            "count": int(e - s), "weight": (e - s) / len(a)}
+    mode = {
+        "location": loc,
+        "median": float(np.median(seg)),
+        "low": float(seg[0]),
+        "high": float(seg[-1]),
+        "count": int(e - s),
+        "weight": (e - s) / len(a),
+    }
     if codes is not None:
         c = np.bincount(codes[s:e], minlength=len(names))
         top = np.argsort(-c, kind="stable")[:top_sources]
-        mode["sources"] = [{"source": names[k], "count": int(c[k]),
-                            "share_of_mode": float(c[k]) / (e - s),
-                            "share_of_source": float(c[k]) / float(totals[k])}
-                           for k in top if c[k] > 0]
+        mode["sources"] = [
+            {
+                "source": names[k],
+                "count": int(c[k]),
+                "share_of_mode": float(c[k]) / (e - s),
+                "share_of_source": float(c[k]) / float(totals[k]),
+            }
+            for k in top
+            if c[k] > 0
+        ]
     return mode
 
 

@@ -54,13 +54,13 @@ class Verdict:
     unit: str
     n: int
     invalid: int
-    stop: str                    # the launches' stop reasons, comma-joined ("" unrecorded)
-    ci_reached: bool | None      # None: not known (nothing recorded, or skipped)
-    ci_halfwidth: float          # of the pooled median's CI, relative to it (NaN: no CI)
-    start: str | None = None     # how repetitions started, when the engine records it
+    stop: str  # the launches' stop reasons, comma-joined ("" unrecorded)
+    ci_reached: bool | None  # None: not known (nothing recorded, or skipped)
+    ci_halfwidth: float  # of the pooled median's CI, relative to it (NaN: no CI)
+    start: str | None = None  # how repetitions started, when the engine records it
     flags: tuple = ()
     details: dict = field(default_factory=dict)
-    median: float = math.nan     # the pooled median and its 95% CI (NaN: not stored, or no samples)
+    median: float = math.nan  # the pooled median and its 95% CI (NaN: not stored, or no samples)
     ci_low: float = math.nan
     ci_high: float = math.nan
 
@@ -81,20 +81,43 @@ class Verdict:
         return f"{bench_label(self.bench, self.algo)} {format_size(self.size)} B"
 
     def to_dict(self) -> dict:
-        return {"bench": self.bench, "algo": self.algo, "size": self.size, "unit": self.unit,
-                "n": self.n, "invalid": self.invalid, "invalid_share": self.invalid_share,
-                "stop": self.stop, "ci_reached": self.ci_reached, "ci_halfwidth": self.ci_halfwidth,
-                "start": self.start, "flags": list(self.flags), "details": dict(self.details),
-                "median": self.median, "ci_low": self.ci_low, "ci_high": self.ci_high}
+        return {
+            "bench": self.bench,
+            "algo": self.algo,
+            "size": self.size,
+            "unit": self.unit,
+            "n": self.n,
+            "invalid": self.invalid,
+            "invalid_share": self.invalid_share,
+            "stop": self.stop,
+            "ci_reached": self.ci_reached,
+            "ci_halfwidth": self.ci_halfwidth,
+            "start": self.start,
+            "flags": list(self.flags),
+            "details": dict(self.details),
+            "median": self.median,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> Verdict:
         half = d.get("ci_halfwidth")
-        return cls(d["bench"], d.get("algo", "mpi"), int(d["size"]), d.get("unit", "s"), int(d["n"]),
-                   int(d.get("invalid", 0)), d.get("stop") or "", d.get("ci_reached"),
-                   math.nan if half is None else float(half), d.get("start"),
-                   tuple(d.get("flags") or ()), dict(d.get("details") or {}),
-                   *(_number(d.get(k)) for k in ("median", "ci_low", "ci_high")))
+        return cls(
+            d["bench"],
+            d.get("algo", "mpi"),
+            int(d["size"]),
+            d.get("unit", "s"),
+            int(d["n"]),
+            int(d.get("invalid", 0)),
+            d.get("stop") or "",
+            d.get("ci_reached"),
+            math.nan if half is None else float(half),
+            d.get("start"),
+            tuple(d.get("flags") or ()),
+            dict(d.get("details") or {}),
+            *(_number(d.get(k)) for k in ("median", "ci_low", "ci_high")),
+        )
 
 
 def _number(value) -> float:
@@ -102,6 +125,7 @@ def _number(value) -> float:
 
 
 # ---------------------------------------------------------------- one series
+
 
 def _ci_reached(stops, halfwidth, ci_width):
     """The engine's word when it recorded stop reasons; else the pooled CI
@@ -138,9 +162,21 @@ def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_wid
     stops = list(dict.fromkeys(str(r.stop) for r in records if r.stop))
     starts = list(dict.fromkeys(str(r.start) for r in records if r.start))
     half = _halfwidth(st)
-    v = Verdict(bench, algo, int(size), samples.unit, st["n"], int(samples.n_invalid), ",".join(stops),
-                _ci_reached(stops, half, ci_width), half, ",".join(starts) or None,
-                median=st["median"], ci_low=st["ci_low"], ci_high=st["ci_high"])
+    v = Verdict(
+        bench,
+        algo,
+        int(size),
+        samples.unit,
+        st["n"],
+        int(samples.n_invalid),
+        ",".join(stops),
+        _ci_reached(stops, half, ci_width),
+        half,
+        ",".join(starts) or None,
+        median=st["median"],
+        ci_low=st["ci_low"],
+        ci_high=st["ci_high"],
+    )
     if v.skipped:
         return v, st
     flags, details = [], {}
@@ -179,9 +215,13 @@ def _non_monotone(verdicts, summaries):
             a, b = summaries[i], summaries[j]
             if a["ci_low"] > b["ci_high"] and a["median"] > b["median"] * (1.0 + NON_MONOTONE_MARGIN):
                 v = out[i]
-                details = dict(v.details, non_monotone=(
-                    f"median {a['median'] * 1e6:.3g} us above {b['median'] * 1e6:.3g} us at "
-                    f"{format_size(verdicts[j].size)} B"))
+                details = dict(
+                    v.details,
+                    non_monotone=(
+                        f"median {a['median'] * 1e6:.3g} us above {b['median'] * 1e6:.3g} us at "
+                        f"{format_size(verdicts[j].size)} B"
+                    ),
+                )
                 out[i] = replace(v, flags=_ordered(v.flags + ("non_monotone",)), details=details)
     return out
 
@@ -204,10 +244,15 @@ def run_verdicts(series, run: Run) -> list[Verdict]:
 
 # ---------------------------------------------------------------- stored with the run
 
+
 def save(run_dir, verdicts) -> Path:
     """Writes the verdicts to RUN/quality.json (atomically)."""
-    doc = {"format": FORMAT, "schema_version": SCHEMA_VERSION, "thresholds": thresholds(),
-           "series": [v.to_dict() for v in verdicts]}
+    doc = {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "thresholds": thresholds(),
+        "series": [v.to_dict() for v in verdicts],
+    }
     path = Path(run_dir) / QUALITY_FILE
     write_text(path, json.dumps(plain(doc), indent=1) + "\n")
     return path
@@ -239,21 +284,30 @@ def verdicts_of(run_dir, series, run: Run) -> list[Verdict]:
 
 
 def thresholds() -> dict:
-    return {"min_samples": MIN_SAMPLES, "heavy_invalid": HEAVY_INVALID,
-            "non_monotone_margin": NON_MONOTONE_MARGIN, "bimodal_min_weight": BIMODAL_MIN_WEIGHT}
+    return {
+        "min_samples": MIN_SAMPLES,
+        "heavy_invalid": HEAVY_INVALID,
+        "non_monotone_margin": NON_MONOTONE_MARGIN,
+        "bimodal_min_weight": BIMODAL_MIN_WEIGHT,
+    }
 
 
 # ---------------------------------------------------------------- what to tell the user
+
 
 def _fix(kind, flagged, run: Run) -> tuple[str, str]:
     """(what was seen, what to do) for one kind of flag."""
     plan = (run.plan or {}) if run is not None else {}
     if kind == "few_samples":
-        return (f"fewer than {MIN_SAMPLES} valid samples (the median has no 95% CI)",
-                f"raise --reps-min (was {plan.get('reps_min', 10)}) or --time-budget")
+        return (
+            f"fewer than {MIN_SAMPLES} valid samples (the median has no 95% CI)",
+            f"raise --reps-min (was {plan.get('reps_min', 10)}) or --time-budget",
+        )
     if kind == "heavy_invalid":
-        return (f"more than {HEAVY_INVALID:.0%} of samples invalid (late starts)",
-                "rerun with --sync barrier, or on less loaded nodes")
+        return (
+            f"more than {HEAVY_INVALID:.0%} of samples invalid (late starts)",
+            "rerun with --sync barrier, or on less loaded nodes",
+        )
     if kind == "ci_not_reached":
         by = {}
         for v in flagged:
@@ -268,23 +322,31 @@ def _fix(kind, flagged, run: Run) -> tuple[str, str]:
         if "reps_max" in by:
             fixes.append(f"raise --reps-max (was {plan.get('reps_max', 100000)})")
         stops = ", ".join(f"{k} {n}" for k, n in sorted(by.items()))
-        return (f"the CI of the median did not reach {target} (stopped by: {stops})",
-                " or ".join(fixes + ["accept a wider --ci-width"]))
+        return (
+            f"the CI of the median did not reach {target} (stopped by: {stops})",
+            " or ".join(fixes + ["accept a wider --ci-width"]),
+        )
     if kind == "non_monotone":
-        return (f"slower than the next larger size by more than {NON_MONOTONE_MARGIN:.0%}, beyond both CIs",
-                "rerun with --launches 3: a protocol or algorithm switch repeats in every launch, "
-                "a disturbance does not")
+        return (
+            f"slower than the next larger size by more than {NON_MONOTONE_MARGIN:.0%}, beyond both CIs",
+            "rerun with --launches 3: a protocol or algorithm switch repeats in every launch, a disturbance does not",
+        )
     if kind == "bimodal":
-        return (f"two or more modes of at least {BIMODAL_MIN_WEIGHT:.0%} each",
-                "rerun with --launches 3 to see whether the modes follow the launch (placement), or "
-                "with fewer ranks than CPUs, where ranks are pinned to cores")
+        return (
+            f"two or more modes of at least {BIMODAL_MIN_WEIGHT:.0%} each",
+            "rerun with --launches 3 to see whether the modes follow the launch (placement), or "
+            "with fewer ranks than CPUs, where ranks are pinned to cores",
+        )
     if all("window,barrier" in v.start for v in flagged):  # a fallback in some launch
-        return ("window starts fell back to barrier starts (too many started late: ranks kept "
-                "losing their CPU)", "rerun on less loaded nodes, or with --sync barrier for one start "
-                "scheme throughout")
+        return (
+            "window starts fell back to barrier starts (too many started late: ranks kept losing their CPU)",
+            "rerun on less loaded nodes, or with --sync barrier for one start scheme throughout",
+        )
     sync = (run.sync_method if run is not None else None) or "window"
-    return (f"repetitions did not all start as --sync {sync} says ({flagged[0].start})",
-            "rerun with --sync barrier for one start scheme throughout")
+    return (
+        f"repetitions did not all start as --sync {sync} says ({flagged[0].start})",
+        "rerun with --sync barrier for one start scheme throughout",
+    )
 
 
 def warnings(verdicts, run: Run | None = None) -> list[str]:
@@ -313,4 +375,3 @@ def headline(verdicts) -> str:
     skipped = len(verdicts) - len(measured)
     text = f"{clean(verdicts)} of {len(measured)} series pass every check"
     return text + (f" ({skipped} skipped)" if skipped else "")
-

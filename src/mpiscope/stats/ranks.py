@@ -29,7 +29,7 @@ class RankTimes:
     ranks: np.ndarray
     times: np.ndarray
     valid: np.ndarray
-    sync: str          # "window" or "barrier"
+    sync: str  # "window" or "barrier"
 
 
 def rank_times(series: pa.Table) -> RankTimes:
@@ -89,15 +89,19 @@ def slowest_ranks(series: pa.Table) -> dict:
     rt = rank_times(series)
     times = rt.times[rt.valid]
     nrep, nr = times.shape if times.ndim == 2 else (0, 0)
-    out: dict = {"sync": rt.sync,
-           "time": ("global t_end - agreed global start" if rt.sync == "window"
-                    else "local t_end - t_start"),
-           "n_reps": int(nrep), "n_invalid": int((~rt.valid).sum()),
-           "margin_median_s": None, "ranks": [], "last_order": []}
+    out: dict = {
+        "sync": rt.sync,
+        "time": ("global t_end - agreed global start" if rt.sync == "window" else "local t_end - t_start"),
+        "n_reps": int(nrep),
+        "n_invalid": int((~rt.valid).sum()),
+        "margin_median_s": None,
+        "ranks": [],
+        "last_order": [],
+    }
     if nrep == 0:
         return out
-    filled = np.where(np.isnan(times), -np.inf, times)   # a rank without a row is never last
-    last = np.argmax(filled, axis=1)                     # first maximum: the lowest rank
+    filled = np.where(np.isnan(times), -np.inf, times)  # a rank without a row is never last
+    last = np.argmax(filled, axis=1)  # first maximum: the lowest rank
     top = filled[np.arange(nrep), last]
     if nr > 1:
         rest = filled.copy()
@@ -114,13 +118,19 @@ def slowest_ranks(series: pa.Table) -> dict:
         col = times[:, j]
         col = col[np.isfinite(col)]
         mine = margin[(last == j) & ok]
-        out["ranks"].append({
-            "rank": int(r), "last_count": int(counts[j]), "last_share": float(counts[j]) / nrep,
-            "margin_median_s": float(np.median(mine)) if len(mine) else None,
-            "margin_max_s": float(mine.max()) if len(mine) else None,
-            "n": int(len(col)), "time_min_s": float(col.min()) if len(col) else None,
-            "time_median_s": _q(col, 50.0), "time_max_s": float(col.max()) if len(col) else None,
-        })
+        out["ranks"].append(
+            {
+                "rank": int(r),
+                "last_count": int(counts[j]),
+                "last_share": float(counts[j]) / nrep,
+                "margin_median_s": float(np.median(mine)) if len(mine) else None,
+                "margin_max_s": float(mine.max()) if len(mine) else None,
+                "n": int(len(col)),
+                "time_min_s": float(col.min()) if len(col) else None,
+                "time_median_s": _q(col, 50.0),
+                "time_max_s": float(col.max()) if len(col) else None,
+            }
+        )
     order = np.argsort(-counts, kind="stable")
     out["last_order"] = [int(rt.ranks[j]) for j in order if counts[j] > 0]
     return out

@@ -18,8 +18,7 @@ from pathlib import Path
 LINUX_DEFAULT_S = 0.2
 SYSCTL_PATH = Path("/proc/sys/net/ipv4/tcp_rto_min_us")
 
-_RTO_MIN = re.compile(
-    r"\brto_min\s+(?:lock\s+)?([0-9]*\.?[0-9]+)\s*(us|usec|ms|msec|s|sec|secs)?\b")
+_RTO_MIN = re.compile(r"\brto_min\s+(?:lock\s+)?([0-9]*\.?[0-9]+)\s*(us|usec|ms|msec|s|sec|secs)?\b")
 _UNIT = {"us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0}
 
 
@@ -37,8 +36,9 @@ def _read_ip_route():
     if ip is None:
         return None
     try:
-        res = subprocess.run([ip, "route", "show", "table", "all"], capture_output=True,
-                             text=True, timeout=5, check=False)
+        res = subprocess.run(
+            [ip, "route", "show", "table", "all"], capture_output=True, text=True, timeout=5, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return res.stdout if res.returncode == 0 else None
@@ -51,8 +51,7 @@ def _read_sysctl():
         return None
 
 
-def rto_min(ip_route_text: str | None = None, sysctl_text: str | None = None,
-            read_system: bool = True) -> dict:
+def rto_min(ip_route_text: str | None = None, sysctl_text: str | None = None, read_system: bool = True) -> dict:
     """{"rto_min_s", "source", "values_s"}: the smallest rto_min of any route,
     else the tcp_rto_min_us sysctl, else Linux's default of 200 ms.
 
@@ -63,16 +62,21 @@ def rto_min(ip_route_text: str | None = None, sysctl_text: str | None = None,
         ip_route_text = _read_ip_route()
     values = parse_ip_route(ip_route_text) if ip_route_text else []
     if values:
-        return {"rto_min_s": min(values), "values_s": sorted(set(values)),
-                "source": "ip route show table all (smallest rto_min of a route)"}
+        return {
+            "rto_min_s": min(values),
+            "values_s": sorted(set(values)),
+            "source": "ip route show table all (smallest rto_min of a route)",
+        }
     if sysctl_text is None and read_system:
         sysctl_text = _read_sysctl()
     if sysctl_text and sysctl_text.strip().isdigit():
         us = int(sysctl_text.strip())
-        return {"rto_min_s": us / 1e6, "values_s": [us / 1e6],
-                "source": f"sysctl net.ipv4.tcp_rto_min_us = {us}"}
-    return {"rto_min_s": LINUX_DEFAULT_S, "values_s": [LINUX_DEFAULT_S],
-            "source": "Linux default TCP_RTO_MIN (200 ms): no rto_min found on this host"}
+        return {"rto_min_s": us / 1e6, "values_s": [us / 1e6], "source": f"sysctl net.ipv4.tcp_rto_min_us = {us}"}
+    return {
+        "rto_min_s": LINUX_DEFAULT_S,
+        "values_s": [LINUX_DEFAULT_S],
+        "source": "Linux default TCP_RTO_MIN (200 ms): no rto_min found on this host",
+    }
 
 
 def across_hosts(per_host: dict) -> dict:
@@ -80,18 +84,18 @@ def across_hosts(per_host: dict) -> dict:
     ({hostname: dict}): the smallest, since a retransmission on that host is
     the first to show as a mode; every host's value is kept with it."""
     host = min(per_host, key=lambda h: per_host[h]["rto_min_s"])
-    return {"rto_min_s": per_host[host]["rto_min_s"],
-            "source": f"read at run time on the measured hosts (smallest: {host}, "
-                      f"{per_host[host]['source']})",
-            "per_host": per_host}
+    return {
+        "rto_min_s": per_host[host]["rto_min_s"],
+        "source": f"read at run time on the measured hosts (smallest: {host}, {per_host[host]['source']})",
+        "per_host": per_host,
+    }
 
 
 def as_rto(rto) -> dict:
     """{"rto_min_s", "source"} from seconds, from rto_min()'s dict, or from
     None (Linux's default, not read from this host)."""
     if rto is None:
-        return {"rto_min_s": LINUX_DEFAULT_S,
-                "source": "Linux default TCP_RTO_MIN (200 ms): none given"}
+        return {"rto_min_s": LINUX_DEFAULT_S, "source": "Linux default TCP_RTO_MIN (200 ms): none given"}
     if isinstance(rto, (int, float)):
         return {"rto_min_s": float(rto), "source": "given"}
     out = dict(rto)

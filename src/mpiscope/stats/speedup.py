@@ -17,12 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mpiscope.stats.compare import (DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_NOISE, DEFAULT_SEED, INSUFFICIENT,
-                                    compare_samples)
+from mpiscope.stats.compare import (
+    DEFAULT_ALPHA,
+    DEFAULT_BOOT,
+    DEFAULT_NOISE,
+    DEFAULT_SEED,
+    INSUFFICIENT,
+    compare_samples,
+)
 from mpiscope.stats.estimate import Estimate
 from mpiscope.stats.medians import replicate_stderr
 
-BASELINE = "baseline"      # the verdict of the baseline's own row
+BASELINE = "baseline"  # the verdict of the baseline's own row
 NO_VALUE = "no valid launch"  # the verdict of a configuration that has no usable value
 CI_METHOD = "bootstrap percentile over launches (each configuration resampled independently)"
 
@@ -30,28 +36,42 @@ CI_METHOD = "bootstrap percentile over launches (each configuration resampled in
 @dataclass(frozen=True)
 class Speedup:
     config: str
-    n: int                       # valid launches
-    median: float                # of the valid launches' values; NaN without one
-    speedup: Estimate | None     # baseline median / this median; None for the baseline, or no value
-    p_value: float | None        # Mann-Whitney U over launches, this against the baseline
-    verdict: str                 # faster / slower / same / insufficient / baseline / no valid launch
+    n: int  # valid launches
+    median: float  # of the valid launches' values; NaN without one
+    speedup: Estimate | None  # baseline median / this median; None for the baseline, or no value
+    p_value: float | None  # Mann-Whitney U over launches, this against the baseline
+    verdict: str  # faster / slower / same / insufficient / baseline / no valid launch
 
     def to_dict(self) -> dict:
-        return {"config": self.config, "n": self.n, "median": self.median,
-                "speedup": self.speedup.to_dict() if self.speedup else None,
-                "p_value": self.p_value, "verdict": self.verdict}
+        return {
+            "config": self.config,
+            "n": self.n,
+            "median": self.median,
+            "speedup": self.speedup.to_dict() if self.speedup else None,
+            "p_value": self.p_value,
+            "verdict": self.verdict,
+        }
 
 
 def _inverted(ratio: Estimate, reps) -> Estimate:
     """The speedup from the time ratio B / A and its bootstrap replicates."""
     with np.errstate(divide="ignore", invalid="ignore"):
         inverse = 1.0 / np.asarray(reps, dtype=np.float64)
-    return Estimate(1.0 / ratio.point, replicate_stderr(inverse), ratio.level, 1.0 / ratio.high,
-                    1.0 / ratio.low, CI_METHOD)
+    return Estimate(
+        1.0 / ratio.point, replicate_stderr(inverse), ratio.level, 1.0 / ratio.high, 1.0 / ratio.low, CI_METHOD
+    )
 
 
-def speedups(values: dict, baseline: str, *, noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
-             level: float = 0.95, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT) -> list[Speedup]:
+def speedups(
+    values: dict,
+    baseline: str,
+    *,
+    noise: float = DEFAULT_NOISE,
+    alpha: float = DEFAULT_ALPHA,
+    level: float = 0.95,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+) -> list[Speedup]:
     """One Speedup per configuration of `values` {name: valid launches' values}, in
     its order; `baseline` names the configuration the others are against."""
     rng = np.random.default_rng(seed)
@@ -66,8 +86,9 @@ def speedups(values: dict, baseline: str, *, noise: float = DEFAULT_NOISE, alpha
         elif not (base_ok and len(v) and median > 0):
             out.append(Speedup(name, len(v), median, None, None, NO_VALUE))
         else:
-            ratio, p, verdict, reps = compare_samples(base, v, rng, noise=noise, alpha=alpha, level=level,
-                                                      n_boot=n_boot)
+            ratio, p, verdict, reps = compare_samples(
+                base, v, rng, noise=noise, alpha=alpha, level=level, n_boot=n_boot
+            )
             out.append(Speedup(name, len(v), median, _inverted(ratio, reps), p, verdict))
     return out
 

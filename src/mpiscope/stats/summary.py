@@ -36,8 +36,7 @@ def binomial_half_cdf(q: int, n: int) -> float:
         return 0.0
     if q >= n:
         return 1.0
-    term = math.exp(math.lgamma(n + 1.0) - math.lgamma(q + 1.0) - math.lgamma(n - q + 1.0)
-                    - n * math.log(2.0))
+    term = math.exp(math.lgamma(n + 1.0) - math.lgamma(q + 1.0) - math.lgamma(n - q + 1.0) - n * math.log(2.0))
     total = 0.0
     for i in range(q, -1, -1):
         total += term
@@ -104,20 +103,23 @@ def summarize(values, level: float = 0.95) -> dict:
         return out
     j, k, coverage = median_ci_ranks(n, level)
     p90, p99 = np.percentile(a, [90.0, 99.0])
-    out.update({
-        "min": float(a[0]),
-        "median": float(np.median(a)),
-        "ci_low": float(a[j - 1]),
-        "ci_high": float(a[k - 1]),
-        "ci_coverage": coverage,
-        "p90": float(p90),
-        "p99": float(p99),
-        "max": float(a[-1]),
-    })
+    out.update(
+        {
+            "min": float(a[0]),
+            "median": float(np.median(a)),
+            "ci_low": float(a[j - 1]),
+            "ci_high": float(a[k - 1]),
+            "ci_coverage": coverage,
+            "p90": float(p90),
+            "p99": float(p99),
+            "max": float(a[-1]),
+        }
+    )
     return out
 
 
 # ---------------------------------------------------------------- moments, spread, outliers
+
 
 def mean_var(values) -> tuple[int, float, float]:
     """(n, mean, sample variance) by the corrected two-pass algorithm (NaNs ignored).
@@ -155,6 +157,7 @@ def mean_estimate(values, level: float = 0.95):
     if n < 2:
         return Estimate(m, math.nan, level, math.nan, math.nan, method)
     from scipy.special import stdtrit  # here: its import costs every `run` a fifth of a second
+
     se = math.sqrt(var / n)
     half = float(stdtrit(n - 1, 0.5 + level / 2.0)) * se
     return Estimate(m, se, level, m - half, m + half, method)
@@ -185,9 +188,15 @@ def _tukey_fences_sorted(a) -> dict:
     else:
         q1, q3 = (float(x) for x in np.percentile(a, [25.0, 75.0]))
     iqr = q3 - q1
-    return {"q1": q1, "q3": q3, "iqr": iqr,
-            "low_outlier": q1 - TUKEY_INNER * iqr, "high_outlier": q3 + TUKEY_INNER * iqr,
-            "low_far": q1 - TUKEY_OUTER * iqr, "high_far": q3 + TUKEY_OUTER * iqr}
+    return {
+        "q1": q1,
+        "q3": q3,
+        "iqr": iqr,
+        "low_outlier": q1 - TUKEY_INNER * iqr,
+        "high_outlier": q3 + TUKEY_INNER * iqr,
+        "low_far": q1 - TUKEY_OUTER * iqr,
+        "high_far": q3 + TUKEY_OUTER * iqr,
+    }
 
 
 def tukey_fences(values) -> dict:

@@ -29,9 +29,17 @@ def _rows(a, edges, labels, ks):
     counts = np.diff(np.concatenate([[0], pos, [len(a)]]))
     bounds = [None] + [float(e) for e in edges] + [None]
     n = len(a)
-    return [{"label": labels[i], "k": ks[i], "low": bounds[i], "high": bounds[i + 1],
-             "count": int(counts[i]), "share": float(counts[i]) / n}
-            for i in range(len(counts))]
+    return [
+        {
+            "label": labels[i],
+            "k": ks[i],
+            "low": bounds[i],
+            "high": bounds[i + 1],
+            "count": int(counts[i]),
+            "share": float(counts[i]) / n,
+        }
+        for i in range(len(counts))
+    ]
 
 
 def by_min(values, kmax: int = DEFAULT_K) -> list[dict]:
@@ -41,8 +49,7 @@ def by_min(values, kmax: int = DEFAULT_K) -> list[dict]:
         return []
     lo = a[0]
     edges = [k * lo for k in range(2, kmax + 2)]
-    labels = ([f"[{k}·min, {k + 1}·min)" for k in range(1, kmax + 1)]
-              + [f">= {kmax + 1}·min"])
+    labels = [f"[{k}·min, {k + 1}·min)" for k in range(1, kmax + 1)] + [f">= {kmax + 1}·min"]
     rows = _rows(a, edges, labels, list(range(1, kmax + 2)))
     rows[0]["low"] = float(lo)  # nothing lies below the minimum
     return rows
@@ -57,8 +64,9 @@ def by_sd(values, kmax: int = DEFAULT_K) -> list[dict]:
         return []
     sd = math.sqrt(var)
     edges = [m + k * sd for k in range(1, kmax + 2)]
-    labels = (["< mean+sd"] + [f"[mean+{k}·sd, mean+{k + 1}·sd)" for k in range(1, kmax + 1)]
-              + [f">= mean+{kmax + 1}·sd"])
+    labels = (
+        ["< mean+sd"] + [f"[mean+{k}·sd, mean+{k + 1}·sd)" for k in range(1, kmax + 1)] + [f">= mean+{kmax + 1}·sd"]
+    )
     return _rows(a, edges, labels, list(range(0, kmax + 2)))
 
 
@@ -71,8 +79,7 @@ def by_rto(values, rto_s: float, kmax: int = 3) -> list[dict]:
         return []
     lo = a[0]
     edges = [lo + k * rto_s for k in range(1, kmax + 2)]
-    labels = (["no RTO"] + [f"{k}×RTO" for k in range(1, kmax + 1)]
-              + [f">= {kmax + 1}×RTO"])
+    labels = ["no RTO"] + [f"{k}×RTO" for k in range(1, kmax + 1)] + [f">= {kmax + 1}×RTO"]
     rows = _rows(a, edges, labels, list(range(0, kmax + 2)))
     rows[0]["low"] = float(lo)
     return rows

@@ -120,8 +120,10 @@ def _session(out_root, operation):
     path = Path(out_root) / CATALOG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     if os.path.lexists(path) and not is_regular(path):  # DuckDB would block on a FIFO
-        sys.stderr.write(f"mpiscope: warning: the catalog {path} is not a regular file; the runs "
-                         "are read from their directories (remove it to have it rebuilt)\n")
+        sys.stderr.write(
+            f"mpiscope: warning: the catalog {path} is not a regular file; the runs "
+            "are read from their directories (remove it to have it rebuilt)\n"
+        )
         raise _Locked
     with _exclusive(out_root):
         damage = None  # what the first attempt found wrong with the file
@@ -138,9 +140,11 @@ def _session(out_root, operation):
                 if _unavailable(exc):
                     raise _Locked from None
                 if attempt:
-                    sys.stderr.write(f"mpiscope: warning: the catalog {path} cannot be rebuilt "
-                                     f"({_first_line(exc)}); the runs are read from their "
-                                     "directories\n")
+                    sys.stderr.write(
+                        f"mpiscope: warning: the catalog {path} cannot be rebuilt "
+                        f"({_first_line(exc)}); the runs are read from their "
+                        "directories\n"
+                    )
                     raise _Locked from None
                 damage = exc
 
@@ -160,8 +164,10 @@ def _rebuild(out_root, path, exc):
         _upsert(con, rows)
     finally:
         con.close()
-    sys.stderr.write(f"mpiscope: note: the catalog {path} could not be read ({why}); it was "
-                     f"rebuilt from the {len(rows)} run directories under {out_root}\n")
+    sys.stderr.write(
+        f"mpiscope: note: the catalog {path} could not be read ({why}); it was "
+        f"rebuilt from the {len(rows)} run directories under {out_root}\n"
+    )
 
 
 def _row(run_dir: Path, context, stamp=None):
@@ -171,13 +177,22 @@ def _row(run_dir: Path, context, stamp=None):
     from mpiscope.store.run import Run  # here: `mpiscope runs` on an empty root never needs it
 
     run = Run.from_context(context, run_dir)
-    return (run.run_id, run.created, run.status, run.mpi,
-            run.np if whole(run.np, 1, 2**31 - 1) else None,  # a damaged count is left blank
-            json.dumps(list(run.benches)), str(run_dir), run.label, json.dumps(context), stamp,
-            *summary(run_dir, context))
+    return (
+        run.run_id,
+        run.created,
+        run.status,
+        run.mpi,
+        run.np if whole(run.np, 1, 2**31 - 1) else None,  # a damaged count is left blank
+        json.dumps(list(run.benches)),
+        str(run_dir),
+        run.label,
+        json.dumps(context),
+        stamp,
+        *summary(run_dir, context),
+    )
 
 
-FEW_ROWS = 16   # fewer rows go in one by one (no Arrow import): one run recorded after it ran
+FEW_ROWS = 16  # fewer rows go in one by one (no Arrow import): one run recorded after it ran
 
 
 def _upsert(con, rows):
@@ -195,25 +210,27 @@ def _upsert(con, rows):
     updates = [[*row[1:], row[0]] for row in rows if row[0] in known]
     inserts = [list(row) for row in rows if row[0] not in known]
     if updates:
-        con.executemany(f"UPDATE runs SET {', '.join(f'{c} = ?' for c in rest)} WHERE run_id = ?",
-                        updates)
+        con.executemany(f"UPDATE runs SET {', '.join(f'{c} = ?' for c in rest)} WHERE run_id = ?", updates)
     if inserts:
         marks = ", ".join("?" * len(_STORED))
         con.executemany(f"INSERT INTO runs ({', '.join(_STORED)}) VALUES ({marks})", inserts)
 
 
 def _upsert_table(con, rows):
-    import pyarrow as pa   # here: a listing of an unchanged root never needs it
+    import pyarrow as pa  # here: a listing of an unchanged root never needs it
 
     types = {"np": pa.int32()}
-    table = pa.table({c: pa.array([r[i] for r in rows], types.get(c, pa.string()))
-                      for i, c in enumerate(_STORED)})
+    table = pa.table({c: pa.array([r[i] for r in rows], types.get(c, pa.string())) for i, c in enumerate(_STORED)})
     con.register("incoming", table)
     try:
-        con.execute(f"UPDATE runs SET {', '.join(f'{c} = incoming.{c}' for c in _STORED[1:])} "
-                    "FROM incoming WHERE runs.run_id = incoming.run_id")
-        con.execute(f"INSERT INTO runs ({', '.join(_STORED)}) SELECT {', '.join(_STORED)} FROM incoming "
-                    "WHERE run_id NOT IN (SELECT run_id FROM runs)")
+        con.execute(
+            f"UPDATE runs SET {', '.join(f'{c} = incoming.{c}' for c in _STORED[1:])} "
+            "FROM incoming WHERE runs.run_id = incoming.run_id"
+        )
+        con.execute(
+            f"INSERT INTO runs ({', '.join(_STORED)}) SELECT {', '.join(_STORED)} FROM incoming "
+            "WHERE run_id NOT IN (SELECT run_id FROM runs)"
+        )
     finally:
         con.unregister("incoming")
 
@@ -252,7 +269,7 @@ def _stamps(out_root) -> list[tuple[str, str]]:
     return found
 
 
-RACY_S = 2.0   # a file changed this recently may change again within its clock tick
+RACY_S = 2.0  # a file changed this recently may change again within its clock tick
 
 
 def _stat_text(st: os.stat_result, now: float) -> str:
@@ -272,7 +289,7 @@ def _scan(out_root, kept=None, found=None):
     claim one run id (a copied run), the one named after it, else the first.
     `found`: _stamps(out_root), when the caller has it."""
     kept = kept or {}
-    rows, unchanged, todo = {}, {}, []   # run id -> row; run id -> directory name
+    rows, unchanged, todo = {}, {}, []  # run id -> row; run id -> directory name
     for cj, stamp in _stamps(out_root) if found is None else found:
         name = stamp.partition("|")[0]
         if stamp in kept:
@@ -280,7 +297,7 @@ def _scan(out_root, kept=None, found=None):
         else:
             todo.append((name, cj, stamp))
     root = Path(out_root).resolve()
-    if len(todo) > FEW_ROWS:   # many files to read: their reads overlap, the parsing takes turns
+    if len(todo) > FEW_ROWS:  # many files to read: their reads overlap, the parsing takes turns
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(READERS) as pool:
@@ -298,7 +315,7 @@ def _scan(out_root, kept=None, found=None):
     return list(rows.values()), set(unchanged)
 
 
-READERS = 8   # threads reading run directories at once
+READERS = 8  # threads reading run directories at once
 
 
 def _read_row(root: Path, name, cj, stamp):
@@ -320,8 +337,11 @@ def _refresh(con, out_root, found=None):
     kept = dict(con.execute("SELECT stamp, run_id FROM runs WHERE stamp IS NOT NULL").fetchall())
     rows, unchanged = _scan(out_root, kept, found)
     fresh = {r[0] for r in rows}
-    gone = [[rid] for (rid,) in con.execute("SELECT run_id FROM runs").fetchall()
-            if rid not in unchanged and rid not in fresh]
+    gone = [
+        [rid]
+        for (rid,) in con.execute("SELECT run_id FROM runs").fetchall()
+        if rid not in unchanged and rid not in fresh
+    ]
     if not rows and not gone:
         return  # a listing of an unchanged root is a read
     con.execute("BEGIN TRANSACTION")
@@ -409,17 +429,18 @@ def history_runs(out_root) -> list[dict]:
         columns = ("run_id", "created", "status", "label", "path", "series_context", "medians")
         index = [_STORED.index(c) for c in columns]
         scanned = [tuple(r[i] for i in index) for r in _scan(out_root, found=found)[0]]
-        rows = [(r[0], r[1], r[3], r[4], r[5], r[6]) for r in scanned
-                if r[2] == "completed" and r[5] is not None]
+        rows = [(r[0], r[1], r[3], r[4], r[5], r[6]) for r in scanned if r[2] == "completed" and r[5] is not None]
         contexts = {r[4]: r[4] for r in rows}
     try:
         medians = json.loads(f"[{','.join(r[5] or 'null' for r in rows)}]")  # one parse for all
     except ValueError:  # a row altered by hand: that run's medians come from its samples
         medians = [_json_or_none(r[5]) for r in rows]
     parsed = {key: _json_or_none(text) for key, text in contexts.items()}
-    return [{"run_id": r[0], "created": r[1], "label": r[2], "path": r[3], "context": parsed[r[4]],
-             "medians": m} for r, m in zip(rows, medians)
-            if isinstance(parsed[r[4]], dict)]  # else altered by hand: rewritten when its files change
+    return [
+        {"run_id": r[0], "created": r[1], "label": r[2], "path": r[3], "context": parsed[r[4]], "medians": m}
+        for r, m in zip(rows, medians)
+        if isinstance(parsed[r[4]], dict)
+    ]  # else altered by hand: rewritten when its files change
 
 
 def _history_rows(con, out_root, found):
@@ -428,10 +449,12 @@ def _history_rows(con, out_root, found):
     distinct series context once (runs of one series share it)."""
     _refresh(con, out_root, found)
     done = "status = 'completed' AND series_context IS NOT NULL"
-    rows = con.execute("SELECT run_id, created, label, path, hash(series_context), medians "
-                       f"FROM runs WHERE {done}").fetchall()
-    contexts = dict(con.execute("SELECT DISTINCT hash(series_context), series_context "
-                                f"FROM runs WHERE {done}").fetchall())
+    rows = con.execute(
+        f"SELECT run_id, created, label, path, hash(series_context), medians FROM runs WHERE {done}"
+    ).fetchall()
+    contexts = dict(
+        con.execute(f"SELECT DISTINCT hash(series_context), series_context FROM runs WHERE {done}").fetchall()
+    )
     return rows, contexts
 
 
@@ -452,21 +475,29 @@ def resolve(out_root, ref: str) -> Path:
     directory, or "latest" (the newest run)."""
     ref = str(ref)
     if not ref.strip():  # it would be a prefix of every run id
-        raise UsageError("an empty RUN names no run; give a run id, a unique prefix of one, a "
-                         "label, a path to a run directory, or 'latest'")
+        raise UsageError(
+            "an empty RUN names no run; give a run id, a unique prefix of one, a "
+            "label, a path to a run directory, or 'latest'"
+        )
     as_path = Path(ref)
-    if ref != "latest" and as_path.is_dir() and not (as_path / CONTEXT_FILE).exists() and \
-            any(as_path.glob("*.parquet")):
-        raise UsageError(f"{as_path / CONTEXT_FILE} is missing: {as_path} holds a run's tables but not "
-                         "its context; restore the file from a copy, or `mpiscope runs rm` the run")
+    if (
+        ref != "latest"
+        and as_path.is_dir()
+        and not (as_path / CONTEXT_FILE).exists()
+        and any(as_path.glob("*.parquet"))
+    ):
+        raise UsageError(
+            f"{as_path / CONTEXT_FILE} is missing: {as_path} holds a run's tables but not "
+            "its context; restore the file from a copy, or `mpiscope runs rm` the run"
+        )
     if is_run_dir(as_path) and (ref != "latest"):
         return as_path
     runs = list_runs(out_root)
     hint = f"`mpiscope runs --out {out_root}` lists the runs"
     if not runs:
         raise UsageError(
-            f"no runs under {out_root}: run `mpiscope run` first, or point --out at the "
-            "directory that holds your runs")
+            f"no runs under {out_root}: run `mpiscope run` first, or point --out at the directory that holds your runs"
+        )
     if ref == "latest":
         return Path(runs[-1]["path"])
     exact = [r for r in runs if r["run_id"] == ref]
@@ -474,8 +505,9 @@ def resolve(out_root, ref: str) -> Path:
         return Path(exact[0]["path"])
     labelled = [r for r in runs if r.get("label") == ref]
     if len(labelled) > 1:
-        raise UsageError(f"label '{ref}' names {len(labelled)} runs ("
-                         f"{', '.join(r['run_id'] for r in labelled)}); give a run id")
+        raise UsageError(
+            f"label '{ref}' names {len(labelled)} runs ({', '.join(r['run_id'] for r in labelled)}); give a run id"
+        )
     if labelled:
         return Path(labelled[0]["path"])
     matches = [r for r in runs if r["run_id"].startswith(ref)]
@@ -484,7 +516,8 @@ def resolve(out_root, ref: str) -> Path:
     if matches:
         ids = ", ".join(r["run_id"] for r in matches[:10])
         more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
-        raise UsageError(f"run '{ref}' is ambiguous: it matches {ids}{more}; "
-                         "give more characters of the run id")
-    raise UsageError(f"no run '{ref}' under {out_root} (no run id, prefix of one, or label); "
-                     f"{hint}, or give a path to a run directory or 'latest'")
+        raise UsageError(f"run '{ref}' is ambiguous: it matches {ids}{more}; give more characters of the run id")
+    raise UsageError(
+        f"no run '{ref}' under {out_root} (no run id, prefix of one, or label); "
+        f"{hint}, or give a path to a run directory or 'latest'"
+    )

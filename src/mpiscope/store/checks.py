@@ -39,23 +39,23 @@ def finite(doc, path, hint=RESTORE):
     """Refuses a document with NaN or an infinity in it (its writer writes null)."""
     at = non_finite(doc)
     if at:
-        raise UsageError(f"{path} is damaged: {at} is {_lookup(doc, at)}, a number mpiscope never writes; "
-                         f"{hint}")
+        raise UsageError(f"{path} is damaged: {at} is {_lookup(doc, at)}, a number mpiscope never writes; {hint}")
     return doc
 
 
 def whole(value, low=0, high=None) -> bool:
     """Whether `value` is a whole number (not a bool) from `low` to `high`."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low and \
-        (high is None or value <= high)
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high)
 
 
 def version(doc, path, reads, what, hint=None):
     """Refuses a document whose schema_version is not `reads`, saying both numbers."""
     found = doc.get("schema_version", reads) if isinstance(doc, dict) else reads
     if found != reads:
-        raise UsageError(f"{path} has {what} schema version {found!r}, which this mpiscope does not read "
-                         f"(it reads {reads}); " + (hint or "read it with the mpiscope that wrote it"))
+        raise UsageError(
+            f"{path} has {what} schema version {found!r}, which this mpiscope does not read "
+            f"(it reads {reads}); " + (hint or "read it with the mpiscope that wrote it")
+        )
 
 
 def context(doc, path, hint=RESTORE) -> dict:
@@ -64,14 +64,12 @@ def context(doc, path, hint=RESTORE) -> dict:
     from mpiscope.store.layout import SCHEMA_VERSION
 
     if not isinstance(doc, dict):
-        raise UsageError(f"{path} is damaged: it holds a JSON {type(doc).__name__}, not a run's context; "
-                         f"{hint}")
+        raise UsageError(f"{path} is damaged: it holds a JSON {type(doc).__name__}, not a run's context; {hint}")
     version(doc, path, SCHEMA_VERSION, "run context")
     for key, low in CONTEXT_COUNTS:
         value = doc.get(key)
         if value is not None and not whole(value, low):
-            raise UsageError(f"{path} is damaged: '{key}' is {str(value)[:40]}, not a whole number from "
-                             f"{low}; {hint}")
+            raise UsageError(f"{path} is damaged: '{key}' is {str(value)[:40]}, not a whole number from {low}; {hint}")
     rto = doc.get("rto_min")
     if rto is not None and not (isinstance(rto, dict) and _seconds(rto.get("rto_min_s"))):
         raise UsageError(f"{path} is damaged: its 'rto_min' holds no time in seconds; {hint}")
@@ -89,13 +87,16 @@ def table(tbl, schema, path, what, hint):
 
     missing = [f.name for f in schema if f.name not in tbl.column_names]
     if missing:
-        raise UsageError(f"{what} {path} is damaged: it has no column '{missing[0]}' (another table in its "
-                         f"place?); {hint}")
+        raise UsageError(
+            f"{what} {path} is damaged: it has no column '{missing[0]}' (another table in its place?); {hint}"
+        )
     try:
         return tbl.select(schema.names).cast(schema)
     except (pa.ArrowException, ValueError) as e:
-        raise UsageError(f"{what} {path} is damaged: its columns are not of the types mpiscope writes "
-                         f"({str(e).splitlines()[0][:120]}); {hint}") from None
+        raise UsageError(
+            f"{what} {path} is damaged: its columns are not of the types mpiscope writes "
+            f"({str(e).splitlines()[0][:120]}); {hint}"
+        ) from None
 
 
 MAX_TIMER_S = 1e10  # a timer read beyond this (three centuries) is no clock's
@@ -113,8 +114,9 @@ def timer_reads(tbl, names, path, what, hint):
             v = np.asarray(numpy_of(tbl[name]), dtype=np.float64)
             bad = np.abs(v) > MAX_TIMER_S
             if bad.any():
-                raise UsageError(f"{what} {path} is damaged: {name} holds {v[bad][0]:g} s, a time no timer "
-                                 f"reads; {hint}")
+                raise UsageError(
+                    f"{what} {path} is damaged: {name} holds {v[bad][0]:g} s, a time no timer reads; {hint}"
+                )
     return tbl
 
 

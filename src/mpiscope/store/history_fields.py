@@ -15,18 +15,15 @@ from pathlib import Path
 from mpiscope.common.inputs import InputError, read_json
 from mpiscope.store.layout import QUALITY_FILE
 
-QUALITY_FORMAT = "mpiscope-quality"   # quality.json's "format" and "schema_version"
+QUALITY_FORMAT = "mpiscope-quality"  # quality.json's "format" and "schema_version"
 QUALITY_SCHEMA_VERSION = 1
 
 # Environment variables that MPI libraries and their transports read.
-MPI_ENV = ("OMPI_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "FI_", "I_MPI_", "MPICH_", "MPIR_CVAR_",
-           "HYDRA_")
+MPI_ENV = ("OMPI_", "PRTE_MCA_", "PMIX_MCA_", "UCX_", "FI_", "I_MPI_", "MPICH_", "MPIR_CVAR_", "HYDRA_")
 
-_TOP = ("kind", "np", "mpi", "mpi_library", "launcher", "git_sha", "hosts", "mpi_identity",
-        "nodes", "imported")
+_TOP = ("kind", "np", "mpi", "mpi_library", "launcher", "git_sha", "hosts", "mpi_identity", "nodes", "imported")
 _PLAN = ("cluster", "timer", "cache", "sync")
-_MACHINE = ("host", "kernel", "cpu_model", "governor", "mpiscope_version", "engine_sha256",
-            "libraries")
+_MACHINE = ("host", "kernel", "cpu_model", "governor", "mpiscope_version", "engine_sha256", "libraries")
 _ENV = ("SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION")
 
 
@@ -40,7 +37,7 @@ def history_context(context: dict) -> dict:
     for name, keys in (("plan", _PLAN), ("machine", _MACHINE), ("writer", ("host",))):
         if name in context:
             kept[name] = _pick(context[name], keys)
-    if "env" in context:   # kept even when empty: a variable it lacks was unset
+    if "env" in context:  # kept even when empty: a variable it lacks was unset
         env = context["env"] if isinstance(context["env"], dict) else {}
         kept["env"] = {k: v for k, v in env.items() if k in _ENV or str(k).startswith(MPI_ENV)}
     return kept
@@ -57,8 +54,16 @@ def median_row(entry: dict) -> list | None:
     median = _number(entry.get("median"))
     if n <= 0 or "skipped" in str(entry.get("stop") or "").split(",") or not math.isfinite(median):
         return None
-    return [entry["bench"], entry.get("algo", "mpi"), int(entry["size"]), entry.get("unit", "s"),
-            median, _number(entry.get("ci_low")), _number(entry.get("ci_high")), n]
+    return [
+        entry["bench"],
+        entry.get("algo", "mpi"),
+        int(entry["size"]),
+        entry.get("unit", "s"),
+        median,
+        _number(entry.get("ci_low")),
+        _number(entry.get("ci_high")),
+        n,
+    ]
 
 
 def stored_medians(run_dir) -> list | None:

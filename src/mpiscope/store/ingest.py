@@ -39,35 +39,38 @@ TIME_COLUMNS = ("t_start_local", "t_end_local", "t_start", "t_end", "t_sched")
 META_VERSION = b"mpiscope.schema_version"
 META_CONTEXT = b"mpiscope.context"
 
-SCHEMA = pa.schema(REP_KEY_FIELDS + [
-    ("role", pa.string()),
-    ("peer", pa.int32()),
-    ("t_start_local", pa.float64()),
-    ("t_end_local", pa.float64()),
-    ("t_sched_local", pa.float64()),
-    ("t_start", pa.float64()),
-    ("t_end", pa.float64()),
-    ("t_sched", pa.float64()),
-    ("valid", pa.bool_()),
-])
+SCHEMA = pa.schema(
+    REP_KEY_FIELDS
+    + [
+        ("role", pa.string()),
+        ("peer", pa.int32()),
+        ("t_start_local", pa.float64()),
+        ("t_end_local", pa.float64()),
+        ("t_sched_local", pa.float64()),
+        ("t_start", pa.float64()),
+        ("t_end", pa.float64()),
+        ("t_sched", pa.float64()),
+        ("valid", pa.bool_()),
+    ]
+)
 
-_NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64,
-          pa.bool_(): np.bool_}
+_NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64, pa.bool_(): np.bool_}
 
 _DICT_COLUMNS = ("bench", "algo", "size", "launch", "rank", "role", "peer")
 # Timestamps stored byte by byte (byte-stream split): their sign, exponent and
 # leading mantissa bytes repeat, which LZ4 then finds: a smaller file, written
 # faster, than plain values under Snappy.
-_SPLIT_COLUMNS = {field.name: "BYTE_STREAM_SPLIT" for field in SCHEMA
-                  if field.type == pa.float64()}
+_SPLIT_COLUMNS = {field.name: "BYTE_STREAM_SPLIT" for field in SCHEMA if field.type == pa.float64()}
 # Min/max statistics (which let a reader skip row groups when it filters) only
 # for the integer keys: on the strings they slow the write, every value being
 # compared, and nothing filters on timestamps.
 _STATS_COLUMNS = [name for name, kind in REP_KEY_FIELDS if pa.types.is_integer(kind)]
 _PARQUET_OPTIONS = {
     # Dictionary encoding only where values repeat; float columns are unique.
-    "use_dictionary": list(_DICT_COLUMNS), "compression": "lz4",
-    "column_encoding": _SPLIT_COLUMNS, "write_statistics": _STATS_COLUMNS,
+    "use_dictionary": list(_DICT_COLUMNS),
+    "compression": "lz4",
+    "column_encoding": _SPLIT_COLUMNS,
+    "write_statistics": _STATS_COLUMNS,
     # No Arrow schema in the file: it would name the dictionary types the
     # strings are written from, and it is fixed when the file is opened,
     # before the metadata is complete. Readers get the same column types
@@ -76,9 +79,24 @@ _PARQUET_OPTIONS = {
 }
 
 # Context keys computed by ingest from the raw files.
-INGEST_KEYS = ("series", "clock", "ranks", "timer", "timers", "hosts", "mpi_library", "mpi_version", "sync_method",
-               "clock_sync", "cache", "cold_region_bytes", "huge_pages", "inject",
-               "incomplete_ranks", "methods")
+INGEST_KEYS = (
+    "series",
+    "clock",
+    "ranks",
+    "timer",
+    "timers",
+    "hosts",
+    "mpi_library",
+    "mpi_version",
+    "sync_method",
+    "clock_sync",
+    "cache",
+    "cold_region_bytes",
+    "huge_pages",
+    "inject",
+    "incomplete_ranks",
+    "methods",
+)
 
 _RAW_NAME = re.compile(r"^rank-(\d+)\.raw(\.part)?$")
 _LAUNCH_NAME = re.compile(r"^launch-(\d+)$")
@@ -138,7 +156,7 @@ class _Columns:
     """
 
     def __init__(self):
-        self.blocks = []   # (sort_key, series_key, block, clock model, {column: value})
+        self.blocks = []  # (sort_key, series_key, block, clock model, {column: value})
         self.dicts = {"bench": {}, "algo": {}, "role": {}}
 
     def _code(self, name, value):
@@ -154,8 +172,10 @@ class _Columns:
         # Taken out of self: once copied, the raw files' buffers can be freed.
         blocks, self.blocks = sorted(self.blocks, key=lambda b: b[0]), []
         total = sum(b[2].nrows for b in blocks)
-        out = {field.name: np.empty(total, dtype=np.int32 if field.name in self.dicts
-                                    else _NUMPY[field.type]) for field in SCHEMA}
+        out = {
+            field.name: np.empty(total, dtype=np.int32 if field.name in self.dicts else _NUMPY[field.type])
+            for field in SCHEMA
+        }
         slices, pos = {}, 0
         for _, series_key, block, model, consts in blocks:
             rows = slice(pos, pos + block.nrows)
@@ -183,8 +203,7 @@ def _to_table(arrays):
         value = arrays[field.name]
         if isinstance(value, tuple):
             codes, names = value
-            cols.append(pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()),
-                                                       pa.array(names, type=pa.string())))
+            cols.append(pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(names, type=pa.string())))
         else:
             cols.append(pa.array(value, type=field.type))
     return pa.Table.from_arrays(cols, names=SCHEMA.names)
@@ -207,8 +226,11 @@ def _series_entry(meta, launch):
         # How its repetitions started (raw schema 2 engines since window starts
         # could fall back to barriers; the barrier's exit skew since --sync
         # auto); `late` is summed over the ranks.
-        **{k: meta[k] for k in ("start", "fallback_rep", "barrier_skew_s", "warmup_median_s")
-           if meta.get(k) is not None},
+        **{
+            k: meta[k]
+            for k in ("start", "fallback_rep", "barrier_skew_s", "warmup_median_s")
+            if meta.get(k) is not None
+        },
         "invalid": 0,
         # Benchmark parameters (queue depth, computation per message, layer, a
         # skip reason…) when the benchmark records any.
@@ -230,12 +252,12 @@ class _Reading:
 
     def __init__(self):
         self.cols = _Columns()
-        self.series = {}         # (bench, algo, size, launch) -> entry, in run order
-        self.order = {}          # (bench, algo, size) -> position in run order
-        self.from_idle = set()   # series described so far only by an idle rank's block
+        self.series = {}  # (bench, algo, size, launch) -> entry, in run order
+        self.order = {}  # (bench, algo, size) -> position in run order
+        self.from_idle = set()  # series described so far only by an idle rank's block
         self.clock, self.ranks, self.incomplete = {}, {}, []
-        self.traces = []         # "trace" blocks of our own algorithms (trace.py)
-        self.methods = []        # "method" blocks of the peers' methods (methods_table.py)
+        self.traces = []  # "trace" blocks of our own algorithms (trace.py)
+        self.methods = []  # "method" blocks of the peers' methods (methods_table.py)
         self.recoveries, self.injects0 = [], {}  # clock recovery errors, once rank 0's injection is known
         self.first_header = None
 
@@ -261,12 +283,19 @@ class _Reading:
         """Records the rank's clock entry; returns its model onto rank 0's time."""
         model, sync_meta = _clock_model(rank, syncs)
         host, cpus = h.get("host"), h.get("cpus")
-        self.ranks.setdefault(str(launch), {})[str(rank)] = {"host": host, "cpus": cpus, **(
-            {"huge_kib": h["huge_kib"]} if "huge_kib" in h else {})}  # --huge-pages: what this rank was granted
-        entry = {"host": host, "cpus": cpus, "model": model,
-                 "phase": sync_meta.get("phase") if sync_meta else None,
-                 "residual_s": sync_meta.get("residual_s") if sync_meta else None,
-                 "parent": sync_meta.get("parent") if sync_meta else None}
+        self.ranks.setdefault(str(launch), {})[str(rank)] = {
+            "host": host,
+            "cpus": cpus,
+            **({"huge_kib": h["huge_kib"]} if "huge_kib" in h else {}),
+        }  # --huge-pages: what this rank was granted
+        entry = {
+            "host": host,
+            "cpus": cpus,
+            "model": model,
+            "phase": sync_meta.get("phase") if sync_meta else None,
+            "residual_s": sync_meta.get("residual_s") if sync_meta else None,
+            "parent": sync_meta.get("parent") if sync_meta else None,
+        }
         if sync_meta and sync_meta.get("recovery_error_s") is not None:
             entry["recovery_error_s"] = sync_meta["recovery_error_s"]  # raw schema 1
         else:
@@ -294,10 +323,14 @@ class _Reading:
             late["arrived"] += int(meta["late_arrived"])
             late["left"] += int(meta["late_left"])
         pos = self.order.setdefault(key[:3], len(self.order))
-        self.cols.add((pos, launch, rank), key, block, model,
-                      strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},
-                      ints={"size": key[2], "launch": launch, "rank": rank,
-                            "peer": int(meta.get("peer", -1))})
+        self.cols.add(
+            (pos, launch, rank),
+            key,
+            block,
+            model,
+            strings={"bench": key[0], "algo": key[1], "role": meta.get("role", "member")},
+            ints={"size": key[2], "launch": launch, "rank": rank, "peer": int(meta.get("peer", -1))},
+        )
 
     def recover(self):
         """The clock recovery errors of an injected run (raw schema 2)."""
@@ -325,8 +358,10 @@ def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
     r.recover()
     arrays, series_rows = r.cols.arrays()
     encoded = _to_table(arrays)
-    with atomic_path(run_dir / SAMPLES_FILE) as tmp, \
-            pq.ParquetWriter(tmp, encoded.schema, **_PARQUET_OPTIONS) as writer:
+    with (
+        atomic_path(run_dir / SAMPLES_FILE) as tmp,
+        pq.ParquetWriter(tmp, encoded.schema, **_PARQUET_OPTIONS) as writer,
+    ):
         # One core encodes the file (the writer releases the GIL) while the
         # other counts invalid samples, which the metadata in the file's
         # footer needs, and decodes the strings of the table returned.
@@ -335,15 +370,15 @@ def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
             samples = _count_invalid(arrays, r.series, series_rows)
             table = encoded.cast(SCHEMA)
             written.result()
-        metadata = _metadata(context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {},
-                             method_entries(r.methods))
+        metadata = _metadata(
+            context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {}, method_entries(r.methods)
+        )
         writer.add_key_value_metadata(metadata)
     if derived is not None:
         launches = {}
         for bench, algo, size, launch in samples:
             launches.setdefault((bench, algo, size), []).append(launch)
-        derived.update({key: samples[(*key, found[0])] for key, found in launches.items()
-                        if len(found) == 1})
+        derived.update({key: samples[(*key, found[0])] for key, found in launches.items() if len(found) == 1})
     write_trace(run_dir, r.traces)  # trace.parquet, when the run traced messages
     write_methods(run_dir, r.methods)  # methods.parquet, when the run measured the peers' methods
     return table.replace_schema_metadata(metadata)
@@ -351,26 +386,28 @@ def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
 
 def _metadata(context, series, clock, ranks, incomplete, first_header, methods):
     """The file's metadata: the context with what ingest learnt (INGEST_KEYS)."""
-    ctx = {**context, **{
-        "series": list(series.values()),
-        "clock": clock,
-        "ranks": ranks,
-        "timer": first_header.get("timer"),
-        "timers": first_header.get("timers"),
-        "hosts": _ranks_per_host(ranks),
-        "mpi_library": first_header.get("mpi_library"),
-        "mpi_version": first_header.get("mpi_version"),
-        "sync_method": first_header.get("sync_method"),
-        "clock_sync": first_header.get("clock_sync"),
-        "cache": first_header.get("cache"),
-        "cold_region_bytes": first_header.get("cold_region_bytes"),
-        "huge_pages": bool(first_header.get("huge_pages")),
-        "inject": first_header.get("inject"),
-        "incomplete_ranks": incomplete,
-        **({"methods": methods} if methods else {}),
-    }}
-    return {META_VERSION: str(SCHEMA_VERSION).encode(),
-            META_CONTEXT: json.dumps(ctx, default=str).encode()}
+    ctx = {
+        **context,
+        **{
+            "series": list(series.values()),
+            "clock": clock,
+            "ranks": ranks,
+            "timer": first_header.get("timer"),
+            "timers": first_header.get("timers"),
+            "hosts": _ranks_per_host(ranks),
+            "mpi_library": first_header.get("mpi_library"),
+            "mpi_version": first_header.get("mpi_version"),
+            "sync_method": first_header.get("sync_method"),
+            "clock_sync": first_header.get("clock_sync"),
+            "cache": first_header.get("cache"),
+            "cold_region_bytes": first_header.get("cold_region_bytes"),
+            "huge_pages": bool(first_header.get("huge_pages")),
+            "inject": first_header.get("inject"),
+            "incomplete_ranks": incomplete,
+            **({"methods": methods} if methods else {}),
+        },
+    }
+    return {META_VERSION: str(SCHEMA_VERSION).encode(), META_CONTEXT: json.dumps(ctx, default=str).encode()}
 
 
 def _count_invalid(arrays, series, series_rows):
@@ -414,7 +451,8 @@ def _samples_path(run_dir):
         imported_run(run_dir)
         raise UsageError(
             f"{run_dir} has no {SAMPLES_FILE}: the run did not get as far as storing "
-            "its samples (see its context.json for the error)")
+            "its samples (see its context.json for the error)"
+        )
     return path
 
 
@@ -427,10 +465,12 @@ def imported_run(run_dir) -> None:
         return
     imported = context.get("imported") if isinstance(context, dict) else None
     if context.get("kind") == "imported" and isinstance(imported, dict):
-        raise UsageError(f"{run_dir} is an imported run ({imported.get('tool')} output from "
-                         f"{imported.get('source')}): it holds the tool's own summary numbers, no "
-                         "samples to analyse; `mpiscope show RUN` prints them, `mpiscope history` "
-                         "shows them as series; the other analyses need a run mpiscope measured")
+        raise UsageError(
+            f"{run_dir} is an imported run ({imported.get('tool')} output from "
+            f"{imported.get('source')}): it holds the tool's own summary numbers, no "
+            "samples to analyse; `mpiscope show RUN` prints them, `mpiscope history` "
+            "shows them as series; the other analyses need a run mpiscope measured"
+        )
 
 
 def _context_reader(path, metadata):
@@ -442,7 +482,8 @@ def _context_reader(path, metadata):
         raise UsageError(
             f"{path} has schema version {version.decode()}, which this mpiscope does not "
             f"read (it reads {', '.join(_CONTEXT_READERS)}); use the mpiscope version that "
-            "wrote it")
+            "wrote it"
+        )
     return reader
 
 
@@ -450,8 +491,11 @@ def _damaged(path, exc):
     """The error for a samples file that cannot be read (cut off, overwritten)."""
     why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     run_dir = path.parent
-    fix = (f"; its raw files are kept: `mpiscope runs ingest {run_dir}` stores the run again "
-           "from them") if (run_dir / "raw").is_dir() else "; the run has no raw files to rebuild it from"
+    fix = (
+        (f"; its raw files are kept: `mpiscope runs ingest {run_dir}` stores the run again from them")
+        if (run_dir / "raw").is_dir()
+        else "; the run has no raw files to rebuild it from"
+    )
     return UsageError(f"{path} is damaged: it cannot be read as Parquet ({why}){fix}")
 
 

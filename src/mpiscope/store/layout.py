@@ -8,10 +8,10 @@ are runs still being written (.<run_id>.partial) or being deleted
 import os
 
 SCHEMA_VERSION = 1  # of the run context and Parquet datasets; independent of the package version
-DEFAULT_OUT = "mpiscope-runs"     # the output root unless --out, MPISCOPE_OUT or a config file says
+DEFAULT_OUT = "mpiscope-runs"  # the output root unless --out, MPISCOPE_OUT or a config file says
 CONTEXT_FILE = "context.json"
 CATALOG_FILE = "catalog.duckdb"
-QUALITY_FILE = "quality.json"     # per-series verdicts (stats/quality.py)
+QUALITY_FILE = "quality.json"  # per-series verdicts (stats/quality.py)
 
 
 def check_out_root(out_root, what="--out"):
@@ -22,14 +22,15 @@ def check_out_root(out_root, what="--out"):
 
     path = os.path.abspath(out_root)
     if os.path.exists(path) and not os.path.isdir(path):
-        raise UsageError(f"{what} {out_root} is a file, not a directory; give a directory to "
-                         "hold the runs (it is created when missing)")
+        raise UsageError(
+            f"{what} {out_root} is a file, not a directory; give a directory to "
+            "hold the runs (it is created when missing)"
+        )
     parent = os.path.dirname(path)
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent):
-        raise UsageError(f"{what} {out_root}: {parent} is a file, not a directory; give a "
-                         "directory to hold the runs")
+        raise UsageError(f"{what} {out_root}: {parent} is a file, not a directory; give a directory to hold the runs")
     return out_root  # (not writable: the runner's mkdir says so, on the machine that runs)
 
 
@@ -57,8 +58,11 @@ def unfinished_runs(out_root) -> list[str]:
     """Hidden .<run_id>.partial directories whose mpiscope process is gone (killed,
     or stopped by a full disk) on this machine: runs that were never stored."""
     try:
-        entries = [e.path for e in os.scandir(out_root)
-                   if e.is_dir() and e.name.startswith(".") and e.name.endswith(".partial")]
+        entries = [
+            e.path
+            for e in os.scandir(out_root)
+            if e.is_dir() and e.name.startswith(".") and e.name.endswith(".partial")
+        ]
     except (FileNotFoundError, NotADirectoryError):
         return []
     if not entries:

@@ -73,7 +73,7 @@ class _Truncated(Exception):
 def _take(buf, pos, n):
     if pos + n > len(buf):
         raise _Truncated
-    return buf[pos:pos + n], pos + n
+    return buf[pos : pos + n], pos + n
 
 
 def _read_json(buf, pos, path, what):
@@ -89,36 +89,36 @@ def _read_json(buf, pos, path, what):
 def _read_header(buf, path):
     magic, pos = _take(buf, 0, 8)
     if bytes(magic) != FILE_MAGIC:
-        raise RawFormatError(
-            f"{path}: not an mpiscope raw file (magic {bytes(magic)!r}, expected {FILE_MAGIC!r})")
+        raise RawFormatError(f"{path}: not an mpiscope raw file (magic {bytes(magic)!r}, expected {FILE_MAGIC!r})")
     raw, pos = _take(buf, pos, 4)
     (version,) = _U32.unpack(raw)
     if version not in SUPPORTED_VERSIONS:
         raise RawFormatError(
             f"{path}: raw schema version {version} is not supported by this mpiscope "
             f"(it reads {', '.join(map(str, SUPPORTED_VERSIONS))}); "
-            "analyze it with the mpiscope version that wrote it, or upgrade")
+            "analyze it with the mpiscope version that wrote it, or upgrade"
+        )
     header, pos = _read_json(buf, pos, path, "file header")
     if not isinstance(header, dict):
         raise RawFormatError(f"{path}: the file header JSON is not an object")
     if header.get("schema_version", version) != version:
         raise RawFormatError(
-            f"{path}: header says schema_version {header.get('schema_version')!r} "
-            f"but the binary field says {version}")
+            f"{path}: header says schema_version {header.get('schema_version')!r} but the binary field says {version}"
+        )
     return header, pos
 
 
 # Column types a block may declare ("columns": [[name, type], ...]).
-_COLUMN_TYPES = {"f64": np.dtype("<f8"), "i64": np.dtype("<i8"), "i32": np.dtype("<i4"),
-                 "u8": np.dtype("u1")}
+_COLUMN_TYPES = {"f64": np.dtype("<f8"), "i64": np.dtype("<i8"), "i32": np.dtype("<i4"), "u8": np.dtype("u1")}
 
 
 def _column_spec(meta, path, pos):
     try:
         spec = [(str(name), _COLUMN_TYPES[kind]) for name, kind in meta["columns"]]
     except (KeyError, TypeError, ValueError):
-        raise RawFormatError(f"{path}: the block at byte {pos} declares columns this mpiscope "
-                             f"cannot read: {meta.get('columns')!r}") from None
+        raise RawFormatError(
+            f"{path}: the block at byte {pos} declares columns this mpiscope cannot read: {meta.get('columns')!r}"
+        ) from None
     return spec
 
 

@@ -39,5 +39,7 @@ def recovery_error(sync_meta, model, inject, inject0):
     that did not finish)."""
     if not sync_meta or not inject or not inject0 or "t_first_local_s" not in sync_meta:
         return None
-    return {"start": _error(sync_meta.get("t_first_local_s"), model, inject, inject0),
-            "end": _error(sync_meta.get("t_last_local_s"), model, inject, inject0)}
+    return {
+        "start": _error(sync_meta.get("t_first_local_s"), model, inject, inject0),
+        "end": _error(sync_meta.get("t_last_local_s"), model, inject, inject0),
+    }

@@ -26,8 +26,10 @@ def resolve_all(out_root, refs) -> list[Path]:
     for ref in refs:
         run_dir = catalog.resolve(out_root, ref).resolve()
         if run_dir.parent != root:
-            raise UsageError(f"{ref}: {run_dir} is not a run under the output root {root}; "
-                             "point --out at the directory that holds it")
+            raise UsageError(
+                f"{ref}: {run_dir} is not a run under the output root {root}; "
+                "point --out at the directory that holds it"
+            )
         if run_dir not in dirs:
             dirs.append(run_dir)
     return dirs

@@ -24,20 +24,30 @@ from mpiscope.store.run import Run
 
 # Sample rules: how one series' rows become samples. The engine names each
 # series' rule in its block and lists them all in `mpiscope-engine --describe`.
-SLOWEST_RANK = "slowest_rank"       # one operation over all ranks: collectives, ring
-ONE_WAY = "one_way"                 # responder's global end - initiator's global start
-PAIR_EXCHANGE = "pair_exchange"     # both directions of a pair, each a one-way time
+SLOWEST_RANK = "slowest_rank"  # one operation over all ranks: collectives, ring
+ONE_WAY = "one_way"  # responder's global end - initiator's global start
+PAIR_EXCHANGE = "pair_exchange"  # both directions of a pair, each a one-way time
 BANDWIDTH_RULES = frozenset({"bandwidth", "bidirectional_bandwidth"})
 # Durations measured on the timed rank alone (local timer differences, as
 # OSU does), scaled by the messages a repetition carries.
-_LOCAL_RULES = frozenset({"half_round_trip", "duration", "loop_half_round_trip", "per_message"}
-                         | BANDWIDTH_RULES)
+_LOCAL_RULES = frozenset({"half_round_trip", "duration", "loop_half_round_trip", "per_message"} | BANDWIDTH_RULES)
 RULES = frozenset({SLOWEST_RANK, ONE_WAY, PAIR_EXCHANGE} | _LOCAL_RULES)
 DEFAULT_WINDOW_MSGS = 64
 
 # Columns the derivations read.
-COLUMNS = ("launch", "rep", "rank", "role", "peer",
-           "t_start_local", "t_end_local", "t_start", "t_end", "t_sched", "valid")
+COLUMNS = (
+    "launch",
+    "rep",
+    "rank",
+    "role",
+    "peer",
+    "t_start_local",
+    "t_end_local",
+    "t_start",
+    "t_end",
+    "t_sched",
+    "valid",
+)
 
 
 def unit_of(rule: str) -> str:
@@ -107,8 +117,9 @@ class Derived:
 
     def to_samples(self, rule) -> Samples:
         ok = self.valid & np.isfinite(self.values)
-        return Samples(self.values[ok], int((~ok).sum()), self.rep[ok], self.launch[ok],
-                       self.source_a[ok], self.source_b[ok], rule)
+        return Samples(
+            self.values[ok], int((~ok).sum()), self.rep[ok], self.launch[ok], self.source_a[ok], self.source_b[ok], rule
+        )
 
 
 def _empty():
@@ -185,16 +196,22 @@ def _pair_samples(rule, cols, window_msgs, size, role="initiator", timer_s=0.0):
     # Pairwise exchange: the responder replies after its receive, so each
     # direction is one one-way time.
     bwd = cols["t_end"][rows] - _take_or_nan(cols["t_start"], partner) - timer_s
-    raw = Derived(np.concatenate([fwd, bwd]), np.concatenate([valid, valid]),
-               np.concatenate([rep, rep]), np.concatenate([launch, launch]),
-               np.concatenate([a, b]), np.concatenate([b, a]))
+    raw = Derived(
+        np.concatenate([fwd, bwd]),
+        np.concatenate([valid, valid]),
+        np.concatenate([rep, rep]),
+        np.concatenate([launch, launch]),
+        np.concatenate([a, b]),
+        np.concatenate([b, a]),
+    )
     return _sorted(raw)
 
 
 def _sorted(raw):
     order = np.lexsort((raw.source_b, raw.source_a, raw.rep, raw.launch))
-    return Derived(raw.values[order], raw.valid[order], raw.rep[order], raw.launch[order],
-                raw.source_a[order], raw.source_b[order])
+    return Derived(
+        raw.values[order], raw.valid[order], raw.rep[order], raw.launch[order], raw.source_a[order], raw.source_b[order]
+    )
 
 
 def _launch_grids(cols):
@@ -211,8 +228,11 @@ def _launch_grids(cols):
         if reps < 1 or (end - first) % reps:
             return None
         ranks = rank[first:end].reshape(-1, reps)
-        if (np.any(rep[first:end].reshape(-1, reps) != np.arange(reps))
-                or np.any(ranks != ranks[:, :1]) or np.any(np.diff(ranks[:, 0]) <= 0)):
+        if (
+            np.any(rep[first:end].reshape(-1, reps) != np.arange(reps))
+            or np.any(ranks != ranks[:, :1])
+            or np.any(np.diff(ranks[:, 0]) <= 0)
+        ):
             return None
         grids.append((int(launch[first]), first, ranks[:, 0], reps))
     return grids
@@ -224,7 +244,7 @@ def _grid_collective_samples(cols, grids):
     parts = []
     for launch, first, ranks, reps in grids:
         rows, shape = slice(first, first + len(ranks) * reps), (len(ranks), reps)
-        sched = cols["t_sched"][first:first + reps]  # the lowest rank's row
+        sched = cols["t_sched"][first : first + reps]  # the lowest rank's row
         window = np.isfinite(sched)
         metric = cols["t_end"][rows].reshape(shape)
         if not window.all():
@@ -232,11 +252,16 @@ def _grid_collective_samples(cols, grids):
             metric = np.where(window, metric, local.reshape(shape))
         # max and argmax both let a NaN win, and argmax takes the lowest rank.
         gmax = metric.max(axis=0)
-        parts.append(Derived(np.where(window, gmax - sched, gmax),
-                          cols["valid"][rows].reshape(shape).all(axis=0),
-                          np.arange(reps, dtype=np.int32), np.full(reps, launch, dtype=np.int32),
-                          ranks[metric.argmax(axis=0)].astype(np.int32),
-                          np.full(reps, -1, dtype=np.int32)))
+        parts.append(
+            Derived(
+                np.where(window, gmax - sched, gmax),
+                cols["valid"][rows].reshape(shape).all(axis=0),
+                np.arange(reps, dtype=np.int32),
+                np.full(reps, launch, dtype=np.int32),
+                ranks[metric.argmax(axis=0)].astype(np.int32),
+                np.full(reps, -1, dtype=np.int32),
+            )
+        )
     return Derived(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Derived)))
 
 
@@ -281,8 +306,14 @@ def _collective_samples(cols):
     first = np.flatnonzero(np.diff(hit_group, prepend=-1))
     src = np.full(len(starts), -1, dtype=np.int32)
     src[hit_group[first]] = rank[hits[first]]
-    return Derived(values, valid, rep[starts].astype(np.int32), launch[starts].astype(np.int32),
-                src, np.full(len(starts), -1, dtype=np.int32))
+    return Derived(
+        values,
+        valid,
+        rep[starts].astype(np.int32),
+        launch[starts].astype(np.int32),
+        src,
+        np.full(len(starts), -1, dtype=np.int32),
+    )
 
 
 def _per_launch(window_msgs, launch):
@@ -294,8 +325,14 @@ def _per_launch(window_msgs, launch):
     return np.full(len(launch), float(window_msgs if window_msgs else DEFAULT_WINDOW_MSGS))
 
 
-def derive(rule: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS,
-           timed_role: str = "initiator", timer_s: float = 0.0) -> Samples:
+def derive(
+    rule: str,
+    size: int,
+    cols: dict,
+    window_msgs=DEFAULT_WINDOW_MSGS,
+    timed_role: str = "initiator",
+    timer_s: float = 0.0,
+) -> Samples:
     """Derive samples from the rows of one series by its sample `rule`.
 
     `cols` maps the names in COLUMNS to numpy arrays (rows of any launches).
@@ -309,8 +346,10 @@ def derive(rule: str, size: int, cols: dict, window_msgs=DEFAULT_WINDOW_MSGS,
 
 def _derive_raw(rule, size, cols, window_msgs, timed_role="initiator", timer_s=0.0):
     if rule not in RULES:
-        raise UsageError(f"unknown sample rule '{rule}': the run was measured by a newer engine "
-                         "than this mpiscope knows; update mpiscope to read it")
+        raise UsageError(
+            f"unknown sample rule '{rule}': the run was measured by a newer engine "
+            "than this mpiscope knows; update mpiscope to read it"
+        )
     if len(cols["rank"]) == 0:
         return _empty()
     if rule == SLOWEST_RANK:
@@ -363,8 +402,7 @@ def _series_spans(table: pa.Table) -> dict:
     """{(bench, algo, size): [(first row, end row)]}, in table order, in one pass."""
     if table.num_rows == 0:
         return {}
-    cut = np.union1d(np.union1d(_changes(table["bench"]), _changes(table["algo"])),
-                     _changes(table["size"]))
+    cut = np.union1d(np.union1d(_changes(table["bench"]), _changes(table["algo"])), _changes(table["size"]))
     starts = np.concatenate([[0], cut]).astype(np.int64)
     ends = np.concatenate([cut, [table.num_rows]]).astype(np.int64)
     keys = zip(*(table[name].take(starts).to_pylist() for name in ("bench", "algo", "size")))
@@ -390,8 +428,7 @@ def split_series(table: pa.Table) -> dict:
     out = {}
     for key, spans in _series_spans(table).items():
         rows = _rows_of(spans)
-        out[key] = table.slice(rows.start, rows.stop - rows.start) if isinstance(rows, slice) \
-            else table.take(rows)
+        out[key] = table.slice(rows.start, rows.stop - rows.start) if isinstance(rows, slice) else table.take(rows)
     return out
 
 
@@ -399,8 +436,9 @@ def series_columns(table: pa.Table) -> dict:
     """{(bench, algo, size): its rows as numpy columns (COLUMNS)}, as
     split_series splits them; the table is converted once, not per series."""
     cols = _columns(table)
-    return {key: {name: col[_rows_of(spans)] for name, col in cols.items()}
-            for key, spans in _series_spans(table).items()}
+    return {
+        key: {name: col[_rows_of(spans)] for name, col in cols.items()} for key, spans in _series_spans(table).items()
+    }
 
 
 def no_rows(table: pa.Table) -> dict:
@@ -413,8 +451,9 @@ def algos_of_bench(table: pa.Table, bench: str) -> list[str]:
     return sorted(pc.unique(table.filter(pc.equal(table["bench"], bench))["algo"]).to_pylist())
 
 
-def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None,
-                  run: Run | None = None, remove_timer=False) -> Samples:
+def sample_values(
+    table: pa.Table, bench: str, size: int, launch=None, algo=None, run: Run | None = None, remove_timer=False
+) -> Samples:
     """Valid samples of `bench` at `size` (all launches, or only `launch`).
 
     `algo` selects the algorithm when the run measured several for this
@@ -432,8 +471,8 @@ def sample_values(table: pa.Table, bench: str, size: int, launch=None, algo=None
         present = sorted(pc.unique(sub["algo"]).to_pylist())
         if len(present) > 1:
             raise UsageError(
-                f"{bench} at {size} B was measured with several algorithms "
-                f"({', '.join(present)}); choose one")
+                f"{bench} at {size} B was measured with several algorithms ({', '.join(present)}); choose one"
+            )
         algo = present[0] if present else None
     if algo is not None:
         sub = sub.filter(pc.equal(sub["algo"], algo))
@@ -445,8 +484,7 @@ def series_rule(run: Run, bench, size, algo=None) -> tuple[str, str, dict]:
     records = run.entries(bench, size, algo)
     first = records[0] if records else None
     window_msgs = {s.launch: s.window_msgs or DEFAULT_WINDOW_MSGS for s in records}
-    return rule_of(first.rule if first else None, first.timed_role if first else None,
-                   bench, algo) + (window_msgs,)
+    return rule_of(first.rule if first else None, first.timed_role if first else None, bench, algo) + (window_msgs,)
 
 
 def rule_of(rule, timed_role, bench, algo) -> tuple[str, str]:
@@ -481,5 +519,4 @@ def series_samples(rows: pa.Table, bench, size, algo, run: Run, remove_timer=Fal
 def columns_samples(cols: dict, bench, size, algo, run: Run, remove_timer=False) -> Samples:
     """series_samples of one series' rows as numpy columns (series_columns)."""
     rule, timed_role, window_msgs = series_rule(run, bench, size, algo)
-    return derive(rule, int(size), cols, window_msgs, timed_role,
-                  timer_interval(run) if remove_timer else 0.0)
+    return derive(rule, int(size), cols, window_msgs, timed_role, timer_interval(run) if remove_timer else 0.0)

@@ -5,12 +5,20 @@ benchmark. Fixed, and read only for schema-1 runs; schema-2 blocks name the
 rule of every series themselves (docs/reference/formats/raw-files.md)."""
 
 _RULES = {
-    "pingpong": "half_round_trip", "layer_pingpong": "half_round_trip",
-    "empty": "duration", "pingpong_loop": "loop_half_round_trip",
-    "flood": "per_message", "overhead": "per_message", "rma_lat": "per_message",
-    "rma_flood": "per_message", "layer_bw": "per_message",
-    "bw": "bandwidth", "bibw": "bidirectional_bandwidth",
-    "oneway": "one_way", "multipair": "pair_exchange", "pairs": "pair_exchange",
+    "pingpong": "half_round_trip",
+    "layer_pingpong": "half_round_trip",
+    "empty": "duration",
+    "pingpong_loop": "loop_half_round_trip",
+    "flood": "per_message",
+    "overhead": "per_message",
+    "rma_lat": "per_message",
+    "rma_flood": "per_message",
+    "layer_bw": "per_message",
+    "bw": "bandwidth",
+    "bibw": "bidirectional_bandwidth",
+    "oneway": "one_way",
+    "multipair": "pair_exchange",
+    "pairs": "pair_exchange",
 }
 
 

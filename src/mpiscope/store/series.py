@@ -22,8 +22,7 @@ def open_run(run_dir) -> Run:
     if (run_dir / SAMPLES_FILE).exists():
         return Run.from_context(load_context(run_dir), run_dir)
     cj = run_dir / CONTEXT_FILE
-    context = read_json(cj, hint="restore it from a copy, or `mpiscope runs rm` the run",
-                        missing_ok=True)
+    context = read_json(cj, hint="restore it from a copy, or `mpiscope runs rm` the run", missing_ok=True)
     return Run.from_context(checks.context(context, cj) if context is not None else {}, run_dir)
 
 
@@ -43,7 +42,13 @@ def all_series_samples(table, run: Run, keys=None, remove_timer=False):
     taken off every timed span."""
     groups = _samples.series_columns(table)
     none = _samples.no_rows(table)
-    return [(bench, algo, size,
-             _samples.columns_samples(groups.get((bench, algo, size), none), bench, size, algo, run,
-                                      remove_timer))
-            for bench, algo, size in series_keys(run) if keys is None or (bench, algo, size) in keys]
+    return [
+        (
+            bench,
+            algo,
+            size,
+            _samples.columns_samples(groups.get((bench, algo, size), none), bench, size, algo, run, remove_timer),
+        )
+        for bench, algo, size in series_keys(run)
+        if keys is None or (bench, algo, size) in keys
+    ]

@@ -26,13 +26,13 @@ class AgainstBest:
     bench: str
     size: int
     best: str
-    ratio: float         # hybrid cost / best cost (1.03: 3% slower)
-    low: float           # its 95% bootstrap CI
+    ratio: float  # hybrid cost / best cost (1.03: 3% slower)
+    low: float  # its 95% bootstrap CI
     high: float
     p_value: float
-    verdict: str         # compare's, hybrid against the best: same / slower / faster / insufficient
-    margin: str          # within / beyond / undecided
-    rounds: tuple = ()   # each run's own point ratio
+    verdict: str  # compare's, hybrid against the best: same / slower / faster / insufficient
+    margin: str  # within / beyond / undecided
+    rounds: tuple = ()  # each run's own point ratio
 
     def to_dict(self) -> dict:
         return dict(vars(self))
@@ -85,8 +85,21 @@ def judge_labs(pooled: Lab, alone=(), benches=("tp_latency", "tp_bw"), margin: f
                     b, h = lab.get(bench, cls, best.algo), lab.get(bench, cls, "hybrid")
                     if b and h and b.cost(size) and h.cost(size):
                         seen.append(h.cost(size) / b.cost(size))
-                rows.append(AgainstBest(cls, bench, size, best.algo, ratio, lo, hi, p, v,
-                                        margin_of(lo, hi, seen, margin, v), tuple(seen)))
+                rows.append(
+                    AgainstBest(
+                        cls,
+                        bench,
+                        size,
+                        best.algo,
+                        ratio,
+                        lo,
+                        hi,
+                        p,
+                        v,
+                        margin_of(lo, hi, seen, margin, v),
+                        tuple(seen),
+                    )
+                )
     return rows
 
 
@@ -94,8 +107,9 @@ def tally(rows) -> dict:
     """{(placement, bench): {sizes, within, beyond, undecided, indistinguishable}}."""
     out = {}
     for r in rows:
-        t = out.setdefault((r.placement, r.bench), {"sizes": 0, WITHIN: 0, BEYOND: 0, UNDECIDED: 0,
-                                                     "indistinguishable": 0})
+        t = out.setdefault(
+            (r.placement, r.bench), {"sizes": 0, WITHIN: 0, BEYOND: 0, UNDECIDED: 0, "indistinguishable": 0}
+        )
         t["sizes"] += 1
         t[r.margin] += 1
         t["indistinguishable"] += r.verdict == SAME

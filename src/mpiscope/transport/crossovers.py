@@ -25,14 +25,14 @@ STATES = (("tp_bw", "warm"), ("tp_bw_cold", "cold"), ("tp_latency", "latency"), 
 @dataclass
 class Crossover:
     placement: str
-    state: str                 # warm, cold, latency, late receiver
+    state: str  # warm, cold, latency, late receiver
     bench: str
-    challenger: str            # "cma" or "advanced"
-    incumbent: str             # "copy" (best of basic, advanced) or "basic"
-    size: int | None           # the challenger wins from here on; None: never
-    last_loss: int | None      # the largest size it still loses at
-    always: bool = False       # wins at every size measured
-    verdicts: dict = None      # size -> compare's verdict, challenger against incumbent
+    challenger: str  # "cma" or "advanced"
+    incumbent: str  # "copy" (best of basic, advanced) or "basic"
+    size: int | None  # the challenger wins from here on; None: never
+    last_loss: int | None  # the largest size it still loses at
+    always: bool = False  # wins at every size measured
+    verdicts: dict = None  # size -> compare's verdict, challenger against incumbent
 
     def to_dict(self):
         return dict(vars(self))
@@ -87,14 +87,36 @@ def crossovers(lab: Lab) -> list:
             if cma and cma.medians:
                 wins, verdicts = significant_wins(cma, lambda s: _best_copy(lab, bench, cls, s), sizes)
                 first, last = crossover(sizes, wins)
-                out.append(Crossover(cls, state, bench, "cma", "copy", first, last,
-                                     always=first is not None and last is None, verdicts=verdicts))
+                out.append(
+                    Crossover(
+                        cls,
+                        state,
+                        bench,
+                        "cma",
+                        "copy",
+                        first,
+                        last,
+                        always=first is not None and last is None,
+                        verdicts=verdicts,
+                    )
+                )
             basic, adv = lab.get(bench, cls, "basic"), lab.get(bench, cls, "advanced")
             if basic and adv and state in ("warm", "cold"):
                 wins, verdicts = significant_wins(adv, lambda s: basic, sizes)
                 first, last = crossover(sizes, wins)
-                out.append(Crossover(cls, state, bench, "advanced", "basic", first, last,
-                                     always=first is not None and last is None, verdicts=verdicts))
+                out.append(
+                    Crossover(
+                        cls,
+                        state,
+                        bench,
+                        "advanced",
+                        "basic",
+                        first,
+                        last,
+                        always=first is not None and last is None,
+                        verdicts=verdicts,
+                    )
+                )
     return out
 
 
@@ -103,11 +125,11 @@ class BestRow:
     placement: str
     bench: str
     size: int
-    best: str                  # the best single design here
-    best_value: float          # its median (s or B/s)
+    best: str  # the best single design here
+    best_value: float  # its median (s or B/s)
     hybrid_ratio: float | None  # hybrid's cost / the best's (1.03: 3% slower)
-    mpi_ratio: float | None     # MPI's own path's cost / the best's
-    values: dict               # design -> median
+    mpi_ratio: float | None  # MPI's own path's cost / the best's
+    values: dict  # design -> median
 
 
 def best_rows(lab: Lab, bench: str) -> list:
@@ -123,10 +145,21 @@ def best_rows(lab: Lab, bench: str) -> list:
                 c = lab.get(bench, cls, algo)
                 return c.cost(size) / costs[best] if c and c.cost(size) else None
 
-            values = {a: c.medians[size] for a in (*DESIGNS, "mpi")
-                      if (c := lab.get(bench, cls, a)) and size in c.medians}
-            rows.append(BestRow(cls, bench, size, best, lab.get(bench, cls, best).medians[size],
-                                ratio("hybrid"), ratio("mpi"), values))
+            values = {
+                a: c.medians[size] for a in (*DESIGNS, "mpi") if (c := lab.get(bench, cls, a)) and size in c.medians
+            }
+            rows.append(
+                BestRow(
+                    cls,
+                    bench,
+                    size,
+                    best,
+                    lab.get(bench, cls, best).medians[size],
+                    ratio("hybrid"),
+                    ratio("mpi"),
+                    values,
+                )
+            )
     return rows
 
 
@@ -142,9 +175,17 @@ def overlap(lab: Lab) -> list:
             p = c.params.get(size, {})
             alone, compute = p.get("compute_s"), p.get("compute_actual_s")
             if alone and compute:
-                rows.append({"placement": cls, "design": algo, "size": size, "alone_s": alone,
-                             "compute_s": compute, "total_s": total,
-                             "overlap": (alone + compute - total) / compute})
+                rows.append(
+                    {
+                        "placement": cls,
+                        "design": algo,
+                        "size": size,
+                        "alone_s": alone,
+                        "compute_s": compute,
+                        "total_s": total,
+                        "overlap": (alone + compute - total) / compute,
+                    }
+                )
     return rows
 
 

@@ -30,12 +30,12 @@ class Curve:
     bench: str
     algo: str
     placement: str
-    unit: str                                   # "s" or "B/s"
+    unit: str  # "s" or "B/s"
     medians: dict = field(default_factory=dict)  # size -> median of the samples
     samples: dict = field(default_factory=dict)  # size -> valid values (np.ndarray), the runs pooled
-    counts: dict = field(default_factory=dict)   # size -> valid samples
+    counts: dict = field(default_factory=dict)  # size -> valid samples
     skipped: dict = field(default_factory=dict)  # size -> reason
-    params: dict = field(default_factory=dict)   # size -> the series' params
+    params: dict = field(default_factory=dict)  # size -> the series' params
 
     def cost(self, size):
         """Lower is better: seconds, or seconds per byte for bandwidths."""
@@ -47,8 +47,8 @@ class Curve:
 
 @dataclass
 class Lab:
-    runs: list                                   # Run, in the order given
-    curves: dict                                 # (bench, placement, algo) -> Curve
+    runs: list  # Run, in the order given
+    curves: dict  # (bench, placement, algo) -> Curve
 
     def placements(self) -> list:
         return sorted({p for b, p, _ in self.curves if b in BENCHES})
@@ -61,8 +61,7 @@ class Lab:
         return self.curves.get((bench, placement, algo))
 
     def sizes(self, bench, placement) -> list:
-        return sorted({s for (b, p, _), c in self.curves.items() if b == bench and p == placement
-                       for s in c.medians})
+        return sorted({s for (b, p, _), c in self.curves.items() if b == bench and p == placement for s in c.medians})
 
 
 def _placement_of(run) -> dict:
@@ -130,6 +129,8 @@ def lab_of(run_dirs) -> Lab:
         _library_curves(table, run, curves, _placement_of(run).get(None) or first)
     if not any(b in BENCHES for b, _, _ in curves):
         names = ", ".join(r.run_id for r in runs)
-        raise UsageError(f"run {names} has no transport lab benchmarks: measure them with "
-                         "`mpiscope run -n 2 --suite transport` (or --bench tp_latency,tp_bw,…)")
+        raise UsageError(
+            f"run {names} has no transport lab benchmarks: measure them with "
+            "`mpiscope run -n 2 --suite transport` (or --bench tp_latency,tp_bw,…)"
+        )
     return Lab(runs, curves)

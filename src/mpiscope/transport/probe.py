@@ -33,12 +33,19 @@ def format_probe(p: dict) -> str:
     lines.append(f"  facts: {cma['facts']}")
     lines.append(f"placement classes ({pl['cpus']} CPUs, CPU 0 against the others):")
     for c in pl["classes"]:
-        lines.append(f"  {c['class']:<8} e.g. CPUs {c['pair'][0]} and {c['pair'][1]} "
-                     f"({c['pairs_with_cpu0']} CPU{'s' if c['pairs_with_cpu0'] != 1 else ''} so placed from CPU 0)")
+        lines.append(
+            f"  {c['class']:<8} e.g. CPUs {c['pair'][0]} and {c['pair'][1]} "
+            f"({c['pairs_with_cpu0']} CPU{'s' if c['pairs_with_cpu0'] != 1 else ''} so placed from CPU 0)"
+        )
     if not pl["classes"]:
         lines.append("  none: one CPU only")
     thp = p.get("thp") or {"mode": "absent", "available": False}
-    lines.append(f"transparent huge pages: {thp['mode']} "
-                 + ("(run --huge-pages gets them by madvise)" if thp["available"] else
-                    "(run --huge-pages asks in vain: buffers stay in 4 KiB pages)"))
+    lines.append(
+        f"transparent huge pages: {thp['mode']} "
+        + (
+            "(run --huge-pages gets them by madvise)"
+            if thp["available"]
+            else "(run --huge-pages asks in vain: buffers stay in 4 KiB pages)"
+        )
+    )
     return "\n".join(lines) + "\n"

@@ -16,8 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mpiscope.stats.compare import (DEFAULT_ALPHA, DEFAULT_NOISE, DEFAULT_SEED, FASTER, INSUFFICIENT,
-                                    SAME, SLOWER, compare_samples, min_samples)
+from mpiscope.stats.compare import (
+    DEFAULT_ALPHA,
+    DEFAULT_NOISE,
+    DEFAULT_SEED,
+    FASTER,
+    INSUFFICIENT,
+    SAME,
+    SLOWER,
+    compare_samples,
+    min_samples,
+)
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples, bench_label
 from mpiscope.transport.settings import LibrarySettings, from_rules, withdraw
@@ -52,12 +61,12 @@ class VerifyRow:
     unit: str
     n_defaults: int
     n_advised: int
-    speedup: float        # > 1: the advised settings are faster (time D / A, bandwidth A / D)
+    speedup: float  # > 1: the advised settings are faster (time D / A, bandwidth A / D)
     speedup_low: float
     speedup_high: float
     p_value: float
-    verdict: str          # advised faster / advised slower / same / insufficient
-    rounds: tuple = ()    # each round's own verdict, in launch order
+    verdict: str  # advised faster / advised slower / same / insufficient
+    rounds: tuple = ()  # each round's own verdict, in launch order
 
     def to_dict(self) -> dict:
         return dict(vars(self))
@@ -66,8 +75,14 @@ class VerifyRow:
 _WORDS = {FASTER: "advised faster", SLOWER: "advised slower", SAME: "same", INSUFFICIENT: INSUFFICIENT}
 
 
-def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: float = DEFAULT_ALPHA,
-          seed: int = DEFAULT_SEED, rounds=()) -> list:
+def judge(
+    defaults: dict,
+    advised: dict,
+    noise: float = DEFAULT_NOISE,
+    alpha: float = DEFAULT_ALPHA,
+    seed: int = DEFAULT_SEED,
+    rounds=(),
+) -> list:
     """One VerifyRow per benchmark × size measured on both sides, from
     compare_samples (A = defaults, B = advised) of the pooled samples; with
     `rounds` ([(defaults, advised)] of each round alone), a change stands
@@ -80,15 +95,26 @@ def judge(defaults: dict, advised: dict, noise: float = DEFAULT_NOISE, alpha: fl
         unit, d = defaults[key]
         a = advised[key][1]
         if not len(d) or not len(a) or not (np.median(d) > 0 and np.median(a) > 0):
-            rows.append(VerifyRow(bench, size, unit, len(d), len(a), float("nan"), float("nan"), float("nan"),
-                                  float("nan"), INSUFFICIENT))
+            rows.append(
+                VerifyRow(
+                    bench,
+                    size,
+                    unit,
+                    len(d),
+                    len(a),
+                    float("nan"),
+                    float("nan"),
+                    float("nan"),
+                    float("nan"),
+                    INSUFFICIENT,
+                )
+            )
             continue
         bw = unit == "B/s"
         ratio, p, v, _ = compare_samples(d, a, rng, higher_is_better=bw, noise=noise, alpha=alpha)
         # ratio = advised / defaults of the stored values; a speedup is its
         # inverse for times (the interval inverted too), itself for bandwidths
-        s, lo, hi = (ratio.point, ratio.low, ratio.high) if bw else (1 / ratio.point, 1 / ratio.high,
-                                                                     1 / ratio.low)
+        s, lo, hi = (ratio.point, ratio.low, ratio.high) if bw else (1 / ratio.point, 1 / ratio.high, 1 / ratio.low)
         seen = tuple(r.get(key, INSUFFICIENT) for r in per_round)
         verdict = _WORDS[v]
         if v in (FASTER, SLOWER) and any(x != verdict for x in seen):
@@ -106,9 +132,9 @@ SLOWER_WORD = _WORDS[SLOWER]
 
 @dataclass
 class Pass:
-    settings: LibrarySettings   # what was verified
-    launches: list              # [(side, run_dir)] in launch order
-    rows: list                  # VerifyRow
+    settings: LibrarySettings  # what was verified
+    launches: list  # [(side, run_dir)] in launch order
+    rows: list  # VerifyRow
 
 
 def verify_settings(chosen: LibrarySettings, measure) -> tuple:
@@ -127,6 +153,7 @@ def verify_settings(chosen: LibrarySettings, measure) -> tuple:
             break
         out = withdraw(current.rules, [r.size for r in slow])
         withdrawn += [(rule, [r for r in slow if rule.covers(r.size)] or slow) for rule in out]
-        current = from_rules(current.library, [r for r in current.rules if r not in out],
-                             note=current.note, measured=current.measured)
+        current = from_rules(
+            current.library, [r for r in current.rules if r not in out], note=current.note, measured=current.measured
+        )
     return passes, withdrawn, current

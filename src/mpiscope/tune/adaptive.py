@@ -17,14 +17,13 @@ import math
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune.model_fits import fit, out_of_race
 from mpiscope.tune.readings import representatives
-from mpiscope.tune.search import (Judge, blocking, could_win, default_ahead, lower_bound,
-                                  resolved, survivors)
+from mpiscope.tune.search import Judge, blocking, could_win, default_ahead, lower_bound, resolved, survivors
 
 LOCAL = 4  # measured sizes per cost-model fit (the nearest to the size predicted)
 
 
 def coarse_grid(sizes: list, step: int) -> list:
-    grid = sizes[::max(1, step)]
+    grid = sizes[:: max(1, step)]
     return grid + ([sizes[-1]] if sizes[-1] not in grid else [])
 
 
@@ -40,7 +39,7 @@ class Search:
         self.model_names = model_names or {}
         self.model_skipped = {c: set() for c in cfg.collectives}
         self.out_of_reach = {c: {} for c in cfg.collectives}
-        self.fits = {}       # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
+        self.fits = {}  # coll -> {name: [(size predicted, predict.Fit)]}, as the search used them
         self.default_runs = {}  # what the default runs (Reading.default_runs), for _default_holds
 
     def measure(self, jobs: dict):
@@ -65,15 +64,19 @@ class Search:
         ends = {c: sorted({f[0], f[-1]}) for c, f in fine.items()}
         # with the cost models: the middle size too, so that each fit has a residual
         middle = {c: [f[len(f) // 2]] for c, f in fine.items() if models and f[len(f) // 2] not in ends[c]}
-        self.say("pass 1: the grid's ends × every algorithm" +
-                 ("; its middle, the default first" if models else ""))
+        self.say("pass 1: the grid's ends × every algorithm" + ("; its middle, the default first" if models else ""))
         self.measure({c: {n: ends[c] for n in names[c]} for c in cfg.collectives})
         self._measure_points({c: {m: names[c] for m in mids} for c, mids in middle.items()})
-        judges = {c: Judge(self.measured.samples, c, self.decisions.rng, cfg.alpha,
-                           bounds=self.out_of_reach[c])
-                  for c in cfg.collectives}
-        pending = {c: list(zip(e, e[1:])) for c in cfg.collectives
-                   for e in [sorted(set(ends[c]) | set(middle.get(c, [])))] if len(e) > 1}
+        judges = {
+            c: Judge(self.measured.samples, c, self.decisions.rng, cfg.alpha, bounds=self.out_of_reach[c])
+            for c in cfg.collectives
+        }
+        pending = {
+            c: list(zip(e, e[1:]))
+            for c in cfg.collectives
+            for e in [sorted(set(ends[c]) | set(middle.get(c, [])))]
+            if len(e) > 1
+        }
         first = True
         while pending:
             points, nxt, unblock = {}, {}, {}
@@ -86,24 +89,23 @@ class Search:
                         continue
                     keep = survivors(judges[c], lo, hi, names[c], considered, cfg.prune)
                     must = sorted(heavy & set(between))
-                    if not must and (resolved(judges[c], lo, hi, self.decisions.of(c), keep, cfg.noise)
-                                     or self._default_holds(c, lo, hi, between, keep)):
+                    if not must and (
+                        resolved(judges[c], lo, hi, self.decisions.of(c), keep, cfg.noise)
+                        or self._default_holds(c, lo, hi, between, keep)
+                    ):
                         for s in between:
                             winners[(c, s)] = winners[(c, lo)]
                         continue
-                    cells = [] if must else blocking(judges[c], lo, hi, self.decisions.of(c), keep,
-                                                     cfg.noise)
-                    if cells:   # measure those at the ends, and look at the interval again
+                    cells = [] if must else blocking(judges[c], lo, hi, self.decisions.of(c), keep, cfg.noise)
+                    if cells:  # measure those at the ends, and look at the interval again
                         for s, n in cells:
                             unblock.setdefault(c, {}).setdefault(n, set()).add(s)
                         nxt.setdefault(c, []).append((lo, hi))
                         continue
-                    grid = ([s for s in coarse_grid(fine[c], cfg.coarse) if lo < s < hi]
-                            if first and cfg.coarse else [])
+                    grid = [s for s in coarse_grid(fine[c], cfg.coarse) if lo < s < hi] if first and cfg.coarse else []
                     at = sorted(set(grid or [between[len(between) // 2]]) | set(must))
                     for s in at:
-                        out = (out_of_race(self._fits(c, s, keep), s, cfg.model_prune)
-                               if models else set())
+                        out = out_of_race(self._fits(c, s, keep), s, cfg.model_prune) if models else set()
                         self.model_skipped[c] |= {(s, n) for n in out}
                         points.setdefault(c, {})[s] = [n for n in keep if n not in out]
                     cuts = [lo] + at + [hi]
@@ -114,9 +116,11 @@ class Search:
                 for n, sizes in by.items():
                     for s in sizes:
                         del self.out_of_reach[c][(s, n)]
-            self.say("pass: " + "; ".join(f"{c} {len(by)} sizes" for c, by in points.items()) +
-                     "".join(f"; {c} {sum(map(len, by.values()))} left out, to resolve"
-                             for c, by in unblock.items()))
+            self.say(
+                "pass: "
+                + "; ".join(f"{c} {len(by)} sizes" for c, by in points.items())
+                + "".join(f"; {c} {sum(map(len, by.values()))} left out, to resolve" for c, by in unblock.items())
+            )
             self.measure(unblock)
             self._measure_points(points)
             pending, first = nxt, False
@@ -129,12 +133,14 @@ class Search:
         runs = {self.default_runs.get((c, s)) for s in sizes}
         winners, launches_of = self.decisions.winners, self.measured.launches_of
         # an algorithm running the default's code at every size is the default
-        others = [n for n in keep
-                  if any(launches_of.get((c, s, n)) != DEFAULT for s in sizes)]
-        return (winners.get((c, lo)) == DEFAULT == winners.get((c, hi))
-                and len(runs) == 1 and next(iter(runs)) is not None and next(iter(runs))[1]
-                and default_ahead(self.measured.samples, c, (lo, hi), others, self.out_of_reach[c],
-                                  self.cfg.noise))
+        others = [n for n in keep if any(launches_of.get((c, s, n)) != DEFAULT for s in sizes)]
+        return (
+            winners.get((c, lo)) == DEFAULT == winners.get((c, hi))
+            and len(runs) == 1
+            and next(iter(runs)) is not None
+            and next(iter(runs))[1]
+            and default_ahead(self.measured.samples, c, (lo, hi), others, self.out_of_reach[c], self.cfg.noise)
+        )
 
     def _measure_points(self, points: dict):
         """points {collective: {size: names}}: the default first at every size,
@@ -152,8 +158,7 @@ class Search:
                     below = max((x for x in at if x < s), default=None)
                     above = min((x for x in at if x > s), default=None)
                     bound = lower_bound(m.samples, c, s, n, below, above)
-                    if not could_win(m.samples, c, s, bound, cfg.repeat,
-                                     len(m.names[c]) - 1, cfg.alpha, cfg.noise):
+                    if not could_win(m.samples, c, s, bound, cfg.repeat, len(m.names[c]) - 1, cfg.alpha, cfg.noise):
                         self.out_of_reach[c][(s, n)] = bound
                     else:
                         jobs.setdefault(c, {}).setdefault(n, set()).add(s)
@@ -177,7 +182,5 @@ class Search:
         """`name`'s cost model fitted at the LOCAL measured sizes nearest to
         `size`, or None (model_fits.fit)."""
         m = self.measured
-        near = sorted(m.sizes_with(coll, name),
-                      key=lambda s: abs(math.log(s / size)) if s > 0 else math.inf)[:LOCAL]
-        return fit(coll, name, m.plan.np, {s: m.samples.median(coll, name, s) for s in near},
-                   self.model_names)
+        near = sorted(m.sizes_with(coll, name), key=lambda s: abs(math.log(s / size)) if s > 0 else math.inf)[:LOCAL]
+        return fit(coll, name, m.plan.np, {s: m.samples.median(coll, name, s) for s in near}, self.model_names)

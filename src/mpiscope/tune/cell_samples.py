@@ -15,10 +15,11 @@ TUNED = "tuned"  # the library with the files written (the verification's)
 class Samples:
     """Samples per (collective, algorithm name or DEFAULT or TUNED, engine
     size), kept per launch."""
-    values: dict = dataclasses.field(default_factory=dict)      # key -> [(launch id, array)]
-    runs: list = dataclasses.field(default_factory=list)        # run ids, in launch order
-    failures: list = dataclasses.field(default_factory=list)    # (what was forced, message)
-    _next: int = 0                                              # launch ids for adds without one
+
+    values: dict = dataclasses.field(default_factory=dict)  # key -> [(launch id, array)]
+    runs: list = dataclasses.field(default_factory=list)  # run ids, in launch order
+    failures: list = dataclasses.field(default_factory=list)  # (what was forced, message)
+    _next: int = 0  # launch ids for adds without one
 
     def add(self, coll, alg, size, vals, launch=None):
         """`launch`: the launch the values come from (None: a launch of their own)."""

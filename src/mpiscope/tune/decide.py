@@ -17,11 +17,12 @@ from mpiscope.stats.compare import FASTER, INSUFFICIENT, compare_samples
 from mpiscope.stats.launch_compare import compare_launches
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 
-LAUNCH, SAMPLE = "launch", "sample"   # the unit a verdict was reached with
+LAUNCH, SAMPLE = "launch", "sample"  # the unit a verdict was reached with
 
 
-def judge(samples, coll: str, size: int, a: str, b: str, rng, noise: float, alpha: float,
-          n_boot: int = 1000, pool=None):
+def judge(
+    samples, coll: str, size: int, a: str, b: str, rng, noise: float, alpha: float, n_boot: int = 1000, pool=None
+):
     """(ratio Estimate B / A, p, verdict of B against A, unit). `pool`: the
     groups whose typical launch variance is the floor (default: A's, B's and
     the library default's launches at the cell)."""
@@ -30,15 +31,25 @@ def judge(samples, coll: str, size: int, a: str, b: str, rng, noise: float, alph
         if pool is None:
             pool = [samples.launches(coll, n, size) for n in dict.fromkeys((a, b, DEFAULT))]
         v = compare_launches(la, lb, pool, noise=noise, alpha=alpha)
-        if v.verdict != INSUFFICIENT:   # (launches whose median is 0 do not count)
+        if v.verdict != INSUFFICIENT:  # (launches whose median is 0 do not count)
             return v.ratio, v.p_value, v.verdict, LAUNCH
-    ratio, p, verdict, _ = compare_samples(np.concatenate(la), np.concatenate(lb), rng,
-                                           noise=noise, alpha=alpha, n_boot=n_boot)
+    ratio, p, verdict, _ = compare_samples(
+        np.concatenate(la), np.concatenate(lb), rng, noise=noise, alpha=alpha, n_boot=n_boot
+    )
     return ratio, p, verdict, SAMPLE
 
 
-def decide(samples, coll: str, size: int, names: list, rng, noise: float, alpha: float,
-           n_boot: int = 1000, family: int | None = None):
+def decide(
+    samples,
+    coll: str,
+    size: int,
+    names: list,
+    rng,
+    noise: float,
+    alpha: float,
+    n_boot: int = 1000,
+    family: int | None = None,
+):
     """(winner, rows): rows per algorithm measured with its median, launches,
     the ratio of its median to the default's with CI, p, verdict and unit.
     `family`: k, the algorithms other than the default in the race (default:
@@ -54,13 +65,17 @@ def decide(samples, coll: str, size: int, names: list, rng, noise: float, alpha:
         vals = samples.get(coll, name, size)
         if not len(vals):
             continue
-        row = {"algorithm": name, "n": int(len(vals)), "median_s": float(np.median(vals)),
-               "launches": len(samples.launches(coll, name, size))}
+        row = {
+            "algorithm": name,
+            "n": int(len(vals)),
+            "median_s": float(np.median(vals)),
+            "launches": len(samples.launches(coll, name, size)),
+        }
         if name != DEFAULT and len(base) and base_med and row["median_s"] > 0:
-            ratio, p, verdict, unit = judge(samples, coll, size, DEFAULT, name, rng, noise, tested,
-                                            n_boot)
-            row.update(ratio=ratio.point, ratio_low=ratio.low, ratio_high=ratio.high, p_value=p,
-                       verdict=verdict, unit=unit)
+            ratio, p, verdict, unit = judge(samples, coll, size, DEFAULT, name, rng, noise, tested, n_boot)
+            row.update(
+                ratio=ratio.point, ratio_low=ratio.low, ratio_high=ratio.high, p_value=p, verdict=verdict, unit=unit
+            )
             if verdict == FASTER:
                 candidates.append(row)
         rows.append(row)
@@ -85,8 +100,9 @@ class Decisions:
         algorithm of the collective (the family of its tests)."""
         m = self.measured
         names = [n for n in m.names[coll] if (size, n) in m.cells[coll]]
-        winner, rows = decide(m.samples, coll, size, names, self.rng, self.noise, self.alpha,
-                              family=len(m.names[coll]) - 1)
+        winner, rows = decide(
+            m.samples, coll, size, names, self.rng, self.noise, self.alpha, family=len(m.names[coll]) - 1
+        )
         for r in rows:
             if (size, r["algorithm"]) in m.inferred[coll]:
                 r["launches_of"] = m.launches_of[(coll, size, r["algorithm"])]
@@ -103,6 +119,7 @@ class Decisions:
         slower = [r for r in cells if r.get("verdict") == "tuned slower" and r["rule"] != DEFAULT]
         for r in slower:
             self.winners[(r["collective"], r["size"])] = DEFAULT
-            self.withdrawn.append({"collective": r["collective"], "size": r["size"],
-                                   "algorithm": r["rule"], "speedup": r["speedup"]})
+            self.withdrawn.append(
+                {"collective": r["collective"], "size": r["size"], "algorithm": r["rule"], "speedup": r["speedup"]}
+            )
         return bool(slower)

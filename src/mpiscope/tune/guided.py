@@ -1,20 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The guided search of one communicator size (`mpiscope tune --search
-guided`): the simulator runs our counterpart of every algorithm at every
-cell from the machine's point-to-point costs first (sim_prior.py); then,
-one size per collective a round, the size whose winner the corrected
-simulation is least sure of (the smallest gap between the predicted best
-and another, in learned errors; a predicted crossover next to it; the
-farthest from the sizes measured) is measured with the default and the
-algorithms that could still win there, and every measured cell corrects
-the simulation. It stops when every size is measured or settled: the
-predicted best ahead of every other algorithm by SETTLE_Z learned errors.
-Algorithms without a simulated counterpart follow the adaptive search's
-rules (search.py: a lower bound from their neighbouring measured sizes;
-model_fits.py: their cost-model fit, less the --model-prune margin);
-a size where one of them may still win, or where the default's algorithm is
-not known or not simulated, is measured. Method: docs/explanation/tuner.md,
-"The guided search"."""
+"""The guided search of one communicator size (`mpiscope tune --search guided`):
+every algorithm's counterpart simulated at every cell from the machine's
+point-to-point costs first (sim_prior.py); then, one size per collective a
+round, the size whose winner the corrected simulation is least sure of is
+measured, and every measured cell corrects the simulation. It stops when every
+size is measured or its predicted best leads by SETTLE_Z learned errors.
+Algorithms without a simulated counterpart follow the adaptive search's rules
+(search.py, model_fits.py). Method: docs/explanation/tuner.md, "The guided search"."""
 
 from __future__ import annotations
 
@@ -26,7 +18,7 @@ from mpiscope.tune.readings import representatives
 from mpiscope.tune.search import lower_bound
 from mpiscope.tune.sim_prior import Correction, counterpart, simulator
 
-SETTLE_Z = 2.0   # a gap beyond this many learned errors settles a size
+SETTLE_Z = 2.0  # a gap beyond this many learned errors settles a size
 
 
 class Guided(Search):
@@ -37,9 +29,9 @@ class Guided(Search):
         super().__init__(cfg, measured, decisions, say, model_names)
         self.simulate = simulator(cfg.sim_costs) if cfg.sim_costs is not None else None
         self.corrections = {c: Correction(-math.log(1 - cfg.noise)) for c in cfg.collectives}
-        self.simulated = {c: {} for c in cfg.collectives}   # {(size, name): seconds}
+        self.simulated = {c: {} for c in cfg.collectives}  # {(size, name): seconds}
         self.unsimulated = {c: [] for c in cfg.collectives}  # names following the adaptive rule
-        self.predicted = {c: {} for c in cfg.collectives}   # {size: winner}, sizes not measured
+        self.predicted = {c: {} for c in cfg.collectives}  # {size: winner}, sizes not measured
 
     def run(self, weights: dict, reading):
         cfg = self.cfg
@@ -48,8 +40,10 @@ class Guided(Search):
         self._simulate_all()
         for c in cfg.collectives:
             if self.unsimulated[c]:
-                self.say(f"{c}: {', '.join(self.unsimulated[c])} have no simulated counterpart: "
-                         "the adaptive search's rule decides where they are measured")
+                self.say(
+                    f"{c}: {', '.join(self.unsimulated[c])} have no simulated counterpart: "
+                    "the adaptive search's rule decides where they are measured"
+                )
         heavy = {c: {s for s, calls in weights.get(c, {}).items() if calls > 0} for c in cfg.collectives}
         while True:
             points = {}
@@ -62,8 +56,7 @@ class Guided(Search):
                     points[c] = {s: self._contenders(c, s) for s in at}
             if not points:
                 break
-            self.say("guided: " + "; ".join(f"{c} at {', '.join(map(str, by))} B"
-                                            for c, by in points.items()))
+            self.say("guided: " + "; ".join(f"{c} at {', '.join(map(str, by))} B" for c, by in points.items()))
             before = {c: set(self.measured.cells[c]) for c in points}
             self._measure_points(points)
             for c in points:
@@ -185,8 +178,9 @@ class Guided(Search):
         sizes = self.cfg.sizes_of(c)
         i = sizes.index(s)
         best = self._best(c, s)
-        cross = any(0 <= j < len(sizes) and best and (self._best(c, sizes[j]) or (None,))[0] != best[0]
-                    for j in (i - 1, i + 1))
+        cross = any(
+            0 <= j < len(sizes) and best and (self._best(c, sizes[j]) or (None,))[0] != best[0] for j in (i - 1, i + 1)
+        )
         measured = self._measured_sizes(c)
         far = min((abs(math.log2(max(s, 1) / max(m, 1))) for m in measured), default=math.inf)
         return min(self._gaps(c, s), default=math.inf) - cross, -far, abs(i - len(sizes) // 2)

@@ -19,8 +19,7 @@ from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
 from mpiscope.tune.cell_samples import TUNED, Samples
 
 
-def forcing_args(catalog: Catalog, forced: dict, extra: dict | None = None,
-                 plain: bool = False) -> list:
+def forcing_args(catalog: Catalog, forced: dict, extra: dict | None = None, plain: bool = False) -> list:
     """Launcher words forcing {collective: Algorithm or None}; `extra` are more
     settings (the files') as name -> value. `plain`: nothing at all, the
     library exactly as a user gets it (the baseline of the verification)."""
@@ -56,8 +55,16 @@ class Launches:
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
 
-    def launch(self, plan, cells: dict, label: str, samples: Samples, names: dict,
-               extra: dict | None = None, plain: bool = False):
+    def launch(
+        self,
+        plan,
+        cells: dict,
+        label: str,
+        samples: Samples,
+        names: dict,
+        extra: dict | None = None,
+        plain: bool = False,
+    ):
         """One run of `plan`: `cells` {collective: sizes}, `names` {collective:
         algorithm name or DEFAULT or TUNED}. Its samples go into `samples`
         under those names."""
@@ -65,15 +72,18 @@ class Launches:
         from mpiscope.store.ingest import load
         from mpiscope.store.series import all_series_samples
 
-        forced = {c: (None if names[c] in (DEFAULT, TUNED) else self.catalog.find(c, names[c]))
-                  for c in cells}
+        forced = {c: (None if names[c] in (DEFAULT, TUNED) else self.catalog.find(c, names[c])) for c in cells}
         sizes = sorted({s for c, ss in cells.items() if c != "barrier" for s in ss}) or [0]
         benches = list(cells)
-        p = dataclasses.replace(plan, benches=benches, sizes=sizes,
-                                sizeless=[b for b in benches if b == "barrier"],
-                                launcher_args=list(plan.launcher_args) +
-                                forcing_args(self.catalog, forced, extra, plain),
-                                label=None, launch_timeout=launch_timeout(plan, benches, sizes))
+        p = dataclasses.replace(
+            plan,
+            benches=benches,
+            sizes=sizes,
+            sizeless=[b for b in benches if b == "barrier"],
+            launcher_args=list(plan.launcher_args) + forcing_args(self.catalog, forced, extra, plain),
+            label=None,
+            launch_timeout=launch_timeout(plan, benches, sizes),
+        )
         run_dir, context = runner.run(p, [sys.argv[0], "tune", label])
         samples.runs.append(context["run_id"])
         launch_id = len(samples.runs)
@@ -82,8 +92,7 @@ class Launches:
         table, run = load(run_dir)
         for bench, _algo, size, s in all_series_samples(table, run):
             if bench in cells and (bench == "barrier" or size in cells[bench]):
-                samples.add(bench, names[bench], 0 if bench == "barrier" else int(size), s.values,
-                            launch_id)
+                samples.add(bench, names[bench], 0 if bench == "barrier" else int(size), s.values, launch_id)
         return run_dir
 
     def measure(self, plan, jobs: dict, samples: Samples, repeat: int = 1, say=print):
@@ -108,8 +117,7 @@ class Launches:
                             missing = [s for s in sizes if not len(samples.get(c, group[c], s))]
                             if missing:
                                 say(f"  again alone: {c}={group[c]}")
-                                self.launch(plan, {c: missing}, f"{c}={group[c]}", samples,
-                                            {c: group[c]})
+                                self.launch(plan, {c: missing}, f"{c}={group[c]}", samples, {c: group[c]})
 
 
 class Measured:
@@ -121,9 +129,9 @@ class Measured:
     def __init__(self, plan, names: dict, launches: Launches, repeat: int, say=print):
         self.plan, self.names, self.launches, self.repeat, self.say = plan, names, launches, repeat, say
         self.samples = Samples()
-        self.cells = {c: set() for c in names}      # (size, name) cells with samples
-        self.inferred = {c: set() for c in names}   # (size, name) cells given another's launches
-        self.launches_of = {}   # {(collective, size, name): the configuration whose launches are name's}
+        self.cells = {c: set() for c in names}  # (size, name) cells with samples
+        self.inferred = {c: set() for c in names}  # (size, name) cells given another's launches
+        self.launches_of = {}  # {(collective, size, name): the configuration whose launches are name's}
 
     def measure(self, jobs: dict):
         """jobs {collective: {name: sizes}}, measured in the order of self.names."""
@@ -134,15 +142,13 @@ class Measured:
                     r = self.launches_of.get((c, s, n), n)
                     if (s, r) not in self.cells[c]:
                         wanted.setdefault(c, {}).setdefault(r, set()).add(s)
-        ordered = {c: [(n, sorted(by[n])) for n in self.names[c] if n in by]
-                   for c, by in wanted.items()}
+        ordered = {c: [(n, sorted(by[n])) for n in self.names[c] if n in by] for c, by in wanted.items()}
         self.launches.measure(self.plan, ordered, self.samples, self.repeat, self.say)
         for c, pairs in ordered.items():
             for n, sizes in pairs:
                 self.cells[c] |= {(s, n) for s in sizes}
         for (c, s, n), r in self.launches_of.items():
-            if c in self.cells and n in self.names[c] and (s, r) in self.cells[c] \
-                    and (s, n) not in self.cells[c]:
+            if c in self.cells and n in self.names[c] and (s, r) in self.cells[c] and (s, n) not in self.cells[c]:
                 for launch_id, values in self.samples.values.get((c, r, s), []):
                     self.samples.add(c, n, s, values, launch_id)
                 self.cells[c].add((s, n))

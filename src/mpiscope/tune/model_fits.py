@@ -34,8 +34,15 @@ def basis(coll: str, model: str | None, p: int, sizes) -> np.ndarray:
     model `model` (None: the Hockney line)."""
     if model is None:
         return np.array([[1.0, float(s)] for s in sizes])
-    return np.array([[predict_time(coll, model, s, p, Costs.hockney(1.0, 0.0)),
-                      predict_time(coll, model, s, p, Costs.hockney(0.0, 1.0))] for s in sizes])
+    return np.array(
+        [
+            [
+                predict_time(coll, model, s, p, Costs.hockney(1.0, 0.0)),
+                predict_time(coll, model, s, p, Costs.hockney(0.0, 1.0)),
+            ]
+            for s in sizes
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -45,16 +52,15 @@ class Fit:
     p: int
     alpha: float
     beta: float
-    residual: float     # largest relative residual at the measured sizes
-    model: str          # our cost model's name, or HOCKNEY_LINE
+    residual: float  # largest relative residual at the measured sizes
+    model: str  # our cost model's name, or HOCKNEY_LINE
 
     def predict(self, size) -> float:
         a, b = basis(self.coll, None if self.model == HOCKNEY_LINE else self.model, self.p, [size])[0]
         return self.alpha * a + self.beta * b
 
 
-def fit(coll: str, name: str, p: int, medians: dict, model_names: dict,
-        min_points: int = 3) -> Fit | None:
+def fit(coll: str, name: str, p: int, medians: dict, model_names: dict, min_points: int = 3) -> Fit | None:
     """The fit to {size: median seconds}, or None with fewer than min_points
     sizes; `model_names` the library's (model_of)."""
     sizes = sorted(s for s, t in medians.items() if t and t > 0)
@@ -76,8 +82,7 @@ def out_of_race(fits: dict, size, margin: float) -> set:
     out = set()
     for x, tx in pred.items():
         for y, ty in pred.items():
-            if y != x and ty > 0 and tx > (1 + margin) * (1 + fits[x].residual) * \
-                    (1 + fits[y].residual) * ty:
+            if y != x and ty > 0 and tx > (1 + margin) * (1 + fits[x].residual) * (1 + fits[y].residual) * ty:
                 out.add(x)
                 break
     return out

@@ -12,8 +12,7 @@ import numpy as np
 from mpiscope.stats.compare import compare_samples
 
 
-def own_algorithms(own_plan, samples, names: dict, rng, noise: float, alpha: float,
-                   say=print) -> list:
+def own_algorithms(own_plan, samples, names: dict, rng, noise: float, alpha: float, say=print) -> list:
     """`own_plan`: a run of our own algorithms at every size (--algo all), or
     None; `samples`: the tune's (the run's id is added to its runs), `names`
     {coll: the library's algorithms measured, DEFAULT first}."""
@@ -39,10 +38,19 @@ def own_algorithms(own_plan, samples, names: dict, rng, noise: float, alpha: flo
             continue
         best_lib = min(lib, key=lambda n: float(np.median(lib[n])))
         best_own = min(algs, key=lambda n: float(np.median(algs[n])))
-        ratio, p, verdict, _ = compare_samples(lib[best_lib], algs[best_own], rng,
-                                               noise=noise, alpha=alpha, n_boot=1000)
-        out.append({"collective": coll, "size": size, "best_library": best_lib,
-                    "best_own": best_own, "speedup": 1.0 / ratio.point,
-                    "speedup_low": 1.0 / ratio.high, "speedup_high": 1.0 / ratio.low,
-                    "own_beats_library": verdict == "faster"})
+        ratio, p, verdict, _ = compare_samples(
+            lib[best_lib], algs[best_own], rng, noise=noise, alpha=alpha, n_boot=1000
+        )
+        out.append(
+            {
+                "collective": coll,
+                "size": size,
+                "best_library": best_lib,
+                "best_own": best_own,
+                "speedup": 1.0 / ratio.point,
+                "speedup_low": 1.0 / ratio.high,
+                "speedup_high": 1.0 / ratio.low,
+                "own_beats_library": verdict == "faster",
+            }
+        )
     return out

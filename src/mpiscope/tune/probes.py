@@ -16,8 +16,7 @@ from mpiscope.engine.locations import build_root, source_dir
 from mpiscope.engine.make import make
 
 # make target -> (the program it builds, what it is called in messages)
-PROGRAMS = {"cvars": ("mpi-cvars", "the MPI_T probe"),
-            "collcall": ("mpi-coll-call", "the collective-call probe")}
+PROGRAMS = {"cvars": ("mpi-cvars", "the MPI_T probe"), "collcall": ("mpi-coll-call", "the collective-call probe")}
 
 
 @functools.cache

@@ -15,7 +15,7 @@ def representatives(default_runs: dict, runs_as: dict) -> dict:
     DEFAULT where the default runs name exactly, or runs what name falls
     back to; else the algorithm name falls back to, followed to its end."""
     out = {}
-    for (c, s, name) in runs_as:
+    for c, s, name in runs_as:
         seen, at = {name}, runs_as[(c, s, name)]
         while at != DEFAULT and (c, s, at) in runs_as and at not in seen:
             seen.add(at)
@@ -24,8 +24,7 @@ def representatives(default_runs: dict, runs_as: dict) -> dict:
     for (c, s), (name, exact) in default_runs.items():
         if exact:
             out[(c, s, name)] = DEFAULT
-    return {k: (DEFAULT if v != DEFAULT and default_runs.get(k[:2]) == (v, True) else v)
-            for k, v in out.items()}
+    return {k: (DEFAULT if v != DEFAULT and default_runs.get(k[:2]) == (v, True) else v) for k, v in out.items()}
 
 
 def same_code(reps: dict, coll: str, size: int, a: str, b: str) -> bool:

@@ -25,34 +25,64 @@ def result(tuning, table, costs, written, verification, vruns, vfailures) -> dic
     by_debugger = any(r.get("library_selects") for r in verification)
     counts = [t.cell_counts() for t in ts]
     return {
-        "library": cat.library, "version": cat.version, "p": ts[0].p,
+        "library": cat.library,
+        "version": cat.version,
+        "p": ts[0].p,
         "ps": [t.p for t in ts],
-        "ppn": ts[0].plan.ppn, "cluster": ts[0].plan.cluster,
+        "ppn": ts[0].plan.ppn,
+        "cluster": ts[0].plan.cluster,
         "algorithms": cat.to_dict()["algorithms"],
         "excluded_components": cat.excluded_components,
         "sizes": {c: describe(tuning.library, c) for c in cfg.collectives},
         "search": cfg.search if cfg.adaptive else "exhaustive",
-        "cells": {k: sum(x[k] for x in counts)
-                  for k in ("measured", "exhaustive", "same_as_default", "same_code",
-                            "skipped_by_models", "out_of_reach")},
-        "default_runs": [{"collective": c, "p": t.p, "size": s, "algorithm": n,
-                          "as_forced": exact}
-                         for t in ts for (c, s), (n, exact) in sorted(t.reading.default_runs.items())],
-        "runs_as": [{"collective": c, "p": t.p, "size": s, "algorithm": n, "runs": r}
-                    for t in ts for (c, s, n), r in sorted(t.reading.runs_as.items())],
-        "model_fits": [{"p": t.p, "collective": c, "algorithm": n, "at_size": s,
-                        "model": f.model, "alpha_s": f.alpha, "beta_s_per_byte": f.beta,
-                        "max_relative_residual": f.residual,
-                        "left_out": (s, n) in t.searcher.model_skipped[c]}
-                       for t in ts for c, by in t.searcher.fits.items() for n, fs in by.items()
-                       for s, f in fs],
-        "decisions": [{"collective": c, "p": t.p, "size": s,
-                       "winner": t.decisions.winners.get((c, s), DEFAULT),
-                       "measured": (c, s) in t.decisions.rows,
-                       "rows": t.decisions.rows.get((c, s), [])}
-                      for c in cfg.collectives for t in ts for s in cfg.sizes_of(c)],
-        "rules": {c: {str(p): [{"start": r.start, "algorithm": r.algorithm} for r in rs]
-                      for p, rs in sorted(by_p.items())} for c, by_p in table.items()},
+        "cells": {
+            k: sum(x[k] for x in counts)
+            for k in ("measured", "exhaustive", "same_as_default", "same_code", "skipped_by_models", "out_of_reach")
+        },
+        "default_runs": [
+            {"collective": c, "p": t.p, "size": s, "algorithm": n, "as_forced": exact}
+            for t in ts
+            for (c, s), (n, exact) in sorted(t.reading.default_runs.items())
+        ],
+        "runs_as": [
+            {"collective": c, "p": t.p, "size": s, "algorithm": n, "runs": r}
+            for t in ts
+            for (c, s, n), r in sorted(t.reading.runs_as.items())
+        ],
+        "model_fits": [
+            {
+                "p": t.p,
+                "collective": c,
+                "algorithm": n,
+                "at_size": s,
+                "model": f.model,
+                "alpha_s": f.alpha,
+                "beta_s_per_byte": f.beta,
+                "max_relative_residual": f.residual,
+                "left_out": (s, n) in t.searcher.model_skipped[c],
+            }
+            for t in ts
+            for c, by in t.searcher.fits.items()
+            for n, fs in by.items()
+            for s, f in fs
+        ],
+        "decisions": [
+            {
+                "collective": c,
+                "p": t.p,
+                "size": s,
+                "winner": t.decisions.winners.get((c, s), DEFAULT),
+                "measured": (c, s) in t.decisions.rows,
+                "rows": t.decisions.rows.get((c, s), []),
+            }
+            for c in cfg.collectives
+            for t in ts
+            for s in cfg.sizes_of(c)
+        ],
+        "rules": {
+            c: {str(p): [{"start": r.start, "algorithm": r.algorithm} for r in rs] for p, rs in sorted(by_p.items())}
+            for c, by_p in table.items()
+        },
         "bound": {"max_rules": cfg.max_rules, "cost": costs},
         "files": {k: str(v) for k, v in written.items()},
         "env": str(tuning.outdir / "env.sh"),
@@ -64,10 +94,11 @@ def result(tuning, table, costs, written, verification, vruns, vfailures) -> dic
             "last_withdrawal_verified": not tuning.unverified,
             "checked_by": "gdb" if by_debugger else "time",
             "disturbed_launches": [d for t in ts for d in t.verification.disturbed],
-            "runs": vruns, "failures": vfailures},
+            "runs": vruns,
+            "failures": vfailures,
+        },
         "withdrawn": [{"p": t.p, **w} for t in ts for w in t.decisions.withdrawn],
-        "kept_by_library": [{"p": t.p, "collective": c, "size": s}
-                            for t in ts for c, s in sorted(t.left.items())],
+        "kept_by_library": [{"p": t.p, "collective": c, "size": s} for t in ts for c, s in sorted(t.left.items())],
         "weights_left_out": list(cfg.weights_left_out),
         "weighted": weighted(cfg.weights, verification, [t.p for t in ts]),
         "changeovers": changeovers(ts, cat, cfg.machine),
@@ -90,12 +121,14 @@ def changeovers(tuners, catalog, machine):
         for t in tuners:
             winners, default_runs = t.decisions.winners, t.reading.default_runs
             seq = [(s, winners.get((c, s), DEFAULT)) for s in t.cfg.sizes]
-            entry = {"measured": [{"size": b[0], "from": a[1], "to": b[1]}
-                                  for a, b in zip(seq, seq[1:]) if a[1] != b[1]]}
+            entry = {
+                "measured": [{"size": b[0], "from": a[1], "to": b[1]} for a, b in zip(seq, seq[1:]) if a[1] != b[1]]
+            }
             runs = [(s, default_runs[(c, s)][0]) for s in t.cfg.sizes if (c, s) in default_runs]
-            if runs:   # the library's own, read under gdb
-                entry["library"] = [{"size": b[0], "from": a[1], "to": b[1]}
-                                    for a, b in zip(runs, runs[1:]) if a[1] != b[1]]
+            if runs:  # the library's own, read under gdb
+                entry["library"] = [
+                    {"size": b[0], "from": a[1], "to": b[1]} for a, b in zip(runs, runs[1:]) if a[1] != b[1]
+                ]
             if machine is not None:
                 entry["model"] = _model_changeovers(c, t.p, t.cfg.sizes, catalog, machine)
             by_p[str(t.p)] = entry
@@ -136,7 +169,8 @@ def read(path) -> dict:
     hint = "run `mpiscope tune` again"
     doc = read_json(path, what="the tune result", hint=hint)
     if not isinstance(doc, dict):
-        raise UsageError(f"the tune result {path} is damaged: it holds a JSON {type(doc).__name__}, not a "
-                         f"tune's result; {hint}")
+        raise UsageError(
+            f"the tune result {path} is damaged: it holds a JSON {type(doc).__name__}, not a tune's result; {hint}"
+        )
     checks.version(doc, path, SCHEMA_VERSIONS["tune"], "tune result", hint)
     return checks.finite(doc, path, hint)

@@ -21,8 +21,8 @@ from mpiscope.mpilibs.selection import Rule, check, chosen
 
 @dataclass(frozen=True)
 class Point:
-    size: int           # library size of a measured cell
-    winner: str         # algorithm name or DEFAULT
+    size: int  # library size of a measured cell
+    winner: str  # algorithm name or DEFAULT
     medians: dict = field(default_factory=dict, compare=False, hash=False)  # algorithm -> median (s)
     calls: float | None = field(default=None, compare=False, hash=False)  # the application's, or None
 
@@ -71,8 +71,7 @@ def _application_s(points, rules):
             return {}
         alg = chosen(rules, p.size)
         a, w = p.medians.get(alg), p.medians.get(p.winner)
-        out[p.size] = 0.0 if alg == p.winner else (p.calls * (a - w) if a and w else
-                                                   (math.inf if p.calls else 0.0))
+        out[p.size] = 0.0 if alg == p.winner else (p.calls * (a - w) if a and w else (math.inf if p.calls else 0.0))
     return out
 
 
@@ -90,17 +89,17 @@ def bounded(points: list, max_rules: int):
             for j in (i - 1, i + 1):
                 if not 0 <= j < len(rules):
                     continue
-                trial = [r if k != i else Rule(r.start, rules[j].algorithm)
-                         for k, r in enumerate(rules)]
+                trial = [r if k != i else Rule(r.start, rules[j].algorithm) for k, r in enumerate(rules)]
                 trial = merged(trial)
                 if trial[0].start != 0:
                     trial[0] = Rule(0, trial[0].algorithm)
-                loss = (sum(_application_s(points, trial).values()),
-                        sum(math.log(s) for s in _slowdowns(points, trial).values()))
+                loss = (
+                    sum(_application_s(points, trial).values()),
+                    sum(math.log(s) for s in _slowdowns(points, trial).values()),
+                )
                 if best is None or loss < best[0]:
                     best = (loss, trial)
         rules = best[1]
     app = _application_s(points, rules)
-    cost = [(size, s, app.get(size)) for size, s in sorted(_slowdowns(points, rules).items())
-            if s != 1.0]
+    cost = [(size, s, app.get(size)) for size, s in sorted(_slowdowns(points, rules).items()) if s != 1.0]
     return check(rules, "rules"), cost

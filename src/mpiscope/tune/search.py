@@ -39,7 +39,7 @@ class Judge:
     def __init__(self, samples, coll, rng, alpha, n_boot=500, bounds=None):
         self.samples, self.coll, self.rng, self.alpha, self.n_boot = samples, coll, rng, alpha, n_boot
         self.bounds = {} if bounds is None else bounds
-        self.hopeful = False   # every algorithm out of reach counts as beaten (blocking)
+        self.hopeful = False  # every algorithm out of reach counts as beaten (blocking)
         self._cache = {}
 
     def faster(self, size, a, b, margin) -> bool:
@@ -47,13 +47,14 @@ class Judge:
         key = (size, a, b, margin)
         if (size, b) in self.bounds:
             la = log_medians(self.samples.launches(self.coll, a, size))
-            return self.hopeful or (len(la) >= 2 and
-                                    float(la.max()) < self.bounds[(size, b)] + math.log(1 - margin))
+            return self.hopeful or (len(la) >= 2 and float(la.max()) < self.bounds[(size, b)] + math.log(1 - margin))
         if key not in self._cache:
             va, vb = self.samples.get(self.coll, a, size), self.samples.get(self.coll, b, size)
             ok = len(va) >= 2 and len(vb) >= 2
-            self._cache[key] = ok and judge(self.samples, self.coll, size, b, a, self.rng, margin,
-                                            self.alpha, self.n_boot)[2] == FASTER
+            self._cache[key] = (
+                ok
+                and judge(self.samples, self.coll, size, b, a, self.rng, margin, self.alpha, self.n_boot)[2] == FASTER
+            )
         return self._cache[key]
 
 
@@ -61,14 +62,16 @@ def survivors(judge: Judge, lo, hi, names, considered, prune) -> list:
     """The algorithms of `names` considered at lo and hi (measured, or out of
     reach there) and not left out between them."""
     at = [n for n in names if (lo, n) in considered and (hi, n) in considered]
-    return [a for a in at if a == DEFAULT or not any(
-        judge.faster(lo, c, a, prune) and judge.faster(hi, c, a, prune)
-        for c in at if c not in (a, DEFAULT))]
+    return [
+        a
+        for a in at
+        if a == DEFAULT
+        or not any(judge.faster(lo, c, a, prune) and judge.faster(hi, c, a, prune) for c in at if c not in (a, DEFAULT))
+    ]
 
 
 def _beats_all(judge, lo, hi, w, keep, noise) -> bool:
-    return all(judge.faster(lo, w, x, noise) and judge.faster(hi, w, x, noise)
-               for x in keep if x not in (w, DEFAULT))
+    return all(judge.faster(lo, w, x, noise) and judge.faster(hi, w, x, noise) for x in keep if x not in (w, DEFAULT))
 
 
 def resolved(judge: Judge, lo, hi, winners, keep, noise) -> bool:
@@ -77,8 +80,12 @@ def resolved(judge: Judge, lo, hi, winners, keep, noise) -> bool:
         return False
     if w != DEFAULT:
         return _beats_all(judge, lo, hi, w, keep, noise)
-    same = [x for x in keep if x != DEFAULT and not any(
-        judge.faster(s, a, b, noise) for s in (lo, hi) for a, b in ((x, DEFAULT), (DEFAULT, x)))]
+    same = [
+        x
+        for x in keep
+        if x != DEFAULT
+        and not any(judge.faster(s, a, b, noise) for s in (lo, hi) for a, b in ((x, DEFAULT), (DEFAULT, x)))
+    ]
     return any(_beats_all(judge, lo, hi, x, keep, noise) for x in same)
 
 
@@ -89,8 +96,7 @@ def lower_bound(samples, coll, size, name, below, above):
     grow, less PER_BYTE_SLACK), the larger; None without either (either
     None: not measured there)."""
     bounds = []
-    for at, scale in ((below, 1.0),
-                      (above, size / above * (1 - PER_BYTE_SLACK) if above else None)):
+    for at, scale in ((below, 1.0), (above, size / above * (1 - PER_BYTE_SLACK) if above else None)):
         lx = log_medians(samples.launches(coll, name, at)) if at is not None else []
         if len(lx):
             bounds.append(float(lx.min()) + math.log(scale))

@@ -37,6 +37,7 @@ def simulator(costs):
 
     def simulate(coll, ours, p, size):
         return algorithm(coll, ours, p, max(1, int(size)), costs, Extras()).median
+
     return simulate
 
 
@@ -51,9 +52,9 @@ class Correction:
     and the errors relative to their mean, are the learned errors."""
 
     def __init__(self, floor: float):
-        self.floor = floor          # the learned error is never below the noise
-        self.ratios = {}            # name -> {size: log(measured / simulated)}
-        self.errors = []            # (corrected, log(measured / predicted), less the size's mean or None)
+        self.floor = floor  # the learned error is never below the noise
+        self.ratios = {}  # name -> {size: log(measured / simulated)}
+        self.errors = []  # (corrected, log(measured / predicted), less the size's mean or None)
         self.own, self.shift = {}, {}
 
     def _fit(self, rounds: int = 50):
@@ -61,8 +62,7 @@ class Correction:
         sizes = {s for by in self.ratios.values() for s in by}
         shift = {}
         for _ in range(rounds):
-            shift = {s: float(np.mean([by[s] - own[n] for n, by in self.ratios.items() if s in by]))
-                     for s in sizes}
+            shift = {s: float(np.mean([by[s] - own[n] for n, by in self.ratios.items() if s in by])) for s in sizes}
             own = {n: float(np.mean([r - shift[s] for s, r in by.items()])) for n, by in self.ratios.items()}
         self.own, self.shift = own, shift
 

@@ -20,11 +20,10 @@ def rules_table(library, p: int, cfg, names: dict, winners: dict, samples, weigh
             w = winners.get((c, s), DEFAULT)
             meds = {n: samples.median(c, n, s) for n in names[c]}
             calls = weights.get(c, {}).get(s, 0.0) if weights is not None else None
-            pts.append(R.Point(library_size(library, c, s, p), w,
-                               {n: m for n, m in meds.items() if m}, calls))
+            pts.append(R.Point(library_size(library, c, s, p), w, {n: m for n, m in meds.items() if m}, calls))
         rules, cost = R.bounded(pts, cfg.max_rules)
         table[c] = {p: rules}
-        costs[c] = [{"library_size": s, "slowdown": x, **({"application_s": a} if a is not None
-                                                              else {})}
-                    for s, x, a in cost]
+        costs[c] = [
+            {"library_size": s, "slowdown": x, **({"application_s": a} if a is not None else {})} for s, x, a in cost
+        ]
     return table, costs

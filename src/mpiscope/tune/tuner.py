@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""`mpiscope tune`: measure, decide, write, verify (docs/explanation/tuner.md), each part
-in a file of its own, in this order:
+"""`mpiscope tune`: measure, decide, write, verify (docs/explanation/tuner.md), in this order:
 1. what the library offers (discover.py) and its default at each cell (read_defaults);
 2. the search (adaptive.py, search.py, model_fits.py; or guided.py, sim_prior.py;
    measure.py, decide.py);
@@ -8,7 +7,7 @@ in a file of its own, in this order:
    the default's stand-ins where needed (standins.py);
 4. files by the library's module, read back (write.py), and env.sh;
 5. verification (verification.py, verdicts.py), withdrawing what made a cell slower.
-A Tuner orders them for one communicator size; Tuning runs one per size, writes one
+A Tuner orders them for one size of communicator; Tuning runs one per size, writes one
 file for all and verifies it (result.py: tune.json)."""
 
 from __future__ import annotations
@@ -42,24 +41,25 @@ from mpiscope.tune.write import env_lines, write_files
 @dataclass(frozen=True)
 class TuneConfig:
     """What to tune and how to decide: built by `mpiscope tune` from its options (cli/tune.py)."""
+
     collectives: list
-    sizes: list                 # engine sizes, the fine grid
+    sizes: list  # engine sizes, the fine grid
     adaptive: bool = True
-    search: str = "adaptive"    # not exhaustive: "adaptive" (adaptive.py) or "guided" (guided.py)
+    search: str = "adaptive"  # not exhaustive: "adaptive" (adaptive.py) or "guided" (guided.py)
     sim_costs: object | None = None  # guided: the simulator's costs (sim.costs.SimCosts)
-    coarse: int = 0             # adaptive: also every coarse-th size in the first refining pass (0: none)
-    prune: float = 0.10         # margin by which an algorithm must lose at both ends to be left out
+    coarse: int = 0  # adaptive: also every coarse-th size in the first refining pass (0: none)
+    prune: float = 0.10  # margin by which an algorithm must lose at both ends to be left out
     model_prune: float | None = 0.25  # cost-model margin to leave an algorithm out (None: off)
     noise: float = 0.02
     alpha: float = 0.05
     max_rules: int = 8
-    repeat: int = 3             # rounds of the measurement launches (>= 2: launch-level verdicts)
-    verify_repeat: int = 3      # default/tuned pairs of the verification
-    verify_rounds: int = 2      # verifications at most (after a withdrawal, again)
+    repeat: int = 3  # rounds of the measurement launches (>= 2: launch-level verdicts)
+    verify_repeat: int = 3  # default/tuned pairs of the verification
+    verify_rounds: int = 2  # verifications at most (after a withdrawal, again)
     seed: int = 1
-    skip: tuple = ()            # algorithm names left out (e.g. ones that hang)
+    skip: tuple = ()  # algorithm names left out (e.g. ones that hang)
     weights: dict | None = None  # {collective: {comm size or None: {engine size: calls}}} (weights.py)
-    weights_left_out: tuple = ()   # collectives of the weights file mpiscope does not tune
+    weights_left_out: tuple = ()  # collectives of the weights file mpiscope does not tune
     machine: object | None = None  # cost-model parameters for the report
 
     def sizes_of(self, coll) -> list:
@@ -70,8 +70,7 @@ class TuneConfig:
 def usable(catalog: Catalog, coll: str, p: int, skip=()) -> list:
     """The algorithms worth forcing on p ranks (mpilibs: runs_on)."""
     library = mpilibs.get(catalog.library)
-    return [a.name for a in catalog.algorithms.get(coll, [])
-            if a.name not in skip and library.runs_on(coll, a.name, p)]
+    return [a.name for a in catalog.algorithms.get(coll, []) if a.name not in skip and library.runs_on(coll, a.name, p)]
 
 
 class Tuner:
@@ -79,10 +78,9 @@ class Tuner:
     `launches`: how the engine is launched (measure.Launches); `mpi`: the
     library to read under gdb where it can be (None: not)."""
 
-    def __init__(self, plan, catalog: Catalog, cfg: TuneConfig, launches, say=print,
-                 own_plan=None, mpi=None):
+    def __init__(self, plan, catalog: Catalog, cfg: TuneConfig, launches, say=print, own_plan=None, mpi=None):
         self.plan, self.catalog, self.cfg, self.say = plan, catalog, cfg, say
-        self.own_plan, self.mpi = own_plan, mpi   # own_plan: the engine's own algorithms, or None
+        self.own_plan, self.mpi = own_plan, mpi  # own_plan: the engine's own algorithms, or None
         self.library = mpilibs.get(catalog.library)
         self.p = plan.np
         self.rng = np.random.default_rng(cfg.seed)
@@ -91,19 +89,19 @@ class Tuner:
         self.decisions = Decisions(self.measured, self.rng, cfg.noise, cfg.alpha)
         searcher = Guided if cfg.adaptive and cfg.search == "guided" else Search
         self.searcher = searcher(cfg, self.measured, self.decisions, say, self.library.model_names)
-        self.verification = Verification(plan, catalog, self.library, cfg, launches, self.rng,
-                                         self.measured.samples, say, mpi)
-        self.reading = Reading({}, {})   # what the default runs (read_defaults)
-        self.own = []                    # our own algorithms against the library's
-        self.left = {}                   # collectives left to the library (standins.py)
+        self.verification = Verification(
+            plan, catalog, self.library, cfg, launches, self.rng, self.measured.samples, say, mpi
+        )
+        self.reading = Reading({}, {})  # what the default runs (read_defaults)
+        self.own = []  # our own algorithms against the library's
+        self.left = {}  # collectives left to the library (standins.py)
         self.set_weights([self.p])
 
     def set_weights(self, tuned: list):
         """The application's calls this communicator size answers for, on the
         size grid: {collective: {grid size: calls}} (empty without --weights)."""
         mine = for_comm_size(self.cfg.weights, self.p, tuned)
-        self.weights = {c: on_grid(by, self.cfg.sizes_of(c)) for c, by in mine.items()
-                        if c in self.names}
+        self.weights = {c: on_grid(by, self.cfg.sizes_of(c)) for c, by in mine.items() if c in self.names}
 
     def read_defaults(self):
         """What the default and each algorithm run at each cell, where a
@@ -111,25 +109,30 @@ class Tuner:
         lib, mpi = self.library, self.mpi
         if mpi is None or not lib.reads_under_gdb(mpi):
             return
-        self.say(f"what the default and each algorithm run at each cell on {self.p} ranks, "
-                 "under gdb")
+        self.say(f"what the default and each algorithm run at each cell on {self.p} ranks, under gdb")
         cells = [(c, s) for c in self.cfg.collectives for s in self.cfg.sizes_of(c)]
         names = {c: [n for n in ns if n != DEFAULT] for c, ns in self.names.items()}
         try:
-            self.reading = lib.read_defaults(mpi, probes.build(mpi, "collcall"), self.catalog,
-                                             self.p, cells, names,
-                                             lambda forced: lib.forcing(self.catalog, forced),
-                                             self.say)
+            self.reading = lib.read_defaults(
+                mpi,
+                probes.build(mpi, "collcall"),
+                self.catalog,
+                self.p,
+                cells,
+                names,
+                lambda forced: lib.forcing(self.catalog, forced),
+                self.say,
+            )
         except (subprocess.TimeoutExpired, UsageError) as e:
-            self.say(f"the default's algorithm could not be read under gdb ({e}): every cell "
-                     "is measured")
+            self.say(f"the default's algorithm could not be read under gdb ({e}): every cell is measured")
 
     def search(self):
         self.searcher.run(self.weights, self.reading)
 
     def own_algorithms(self):
-        self.own = own_algorithms(self.own_plan, self.measured.samples, self.names, self.rng,
-                                  self.cfg.noise, self.cfg.alpha, self.say)
+        self.own = own_algorithms(
+            self.own_plan, self.measured.samples, self.names, self.rng, self.cfg.noise, self.cfg.alpha, self.say
+        )
 
     def table(self):
         """{coll: {p: rules}} in the library's sizes, and the bound's cost per
@@ -138,10 +141,16 @@ class Tuner:
         self.left {coll: size}."""
         winners = self.decisions.winners
         if not self.library.keeps_default:
-            winners, self.left = stand_ins(self.cfg, winners, self.reading.default_runs,
-                                           self.decisions.withdrawn)
-        return rules_table(self.library, self.p, self.cfg, self.names, winners,
-                           self.measured.samples, self.weights if self.cfg.weights else None)
+            winners, self.left = stand_ins(self.cfg, winners, self.reading.default_runs, self.decisions.withdrawn)
+        return rules_table(
+            self.library,
+            self.p,
+            self.cfg,
+            self.names,
+            winners,
+            self.measured.samples,
+            self.weights if self.cfg.weights else None,
+        )
 
     def verify(self, table, written):
         return self.verification.run(table, written)
@@ -152,12 +161,14 @@ class Tuner:
     def cell_counts(self):
         cfg, m, s = self.cfg, self.measured, self.searcher
         exhaustive = sum(len(cfg.sizes_of(c)) * len(self.names[c]) for c in cfg.collectives)
-        return {"measured": sum(len(v - m.inferred[c]) for c, v in m.cells.items()),
-                "exhaustive": exhaustive,
-                "same_as_default": self._inferred(lambda r: r == DEFAULT),
-                "same_code": self._inferred(lambda r: r != DEFAULT),
-                "skipped_by_models": sum(len(v) for v in s.model_skipped.values()),
-                "out_of_reach": sum(len(v) for v in s.out_of_reach.values())}
+        return {
+            "measured": sum(len(v - m.inferred[c]) for c, v in m.cells.items()),
+            "exhaustive": exhaustive,
+            "same_as_default": self._inferred(lambda r: r == DEFAULT),
+            "same_code": self._inferred(lambda r: r != DEFAULT),
+            "skipped_by_models": sum(len(v) for v in s.model_skipped.values()),
+            "out_of_reach": sum(len(v) for v in s.out_of_reach.values()),
+        }
 
     def _inferred(self, which) -> int:
         """The cells given another configuration's launches, that configuration
@@ -174,18 +185,18 @@ class Tuning:
     each size verified with that file. `launches`: measure.Launches unless
     given (a test's)."""
 
-    def __init__(self, plans, catalog: Catalog, cfg: TuneConfig, outdir: Path, say=print,
-                 own_plans=None, mpi=None, launches=None):
+    def __init__(
+        self, plans, catalog: Catalog, cfg: TuneConfig, outdir: Path, say=print, own_plans=None, mpi=None, launches=None
+    ):
         self.catalog, self.cfg, self.outdir, self.say = catalog, cfg, outdir, say
         self.library = mpilibs.get(catalog.library)
         launches = launches or Launches(catalog)
         own_plans = own_plans or [None] * len(plans)
-        self.tuners = [Tuner(plan, catalog, cfg, launches, say, own, mpi)
-                       for plan, own in zip(plans, own_plans)]
+        self.tuners = [Tuner(plan, catalog, cfg, launches, say, own, mpi) for plan, own in zip(plans, own_plans)]
         for t in self.tuners:
             t.set_weights([x.p for x in self.tuners])
         self.unverified = False
-        self.said_left = set()   # (p, collective) left to the library, said once
+        self.said_left = set()  # (p, collective) left to the library, said once
 
     def table(self):
         """One table for every communicator size. A collective one size leaves
@@ -216,10 +227,12 @@ class Tuning:
             for c, s in sorted(t.left.items()):
                 if (t.p, c) not in self.said_left:
                     self.said_left.add((t.p, c))
-                    self.say(f"{c}: on {t.p} ranks at {s} B the library's default runs no "
-                             f"{self.library.title} algorithm exactly as forcing it does, and its "
-                             f"settings cannot keep the default beside rules: {c} keeps the "
-                             f"library's own choice at every size")
+                    self.say(
+                        f"{c}: on {t.p} ranks at {s} B the library's default runs no "
+                        f"{self.library.title} algorithm exactly as forcing it does, and its "
+                        f"settings cannot keep the default beside rules: {c} keeps the "
+                        f"library's own choice at every size"
+                    )
 
     def run(self) -> dict:
         for t in self.tuners:
@@ -240,15 +253,14 @@ class Tuning:
                 runs += r
                 failures += f
             V.correct_for_cells(verification, self.cfg.alpha)  # over every communicator size's cells
-            if not any([t.withdraw([r for r in verification if r["p"] == t.p])
-                        for t in self.tuners]):
+            if not any([t.withdraw([r for r in verification if r["p"] == t.p]) for t in self.tuners]):
                 break
-            self.say("a tuned cell is slower than the default beyond noise: its rule is "
-                     "withdrawn and the file rewritten")
+            self.say(
+                "a tuned cell is slower than the default beyond noise: its rule is withdrawn and the file rewritten"
+            )
             if round_ == self.cfg.verify_rounds - 1:  # no verification left: write the last state
                 table, costs = self.table()
                 written = self.write(table)
                 self.unverified = True
-                self.say("the files after the last withdrawal are not verified again "
-                         "(two verifications at most)")
+                self.say("the files after the last withdrawal are not verified again (two verifications at most)")
         return result(self, table, costs, written, verification, runs, failures)

@@ -29,19 +29,23 @@ def speedup_row(default, tuned, rng, noise, alpha, n_boot=1000, pool=None):
     otherwise over the pooled samples."""
     s = Samples()
     for name, launches in ((DEFAULT, default), (TUNED, tuned)):
-        for v in ([launches] if isinstance(launches, np.ndarray) else launches):
+        for v in [launches] if isinstance(launches, np.ndarray) else launches:
             s.add("c", name, 0, v)
     groups = s.groups_at("c", 0) + list(pool or [])
     ratio, p, verdict, unit = judge(s, "c", 0, DEFAULT, TUNED, rng, noise, alpha, n_boot, groups)
     d, t = s.get("c", DEFAULT, 0), s.get("c", TUNED, 0)
     # ratio = tuned / default; the speedup is its inverse, the interval inverted too
-    return {"speedup": 1.0 / ratio.point, "speedup_low": 1.0 / ratio.high,
-            "speedup_high": 1.0 / ratio.low, "p_value": p,
-            "verdict": {FASTER: "tuned faster", SLOWER: "tuned slower", SAME: "same"}.get(verdict,
-                                                                                       verdict),
-            "unit": unit, "launches": [len(s.launches("c", DEFAULT, 0)),
-                                       len(s.launches("c", TUNED, 0))],
-            "median_default_s": float(np.median(d)), "median_tuned_s": float(np.median(t))}
+    return {
+        "speedup": 1.0 / ratio.point,
+        "speedup_low": 1.0 / ratio.high,
+        "speedup_high": 1.0 / ratio.low,
+        "p_value": p,
+        "verdict": {FASTER: "tuned faster", SLOWER: "tuned slower", SAME: "same"}.get(verdict, verdict),
+        "unit": unit,
+        "launches": [len(s.launches("c", DEFAULT, 0)), len(s.launches("c", TUNED, 0))],
+        "median_default_s": float(np.median(d)),
+        "median_tuned_s": float(np.median(t)),
+    }
 
 
 # A default or tuned launch that ran its cells this many times slower than the
@@ -149,8 +153,13 @@ def file_in_effect(cells: list) -> bool | None:
     seen = [c for c in cells if c.get("library_selects") and c.get("expected")]
     if seen:
         return all(c["library_selects"] == c["expected"] for c in seen)
-    telling = [c for c in cells if c["rule"] != DEFAULT and c.get("forced_vs_default") == FASTER
-               and c.get("selection_check") in ("forced", "default")]
+    telling = [
+        c
+        for c in cells
+        if c["rule"] != DEFAULT
+        and c.get("forced_vs_default") == FASTER
+        and c.get("selection_check") in ("forced", "default")
+    ]
     if not telling:
         return None
     return 2 * sum(c["selection_check"] == "forced" for c in telling) > len(telling)

@@ -23,11 +23,9 @@ class Verification:
     launch variance counts too); `mpi`: the library to read under gdb (None:
     by time only)."""
 
-    def __init__(self, plan, catalog, library, cfg, launches, rng, tune_samples, say=print,
-                 mpi=None):
+    def __init__(self, plan, catalog, library, cfg, launches, rng, tune_samples, say=print, mpi=None):
         self.plan, self.catalog, self.library, self.cfg = plan, catalog, library, cfg
-        self.launches, self.rng, self.tune_samples, self.say, self.mpi = \
-            launches, rng, tune_samples, say, mpi
+        self.launches, self.rng, self.tune_samples, self.say, self.mpi = launches, rng, tune_samples, say, mpi
         self.p = plan.np
         self.disturbed = []  # launches set aside as disturbed (_relaunch_disturbed), every round's
 
@@ -37,8 +35,9 @@ class Verification:
         algorithms forced."""
         cfg, params = self.cfg, self.library.use_settings(self.catalog, written, table)
         cells = {c: cfg.sizes_of(c) for c in cfg.collectives}
-        rule_of = {(c, s): chosen(table[c][self.p], library_size(self.library, c, s, self.p))
-                   for c in cells for s in cells[c]}
+        rule_of = {
+            (c, s): chosen(table[c][self.p], library_size(self.library, c, s, self.p)) for c in cells for s in cells[c]
+        }
         named = {c: sorted({rule_of[(c, s)] for s in cells[c]} - {DEFAULT}) for c in cells}
         vs = Samples()
         steps = []
@@ -52,11 +51,9 @@ class Verification:
             what, arg = step
             self.say(say)
             if what == "default":
-                self.launches.launch(self.plan, cells, "verify default", vs,
-                                     {c: DEFAULT for c in cells}, plain=True)
+                self.launches.launch(self.plan, cells, "verify default", vs, {c: DEFAULT for c in cells}, plain=True)
             elif what == "tuned":
-                self.launches.launch(self.plan, cells, "verify tuned", vs, {c: TUNED for c in cells},
-                                     extra=params)
+                self.launches.launch(self.plan, cells, "verify tuned", vs, {c: TUNED for c in cells}, extra=params)
             else:
                 sub = {c: [s for s in cells[c] if rule_of[(c, s)] == name] for c, name in arg.items()}
                 self.launches.launch(self.plan, sub, "verify forced", vs, dict(arg))
@@ -72,13 +69,25 @@ class Verification:
     def _row(self, vs, c, s, rule) -> dict:
         cfg = self.cfg
         d, t = vs.get(c, DEFAULT, s), vs.get(c, TUNED, s)
-        row = {"collective": c, "size": s, "p": self.p, "rule": rule,
-               "library_size": library_size(self.library, c, s, self.p)}
+        row = {
+            "collective": c,
+            "size": s,
+            "p": self.p,
+            "rule": rule,
+            "library_size": library_size(self.library, c, s, self.p),
+        }
         if len(d) >= 2 and len(t) >= 2 and np.median(d) > 0 and np.median(t) > 0:
             # the launch variance of this cell: the verification's and the tune's own
-            row.update(V.speedup_row(vs.launches(c, DEFAULT, s), vs.launches(c, TUNED, s),
-                                     self.rng, cfg.noise, cfg.alpha,
-                                     pool=self.tune_samples.groups_at(c, s)))
+            row.update(
+                V.speedup_row(
+                    vs.launches(c, DEFAULT, s),
+                    vs.launches(c, TUNED, s),
+                    self.rng,
+                    cfg.noise,
+                    cfg.alpha,
+                    pool=self.tune_samples.groups_at(c, s),
+                )
+            )
         else:
             row.update(speedup=None, verdict="not measured")
         if rule != DEFAULT:
@@ -87,9 +96,16 @@ class Verification:
             row["selection_check"] = V.selection_check(t, forced, d)
             if len(forced) and len(d):
                 row["forced_vs_default"] = judge(
-                    V.with_forced_of(vs, self.tune_samples, c, s, rule), c, s, DEFAULT, rule,
-                    self.rng, cfg.noise, cfg.alpha,
-                    pool=vs.groups_at(c, s) + self.tune_samples.groups_at(c, s))[2]
+                    V.with_forced_of(vs, self.tune_samples, c, s, rule),
+                    c,
+                    s,
+                    DEFAULT,
+                    rule,
+                    self.rng,
+                    cfg.noise,
+                    cfg.alpha,
+                    pool=vs.groups_at(c, s) + self.tune_samples.groups_at(c, s),
+                )[2]
         return row
 
     def _relaunch_disturbed(self, vs, kinds, run) -> list:
@@ -106,20 +122,24 @@ class Verification:
             factor, k = bad[-1]
             what = kinds[k][0]
             vs.drop_launch(k)
-            out.append({"p": self.p, "run": vs.runs[k - 1], "kind": what,
-                        "factor": round(factor, 3)})
+            out.append({"p": self.p, "run": vs.runs[k - 1], "kind": what, "factor": round(factor, 3)})
             left -= 1
-            run(kinds[k], f"verify: the {what} launch {vs.runs[k - 1]} ran its cells "
-                          f"{factor:.2f}x slower than the other {what} launches (other work on "
-                          f"the node?): set aside, launched again")
+            run(
+                kinds[k],
+                f"verify: the {what} launch {vs.runs[k - 1]} ran its cells "
+                f"{factor:.2f}x slower than the other {what} launches (other work on "
+                f"the node?): set aside, launched again",
+            )
         return out
 
     def _forced_groups(self, named: dict) -> list:
         """The forced launches: the k-th {collective: algorithm} of each
         collective's `named` algorithms, or one collective at a time where
         forcing one changes another's (mpilibs: forces_alone)."""
-        groups = [{c: names[k] for c, names in named.items() if k < len(names)}
-                  for k in range(max([len(v) for v in named.values()] + [0]))]
+        groups = [
+            {c: names[k] for c, names in named.items() if k < len(names)}
+            for k in range(max([len(v) for v in named.values()] + [0]))
+        ]
         if self.library.forces_alone:
             groups = [{c: n} for g in groups for c, n in g.items()]
         return groups
@@ -136,14 +156,20 @@ class Verification:
         cells = [(r["collective"], r["size"]) for r in rows]
         self.say("verify: which algorithm function each cell enters, under gdb")
         tuned = lib.entered(mpi, probe, self.p, cells, params, colls)
-        expected = lib.entered(mpi, probe, self.p, [c for c in cells if rule_of[c] == DEFAULT],
-                               lib.forcing_beside(self.catalog, {c: None for c in colls}, params),
-                               colls)
+        expected = lib.entered(
+            mpi,
+            probe,
+            self.p,
+            [c for c in cells if rule_of[c] == DEFAULT],
+            lib.forcing_beside(self.catalog, {c: None for c in colls}, params),
+            colls,
+        )
         for group in self._forced_groups(named):
             forced = {c: self.catalog.find(c, n) for c, n in group.items()}
             sub = [c for c in cells if c[0] in group and rule_of[c] == group[c[0]]]
-            expected.update(lib.entered(mpi, probe, self.p, sub,
-                                        lib.forcing_beside(self.catalog, forced, params), colls))
+            expected.update(
+                lib.entered(mpi, probe, self.p, sub, lib.forcing_beside(self.catalog, forced, params), colls)
+            )
         for r in rows:
             key = (r["collective"], r["size"])
             r["library_selects"] = tuned.get(key)

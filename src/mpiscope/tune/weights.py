@@ -37,9 +37,11 @@ def read_weights(path, tunable=None) -> tuple[dict, list]:
         out, left_out = {}, []
         if isinstance(doc, dict) and doc.get("format") == PROFILE_FORMAT:
             if doc.get("version") != WEIGHTS_VERSION:
-                raise UsageError(f"--weights: {path} has weights version {doc.get('version')!r}, which this "
-                                 f"mpiscope does not read (it reads {WEIGHTS_VERSION}); write it again with "
-                                 "`mpiscope profile weights`")
+                raise UsageError(
+                    f"--weights: {path} has weights version {doc.get('version')!r}, which this "
+                    f"mpiscope does not read (it reads {WEIGHTS_VERSION}); write it again with "
+                    "`mpiscope profile weights`"
+                )
             for e in doc["collectives"]:
                 coll = e["collective"]
                 if tunable is not None and coll not in tunable:
@@ -59,9 +61,11 @@ def read_weights(path, tunable=None) -> tuple[dict, list]:
                     raise ValueError("a number of calls that is negative, NaN or infinite")
         return out, sorted(set(left_out))
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
-        raise UsageError(f"--weights: {path} is not a weights file ({e}); give what `mpiscope "
-                         f"profile weights` writes, or "
-                         '{"collectives": {"allreduce": {"sizes": {"1024": 300}}}}') from None
+        raise UsageError(
+            f"--weights: {path} is not a weights file ({e}); give what `mpiscope "
+            f"profile weights` writes, or "
+            '{"collectives": {"allreduce": {"sizes": {"1024": 300}}}}'
+        ) from None
 
 
 def nearest(values, x):
@@ -102,8 +106,7 @@ def weighted(weights, verification, tuned: list) -> dict | None:
     for p in tuned:
         b = a = 0.0
         for coll, by_size in for_comm_size(weights, p, tuned).items():
-            rows = [r for r in verification if r["collective"] == coll and r.get("p", p) == p
-                    and r.get("speedup")]
+            rows = [r for r in verification if r["collective"] == coll and r.get("p", p) == p and r.get("speedup")]
             if not rows:
                 missing.append(coll)
                 continue
@@ -113,6 +116,10 @@ def weighted(weights, verification, tuned: list) -> dict | None:
                 a += calls * r["median_tuned_s"]
         by_p[str(p)] = {"before_s": b, "after_s": a}
         before, after = before + b, after + a
-    return {"before_s": before, "after_s": after,
-            "speedup": before / after if after > 0 else None, "by_p": by_p,
-            "not_measured": sorted(set(missing))}
+    return {
+        "before_s": before,
+        "after_s": after,
+        "speedup": before / after if after > 0 else None,
+        "by_p": by_p,
+        "not_measured": sorted(set(missing)),
+    }

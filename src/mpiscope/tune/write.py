@@ -41,6 +41,7 @@ def env_lines(library, settings: dict) -> str:
         lines.append("# nothing to set: the library's default selection was kept everywhere")
         return "\n".join(lines) + "\n"
     lines += [f"export {k}={shlex.quote(v)}" for k, v in exports.items()]
-    lines.append(f"# or on the command line: {library.launcher.name} "
-                 + shlex.join(library.settings_words(settings)) + " ...")
+    lines.append(
+        f"# or on the command line: {library.launcher.name} " + shlex.join(library.settings_words(settings)) + " ..."
+    )
     return "\n".join(lines) + "\n"

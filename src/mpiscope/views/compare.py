@@ -36,34 +36,65 @@ def _summary(cmp: Comparison) -> str:
         how = f"B {abs(change) * 100:.1f}% {'slower' if change > 0 else 'faster'}"
     if g.low <= 1.0 <= g.high:
         how += " (the CI includes 1)"
-    return (f"geometric mean of time ratios B/A (bandwidths inverted) over {len(cmp.judged)} "
-            f"benchmark × sizes: {g.point:.3f} [{g.low:.3f}, {g.high:.3f}], {how}; "
-            f"{counts['faster']} faster, {counts['slower']} slower, {counts['same']} same")
+    return (
+        f"geometric mean of time ratios B/A (bandwidths inverted) over {len(cmp.judged)} "
+        f"benchmark × sizes: {g.point:.3f} [{g.low:.3f}, {g.high:.3f}], {how}; "
+        f"{counts['faster']} faster, {counts['slower']} slower, {counts['same']} same"
+    )
 
 
 def format_compare(cmp: Comparison) -> str:
     ci = f"ci{round(cmp.level * 100):d}"
-    out = [f"A: {describe(cmp.a)}", f"B: {describe(cmp.b)}",
-           f"ratio = median B / median A, {round(cmp.level * 100)}% CI by bootstrap "
-           f"({cmp.n_boot} resamples, seed {cmp.seed}); p: two-sided Mann-Whitney U; "
-           f"faster/slower needs p < {cmp.alpha:g} and the CI outside 1 ± {_percent(cmp.noise)}"]
-    header = ["bench", "size(B)", "unit", "n A", "n B", "median A", "median B", "ratio",
-              f"{ci}_low", f"{ci}_high", "p", "verdict"]
+    out = [
+        f"A: {describe(cmp.a)}",
+        f"B: {describe(cmp.b)}",
+        f"ratio = median B / median A, {round(cmp.level * 100)}% CI by bootstrap "
+        f"({cmp.n_boot} resamples, seed {cmp.seed}); p: two-sided Mann-Whitney U; "
+        f"faster/slower needs p < {cmp.alpha:g} and the CI outside 1 ± {_percent(cmp.noise)}",
+    ]
+    header = [
+        "bench",
+        "size(B)",
+        "unit",
+        "n A",
+        "n B",
+        "median A",
+        "median B",
+        "ratio",
+        f"{ci}_low",
+        f"{ci}_high",
+        "p",
+        "verdict",
+    ]
     right = [False, True, False, True, True, True, True, True, True, True, True, False]
     lines = []
     for r in cmp.rows:
-        lines.append([bench_label(r.bench, r.algo), str(r.size), "us" if r.unit == "s" else "MB/s",
-                      str(r.n_a), str(r.n_b), _median(r.median_a, r.unit),
-                      _median(r.median_b, r.unit), f"{r.ratio.point:.3f}",
-                      f"{r.ratio.low:.3f}", f"{r.ratio.high:.3f}", _p(r.p_value), r.verdict])
+        lines.append(
+            [
+                bench_label(r.bench, r.algo),
+                str(r.size),
+                "us" if r.unit == "s" else "MB/s",
+                str(r.n_a),
+                str(r.n_b),
+                _median(r.median_a, r.unit),
+                _median(r.median_b, r.unit),
+                f"{r.ratio.point:.3f}",
+                f"{r.ratio.low:.3f}",
+                f"{r.ratio.high:.3f}",
+                _p(r.p_value),
+                r.verdict,
+            ]
+        )
     out.append(table(header, lines, right))
     if cmp.geomean is not None:
         out.append(_summary(cmp))
     few = cmp.counts()["insufficient"]
     if few:
-        out.append(f"insufficient ({few}): fewer than {cmp.min_samples} valid samples in a run, the "
-                   f"fewest for a median's 95% CI and a U test that can reach p < {cmp.alpha:g}; "
-                   "no verdict, not in the geometric mean: measure more repetitions (--reps-min)")
+        out.append(
+            f"insufficient ({few}): fewer than {cmp.min_samples} valid samples in a run, the "
+            f"fewest for a median's 95% CI and a U test that can reach p < {cmp.alpha:g}; "
+            "no verdict, not in the geometric mean: measure more repetitions (--reps-min)"
+        )
     if cmp.only_a:
         out.append(f"only in A (not compared): {describe_keys(cmp.only_a)}")
     if cmp.only_b:

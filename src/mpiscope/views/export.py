@@ -11,14 +11,14 @@ from mpiscope.common.errors import UsageError
 
 
 class Exported(NamedTuple):
-    text: str    # a stream format's output; a directory format's report of what it wrote
+    text: str  # a stream format's output; a directory format's report of what it wrote
     notes: list  # what was left out and why (the CLI prints them on stderr)
 
 
 @dataclass(frozen=True)
 class Exporter:
-    name: str               # --format NAME
-    help: str               # what it writes, for `mpiscope export --help` (lines of 65 columns)
+    name: str  # --format NAME
+    help: str  # what it writes, for `mpiscope export --help` (lines of 65 columns)
     writes_directory: bool  # True: files into the new directory -o DIR; False: text to stdout or -o FILE
     # export(run_dir, bench, directory) -> Exported; bench is --bench (or None), directory
     # the -o DIR of a directory format (None for a stream format, or when -o is missing).

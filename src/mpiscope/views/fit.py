@@ -50,15 +50,22 @@ def _hockney_lines(h, ci) -> list[str]:
     rows = [
         ["α", sig(h.alpha.point * 1e6), "us", interval(h.alpha.low * 1e6, h.alpha.high * 1e6)],
         ["β", sig(h.beta.point * 1e9), "ns/B", interval(h.beta.low * 1e9, h.beta.high * 1e9)],
-        ["1/β", _bandwidth(h), "MB/s",
-         interval(h.bandwidth.low / 1e6, h.bandwidth.high / 1e6) if h.beta.point > 0 else "-"],
-        ["n½ = α/β", sig(h.n_half.point) if positive else "-", "B",
-         interval(h.n_half.low, h.n_half.high) if positive else "-"],
+        [
+            "1/β",
+            _bandwidth(h),
+            "MB/s",
+            interval(h.bandwidth.low / 1e6, h.bandwidth.high / 1e6) if h.beta.point > 0 else "-",
+        ],
+        [
+            "n½ = α/β",
+            sig(h.n_half.point) if positive else "-",
+            "B",
+            interval(h.n_half.low, h.n_half.high) if positive else "-",
+        ],
     ]
     text = table(["", "value", "unit", ci], rows, [False, True, False, False])
     out = ["    " + line for line in text.splitlines()]
-    out.append(f"    R² {_r2(h.r2)}, largest residual {_pct(h.max_rel_residual)} "
-               f"at {_size(h.worst_size)}")
+    out.append(f"    R² {_r2(h.r2)}, largest residual {_pct(h.max_rel_residual)} at {_size(h.worst_size)}")
     return out
 
 
@@ -69,24 +76,34 @@ def _piecewise_lines(pw, ci) -> list[str]:
         head = f"  piecewise: {k} segments ({pw.criterion}), break{'s' if k > 2 else ''} {where}"
     else:
         head = f"  piecewise: 1 segment ({pw.criterion}): no break found"
-    header = ["sizes(B)", "n", "α(us)", f"α {ci}", "β(ns/B)", f"β {ci}", "1/β(MB/s)", "R²",
-              "max res"]
+    header = ["sizes(B)", "n", "α(us)", f"α {ci}", "β(ns/B)", f"β {ci}", "1/β(MB/s)", "R²", "max res"]
     right = [False, True, True, False, True, False, True, True, True]
     rows = []
     for s in pw.segments:
-        rows.append([_range(s.first_size, s.last_size), str(s.n_sizes),
-                     sig(s.alpha.point * 1e6), interval(s.alpha.low * 1e6, s.alpha.high * 1e6),
-                     sig(s.beta.point * 1e9), interval(s.beta.low * 1e9, s.beta.high * 1e9),
-                     _bandwidth(s), _r2(s.r2), _pct(s.max_rel_residual)])
+        rows.append(
+            [
+                _range(s.first_size, s.last_size),
+                str(s.n_sizes),
+                sig(s.alpha.point * 1e6),
+                interval(s.alpha.low * 1e6, s.alpha.high * 1e6),
+                sig(s.beta.point * 1e9),
+                interval(s.beta.low * 1e9, s.beta.high * 1e9),
+                _bandwidth(s),
+                _r2(s.r2),
+                _pct(s.max_rel_residual),
+            ]
+        )
     return [head] + ["    " + line for line in table(header, rows, right).splitlines()]
 
 
 def format_fit(result: FitResult) -> str:
     """Per benchmark: the Hockney fit, then the piecewise table."""
     ci = f"ci{round(result.level * 100):d}"
-    out = [describe(result.run),
-           f"models fitted to per-size medians; {round(result.level * 100)}% CIs: bootstrap "
-           f"over the samples of each size ({result.n_boot} resamples, seed {result.seed})"]
+    out = [
+        describe(result.run),
+        f"models fitted to per-size medians; {round(result.level * 100)}% CIs: bootstrap "
+        f"over the samples of each size ({result.n_boot} resamples, seed {result.seed})",
+    ]
     if not result.fits:
         out.append("(no measurements to fit)")
     for f in result.fits:

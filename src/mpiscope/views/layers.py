@@ -23,12 +23,20 @@ def _share(e):
 
 def format_layers(r: LayersResult) -> str:
     ci = f"ci{round(r.level * 100):d}"
-    out = [describe(r.run),
-           f"the same message over MPI and the layers below it; {round(r.level * 100)}% CIs: "
-           f"bootstrap within each series ({r.n_boot} resamples, seed {r.seed})"]
+    out = [
+        describe(r.run),
+        f"the same message over MPI and the layers below it; {round(r.level * 100)}% CIs: "
+        f"bootstrap within each series ({r.n_boot} resamples, seed {r.seed})",
+    ]
     if r.transport:
-        out.append("ranks 0 and 1 are " + ("on one host: MPI most likely uses shared memory" if r.transport == "shm"
-                                           else "on different hosts: MPI most likely uses the network (tcp)"))
+        out.append(
+            "ranks 0 and 1 are "
+            + (
+                "on one host: MPI most likely uses shared memory"
+                if r.transport == "shm"
+                else "on different hosts: MPI most likely uses the network (tcp)"
+            )
+        )
     for bench in ("layer_pingpong", "layer_bw"):
         layers = r.layers(bench)
         if not layers:
@@ -57,13 +65,14 @@ def format_layers(r: LayersResult) -> str:
             rows.append(row)
         out += ["  " + line for line in table(header, rows, [False] + [True] * (len(header) - 1)).splitlines()]
         if any(cell.endswith("×") for row in rows for cell in row):
-            out.append("  ×: the layer takes longer than MPI there; lower / MPI as a ratio, not a share "
-                       "of MPI's time")
+            out.append("  ×: the layer takes longer than MPI there; lower / MPI as a ratio, not a share of MPI's time")
         for l in layers:
             c = r.curves[(bench, l)]
             if c.few():
-                out.append(f"  {l}: insufficient data at {', '.join(format_size(s) + ' B' for s in c.few())}: "
-                           f"fewer than {MIN_SAMPLES} valid samples give a median no 95% CI")
+                out.append(
+                    f"  {l}: insufficient data at {', '.join(format_size(s) + ' B' for s in c.few())}: "
+                    f"fewer than {MIN_SAMPLES} valid samples give a median no 95% CI"
+                )
             reasons = sorted(set(c.skipped.values()))
             if reasons:
                 out.append(f"  {l}: skipped ({'; '.join(reasons)})")
@@ -77,15 +86,27 @@ def format_layers(r: LayersResult) -> str:
             breaks = "; ".join(f"{format_size(a)}-{format_size(b)} B" for a, b in pw.breaks)
             where = f"breaks between {breaks}" if breaks else "no break"
             out.append(f"  {l}: piecewise α + β·n ({pw.criterion}), {pw.n_segments} segment(s), {where}")
-            seg_rows = [[f"{format_size(s.first_size)}-{format_size(s.last_size)}", str(s.n_sizes),
-                         sig(s.alpha.point * 1e6), interval(s.alpha.low * 1e6, s.alpha.high * 1e6),
-                         sig(s.beta.point * 1e9), interval(s.beta.low * 1e9, s.beta.high * 1e9),
-                         sig(s.bandwidth.point / 1e6) if s.beta.point > 0 else "-",
-                         "-" if s.r2 != s.r2 else f"{s.r2:.4f}"]
-                        for s in pw.segments]
-            out += ["    " + line for line in table(
-                ["sizes(B)", "n", "α(us)", f"α {ci}", "β(ns/B)", f"β {ci}", "1/β(MB/s)", "R²"], seg_rows,
-                [False, True, True, False, True, False, True, True]).splitlines()]
+            seg_rows = [
+                [
+                    f"{format_size(s.first_size)}-{format_size(s.last_size)}",
+                    str(s.n_sizes),
+                    sig(s.alpha.point * 1e6),
+                    interval(s.alpha.low * 1e6, s.alpha.high * 1e6),
+                    sig(s.beta.point * 1e9),
+                    interval(s.beta.low * 1e9, s.beta.high * 1e9),
+                    sig(s.bandwidth.point / 1e6) if s.beta.point > 0 else "-",
+                    "-" if s.r2 != s.r2 else f"{s.r2:.4f}",
+                ]
+                for s in pw.segments
+            ]
+            out += [
+                "    " + line
+                for line in table(
+                    ["sizes(B)", "n", "α(us)", f"α {ci}", "β(ns/B)", f"β {ci}", "1/β(MB/s)", "R²"],
+                    seg_rows,
+                    [False, True, True, False, True, False, True, True],
+                ).splitlines()
+            ]
     return "\n".join(out) + "\n"
 
 

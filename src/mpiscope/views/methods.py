@@ -43,22 +43,32 @@ def _printed(printed: dict) -> str:
 
 
 def format_methods(r: MethodsResult) -> str:
-    out = [describe(r.run),
-           "each tool's number beside mpiscope's median (95% CI), and their difference split into "
-           "measured causes that add up to it (`mpiscope methods --json` says what each term compares)"]
+    out = [
+        describe(r.run),
+        "each tool's number beside mpiscope's median (95% CI), and their difference split into "
+        "measured causes that add up to it (`mpiscope methods --json` says what each term compares)",
+    ]
     for row in r.rows:
         f, unit = scale(row.unit)
         places = _decimals(row.median * f)
         causes = [c for c in CAUSES if any(c in a.by_cause() for a in row.tools)]
-        out += ["", f"{row.bench} {format_size(row.size)} B ({unit}): mpiscope median "
-                    f"{_num(row.median, f, places)} [{_num(row.ci[0], f, places)}, {_num(row.ci[1], f, places)}], "
-                    f"{row.n} samples"]
+        out += [
+            "",
+            f"{row.bench} {format_size(row.size)} B ({unit}): mpiscope median "
+            f"{_num(row.median, f, places)} [{_num(row.ci[0], f, places)}, {_num(row.ci[1], f, places)}], "
+            f"{row.n} samples",
+        ]
         lines = []
         for a in row.tools:
             by = a.by_cause()
-            lines.append([a.derivation.series.method, _num(a.derivation.number, f, places),
-                          _num(a.difference, f, places, signed=True)]
-                         + [_num(by[c], f, places, signed=True) if c in by else "·" for c in causes])
+            lines.append(
+                [
+                    a.derivation.series.method,
+                    _num(a.derivation.number, f, places),
+                    _num(a.difference, f, places, signed=True),
+                ]
+                + [_num(by[c], f, places, signed=True) if c in by else "·" for c in causes]
+            )
         header = ["tool", "number", "difference"] + [SHORT.get(c, c) for c in causes]
         out += ["  " + x for x in table(header, lines, [False] + [True] * (len(header) - 1)).splitlines()]
         for a in row.tools:
@@ -70,19 +80,47 @@ def format_methods(r: MethodsResult) -> str:
 def _tool(a) -> dict:
     d = a.derivation
     e = d.series.entry
-    return {"method": d.series.method, "tool": e.get("tool"), "number": d.number, "printed": d.printed,
-            "repetitions": d.n, "difference": a.difference,
-            "timing": e.get("timing"), "start": e.get("start"), "root": e.get("root"), "cache": e.get("cache"),
-            "ranks": e.get("ranks"), "datatype": e.get("datatype"), "count": e.get("count"),
-            "params": e.get("params") or {},
-            "terms": [{"cause": t.cause, "what": t.what, "value": t.value} for t in a.terms],
-            "by_cause": a.by_cause()}
+    return {
+        "method": d.series.method,
+        "tool": e.get("tool"),
+        "number": d.number,
+        "printed": d.printed,
+        "repetitions": d.n,
+        "difference": a.difference,
+        "timing": e.get("timing"),
+        "start": e.get("start"),
+        "root": e.get("root"),
+        "cache": e.get("cache"),
+        "ranks": e.get("ranks"),
+        "datatype": e.get("datatype"),
+        "count": e.get("count"),
+        "params": e.get("params") or {},
+        "terms": [{"cause": t.cause, "what": t.what, "value": t.value} for t in a.terms],
+        "by_cause": a.by_cause(),
+    }
 
 
 def methods_json(r: MethodsResult) -> str:
-    return json_document("methods", {
-        "run_id": r.run.run_id, "np": r.run.np, "library": r.run.library, "launches": r.run.launches or 1,
-        "causes": CAUSES,
-        "rows": [{"bench": row.bench, "size": row.size, "unit": row.unit, "median": row.median,
-                  "ci_low": row.ci[0], "ci_high": row.ci[1], "n": row.n,
-                  "tools": [_tool(a) for a in row.tools]} for row in r.rows]})
+    return json_document(
+        "methods",
+        {
+            "run_id": r.run.run_id,
+            "np": r.run.np,
+            "library": r.run.library,
+            "launches": r.run.launches or 1,
+            "causes": CAUSES,
+            "rows": [
+                {
+                    "bench": row.bench,
+                    "size": row.size,
+                    "unit": row.unit,
+                    "median": row.median,
+                    "ci_low": row.ci[0],
+                    "ci_high": row.ci[1],
+                    "n": row.n,
+                    "tools": [_tool(a) for a in row.tools],
+                }
+                for row in r.rows
+            ],
+        },
+    )

@@ -44,8 +44,7 @@ OSU_PROGRAMS = {
     "gather": OsuProgram("osu_gather", "OSU MPI Gather Latency Test"),
     "scatter": OsuProgram("osu_scatter", "OSU MPI Scatter Latency Test"),
     "alltoall": OsuProgram("osu_alltoall", "OSU MPI All-to-All Personalized Exchange Latency Test"),
-    "reduce_scatter_block": OsuProgram("osu_reduce_scatter_block",
-                                       "OSU MPI Reduce_scatter_block Latency Test"),
+    "reduce_scatter_block": OsuProgram("osu_reduce_scatter_block", "OSU MPI Reduce_scatter_block Latency Test"),
 }
 # The engine's datatypes as OSU names them: MPI_BYTE and MPI_CHAR both move
 # bytes untouched; OSU's default is MPI_CHAR.
@@ -74,25 +73,26 @@ def osu_value(unit, values):
 
 
 def _choices(series_keys) -> str:
-    named = [f"{b} ({OSU_PROGRAMS[b].program})" for b in dict.fromkeys(b for b, _, _ in series_keys)
-             if b in OSU_PROGRAMS]
+    named = [
+        f"{b} ({OSU_PROGRAMS[b].program})" for b in dict.fromkeys(b for b, _, _ in series_keys) if b in OSU_PROGRAMS
+    ]
     return ", ".join(named) if named else "none: the run measured no benchmark OSU has"
 
 
 def _check_bench(bench, keys):
     if bench is None:
-        raise UsageError("--format osu prints one benchmark: add --bench with one of "
-                         f"{_choices(keys)}")
+        raise UsageError(f"--format osu prints one benchmark: add --bench with one of {_choices(keys)}")
     if bench not in OSU_PROGRAMS:
-        raise UsageError(f"--bench {bench}: OSU has no counterpart of it; this run has "
-                         f"{_choices(keys)}")
+        raise UsageError(f"--bench {bench}: OSU has no counterpart of it; this run has {_choices(keys)}")
     measured = {a for b, a, _ in keys if b == bench}
     if not measured:
         raise UsageError(f"--bench {bench}: the run did not measure it; it has {_choices(keys)}")
     if "mpi" not in measured:
-        raise UsageError(f"--bench {bench}: only mpiscope's own algorithms were measured "
-                         f"({', '.join(sorted(measured))}); OSU measures the MPI library's "
-                         "own (measure it with --algo mpi)")
+        raise UsageError(
+            f"--bench {bench}: only mpiscope's own algorithms were measured "
+            f"({', '.join(sorted(measured))}); OSU measures the MPI library's "
+            "own (measure it with --algo mpi)"
+        )
 
 
 def _datatype(bench, records) -> str | None:
@@ -113,16 +113,16 @@ def _ranks(run) -> int:
         return len(next(iter(run.ranks.values())))
     if run.np:
         return int(run.np)
-    raise UsageError("the run records no number of ranks: reduce_scatter_block cannot be "
-                     "given OSU's size (the whole buffer)")
+    raise UsageError(
+        "the run records no number of ranks: reduce_scatter_block cannot be given OSU's size (the whole buffer)"
+    )
 
 
 def _osu_size(bench, size, datatype, run) -> tuple[int | None, str]:
     """(the size OSU prints for mpiscope's `size`, or None and why OSU prints none)."""
     elements = size // DATATYPE_BYTES[datatype]
     if elements == 0 and bench != "pingpong":
-        return None, (f"{OSU_PROGRAMS[bench].program} skips sizes below one {datatype} "
-                      f"({DATATYPE_BYTES[datatype]} B)")
+        return None, (f"{OSU_PROGRAMS[bench].program} skips sizes below one {datatype} ({DATATYPE_BYTES[datatype]} B)")
     if bench == "reduce_scatter_block":
         return size * _ranks(run), ""
     return size, ""

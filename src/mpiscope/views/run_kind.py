@@ -17,8 +17,9 @@ def run_kind(run_dir) -> str | None:
         doc = read_json(cj, missing_ok=True)
         return doc.get("kind") if doc is not None else None
     except (InputError, AttributeError) as e:  # cut short, overwritten
-        raise UsageError(f"{cj} is damaged: it is not valid JSON ({e}); restore it from a copy, "
-                         "or `mpiscope runs rm` the run") from None
+        raise UsageError(
+            f"{cj} is damaged: it is not valid JSON ({e}); restore it from a copy, or `mpiscope runs rm` the run"
+        ) from None
 
 
 def measured_run(run_dir) -> None:
@@ -29,9 +30,13 @@ def measured_run(run_dir) -> None:
 
         imported_run(run_dir)
     if kind == "app":
-        raise UsageError(f"{run_dir} is an app run: its launches are launches.parquet in it; "
-                         "`mpiscope show RUN --json` prints its answer")
+        raise UsageError(
+            f"{run_dir} is an app run: its launches are launches.parquet in it; "
+            "`mpiscope show RUN --json` prints its answer"
+        )
     if kind == "profile":
-        raise UsageError(f"{run_dir} is a profile: its tables are the Parquet files in it "
-                         "(profile_cells, profile_peers, profile_sites, profile_trace, library_view); "
-                         "`mpiscope show RUN --json` prints its summary")
+        raise UsageError(
+            f"{run_dir} is a profile: its tables are the Parquet files in it "
+            "(profile_cells, profile_peers, profile_sites, profile_trace, library_view); "
+            "`mpiscope show RUN --json` prints its summary"
+        )

@@ -12,7 +12,16 @@ def format_runs(runs) -> str:
         return "no runs\n"
     header = ["run_id", "created", "status", "label", "mpi", "np", "benches"]
     right = [False, False, False, False, False, True, False]
-    lines = [[str(r["run_id"]), str(r.get("created") or "-"), str(r.get("status") or "-"),
-              str(r.get("label") or "-"), str(r.get("mpi") or "-"), "-" if r.get("np") is None else str(r["np"]),
-              ",".join(r.get("benches") or []) or "-"] for r in runs]
+    lines = [
+        [
+            str(r["run_id"]),
+            str(r.get("created") or "-"),
+            str(r.get("status") or "-"),
+            str(r.get("label") or "-"),
+            str(r.get("mpi") or "-"),
+            "-" if r.get("np") is None else str(r["np"]),
+            ",".join(r.get("benches") or []) or "-",
+        ]
+        for r in runs
+    ]
     return table(header, lines, right) + "\n"

@@ -48,12 +48,10 @@ def rows_of(table, run: Run, series, verdicts) -> list[dict]:
     for i, ((bench, algo, size, s), v) in enumerate(zip(series, verdicts)):
         st = summarize(s.values)
         records = run.entries(bench, size, algo)
-        row = {"bench": bench, "algo": algo, "size": size, "unit": s.unit,
-               "n": st["n"], "invalid": s.n_invalid}
+        row = {"bench": bench, "algo": algo, "size": size, "unit": s.unit, "n": st["n"], "invalid": s.n_invalid}
         row.update({k: st[k] for k in STAT_KEYS})
         row["ci_level"] = st["ci_level"]
-        row["median_timer_removed"] = (float(np.median(removed[i][3].values))
-                                       if removed and len(removed[i][3]) else None)
+        row["median_timer_removed"] = float(np.median(removed[i][3].values)) if removed and len(removed[i][3]) else None
         row["timer_interval_s"] = interval or None
         row["stop"] = v.stop
         row["launches"] = len({x.launch for x in records})
@@ -106,17 +104,22 @@ def quality_summary(rows, run: Run) -> dict:
     """The run's quality in brief: the headline, the grouped warnings and the
     thresholds they use (JSON of show, run and export)."""
     vs = verdicts(rows)
-    return {"headline": quality.headline(vs), "warnings": quality.warnings(vs, run),
-            "thresholds": quality.thresholds()}
+    return {"headline": quality.headline(vs), "warnings": quality.warnings(vs, run), "thresholds": quality.thresholds()}
 
 
 def show_json(rows, run: Run) -> str:
     """`show`'s rows (each with its quality verdict), the quality summary and
     the run context as JSON (show --json, export json, run --json)."""
-    return json_document("show", {"run_id": run.run_id,
-                                  "run_dir": None if run.path is None else str(run.path),
-                                  "context": run.context, "quality": quality_summary(rows, run),
-                                  "rows": rows})
+    return json_document(
+        "show",
+        {
+            "run_id": run.run_id,
+            "run_dir": None if run.path is None else str(run.path),
+            "context": run.context,
+            "quality": quality_summary(rows, run),
+            "rows": rows,
+        },
+    )
 
 
 def format_show(rows, run: Run) -> str:
@@ -128,10 +131,40 @@ def format_show(rows, run: Run) -> str:
     level = rows[0].get("ci_level", 0.95)
     ci = f"ci{round(level * 100):d}"
     removed = any(r.get("median_timer_removed") is not None for r in rows)
-    header = ["bench", "size(B)", "unit", "n", "invalid", "min", "median", *(["median*"] if removed else []),
-              f"{ci}_low", f"{ci}_high", "p90", "p99", "max", "stop", "flags"]
-    right = [False, True, False, True, True, True, True, *([True] if removed else []),
-             True, True, True, True, True, False, False]
+    header = [
+        "bench",
+        "size(B)",
+        "unit",
+        "n",
+        "invalid",
+        "min",
+        "median",
+        *(["median*"] if removed else []),
+        f"{ci}_low",
+        f"{ci}_high",
+        "p90",
+        "p99",
+        "max",
+        "stop",
+        "flags",
+    ]
+    right = [
+        False,
+        True,
+        False,
+        True,
+        True,
+        True,
+        True,
+        *([True] if removed else []),
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
     lines = []
     for r in rows:
         u = r["unit"]
@@ -139,11 +172,25 @@ def format_show(rows, run: Run) -> str:
         if removed:
             stats.insert(2, _scaled(r.get("median_timer_removed"), u))
         flags = ",".join((r.get("quality") or {}).get("flags") or ())
-        lines.append([bench_label(r["bench"], r.get("algo")), str(r["size"]),
-                      "us" if u == "s" else "MB/s", str(r["n"]), str(r["invalid"])]
-                     + stats + [r.get("stop") or "-", flags or "-"])
-    foot = (f"median*: the median with the timer interval ({rows[0]['timer_interval_s'] * 1e9:.0f} ns, what two "
-            "back-to-back timer reads measure) taken off every timed span\n") if removed else ""
+        lines.append(
+            [
+                bench_label(r["bench"], r.get("algo")),
+                str(r["size"]),
+                "us" if u == "s" else "MB/s",
+                str(r["n"]),
+                str(r["invalid"]),
+            ]
+            + stats
+            + [r.get("stop") or "-", flags or "-"]
+        )
+    foot = (
+        (
+            f"median*: the median with the timer interval ({rows[0]['timer_interval_s'] * 1e9:.0f} ns, what two "
+            "back-to-back timer reads measure) taken off every timed span\n"
+        )
+        if removed
+        else ""
+    )
     return f"{head}\n{table(header, lines, right)}\n{foot}"
 
 
@@ -153,13 +200,18 @@ def notes(rows, run: Run, status: bool = True) -> list[str]:
     per kind of quality flag."""
     out = []
     if status and run.status == "failed":
-        out.append(f"the run failed: {run.error or 'no error recorded'}; "
-                   "the table holds what was measured before the failure")
+        out.append(
+            f"the run failed: {run.error or 'no error recorded'}; the table holds what was measured before the failure"
+        )
     fallback = run.timer.get("fallback") if isinstance(run.timer, dict) else None
     if fallback:
-        out.append(f"the timer is clock_gettime, not the CPU's counter ({fallback}): reads cost more; "
-                   "--timer clock chooses it without this warning")
+        out.append(
+            f"the timer is clock_gettime, not the CPU's counter ({fallback}): reads cost more; "
+            "--timer clock chooses it without this warning"
+        )
     for launch, rank in run.incomplete_ranks:
-        out.append(f"launch {launch} rank {rank}: raw file incomplete (the rank stopped "
-                   "early); series it did not finish are missing or partial")
+        out.append(
+            f"launch {launch} rank {rank}: raw file incomplete (the rank stopped "
+            "early); series it did not finish are missing or partial"
+        )
     return out + quality.warnings(verdicts(rows), run)

@@ -19,6 +19,7 @@ import numpy as np
 from mpiscope.common.errors import UsageError
 from mpiscope.store.trace import complete_reps, load_trace, select, traced_series
 
+
 @dataclass
 class Chart:
     """One repetition of one traced series, ready to draw."""
@@ -28,17 +29,19 @@ class Chart:
     size: int
     launch: int
     rep: int
-    ranks: list            # rank numbers, in row order
-    events: object         # pyarrow table of the repetition's events
-    origin: float          # global time of x = 0 (the agreed start, or the first post)
-    spans: dict            # rank -> (global start, global end) of the operation, when known
+    ranks: list  # rank numbers, in row order
+    events: object  # pyarrow table of the repetition's events
+    origin: float  # global time of x = 0 (the agreed start, or the first post)
+    spans: dict  # rank -> (global start, global end) of the operation, when known
     sent: int = 0
     received: int = 0
 
     @property
     def title(self) -> str:
-        return (f"{self.bench}/{self.algo}, {self.size} B, {len(self.ranks)} ranks: "
-                f"repetition {self.rep} (launch {self.launch})")
+        return (
+            f"{self.bench}/{self.algo}, {self.size} B, {len(self.ranks)} ranks: "
+            f"repetition {self.rep} (launch {self.launch})"
+        )
 
 
 def _series_rows(run_dir, bench, algo, size, launch, table=None):
@@ -54,12 +57,13 @@ def _series_rows(run_dir, bench, algo, size, launch, table=None):
             table, _ = load(run_dir)
         except UsageError:
             return {}, {}
-    mask = pc.and_(pc.and_(pc.equal(table["bench"], bench), pc.equal(table["algo"], algo)),
-                   pc.and_(pc.equal(table["size"], size), pc.equal(table["launch"], launch)))
+    mask = pc.and_(
+        pc.and_(pc.equal(table["bench"], bench), pc.equal(table["algo"], algo)),
+        pc.and_(pc.equal(table["size"], size), pc.equal(table["launch"], launch)),
+    )
     sub = table.filter(mask)
     rows = {}
-    for rep, rank, a, b, c in zip(*(sub[k].to_pylist() for k in
-                                    ("rep", "rank", "t_start", "t_end", "t_sched"))):
+    for rep, rank, a, b, c in zip(*(sub[k].to_pylist() for k in ("rep", "rank", "t_start", "t_end", "t_sched"))):
         rows.setdefault(rep, {})[rank] = (a, b, c)
     try:
         smp = sample_values(table, bench, size, launch=launch, algo=algo)
@@ -82,12 +86,12 @@ def load_chart(run_dir, bench, algo, size, rep=None, launch=0, samples_table=Non
     present = traced_series(table)
     if (bench, algo, size) not in present:
         listed = ", ".join(f"{b}/{a} {s}" for b, a, s in present) or "none"
-        raise UsageError(f"run {run_dir.name} has no trace of {bench}/{algo} at {size} B; "
-                         f"traced: {listed}")
+        raise UsageError(f"run {run_dir.name} has no trace of {bench}/{algo} at {size} B; traced: {listed}")
     limit = complete_reps(blocks, bench, algo, size, launch)
     if limit == 0:
-        raise UsageError(f"no repetition of {bench}/{algo} at {size} B (launch {launch}) was "
-                         "traced completely on every rank")
+        raise UsageError(
+            f"no repetition of {bench}/{algo} at {size} B (launch {launch}) was traced completely on every rank"
+        )
     rows, values = _series_rows(run_dir, bench, algo, size, launch, samples_table)
     if rep is None:
         rep = median_rep(values, limit)
@@ -101,9 +105,19 @@ def load_chart(run_dir, bench, algo, size, rep=None, launch=0, samples_table=Non
     starts = [v[0] for v in per_rank.values() if v[0] is not None and np.isfinite(v[0])]
     origin = min(scheds) if scheds else min(starts + posts) if (starts or posts) else 0.0
     ops = events["op"].to_pylist()
-    return Chart(bench, algo, size, launch, rep, ranks, events, origin,
-                 {r: (v[0], v[1]) for r, v in per_rank.items()},
-                 sent=ops.count("send"), received=ops.count("recv"))
+    return Chart(
+        bench,
+        algo,
+        size,
+        launch,
+        rep,
+        ranks,
+        events,
+        origin,
+        {r: (v[0], v[1]) for r, v in per_rank.items()},
+        sent=ops.count("send"),
+        received=ops.count("recv"),
+    )
 
 
 def lanes(events):
@@ -133,6 +147,5 @@ def lanes(events):
         h = 0.36 / len(ends)
         top = -0.4 if op == "send" else 0.04
         for i in idx:
-            out[(rank, cols["seq"][i])] = (op, cols["t_post"][i], cols["t_done"][i],
-                                          top + lane[i] * h, h * 0.9)
+            out[(rank, cols["seq"][i])] = (op, cols["t_post"][i], cols["t_done"][i], top + lane[i] * h, h * 0.9)
     return out

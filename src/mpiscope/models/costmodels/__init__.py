@@ -43,5 +43,4 @@ def predict_time(bench: str, name: str, size: int, p: int, costs: Costs) -> floa
     return float(find(bench, name).time(costs, m, p))
 
 
-__all__ = ["ALGORITHMS", "COLLECTIVES", "DEFAULT_SEGMENT", "Algo", "Costs", "algorithms", "find",
-           "predict_time"]
+__all__ = ["ALGORITHMS", "COLLECTIVES", "DEFAULT_SEGMENT", "Algo", "Costs", "algorithms", "find", "predict_time"]

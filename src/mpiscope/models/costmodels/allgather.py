@@ -55,16 +55,16 @@ def _full_fan_out(c, b, p):
 
 ALGORITHMS = (
     Algo("ring", _ring, "(p−1)α + fnβ", "(p−1)(S(b) + R(b))"),
-    Algo("recursive_doubling", _recursive_doubling, "lg p·α + fnβ",
-         "Σₖ S(2ᵏb) + R(2ᵏb)"),
+    Algo("recursive_doubling", _recursive_doubling, "lg p·α + fnβ", "Σₖ S(2ᵏb) + R(2ᵏb)"),
     Algo("bruck", _bruck, "⌈lg p⌉α + fnβ", "Σₖ S(min(2ᵏ, p−2ᵏ)b) + R(…)"),
-    Algo("fan_in_fan_out", _fan_in_fan_out, "2 lg p·α + fnβ + lg p·nβ",
-         "Σₖ (S + R)(2ᵏb) + lg p·(S(n) + R(n))"),
-    Algo("repeated_binary_tree", _repeated_binary_tree, "(p − 1 + lg p)(α + bβ)",
-         "(p−1)(lg p·S(b) + R(b)) + lg p·(S(b) + R(b))"),
-    Algo("pipeline", _pipeline, "3(p−1)(α + bβ)",
-         "2(p−1)(S(b) + R(b)) + (p−1)·max(S(b), R(b))"),
+    Algo("fan_in_fan_out", _fan_in_fan_out, "2 lg p·α + fnβ + lg p·nβ", "Σₖ (S + R)(2ᵏb) + lg p·(S(n) + R(n))"),
+    Algo(
+        "repeated_binary_tree",
+        _repeated_binary_tree,
+        "(p − 1 + lg p)(α + bβ)",
+        "(p−1)(lg p·S(b) + R(b)) + lg p·(S(b) + R(b))",
+    ),
+    Algo("pipeline", _pipeline, "3(p−1)(α + bβ)", "2(p−1)(S(b) + R(b)) + (p−1)·max(S(b), R(b))"),
     Algo("full_fan_in", _full_fan_in, "2(p−1)(α + bβ)", "p·S(b) + 2(p−1)R(b)"),
-    Algo("full_fan_out", _full_fan_out, "(p−1)(α + bβ)",
-         "S(b) + R(b) + (p−2)·max(S(b), R(b))"),
+    Algo("full_fan_out", _full_fan_out, "(p−1)(α + bβ)", "S(b) + R(b) + (p−2)·max(S(b), R(b))"),
 )

@@ -25,8 +25,7 @@ def _recursive_doubling(c, n, p):
 def _rabenseifner(c, n, p):
     pp, lg, r = fold(p)
     parts = [n / (1 << k) for k in range(1, lg + 1)]
-    return (_fold_cost(c, n, r) + sum(c.hop(m) + c.combine(m) for m in parts)
-            + sum(c.hop(m) for m in parts))
+    return _fold_cost(c, n, r) + sum(c.hop(m) + c.combine(m) for m in parts) + sum(c.hop(m) for m in parts)
 
 
 def _ring(c, n, p):
@@ -39,11 +38,8 @@ def _fan_in_fan_out(c, n, p):
 
 
 ALGORITHMS = (
-    Algo("recursive_doubling", _recursive_doubling, "lg p·(α + nβ + nγ)",
-         "lg p·(S(n) + R(n) + nγ)"),
-    Algo("rabenseifner", _rabenseifner, "2 lg p·α + 2fnβ + fnγ",
-         "Σₖ 2(S + R)(n/2ᵏ) + (n/2ᵏ)γ"),
+    Algo("recursive_doubling", _recursive_doubling, "lg p·(α + nβ + nγ)", "lg p·(S(n) + R(n) + nγ)"),
+    Algo("rabenseifner", _rabenseifner, "2 lg p·α + 2fnβ + fnγ", "Σₖ 2(S + R)(n/2ᵏ) + (n/2ᵏ)γ"),
     Algo("ring", _ring, "2(p−1)α + 2fnβ + fnγ", "(p−1)(2(S + R)(n/p) + (n/p)γ)"),
-    Algo("fan_in_fan_out", _fan_in_fan_out, "2 lg p·(α + nβ) + lg p·nγ",
-         "lg p·(2(S(n) + R(n)) + nγ)"),
+    Algo("fan_in_fan_out", _fan_in_fan_out, "2 lg p·(α + nβ) + lg p·nγ", "lg p·(2(S(n) + R(n)) + nγ)"),
 )

@@ -40,10 +40,22 @@ def _pipelined_chain(c, n, p):
 
 ALGORITHMS = (
     Algo("binomial", _binomial, "lg p·(α + nβ)", "lg p·(S(n) + R(n))"),
-    Algo("scatter_allgather_recursive_doubling", _scatter_allgather_recursive_doubling,
-         "2 lg p·α + 2fnβ", "2 Σₖ S(2ᵏn/p) + R(2ᵏn/p)"),
-    Algo("scatter_allgather_ring", _scatter_allgather_ring, "(lg p + p − 1)α + 2fnβ",
-         "Σₖ (S + R)(2ᵏn/p) + (p−1)(S + R)(n/p)"),
-    Algo("pipelined_chain", _pipelined_chain, "(p − 2 + ⌈n/s⌉)(α + sβ)",
-         "(p−1)(S(s) + R(s)) + (⌈n/s⌉ − 1)·max(S(s), R(s))"),
+    Algo(
+        "scatter_allgather_recursive_doubling",
+        _scatter_allgather_recursive_doubling,
+        "2 lg p·α + 2fnβ",
+        "2 Σₖ S(2ᵏn/p) + R(2ᵏn/p)",
+    ),
+    Algo(
+        "scatter_allgather_ring",
+        _scatter_allgather_ring,
+        "(lg p + p − 1)α + 2fnβ",
+        "Σₖ (S + R)(2ᵏn/p) + (p−1)(S + R)(n/p)",
+    ),
+    Algo(
+        "pipelined_chain",
+        _pipelined_chain,
+        "(p − 2 + ⌈n/s⌉)(α + sβ)",
+        "(p−1)(S(s) + R(s)) + (⌈n/s⌉ − 1)·max(S(s), R(s))",
+    ),
 )

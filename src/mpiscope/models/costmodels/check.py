@@ -26,16 +26,17 @@ from mpiscope.models.costmodels.params import ModelParams
 class MeasuredCell:
     """One algorithm × size of our own collectives measured in a run (this
     check's and the simulator's, sim/check.py)."""
+
     bench: str
     algo: str
     size: int
     n: int
-    measured: float               # median, seconds
+    measured: float  # median, seconds
 
 
 @dataclass
 class CheckRow(MeasuredCell):
-    hockney: float | None         # predicted, seconds
+    hockney: float | None  # predicted, seconds
     sender_receiver: float | None
 
     @staticmethod
@@ -51,10 +52,17 @@ class CheckRow(MeasuredCell):
         return self._err(self.sender_receiver, self.measured)
 
     def to_dict(self) -> dict:
-        return {"bench": self.bench, "algo": self.algo, "size": self.size, "n": self.n,
-                "measured_s": self.measured, "hockney_s": self.hockney,
-                "hockney_rel_error": self.hockney_error, "sender_receiver_s": self.sender_receiver,
-                "sender_receiver_rel_error": self.sr_error}
+        return {
+            "bench": self.bench,
+            "algo": self.algo,
+            "size": self.size,
+            "n": self.n,
+            "measured_s": self.measured,
+            "hockney_s": self.hockney,
+            "hockney_rel_error": self.hockney_error,
+            "sender_receiver_s": self.sender_receiver,
+            "sender_receiver_rel_error": self.sr_error,
+        }
 
 
 @dataclass
@@ -81,9 +89,14 @@ class CheckResult:
         return out
 
     def to_dict(self) -> dict:
-        return {"run_id": self.run_id, "p": self.p, "params": self.params.to_dict(),
-                "source": self.source, "rows": [r.to_dict() for r in self.rows],
-                "summary": self.summary()}
+        return {
+            "run_id": self.run_id,
+            "p": self.p,
+            "params": self.params.to_dict(),
+            "source": self.source,
+            "rows": [r.to_dict() for r in self.rows],
+            "summary": self.summary(),
+        }
 
 
 def fitted_params(run_dir) -> ModelParams:
@@ -91,27 +104,35 @@ def fitted_params(run_dir) -> ModelParams:
     try:
         result = fit_run(run_dir, bench="pingpong")
     except UsageError:
-        raise UsageError("the run has no pingpong to fit α and β from: measure it too "
-                         "(mpiscope run --bench pingpong,… ) or give --machine FILE") from None
+        raise UsageError(
+            "the run has no pingpong to fit α and β from: measure it too "
+            "(mpiscope run --bench pingpong,… ) or give --machine FILE"
+        ) from None
     fit = result.fits[0] if result.fits else None
     if fit is None or fit.hockney is None:
         note = fit.note if fit else "no pingpong sizes"
-        raise UsageError(f"cannot fit α and β from the run's pingpong ({note}); measure it at "
-                         "two sizes or more, or give --machine FILE")
+        raise UsageError(
+            f"cannot fit α and β from the run's pingpong ({note}); measure it at "
+            "two sizes or more, or give --machine FILE"
+        )
     return ModelParams(alpha=max(0.0, fit.hockney.alpha.point), beta=max(0.0, fit.hockney.beta.point))
 
 
-def check_run(run_dir, machine: ModelParams | None = None, gamma=None, segment=None,
-              bench=None) -> CheckResult:
+def check_run(run_dir, machine: ModelParams | None = None, gamma=None, segment=None, bench=None) -> CheckResult:
     run_dir = Path(run_dir)
     table, run = load(run_dir)
     p = int(run.np or 0)
-    series = [(b, a, s, smp) for b, a, s, smp in all_series_samples(table, run)
-              if b in COLLECTIVES and find(b, a) is not None and (bench is None or b == bench)]
+    series = [
+        (b, a, s, smp)
+        for b, a, s, smp in all_series_samples(table, run)
+        if b in COLLECTIVES and find(b, a) is not None and (bench is None or b == bench)
+    ]
     if not series:
         what = f"benchmark '{bench}'" if bench else "any collective"
-        raise UsageError(f"run {run.run_id} has no measurement of our own "
-                         f"algorithms for {what}: measure with mpiscope run --bench B --algo all")
+        raise UsageError(
+            f"run {run.run_id} has no measurement of our own "
+            f"algorithms for {what}: measure with mpiscope run --bench B --algo all"
+        )
     if machine is not None and machine.alpha is not None and machine.beta is not None:
         params, source = machine, "machine model file"
     elif machine is not None and machine.has_sr:
@@ -120,18 +141,30 @@ def check_run(run_dir, machine: ModelParams | None = None, gamma=None, segment=N
         params = fitted_params(run_dir).with_defaults(machine or ModelParams())
         source = "Hockney fit of this run's pingpong"
     plan_segment = run.plan.get("segment")
-    params = ModelParams(alpha=params.alpha, beta=params.beta,
-                         gamma=gamma if gamma is not None else params.gamma,
-                         alpha_s=params.alpha_s, beta_s=params.beta_s, alpha_r=params.alpha_r,
-                         beta_r=params.beta_r,
-                         segment=segment or plan_segment or params.segment)
+    params = ModelParams(
+        alpha=params.alpha,
+        beta=params.beta,
+        gamma=gamma if gamma is not None else params.gamma,
+        alpha_s=params.alpha_s,
+        beta_s=params.beta_s,
+        alpha_r=params.alpha_r,
+        beta_r=params.beta_r,
+        segment=segment or plan_segment or params.segment,
+    )
     hock, sr = params.hockney_costs(), params.sr_costs()
     result = CheckResult(run.run_id, p, params, source)
     for b, a, size, smp in series:
         if len(smp.values) == 0:
             continue
-        result.rows.append(CheckRow(
-            b, a, int(size), len(smp.values), float(np.median(smp.values)),
-            predict_time(b, a, size, p, hock) if hock else None,
-            predict_time(b, a, size, p, sr) if sr else None))
+        result.rows.append(
+            CheckRow(
+                b,
+                a,
+                int(size),
+                len(smp.values),
+                float(np.median(smp.values)),
+                predict_time(b, a, size, p, hock) if hock else None,
+                predict_time(b, a, size, p, sr) if sr else None,
+            )
+        )
     return result

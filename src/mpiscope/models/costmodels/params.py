@@ -22,8 +22,7 @@ from mpiscope.common.sizes import MAX_SIZE
 from mpiscope.models.costmodels.base import DEFAULT_SEGMENT, Costs
 
 _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9}
-_BYTE_UNITS = {"b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 1024.0, "mib": 1024.0 ** 2,
-               "gib": 1024.0 ** 3}
+_BYTE_UNITS = {"b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 1024.0, "mib": 1024.0**2, "gib": 1024.0**3}
 _NUMBER = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 _TIME = re.compile(rf"^\s*{_NUMBER}\s*(s|ms|us|µs|μs|ns)?\s*$")
 _PER_BYTE = re.compile(rf"^\s*{_NUMBER}\s*(s|ms|us|µs|μs|ns)\s*/\s*B\s*$")
@@ -103,8 +102,9 @@ class ModelParams:
 
     def with_defaults(self, other: "ModelParams") -> "ModelParams":
         """These values, and `other`'s where these are missing."""
-        values = {k: getattr(self, k) if getattr(self, k) is not None else getattr(other, k)
-                  for k in KEYS if k != "gamma"}
+        values = {
+            k: getattr(self, k) if getattr(self, k) is not None else getattr(other, k) for k in KEYS if k != "gamma"
+        }
         return ModelParams(gamma=self.gamma or other.gamma, segment=self.segment, **values)
 
     def to_dict(self) -> dict:
@@ -115,8 +115,9 @@ def from_values(values: dict, source: str, segment=None) -> ModelParams:
     """ModelParams from {key: text or number} (CLI options or a file's JSON)."""
     unknown = sorted(set(values) - set(KEYS) - {"segment"})
     if unknown:
-        raise UsageError(f"{source}: unknown model parameter(s) {', '.join(unknown)}; "
-                         f"known: {', '.join(KEYS)}, segment")
+        raise UsageError(
+            f"{source}: unknown model parameter(s) {', '.join(unknown)}; known: {', '.join(KEYS)}, segment"
+        )
     out = {}
     for k in KEYS:
         v = values.get(k)
@@ -136,8 +137,10 @@ def from_values(values: dict, source: str, segment=None) -> ModelParams:
     partial = [k for k in ("alpha_s", "beta_s", "alpha_r", "beta_r") if k in out]
     if partial and len(partial) < 4:
         missing = [k for k in ("alpha_s", "beta_s", "alpha_r", "beta_r") if k not in out]
-        raise UsageError(f"{source}: the sender/receiver model needs alpha_s, beta_s, alpha_r and "
-                         f"beta_r; missing {', '.join(missing)}")
+        raise UsageError(
+            f"{source}: the sender/receiver model needs alpha_s, beta_s, alpha_r and "
+            f"beta_r; missing {', '.join(missing)}"
+        )
     return ModelParams(gamma=out.pop("gamma", 0.0), segment=seg or DEFAULT_SEGMENT, **out)
 
 
@@ -165,8 +168,8 @@ def load_machine(path) -> ModelParams:
     data = read_json(path, MODEL_LIMIT, "--machine", "give a machine model")
     if isinstance(data, dict) and data.get("format") == "mpiscope-machine-model":
         from mpiscope.models.machine_model import load
+
         return from_loggp_model(load(path))
     if not isinstance(data, dict):
-        raise UsageError(f"--machine: {path} must hold a JSON object such as "
-                         '{"alpha": "1.5us", "beta": "0.1ns/B"}')
+        raise UsageError(f'--machine: {path} must hold a JSON object such as {{"alpha": "1.5us", "beta": "0.1ns/B"}}')
     return from_values(data, str(path))

@@ -14,7 +14,7 @@ from mpiscope.models.costmodels.base import Costs
 @dataclass(frozen=True)
 class Prediction:
     name: str
-    hockney: float | None          # seconds
+    hockney: float | None  # seconds
     sender_receiver: float | None  # seconds
     hockney_formula: str
     sr_formula: str
@@ -28,11 +28,15 @@ def predict(bench, size, p, hockney: Costs | None, sr: Costs | None, by="hockney
     """Every algorithm's predicted time, best first (ties in registry order)."""
     rows = []
     for a in algorithms(bench):
-        rows.append(Prediction(
-            a.name,
-            predict_time(bench, a.name, size, p, hockney) if hockney else None,
-            predict_time(bench, a.name, size, p, sr) if sr else None,
-            a.hockney, a.sender_receiver))
+        rows.append(
+            Prediction(
+                a.name,
+                predict_time(bench, a.name, size, p, hockney) if hockney else None,
+                predict_time(bench, a.name, size, p, sr) if sr else None,
+                a.hockney,
+                a.sender_receiver,
+            )
+        )
     # Equal times (within TIE) keep registry order: sorted() is stable.
     return sorted(rows, key=lambda r: round(r.key(by), 15) if math.isfinite(r.key(by)) else math.inf)
 
@@ -49,8 +53,8 @@ def best(bench, size, p, costs: Costs) -> str:
 
 @dataclass(frozen=True)
 class Crossover:
-    size: int       # the first size at which `to` is best
-    before: str     # best just below it
+    size: int  # the first size at which `to` is best
+    before: str  # best just below it
     to: str
 
 
@@ -64,9 +68,15 @@ def crossovers(bench, p, costs: Costs, lo=1, hi=1 << 30, per_doubling=32) -> lis
     """
     if lo < 0 or hi < lo:
         raise ValueError("need 0 <= lo <= hi")
-    grid = sorted({lo, hi} | {int(round(lo * 2 ** (i / per_doubling)))
-                             for i in range(int(per_doubling * math.log2(max(hi, 1) / max(lo, 1))) + 1)
-                             if lo > 0} | ({0} if lo == 0 else set()))
+    grid = sorted(
+        {lo, hi}
+        | {
+            int(round(lo * 2 ** (i / per_doubling)))
+            for i in range(int(per_doubling * math.log2(max(hi, 1) / max(lo, 1))) + 1)
+            if lo > 0
+        }
+        | ({0} if lo == 0 else set())
+    )
     grid = [s for s in grid if lo <= s <= hi]
     out = []
     prev_size, prev_best = grid[0], best(bench, grid[0], p, costs)

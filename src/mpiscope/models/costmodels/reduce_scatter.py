@@ -21,7 +21,7 @@ def _recursive_halving(c, b, p):
     pp, lg, r = fold(p)
     t = 0.0
     for k in range(lg):
-        g = pp >> (k + 1)          # virtual ranks per half
+        g = pp >> (k + 1)  # virtual ranks per half
         t += _step(c, (g + min(r, g)) * b)
     return t + (_step(c, p * b) + c.hop(b) if r else 0.0)
 
@@ -53,15 +53,11 @@ def _full_fan_out(c, b, p):
 
 
 ALGORITHMS = (
-    Algo("recursive_halving", _recursive_halving, "lg p·α + fnβ + fnγ",
-         "Σₖ S(n/2ᵏ) + R(n/2ᵏ) + (n/2ᵏ)γ"),
+    Algo("recursive_halving", _recursive_halving, "lg p·α + fnβ + fnγ", "Σₖ S(n/2ᵏ) + R(n/2ᵏ) + (n/2ᵏ)γ"),
     Algo("pairwise", _pairwise, "(p−1)α + fnβ + fnγ", "(p−1)(S(b) + R(b) + bγ)"),
     Algo("ring", _ring, "(p−1)α + fnβ + fnγ", "(p−1)(S(b) + R(b) + bγ)"),
-    Algo("repeated_binary_tree", _repeated_binary_tree, "p lg p·(α + bβ + bγ)",
-         "p lg p·(S(b) + R(b) + bγ)"),
-    Algo("pipeline", _pipeline, "3(p−1)(α + bβ) + 2(p−1)bγ",
-         "2(p−1)(S(b) + R(b) + bγ) + (p−1)·max(S(b), R(b))"),
+    Algo("repeated_binary_tree", _repeated_binary_tree, "p lg p·(α + bβ + bγ)", "p lg p·(S(b) + R(b) + bγ)"),
+    Algo("pipeline", _pipeline, "3(p−1)(α + bβ) + 2(p−1)bγ", "2(p−1)(S(b) + R(b) + bγ) + (p−1)·max(S(b), R(b))"),
     Algo("full_fan_in", _full_fan_in, "2(p−1)(α + bβ + bγ)", "p·S(b) + 2(p−1)(R(b) + bγ)"),
-    Algo("full_fan_out", _full_fan_out, "(p−1)(α + bβ) + (p−1)bγ",
-         "S(b) + R(b) + (p−2)·max(S(b), R(b)) + (p−1)bγ"),
+    Algo("full_fan_out", _full_fan_out, "(p−1)(α + bβ) + (p−1)bγ", "S(b) + R(b) + (p−2)·max(S(b), R(b)) + (p−1)bγ"),
 )

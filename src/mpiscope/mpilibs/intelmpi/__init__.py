@@ -40,9 +40,11 @@ class IntelMpi(Mpich):
     def check_wrapper(self, wrapper, show):
         if UNSET in show:
             root = Path(wrapper).resolve().parent.parent
-            raise UsageError(f"the Intel MPI wrapper {wrapper} does not know its installation; "
-                             f"export I_MPI_ROOT={root} (what Intel's vars.sh or its conda "
-                             f"activation does)")
+            raise UsageError(
+                f"the Intel MPI wrapper {wrapper} does not know its installation; "
+                f"export I_MPI_ROOT={root} (what Intel's vars.sh or its conda "
+                f"activation does)"
+            )
 
     def recognizes(self, library_text):
         return "Intel(R) MPI" in library_text
@@ -58,9 +60,11 @@ class IntelMpi(Mpich):
         given rules must name one at every size (adjust.py)."""
         if not calls.available(mpi):
             missing = [n for n in ("gdb", "nm") if shutil.which(n) is None] or ["its launcher"]
-            raise UsageError(f"mpiscope tune needs {' and '.join(missing)} for Intel MPI: it reads "
-                             f"under gdb which preset the library's default runs (install gdb and "
-                             f"binutils)")
+            raise UsageError(
+                f"mpiscope tune needs {' and '.join(missing)} for Intel MPI: it reads "
+                f"under gdb which preset the library's default runs (install gdb and "
+                f"binutils)"
+            )
         return presets.catalog(mpi, build_probe("cvars"))
 
     def forcing(self, catalog, forced):
@@ -70,16 +74,17 @@ class IntelMpi(Mpich):
     def forcing_beside(self, catalog, forced, settings):
         """The tuned settings with each forced collective's variable replaced
         (a variable wins over the tuning file), or removed for its default."""
-        out = {k: v for k, v in settings.items()
-               if k not in {presets.variable(c) for c in forced}}
+        out = {k: v for k, v in settings.items() if k not in {presets.variable(c) for c in forced}}
         return {**out, **self.forcing(catalog, forced)}
 
     def selection_size(self, coll, nbytes, p):
         return nbytes
 
     def size_meaning(self, coll):
-        return "type size × count (one rank's buffer; one block of the gather, scatter and " \
-               "all-to-all family and reduce_scatter_block)"
+        return (
+            "type size × count (one rank's buffer; one block of the gather, scatter and "
+            "all-to-all family and reduce_scatter_block)"
+        )
 
     def selection_files(self, catalog, table):
         """The I_MPI_ADJUST_<OP> settings for one communicator size, the JSON
@@ -90,9 +95,14 @@ class IntelMpi(Mpich):
             key, fmt = "intelmpi-tuning", tuning
         text = fmt.write(table, catalog)
         parsed = fmt.read(text, catalog, FILES[key])
-        yield SelectionFile(key, FILES[key], text, "our reader",
-                            lambda c, p, size: fmt.selects(parsed, c, p, size),
-                            lambda c, name: None if name == DEFAULT else name)
+        yield SelectionFile(
+            key,
+            FILES[key],
+            text,
+            "our reader",
+            lambda c, p, size: fmt.selects(parsed, c, p, size),
+            lambda c, name: None if name == DEFAULT else name,
+        )
 
     def use_settings(self, catalog, written, table):
         """The variables of the settings file as written, or I_MPI_TUNING
@@ -108,8 +118,7 @@ class IntelMpi(Mpich):
         return calls.entered(mpi, probe, np, cells, settings, self.oversubscribed_settings)
 
     def read_defaults(self, mpi, probe, catalog, np, cells, names, settings_of, say=print):
-        return calls.read_cells(mpi, probe, catalog, np, cells, names, settings_of,
-                                     self.oversubscribed_settings, say)
+        return calls.read_cells(mpi, probe, catalog, np, cells, names, settings_of, self.oversubscribed_settings, say)
 
 
 def _variables(text: str) -> dict:

@@ -19,7 +19,7 @@ from mpiscope.mpilibs.algorithm_catalog import COLLECTIVES, DEFAULT, Catalog
 from mpiscope.mpilibs.intelmpi.presets import preset_name, variable
 from mpiscope.mpilibs.selection import check
 
-INT_MAX = 2147483647   # the largest number Intel MPI reads in a condition
+INT_MAX = 2147483647  # the largest number Intel MPI reads in a condition
 LINE_RE = re.compile(r'^(I_MPI_ADJUST_\w+)="([^"]*)"$')
 CONDITION_RE = re.compile(r"^(\d+)(?:-(\d+))?(?:@(\d+)(?:-(\d+))?)?$")
 
@@ -30,10 +30,11 @@ def segments(coll: str, rules: list, catalog: Catalog) -> list:
     out = []
     for r, nxt in zip(rules, rules[1:] + [None]):
         if r.algorithm == DEFAULT:
-            raise UsageError(f"{coll}: a rule keeps Intel MPI's own choice beside rules naming "
-                             f"presets; the library cannot keep it there (name the preset)")
-        out.append((int(catalog.find(coll, r.algorithm).value), r.start,
-                    nxt.start - 1 if nxt else INT_MAX))
+            raise UsageError(
+                f"{coll}: a rule keeps Intel MPI's own choice beside rules naming "
+                f"presets; the library cannot keep it there (name the preset)"
+            )
+        out.append((int(catalog.find(coll, r.algorithm).value), r.start, nxt.start - 1 if nxt else INT_MAX))
     return out
 
 
@@ -50,12 +51,15 @@ def values(table: dict, catalog: Catalog) -> dict:
         if not named(by_p):
             continue
         if len(by_p) != 1:
-            raise UsageError(f"{coll}: I_MPI_ADJUST_{coll.upper()} holds the rules of one "
-                             f"communicator size only (Intel MPI ignores message sizes beside "
-                             f"process counts); several are written as a tuning file")
-        (p, rules), = by_p.items()
-        out[variable(coll)] = ";".join(f"{k}:{lo}-{hi}" for k, lo, hi in
-                                       segments(coll, check(rules, f"{coll} p={p}"), catalog))
+            raise UsageError(
+                f"{coll}: I_MPI_ADJUST_{coll.upper()} holds the rules of one "
+                f"communicator size only (Intel MPI ignores message sizes beside "
+                f"process counts); several are written as a tuning file"
+            )
+        ((p, rules),) = by_p.items()
+        out[variable(coll)] = ";".join(
+            f"{k}:{lo}-{hi}" for k, lo, hi in segments(coll, check(rules, f"{coll} p={p}"), catalog)
+        )
     return out
 
 
@@ -77,8 +81,7 @@ def read_value(coll: str, value: str, catalog: Catalog | None = None, where: str
     """[(preset number, upper size bound or None)] of one variable's value,
     checked as Intel MPI reads it (module docstring)."""
     where = where or variable(coll)
-    highest = None if catalog is None else max(
-        (int(a.value) for a in catalog.algorithms.get(coll, [])), default=0)
+    highest = None if catalog is None else max((int(a.value) for a in catalog.algorithms.get(coll, [])), default=0)
     out: list[tuple[int, int | None]] = []
     for seg in value.split(";"):
         preset, _, conditions = seg.strip().partition(":")
@@ -86,8 +89,9 @@ def read_value(coll: str, value: str, catalog: Catalog | None = None, where: str
             raise UsageError(f"{where}: '{seg}' does not start with a preset number")
         k = _number(preset, where)
         if highest is not None and k > highest:
-            raise UsageError(f"{where}: Intel MPI {catalog.version} has no {coll} preset {k} "
-                             f"(its presets are 0-{highest})")
+            raise UsageError(
+                f"{where}: Intel MPI {catalog.version} has no {coll} preset {k} (its presets are 0-{highest})"
+            )
         if not conditions:
             out.append((k, None))
             continue
@@ -96,13 +100,17 @@ def read_value(coll: str, value: str, catalog: Catalog | None = None, where: str
             if m is None:
                 raise UsageError(f"{where}: '{cond}' is not a condition <l>-<m>[@<p>-<q>]")
             if m.group(3) is not None:
-                raise UsageError(f"{where}: '{cond}' names process counts: Intel MPI then "
-                                 f"compares no message size (write a tuning file instead)")
+                raise UsageError(
+                    f"{where}: '{cond}' names process counts: Intel MPI then "
+                    f"compares no message size (write a tuning file instead)"
+                )
             lo = _number(m.group(1), where)
             hi = _number(m.group(2), where) if m.group(2) else lo
             if hi < lo or (out and out[-1][1] is not None and hi <= out[-1][1]):
-                raise UsageError(f"{where}: '{cond}' does not rise above the condition before it; "
-                                 f"Intel MPI takes the first whose upper bound holds")
+                raise UsageError(
+                    f"{where}: '{cond}' does not rise above the condition before it; "
+                    f"Intel MPI takes the first whose upper bound holds"
+                )
             out.append((k, hi))
     return out
 
@@ -116,8 +124,7 @@ def read(text: str, catalog: Catalog | None = None, path: str = "settings") -> d
         m = LINE_RE.match(line.strip())
         coll = next((c for c in COLLECTIVES if m and m.group(1) == variable(c)), None)
         if coll is None:
-            raise UsageError(f"{path}:{lineno}: not a line I_MPI_ADJUST_<OP>=\"VALUE\" of a "
-                             f"collective mpiscope tunes")
+            raise UsageError(f'{path}:{lineno}: not a line I_MPI_ADJUST_<OP>="VALUE" of a collective mpiscope tunes')
         out[coll] = read_value(coll, m.group(2), catalog, f"{path}:{lineno}")
     return out
 

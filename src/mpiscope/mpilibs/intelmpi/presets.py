@@ -53,7 +53,9 @@ def catalog(mpi, probe: Path) -> Catalog:
     highest = ranges(cvars)
     if not highest:
         raise UsageError(f"{mpi.name} describes no I_MPI_ADJUST_<OP> preset range through MPI_T")
-    algorithms = {c: [Algorithm(preset_name(k), str(k)) for k in range(1, highest[c] + 1)]
-                  for c in COLLECTIVES if highest.get(c, 0) >= 1}
-    return Catalog("intelmpi", mpi.version, algorithms,
-                   "MPI_T control variables (the I_MPI_ADJUST_<OP> preset ranges)")
+    algorithms = {
+        c: [Algorithm(preset_name(k), str(k)) for k in range(1, highest[c] + 1)]
+        for c in COLLECTIVES
+        if highest.get(c, 0) >= 1
+    }
+    return Catalog("intelmpi", mpi.version, algorithms, "MPI_T control variables (the I_MPI_ADJUST_<OP> preset ranges)")

@@ -21,10 +21,18 @@ from mpiscope.mpilibs.intelmpi.presets import preset_name
 from mpiscope.mpilibs.selection import check
 
 # The collectives' names in the file
-NAMES = {"allreduce": "Allreduce", "bcast": "Bcast", "reduce": "Reduce", "allgather": "Allgather",
-         "alltoall": "Alltoall", "reduce_scatter_block": "Reduce_scatter_block", "gather": "Gather",
-         "scatter": "Scatter", "barrier": "Barrier"}
-COMM_ID = "comm_id=-1"   # every communicator
+NAMES = {
+    "allreduce": "Allreduce",
+    "bcast": "Bcast",
+    "reduce": "Reduce",
+    "allgather": "Allgather",
+    "alltoall": "Alltoall",
+    "reduce_scatter_block": "Reduce_scatter_block",
+    "gather": "Gather",
+    "scatter": "Scatter",
+    "barrier": "Barrier",
+}
+COMM_ID = "comm_id=-1"  # every communicator
 
 
 def write(table: dict, catalog: Catalog) -> str:
@@ -37,9 +45,12 @@ def write(table: dict, catalog: Catalog) -> str:
         sizes = {}
         for p in sorted(by_p):
             segs = segments(coll, check(by_p[p], f"{coll} p={p}"), catalog)
-            sizes[f"comm_size={p}"] = {COMM_ID: {
-                f"msg_size={-1 if i == len(segs) - 1 else hi}": {f"{coll.upper()}={k}": {}}
-                for i, (k, _, hi) in enumerate(segs)}}
+            sizes[f"comm_size={p}"] = {
+                COMM_ID: {
+                    f"msg_size={-1 if i == len(segs) - 1 else hi}": {f"{coll.upper()}={k}": {}}
+                    for i, (k, _, hi) in enumerate(segs)
+                }
+            }
         doc[f"coll={NAMES[coll]}"] = {f"ppn={max(by_p)}": sizes}
     return json.dumps(doc, indent=1) + "\n"
 
@@ -50,12 +61,14 @@ def _keyed(node, prefix: str, where: str) -> list:
         raise UsageError(f"{where}: expected an object of '{prefix}N' keys")
     out = []
     for k, v in node.items():
-        if not k.startswith(prefix) or not k[len(prefix):].lstrip("-").isdigit():
+        if not k.startswith(prefix) or not k[len(prefix) :].lstrip("-").isdigit():
             raise UsageError(f"{where}: '{k}' is not '{prefix}N'")
-        n = int(k[len(prefix):])
+        n = int(k[len(prefix) :])
         if out and (out[-1][0] == -1 or (n != -1 and n <= out[-1][0])):
-            raise UsageError(f"{where}: '{k}' does not rise above the key before it "
-                             f"(Intel MPI takes the first key at or above a call's value)")
+            raise UsageError(
+                f"{where}: '{k}' does not rise above the key before it "
+                f"(Intel MPI takes the first key at or above a call's value)"
+            )
         out.append((n, v))
     return out
 
@@ -71,8 +84,7 @@ def read(text: str, catalog: Catalog | None = None, path: str = "tuning.json") -
     for key, node in doc.items():
         coll = by_name.get(key)
         if coll is None:
-            raise UsageError(f"{path}: '{key}' is not a collective mpiscope tunes "
-                             f"({', '.join(by_name)})")
+            raise UsageError(f"{path}: '{key}' is not a collective mpiscope tunes ({', '.join(by_name)})")
         ppns = []
         for ppn, comms in _keyed(node, "ppn=", f"{path}: {key}"):
             sizes = []
@@ -91,7 +103,7 @@ def read(text: str, catalog: Catalog | None = None, path: str = "tuning.json") -
 def _preset(coll, leaf, catalog, where) -> int:
     if not isinstance(leaf, dict) or len(leaf) != 1:
         raise UsageError(f"{where}: expected one '{coll.upper()}=PRESET' key")
-    (k, v), = leaf.items()
+    ((k, v),) = leaf.items()
     name, _, value = k.partition("=")
     if name != coll.upper() or not value.isdigit() or v != {}:
         raise UsageError(f"{where}: '{k}' is not '{coll.upper()}=PRESET': {{}}")

@@ -45,12 +45,24 @@ class Mpich(MpiLibrary):
     def settings_env(self, settings):
         return dict(settings)
 
-    def cluster_command(self, *, np, hostfile, rsh, oversubscribed, interface, preload=(),
-                        yield_library=None):
+    def cluster_command(self, *, np, hostfile, rsh, oversubscribed, interface, preload=(), yield_library=None):
         """Hydra's ssh launcher through rsh, UCX restricted to TCP so that no
         shared memory crosses hosts; `preload` reaches the ranks alone (-genv)."""
-        cmd = [self.default_launcher, "-launcher", "ssh", "-launcher-exec", rsh, "-f", str(hostfile),
-               "-n", str(np), "-iface", interface, "-bind-to", "none"]
+        cmd = [
+            self.default_launcher,
+            "-launcher",
+            "ssh",
+            "-launcher-exec",
+            rsh,
+            "-f",
+            str(hostfile),
+            "-n",
+            str(np),
+            "-iface",
+            interface,
+            "-bind-to",
+            "none",
+        ]
         # MPICH (ch4:ucx) has no yield setting: a rank waiting on a peer that
         # shares its core would spin out its whole time slice for every message.
         libraries = [*preload, *([yield_library()] if oversubscribed else [])]
@@ -60,11 +72,17 @@ class Mpich(MpiLibrary):
 
     # ---------------------------------------------------------------- tuning
 
-    model_names = {"binomial": "binomial", "recursive_doubling": "recursive_doubling", "ring": "ring",
-                   "reduce_scatter_allgather": "rabenseifner", "brucks": "bruck",
-                   "pairwise": "pairwise", "recursive_halving": "recursive_halving",
-                   "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
-                   "scatter_ring_allgather": "scatter_allgather_ring"}
+    model_names = {
+        "binomial": "binomial",
+        "recursive_doubling": "recursive_doubling",
+        "ring": "ring",
+        "reduce_scatter_allgather": "rabenseifner",
+        "brucks": "bruck",
+        "pairwise": "pairwise",
+        "recursive_halving": "recursive_halving",
+        "scatter_recursive_doubling_allgather": "scatter_allgather_recursive_doubling",
+        "scatter_ring_allgather": "scatter_allgather_ring",
+    }
 
     def read_catalog(self, mpi, build_probe):
         return cvars.catalog(mpi, build_probe("cvars"))
@@ -94,9 +112,14 @@ class Mpich(MpiLibrary):
     def selection_files(self, catalog, table):
         text = selection_json.write(table, catalog)
         tree = selection_json.read(text, catalog, FILES["mpich"])
-        yield SelectionFile("mpich", FILES["mpich"], text, "our reader",
-                            lambda c, p, size: selection_json.selects(tree, c, p, size),
-                            lambda c, name: None if name == DEFAULT else catalog.find(c, name).container)
+        yield SelectionFile(
+            "mpich",
+            FILES["mpich"],
+            text,
+            "our reader",
+            lambda c, p, size: selection_json.selects(tree, c, p, size),
+            lambda c, name: None if name == DEFAULT else catalog.find(c, name).container,
+        )
 
     def use_settings(self, catalog, written, table):
         """The device's own algorithms, which would override the file, are
@@ -104,8 +127,9 @@ class Mpich(MpiLibrary):
         algorithm, where the per-collective switch exists; every other
         collective runs exactly as without the file."""
         params = {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(written["mpich"].absolute())}
-        ruled = sorted(c for c, by_p in table.items()
-                       if any(r.algorithm != DEFAULT for rules in by_p.values() for r in rules))
+        ruled = sorted(
+            c for c, by_p in table.items() if any(r.algorithm != DEFAULT for rules in by_p.values() for r in rules)
+        )
         if catalog.device_override and ruled:
             if set(ruled) <= catalog.device_percoll:
                 params["MPIR_CVAR_DEVICE_COLLECTIVES"] = "percoll"

@@ -37,8 +37,9 @@ def read_cvars(probe: Path, env: dict | None = None):
     """{name: (description, enum items)} as MPI_T lists them, or None when
     MPI_T_init_thread refuses (an invalid value in `env`)."""
     # errors="replace": Intel MPI's descriptions hold Latin-1 bytes ("(R)" as 0xae)
-    p = subprocess.run([str(probe)], capture_output=True, text=True, errors="replace", timeout=60,
-                       env={**os.environ, **(env or {})})
+    p = subprocess.run(
+        [str(probe)], capture_output=True, text=True, errors="replace", timeout=60, env={**os.environ, **(env or {})}
+    )
     if p.returncode != 0:
         return None
     cvars = {}
@@ -86,15 +87,14 @@ def library_file(probe: Path) -> Path:
 
 def library_containers(blob: bytes) -> set:
     """The algorithm names the selection JSON accepts, as the library spells them."""
-    return {m.decode() for m in re.findall(rb"algorithm=(MPIR_[A-Za-z_]+?_(?:intra|inter|allcomm)_\w+)",
-                                           blob)}
+    return {m.decode() for m in re.findall(rb"algorithm=(MPIR_[A-Za-z_]+?_(?:intra|inter|allcomm)_\w+)", blob)}
 
 
 def library_default_tree(blob: bytes) -> dict | None:
     """MPICH's own MPIR-level selection JSON, compiled into the library."""
     for m in re.finditer(rb'\{"collective=', blob):
         end = blob.find(b"\0", m.start())
-        text = blob[m.start():end]
+        text = blob[m.start() : end]
         if b"algorithm=MPIR_" in text and b"MPIDI_" not in text and b"composition=" not in text:
             try:
                 return json.loads(text)
@@ -120,14 +120,17 @@ def catalog(mpi, probe: Path) -> Catalog:
 
         for choice in cvar_choices(cvars[cvar_name(coll)][0], accepts):
             prefix = container_prefix(coll)
-            found = [c for c in (f"{prefix}_intra_{choice}", f"{prefix}_allcomm_{choice}")
-                     if c in containers]
-            algorithms.setdefault(coll, []).append(
-                Algorithm(choice, choice, found[0] if found else None))
+            found = [c for c in (f"{prefix}_intra_{choice}", f"{prefix}_allcomm_{choice}") if c in containers]
+            algorithms.setdefault(coll, []).append(Algorithm(choice, choice, found[0] if found else None))
     if not algorithms:
         raise UsageError(f"{mpi.name} lists no MPIR_CVAR_*_INTRA_ALGORITHM control variables")
-    return Catalog("mpich", mpi.version, algorithms, "MPI_T control variables",
-                   default_tree=library_default_tree(blob), containers=frozenset(containers),
-                   device_override="MPIR_CVAR_DEVICE_COLLECTIVES" in cvars,
-                   device_percoll=frozenset(c for c in COLLECTIVES
-                                            if device_cvar(c) in cvars))
+    return Catalog(
+        "mpich",
+        mpi.version,
+        algorithms,
+        "MPI_T control variables",
+        default_tree=library_default_tree(blob),
+        containers=frozenset(containers),
+        device_override="MPIR_CVAR_DEVICE_COLLECTIVES" in cvars,
+        device_percoll=frozenset(c for c in COLLECTIVES if device_cvar(c) in cvars),
+    )

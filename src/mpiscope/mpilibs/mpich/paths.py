@@ -13,15 +13,15 @@ from mpiscope.mpilibs.intranode import COPY, SINGLE, PathFamily, PathRule
 class _Variables(PathFamily):
     """A family whose path one variable switches (its values with single copy
     and without), and another sets the size from which single copy starts."""
-    switch: tuple      # (rule name, variable, single-copy value, copy value)
+
+    switch: tuple  # (rule name, variable, single-copy value, copy value)
     threshold: str
 
     def rules(self, single_from, copy_max):
         name, variable, single, copy = self.switch
         rules = [PathRule(name, env=((variable, copy if single_from is None else single),))]
         if single_from is not None and copy_max is not None:
-            rules.append(PathRule(f"single copy from {single_from}",
-                                  env=((self.threshold, str(single_from)),)))
+            rules.append(PathRule(f"single copy from {single_from}", env=((self.threshold, str(single_from)),)))
         return rules
 
 

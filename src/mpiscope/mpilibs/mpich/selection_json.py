@@ -37,8 +37,7 @@ def _leaf(catalog: Catalog, coll: str, name: str, default_intra):
         return default_intra
     container = catalog.find(coll, name).container
     if container is None:
-        raise UsageError(f"MPICH {catalog.version}'s selection JSON has no name for {coll} "
-                         f"algorithm '{name}'")
+        raise UsageError(f"MPICH {catalog.version}'s selection JSON has no name for {coll} algorithm '{name}'")
     leaf = {f"algorithm={container}": {}}
     if container.endswith("_smp"):
         # As in MPICH's own tree: the node-aware algorithms only on a parent
@@ -68,7 +67,7 @@ def _as_searched(node: dict, pruned: bool = True) -> dict:
     for k, v in node.items():
         key = k.replace(" ", "")
         if pruned and key.startswith("comm_size<") and not key.startswith("comm_size<="):
-            k = f"comm_size<={int(key[len('comm_size<'):]) - 1}"
+            k = f"comm_size<={int(key[len('comm_size<') :]) - 1}"
         here = pruned and key.startswith(PRUNED)
         out[k] = _as_searched(v, here) if isinstance(v, dict) else v
         pruned = here  # a sibling is reached by the failure of this one
@@ -89,8 +88,10 @@ def _size_chain(catalog, coll, rules, default_intra):
 def write(table: dict, catalog: Catalog) -> str:
     """The selection JSON for `table` {collective: {p: [Rule]}}."""
     if not catalog.default_tree:
-        raise UsageError(f"MPICH {catalog.version}: its own selection tree was not found in the "
-                         f"library file, so a file covering every collective cannot be written")
+        raise UsageError(
+            f"MPICH {catalog.version}: its own selection tree was not found in the "
+            f"library file, so a file covering every collective cannot be written"
+        )
     tree = copy.deepcopy(catalog.default_tree)
     for coll, by_p in table.items():
         key = f"collective={coll}"
@@ -102,16 +103,26 @@ def write(table: dict, catalog: Catalog) -> str:
         for p in sorted(by_p):
             if p - 1 > below:
                 intra[f"comm_size<={p - 1}"] = default_intra
-            intra[f"comm_size<={p}"] = _size_chain(catalog, coll, check(by_p[p], f"{coll} p={p}"),
-                                                   _as_searched(default_intra))
+            intra[f"comm_size<={p}"] = _size_chain(
+                catalog, coll, check(by_p[p], f"{coll} p={p}"), _as_searched(default_intra)
+            )
             below = p
         intra["comm_size=any"] = default_intra
         tree[key] = {INTRA: intra, **{k: v for k, v in own.items() if k != INTRA}}
     return json.dumps(tree, indent=1) + "\n"
 
 
-OPERATORS = ("collective=", "comm_type=", "comm_size", "avg_msg_size", "total_msg_size", "count",
-             "is_", "comm_hierarchy=", "comm_avg_ppn")
+OPERATORS = (
+    "collective=",
+    "comm_type=",
+    "comm_size",
+    "avg_msg_size",
+    "total_msg_size",
+    "count",
+    "is_",
+    "comm_hierarchy=",
+    "comm_avg_ppn",
+)
 
 
 def read(text: str, catalog: Catalog | None = None, path: str = "selection.json") -> dict:
@@ -131,15 +142,16 @@ def read(text: str, catalog: Catalog | None = None, path: str = "selection.json"
             if k.startswith(("algorithm=", "composition=")):
                 name = k.split("=", 1)[1]
                 if catalog is not None and k.startswith("algorithm=") and name not in catalog.containers:
-                    raise UsageError(f"{path}: {where}: MPICH {catalog.version} has no algorithm "
-                                     f"{name} (it would abort at MPI_Init)")
+                    raise UsageError(
+                        f"{path}: {where}: MPICH {catalog.version} has no algorithm {name} (it would abort at MPI_Init)"
+                    )
                 continue
             if not k.startswith(OPERATORS):
                 raise UsageError(f"{path}: {where}: unknown condition '{k}'")
-            if (k.startswith(("comm_size<", "avg_msg_size<", "total_msg_size<", "count<"))
-                    and i == len(keys) - 1):
-                raise UsageError(f"{path}: {where}: '{k}' is the last condition; MPICH needs one "
-                                 f"after it (end with '…=any')")
+            if k.startswith(("comm_size<", "avg_msg_size<", "total_msg_size<", "count<")) and i == len(keys) - 1:
+                raise UsageError(
+                    f"{path}: {where}: '{k}' is the last condition; MPICH needs one after it (end with '…=any')"
+                )
             walk(v, f"{where}/{k}")
 
     walk(tree, "")

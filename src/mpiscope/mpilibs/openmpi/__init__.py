@@ -54,17 +54,37 @@ class OpenMpi(MpiLibrary):
     def settings_env(self, settings):
         return {f"OMPI_MCA_{k}": v for k, v in settings.items()}
 
-    def cluster_command(self, *, np, hostfile, rsh, oversubscribed, interface, preload=(),
-                        yield_library=None):
+    def cluster_command(self, *, np, hostfile, rsh, oversubscribed, interface, preload=(), yield_library=None):
         """TCP on the hosts' interface, the daemons started through rsh; with
         more ranks than cores, idle ranks give their core away."""
         if preload:
             raise ValueError("preload is for MPICH; Open MPI ranks get LD_PRELOAD from the environment")
-        cmd = [self.default_launcher, "-n", str(np), "--hostfile", str(hostfile), "--map-by", "slot",
-               "--bind-to", "none",
-               "--mca", "plm_rsh_agent", rsh, "--mca", "plm_rsh_no_tree_spawn", "1",
-               "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", interface,
-               "--mca", "oob_tcp_if_include", interface]
+        cmd = [
+            self.default_launcher,
+            "-n",
+            str(np),
+            "--hostfile",
+            str(hostfile),
+            "--map-by",
+            "slot",
+            "--bind-to",
+            "none",
+            "--mca",
+            "plm_rsh_agent",
+            rsh,
+            "--mca",
+            "plm_rsh_no_tree_spawn",
+            "1",
+            "--mca",
+            "btl",
+            "tcp,self",
+            "--mca",
+            "btl_tcp_if_include",
+            interface,
+            "--mca",
+            "oob_tcp_if_include",
+            interface,
+        ]
         if oversubscribed:
             # More ranks than real cores: without yielding, TCP latency becomes milliseconds.
             cmd += ["--mca", "mpi_yield_when_idle", "1"]
@@ -81,27 +101,35 @@ class OpenMpi(MpiLibrary):
 
     # ---------------------------------------------------------------- tuning
 
-    model_names = {"basic_linear": "linear", "linear": "linear", "binomial": "binomial",
-                   "recursive_doubling": "recursive_doubling", "ring": "ring",
-                   "rabenseifner": "rabenseifner", "bruck": "bruck", "modified_bruck": "bruck",
-                   "pairwise": "pairwise", "recursive_halving": "recursive_halving",
-                   "scatter_allgather": "scatter_allgather_recursive_doubling",
-                   "scatter_allgather_ring": "scatter_allgather_ring"}
+    model_names = {
+        "basic_linear": "linear",
+        "linear": "linear",
+        "binomial": "binomial",
+        "recursive_doubling": "recursive_doubling",
+        "ring": "ring",
+        "rabenseifner": "rabenseifner",
+        "bruck": "bruck",
+        "modified_bruck": "bruck",
+        "pairwise": "pairwise",
+        "recursive_halving": "recursive_halving",
+        "scatter_allgather": "scatter_allgather_recursive_doubling",
+        "scatter_allgather_ring": "scatter_allgather_ring",
+    }
 
     def read_catalog(self, mpi, build_probe):
-        return ompi_info.catalog(ompi_info.ompi_info_text(mpi, "tuned"),
-                                 ompi_info.ompi_info_text(mpi, "all"), mpi.version)
+        return ompi_info.catalog(
+            ompi_info.ompi_info_text(mpi, "tuned"), ompi_info.ompi_info_text(mpi, "all"), mpi.version
+        )
 
     def runs_on(self, coll, name, p):
-        return "two_proc" not in name or p == 2   # the two_proc ones abort on any other p
+        return "two_proc" not in name or p == 2  # the two_proc ones abort on any other p
 
     def forcing(self, catalog, forced):
         """coll_tuned_<coll>_algorithm; the components above tuned (5.0's han) left out."""
         params = {}
         for coll, alg in forced.items():
             if alg is not None:
-                params.update({"coll_tuned_use_dynamic_rules": "1",
-                               f"coll_tuned_{coll}_algorithm": alg.value})
+                params.update({"coll_tuned_use_dynamic_rules": "1", f"coll_tuned_{coll}_algorithm": alg.value})
         if catalog.excluded_components:
             params["coll"] = "^" + ",".join(catalog.excluded_components)
         return params
@@ -115,9 +143,14 @@ class OpenMpi(MpiLibrary):
     def selection_files(self, catalog, table):
         text = rules.write_classic(table, catalog)
         parsed = rules.read_classic(text, catalog, FILES["openmpi"])
-        yield SelectionFile("openmpi", FILES["openmpi"], text, "our reader",
-                            lambda c, p, size: rules.classic_selects(parsed, c, p, size),
-                            lambda c, name: rules.number(catalog, c, name))
+        yield SelectionFile(
+            "openmpi",
+            FILES["openmpi"],
+            text,
+            "our reader",
+            lambda c, p, size: rules.classic_selects(parsed, c, p, size),
+            lambda c, name: rules.number(catalog, c, name),
+        )
         # Open MPI 6/main also reads JSON rules; 5.0 does not: its
         # coll_tuned_dynamic_file.c (branch v5.0.x) reads the classic format
         # alone (an optional rule-file-version line first), and its library
@@ -125,13 +158,20 @@ class OpenMpi(MpiLibrary):
         if int(catalog.version.split(".")[0]) >= 6:
             doc = rules.write_json(table, catalog)
             jparsed = rules.read_json(doc, catalog)
-            yield SelectionFile("openmpi-json", FILES["openmpi-json"], doc, "our JSON reader",
-                                lambda c, p, size: rules.json_selects(jparsed, c, p, size),
-                                lambda c, name: "ignore" if name == DEFAULT else name)
+            yield SelectionFile(
+                "openmpi-json",
+                FILES["openmpi-json"],
+                doc,
+                "our JSON reader",
+                lambda c, p, size: rules.json_selects(jparsed, c, p, size),
+                lambda c, name: "ignore" if name == DEFAULT else name,
+            )
 
     def use_settings(self, catalog, written, table):
-        params = {"coll_tuned_use_dynamic_rules": "1",
-                  "coll_tuned_dynamic_rules_filename": str(written["openmpi"].absolute())}
+        params = {
+            "coll_tuned_use_dynamic_rules": "1",
+            "coll_tuned_dynamic_rules_filename": str(written["openmpi"].absolute()),
+        }
         if catalog.excluded_components:
             params["coll"] = "^" + ",".join(catalog.excluded_components)
         return params

@@ -19,13 +19,13 @@ from pathlib import Path
 
 from mpiscope.mpilibs.gdb_script import call_script
 
-GDB_SCRIPT = call_script(r'''
+GDB_SCRIPT = call_script(r"""
 for coll in COLLS:
     try:
         gdb.execute("rbreak ^ompi_coll_base_%s_intra_" % coll, to_string=True)
     except gdb.error:
         pass
-''')
+""")
 
 
 # where Open MPI's collective and point-to-point functions are: libmpi, and
@@ -38,8 +38,9 @@ def available(mpi) -> bool:
     return mpi.launcher is not None and shutil.which("gdb") is not None
 
 
-def entered(mpi, probe: Path, np: int, cells: list, mca: dict, colls: list,
-            oversubscribe: bool = True, timeout: int = 300) -> dict:
+def entered(
+    mpi, probe: Path, np: int, cells: list, mca: dict, colls: list, oversubscribe: bool = True, timeout: int = 300
+) -> dict:
     """{(coll, size): the first ompi_coll_base_<coll>_intra_* function entered}
     for `cells` [(coll, size)] on `np` local ranks with MCA parameters `mca`;
     `probe`: native/engine/probe/coll_call.c built with the MPI's wrapper."""
@@ -47,8 +48,9 @@ def entered(mpi, probe: Path, np: int, cells: list, mca: dict, colls: list,
     return parse(under_gdb(mpi, probe, np, cells, mca, script, oversubscribe, timeout), cells)
 
 
-def under_gdb(mpi, probe: Path, np: int, cells: list, mca: dict, script: str,
-              oversubscribe: bool = True, timeout: int = 300) -> str:
+def under_gdb(
+    mpi, probe: Path, np: int, cells: list, mca: dict, script: str, oversubscribe: bool = True, timeout: int = 300
+) -> str:
     """The probe's output with rank 0 under gdb running `script` (Python), the
     other np - 1 ranks plain, started by the launcher beside the wrapper: one
     call per cell [(coll, size)]."""
@@ -61,13 +63,13 @@ def under_gdb(mpi, probe: Path, np: int, cells: list, mca: dict, script: str,
             common += ["--oversubscribe", "--bind-to", "none"]
         for k, v in mca.items():
             common += ["--mca", k, v]
-        cmd = common + ["-n", "1", "gdb", "-q", "-batch", "-x", str(path), "--args",
-                        str(probe), *args]
+        cmd = common + ["-n", "1", "gdb", "-q", "-batch", "-x", str(path), "--args", str(probe), *args]
         if np > 1:
             cmd += [":", "-n", str(np - 1), str(probe), *args]
         env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
-                              stdin=subprocess.DEVNULL).stdout
+        return subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL
+        ).stdout
 
 
 def parse(text: str, cells: list) -> dict:

@@ -21,12 +21,23 @@ from mpiscope.mpilibs.gdb_script import FINISH, PRELUDE
 from mpiscope.mpilibs.openmpi.calls import LIBRARIES, under_gdb
 
 # do_this's leading arguments: the MPI call's, and the module
-LEADING = {"barrier": 2, "bcast": 6, "reduce": 8, "allreduce": 7, "allgather": 8, "alltoall": 8,
-           "reduce_scatter_block": 7, "gather": 9, "scatter": 9}
+LEADING = {
+    "barrier": 2,
+    "bcast": 6,
+    "reduce": 8,
+    "allreduce": 7,
+    "allgather": 8,
+    "alltoall": 8,
+    "reduce_scatter_block": 7,
+    "gather": 9,
+    "scatter": 9,
+}
 # collectives whose do_this takes max_requests after the segment size
 MAX_REQUESTS = ("reduce", "alltoall")
 
-GDB_SCRIPT = PRELUDE + r'''
+GDB_SCRIPT = (
+    PRELUDE
+    + r'''
 import re
 gdb.execute("break mpiscope_cell")
 gdb.execute("run")
@@ -79,7 +90,9 @@ while True:
         gdb.execute("continue", to_string=True)
     except gdb.error:
         break
-''' + FINISH
+'''
+    + FINISH
+)
 
 
 def parse(text: str, cells: list) -> dict:
@@ -146,8 +159,7 @@ def delegations(traced: dict) -> dict:
     return out
 
 
-def read_cells(mpi, probe: Path, catalog, np: int, cells: list, names: dict, mca_of,
-               say=print) -> Reading:
+def read_cells(mpi, probe: Path, catalog, np: int, cells: list, names: dict, mca_of, say=print) -> Reading:
     """The default read at `cells`, then each collective's algorithms of
     `names` {coll: [name]} forced, one launch forcing each collective's k-th.
     `mca_of({coll: Algorithm or None})`: the MCA parameters of such a launch;
@@ -168,14 +180,14 @@ def read_cells(mpi, probe: Path, catalog, np: int, cells: list, names: dict, mca
     by_value = {(c, a.value): a.name for c in colls for a in catalog.algorithms.get(c, [])}
     runs = {cell: by_value.get((cell[0], str(t[0]))) for cell, t in default.items()}
     forced = {cell: (n, got.get((*cell, n))) for cell, n in runs.items() if (*cell, n) in got}
-    wrong = [cell for cell, (_, numbers) in forced.items()
-             if numbers is None or numbers[0] != default[cell][0]]
+    wrong = [cell for cell, (_, numbers) in forced.items() if numbers is None or numbers[0] != default[cell][0]]
     if wrong or not forced:
-        say("the default's algorithm could not be read under gdb ("
+        say(
+            "the default's algorithm could not be read under gdb ("
             + (f"{len(wrong)} forced cells read back another number" if wrong else "nothing read")
-            + "): every cell is measured")
+            + "): every cell is measured"
+        )
         return Reading({}, {})
-    same = same_cells(default, forced)   # and every event of rank 0 the same, too
-    same = {cell: (n, exact and traced[n].get(cell) == traced[DEFAULT].get(cell))
-            for cell, (n, exact) in same.items()}
+    same = same_cells(default, forced)  # and every event of rank 0 the same, too
+    same = {cell: (n, exact and traced[n].get(cell) == traced[DEFAULT].get(cell)) for cell, (n, exact) in same.items()}
     return Reading(same, delegations(traced))

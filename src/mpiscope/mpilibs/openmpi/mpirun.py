@@ -11,14 +11,24 @@ from mpiscope.mpilibs.launcher import Launcher
 class Mpirun(Launcher):
     name = "mpirun"
     hostfile_form = "slots"
-    hostfile_options = ("--hostfile", "-hostfile", "--machinefile", "-machinefile",
-                        "--default-hostfile")
+    hostfile_options = ("--hostfile", "-hostfile", "--machinefile", "-machinefile", "--default-hostfile")
     binding_options = ("--bind-to", "-bind-to", "--rankfile", "-rf", "--cpu-set", "--cpu-list")
-    mapping_options = ("--map-by", "-map-by", "--npernode", "-npernode", "-N", "--ppr", "-ppr",
-                       "--rankfile", "-rf", "--host", "-host", "-H")
+    mapping_options = (
+        "--map-by",
+        "-map-by",
+        "--npernode",
+        "-npernode",
+        "-N",
+        "--ppr",
+        "-ppr",
+        "--rankfile",
+        "-rf",
+        "--host",
+        "-host",
+        "-H",
+    )
 
-    def command(self, *, program, library, np, hostfile, nodes, ppn, oversubscribe, binds,
-                user):
+    def command(self, *, program, library, np, hostfile, nodes, ppn, oversubscribe, binds, user):
         """Oversubscribed (more ranks than cores somewhere): without a hostfile
         ranks are left unbound and yield; with one, binding is left to it and
         the user."""

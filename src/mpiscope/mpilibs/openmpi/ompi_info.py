@@ -34,14 +34,20 @@ def ompi_info_path(mpi) -> str:
     for name in ("ompi_info", "ompi_info.openmpi"):
         if (folder / name).is_file():
             return str(folder / name)
-    raise UsageError(f"no ompi_info beside {mpi.wrapper}: mpiscope tune reads Open MPI's "
-                     f"algorithms from it; install Open MPI completely")
+    raise UsageError(
+        f"no ompi_info beside {mpi.wrapper}: mpiscope tune reads Open MPI's "
+        f"algorithms from it; install Open MPI completely"
+    )
 
 
 @functools.cache
 def ompi_info_text(mpi, component: str) -> str:
-    p = subprocess.run([ompi_info_path(mpi), "--param", "coll", component, "--level", "9",
-                        "--parsable"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [ompi_info_path(mpi), "--param", "coll", component, "--level", "9", "--parsable"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if p.returncode != 0:
         raise UsageError(f"ompi_info failed (exit {p.returncode}): {p.stderr.strip()[-500:]}")
     return p.stdout
@@ -55,16 +61,28 @@ def catalog(tuned_text: str, all_text: str, version: str) -> Catalog:
         if m and m.group(1) in COLLECTIVES and m.group(2) != "0":  # 0 "ignore": the default
             algorithms.setdefault(m.group(1), []).append(Algorithm(m.group(3), m.group(2)))
     if not algorithms:
-        raise UsageError("ompi_info lists no coll_tuned_*_algorithm enumerators: is the tuned "
-                         "component there (ompi_info | grep tuned)?")
-    params = {c: (_param(tuned_text, f"coll_tuned_{c}_algorithm_"
-                         f"{'chain' if c in CHAIN_FANOUT else 'tree'}_fanout"),
-                  _param(tuned_text, f"coll_tuned_{c}_algorithm_segmentsize")) for c in algorithms}
+        raise UsageError(
+            "ompi_info lists no coll_tuned_*_algorithm enumerators: is the tuned "
+            "component there (ompi_info | grep tuned)?"
+        )
+    params = {
+        c: (
+            _param(tuned_text, f"coll_tuned_{c}_algorithm_{'chain' if c in CHAIN_FANOUT else 'tree'}_fanout"),
+            _param(tuned_text, f"coll_tuned_{c}_algorithm_segmentsize"),
+        )
+        for c in algorithms
+    }
     prios = {m.group(1): int(m.group(2)) for m in map(PRIO_RE.match, all_text.splitlines()) if m}
     tuned = prios.get("tuned", 30)
     above = sorted(c for c, p in prios.items() if p > tuned and c not in HARMLESS)
-    return Catalog("openmpi", version, algorithms, "ompi_info --param coll tuned --level 9",
-                   excluded_components=above, rule_params=params)
+    return Catalog(
+        "openmpi",
+        version,
+        algorithms,
+        "ompi_info --param coll tuned --level 9",
+        excluded_components=above,
+        rule_params=params,
+    )
 
 
 def _param(text: str, name: str) -> int:

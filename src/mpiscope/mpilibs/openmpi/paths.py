@@ -10,7 +10,7 @@ from __future__ import annotations
 from mpiscope.mpilibs.intranode import COPY, SINGLE, PathFamily, PathRule
 
 VADER_MAX_SEND = 32768  # Open MPI's default btl_vader/sm_max_send_size
-OMPI_EAGER = 4096       # and its default eager limit
+OMPI_EAGER = 4096  # and its default eager limit
 
 
 def _mca(setting, name):

@@ -18,10 +18,25 @@ from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT, Catalog
 from mpiscope.mpilibs.selection import Rule, check
 
-COLL_IDS = {"allgather": 0, "allgatherv": 1, "allreduce": 2, "alltoall": 3, "alltoallv": 4,
-            "alltoallw": 5, "barrier": 6, "bcast": 7, "exscan": 8, "gather": 9, "gatherv": 10,
-            "reduce": 11, "reduce_scatter": 12, "reduce_scatter_block": 13, "scan": 14,
-            "scatter": 15, "scatterv": 16}
+COLL_IDS = {
+    "allgather": 0,
+    "allgatherv": 1,
+    "allreduce": 2,
+    "alltoall": 3,
+    "alltoallv": 4,
+    "alltoallw": 5,
+    "barrier": 6,
+    "bcast": 7,
+    "exscan": 8,
+    "gather": 9,
+    "gatherv": 10,
+    "reduce": 11,
+    "reduce_scatter": 12,
+    "reduce_scatter_block": 13,
+    "scan": 14,
+    "scatter": 15,
+    "scatterv": 16,
+}
 COLL_NAMES = {v: k for k, v in COLL_IDS.items()}
 COLLCOUNT = 22
 
@@ -47,21 +62,24 @@ def number(catalog: Catalog, coll: str, name: str) -> int:
 def write_classic(table: dict, catalog: Catalog) -> str:
     """The classic rules file for `table` {collective: {p: [Rule]}}."""
     colls = sorted((c for c in table if table[c]), key=COLL_IDS.__getitem__)
-    lines = [f"# Open MPI tuned rules written by mpiscope tune for Open MPI {catalog.version}",
-             "# use: --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE",
-             str(len(colls)), ]
+    lines = [
+        f"# Open MPI tuned rules written by mpiscope tune for Open MPI {catalog.version}",
+        "# use: --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE",
+        str(len(colls)),
+    ]
     for coll in colls:
         fan, seg = catalog.rule_params.get(coll, (0, 0))
         entries = _entries(table[coll])
         lines += [f"{COLL_IDS[coll]}  # {coll}", f"{len(entries)}  # communicator sizes"]
         for p, rules in entries:
             rules = check(rules, f"{coll} p={p}") if rules else [Rule(0, DEFAULT)]
-            lines += [f"{p}  # communicator size" + ("" if rules[0].algorithm != DEFAULT or
-                                                      len(rules) > 1 else ": the library's own"),
-                      f"{len(rules)}  # message sizes"]
+            lines += [
+                f"{p}  # communicator size"
+                + ("" if rules[0].algorithm != DEFAULT or len(rules) > 1 else ": the library's own"),
+                f"{len(rules)}  # message sizes",
+            ]
             for r in rules:
-                lines.append(f"{r.start} {number(catalog, coll, r.algorithm)} {fan} {seg}"
-                             f"  # {r.algorithm}")
+                lines.append(f"{r.start} {number(catalog, coll, r.algorithm)} {fan} {seg}  # {r.algorithm}")
     return "\n".join(lines) + "\n"
 
 
@@ -121,15 +139,22 @@ def read_classic(text: str, catalog: Catalog | None = None, path: str = "rules")
                 fan, _ = take("a fan-in/out")
                 seg, _ = take("a segment size")
                 if k == 0 and start != 0:
-                    raise UsageError(f"{path}:{line}: the first message size of {coll} p={p} is "
-                                     f"{start}, not 0: Open MPI would ignore the whole file")
+                    raise UsageError(
+                        f"{path}:{line}: the first message size of {coll} p={p} is "
+                        f"{start}, not 0: Open MPI would ignore the whole file"
+                    )
                 if start <= last:
                     raise UsageError(f"{path}:{line}: message sizes do not rise ({last}, {start})")
                 last = start
-                if catalog is not None and alg != 0 and str(alg) not in \
-                        [a.value for a in catalog.algorithms.get(coll, [])]:
-                    raise UsageError(f"{path}:{line}: {coll} has no algorithm {alg} in Open MPI "
-                                     f"{catalog.version} (it would silently do nothing)")
+                if (
+                    catalog is not None
+                    and alg != 0
+                    and str(alg) not in [a.value for a in catalog.algorithms.get(coll, [])]
+                ):
+                    raise UsageError(
+                        f"{path}:{line}: {coll} has no algorithm {alg} in Open MPI "
+                        f"{catalog.version} (it would silently do nothing)"
+                    )
                 rules.append((start, alg, fan, seg))
             entries.append((p, rules))
         out[coll] = entries
@@ -164,14 +189,15 @@ def write_json(table: dict, catalog: Catalog) -> str:
             rules = check(table[coll][p], f"{coll} p={p}")
             msg = []
             for r, nxt in zip(rules, rules[1:] + [None]):
-                rule = {"msg_size_min": r.start,
-                        "msg_size_max": nxt.start - 1 if nxt else "inf",
-                        "alg": "ignore" if r.algorithm == DEFAULT else r.algorithm}
+                rule = {
+                    "msg_size_min": r.start,
+                    "msg_size_max": nxt.start - 1 if nxt else "inf",
+                    "alg": "ignore" if r.algorithm == DEFAULT else r.algorithm,
+                }
                 msg.append(rule)
             comm_rules.append({"comm_size_min": p, "comm_size_max": p, "rules": msg})
         colls[coll] = comm_rules
-    return json.dumps({"rule_file_version": 3, "module": "tuned", "collectives": colls},
-                      indent=2) + "\n"
+    return json.dumps({"rule_file_version": 3, "module": "tuned", "collectives": colls}, indent=2) + "\n"
 
 
 def read_json(text: str, catalog: Catalog | None = None, path: str = "rules.json") -> dict:
@@ -186,8 +212,9 @@ def read_json(text: str, catalog: Catalog | None = None, path: str = "rules.json
     out = {}
     for coll, comm_rules in doc["collectives"].items():
         if coll not in COLL_IDS:
-            raise UsageError(f"{path}: unknown collective '{coll}' (Open MPI writes them in lower "
-                             f"case, e.g. reduce_scatter_block)")
+            raise UsageError(
+                f"{path}: unknown collective '{coll}' (Open MPI writes them in lower case, e.g. reduce_scatter_block)"
+            )
         entries = []
         for cr in comm_rules:
             msgs, last_max = [], -1.0  # inf once a rule runs to the largest size
@@ -195,12 +222,10 @@ def read_json(text: str, catalog: Catalog | None = None, path: str = "rules.json
                 lo = m.get("msg_size_min", 0)
                 hi = m.get("msg_size_max", "inf")
                 if lo != last_max + 1:
-                    raise UsageError(f"{path}: {coll}: message-size rules leave a gap or overlap "
-                                     f"at {lo}")
+                    raise UsageError(f"{path}: {coll}: message-size rules leave a gap or overlap at {lo}")
                 alg = m["alg"]
                 if catalog is not None and alg != "ignore" and alg not in catalog.names(coll):
-                    raise UsageError(f"{path}: {coll} has no algorithm '{alg}' in Open MPI "
-                                     f"{catalog.version}")
+                    raise UsageError(f"{path}: {coll} has no algorithm '{alg}' in Open MPI {catalog.version}")
                 msgs.append((lo, hi, alg))
                 last_max = hi if hi != "inf" else float("inf")
             entries.append((cr.get("comm_size_min", 0), cr.get("comm_size_max", "inf"), msgs))

@@ -22,7 +22,11 @@ def export(run_dir, bench, directory) -> Exported:
     return Exported(*osu_text(table, run, bench))
 
 
-EXPORTER = Exporter(name="osu", writes_directory=False, export=export,
-                    help="one benchmark (--bench) as the matching OSU Micro-Benchmarks 7.4\n"
-                         "program prints it (means, as OSU reports, not medians); what OSU\n"
-                         "would not print is left out with a note on stderr")
+EXPORTER = Exporter(
+    name="osu",
+    writes_directory=False,
+    export=export,
+    help="one benchmark (--bench) as the matching OSU Micro-Benchmarks 7.4\n"
+    "program prints it (means, as OSU reports, not medians); what OSU\n"
+    "would not print is left out with a note on stderr",
+)

@@ -24,8 +24,7 @@ def _csv(run_dir) -> str:
     table, run = load(run_dir)
     for bench, algo, size, s in all_series_samples(table, run):
         u = s.unit
-        for launch, rep, src, value in zip(s.launch.tolist(), s.rep.tolist(),
-                                           s.source.tolist(), s.values.tolist()):
+        for launch, rep, src, value in zip(s.launch.tolist(), s.rep.tolist(), s.source.tolist(), s.values.tolist()):
             w.writerow([bench, algo, size, launch, rep, src, repr(value), u])
     return buf.getvalue()
 
@@ -36,5 +35,9 @@ def export(run_dir, bench, directory) -> Exported:
     return Exported(_csv(run_dir), [])
 
 
-EXPORTER = Exporter(name="csv", writes_directory=False, export=export,
-                    help="one line per valid sample (seconds, or bytes/s for bw/bibw)")
+EXPORTER = Exporter(
+    name="csv",
+    writes_directory=False,
+    export=export,
+    help="one line per valid sample (seconds, or bytes/s for bw/bibw)",
+)

@@ -17,5 +17,6 @@ def export(run_dir, bench, directory) -> Exported:
     return Exported(show_json(show_rows(run_dir), open_run(run_dir)), [])
 
 
-EXPORTER = Exporter(name="json", writes_directory=False, export=export,
-                    help="the summary rows of `show` and the run context")
+EXPORTER = Exporter(
+    name="json", writes_directory=False, export=export, help="the summary rows of `show` and the run context"
+)
