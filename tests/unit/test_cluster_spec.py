@@ -6,7 +6,7 @@ import ipaddress
 import pytest
 
 from mpiscope.cluster import launching, shaping
-from mpiscope.cluster.spec import (Link, PRESETS, make_spec, parse_link, payload_rate)
+from mpiscope.cluster.spec import (ETH_OVERHEAD, Link, PRESETS, make_spec, parse_link, payload_rate)
 from mpiscope.cluster.topology import ALLOWED, ours, plan, split_hosts
 from mpiscope.common.errors import UsageError
 
@@ -191,3 +191,18 @@ def test_rsh_script_and_hostfiles(tmp_path):
     assert truth["placement"] == ["c-h0", "c-h0", "c-h1"]
     assert truth["paths"] == [{"uplinks": 0, "delay_s": 0.0, "loss": 0.0,
                                "bottleneck_rate_bps": None}]
+
+
+@pytest.mark.parametrize("rate", [10e6, 100e6, 1e9, 10e9])
+@pytest.mark.parametrize("mtu", [1500, 9000])
+def test_a_shaped_ports_bucket_holds_one_frame_to_tcs_microsecond(rate, mtu):
+    depth = shaping.one_frame(rate, mtu)
+    frame = mtu + ETH_OVERHEAD
+    # tc keeps the depth in whole microseconds and the kernel in 64 ns ticks: a full
+    # frame must still fit after both roundings, and nothing beyond the next microsecond
+    whole_us = int(depth * 8 / rate * 1e6)
+    kernel_ticks = int(whole_us * 1000 / 64)
+    assert kernel_ticks * 64e-9 * rate / 8 >= frame
+    assert depth * 8 / rate <= frame * 8 / rate + 64e-9 + 1e-6 + 8 / rate
+    cmd = shaping.tbf("ns", "eth0", Link(rate_bps=rate), mtu, 1)
+    assert cmd[cmd.index("burst") + 1] == str(depth)
