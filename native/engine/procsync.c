@@ -9,11 +9,14 @@
  * peers may already have sent to it. */
 static const double LATE_SLACK_S = 1e-6;
 
-/* How long one agreed schedule of window starts lasts: a scheduler tick
- * lost (4 ms) costs at most the rest of it. Long windows catch up quickly,
- * and need not pay the lead of a new schedule often. */
-static const double SCHEDULE_S = 0.01;
-static const double MIN_PER_SCHEDULE = 64;
+/* How long one agreed schedule of window starts lasts: a rank that loses its
+ * CPU for a scheduler slice comes back after the schedule's later starts, and
+ * every one of them is late until the next schedule, so a short schedule
+ * bounds what one preemption costs. Each new schedule costs its lead (below):
+ * a few percent of the schedule. Long windows catch up quickly. */
+static const double SCHEDULE_S = 0.001;
+static const double MIN_PER_SCHEDULE = 16;
+static const double SCHEDULE_LEAD_S = 20e-6;
 
 /* Waits until local time `until` to start repetition `rep`; returns 1 if the
  * rank started on time, and counts why it did not. */
@@ -37,10 +40,11 @@ static int wait_until(procsync *p, double until, long rep)
 
 /* A global start time all participants agree on, far enough ahead for the
  * message carrying it to reach every one of them: a broadcast takes no longer
- * than a few of the operations that sized the window. */
+ * than a few of the operations that sized the window, plus some microseconds
+ * (a rank that gets it later starts late, and is counted so). */
 static double agree_on_start(const procsync *p)
 {
-    double start = sync_to_global(p->m, timer_now(p->t)) + 200e-6 + 2 * p->window_s;
+    double start = sync_to_global(p->m, timer_now(p->t)) + SCHEDULE_LEAD_S + 2 * p->window_s;
     MPI_Bcast(&start, 1, MPI_DOUBLE, 0, p->pc);
     return start;
 }
