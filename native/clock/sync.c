@@ -267,6 +267,10 @@ void sync_measure(sync_ctx *s, int npoints)
                 sleepy_wait(&req);
                 measure_as_child(s);
             }
+            if (s->tree && s->serial) { /* nor does the next round start before this one ends */
+                MPI_Ibarrier(s->comm, &req);
+                sleepy_wait(&req);
+            }
         }
     }
     fit(s);
