@@ -168,7 +168,9 @@ def cpu_row(out, preset):
 
 def main():
     ap = benchjson.parser(__doc__)
-    ap.add_argument("--hosts", type=int, default=4, help="hosts of the clusters measured (default %(default)s)")
+    ap.add_argument("--hosts", type=benchjson.count(2, 256), default=4,
+                    help="hosts of the clusters measured, 2 to 256, each wants a core of its own "
+                         "(default %(default)s; 8 hosts: bench/device/sim_validate_8hosts.sh)")
     ap.add_argument("--reps-max", type=int, default=30,
                     help="repetitions at most per series measured (default %(default)s)")
     ap.add_argument("--p2p", choices=("ring", "pingpong"), default="pingpong",
