@@ -158,13 +158,17 @@ def loop(app: App, cluster, out: Path, work: Path, pingpong: str, args) -> dict:
     result["tune"] = {"dir": str(tune_dir), "verification": tune["verification"], "rules": tune["rules"],
                       "withdrawn": tune.get("withdrawn"), "weighted": tune.get("weighted")}
     doc = mpiscope("app", "compare", *on, "--profile", prof_dir, "--tune", tune_dir, "--whatif-p", WHATIF_P,
-                   "--from-run", pingpong, "--label", f"app-{label}", "--time-budget", args.compare_budget,
+                   "--from-run", pingpong, "--p2p", "ring", "--label", f"app-{label}",
+                   "--time-budget", args.compare_budget,
                    "--launch-timeout", round(max(30.0, 4 * profile.wall_per_rank_s)),
                    "--max-rounds", args.max_rounds, "--json", "--", *app.command, cwd=where, ok=(0, 1, 2))
     if doc is None:
         result["skipped"] = "app compare ran nothing (its message above: the tune changed nothing?)"
         return result
     result["app_run"] = doc
+    result["whatif_pingpong"] = mpiscope("sim", "whatif", "--from-trace", prof_dir, "--tune", tune_dir, "-p", HOSTS,
+                                         "--from-run", pingpong, "--p2p", "pingpong", "--sample", "--replicates", 10,
+                                         "--out", out, "--json", ok=(0, 1, 2))
     if args.reports:
         mpiscope("report", doc["run_id"], "--out", out, "-o", Path(args.reports) / f"app-{label}.html",
                  json_out=False)
@@ -202,6 +206,16 @@ def answer_row(r):
             "n/a" if not applies else ("yes" if strong else "NO")]
 
 
+def validation_note(r, w):
+    """The traced rank count: what the trace measured, and the simulation's
+    error with the ring's costs (the what-if's) and with the pingpong's."""
+    kept = w["validation"]["kept_share"]
+    note = (f"traced: {w['traced_comm_s']:.3g} s; simulated, ring costs {100 * w['error']:+.0f}%"
+            + (f" ({100 * kept:.0f}% of it left as traced)" if kept >= 0.01 else ""))
+    pp = r.get("whatif_pingpong") or {}
+    return note + (f", pingpong costs {100 * pp['error']:+.0f}%" if "error" in pp else "")
+
+
 def whatif_rows(r):
     w = ((r.get("app_run") or {}).get("whatif")) or {}
     if not w or w.get("failed"):
@@ -210,9 +224,18 @@ def whatif_rows(r):
     for x in [w["validation"], *w["points"]]:
         rows.append([r["app"], r["mpi"], x["p"], x["default"]["median_s"], x["tuned"]["median_s"],
                      x["speedup"]["median"], x["speedup"]["low"], x["speedup"]["high"],
-                     f"traced: {w['traced_comm_s']:.3g} s, simulated {100 * w['error']:+.0f}%"
-                     if x is w["validation"] else ""])
+                     validation_note(r, w) if x is w["validation"] else ""])
     return rows
+
+
+def costs_rows(out, pingpong):
+    """The Hockney fits of the costs run's pingpong and ring: what a message
+    costs alone and with every rank sending at once."""
+    from mpiscope.sim.measured import fitted_costs
+
+    run = _resolve(out, pingpong)
+    return {p2p: {"alpha_s": c.alpha_s, "G": c.G} for p2p in ("pingpong", "ring")
+            for c in [fitted_costs(run, p2p)]}
 
 
 def main():
@@ -245,12 +268,13 @@ def main():
         out = Path(args.keep).resolve() if args.keep else Path(tmp) / "runs"
         work = Path(tmp) / "work"
         with Cluster("l", HOSTS, 1, preset="fast-ethernet") as cluster:
-            pingpong = {}
+            pingpong, costs = {}, {}
             for mpi in dict.fromkeys(APPS[a].mpi for a in apps):
-                mpiscope("run", "--cluster", cluster, "--mpi", mpi, "-n", 2, "--bench", "pingpong",
+                mpiscope("run", "--cluster", cluster, "--mpi", mpi, "-n", HOSTS, "--bench", "pingpong,ring",
                          "--sizes", "8-1M:x4", "--time-budget", 1, "--label", f"pp-{mpi}", "--out", out,
                          "--json", json_out=False)
                 pingpong[mpi] = f"pp-{mpi}"
+                costs[mpi] = costs_rows(out, pingpong[mpi])
             for a in apps:
                 app = APPS[a]
                 try:
@@ -278,9 +302,16 @@ def main():
                        ["application", "MPI", "ranks", "default", "tuned", "speedup", "CI low", "CI high", "note"],
                        [row for r in results for row in whatif_rows(r)],
                        [f"the traced profile's rank count simulated against what it measured, then its pattern "
-                        f"replicated to {WHATIF_P} ranks; costs: the cluster's pingpong"]))
+                        f"replicated to {WHATIF_P} ranks; costs: the cluster's ring at {HOSTS} ranks (every rank "
+                        "sending at once), and for comparison its pingpong (one message, the other ranks idle)"]))
+    tables.append(show("the what-if's costs: Hockney fits of the cluster's point-to-point runs",
+                       ["MPI", "benchmark", "alpha us", "beta ns/B"],
+                       [[m, b, 1e6 * c["alpha_s"], 1e9 * c["G"]] for m, fits in costs.items()
+                        for b, c in fits.items()],
+                       [f"{HOSTS} ranks, one per host; pingpong: ranks 0 and 1, one message at a time; ring: "
+                        "every rank sends to its right neighbour while it receives from its left"]))
     mpis = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
-    benchjson.write(args, "app_loop", tables, {"apps": results},
+    benchjson.write(args, "app_loop", tables, {"apps": results, "costs": costs},
                     mpi=benchjson.mpi_names(*(mpis[m] for m in dict.fromkeys(APPS[a].mpi for a in apps))))
 
 

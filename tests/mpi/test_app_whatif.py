@@ -80,7 +80,9 @@ def test_bad_whatif_options_stop_before_any_launch(work, tmp_path):
              (("--from-run", "pp"), "give --whatif-p"),                            # --from-run alone
              (("--whatif-p", 3, "--from-run", "pp"), "multiples of 2"),            # not a multiple of the traced 2
              (("--whatif-p", "4,x", "--from-run", "pp"), "distinct ones"),
-             (("--whatif-p", 4, "--from-run", "steps"), "pingpong")]               # a profile has no pingpong
+             (("--whatif-p", 4, "--from-run", "steps"), "pingpong"),               # a profile has no pingpong
+             (("--p2p", "ring"), "--p2p gives the costs"),                         # --p2p alone
+             (("--whatif-p", 4, "--from-run", "pp", "--p2p", "ring"), "no ring")]  # the run has no ring
     before = sorted(p.name for p in out.iterdir())
     for extra, message in cases:
         p = mpiscope("app", "compare", "--out", out, "--mpi", "openmpi", "--profile", "steps", "--tune", tune,

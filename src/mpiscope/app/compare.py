@@ -216,22 +216,23 @@ class WhatIfInputs:
     trace_run: Path  # the traced profile (--profile)
     tune: Path
     ps: list
-    costs_run: Path  # --from-run: its pingpong gives the costs and the message times drawn
+    costs_run: Path  # --from-run: its p2p benchmark gives the costs and the message times drawn
+    p2p: str  # pingpong or ring
     replicates: int
     seed: int
 
 
 def whatif_of(w: WhatIfInputs) -> dict:
     """The what-if (app/scale.py) with costs from the Hockney fit of the
-    run's pingpong and every message's time drawn from its distributions;
+    run's p2p benchmark and every message's time drawn from its distributions;
     one that fails is said, never loses the measurement."""
     try:
         from mpiscope.app.scale import whatif
         from mpiscope.sim.measured import fitted_costs, p2p_quantiles
         from mpiscope.sim.simulate import Extras
 
-        extras = Extras(replicates=w.replicates, seed=w.seed, dist=p2p_quantiles(w.costs_run))
-        return whatif(w.trace_run, w.tune, w.ps, fitted_costs(w.costs_run), extras).to_dict()
+        extras = Extras(replicates=w.replicates, seed=w.seed, dist=p2p_quantiles(w.costs_run, w.p2p))
+        return whatif(w.trace_run, w.tune, w.ps, fitted_costs(w.costs_run, w.p2p), extras).to_dict()
     except Exception as exc:  # noqa: BLE001 - the launches are measured and must be stored
         sys.stderr.write(f"mpiscope: warning: no what-if ({exc}); the measurement is stored\n")
         return {"failed": str(exc)}

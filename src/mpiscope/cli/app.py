@@ -148,8 +148,9 @@ def _whatif_inputs(args):
     """--whatif-p's inputs, checked now (a traced --profile, rank counts it
     replicates to, a --from-run with a pingpong), or None without it."""
     if args.whatif_p is None:
-        if args.from_run:
-            raise UsageError("--from-run gives the costs of the what-if: give --whatif-p P,… with it")
+        if args.from_run or args.p2p != "pingpong":
+            given = "--from-run" if args.from_run else "--p2p"
+            raise UsageError(f"{given} gives the costs of the what-if: give --whatif-p P,… with it")
         return None
     from mpiscope.app.compare import WhatIfInputs
     from mpiscope.app.trace_pattern import traced_pattern
@@ -171,8 +172,10 @@ def _whatif_inputs(args):
             f"what-if replicates it, so give multiples of {traced_p}"
         )
     costs_run = catalog.resolve(args.out, args.from_run)
-    fitted_costs(costs_run), p2p_quantiles(costs_run)  # a run without a usable pingpong stops here
-    return WhatIfInputs(trace_run, Path(args.tune).expanduser().resolve(), ps, costs_run, args.replicates, args.seed)
+    fitted_costs(costs_run, args.p2p), p2p_quantiles(costs_run, args.p2p)  # a run without it stops here
+    return WhatIfInputs(
+        trace_run, Path(args.tune).expanduser().resolve(), ps, costs_run, args.p2p, args.replicates, args.seed
+    )
 
 
 def add_app_command(subparsers) -> None:
@@ -304,8 +307,16 @@ examples:
         "--from-run",
         metavar="RUN",
         type=types.run_ref,
-        help="with --whatif-p: the run whose pingpong gives the simulator's costs (its Hockney fit) "
-        "and every message's time (drawn from its distributions)",
+        help="with --whatif-p: the run whose --p2p benchmark gives the simulator's costs (its Hockney "
+        "fit) and every message's time (drawn from its distributions)",
+    )
+    c.add_argument(
+        "--p2p",
+        choices=("pingpong", "ring"),
+        default="pingpong",
+        help="with --whatif-p: --from-run's point-to-point benchmark: pingpong (one message, the other "
+        "ranks idle) or ring (every rank's message at once, as the application's ranks communicate; "
+        "measure it at the traced rank count) (default: %(default)s)",
     )
     c.add_argument(
         "--replicates",
