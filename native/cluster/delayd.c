@@ -10,22 +10,28 @@
  * earliest due packet and never polls. Packets of one flow (addresses,
  * protocol, ports) leave in the order they arrived, also with jitter.
  *
- * Due time: with a line rate, the packet first occupies the host's incoming
- * wire, one frame after another as on a real link: it ends at
- * max(arrival, end of the frame before) + its frame's bytes (IP packet + 38
- * bytes of Ethernet framing) at the rate. The kernel's token bucket in front
- * lets at most one frame through ahead of the rate, and this charges every
- * frame, the first after an idle time too, its serialization. Then comes the
- * delay, optionally +- a uniform jitter.
+ * Due time: a queue with a line rate holds the packets a host sends, before
+ * its transmit queue, and models the host's outgoing wire: frames go out one
+ * after another as on a real link. A packet starts on the wire at
+ * max(arrival, end of the frames before) and is released when its first
+ * frame has crossed: that frame's bytes (IP packet + 38 bytes of Ethernet
+ * framing) at the rate. A GSO packet (larger than one frame) occupies the
+ * wire for all its frames (payload cut into segments of the MTU less its
+ * IP and TCP headers); the kernel's token buckets of one frame's depth
+ * behind then pace the rest at the rate, each frame one frame time after
+ * the one before. So every frame, the first after an idle time too, pays
+ * its serialization, and a stream of GSO packets costs one verdict per
+ * packet, not per frame. A queue without a rate holds arriving packets for
+ * the delay, optionally +- a uniform jitter.
  *
  * Usage:
- *   mpiscope-delayd [--stats FILE] [--rt-prio N] [--seed N] [--daemon] [--check]
+ *   mpiscope-delayd [--stats FILE] [--rt-prio N] [--seed N] [--mtu BYTES] [--daemon] [--check]
  *                   --queue NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS[:RATE_BPS]] ...
  *
  * Each --queue binds queue number QUEUE inside the network namespace named
  * by NETNS_PATH (a file such as /run/netns/x); RATE_BPS is the line rate of
- * the link into that namespace (0 or none: no wire time); the queues of one
- * namespace share its wire. With --daemon the program
+ * the link out of that namespace (0 or none: no wire time); the queues of one
+ * namespace share its wire. --mtu is the links' MTU (default 1500). With --daemon the program
  * forks once every queue is bound; the parent prints "ready PID" and exits.
  * SIGUSR1 writes the statistics to FILE (JSON: per queue how many packets,
  * how far the actual delays strayed from the target, a histogram of the
@@ -85,6 +91,7 @@ static const int64_t BUCKETS_NS[] = {1000, 2000, 5000, 10000, 20000, 50000, 1000
 
 struct stats {
     uint64_t packets;           /* released */
+    uint64_t frames;            /* Ethernet frames charged wire time (a GSO packet has several) */
     uint64_t stamped;           /* arrival taken from the kernel's receive timestamp */
     uint64_t early;             /* released before the due time */
     int64_t err_min, err_max;   /* actual minus target delay, ns */
@@ -143,6 +150,7 @@ struct ctx {
     int64_t armed_at;           /* 0 when disarmed */
     int64_t compensation;       /* EWMA of timer lateness, ns; timers are armed this early */
     int64_t verdict_lead;       /* EWMA of a verdict call's duration, ns; verdicts start this early */
+    int64_t mtu;                /* the links' MTU: a larger packet is a GSO packet of several frames */
     const char *stats_path;
     char buf[1 << 17];
 };
@@ -303,13 +311,13 @@ static void write_stats(struct ctx *c)
         double mean = n ? s->err_sum / n : 0;
         double var = n > 1 ? (s->err_sumsq - n * mean * mean) / (n - 1) : 0;
         fprintf(f, "%s\n    {\"netns\": \"%s\", \"queue\": %u, \"delay_ns\": %" PRId64
-                   ", \"jitter_ns\": %" PRId64 ", \"rate_bps\": %.0f, \"packets\": %" PRIu64 ", \"stamped\": %" PRIu64
+                   ", \"jitter_ns\": %" PRId64 ", \"rate_bps\": %.0f, \"packets\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"stamped\": %" PRIu64
                    ", \"early\": %" PRIu64 ", \"error_min_ns\": %" PRId64 ", \"error_max_ns\": %" PRId64
                    ", \"error_mean_ns\": %.1f, \"error_sd_ns\": %.1f, \"read_mean_ns\": %.1f"
                    ", \"read_max_ns\": %" PRId64 ", \"verdict_mean_ns\": %.1f, \"verdict_max_ns\": %" PRId64
                    ", \"held_max\": %u, \"verdict_errors\": %" PRIu64
                    ", \"late_histogram\": [",
-                i ? "," : "", q->netns, q->num, q->delay_ns, q->jitter_ns, q->rate_bps, s->packets, s->stamped,
+                i ? "," : "", q->netns, q->num, q->delay_ns, q->jitter_ns, q->rate_bps, s->packets, s->frames, s->stamped,
                 s->early, s->err_min, s->err_max, mean, var > 0 ? sqrt(var) : 0.0,
                 s->stamped ? s->read_sum / (double)s->stamped : 0.0, s->read_max,
                 s->packets ? s->verdict_sum / (double)s->packets : 0.0, s->verdict_max, s->held_max,
@@ -324,16 +332,30 @@ static void write_stats(struct ctx *c)
 
 /* ---- the wire ---- */
 
-/* When the packet has crossed the host's incoming wire: after the frame
- * before it, its own bytes at the line rate. */
+/* When the packet's first frame has crossed the host's outgoing wire; the
+ * wire stays busy for all its frames. */
 static int64_t wire_end(struct queue *q, const unsigned char *pkt, int len, int64_t arrival)
 {
     if (q->rate_bps <= 0) return arrival;
-    int64_t bytes = len;
-    if (len >= 4 && (pkt[0] >> 4) == 4) bytes = (pkt[2] << 8) | pkt[3]; /* IPv4 total length */
+    int64_t ip_len = len, headers = 0;
+    if (len >= 20 && (pkt[0] >> 4) == 4) {
+        ip_len = (pkt[2] << 8) | pkt[3];   /* IPv4 total length; 0 for a GSO packet beyond 64 KiB */
+        if (ip_len == 0) ip_len = 65536;
+        headers = (pkt[0] & 15) * 4;
+        if (pkt[9] == IPPROTO_TCP && len >= headers + 13) headers += (pkt[headers + 12] >> 4) * 4;
+    }
+    int64_t frames = 1, total = ip_len + ETH_FRAMING_BYTES, first = total;
+    int64_t segment = G->mtu - headers;    /* payload bytes one frame carries */
+    if (ip_len > G->mtu && headers > 0 && segment > 0) {
+        int64_t payload = ip_len - headers;
+        frames = (payload + segment - 1) / segment;
+        total = payload + frames * (headers + ETH_FRAMING_BYTES);
+        first = G->mtu + ETH_FRAMING_BYTES;
+    }
+    q->st.frames += (uint64_t)frames;
     int64_t start = arrival > *q->wire_free ? arrival : *q->wire_free;
-    *q->wire_free = start + (int64_t)((double)(bytes + ETH_FRAMING_BYTES) * 8e9 / q->rate_bps);
-    return *q->wire_free;
+    *q->wire_free = start + (int64_t)((double)total * 8e9 / q->rate_bps);
+    return start + (int64_t)((double)first * 8e9 / q->rate_bps);
 }
 
 /* ---- the queue ---- */
@@ -540,7 +562,7 @@ static int enable_rx_timestamps(void)
 
 static void usage(void)
 {
-    fputs("usage: mpiscope-delayd [--stats FILE] [--rt-prio N] [--seed N] [--daemon] [--check]\n"
+    fputs("usage: mpiscope-delayd [--stats FILE] [--rt-prio N] [--seed N] [--mtu BYTES] [--daemon] [--check]\n"
           "                       --queue NETNS_PATH:QUEUE:DELAY_NS[:JITTER_NS[:RATE_BPS]] ...\n", stderr);
     exit(2);
 }
@@ -551,10 +573,12 @@ int main(int argc, char **argv)
     G = &c;
     int rt_prio = 0, daemonize = 0, check_only = 0;
     c.rng = 0x9e3779b97f4a7c15ull;
+    c.mtu = 1500;
     static const struct option opts[] = {
         {"stats", required_argument, 0, 's'}, {"rt-prio", required_argument, 0, 'r'},
         {"seed", required_argument, 0, 'S'},  {"daemon", no_argument, 0, 'd'},
         {"queue", required_argument, 0, 'q'}, {"check", no_argument, 0, 'c'},
+        {"mtu", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -563,6 +587,10 @@ int main(int argc, char **argv)
         case 'r': rt_prio = atoi(optarg); break;
         case 'S': c.rng ^= strtoull(optarg, NULL, 10) * 0xbf58476d1ce4e5b9ull; if (!c.rng) c.rng = 1; break;
         case 'd': daemonize = 1; break;
+        case 'm':
+            c.mtu = strtol(optarg, NULL, 10);
+            if (c.mtu < 68 || c.mtu > 65535) die("--mtu: bad MTU '%s' (68 to 65535 bytes)", optarg);
+            break;
         case 'q': parse_queue(&c, strdup(optarg)); break;
         case 'c': check_only = 1; break;
         default: usage();

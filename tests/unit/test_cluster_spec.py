@@ -148,11 +148,15 @@ def test_filter_rules_drop_before_delay_and_only_from_eth0():
     assert shaping.filter_rules(plan(make_spec("c", 2, link="mtu=1500")), p.hosts[0]) == []
 
 
-def test_a_shaped_host_link_holds_every_packet_for_its_wire_time():
+def test_a_shaped_host_link_holds_what_each_host_sends_for_its_wire_time():
     p = plan(make_spec("c", 4, switches=2, link="rate=100mbit"))
     rules = [" ".join(r) for r in shaping.filter_rules(p, p.hosts[0])]
-    assert sum("NFQUEUE" in r for r in rules) == 2 and not any("ACCEPT" in r for r in rules)
-    assert {q[1:] for q in shaping.delay_queues(p)} == {(0, 0, 0, 100_000_000), (1, 0, 0, 100_000_000)}
+    # no delay: nothing arriving is held, what leaves by eth0 goes to the egress queue
+    assert rules == [f"iptables -w -t raw -A OUTPUT -o eth0 -j NFQUEUE --queue-num {shaping.EGRESS_QUEUE}"]
+    assert [q[1:] for q in shaping.delay_queues(p)] == [(shaping.EGRESS_QUEUE, 0, 0, 100_000_000)] * 4
+    # with a delay, arriving packets are held for it, without a rate
+    p = plan(make_spec("c", 2, link="rate=100mbit,delay=20us"))
+    assert {q[1:] for q in shaping.delay_queues(p)} == {(shaping.EGRESS_QUEUE, 0, 0, 100_000_000), (0, 20_000, 0, 0)}
 
 
 def test_rate_limits_shape_both_directions_of_every_link():

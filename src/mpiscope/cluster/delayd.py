@@ -25,13 +25,14 @@ def ensure_built() -> Path:
     return helpers.ensure(helpers.DELAYD)
 
 
-def start(binary, queues, stats_path: Path, log_path: Path, seed=1):
+def start(binary, queues, stats_path: Path, log_path: Path, seed=1, mtu=1500):
     """Starts the program for `queues` [(netns name, queue, delay ns, jitter ns, rate bit/s)].
 
     Returns (pid, start time). It forks into the background once every
     queue is bound, so the rules that feed the queues can go in afterwards.
     """
-    argv = [str(binary), "--daemon", "--rt-prio", str(RT_PRIORITY), "--seed", str(seed), "--stats", str(stats_path)]
+    argv = [str(binary), "--daemon", "--rt-prio", str(RT_PRIORITY), "--seed", str(seed), "--mtu", str(mtu)]
+    argv += ["--stats", str(stats_path)]
     for netns, queue, delay_ns, jitter_ns, rate_bps in queues:
         argv += ["--queue", f"{ns.netns_path(netns)}:{queue}:{delay_ns}:{jitter_ns}:{rate_bps}"]
     with open(log_path, "ab") as log:

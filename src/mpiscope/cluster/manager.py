@@ -133,7 +133,9 @@ def up(spec: ClusterSpec, *, seed=1, fail_at=None):
             step("shaping")
             queues = [(h.netns, *rest) for h, *rest in shaping.delay_queues(plan)]
             if queues:
-                pid, started = delayd.start(binary, queues, cdir / "delayd.json", cdir / "delayd.log", seed=seed)
+                pid, started = delayd.start(
+                    binary, queues, cdir / "delayd.json", cdir / "delayd.log", seed=seed, mtu=plan.spec.mtu
+                )
                 state["delayd"] = {
                     "pid": pid,
                     "started": started,

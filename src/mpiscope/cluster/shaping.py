@@ -2,11 +2,14 @@
 """The commands that wire and shape an emulated cluster (pure: argv lists
 only). Rate: a `tbf` of one frame's depth on every shaped port's egress,
 with a size table adding each Ethernet frame's 24 bytes on the wire, so the
-rate is a line rate. Loss, delay and each frame's wire time act where
+rate is a line rate. Each frame's wire time is charged where packets leave
+a host with a shaped link: its raw OUTPUT chain (eth0 only) sends them to
+the delay program's egress queue, before the host's transmit queue, so a
+GSO packet is held once for all its frames. Loss and delay act where
 packets arrive, in the receiving host's raw PREROUTING chain (eth0 only):
 loss a random DROP (senders then build no GSO super-packets, so a drop takes
-one frame), wire time and delay an NFQUEUE numbered by the uplinks crossed,
-held by the delay program. Why: docs/explanation/emulated-clusters.md."""
+one frame), delay an NFQUEUE numbered by the uplinks crossed, held by the
+delay program. Why: docs/explanation/emulated-clusters.md."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from mpiscope.cluster.topology import NETWORK, Plan
 CHAIN = "MPISCOPE"
 TC_TICK_S = 64e-9  # the kernel's packet scheduler clock tick
 HOST_TXQUEUE_FRAMES = 1000  # a host's own transmit queue, as Linux's default txqueuelen
+EGRESS_QUEUE = 65535  # the delay program's queue for what a host sends; arriving packets use 0..uplinks
 
 
 def one_frame(rate_bps: float, mtu: int) -> int:
@@ -207,35 +211,54 @@ def filter_rules(plan: Plan, host):
                     "DROP",
                 ]
             )
-    same_switch_delayed = _held(link.rate_bps, classes[0])
+    same_switch_delayed = _held(classes[0])
     for c in sorted(classes, key=lambda c: -c.hops):
-        if _held(link.rate_bps, c):
+        if _held(c):
             rules.append(base + ["-s", c.source, "-j", "NFQUEUE", "--queue-num", str(c.hops)])
         elif c.hops and same_switch_delayed:
             # No delay for this origin: accept before the same-switch queue catches it.
             rules.append(base + ["-s", c.source, "-j", "ACCEPT"])
-    if not rules:
-        return []
-    return [
-        ["iptables", "-w", "-t", "raw", "-N", CHAIN],
-        ["iptables", "-w", "-t", "raw", "-A", "PREROUTING", "-i", "eth0", "-j", CHAIN],
-    ] + rules
+    if rules:
+        rules = [
+            ["iptables", "-w", "-t", "raw", "-N", CHAIN],
+            ["iptables", "-w", "-t", "raw", "-A", "PREROUTING", "-i", "eth0", "-j", CHAIN],
+        ] + rules
+    if link.rate_bps is not None:
+        rules.append(
+            [
+                "iptables",
+                "-w",
+                "-t",
+                "raw",
+                "-A",
+                "OUTPUT",
+                "-o",
+                "eth0",
+                "-j",
+                "NFQUEUE",
+                "--queue-num",
+                str(EGRESS_QUEUE),
+            ]
+        )
+    return rules
 
 
-def _held(rate_bps, c) -> bool:
-    """Whether the delay program holds packets of path class `c`: for their
-    wire time on a shaped host link, or for a delay."""
-    return rate_bps is not None or c.delay_ns > 0 or c.jitter_ns > 0
+def _held(c) -> bool:
+    """Whether the delay program holds arriving packets of path class `c` (for a delay)."""
+    return c.delay_ns > 0 or c.jitter_ns > 0
 
 
 def delay_queues(plan: Plan):
     """(host, queue number, delay ns, jitter ns, line rate bit/s or 0) for
-    every queue the delay program serves; the rate is the host link's, whose
-    wire the packets cross last."""
+    every queue the delay program serves: per host its egress queue with the
+    host link's rate (the wire its packets cross first), and a queue per
+    delayed path class for what arrives."""
     rate = plan.spec.link.rate_bps
     out = []
     for h in plan.hosts:
+        if rate is not None:
+            out.append((h, EGRESS_QUEUE, 0, 0, int(rate)))
         for c in plan.path_classes(h):
-            if _held(rate, c):
-                out.append((h, c.hops, c.delay_ns, c.jitter_ns, int(rate or 0)))
+            if _held(c):
+                out.append((h, c.hops, c.delay_ns, c.jitter_ns, 0))
     return out
