@@ -2,18 +2,34 @@
 """What the command line imports to start (a fresh Python process each):
 `mpiscope --help` and an unknown command import no command module, a command
 imports its own module and no other, and none of these starts pays for a
-third-party library. How long a start takes is bench/cli_startup.py's
-business; these tests only guard the seams that keep it short."""
+third-party library, nor do `runs` and `show` of stored runs (they read the
+listing kept beside the catalog and the rows kept in the run). How long a
+start takes is bench/cli_startup.py's business; these tests only guard the
+seams that keep it short."""
 
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from mpiscope.cli.commands import COMMANDS
 
-HEAVY = ("numpy", "pandas", "pyarrow", "duckdb", "scipy", "matplotlib", "jinja2", "rich", "ruptures",
-         "shtab", "otf2", "jsonschema")
+HEAVY = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "duckdb",
+    "scipy",
+    "matplotlib",
+    "jinja2",
+    "rich",
+    "ruptures",
+    "shtab",
+    "otf2",
+    "jsonschema",
+)
 COMMAND_MODULES = {f"mpiscope.cli.{cmd.module}" for cmd in COMMANDS.values()}
 
 # Runs the command line in-process (output discarded), then prints every module loaded.
@@ -50,8 +66,17 @@ def test_the_listing_imports_no_command_module(argv):
     assert sorted(m for m in modules if m.startswith("mpiscope.store")) == []
 
 
-@pytest.mark.parametrize("argv", [["runs", "--help"], ["show", "--help"], ["export", "--help"],
-                                  ["report", "--help"], ["history", "--help"], ["run", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["runs", "--help"],
+        ["show", "--help"],
+        ["export", "--help"],
+        ["report", "--help"],
+        ["history", "--help"],
+        ["run", "--help"],
+    ],
+)
 def test_a_commands_help_imports_its_module_alone(argv):
     modules = _modules_after(argv)
     own = f"mpiscope.cli.{COMMANDS[argv[0]].module}"
@@ -65,3 +90,36 @@ def test_runs_on_an_empty_root_imports_no_library_and_no_catalog(tmp_path):
     assert "mpiscope.cli.runs" in modules
     assert _heavy(modules) == []
     assert "mpiscope.store.catalog" not in modules
+
+
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory):
+    """A stored run as `mpiscope run` leaves it (show's rows kept in the run),
+    listed once (the listing kept beside the catalog)."""
+    from mpiscope.store import catalog
+    from mpiscope.views import show_cache
+    from rawgen import build_demo_run
+
+    out = tmp_path_factory.mktemp("runs")
+    run_dir = build_demo_run(out)[0]
+    then = time.time() - 60  # the catalog trusts the stamps of files older than catalog.RACY_S
+    os.utime(run_dir / "context.json", (then, then))
+    show_cache.keep(run_dir, show_cache.computed(run_dir).rows)
+    catalog.list_runs(out)
+    return out, run_dir
+
+
+def test_runs_of_stored_runs_imports_no_library(stored_run):
+    out, run_dir = stored_run
+    modules = _modules_after(["runs", "--out", str(out)])
+    assert "mpiscope.store.catalog" in modules
+    assert _heavy(modules) == []
+
+
+@pytest.mark.parametrize("how", [[], ["--json"], ["latest"], ["RUN_DIR"]])
+def test_show_of_a_stored_run_imports_no_library(stored_run, how):
+    out, run_dir = stored_run
+    argv = ["show", "--out", str(out), *(str(run_dir) if a == "RUN_DIR" else a for a in how)]
+    modules = _modules_after(argv)
+    assert "mpiscope.views.show_cache" in modules
+    assert _heavy(modules) == []

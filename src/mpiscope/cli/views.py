@@ -18,9 +18,9 @@ from mpiscope.views import exporters
 
 def cmd_show(args) -> int:
     from mpiscope.store import catalog
-    from mpiscope.store.series import open_run
-    from mpiscope.views import show as views
+    from mpiscope.views import show_text as views
     from mpiscope.views.run_kind import run_kind
+    from mpiscope.views.show_cache import shown
 
     run_dir = catalog.resolve(args.out, args.run)
     kind = run_kind(run_dir)
@@ -30,13 +30,12 @@ def cmd_show(args) -> int:
         return _show_app(run_dir, args.json)
     if kind == "imported":
         return _show_imported(run_dir, args.json)
-    rows = views.show_rows(run_dir)
-    run = open_run(run_dir)
+    run, rows, summary = shown(run_dir)  # cached in the run, or computed from its samples
     if args.json:
-        sys.stdout.write(views.show_json(rows, run))  # the rows computed once
+        sys.stdout.write(views.show_json(rows, run, summary))
     else:
         sys.stdout.write(views.format_show(rows, run))
-    for note in views.notes(rows, run):
+    for note in views.run_notes(run) + summary["warnings"]:
         print(f"mpiscope: warning: {note}", file=sys.stderr)
     return 0
 

@@ -7,7 +7,9 @@ context.json or quality.json changed (name, size, modification time, inode) are
 read again, and go in as one Arrow table. Each row also holds what `mpiscope
 history` reads (history_fields.py), so history is one query. mpiscope processes
 take turns on it (OUT/.catalog.lock); when another program holds it or the disk
-is full, reads scan the directories instead, and a damaged catalog is rebuilt."""
+is full, reads scan the directories instead, and a damaged catalog is rebuilt.
+The listing of the runs is kept beside it as well (store/listing.py), read
+without DuckDB while no run directory changed."""
 
 from __future__ import annotations
 
@@ -334,7 +336,9 @@ def _read_row(root: Path, name, cj, stamp):
 def _refresh(con, out_root, found=None):
     """Reads again the run directories whose stamp changed, adds new runs and
     drops the runs whose directory vanished; writes nothing when nothing changed."""
-    kept = dict(con.execute("SELECT stamp, run_id FROM runs WHERE stamp IS NOT NULL").fetchall())
+    root = str(Path(out_root).resolve())  # a moved root: every run is read again, at its new path
+    held = con.execute("SELECT stamp, run_id, path FROM runs WHERE stamp IS NOT NULL").fetchall()
+    kept = {stamp: rid for stamp, rid, path in held if os.path.dirname(path) == root}
     rows, unchanged = _scan(out_root, kept, found)
     fresh = {r[0] for r in rows}
     gone = [
@@ -383,12 +387,10 @@ def forget(out_root, run_dirs) -> None:
         return  # the next refresh drops them: their directories are gone
 
 
-def _select(out_root, columns):
+def _select(out_root, columns, found):
     """Rows of `columns` of every run, the catalog refreshed first; from a
-    scan of the directories when the catalog cannot be used."""
-    found = _stamps(out_root)
-    if not found:
-        return []  # nothing to list: no need to open (or create) the catalog
+    scan of the directories when the catalog cannot be used. `found`:
+    _stamps(out_root)."""
 
     def refreshed(con):
         _refresh(con, out_root, found)
@@ -404,15 +406,28 @@ def _select(out_root, columns):
 def list_runs(out_root, with_context=False) -> list[dict]:
     """All runs under `out_root`, oldest first: run_id, created, status, mpi,
     np, benches, path, label (and `context`, the whole context.json, when asked)."""
+    from mpiscope.store import listing
+
+    found = _stamps(out_root)
+    if not found:
+        return []  # nothing to list: no need to open (or create) the catalog
+    stamps = [stamp for _, stamp in found]
+    if not with_context:
+        kept = listing.read(out_root, stamps)  # no DuckDB when no run changed since the last listing
+        if kept is not None:
+            return kept
     columns = _COLUMNS + ("context",) if with_context else _COLUMNS
     runs = []
-    for r in _select(out_root, columns):
+    for r in _select(out_root, columns, found):
         run = dict(zip(columns, r))
         run["benches"] = json.loads(run["benches"]) if run["benches"] else []
         if with_context:
             run["context"] = json.loads(run["context"])
         runs.append(run)
-    return sorted(runs, key=_sort_key)
+    runs.sort(key=_sort_key)
+    if not with_context:
+        listing.write(out_root, stamps, runs)
+    return runs
 
 
 def history_runs(out_root) -> list[dict]:

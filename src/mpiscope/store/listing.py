@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The listing of an output root's runs (catalog.list_runs) kept in
+OUT/catalog-runs.json beside the catalog, so that `mpiscope runs` and the
+lookup of a RUN read it without DuckDB.
+
+The file holds the runs as the catalog listed them, with the stamps of the
+run directories they were listed from (catalog._stamps: every directory's
+name and its context.json's and quality.json's size, modification time and
+inode) and the resolved output root. It is used only when those stamps are
+the directories' stamps now; anything else (a run added, changed or removed,
+the root moved, a stamp of a file changed too recently to be trusted, a file
+that is not this module's JSON) lists the runs from the catalog, and the file
+is written again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpiscope.common.cache_files import code_stamp, read_json, write_json
+
+INDEX_FILE = "catalog-runs.json"
+FORMAT = "mpiscope-runs-listing"
+VERSION = 1
+_TEXT = (str, type(None))
+COLUMN_TYPES = {  # every key of a listed run, with the types its value may have
+    "run_id": (str,),
+    "created": _TEXT,
+    "status": _TEXT,
+    "mpi": _TEXT,
+    "np": (int, type(None)),
+    "benches": (list,),
+    "path": (str,),
+    "label": _TEXT,
+}
+
+
+def read(out_root, stamps) -> list[dict] | None:
+    """The runs listed in OUT/catalog-runs.json when it was written for
+    exactly these `stamps` (catalog._stamps' strings), else None."""
+    doc = read_json(Path(out_root) / INDEX_FILE)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
+        return None
+    if doc.get("stamps") != list(stamps) or doc.get("root") != _root(out_root) or doc.get("code") != code_stamp():
+        return None
+    runs = doc.get("runs")
+    if not isinstance(runs, list) or not all(_run_ok(r) for r in runs):
+        return None
+    return runs
+
+
+def write(out_root, stamps, runs) -> None:
+    """Keeps `runs` (catalog.list_runs, without contexts) listed from the
+    directories with these `stamps`; not when a stamp is one no later stamp
+    equals (a file changed too recently)."""
+    stamps = list(stamps)
+    if any(part.startswith("new") for s in stamps for part in s.rsplit("|", 2)[1:]):
+        return
+    if not all(_run_ok(r) for r in runs):  # read() would refuse it
+        return
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "root": _root(out_root),
+        "code": code_stamp(),
+        "stamps": stamps,
+        "runs": runs,
+    }
+    write_json(Path(out_root) / INDEX_FILE, doc)
+
+
+def _root(out_root) -> str:
+    return str(Path(out_root).resolve())
+
+
+def _run_ok(run) -> bool:
+    if not isinstance(run, dict) or set(run) != set(COLUMN_TYPES):
+        return False
+    if any(isinstance(run[k], bool) or not isinstance(run[k], t) for k, t in COLUMN_TYPES.items()):
+        return False
+    return all(isinstance(b, str) for b in run["benches"])

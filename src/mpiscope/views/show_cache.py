@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What `mpiscope show` prints of a run, kept in RUN/show.json so that a show
+reads one small JSON file instead of the samples (no pyarrow, numpy or
+statistics to import).
+
+The file holds the run context as samples.parquet stores it, show's rows and
+the quality summary, with the stamps (size, modification and change time,
+inode) of the files they were computed from: samples.parquet, quality.json,
+context.json, and the installed mpiscope's __init__.py (a new installation
+computes afresh). It is written when the run is stored and whenever show
+computes the rows (unless a file changed within RACY_S, when a change to
+come might keep its stamp). Anything in doubt is computed again from the samples: a
+stamp that differs, a file that is not a regular file, text that is not the
+JSON this module writes, a value of the wrong type. VERSION goes up whenever
+what show computes changes."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from mpiscope.common.cache_files import code_stamp, read_json, write_json
+from mpiscope.store.layout import CONTEXT_FILE, QUALITY_FILE
+from mpiscope.store.run import Run
+from mpiscope.views.show_text import STAT_KEYS
+
+CACHE_FILE = "show.json"
+FORMAT = "mpiscope-show-rows"
+VERSION = 1
+SAMPLES_FILE = "samples.parquet"  # as store/ingest.py names it (not imported: it imports pyarrow)
+SOURCES = (SAMPLES_FILE, QUALITY_FILE, CONTEXT_FILE)
+RACY_S = 2.0  # a file changed this recently may change again within its file system's clock tick
+
+NUMBER = (int, float)
+# Every key of a row, with the types its value may have (None: JSON null).
+ROW_TYPES = {
+    "bench": (str,),
+    "algo": (str, type(None)),
+    "size": (int,),
+    "unit": (str,),
+    "n": (int,),
+    "invalid": (int,),
+    **{k: (*NUMBER, type(None)) for k in STAT_KEYS},
+    "ci_level": NUMBER,
+    "median_timer_removed": (*NUMBER, type(None)),
+    "timer_interval_s": (*NUMBER, type(None)),
+    "stop": (str, type(None)),
+    "launches": (int,),
+    "quality": (dict,),
+}
+
+
+class Shown(NamedTuple):
+    """What show prints: the run, its rows, and the quality summary
+    (views.show.quality_summary)."""
+
+    run: Run
+    rows: list
+    summary: dict
+
+
+def shown(run_dir) -> Shown:
+    """The cached rows when they are current, else computed now and cached."""
+    return cached(run_dir) or computed(run_dir, cache=True)
+
+
+def computed(run_dir, cache=False) -> Shown:
+    """The rows computed from the samples; with `cache`, cached as well."""
+    from mpiscope.store.series import open_run
+    from mpiscope.views.show import quality_summary, show_rows
+
+    before = _stamps(run_dir)
+    rows = show_rows(run_dir)
+    run = open_run(run_dir)
+    result = Shown(run, rows, quality_summary(rows, run))
+    if cache and before is not None and not _racy(before):
+        write(run_dir, result, before)
+    return result
+
+
+def keep(run_dir, rows) -> None:
+    """Caches the rows a run computed from memory as it stored its files,
+    with the run context as show reads it from samples.parquet."""
+    from mpiscope.common.errors import UsageError
+    from mpiscope.store.series import open_run
+    from mpiscope.views.show import quality_summary
+
+    try:
+        run = open_run(run_dir)
+    except UsageError:  # samples.parquet unreadable: show says so, from the samples
+        return
+    write(run_dir, Shown(run, rows, quality_summary(rows, run)))
+
+
+def write(run_dir, result: Shown, stamps=None) -> None:
+    """Caches `result` in RUN/show.json; `stamps`: of the files as they were
+    when the rows were computed (taken now when left out: the caller wrote
+    those files and computed the rows from them)."""
+    from mpiscope.common.jsonable import plain
+
+    stamps = _stamps(run_dir) if stamps is None else stamps
+    if stamps is None:
+        return
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "sources": stamps,
+        "context": plain(result.run.context),
+        "summary": plain(result.summary),
+        "rows": plain(result.rows),
+    }
+    write_json(Path(run_dir) / CACHE_FILE, doc)
+
+
+def cached(run_dir) -> Shown | None:
+    """The cached rows, or None when there are none this module trusts."""
+    doc = read_json(Path(run_dir) / CACHE_FILE)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
+        return None
+    stamps = _stamps(run_dir)
+    if stamps is None or doc.get("sources") != stamps:
+        return None
+    context, summary, rows = doc.get("context"), doc.get("summary"), doc.get("rows")
+    if not (isinstance(context, dict) and _summary_ok(summary) and isinstance(rows, list)):
+        return None
+    if not all(_row_ok(r) for r in rows):
+        return None
+    try:
+        run = Run.from_context(context, Path(run_dir))
+    except Exception:  # a context no run of this version holds: computed again, errors said then
+        return None
+    return Shown(run, rows, summary)
+
+
+def _stamps(run_dir) -> dict | None:
+    """{file: [size, mtime ns, ctime ns, inode]} of the files the rows come
+    from (None for one that is missing) and the code_stamp of mpiscope;
+    None when one of them is not a regular file."""
+    out = {"mpiscope": code_stamp()}
+    for name in SOURCES:
+        try:
+            st = os.stat(Path(run_dir) / name)
+        except FileNotFoundError:
+            out[name] = None
+            continue
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        out[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    return out
+
+
+def _racy(stamps) -> bool:
+    """Whether a run file changed so recently that it could change again with
+    the same stamp (within one tick of its file system's clock)."""
+    now = time.time_ns()
+    return any(s is not None and now - s[2] < RACY_S * 1e9 for k, s in stamps.items() if k != "mpiscope")
+
+
+def _summary_ok(summary) -> bool:
+    return (
+        isinstance(summary, dict)
+        and set(summary) == {"headline", "warnings", "thresholds"}
+        and isinstance(summary["headline"], str)
+        and isinstance(summary["warnings"], list)
+        and all(isinstance(w, str) for w in summary["warnings"])
+        and isinstance(summary["thresholds"], dict)
+    )
+
+
+def _row_ok(row) -> bool:
+    if not isinstance(row, dict) or set(row) != set(ROW_TYPES):
+        return False
+    for key, types in ROW_TYPES.items():
+        value = row[key]
+        if isinstance(value, bool) or not isinstance(value, types):
+            return False
+    flags = row["quality"].get("flags")
+    return isinstance(flags, list) and all(isinstance(f, str) for f in flags)
