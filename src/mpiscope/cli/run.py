@@ -38,9 +38,6 @@ examples:
 def cmd_run(args):
     from mpiscope.measure import runner
     from mpiscope.measure.plan import make_plan
-    from mpiscope.store.run import Run
-    from mpiscope.store.samples import table_context
-    from mpiscope.views import show as views
 
     plan = make_plan(measure_request(args))
     if args.dry_run:
@@ -48,13 +45,20 @@ def cmd_run(args):
 
         print(preview.as_json(plan) if args.json else preview.as_text(plan))
         return 0
-    run_dir, context, stored = runner.measure(plan, sys.argv)
+    # The summary's modules load during the launch (runner.measure's preload).
+    run_dir, context, stored = runner.measure(plan, sys.argv, preload=("mpiscope.views.show",))
+    from mpiscope.store.run import Run
+    from mpiscope.store.samples import table_context
+    from mpiscope.views import show as views
+    from mpiscope.views import show_cache
+
     # what ingest learnt from the raw files (the --sync used, the clock) beside the context
     run = Run.from_context({**table_context(stored.table), **context} if stored else context, run_dir)
     if stored and stored.verdicts is not None:  # the summary from memory, as show_rows reads it back
         rows = views.rows_of(
             stored.table, Run.from_context(table_context(stored.table), run_dir), stored.series, stored.verdicts
         )
+        show_cache.keep(run_dir, rows)  # what `mpiscope show` prints, kept in the run
     else:
         rows = views.show_rows(run_dir)
     if args.json:

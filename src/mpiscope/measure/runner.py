@@ -13,26 +13,19 @@ import os
 import secrets
 import shutil
 import socket
+import importlib
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
-
 from mpiscope.store.layout import QUALITY_FILE, SCHEMA_VERSION
-from mpiscope.store.trace import TRACE_FILE
 from mpiscope.measure import launch, machine, processes
 from mpiscope.measure.explain import explanation
 from mpiscope.measure.interrupts import signals_stop_the_run
-from mpiscope.stats import quality, rto
-from mpiscope.store import catalog, samples
-from mpiscope.store import ingest as store
-from mpiscope.store.run import Run
-from mpiscope.store.series import all_series_samples, series_keys
-from mpiscope.cluster.launching import cluster_launch
-from mpiscope.cluster import delay_report
+from mpiscope.stats import rto
 from mpiscope.common.atomic import write_text
 from mpiscope.engine.build import ensure_engine
 from mpiscope.engine.locations import CHECKOUT
@@ -45,6 +38,10 @@ from mpiscope.common.sizes import format_size
 from mpiscope.common.inputs import read_json
 
 USAGE_MARKER = "mpiscope-engine: usage error:"
+# What storing a run imports (numpy, pyarrow and the modules over them): they
+# are imported while the run is prepared and the launcher starts the ranks,
+# when the CPUs mostly wait, rather than after the last measurement.
+STORE_MODULES = ("mpiscope.store.ingest", "mpiscope.stats.quality", "mpiscope.store.series", "mpiscope.store.run")
 REFINE_ROUNDS = 3
 
 
@@ -77,6 +74,8 @@ def launch_spec(plan, engine, run_dir, k, benches=None, sizes=None):
     writes under `run_dir`/raw/launch-<k>; a hostfile is run_dir/hostfile."""
     engine_args = plan.engine_args(k, run_dir / "raw" / f"launch-{k}", benches, sizes)
     if plan.cluster:
+        from mpiscope.cluster.launching import cluster_launch
+
         return cluster_launch(
             plan.cluster, plan.launcher_family, plan.np, engine, engine_args, launcher_args=plan.launcher_args
         )
@@ -135,6 +134,7 @@ class _Launches:
         cmd, env, extra = launch_spec(self.plan, self.engine, self.tmp, k, benches, sizes)
         self.extra_context.update(extra)
         self.commands.append(cmd)
+        self.timing.setdefault("launched_at", time.time())  # the wall clock of the first launch
         started = time.perf_counter()
         try:
             rc, err, hung = launch.execute(
@@ -163,6 +163,8 @@ class _Launches:
 
     def refine(self, refined):
         """Adds sizes where a curve bends (--refine); records them in `refined`."""
+        from mpiscope.store import ingest as store, samples
+
         plan = self.plan
         for _ in range(REFINE_ROUNDS):
             table = store.ingest(self.tmp, {})
@@ -192,6 +194,10 @@ class _Launches:
 
 
 def _median(table, bench, size, algo):
+    import numpy as np
+
+    from mpiscope.store import samples
+
     values = samples.sample_values(table, bench, size, algo=algo).values
     return float(np.median(values)) if len(values) else float("nan")
 
@@ -216,6 +222,8 @@ def _measure(plan, engine, tmp, refined):
                 f"{': ' + str(exc.filename) if exc.filename else ''})"
             )
     if plan.cluster:
+        from mpiscope.cluster import delay_report
+
         report = delay_report(plan.cluster)
         if report and "cluster" in launches.extra_context:
             launches.extra_context["cluster"]["delay_program"] = report["summary"]
@@ -270,6 +278,11 @@ def _store_quality(run_dir, table, derived=None) -> Stored:
     """Every series' verdict (stats/quality.py), stored beside its samples;
     `derived`: the samples ingest derived (store.ingest), used where they
     cover every series."""
+    from mpiscope.stats import quality
+    from mpiscope.store import samples
+    from mpiscope.store.run import Run
+    from mpiscope.store.series import all_series_samples, series_keys
+
     run = Run.from_context(samples.table_context(table), run_dir)
     try:
         keys = series_keys(run)
@@ -339,6 +352,9 @@ def store_run(run_dir, context) -> Stored | None:
     raw files; returns what it computed (None when not stored). A file system
     that refuses the writes (full) leaves the run failed, saying so, with its
     raw files: nothing half-written carries a final name."""
+    from mpiscope.store import ingest as store, samples
+    from mpiscope.store.trace import TRACE_FILE
+
     began = time.perf_counter()
     try:
         derived = {}
@@ -346,6 +362,8 @@ def store_run(run_dir, context) -> Stored | None:
         context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
         context["hosts"] = samples.table_context(table).get("hosts")  # for readers of the catalog
         stored = _store_quality(run_dir, table, derived)
+        context["timing"]["verdicts_s"] = time.perf_counter() - began - context["timing"]["ingest_s"]
+        context["timing"]["stored_at"] = time.time()  # the wall clock once stored, but for this file
         _write_context(run_dir, context)
     except OSError as exc:
         for name in (store.SAMPLES_FILE, TRACE_FILE, QUALITY_FILE):
@@ -375,6 +393,8 @@ def reingest(run_dir):
     unfinished (a hidden .<run_id>.partial, which gets its final name). Returns
     (run directory, context)."""
     run_dir = Path(run_dir)
+    from mpiscope.store import ingest as store
+
     context = read_json(run_dir / "context.json", hint="ingest needs the run's context")
     if not (run_dir / "raw").is_dir():
         raise UsageError(f"{run_dir} has no raw/ directory: there is nothing to ingest")
@@ -399,8 +419,10 @@ def reingest(run_dir):
 
 
 def _record(out, run_dir, context):
-    """The run in the catalog; the catalog is an index the next listing refreshes,
-    so a failure here costs nothing stored."""
+    """A stored-again run in the catalog; the catalog is an index the next
+    listing refreshes, so a failure here costs nothing stored."""
+    from mpiscope.store import catalog
+
     try:
         catalog.record(out, run_dir, context)
     except Exception as exc:  # noqa: BLE001 - the run is stored; the index can wait
@@ -409,14 +431,42 @@ def _record(out, run_dir, context):
         )
 
 
+def _preload(names):
+    """Imports the modules `names` in a thread; returns the thread. A module
+    that fails here is left to the import that needs it, which says why."""
+
+    def load():
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001, S110 - the import that needs it reports the error
+                pass
+
+    thread = threading.Thread(target=load, name="mpiscope-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 def run(plan, argv):
     """Measures `plan`; returns (run directory, context)."""
     return measure(plan, argv)[:2]
 
 
-def measure(plan, argv):
+def measure(plan, argv, preload=()):
     """Measures `plan`; returns (run directory, context, what storing it
-    computed: a Stored, or None when the run could not be stored)."""
+    computed: a Stored, or None when the run could not be stored). The
+    modules `preload` names, which the caller needs once the run is stored,
+    are imported with those storing needs while the run is prepared and
+    launched. The catalog
+    is not touched: its next reader finds the new run directory."""
+    loading = _preload((*STORE_MODULES, *preload))
+    try:
+        return _measure_and_store(plan, argv)
+    finally:
+        loading.join()  # an import cut short at the interpreter's exit could crash it
+
+
+def _measure_and_store(plan, argv):
     began = time.perf_counter()
     mpi = plan.installation()
     engine = ensure_engine(mpi)
@@ -463,5 +513,4 @@ def measure(plan, argv):
         stored = store_run(tmp, context)
         final = plan.out / run_id
         os.rename(tmp, final)
-    _record(plan.out, final, context)
     return final, context, stored
