@@ -2,8 +2,9 @@
 """The guided search (tune/guided.py, tune/sim_prior.py) on replayed
 launches, no MPI: which size it measures first, that the learned correction
 moves toward what was measured, that it stops with sizes left to the
-simulation, that algorithms without a simulated counterpart follow the
-adaptive rule, and that on the stored Open MPI tunes (tests/data/tune-replay)
+simulation, that the default is measured first and the others only where
+they may beat it, that algorithms without a simulated counterpart stand in
+as the default, and that on the stored Open MPI tunes (tests/data/tune-replay)
 it decides as the exhaustive search does."""
 
 import json
@@ -23,7 +24,7 @@ from mpiscope.tune.cell_samples import Samples
 from mpiscope.tune import tuner as T
 from mpiscope.tune.guided import SETTLE_Z
 from mpiscope.tune.model_fits import fit
-from mpiscope.tune.sim_prior import PRIOR_ERROR, Correction
+from mpiscope.tune.sim_prior import PRIOR_ERROR, Correction, stand_in
 
 A, B = 20e-6, 1e-8
 GRID = [8 * 2 ** k for k in range(18)]   # 8 B … 1 MiB
@@ -132,15 +133,48 @@ def test_it_stops_with_most_sizes_left_to_the_simulation_and_decides_as_the_exha
     assert all(min(guided.searcher._gaps("allreduce", s)) > SETTLE_Z for s in left)
 
 
-def test_an_algorithm_without_a_simulated_counterpart_follows_the_adaptive_rule():
+def test_an_algorithm_without_a_simulated_counterpart_stands_in_as_the_default():
     said, log = [], []
     t = tuned(["recursive_doubling", "ring", "basic_linear"], "guided", log, said)
-    assert t.searcher.unsimulated["allreduce"] == ["basic_linear"]   # allreduce has no linear of ours
-    assert any("basic_linear" in x and "adaptive" in x for x in said)
+    g = t.searcher
+    assert g.unsimulated["allreduce"] == ["basic_linear"]   # allreduce has no linear of ours
+    assert any("basic_linear" in x and "stands in as the default" in x for x in said)
+    for s in GRID:
+        assert g.simulated["allreduce"][(s, "basic_linear")] == g.simulated["allreduce"][(s, DEFAULT)]
     first = log[0][1]
-    assert ("basic_linear", first) in log          # nothing bounds it yet: measured
-    # once measured at sizes around, its cost-model fit or its bound leaves it out of others
+    assert ("basic_linear", first) in log          # its own part unknown yet: measured
+    # once measured, its correction is its ratio to the default: it is left out of most sizes
+    assert g.corrections["allreduce"].ratios["basic_linear"]
     assert sum(n == "basic_linear" for n, _ in log) < len({s for _, s in log})
+
+
+def test_the_default_is_measured_first_at_each_size_and_the_rest_only_where_they_may_beat_it():
+    log = []
+    t = tuned(["recursive_doubling", "ring", "basic_linear"], "guided", log)
+    sizes = list(dict.fromkeys(s for _, s in log))
+    for s in sizes:
+        assert [n for n, x in log if x == s][0] == DEFAULT
+    g = t.searcher
+    left_out = [(s, n) for s in sizes for n in ("ring", "basic_linear") if (n, s) not in log]
+    assert left_out
+    for s, n in left_out:   # not predicted within SETTLE_Z errors of beating the measured default by the margin
+        d = math.log(t.measured.samples.median("allreduce", DEFAULT, s))
+        pred, _, err = g._guess("allreduce", s, n)
+        assert pred - (d - g._margin("allreduce", s)) > SETTLE_Z * err
+
+
+def test_an_algorithm_not_measured_yet_keeps_the_prior_error():
+    corr = Correction(floor=0.02)
+    corr.learn(1024, {"ring": (1.0, 1.01), "binomial": (1.0, 1.02)})
+    assert corr.error() < PRIOR_ERROR                 # two close predictions
+    assert corr.spread("ring", 1024) == corr.error()
+    assert corr.spread("scatter", 1024) == PRIOR_ERROR  # never measured: what the others taught is not its own
+
+
+def test_the_stand_in_is_the_default_else_the_fastest():
+    assert stand_in(3.0, [1.0, 2.0]) == 3.0
+    assert stand_in(None, [2.0, 1.0]) == 1.0
+    assert stand_in(None, []) is None
 
 
 @pytest.mark.parametrize("name", ["openmpi-4.1-p2-4.json", "openmpi-4.1-p4-18-sizes.json"])

@@ -1,22 +1,30 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The guided search of one communicator size (`mpiscope tune --search guided`):
 every algorithm's counterpart simulated at every cell from the machine's
-point-to-point costs first (sim_prior.py); then, one size per collective a
-round, the size whose winner the corrected simulation is least sure of is
-measured, and every measured cell corrects the simulation. It stops when every
-size is measured or its predicted best leads by SETTLE_Z learned errors.
-Algorithms without a simulated counterpart follow the adaptive search's rules
-(search.py, model_fits.py). Method: docs/explanation/tuner.md, "The guided search"."""
+point-to-point costs first (sim_prior.py; an algorithm without one stands in
+as the default, and a default not read to run one as the fastest simulated
+algorithm, each corrected by its own measured cells); then, one size per collective
+a round, the size whose decision the corrected simulation is least sure of is
+measured: the default first, then the algorithms that may still beat it by the
+margin a verdict needs (the noise and the default's launch spread). Every
+measured cell corrects the simulation. It stops when every size is measured or
+its decision is ahead by SETTLE_Z learned errors. Where a collective has no
+simulated algorithm at all, the adaptive search's rules decide (search.py,
+model_fits.py). Method: docs/explanation/tuner.md, "The guided search"."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+from scipy.stats import norm
+
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
+from mpiscope.stats.launch_compare import log_medians
 from mpiscope.tune.adaptive import Search
 from mpiscope.tune.readings import representatives
 from mpiscope.tune.search import lower_bound
-from mpiscope.tune.sim_prior import Correction, counterpart, simulator
+from mpiscope.tune.sim_prior import Correction, counterpart, simulator, stand_in
 
 SETTLE_Z = 2.0  # a gap beyond this many learned errors settles a size
 
@@ -30,7 +38,7 @@ class Guided(Search):
         self.simulate = simulator(cfg.sim_costs) if cfg.sim_costs is not None else None
         self.corrections = {c: Correction(-math.log(1 - cfg.noise)) for c in cfg.collectives}
         self.simulated = {c: {} for c in cfg.collectives}  # {(size, name): seconds}
-        self.unsimulated = {c: [] for c in cfg.collectives}  # names following the adaptive rule
+        self.unsimulated = {c: [] for c in cfg.collectives}  # names without a counterpart of ours
         self.predicted = {c: {} for c in cfg.collectives}  # {size: winner}, sizes not measured
 
     def run(self, weights: dict, reading):
@@ -42,7 +50,7 @@ class Guided(Search):
             if self.unsimulated[c]:
                 self.say(
                     f"{c}: {', '.join(self.unsimulated[c])} have no simulated counterpart: "
-                    "the adaptive search's rule decides where they are measured"
+                    "each stands in as the default, corrected by its own measured cells"
                 )
         heavy = {c: {s for s, calls in weights.get(c, {}).items() if calls > 0} for c in cfg.collectives}
         while True:
@@ -57,20 +65,33 @@ class Guided(Search):
             if not points:
                 break
             self.say("guided: " + "; ".join(f"{c} at {', '.join(map(str, by))} B" for c, by in points.items()))
-            before = {c: set(self.measured.cells[c]) for c in points}
-            self._measure_points(points)
-            for c in points:
-                self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
+            self._measure_round(points)
         for c in cfg.collectives:
             for s in cfg.sizes_of(c):
                 if s not in self._measured_sizes(c):
                     self.predicted[c][s] = self.decisions.winners[(c, s)] = self._winner(c, s)
 
+    def _measure_round(self, points: dict):
+        """points {collective: {size: contenders}}: the default first, then
+        the contenders still in once the default's time there is known,
+        each where the adaptive rule says it could win (Search._measure_points);
+        every cell measured corrects the simulation."""
+        before = {c: set(self.measured.cells[c]) for c in points}
+        self.measure({c: {DEFAULT: set(by)} for c, by in points.items()})
+        for c in points:
+            self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
+        points = {c: {s: self._contenders(c, s) for s in by} for c, by in points.items()}
+        before = {c: set(self.measured.cells[c]) for c in points}
+        self._measure_points(points)
+        for c in points:
+            self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
+
     # ----------------------------------------------------------- the model
 
     def _simulate_all(self):
-        """Every algorithm with a counterpart at every cell; the default
-        where it is read to run one of those."""
+        """Every algorithm with a counterpart at every cell, the default
+        where it is read to run one of those; every other one as the
+        default, or the default too as the fastest (sim_prior.stand_in)."""
         if self.simulate is None:
             raise ValueError("the guided search needs the machine's point-to-point costs")
         p = self.measured.plan.np
@@ -83,6 +104,12 @@ class Guided(Search):
                     ours = counterpart(c, self._runs(c, s, n), self.model_names)
                     if ours is not None:
                         self.simulated[c][(s, n)] = self.simulate(c, ours, p, s)
+                like = stand_in(
+                    self.simulated[c].get((s, DEFAULT)), [t for (x, _), t in self.simulated[c].items() if x == s]
+                )
+                if like is not None:
+                    for n in self.measured.names[c]:
+                        self.simulated[c].setdefault((s, n), like)
 
     def _runs(self, c, s, n):
         """The library algorithm `n` runs at the cell (the default: the one
@@ -94,7 +121,7 @@ class Guided(Search):
 
     def _learn(self, c, cells):
         by_size = {}
-        for s, n in cells:
+        for s, n in sorted(cells):  # in one order whatever the hash seed: the fit sums in it
             t = self.simulated[c].get((s, n))
             if t is not None:
                 by_size.setdefault(s, {})[n] = (t, self.measured.samples.median(c, n, s))
@@ -141,14 +168,32 @@ class Guided(Search):
                 continue
             g = self._guess(c, s, n)
             if g is not None:
-                # the default keeps a cell unless beaten beyond the noise
-                noise = -math.log(1 - self.cfg.noise)
-                shift = noise if b == DEFAULT else -noise if n == DEFAULT else 0.0
+                # the default keeps a cell unless beaten beyond the margin a verdict needs
+                margin = self._margin(c, s)
+                shift = margin if b == DEFAULT else -margin if n == DEFAULT else 0.0
                 gaps.append((g[0] - lb + shift) / math.hypot(g[2], rb))
             else:
                 floor = self._floor(c, s, n)
                 gaps.append(-math.inf if floor is None else (floor - lb) / eb)
         return gaps
+
+    def _margin(self, c, s) -> float:
+        """How much faster than the default (in log) an algorithm must be at
+        s for decide.judge to say so: the noise, and the half-width of the
+        interval the default's launches give at the measured size nearest s
+        (Bonferroni over the algorithms, as decide.py tests them). A rival
+        within it is a tie that the exhaustive search leaves to the default."""
+        noise = -math.log(1 - self.cfg.noise)
+        at = self._measured_sizes(c)
+        if not at:
+            return noise
+        near = min(sorted(at), key=lambda x: abs(math.log2(max(x, 1) / max(s, 1))))  # a tie: the smaller
+        ld = log_medians(self.measured.samples.launches(c, DEFAULT, near))
+        if len(ld) < 2:
+            return noise
+        k = max(1, len(self.measured.names[c]) - 1)
+        z = norm.ppf(1 - self.cfg.alpha / k / 2)
+        return noise + z * float(np.std(ld, ddof=1)) * math.sqrt(2 / len(ld))
 
     def _floor(self, c, s, n):
         """What the adaptive search's rules say `n` (no counterpart) cannot
@@ -186,9 +231,12 @@ class Guided(Search):
         return min(self._gaps(c, s), default=math.inf) - cross, -far, abs(i - len(sizes) // 2)
 
     def _contenders(self, c, s) -> list:
-        """The default, and the algorithms predicted within SETTLE_Z
-        learned errors of the best (without counterpart: whose floor is not
-        beyond that; the adaptive rule then leaves out those out of reach)."""
+        """The default, and the algorithms that may beat it at s by the
+        margin a verdict needs (_margin): predicted within SETTLE_Z learned
+        errors of that, against the default's median where it is measured
+        at s, else its prediction (without any prediction: whose floor is
+        not beyond the best by that; the adaptive rule then leaves out
+        those out of reach)."""
         best = self._best(c, s)
         out = []
         for n in self.measured.names[c]:
@@ -196,7 +244,11 @@ class Guided(Search):
             if n == DEFAULT or best is None:
                 out.append(n)
             elif g is not None:
-                if g[0] - best[1] <= SETTLE_Z * math.hypot(g[2], best[3]):
+                d = self._guess(c, s, DEFAULT)
+                if (s, DEFAULT) in self.measured.cells[c]:
+                    d = (math.log(self.measured.samples.median(c, DEFAULT, s)), 0.0, 0.0)
+                ref, err = (d[0] - self._margin(c, s), d[2]) if d else (best[1], best[3])
+                if g[0] - ref <= SETTLE_Z * math.hypot(g[2], err):
                     out.append(n)
             elif (floor := self._floor(c, s, n)) is None or floor - best[1] <= SETTLE_Z * best[2]:
                 out.append(n)
@@ -209,6 +261,6 @@ class Guided(Search):
         the default beyond the noise, else the default."""
         b, lb = self._best(c, s)[:2]
         d = self._guess(c, s, DEFAULT)
-        if b == DEFAULT or d is None or d[0] - lb <= -math.log(1 - self.cfg.noise):
+        if b == DEFAULT or d is None or d[0] - lb <= self._margin(c, s):
             return DEFAULT
         return b

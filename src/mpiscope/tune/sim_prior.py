@@ -30,6 +30,16 @@ def counterpart(coll: str, name: str, model_names: dict) -> str | None:
     return ours if ours in ALGORITHMS.get(coll, ()) else None
 
 
+def stand_in(default, simulated: list):
+    """What an algorithm without a counterpart is simulated as at a size: the
+    default's simulated time (the library's own choice there), else the
+    fastest simulated there (None without any). Its own correction, learned
+    from its measured cells as any algorithm's, says how far it is from that:
+    its measured ratio to the default at the nearest sizes, where it stands
+    in as the default."""
+    return default if default is not None else min(simulated, default=None)
+
+
 def simulator(costs):
     """(coll, our algorithm, p, size) -> simulated seconds, with `costs`
     (sim.costs.SimCosts), one replicate: deterministic."""
@@ -100,11 +110,13 @@ class Correction:
 
     def spread(self, name, size, relative: bool = False) -> float:
         """The learned error at `size` for `name`, grown with the octaves to
-        the nearest size it (else any algorithm) was measured at."""
-        at = list(self.ratios.get(name) or {s for by in self.ratios.values() for s in by})
-        err = self.error(relative)
+        the nearest size it was measured at; before it was measured anywhere,
+        PRIOR_ERROR at least (what the other algorithms taught says little
+        of its own part)."""
+        at = list(self.ratios.get(name) or ())
         if not at:
-            return err
+            return max(PRIOR_ERROR, self.error(relative))
+        err = self.error(relative)
         octaves = min(abs(math.log2(max(size, 1) / max(s, 1))) for s in at)
         return err * (1 + octaves / OCTAVES_PER_ERROR)
 
