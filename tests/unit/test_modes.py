@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpiscope.stats.modes import detect_modes, factorize
+from mpiscope.stats.modes import _runs_extrema, detect_modes, factorize, mode_weights
 from mpiscope.stats.rto import as_rto, parse_ip_route, rto_min
 
 MS = 1e-3
@@ -28,8 +28,7 @@ def _mixture(seed, n, parts):
 def _rto_sample(seed=1, n=20000, second=201 * MS, weight=0.05):
     x, part = _mixture(seed, n, [(1 - weight, 1 * MS, 0.1), (weight, second, 0.005)])
     # The slow samples come from one pair; the others from four.
-    sources = np.where(part == 1, "2->3", np.array(["0->1", "1->0", "2->3", "3->2"])[
-        np.arange(len(x)) % 4])
+    sources = np.where(part == 1, "2->3", np.array(["0->1", "1->0", "2->3", "3->2"])[np.arange(len(x)) % 4])
     return x, sources
 
 
@@ -72,8 +71,7 @@ def test_second_mode_at_50ms_is_not_a_retransmission():
 
 
 def test_several_timeouts_and_their_multiples():
-    x, _ = _mixture(2, 40000, [(0.9, 1 * MS, 0.1), (0.08, 201 * MS, 0.01),
-                               (0.02, 601 * MS, 0.01)])
+    x, _ = _mixture(2, 40000, [(0.9, 1 * MS, 0.1), (0.08, 201 * MS, 0.01), (0.02, 601 * MS, 0.01)])
     r = detect_modes(x, rto=0.2)
     assert [m["rto_multiple"] for m in r["modes"]] == [None, 1, 3]
     assert [round(m["weight"], 2) for m in r["modes"]] == [0.9, 0.08, 0.02]
@@ -83,8 +81,7 @@ def test_rto_min_of_the_host_is_used_and_recorded():
     # With rto_min 5 ms a mode 5 ms above the main one is a timeout, one
     # 200 ms above is not.
     x, _ = _mixture(3, 20000, [(0.95, 1 * MS, 0.1), (0.05, 6 * MS, 0.02)])
-    info = rto_min(ip_route_text="default via 10.0.0.1 dev eth0 rto_min lock 5ms\n",
-                   read_system=False)
+    info = rto_min(ip_route_text="default via 10.0.0.1 dev eth0 rto_min lock 5ms\n", read_system=False)
     r = detect_modes(x, rto=info)
     assert r["modes"][1]["rto_suspect"] and r["modes"][1]["rto_multiple"] == 1
     assert r["rto"]["rto_min_s"] == 0.005 and "ip route" in r["rto"]["source"]
@@ -128,7 +125,7 @@ def test_degenerate_inputs():
     assert len(r["modes"]) == 1 and r["modes"][0]["location"] == 3.0
     assert r["modes"][0]["count"] == 10
     assert r["rto"]["rto_min_s"] == 0.2 and "default" in r["rto"]["source"]
-    r = detect_modes([-1.0, 0.0, 1.0, 2.0])          # not positive: linear
+    r = detect_modes([-1.0, 0.0, 1.0, 2.0])  # not positive: linear
     assert r["scale"] == "linear" and len(r["modes"]) == 1
     with pytest.raises(ValueError):
         detect_modes([-1.0, 1.0], scale="log")
@@ -155,13 +152,43 @@ def test_modes_partition_the_samples(values):
         assert m["low"] <= m["median"] <= m["high"]
 
 
+def test_mode_weights_are_detect_modes_weights():
+    rng = np.random.default_rng(9)
+    coarse = np.round(rng.lognormal(np.log(2e-6), 0.3, 3000) / 1e-7) * 1e-7
+    samples = [
+        _rto_sample(seed=3, n=4000)[0],
+        _mixture(4, 3000, [(0.6, 1e-6, 0.05), (0.4, 3e-6, 0.05)])[0],
+        coarse[coarse > 0],
+        [3.0] * 10 + [np.nan],
+        [-1.0, 0.0, 1.0, 2.0],
+        [],
+    ]
+    for x in samples:
+        assert mode_weights(x) == [m["weight"] for m in detect_modes(x)["modes"]]
+    assert len(mode_weights(samples[1])) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=40))
+def test_valleys_are_the_middle_of_the_lowest_run_between_two_peaks(levels):
+    f = np.asarray(levels, dtype=float)
+    peaks, valleys = _runs_extrema(f)
+    assert len(valleys) == max(0, len(peaks) - 1)
+    for p0, p1, v in zip(peaks, peaks[1:], valleys):
+        lows = p0 + np.flatnonzero(f[p0 : p1 + 1] == f[p0 : p1 + 1].min())
+        assert v == lows[(len(lows) - 1) // 2]
+
+
 # ---------------------------------------------------------------- RTO_min
 
+
 def test_parse_ip_route():
-    text = ("default via 10.0.0.1 dev eth0 proto dhcp metric 100 rto_min lock 5ms\n"
-            "10.1.0.0/16 dev ib0 scope link rto_min 1s\n"
-            "10.2.0.0/16 dev ib1 rto_min 300\n"
-            "10.3.0.0/16 dev eth1 rtt 1ms\n")
+    text = (
+        "default via 10.0.0.1 dev eth0 proto dhcp metric 100 rto_min lock 5ms\n"
+        "10.1.0.0/16 dev ib0 scope link rto_min 1s\n"
+        "10.2.0.0/16 dev ib1 rto_min 300\n"
+        "10.3.0.0/16 dev eth1 rtt 1ms\n"
+    )
     assert parse_ip_route(text) == pytest.approx([0.005, 1.0, 0.3])
     assert parse_ip_route("default via 192.0.2.1 dev eth0\n") == []
 
@@ -169,8 +196,7 @@ def test_parse_ip_route():
 def test_rto_min_sources():
     r = rto_min(ip_route_text="x rto_min lock 20ms\ny rto_min 40ms", read_system=False)
     assert r["rto_min_s"] == pytest.approx(0.02) and r["values_s"] == pytest.approx([0.02, 0.04])
-    r = rto_min(ip_route_text="default via 192.0.2.1 dev eth0", sysctl_text="50000\n",
-                read_system=False)
+    r = rto_min(ip_route_text="default via 192.0.2.1 dev eth0", sysctl_text="50000\n", read_system=False)
     assert r["rto_min_s"] == 0.05 and "tcp_rto_min_us" in r["source"]
     r = rto_min(ip_route_text="", sysctl_text=None, read_system=False)
     assert r["rto_min_s"] == 0.2 and "default" in r["source"]

@@ -94,12 +94,13 @@ def _runs_extrema(f):
     right = np.concatenate([v[1:], [-np.inf]])
     mid = (starts + ends - 1) // 2
     peaks = mid[(v > left) & (v > right)]
-    valleys = []
-    for p0, p1 in zip(peaks[:-1], peaks[1:]):
-        seg = f[p0 : p1 + 1]
-        lows = np.flatnonzero(seg == seg.min())
-        valleys.append(p0 + int(lows[(len(lows) - 1) // 2]))
-    return peaks, np.asarray(valleys, dtype=np.int64)
+    # Neighbouring runs differ, so between two peaks lies one run below both
+    # its neighbours: the lowest of that stretch.
+    left[0] = right[-1] = np.inf
+    lows = mid[(v < left) & (v < right)]
+    if len(peaks) < 2:
+        return peaks, np.array([], dtype=np.int64)
+    return peaks, lows[(lows > peaks[0]) & (lows < peaks[-1])].astype(np.int64)
 
 
 class _Basins:
@@ -223,6 +224,24 @@ def detect_modes(
     out["main"] = _flag_rto(modes, rto_min_s, multiples, tolerance)
     out["modes"] = modes
     return out
+
+
+def mode_weights(values, *, z: float = DEFAULT_Z, min_count: int = DEFAULT_MIN_COUNT) -> list[float]:
+    """The weights of detect_modes' modes (same scale, bandwidth and basins), in
+    increasing location, without describing each mode."""
+    a = np.sort(np.asarray(values, dtype=np.float64).ravel())
+    a = a[np.isfinite(a)]
+    n = len(a)
+    if n == 0:
+        return []
+    scale = "log" if a[0] > 0 and a[-1] >= LOG_SPAN * a[0] else "linear"
+    y = np.log(a) if scale == "log" else a
+    h = silverman_bandwidth(y)
+    if not h > 0:
+        return [1.0]
+    cuts = _basins(a, y, h, resolution(a), scale, z, min_count, DEFAULT_GRID_MAX)[0]
+    bounds = [0, *cuts, n]
+    return [(e - s) / n for s, e in zip(bounds, bounds[1:]) if e > s]
 
 
 def _sorted_finite(values):

@@ -19,7 +19,7 @@ import numpy as np
 from mpiscope.common.atomic import write_text
 from mpiscope.common.jsonable import plain
 from mpiscope.common.sizes import format_size
-from mpiscope.stats.modes import detect_modes
+from mpiscope.stats.modes import mode_weights
 from mpiscope.stats.summary import summarize
 from mpiscope.store.history_fields import QUALITY_FORMAT, QUALITY_SCHEMA_VERSION
 from mpiscope.store.layout import QUALITY_FILE
@@ -151,8 +151,7 @@ def _modes_over(values):
     v = np.asarray(values, dtype=np.float64)
     if len(v) < MIN_SAMPLES:
         return []
-    modes = detect_modes(v)["modes"]
-    return [m["weight"] for m in modes if m["weight"] >= BIMODAL_MIN_WEIGHT]
+    return [w for w in mode_weights(v) if w >= BIMODAL_MIN_WEIGHT]
 
 
 def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_width=None):
