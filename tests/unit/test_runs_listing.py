@@ -10,13 +10,13 @@ import time
 
 import pytest
 
-from mpiscope.store import catalog, listing
+from mpiscope.store import catalog, dir_stamps, listing
 from catalog_runs import make_run, three_runs
 
 
 def settle(out):
     """Every file under `out` as if written a minute ago: the catalog trusts
-    the stamps of files that changed more than catalog.RACY_S ago only."""
+    the stamps of files that changed more than dir_stamps.RACY_S ago only."""
     then = time.time() - 60
     for dirpath, _, files in os.walk(out):
         for name in files:
@@ -29,7 +29,7 @@ def truth(out):
 
 
 def stamps(out):
-    return [s for _, s in catalog._stamps(out)]
+    return [s for _, s in dir_stamps.stamps(out)]
 
 
 @pytest.fixture
@@ -43,14 +43,14 @@ def out(tmp_path):
 def test_the_index_lists_what_the_catalog_lists(out):
     assert (out / listing.INDEX_FILE).is_file()
     kept = listing.read(out, stamps(out))
-    assert kept == truth(out) == catalog.list_runs(out)
+    assert kept == listing.kept_runs(out) == truth(out) == catalog.list_runs(out)
     assert [r["run_id"] for r in kept] == ["20240301-090000-aaaa", "20240302-090000-bbbb", "20240302-100000-cccc"]
 
 
 def test_a_run_added_after_the_index_is_listed(out):
     make_run(out, "20240303-090000-dddd", "2024-03-03T09:00:00+00:00")
     settle(out)
-    assert listing.read(out, stamps(out)) is None
+    assert listing.read(out, stamps(out)) is None and listing.kept_runs(out) is None
     runs = catalog.list_runs(out)
     assert runs[-1]["run_id"] == "20240303-090000-dddd" and runs == truth(out)
     assert listing.read(out, stamps(out)) == runs  # written again

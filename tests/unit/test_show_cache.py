@@ -10,7 +10,8 @@ import os
 import pytest
 
 from mpiscope.common.errors import UsageError
-from mpiscope.views import show_cache, show_text
+from mpiscope.store.series import open_run
+from mpiscope.views import show, show_cache, show_text
 from rawgen import build_demo_run
 
 
@@ -20,11 +21,16 @@ def run_dir(tmp_path, monkeypatch):
     return build_demo_run(tmp_path / "runs")[0]
 
 
-def printed(shown):
-    """Everything show prints of `shown`: the table, the JSON, the warnings."""
-    run, rows, summary = shown
-    notes = show_text.run_notes(run) + summary["warnings"]
-    return show_text.format_show(rows, run), show_text.show_json(rows, run, summary), notes
+def printed(kept, run_dir):
+    """Everything show prints from `kept`: the table, the JSON, the warnings."""
+    document = show_text.show_document(kept.run_id, run_dir, kept.context, kept.rows, kept.summary)
+    return kept.text, document, kept.notes
+
+
+def expected(run_dir):
+    """Everything show prints of the run, computed from its samples."""
+    run, rows = open_run(run_dir), show.show_rows(run_dir)
+    return show.format_show(rows, run), show.show_json(rows, run), show.notes(rows, run)
 
 
 def test_cached_rows_print_what_the_samples_give(run_dir):
@@ -32,23 +38,22 @@ def test_cached_rows_print_what_the_samples_give(run_dir):
     assert (run_dir / show_cache.CACHE_FILE).is_file()
     kept = show_cache.cached(run_dir)
     assert kept is not None
-    assert printed(kept) == printed(fresh) == printed(show_cache.computed(run_dir))
-    assert "pingpong" in printed(kept)[0] and len(kept.rows) == 13
+    assert printed(kept, run_dir) == printed(fresh, run_dir) == expected(run_dir)
+    assert "pingpong" in kept.text and len(kept.rows) == 13 and kept.notes
 
 
 def test_a_run_stored_without_samples_is_cached_as_well(run_dir):
     (run_dir / "samples.parquet").unlink()
     fresh = show_cache.shown(run_dir)
-    assert fresh.rows == [] and printed(show_cache.cached(run_dir)) == printed(fresh)
+    assert fresh.rows == [] and printed(show_cache.cached(run_dir), run_dir) == expected(run_dir)
 
 
 def test_the_writer_of_the_files_caches_them_however_recent(run_dir, monkeypatch):
     monkeypatch.setattr(show_cache, "RACY_S", 1e9)  # every file changed "just now"
     show_cache.shown(run_dir)
     assert not (run_dir / show_cache.CACHE_FILE).exists()  # show may not trust such stamps
-    fresh = show_cache.computed(run_dir)
-    show_cache.keep(run_dir, fresh.rows)  # as `mpiscope run` does once it stored them
-    assert printed(show_cache.cached(run_dir)) == printed(fresh)
+    show_cache.keep(run_dir, show.show_rows(run_dir))  # as `mpiscope run` does once it stored them
+    assert printed(show_cache.cached(run_dir), run_dir) == expected(run_dir)
 
 
 @pytest.mark.parametrize("change", ["rewrite context.json", "rewrite samples.parquet", "add quality.json"])
@@ -63,7 +68,7 @@ def test_a_run_changed_after_caching_is_computed_again(run_dir, change):
         other.write_bytes(path.read_bytes())
         os.replace(other, path)  # the same bytes, another file
     assert show_cache.cached(run_dir) is None
-    assert printed(show_cache.shown(run_dir)) == printed(show_cache.computed(run_dir))
+    assert printed(show_cache.shown(run_dir), run_dir) == expected(run_dir)
 
 
 def test_samples_damaged_after_caching_are_reported_not_shown_from_the_cache(run_dir):
@@ -92,18 +97,23 @@ def _mutations():
         "other stamps": lambda doc: doc["sources"][show_cache.SAMPLES_FILE].__setitem__(0, 1),
         "stamps of another mpiscope": lambda doc: doc["sources"].__setitem__("mpiscope", ["elsewhere"]),
         "no context": lambda doc: doc.pop("context"),
+        "a text not a string": lambda doc: doc.__setitem__("text", ["run"]),
+        "a warning not a string": lambda doc: doc.__setitem__("notes", [1]),
+        "another run id": lambda doc: doc.__setitem__("run_id", "x"),
+        "a key too many": lambda doc: doc.__setitem__("extra", 1),
     }
 
 
 @pytest.mark.parametrize("what", sorted(_mutations()))
 def test_a_cache_of_the_wrong_shape_is_not_trusted(run_dir, what):
-    computed = printed(show_cache.shown(run_dir))
+    computed = expected(run_dir)
+    show_cache.shown(run_dir)
     path = run_dir / show_cache.CACHE_FILE
     doc = json.loads(path.read_text())
     _mutations()[what](doc)
     path.write_text(json.dumps(doc))
     assert show_cache.cached(run_dir) is None
-    assert printed(show_cache.shown(run_dir)) == computed
+    assert printed(show_cache.shown(run_dir), run_dir) == computed
 
 
 @pytest.mark.parametrize(
@@ -112,10 +122,11 @@ def test_a_cache_of_the_wrong_shape_is_not_trusted(run_dir, what):
     ids=["empty", "cut", "not UTF-8", "nested deep", "null", "NaN"],
 )
 def test_a_damaged_cache_is_not_trusted(run_dir, text):
-    computed = printed(show_cache.shown(run_dir))
+    computed = expected(run_dir)
+    show_cache.shown(run_dir)
     (run_dir / show_cache.CACHE_FILE).write_bytes(text)
     assert show_cache.cached(run_dir) is None
-    assert printed(show_cache.shown(run_dir)) == computed
+    assert printed(show_cache.shown(run_dir), run_dir) == computed
 
 
 def test_infinite_numbers_are_not_trusted(run_dir):
@@ -133,5 +144,14 @@ def test_a_fifo_in_its_place_is_neither_read_nor_written(run_dir):
     fifo = run_dir / show_cache.CACHE_FILE
     os.mkfifo(fifo)
     assert show_cache.cached(run_dir) is None  # not waited on
-    assert printed(show_cache.shown(run_dir)) == printed(show_cache.computed(run_dir))
+    assert printed(show_cache.shown(run_dir), run_dir) == expected(run_dir)
     assert fifo.is_fifo()
+
+
+def test_a_run_named_by_its_directory_alone_is_not_kept(run_dir):
+    (run_dir / "samples.parquet").unlink()
+    context = json.loads((run_dir / "context.json").read_text())
+    del context["run_id"]  # its id is the directory's name, which a rename changes without a stamp
+    (run_dir / "context.json").write_text(json.dumps(context))
+    assert printed(show_cache.shown(run_dir), run_dir) == expected(run_dir)
+    assert not (run_dir / show_cache.CACHE_FILE).exists()

@@ -10,17 +10,18 @@ import sys
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli import types
 from mpiscope.cli.options import RUN_REF, add_out
-from mpiscope.store.layout import context_files, unfinished_runs
+from mpiscope.store.layout import unfinished_runs
+from mpiscope.store.listing import kept_runs
 from mpiscope.views.runs import format_runs
 
 
 def cmd_runs(args) -> int:
-    if not context_files(args.out):  # no run: the catalog need not even be imported
-        sys.stdout.write(format_runs([]))
-    else:
+    runs = kept_runs(args.out)  # no run changed since the last listing: the catalog need not be imported
+    if runs is None:
         from mpiscope.store import catalog
 
-        sys.stdout.write(format_runs(catalog.list_runs(args.out)))
+        runs = catalog.list_runs(args.out)
+    sys.stdout.write(format_runs(runs))
     for path in unfinished_runs(args.out):
         sys.stderr.write(
             f"mpiscope: note: {path} is a run mpiscope stopped before storing it; "

@@ -13,14 +13,15 @@ from mpiscope.cli.commands import command_parser
 from mpiscope.cli import types
 from mpiscope.cli.options import add_json, add_out, add_run, output_file
 from mpiscope.common.errors import UsageError
-from mpiscope.views import exporters
 
 
 def cmd_show(args) -> int:
+    from pathlib import Path
+
     from mpiscope.store import catalog
-    from mpiscope.views import show_text as views
     from mpiscope.views.run_kind import run_kind
     from mpiscope.views.show_cache import shown
+    from mpiscope.views.show_text import show_document
 
     run_dir = catalog.resolve(args.out, args.run)
     kind = run_kind(run_dir)
@@ -30,12 +31,12 @@ def cmd_show(args) -> int:
         return _show_app(run_dir, args.json)
     if kind == "imported":
         return _show_imported(run_dir, args.json)
-    run, rows, summary = shown(run_dir)  # cached in the run, or computed from its samples
+    kept = shown(run_dir)  # kept in the run, or computed from its samples
     if args.json:
-        sys.stdout.write(views.show_json(rows, run, summary))
+        sys.stdout.write(show_document(kept.run_id, Path(run_dir), kept.context, kept.rows, kept.summary))
     else:
-        sys.stdout.write(views.format_show(rows, run))
-    for note in views.run_notes(run) + summary["warnings"]:
+        sys.stdout.write(kept.text)
+    for note in kept.notes:
         print(f"mpiscope: warning: {note}", file=sys.stderr)
     return 0
 
@@ -89,6 +90,7 @@ def cmd_export(args) -> int:
     from pathlib import Path
 
     from mpiscope.common.atomic import write_text
+    from mpiscope.views import exporters
     from mpiscope.store import catalog
 
     exporter = exporters.get(args.format)
@@ -136,6 +138,8 @@ examples:
 
 def _formats_help() -> str:
     """Each export format's name and what it writes, from the registry."""
+    from mpiscope.views import exporters
+
     width = max(map(len, exporters.NAMES))
     lines = []
     for name in exporters.NAMES:
@@ -145,6 +149,8 @@ def _formats_help() -> str:
 
 
 def add_export_command(subparsers) -> None:
+    from mpiscope.views import exporters  # here, not at the top: `show` never needs the registry
+
     p = command_parser(
         subparsers,
         "export",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from pathlib import Path
 
 LIMIT = 64 * 2**20  # bytes; a larger file is not read
 
@@ -53,12 +52,12 @@ def code_stamp() -> list:
     caches written by another mpiscope are not trusted."""
     import mpiscope
 
-    path = Path(mpiscope.__file__)
+    path = mpiscope.__file__
     try:
         st = os.stat(path)
     except OSError:
-        return [str(path)]
-    return [str(path), st.st_size, st.st_mtime_ns, st.st_ino]
+        return [path]
+    return [path, st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def _finite(text) -> float:

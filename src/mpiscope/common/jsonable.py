@@ -1,8 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Turning results into JSON-able data (JSON has no NaN or infinity)."""
 
+from __future__ import annotations
+
 import math
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: `mpiscope show` starts without it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def plain(obj: Any) -> Any:

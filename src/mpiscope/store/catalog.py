@@ -17,7 +17,6 @@ import contextlib
 import fcntl
 import json
 import os
-import stat
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,8 @@ from pathlib import Path
 from mpiscope.common.errors import UsageError
 from mpiscope.common.inputs import InputError, is_regular, open_regular_append, read_json
 from mpiscope.store.checks import whole
-from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE, QUALITY_FILE
+from mpiscope.store.dir_stamps import RACY_S, stamps as _stamps  # noqa: F401 - RACY_S read from here
+from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE
 
 _COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path", "label")
 _STORED = _COLUMNS + ("context", "stamp", "series_context", "medians")  # a row as _row() makes it
@@ -244,44 +244,6 @@ def record(out_root, run_dir, context: dict) -> None:
         _session(out_root, lambda con: _upsert(con, [_row(Path(run_dir).resolve(), context)]))
     except _Locked:
         return  # the next refresh picks the run up from its context.json
-
-
-def _stamps(out_root) -> list[tuple[str, str]]:
-    """(OUT/<dir>/context.json, stamp) of every visible run directory, by
-    directory name; the stamp changes when context.json or quality.json does."""
-    try:
-        entries = os.scandir(out_root)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    with entries:
-        names = sorted(e.name for e in entries if not e.name.startswith(".") and e.is_dir())
-    found, root, now = [], os.path.join(out_root, ""), time.time()
-    for name in names:
-        cj = f"{root}{name}/{CONTEXT_FILE}"
-        try:
-            st = os.stat(cj)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode):
-            try:
-                quality = _stat_text(os.stat(f"{root}{name}/{QUALITY_FILE}"), now)
-            except OSError:
-                quality = "-"
-            found.append((cj, f"{name}|{_stat_text(st, now)}|{quality}"))
-    return found
-
-
-RACY_S = 2.0  # a file changed this recently may change again within its clock tick
-
-
-def _stat_text(st: os.stat_result, now: float) -> str:
-    """Size, modification time and inode of a file; a stamp no later stamp
-    equals when the file changed less than RACY_S before `now` (a rewrite of
-    the same size within the file system's clock tick would keep its time),
-    so the run is read again at the next refresh."""
-    if now - st.st_mtime < RACY_S:
-        return f"new{time.time_ns()}"
-    return f"{st.st_size}.{st.st_mtime_ns}.{st.st_ino}"
 
 
 def _scan(out_root, kept=None, found=None):

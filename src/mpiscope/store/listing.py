@@ -4,7 +4,7 @@ OUT/catalog-runs.json beside the catalog, so that `mpiscope runs` and the
 lookup of a RUN read it without DuckDB.
 
 The file holds the runs as the catalog listed them, with the stamps of the
-run directories they were listed from (catalog._stamps: every directory's
+run directories they were listed from (dir_stamps.stamps: every directory's
 name and its context.json's and quality.json's size, modification time and
 inode) and the resolved output root. It is used only when those stamps are
 the directories' stamps now; anything else (a run added, changed or removed,
@@ -14,9 +14,10 @@ is written again."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from mpiscope.common.cache_files import code_stamp, read_json, write_json
+from mpiscope.store.dir_stamps import stamps as dir_stamps
 
 INDEX_FILE = "catalog-runs.json"
 FORMAT = "mpiscope-runs-listing"
@@ -34,10 +35,18 @@ COLUMN_TYPES = {  # every key of a listed run, with the types its value may have
 }
 
 
+def kept_runs(out_root) -> list[dict] | None:
+    """The runs under `out_root` as catalog.list_runs lists them, from the
+    kept listing alone (no catalog, no DuckDB), or None when it is not
+    current."""
+    found = dir_stamps(out_root)
+    return read(out_root, [stamp for _, stamp in found]) if found else []
+
+
 def read(out_root, stamps) -> list[dict] | None:
     """The runs listed in OUT/catalog-runs.json when it was written for
-    exactly these `stamps` (catalog._stamps' strings), else None."""
-    doc = read_json(Path(out_root) / INDEX_FILE)
+    exactly these `stamps` (dir_stamps.stamps' strings), else None."""
+    doc = read_json(os.path.join(out_root, INDEX_FILE))
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
         return None
     if doc.get("stamps") != list(stamps) or doc.get("root") != _root(out_root) or doc.get("code") != code_stamp():
@@ -65,11 +74,11 @@ def write(out_root, stamps, runs) -> None:
         "stamps": stamps,
         "runs": runs,
     }
-    write_json(Path(out_root) / INDEX_FILE, doc)
+    write_json(os.path.join(out_root, INDEX_FILE), doc)
 
 
 def _root(out_root) -> str:
-    return str(Path(out_root).resolve())
+    return os.path.realpath(out_root)  # as Path.resolve, which the catalog's paths start with
 
 
 def _run_ok(run) -> bool:

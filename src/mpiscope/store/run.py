@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ class Run:
     series: tuple = ()  # SeriesRecord, in run order
 
     @classmethod
-    def from_context(cls, context: dict, path=None) -> Self:
+    def from_context(cls, context: dict, path=None) -> Run:
         c = context
         return cls(
             context=c,

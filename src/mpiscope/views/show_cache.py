@@ -3,8 +3,8 @@
 reads one small JSON file instead of the samples (no pyarrow, numpy or
 statistics to import).
 
-The file holds the run context as samples.parquet stores it, show's rows and
-the quality summary, with the stamps (size, modification and change time,
+The file holds the run context as samples.parquet stores it, show's rows,
+the quality summary, the table and the warnings show prints, with the stamps (size, modification and change time,
 inode) of the files they were computed from: samples.parquet, quality.json,
 context.json, and the installed mpiscope's __init__.py (a new installation
 computes afresh). It is written when the run is stored and whenever show
@@ -19,12 +19,11 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections import namedtuple
 from pathlib import Path
-from typing import NamedTuple
 
 from mpiscope.common.cache_files import code_stamp, read_json, write_json
 from mpiscope.store.layout import CONTEXT_FILE, QUALITY_FILE
-from mpiscope.store.run import Run
 from mpiscope.views.show_text import STAT_KEYS
 
 CACHE_FILE = "show.json"
@@ -53,86 +52,82 @@ ROW_TYPES = {
 }
 
 
-class Shown(NamedTuple):
-    """What show prints: the run, its rows, and the quality summary
-    (views.show.quality_summary)."""
-
-    run: Run
-    rows: list
-    summary: dict
+# What show prints of a run: its id and context, its rows, the quality summary
+# (views.show.quality_summary), the table (show_text.format_show) and the warnings.
+Shown = namedtuple("Shown", "run_id context rows summary text notes")
 
 
 def shown(run_dir) -> Shown:
-    """The cached rows when they are current, else computed now and cached."""
+    """The kept rows when they are current, else computed now and kept."""
     return cached(run_dir) or computed(run_dir, cache=True)
 
 
 def computed(run_dir, cache=False) -> Shown:
-    """The rows computed from the samples; with `cache`, cached as well."""
+    """What show prints, computed from the samples; with `cache`, kept as well."""
     from mpiscope.store.series import open_run
-    from mpiscope.views.show import quality_summary, show_rows
+    from mpiscope.views.show import show_rows
 
     before = _stamps(run_dir)
     rows = show_rows(run_dir)
-    run = open_run(run_dir)
-    result = Shown(run, rows, quality_summary(rows, run))
+    result = _shown(open_run(run_dir), rows)
     if cache and before is not None and not _racy(before):
-        write(run_dir, result, before)
+        _write(run_dir, result, before)
     return result
 
 
 def keep(run_dir, rows) -> None:
-    """Caches the rows a run computed from memory as it stored its files,
-    with the run context as show reads it from samples.parquet."""
+    """Keeps the rows a run computed from memory as it stored its files, with
+    the run context as show reads it from samples.parquet."""
     from mpiscope.common.errors import UsageError
     from mpiscope.store.series import open_run
-    from mpiscope.views.show import quality_summary
 
     try:
         run = open_run(run_dir)
     except UsageError:  # samples.parquet unreadable: show says so, from the samples
         return
-    write(run_dir, Shown(run, rows, quality_summary(rows, run)))
+    _write(run_dir, _shown(run, rows), _stamps(run_dir))  # the caller wrote these files
 
 
-def write(run_dir, result: Shown, stamps=None) -> None:
-    """Caches `result` in RUN/show.json; `stamps`: of the files as they were
-    when the rows were computed (taken now when left out: the caller wrote
-    those files and computed the rows from them)."""
+def _shown(run, rows) -> Shown:
+    from mpiscope.views.show import quality_summary
+    from mpiscope.views.show_text import format_show, run_notes
+
+    summary = quality_summary(rows, run)
+    notes = run_notes(run) + summary["warnings"]
+    return Shown(run.run_id, run.context, rows, summary, format_show(rows, run), notes)
+
+
+def _write(run_dir, result: Shown, stamps) -> None:
+    """Keeps `result` in RUN/show.json with the `stamps` of the files it was
+    computed from; not for a run whose id is its directory's name (the
+    directory may be renamed without changing a stamp)."""
     from mpiscope.common.jsonable import plain
 
-    stamps = _stamps(run_dir) if stamps is None else stamps
-    if stamps is None:
+    if stamps is None or not result.context.get("run_id"):
         return
-    doc = {
-        "format": FORMAT,
-        "version": VERSION,
-        "sources": stamps,
-        "context": plain(result.run.context),
-        "summary": plain(result.summary),
-        "rows": plain(result.rows),
-    }
+    doc = {"format": FORMAT, "version": VERSION, "sources": stamps, **plain(result._asdict())}
     write_json(Path(run_dir) / CACHE_FILE, doc)
 
 
 def cached(run_dir) -> Shown | None:
-    """The cached rows, or None when there are none this module trusts."""
+    """The kept rows, or None when there are none this module trusts."""
     doc = read_json(Path(run_dir) / CACHE_FILE)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
         return None
     stamps = _stamps(run_dir)
     if stamps is None or doc.get("sources") != stamps:
         return None
-    context, summary, rows = doc.get("context"), doc.get("summary"), doc.get("rows")
-    if not (isinstance(context, dict) and _summary_ok(summary) and isinstance(rows, list)):
+    if set(doc) != {"format", "version", "sources", *Shown._fields}:
         return None
-    if not all(_row_ok(r) for r in rows):
+    result = Shown(**{k: doc[k] for k in Shown._fields})
+    context, rows = result.context, result.rows
+    if not (isinstance(context, dict) and context.get("run_id") and result.run_id == str(context["run_id"])):
         return None
-    try:
-        run = Run.from_context(context, Path(run_dir))
-    except Exception:  # a context no run of this version holds: computed again, errors said then
+    if not (isinstance(result.text, str) and _strings(result.notes) and _summary_ok(result.summary)):
         return None
-    return Shown(run, rows, summary)
+    if not (isinstance(rows, list) and all(_row_ok(r) for r in rows)):
+        return None
+    return result
 
 
 def _stamps(run_dir) -> dict | None:
@@ -161,13 +156,16 @@ def _racy(stamps) -> bool:
     return any(s is not None and now - s[2] < RACY_S * 1e9 for k, s in stamps.items() if k != "mpiscope")
 
 
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
 def _summary_ok(summary) -> bool:
     return (
         isinstance(summary, dict)
         and set(summary) == {"headline", "warnings", "thresholds"}
         and isinstance(summary["headline"], str)
-        and isinstance(summary["warnings"], list)
-        and all(isinstance(w, str) for w in summary["warnings"])
+        and _strings(summary["warnings"])
         and isinstance(summary["thresholds"], dict)
     )
 
@@ -179,5 +177,4 @@ def _row_ok(row) -> bool:
         value = row[key]
         if isinstance(value, bool) or not isinstance(value, types):
             return False
-    flags = row["quality"].get("flags")
-    return isinstance(flags, list) and all(isinstance(f, str) for f in flags)
+    return _strings(row["quality"].get("flags"))

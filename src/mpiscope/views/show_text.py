@@ -10,8 +10,11 @@ import math
 
 from mpiscope.common.documents import json_document
 from mpiscope.store.labels import bench_label
-from mpiscope.store.run import Run
 from mpiscope.views.text import table
+
+TYPE_CHECKING = False  # store.run (dataclasses) is not imported to print kept rows
+if TYPE_CHECKING:
+    from mpiscope.store.run import Run
 
 STAT_KEYS = ("min", "median", "ci_low", "ci_high", "p90", "p99", "max")
 
@@ -54,12 +57,17 @@ def show_json(rows, run: Run, summary: dict) -> str:
     """`show`'s rows (each with its quality verdict), the quality summary
     (views.show.quality_summary) and the run context as JSON (show --json,
     export json, run --json)."""
+    return show_document(run.run_id, run.path, run.context, rows, summary)
+
+
+def show_document(run_id: str, run_dir, context: dict, rows, summary: dict) -> str:
+    """show_json from the run's id, directory and context."""
     return json_document(
         "show",
         {
-            "run_id": run.run_id,
-            "run_dir": None if run.path is None else str(run.path),
-            "context": run.context,
+            "run_id": run_id,
+            "run_dir": None if run_dir is None else str(run_dir),
+            "context": context,
             "quality": summary,
             "rows": rows,
         },
