@@ -10,9 +10,21 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+_AS_IS = (str, int, bool, type(None))
+
+
 def plain(obj: Any) -> Any:
     """`obj` as JSON-able data: dataclasses (Estimates among them) as dicts,
     numpy scalars and arrays as Python numbers and lists, NaN and inf as None."""
+    kind = type(obj)  # the built-in types first, by their exact type: most values are
+    if kind is float:
+        return obj if math.isfinite(obj) else None
+    if kind in _AS_IS:
+        return obj
+    if kind is dict:
+        return {k if type(k) is str else str(k): plain(v) for k, v in obj.items()}
+    if kind is list or kind is tuple:
+        return [plain(v) for v in obj]
     if hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
         import dataclasses  # only when there is one (start-up)
 
