@@ -16,24 +16,20 @@ from mpiscope.common.errors import UsageError
 
 
 def cmd_show(args) -> int:
-    from pathlib import Path
-
-    from mpiscope.store import catalog
+    from mpiscope.store.run_refs import resolve_dir
     from mpiscope.views.run_kind import run_kind
     from mpiscope.views.show_cache import shown
     from mpiscope.views.show_text import show_document
 
-    run_dir = catalog.resolve(args.out, args.run)
+    run_dir = resolve_dir(args.out, args.run)  # a str, as pathlib writes it (pathlib is not imported)
     kind = run_kind(run_dir)
-    if kind == "profile":
-        return _show_profile(run_dir, args.json)
-    if kind == "app":
-        return _show_app(run_dir, args.json)
-    if kind == "imported":
-        return _show_imported(run_dir, args.json)
+    if kind in ("profile", "app", "imported"):
+        from pathlib import Path
+
+        return _SHOW_KIND[kind](Path(run_dir), args.json)
     kept = shown(run_dir)  # kept in the run, or computed from its samples
     if args.json:
-        sys.stdout.write(show_document(kept.run_id, Path(run_dir), kept.context, kept.rows, kept.summary))
+        sys.stdout.write(show_document(kept.run_id, run_dir, kept.context, kept.rows, kept.summary))
     else:
         sys.stdout.write(kept.text)
     for note in kept.notes:
@@ -84,6 +80,9 @@ def _show_imported(run_dir, as_json) -> int:
     doc = read_imported(run_dir)
     sys.stdout.write(format_imported(open_run(run_dir).context, doc))
     return 0
+
+
+_SHOW_KIND = {"profile": _show_profile, "app": _show_app, "imported": _show_imported}
 
 
 def cmd_export(args) -> int:

@@ -21,11 +21,11 @@ import sys
 import time
 from pathlib import Path
 
-from mpiscope.common.errors import UsageError
 from mpiscope.common.inputs import InputError, is_regular, open_regular_append, read_json
 from mpiscope.store.checks import whole
+from mpiscope.store import run_refs
 from mpiscope.store.dir_stamps import RACY_S, stamps as _stamps  # noqa: F401 - RACY_S read from here
-from mpiscope.store.layout import CATALOG_FILE, CONTEXT_FILE
+from mpiscope.store.layout import CATALOG_FILE
 
 _COLUMNS = ("run_id", "created", "status", "mpi", "np", "benches", "path", "label")
 _STORED = _COLUMNS + ("context", "stamp", "series_context", "medians")  # a row as _row() makes it
@@ -442,59 +442,10 @@ def _json_or_none(text):
         return None
 
 
-def is_run_dir(path):
-    return path.is_dir() and ((path / CONTEXT_FILE).exists() or (path / "samples.parquet").exists())
+def is_run_dir(path) -> bool:
+    return run_refs.is_run_dir(path)
 
 
 def resolve(out_root, ref: str) -> Path:
-    """The directory of the run `ref`: a run id, the label of one run
-    (`mpiscope run --label`), a unique prefix of a run id, a path to a run
-    directory, or "latest" (the newest run)."""
-    ref = str(ref)
-    if not ref.strip():  # it would be a prefix of every run id
-        raise UsageError(
-            "an empty RUN names no run; give a run id, a unique prefix of one, a "
-            "label, a path to a run directory, or 'latest'"
-        )
-    as_path = Path(ref)
-    if (
-        ref != "latest"
-        and as_path.is_dir()
-        and not (as_path / CONTEXT_FILE).exists()
-        and any(as_path.glob("*.parquet"))
-    ):
-        raise UsageError(
-            f"{as_path / CONTEXT_FILE} is missing: {as_path} holds a run's tables but not "
-            "its context; restore the file from a copy, or `mpiscope runs rm` the run"
-        )
-    if is_run_dir(as_path) and (ref != "latest"):
-        return as_path
-    runs = list_runs(out_root)
-    hint = f"`mpiscope runs --out {out_root}` lists the runs"
-    if not runs:
-        raise UsageError(
-            f"no runs under {out_root}: run `mpiscope run` first, or point --out at the directory that holds your runs"
-        )
-    if ref == "latest":
-        return Path(runs[-1]["path"])
-    exact = [r for r in runs if r["run_id"] == ref]
-    if exact:
-        return Path(exact[0]["path"])
-    labelled = [r for r in runs if r.get("label") == ref]
-    if len(labelled) > 1:
-        raise UsageError(
-            f"label '{ref}' names {len(labelled)} runs ({', '.join(r['run_id'] for r in labelled)}); give a run id"
-        )
-    if labelled:
-        return Path(labelled[0]["path"])
-    matches = [r for r in runs if r["run_id"].startswith(ref)]
-    if len(matches) == 1:
-        return Path(matches[0]["path"])
-    if matches:
-        ids = ", ".join(r["run_id"] for r in matches[:10])
-        more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
-        raise UsageError(f"run '{ref}' is ambiguous: it matches {ids}{more}; give more characters of the run id")
-    raise UsageError(
-        f"no run '{ref}' under {out_root} (no run id, prefix of one, or label); "
-        f"{hint}, or give a path to a run directory or 'latest'"
-    )
+    """The directory of the run `ref` (run_refs.resolve_dir)."""
+    return Path(run_refs.resolve_dir(out_root, ref))

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from mpiscope.common.errors import UsageError
 from mpiscope.common.inputs import InputError, read_json
@@ -12,7 +12,7 @@ from mpiscope.common.inputs import InputError, read_json
 
 def run_kind(run_dir) -> str | None:
     """The kind of the run at `run_dir`; a damaged context.json is a UsageError."""
-    cj = Path(run_dir) / "context.json"
+    cj = os.path.join(run_dir, "context.json")  # not pathlib: `mpiscope show` starts without it
     try:
         doc = read_json(cj, missing_ok=True)
         return doc.get("kind") if doc is not None else None

@@ -20,7 +20,6 @@ import os
 import stat
 import time
 from collections import namedtuple
-from pathlib import Path
 
 from mpiscope.common.cache_files import code_stamp, read_json, write_json
 from mpiscope.store.layout import CONTEXT_FILE, QUALITY_FILE
@@ -106,12 +105,12 @@ def _write(run_dir, result: Shown, stamps) -> None:
     if stamps is None or not result.context.get("run_id"):
         return
     doc = {"format": FORMAT, "version": VERSION, "sources": stamps, **plain(result._asdict())}
-    write_json(Path(run_dir) / CACHE_FILE, doc)
+    write_json(os.path.join(run_dir, CACHE_FILE), doc)
 
 
 def cached(run_dir) -> Shown | None:
     """The kept rows, or None when there are none this module trusts."""
-    doc = read_json(Path(run_dir) / CACHE_FILE)
+    doc = read_json(os.path.join(run_dir, CACHE_FILE))
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
         return None
     stamps = _stamps(run_dir)
@@ -137,7 +136,7 @@ def _stamps(run_dir) -> dict | None:
     out = {"mpiscope": code_stamp()}
     for name in SOURCES:
         try:
-            st = os.stat(Path(run_dir) / name)
+            st = os.stat(os.path.join(run_dir, name))
         except FileNotFoundError:
             out[name] = None
             continue
