@@ -7,7 +7,6 @@ cache that cannot be read or written is no error: the caller computes afresh."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
@@ -18,6 +17,8 @@ def read_json(path):
     """The JSON in `path`, or None when it is missing, not a regular file (a
     FIFO is never waited on), larger than LIMIT, or not JSON with finite
     numbers."""
+    import json  # here: a listing of an empty root reads none
+
     from mpiscope.common.inputs import InputError, read_bytes
 
     try:
@@ -30,6 +31,8 @@ def read_json(path):
 def write_json(path, doc) -> None:
     """`doc` as compact JSON into `path`, atomically, unless something other
     than a regular file holds the name; a failed write is let be."""
+    import json
+
     from mpiscope.common.atomic import write_text
     from mpiscope.common.errors import UsageError
 
