@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpiscope run`: measure, store, summarize."""
 
+import gc
 import sys
 
 from mpiscope.cli.commands import command_parser
@@ -70,6 +71,10 @@ def cmd_run(args):
         print(f"\nrun {run.run_id} stored in {run_dir}")
     for note in views.notes(rows, run, status=False):  # as `show`; a failure is said below
         print(f"mpiscope: warning: {note}", file=sys.stderr)
+    # The process ends with the command: the interpreter's last collections at
+    # its exit then skip the objects there are (numpy's, pyarrow's, the
+    # samples'), whose walk would be the longest part of the exit.
+    gc.freeze()
     if run.status != "completed":
         sys.stderr.write(f"mpiscope: run failed: {run.error}\n")
         if context.get("failed_launch") is not None:
