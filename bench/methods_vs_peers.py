@@ -1,97 +1,239 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Does `mpiscope run --methods osu,imb` reproduce what OSU and IMB print?
+"""Does `mpiscope run --methods osu,imb` reproduce what OSU and IMB print,
+on every operation the two methods time and every power of 4 from 1 B to
+4 MiB?
 
-Each trial runs, one after the other, on the same ranks with the same
-binding and library (Open MPI's mpicc.openmpi): the OSU Micro-Benchmarks'
-osu_latency, osu_bw, osu_allreduce, osu_bcast, osu_alltoall,
-osu_allgather and osu_barrier; IMB-MPI1's PingPong, Allreduce, Bcast,
-Alltoall, Allgather and Barrier; and `mpiscope run --methods osu,imb` of
-the same operations and sizes, read with `mpiscope methods --json`. The
-reproduction is the number mpiscope derives from the rows it stored as
-each tool times them (OSU: its latency, bandwidth or "Avg Latency"; IMB:
-PingPong's t[usec] and Mbytes/sec, the collectives' t_avg).
+Each trial takes the operations in turn (ping-pong latency, bandwidth,
+allreduce, reduce, bcast, gather, scatter, allgather, alltoall, barrier)
+and runs, for one operation, three launches one after the other on the
+same ranks with the same binding and library (Open MPI's mpicc.openmpi),
+each covering all sizes: the OSU 7.x program (osu_latency, osu_bw,
+osu_allreduce, ...; `-m 1:4194304`), IMB-MPI1 with its benchmark
+(PingPong gives IMB's latency and bandwidth; `-msglen` with the sizes
+alone), and `mpiscope run --methods osu,imb` of the operation, read with
+`mpiscope methods --json`. The three launches' order rotates from one
+trial to the next. The reproduction is the number mpiscope derives from
+the rows it stored as each tool times them (OSU: its latency, bandwidth or
+"Avg Latency"; IMB: PingPong's t[usec] and Mbytes/sec, the collectives'
+t_avg).
 
-The table gives per operation and size each real tool's number (median
-over the trials; µs, bandwidth MB/s) and the ratio of mpiscope's
+The first table gives per operation and size each real tool's number
+(median over the trials; µs, bandwidth MB/s) and the ratio of mpiscope's
 reproduction to it: the median over the trials with the smallest and
-largest. The target is a median ratio within 0.9-1.1. A tool's number
-moves from one run to the next by more than that on a busy machine: the
-spread of the ratios over the trials says how much.
+largest. The target is a median ratio within 0.9-1.1. The second lists
+every cell outside it with what was measured about it: how far the real
+tool's own number moved between trials, and the largest cause
+`mpiscope methods` finds between the reproduced number and mpiscope's
+median (a "statistic" share is the tail: calls much slower than the
+typical one, which the tools' means take in). The third counts, per tool,
+the numbers more than 25% worse than their cell's typical one (the median
+over the trials): how often a preempted call moved a number.
 
 OSU's programs are found in --osu-dir (the `mpi` folder of an OSU 7.x
-installation, or a folder holding the programs); IMB-MPI1 is --imb. Either
-may be left out: its columns are then skipped. --np sets the ranks (2 by
-default); with more ranks than cores the ranks share them, unbound and
-yielding, for all three tools alike. osu_latency and osu_bw run on exactly
-two ranks, so with more they are left out.
+installation or build, or a folder holding the programs); IMB-MPI1 is
+--imb. Either may be left out: its columns are then skipped. On a machine
+other jobs use, --lock FILE holds an flock on FILE around each
+trial's launches, so that MPI jobs which take the same lock run
+between them, never beside them.
 
 To reproduce (about a minute per trial on 2 ranks):
 
-    .venv/bin/python bench/methods_vs_peers.py --osu-dir PATH/libexec/osu-micro-benchmarks/mpi --imb PATH/IMB-MPI1 --trials 3 --json docs/validation/methods-vs-peers.json
+    .venv/bin/python bench/methods_vs_peers.py --osu-dir PATH/libexec/osu-micro-benchmarks/mpi \\
+        --imb PATH/IMB-MPI1 --trials 7 --json docs/validation/methods-vs-peers.json
 """
 
+import contextlib
+import fcntl
 import json
+import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import benchjson
 from mpiscope.common.sizes import format_size
 from peer_tools import IMB_BENCHMARKS, add_options, imb_rows, osu_rows, ratio_cells, run, tools_given
 
-SIZES = (8, 1024, 65536, 1048576)
-BENCHES = ("pingpong", "bw", "allreduce", "bcast", "alltoall", "allgather", "barrier")
+SIZES = tuple(4**i for i in range(12))  # 1 B to 4 MiB
+BENCHES = ("pingpong", "bw", "allreduce", "reduce", "bcast", "gather", "scatter", "allgather", "alltoall", "barrier")
 # What each tool prints for an operation, as `mpiscope methods` names it.
 OSU_COLUMN = {"pingpong": "Latency (us)", "bw": "Bandwidth (MB/s)"}
 IMB_COLUMN = {"pingpong": "t[usec]", "bw": "Mbytes/sec"}
+WITHIN = (0.9, 1.1)
+WORSE = 1.25  # a number this much worse than its cell's typical one took a stall
 
 
 def sizes_of(bench):
     return (0,) if bench == "barrier" else SIZES
 
 
-def real_osu(programs, np) -> dict:
-    """{(bench, size): OSU's number}."""
-    return {(bench, size): row[0] for bench, program in programs.items()
-            for size, row in osu_rows(program, SIZES, np).items()}
+def column(tool, bench):
+    if tool == "osu":
+        return OSU_COLUMN.get(bench, "Avg Latency(us)")
+    return IMB_COLUMN.get(bench, "t_avg[usec]")
 
 
-def real_imb(imb, np) -> dict:
-    """{(bench, size): IMB's number}."""
-    rows = imb_rows(imb, [IMB_BENCHMARKS[b] for b in BENCHES], SIZES, np)
+@contextlib.contextmanager
+def held(lock: Path | None):
+    """An exclusive flock on `lock` while the block runs (nothing without one)."""
+    if lock is None:
+        yield
+        return
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def real_osu(program, np) -> dict:
+    """{size: OSU's number} for one operation."""
+    return {size: row[0] for size, row in osu_rows(program, SIZES, np).items()}
+
+
+def real_imb(imb, bench, np) -> dict:
+    """{size: IMB's number} for one operation."""
+    rows = imb_rows(imb, [IMB_BENCHMARKS[bench]], SIZES, np, exact=True)
+    return {size: row[column("imb", bench)] for (_, size), row in rows.items()}
+
+
+def reproduced(out_root: Path, bench, np, methods) -> str:
+    """The run id of `mpiscope run --methods` of one operation at every size."""
+    doc = json.loads(
+        run(
+            [
+                sys.executable,
+                "-m",
+                "mpiscope.cli",
+                "run",
+                "-n",
+                str(np),
+                "--mpi",
+                "openmpi",
+                "--bench",
+                bench,
+                "--sizes",
+                ",".join(map(str, SIZES)),
+                "--methods",
+                ",".join(methods),
+                "--time-budget",
+                "0.5",
+                "--json",
+                "--out",
+                str(out_root),
+            ]
+        )
+    )
+    return doc["run_id"]
+
+
+def read_methods(out_root: Path, run_id) -> dict:
+    """{(tool, size): {"number": the reproduction, "causes": {cause: share of
+    the tool's number}}}, and {(None, size): mpiscope's median} in the tool's unit."""
+    got = json.loads(run([sys.executable, "-m", "mpiscope.cli", "methods", run_id, "--json", "--out", str(out_root)]))
     out = {}
-    for bench in BENCHES:
-        for size in sizes_of(bench):
-            row = rows.get((IMB_BENCHMARKS[bench], size))
-            if row:
-                out[(bench, size)] = row[IMB_COLUMN.get(bench, "t_avg[usec]")]
+    for row in got["rows"]:
+        if row["median"] is not None:
+            out[(None, row["size"])] = row["median"] * (1e-6 if row["unit"] == "B/s" else 1e6)
+        for t in row["tools"]:
+            number = t["number"]
+            shares = {c: v / number for c, v in (t.get("by_cause") or {}).items() if number and v is not None}
+            out[(t["method"], row["size"])] = {
+                "number": t["printed"].get(column(t["method"], row["bench"])),
+                "causes": shares,
+            }
     return out
 
 
-def reproduced(out_root: Path, np, methods) -> dict:
-    """{(tool, bench, size): mpiscope's reproduction}, and {(bench, size): mpiscope's median}."""
-    cmd = [sys.executable, "-m", "mpiscope.cli"]
-    doc = json.loads(run([*cmd, "run", "-n", str(np), "--mpi", "openmpi", "--bench", ",".join(BENCHES),
-                          "--sizes", ",".join(map(str, SIZES)), "--methods", ",".join(methods),
-                          "--time-budget", "0.5", "--json", "--out", str(out_root)]))
-    got = json.loads(run([*cmd, "methods", doc["run_id"], "--json", "--out", str(out_root)]))
-    out, medians = {}, {}
-    for row in got["rows"]:
-        key = (row["bench"], row["size"])
-        medians[key] = row["median"] * (1e-6 if row["unit"] == "B/s" else 1e6)
-        for t in row["tools"]:
-            column = (OSU_COLUMN if t["method"] == "osu" else IMB_COLUMN).get(
-                row["bench"], "Avg Latency(us)" if t["method"] == "osu" else "t_avg[usec]")
-            out[(t["method"], *key)] = t["printed"][column]
-    return out, medians
+def one_operation(bench, trial, osu, imb, methods, np, out_root) -> dict:
+    """One trial of one operation: the three launches, in an order that
+    rotates; {"osu": {size: number}, "imb": ..., "mpiscope": run id}."""
+    launches = [("mpiscope", lambda: reproduced(out_root, bench, np, methods))]
+    if bench in osu:
+        launches.append(("osu", lambda: real_osu(osu[bench], np)))
+    if imb:
+        launches.append(("imb", lambda: real_imb(imb, bench, np)))
+    k = trial % len(launches)
+    return {name: launch() for name, launch in launches[k:] + launches[:k]}
+
+
+def one_trial(trial, osu, imb, methods, np, out_root, lock) -> dict:
+    """Every operation once, under the lock; mpiscope's runs read after it."""
+    asked = time.monotonic()
+    with held(lock):
+        began = time.monotonic()
+        got = {b: one_operation(b, trial, osu, imb, methods, np, out_root) for b in BENCHES}
+    print(
+        f"trial {trial + 1}: waited {began - asked:.0f} s for the lock, ran {time.monotonic() - began:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
+    return {b: {"ours": read_methods(out_root, g.pop("mpiscope")), "real": g} for b, g in got.items()}
+
+
+def cells(trials, methods):
+    """Per (bench, size, tool): the trials' real numbers, reproductions and cause shares."""
+    for bench in BENCHES:
+        for size in sizes_of(bench):
+            for tool in methods:
+                real = [tr[bench]["real"].get(tool, {}).get(size) for tr in trials]
+                ours = [(tr[bench]["ours"].get((tool, size)) or {}) for tr in trials]
+                yield bench, size, tool, real, [o.get("number") for o in ours], [o.get("causes", {}) for o in ours]
+
+
+def measured_cause(bench, ratio, low, high, spread, tail):
+    """What was measured that accounts for a median ratio outside WITHIN:
+    the reproduction's own tail (its mean took in preempted calls, worse
+    by at least half the offset), the real tool moving as much from one
+    trial to the next, the trials' ratios lying on both sides of 1, or none."""
+    worse = ratio < 1 if bench == "bw" else ratio > 1
+    tail_worse = -tail if bench == "bw" else tail  # a bandwidth's tail lowers it
+    if worse and tail_worse >= abs(ratio - 1) / ratio / 2:
+        return "tail of the reproduction"
+    if spread >= max(ratio, 1 / ratio):
+        return "the tool's own spread"
+    if low <= 1 <= high:
+        return "trials on both sides of 1"
+    return "none measured"
+
+
+def worse_share(values, bench):
+    """The share of `values` more than WORSE worse than their median (for a bandwidth: lower)."""
+    v = [x for x in values if x]
+    if len(v) < 3:
+        return 0, 0
+    typical = statistics.median(v)
+    worse = [x for x in v if (x < typical / WORSE if bench == "bw" else x > typical * WORSE)]
+    return len(worse), len(v)
 
 
 def main():
     ap = benchjson.parser(__doc__)
-    add_options(ap, trials=3)
+    add_options(ap, trials=7)
     ap.add_argument("--np", type=int, default=2, help="ranks (default %(default)s)")
+    ap.add_argument(
+        "--lock",
+        metavar="FILE",
+        type=Path,
+        help="hold an flock on FILE around each trial's launches (a machine other MPI jobs use)",
+    )
+    ap.add_argument(
+        "--tables-from",
+        metavar="FILE",
+        type=Path,
+        help="measure nothing: print (and with --json write) the tables of the trials FILE holds, "
+        "a document this script wrote",
+    )
     args = benchjson.parse(ap)
+    if args.tables_from:
+        if not args.tables_from.is_file():
+            ap.error(f"--tables-from {args.tables_from}: no such file; name a document this script wrote")
+        trials, methods = trials_of(args.tables_from)
+        report(args, trials, methods, final=True)
+        return
     if args.trials < 1 or args.np < 2:
         ap.error(f"--trials must be at least 1 and --np at least 2, got {args.trials} and {args.np}")
     osu, imb = tools_given(args, BENCHES)
@@ -102,40 +244,177 @@ def main():
     if not methods:
         sys.exit("nothing to compare with: give --osu-dir or --imb")
 
-    trials = []
+    trials, began = [], time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         for t in range(args.trials):
-            real = {"osu": real_osu(osu, args.np) if osu else {}, "imb": real_imb(imb, args.np) if imb else {}}
-            ours, medians = reproduced(Path(tmp), args.np, methods)
-            trials.append({"real": real, "reproduced": ours, "mpiscope": medians})
-            print(f"trial {t + 1}/{args.trials} done", file=sys.stderr, flush=True)
+            trials.append(one_trial(t, osu, imb, methods, args.np, Path(tmp), args.lock))
+            print(f"trial {t + 1}/{args.trials} done ({time.monotonic() - began:.0f} s)", file=sys.stderr, flush=True)
+            report(args, trials, methods, final=t + 1 == args.trials)
 
-    rows = []
+
+def trials_of(path: Path):
+    """The trials and the tools of a document this script wrote (--tables-from)."""
+    doc = json.loads(path.read_text())
+    trials, methods = [], []
+    for kept in doc["results"]["trials"]:
+        tr = {b: {"real": {}, "ours": {}} for b in BENCHES}
+        for c in kept:
+            methods += [c["tool"]] if c["tool"] not in methods else []
+            at = tr[c["bench"]]
+            at["real"].setdefault(c["tool"], {})[c["size"]] = c["real"]
+            at["ours"][(c["tool"], c["size"])] = {"number": c["reproduced"], "causes": c["causes"] or {}}
+            at["ours"][(None, c["size"])] = c["mpiscope_median"]
+        trials.append(tr)
+    return trials, methods
+
+
+def report(args, trials, methods, final):
+    """The tables and --json of the trials so far (printed at the end)."""
+    rows, outside, within, counted = [], [], 0, 0
+    stalls = {(tool, who): [0, 0] for tool in methods for who in ("real", "reproduced")}
+    quiet = None if final else open(os.devnull, "w")  # noqa: SIM115
     for bench in BENCHES:
         unit = "MB/s" if bench == "bw" else "us"
         for size in sizes_of(bench):
             row = [bench, format_size(size), unit]
             for tool in ("osu", "imb"):
-                real = [tr["real"][tool].get((bench, size)) for tr in trials]
-                ours = [tr["reproduced"].get((tool, bench, size)) for tr in trials]
+                if tool not in methods:
+                    row += [None] * 4
+                    continue
+                real = [tr[bench]["real"].get(tool, {}).get(size) for tr in trials]
+                ours = [(tr[bench]["ours"].get((tool, size)) or {}).get("number") for tr in trials]
                 shown = [x for x in real if x]
                 row += [statistics.median(shown) if shown else None, *ratio_cells(zip(ours, real))]
-            mine = [tr["mpiscope"].get((bench, size)) for tr in trials]
+            mine = [tr[bench]["ours"].get((None, size)) for tr in trials]
             row.append(statistics.median([x for x in mine if x]) if any(mine) else None)
             rows.append(row)
-    columns = ["operation", "size", "unit", "OSU", "ours/OSU", "min", "max", "IMB", "ours/IMB", "min", "max",
-               "mpiscope median"]
-    tables = [benchjson.show(
-        f"mpiscope's reproduction of OSU and IMB, {args.np} Open MPI ranks, {args.trials} trials in turns",
-        columns, rows,
-        ["ours/OSU, ours/IMB: median over the trials of mpiscope's reproduction (mpiscope run --methods, "
-         "mpiscope methods) / the real tool's number, with the smallest and largest trial; target 0.9-1.1",
-         "OSU, IMB: the real tools' numbers (median over the trials); mpiscope median: its own, "
-         "synchronized repetitions, slowest rank (`mpiscope methods` splits the difference into causes)"])]
-    results = {"sizes": list(SIZES), "np": args.np, "trials": [
-        [{"tool": tool, "bench": b, "size": s, "real": tr["real"][tool].get((b, s)),
-          "reproduced": tr["reproduced"].get((tool, b, s)), "mpiscope_median": tr["mpiscope"].get((b, s))}
-         for tool in methods for b in BENCHES for s in sizes_of(b)] for tr in trials]}
+    for bench, size, tool, real, ours, causes in cells(trials, methods):
+        ratio = ratio_cells(zip(ours, real))
+        if ratio[0] is None:
+            continue
+        counted += 1
+        for who, values in (("real", real), ("reproduced", ours)):
+            n_worse, n = worse_share(values, bench)
+            kept = stalls[(tool, who)]
+            kept[0], kept[1] = kept[0] + n_worse, kept[1] + n
+        if WITHIN[0] <= ratio[0] <= WITHIN[1]:
+            within += 1
+            continue
+        shown = [x for x in real if x]
+        share = {c: statistics.median([s.get(c, 0.0) for s in causes]) for c in {c for s in causes for c in s}}
+        top = max(share, key=lambda c: abs(share[c])) if share else None
+        spread, tail = max(shown) / min(shown), share.get("statistic", 0.0)
+        outside.append(
+            [
+                bench,
+                format_size(size),
+                tool,
+                *ratio,
+                spread,
+                top,
+                share.get(top),
+                tail,
+                measured_cause(bench, *ratio, spread, tail),
+            ]
+        )
+    columns = [
+        "operation",
+        "size",
+        "unit",
+        "OSU",
+        "ours/OSU",
+        "min",
+        "max",
+        "IMB",
+        "ours/IMB",
+        "min",
+        "max",
+        "mpiscope median",
+    ]
+    tables = [
+        benchjson.show(
+            f"mpiscope's reproduction of OSU and IMB, {args.np} Open MPI ranks, {len(trials)} trials in turns: "
+            f"{within} of {counted} medians within {WITHIN[0]}-{WITHIN[1]}",
+            columns,
+            rows,
+            [
+                "ours/OSU, ours/IMB: median over the trials of mpiscope's reproduction (mpiscope run --methods, "
+                "mpiscope methods) / the real tool's number, with the smallest and largest trial; target 0.9-1.1",
+                "OSU, IMB: the real tools' numbers (median over the trials); mpiscope median: its own, "
+                "synchronized repetitions, slowest rank (`mpiscope methods` splits the difference into causes)",
+            ],
+            file=quiet,
+        ),
+        benchjson.show(
+            f"The {len(outside)} cells outside {WITHIN[0]}-{WITHIN[1]}, and what was measured about them",
+            [
+                "operation",
+                "size",
+                "tool",
+                "ours/tool",
+                "min",
+                "max",
+                "tool's max/min",
+                "largest cause",
+                "its share",
+                "statistic share",
+                "measured cause",
+            ],
+            outside,
+            [
+                "tool's max/min: the real tool's largest number over its smallest, across the trials",
+                "largest cause, its share: the cause `mpiscope methods` finds largest between the reproduced "
+                "number and mpiscope's median, as a share of the reproduced number (median over the trials)",
+                "statistic share: the tail the tool's mean takes in (its mean against the median call)",
+                "measured cause: tail of the reproduction (its statistic share makes it worse by at least half "
+                "the offset), the tool's own spread (its max/min reaches the ratio), trials on both sides of 1, "
+                "or none measured",
+            ],
+            file=quiet,
+        ),
+        benchjson.show(
+            f"Numbers more than {WORSE:.2f}x worse than their cell's typical one (the median over the trials)",
+            ["tool", "real: worse", "of", "share", "reproduced: worse", "of", "share"],
+            [
+                [
+                    tool,
+                    *stalls[(tool, "real")],
+                    stalls[(tool, "real")][0] / max(1, stalls[(tool, "real")][1]),
+                    *stalls[(tool, "reproduced")],
+                    stalls[(tool, "reproduced")][0] / max(1, stalls[(tool, "reproduced")][1]),
+                ]
+                for tool in methods
+            ],
+            [
+                "worse: slower (a bandwidth: lower) than the cell's median over the trials by more than "
+                f"{WORSE:.2f}x; a preempted call or a disturbed launch"
+            ],
+            file=quiet,
+        ),
+    ]
+    results = {
+        "sizes": list(SIZES),
+        "np": args.np,
+        "within": within,
+        "cells": counted,
+        "trials": [
+            [
+                {
+                    "tool": tool,
+                    "bench": b,
+                    "size": s,
+                    "real": tr[b]["real"].get(tool, {}).get(s),
+                    "reproduced": (tr[b]["ours"].get((tool, s)) or {}).get("number"),
+                    "causes": (tr[b]["ours"].get((tool, s)) or {}).get("causes"),
+                    "mpiscope_median": tr[b]["ours"].get((None, s)),
+                }
+                for tool in methods
+                for b in BENCHES
+                for s in sizes_of(b)
+            ]
+            for tr in trials
+        ],
+    }
     benchjson.write(args, "methods_vs_peers", tables, results, mpi=benchjson.mpi_names("mpicc.openmpi"))
 
 

@@ -12,28 +12,55 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import benchjson
 from mpiscope.measure import launch
 
 # OSU's program for each mpiscope benchmark.
-OSU_PROGRAMS = {"pingpong": "osu_latency", "bw": "osu_bw", "barrier": "osu_barrier", "bcast": "osu_bcast",
-                "allreduce": "osu_allreduce", "allgather": "osu_allgather", "alltoall": "osu_alltoall",
-                "reduce": "osu_reduce", "gather": "osu_gather", "scatter": "osu_scatter"}
+OSU_PROGRAMS = {
+    "pingpong": "osu_latency",
+    "bw": "osu_bw",
+    "barrier": "osu_barrier",
+    "bcast": "osu_bcast",
+    "allreduce": "osu_allreduce",
+    "allgather": "osu_allgather",
+    "alltoall": "osu_alltoall",
+    "reduce": "osu_reduce",
+    "gather": "osu_gather",
+    "scatter": "osu_scatter",
+}
 # IMB-MPI1's benchmark for each (PingPong also gives IMB's bandwidth).
-IMB_BENCHMARKS = {"pingpong": "PingPong", "bw": "PingPong", "barrier": "Barrier", "bcast": "Bcast",
-                  "allreduce": "Allreduce", "allgather": "Allgather", "alltoall": "Alltoall",
-                  "reduce": "Reduce", "gather": "Gather", "scatter": "Scatter"}
+IMB_BENCHMARKS = {
+    "pingpong": "PingPong",
+    "bw": "PingPong",
+    "barrier": "Barrier",
+    "bcast": "Bcast",
+    "allreduce": "Allreduce",
+    "allgather": "Allgather",
+    "alltoall": "Alltoall",
+    "reduce": "Reduce",
+    "gather": "Gather",
+    "scatter": "Scatter",
+}
 
 
 def add_options(ap, trials: int) -> None:
     """The peer tools' options of a bench script: --osu-dir, --imb, --trials."""
-    ap.add_argument("--osu-dir", metavar="PATH", type=Path,
-                    help="OSU Micro-Benchmarks 7.x built with mpicc.openmpi: its mpi/ folder")
+    ap.add_argument(
+        "--osu-dir",
+        metavar="PATH",
+        type=Path,
+        help="OSU Micro-Benchmarks 7.x built with mpicc.openmpi: its mpi/ folder",
+    )
     ap.add_argument("--imb", metavar="PATH", help="IMB-MPI1 built with mpicc.openmpi")
-    ap.add_argument("--trials", type=int, default=trials,
-                    help="rounds of every tool, in turns; medians are printed (default %(default)s)")
+    ap.add_argument(
+        "--trials",
+        type=int,
+        default=trials,
+        help="rounds of every tool, in turns; medians are printed (default %(default)s)",
+    )
 
 
 def tools_given(args, benches) -> tuple[dict, str | None]:
@@ -45,8 +72,7 @@ def tools_given(args, benches) -> tuple[dict, str | None]:
     else:
         osu = {b: p for b in benches if (p := find_osu(args.osu_dir, OSU_PROGRAMS[b]))}
         if not osu:
-            print(f"skipped: OSU: none of {', '.join(OSU_PROGRAMS[b] for b in benches)} in {args.osu_dir}",
-                  flush=True)
+            print(f"skipped: OSU: none of {', '.join(OSU_PROGRAMS[b] for b in benches)} in {args.osu_dir}", flush=True)
     imb = args.imb if args.imb and os.access(args.imb, os.X_OK) else None
     if not args.imb:
         benchjson.skipped("IMB", "--imb")
@@ -73,8 +99,13 @@ def run(cmd) -> str:
 
 def find_osu(osu_dir: Path, program: str) -> Path | None:
     """An OSU program in an installation's mpi/ folder (or in a folder holding the programs)."""
-    for where in (osu_dir / program, osu_dir / "pt2pt" / program, osu_dir / "collective" / program,
-                  osu_dir / "pt2pt" / "standard" / program, osu_dir / "collective" / "blocking" / program):
+    for where in (
+        osu_dir / program,
+        osu_dir / "pt2pt" / program,
+        osu_dir / "collective" / program,
+        osu_dir / "pt2pt" / "standard" / program,
+        osu_dir / "collective" / "blocking" / program,
+    ):
         if where.is_file() and os.access(where, os.X_OK):
             return where
     return None
@@ -104,13 +135,18 @@ def osu_numbers(program: Path, sizes, np: int = 2) -> dict:
     return {size: row[0] for size, row in osu_rows(program, sizes, np).items()}
 
 
-def imb_rows(imb: str, benchmarks, sizes, np: int = 2) -> dict:
+def imb_rows(imb: str, benchmarks, sizes, np: int = 2, exact: bool = False) -> dict:
     """{(IMB benchmark, size): its printed row as {column: value}}: PingPong
     #repetitions, t[usec], Mbytes/sec; collectives #repetitions, t_min, t_max,
-    t_avg; Barrier (no size) under size 0. Collectives on all `np` ranks only."""
+    t_avg; Barrier (no size) under size 0. Collectives on all `np` ranks only.
+    IMB runs every power of two between the smallest and largest size, or,
+    `exact`, the sizes alone (its -msglen file)."""
     logs = [s.bit_length() - 1 for s in sizes if s > 0]
-    out = run([*launch_words(np), imb, *dict.fromkeys(benchmarks), "-msglog", f"{min(logs)}:{max(logs)}",
-               "-npmin", str(np)])
+    with tempfile.NamedTemporaryFile("w", suffix=".msglen") as lengths:
+        lengths.write("".join(f"{s}\n" for s in sorted(set(sizes)) if s > 0))
+        lengths.flush()
+        chosen = ["-msglen", lengths.name] if exact else ["-msglog", f"{min(logs)}:{max(logs)}"]
+        out = run([*launch_words(np), imb, *dict.fromkeys(benchmarks), *chosen, "-npmin", str(np)])
     rows, bench = {}, None
     for line in out.splitlines():
         m = re.match(r"^# Benchmarking (\w+)", line)
@@ -126,14 +162,17 @@ def imb_rows(imb: str, benchmarks, sizes, np: int = 2) -> dict:
         elif bench == "PingPong" and len(values) == 4 and int(values[0]) in sizes:
             rows[(bench, int(values[0]))] = dict(zip(("#repetitions", "t[usec]", "Mbytes/sec"), values[1:]))
         elif len(values) == 5 and int(values[0]) in sizes:
-            rows[(bench, int(values[0]))] = dict(zip(("#repetitions", "t_min[usec]", "t_max[usec]",
-                                                      "t_avg[usec]"), values[1:]))
+            rows[(bench, int(values[0]))] = dict(
+                zip(("#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]"), values[1:])
+            )
     return rows
 
 
 def imb_numbers(imb: str, benchmarks, sizes, np: int = 2) -> dict:
     """{(IMB benchmark, size): PingPong's t[usec], or a collective's t_avg[usec]}."""
-    return {key: row.get("t[usec]", row.get("t_avg[usec]")) for key, row in imb_rows(imb, benchmarks, sizes, np).items()}
+    return {
+        key: row.get("t[usec]", row.get("t_avg[usec]")) for key, row in imb_rows(imb, benchmarks, sizes, np).items()
+    }
 
 
 def ratio_cells(pairs):
