@@ -12,6 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing is not imported at run time: `mpiscope show` starts without it
+if TYPE_CHECKING:
+    from typing import Self
+
 
 @dataclass(frozen=True)
 class SeriesRecord:
@@ -96,7 +100,7 @@ class Run:
     series: tuple = ()  # SeriesRecord, in run order
 
     @classmethod
-    def from_context(cls, context: dict, path=None) -> Run:
+    def from_context(cls, context: dict, path=None) -> Self:
         c = context
         return cls(
             context=c,
