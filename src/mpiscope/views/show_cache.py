@@ -4,15 +4,16 @@ reads one small JSON file instead of the samples (no pyarrow, numpy or
 statistics to import).
 
 The file holds the run context as samples.parquet stores it, show's rows,
-the quality summary, the table and the warnings show prints, with the stamps (size, modification and change time,
-inode) of the files they were computed from: samples.parquet, quality.json,
-context.json, and the installed mpiscope's __init__.py (a new installation
-computes afresh). It is written when the run is stored and whenever show
-computes the rows (unless a file changed within RACY_S, when a change to
-come might keep its stamp). Anything in doubt is computed again from the samples: a
-stamp that differs, a file that is not a regular file, text that is not the
-JSON this module writes, a value of the wrong type. VERSION goes up whenever
-what show computes changes."""
+the quality summary, the table and the warnings show prints, with the
+stamps (size, modification and change time, inode) of the files they were
+computed from (samples.parquet, quality.json, context.json) and of the
+installed mpiscope's __init__.py (a new installation computes afresh). It is
+written when the run is stored and whenever show computes the rows, unless a
+file changed within RACY_S (a change to come might keep its stamp). Anything
+in doubt is computed again from the samples: a stamp that differs, a file
+that is not a regular file, text that is not the JSON this module writes, a
+value of the wrong type. VERSION goes up whenever what show computes
+changes."""
 
 from __future__ import annotations
 
