@@ -91,7 +91,7 @@ def _osu_imb_spread(doc):
 def _methods_ratio(doc):
     ok = [0.9 <= r[c] <= 1.1 for r in rows(doc, "mpiscope's reproduction")
           for c in ("ours/OSU", "ours/IMB") if r[c] is not None]
-    return _count(ok, "medians")
+    return f"{sum(ok)} of {len(ok)} medians ({100 * sum(ok) / len(ok):.0f}%)", sum(ok) >= 0.95 * len(ok)
 
 
 def _clock_error(doc):
@@ -257,7 +257,8 @@ TARGETS = [
     Target("osu-imb.md", "osu-imb.json",
            "point to point: each ratio's trials on both sides of 1", _osu_imb_spread, "point-to-point-agreement-with-osu"),
     Target("methods-vs-peers.md", "methods-vs-peers.json",
-           "every reproduced median within 0.9–1.1 of the real tool's", _methods_ratio),
+           "≥ 95% of reproduced medians within 0.9–1.1 of the real tool's", _methods_ratio,
+           "reproducing-osu-and-imb-on-the-whole-grid"),
     Target("harness-overhead.md", "harness-overhead.json",
            "pingpong ≤ 1.02 × a minimal loop (timer interval off)",
            lambda d: _at_most(1.02, [r["timer interval removed"] for r in rows(d, "ratio pingpong")], " ×")),
