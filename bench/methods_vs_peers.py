@@ -25,7 +25,9 @@ every cell outside it with what was measured about it: how far the real
 tool's own number moved between trials, and the largest cause
 `mpiscope methods` finds between the reproduced number and mpiscope's
 median (a "statistic" share is the tail: calls much slower than the
-typical one, which the tools' means take in). The third counts, per tool,
+typical one, which the tools' means take in), and names the measurement
+that accounts for the offset: the reproduction's tail, the tool's own
+spread, trials on both sides of 1, or none. The third counts, per tool,
 the numbers more than 25% worse than their cell's typical one (the median
 over the trials): how often a preempted call moved a number.
 
@@ -34,7 +36,8 @@ installation or build, or a folder holding the programs); IMB-MPI1 is
 --imb. Either may be left out: its columns are then skipped. On a machine
 other jobs use, --lock FILE holds an flock on FILE around each
 trial's launches, so that MPI jobs which take the same lock run
-between them, never beside them.
+between them, never beside them. --tables-from FILE prints the tables of
+the trials a document this script wrote holds, measuring nothing.
 
 To reproduce (about a minute per trial on 2 ranks):
 
