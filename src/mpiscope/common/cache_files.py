@@ -53,9 +53,7 @@ def code_stamp() -> list:
     """Where the running mpiscope is installed and its __init__.py's size,
     modification time and inode: an installation or upgrade changes it, so
     caches written by another mpiscope are not trusted."""
-    import mpiscope
-
-    path = mpiscope.__file__
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__init__.py")
     try:
         st = os.stat(path)
     except OSError:
