@@ -468,8 +468,8 @@ def test_a_shaped_link_lets_a_burst_through_an_idle_link_only(tmp_path):
 
 def test_a_shaped_link_is_fitted_to_pingpong(tmp_path, capsys):
     """--shaped-link: pingpong medians of L + G·max(0, m − burst) (10 µs, 80
-    ns/B, 3000 B) give back G and the burst from the line through the three
-    largest sizes, and L from the smallest; --p2p ring takes L from ring."""
+    ns/B, 3000 B) give back G and the burst from the line through the larger
+    half of the sizes, and L from the smallest; --p2p ring takes L from ring."""
     from mpiscope.cli.main import build_parser
     from mpiscope.store.ingest import ingest
     from rawgen import RunBuilder, SeriesSpec, context_for
@@ -502,6 +502,11 @@ def test_a_shaped_link_is_fitted_to_pingpong(tmp_path, capsys):
     assert (c["L"], c["G"], c["burst"], c["alpha_s"]) == pytest.approx((L, G, B, 0), rel=1e-6, abs=1e-12)
     assert check("--p2p", "ring")["L"] == pytest.approx(3 * L + G * 256)
     assert check("--burst", 100)["burst"] == 100
+    # ten sizes: the line goes through the larger five, and one of them stalled 3x does not move it
+    stalled = {256 * 2**k: L + G * max(0, 256 * 2**k - B) for k in range(10)}
+    stalled[65536] *= 3
+    c = check(run=make_run("20240303-000000-dddd", stalled).name)
+    assert (c["G"], c["burst"]) == pytest.approx((G, B), rel=0.02)
     few = make_run("20240303-000000-ffff", {256: L, 4096: L + G * 1096, 65536: L + G * 62536})
     with pytest.raises(UsageError, match="at 4 sizes or more, the run has 3"):
         check(run=few.name)

@@ -327,7 +327,7 @@ def _cost_options(p, from_run=True):
         "--shaped-link",
         action="store_true",
         help="--from-run's pingpong as a link shaped by a token bucket: its rate and burst from the "
-        "line through its three largest sizes, the latency from --p2p's smallest size",
+        "line through the larger half of its sizes (robust to stalls), the latency from --p2p's smallest size",
     )
     g.add_argument(
         "--sample",

@@ -23,6 +23,7 @@ from mpiscope.models.costmodels import COLLECTIVES
 from mpiscope.store.ingest import load
 from mpiscope.store.series import all_series_samples
 from mpiscope.sim.costs import SimCosts
+from mpiscope.sim.link_line import floor_line, floor_time
 
 QUANTILES = 101  # levels 0, 1 %, ..., 100 % of each size's samples
 
@@ -73,36 +74,38 @@ def _medians(run_dir, p2p) -> list[tuple[int, float]]:
     return [(size, float(np.median(v))) for size, v in _p2p_series(run_dir, p2p)]
 
 
-SHAPED_FIT_SIZES = 3  # the largest pingpong sizes the line of a shaped link goes through
+SHAPED_FIT_SIZES = 3  # the fewest pingpong sizes the line of a shaped link goes through
 
 
 def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
     """A link shaped by a token bucket (a traffic shaper, the emulated
-    cluster's tbf), fitted to the run's pingpong medians: a message larger
-    than the bucket finds it full after the pong, so at the largest sizes
-    time = c + G·m, and a lone message costs L + G·max(0, m − burst) with L
-    the smallest size's time: burst = (L − c)/G. A line above L (no burst to
-    see) keeps its excess as a cost per message instead. The latency
-    simulated is `latency_p2p`'s at its smallest size (ring: under every
-    rank's load, as in a collective's steps)."""
-    pp = _medians(run_dir, "pingpong")
-    if len(pp) < SHAPED_FIT_SIZES + 1:
+    cluster's tbf), fitted to the run's pingpong: a message larger than the
+    bucket finds it full after the pong, so over the larger half of the sizes
+    time = c + G·m, fitted robustly to stalls (sim/link_line.py), and a lone
+    message costs L + G·max(0, m − burst) with L the smallest size's time:
+    burst = (L − c)/G, both on the repetitions' floor. A line above L (no
+    burst to see) keeps its excess as a cost per message instead. The
+    latency simulated is `latency_p2p`'s median at its smallest size (ring:
+    under every rank's load, as in a collective's steps)."""
+    series = _p2p_series(run_dir, "pingpong")
+    n_fit = max(SHAPED_FIT_SIZES, (len(series) + 1) // 2)
+    if len(series) < n_fit + 1:
         raise UsageError(
             f"a shaped link is fitted to pingpong at {SHAPED_FIT_SIZES + 1} sizes or more, the run "
-            f"has {len(pp)}: measure e.g. --bench pingpong --sizes 256-256K:x2"
+            f"has {len(series)}: measure e.g. --bench pingpong --sizes 256-256K:x2"
         )
-    top = np.array(pp[-SHAPED_FIT_SIZES:])
-    G, c = np.polyfit(top[:, 0], top[:, 1], 1)
-    if not G * (top[-1, 0] - top[0, 0]) > 0.01 * top[:, 1].mean():  # grows by less than 1%: no rate to see
-        sizes = ", ".join(str(int(s)) for s in top[:, 0])
+    top = series[-n_fit:]
+    G, c = floor_line(top)
+    if not G * (top[-1][0] - top[0][0]) > 0.01 * floor_time(top[-1][1]):  # grows by less than 1%: no rate to see
+        sizes = ", ".join(str(size) for size, _ in top)
         raise UsageError(
             f"pingpong's time does not grow over its largest sizes ({sizes} B): "
             "no link rate to fit; measure larger sizes"
         )
-    lat = _medians(run_dir, latency_p2p) if latency_p2p != "pingpong" else pp
+    lat = _medians(run_dir, latency_p2p) if latency_p2p != "pingpong" else [(s, float(np.median(v))) for s, v in series]
     if not lat:
         raise UsageError(f"the run has no {latency_p2p} to take the latency from: measure it too")
-    L_pp, L = pp[0][1], lat[0][1]
+    L_pp, L = floor_time(series[0][1]), lat[0][1]
     burst = max(0.0, (L_pp - c) / G)
     note = (
         ""
