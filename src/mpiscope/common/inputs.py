@@ -195,12 +195,18 @@ def read_toml(path, limit=CONFIG_LIMIT, what="", hint="give a TOML file"):
 
 
 def read_parquet(
-    path, what="", hint="the file is damaged: restore it from a copy, or measure again", columns=None, missing_ok=False
+    path,
+    what="",
+    hint="the file is damaged: restore it from a copy, or measure again",
+    columns=None,
+    missing_ok=False,
+    dictionary=None,
 ):
     """The Parquet table in `path` (a pyarrow.Table), after a check that it is
     a regular file (pyarrow would block on a FIFO). A file that is cut, empty,
     replaced by another format, a directory, unreadable or otherwise not
-    readable as Parquet is an InputError. None when missing and `missing_ok`."""
+    readable as Parquet is an InputError. None when missing and `missing_ok`.
+    The columns named in `dictionary` are read dictionary-encoded."""
     if regular_file(path, what, hint, missing_ok) is None:
         return None
     import pyarrow as pa
@@ -208,7 +214,7 @@ def read_parquet(
 
     try:
         # One file: ParquetFile, not read_table, whose datasets import pandas (a third of a second).
-        with pq.ParquetFile(path) as file:
+        with pq.ParquetFile(path, read_dictionary=dictionary) as file:
             return file.read(columns=columns)
     except (pa.ArrowException, OSError, ValueError, KeyError, TypeError) as e:
         _fail(path, what, f"cannot be read as Parquet ({_first_line(e)})", hint)

@@ -31,7 +31,7 @@ def show_rows(run_dir) -> list[dict]:
     run_dir = Path(run_dir)
     if not (run_dir / SAMPLES_FILE).exists():
         return []
-    table, run = load(run_dir)
+    table, run = load(run_dir, for_samples=True)
     series = all_series_samples(table, run)
     return rows_of(table, run, series, quality.verdicts_of(run_dir, series, run))
 
