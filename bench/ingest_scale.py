@@ -17,7 +17,9 @@ so that each gets its own peak RSS:
 The first table gives per stage the seconds, samples per second and peak
 RSS (generating the raw files is not part of the target); the second the
 verdict: ingest + summary, scaled linearly to 100 M samples when fewer were
-asked for, against the target. The raw files were just written, so ingest
+asked for, against the target. With --trials N both stages run N times on the
+same raw files (ingest, summary, ingest, ...): the tables give each stage's
+median and the range of the trials. The raw files were just written, so ingest
 reads them from the page cache. No MPI is started.
 Target: 100 M samples ingested and summarized in <= 60 s on 2 cores.
 Exit code 0 when the target is met, 1 when missed, 2 for bad input.
@@ -25,7 +27,7 @@ Exit code 0 when the target is met, 1 when missed, 2 for bad input.
 To reproduce (100 M samples: one to several minutes and about 4.5 GB in the temporary
 directory; 2 M samples take seconds):
 
-    .venv/bin/python bench/ingest_scale.py --samples 100M --json ingest-scale.json
+    .venv/bin/python bench/ingest_scale.py --samples 100M --trials 5 --json ingest-scale.json
     .venv/bin/python bench/ingest_scale.py --samples 2M --profile      # where the time goes
 """
 
@@ -39,6 +41,7 @@ import pstats
 import re
 import resource
 import struct
+import statistics
 import sys
 import tempfile
 import time
@@ -252,18 +255,28 @@ def run_stage(name, run_dir, profile, progress):
 
 # ---------------------------------------------------------------- report
 
-def report(samples, results, gen_seconds):
-    """The two tables (stages, verdict), printed; and whether the target is met."""
+def _span(values):
+    return f"{min(values):.3g}-{max(values):.3g}" if len(values) > 1 else ""
+
+
+def report(samples, trials, gen_seconds):
+    """The two tables (stages, verdict), printed; and whether the target is met.
+    `trials`: [{stage: (seconds, peak RSS, note, profile)}], one per trial."""
     gib = 2.0 ** 30
-    rows = [["generate", gen_seconds, round(samples / gen_seconds), None, "(not part of the target)"]]
-    for name, (sec, peak, note, _) in results.items():
-        rows.append([name, sec, round(samples / sec), peak / gib, note])
-    total = sum(r[0] for r in results.values())
+    rows = [["generate", gen_seconds, round(samples / gen_seconds), None, "", "(not part of the target)"]]
+    for name in STAGES:
+        secs = [t[name][0] for t in trials]
+        sec = statistics.median(secs)
+        rows.append([name, sec, round(samples / sec), max(t[name][1] for t in trials) / gib, _span(secs),
+                     trials[-1][name][2]])
+    totals = [sum(t[name][0] for name in STAGES) for t in trials]
+    total = statistics.median(totals)
     rows.append(["ingest + summary", total, round(samples / total),
-                 max(r[1] for r in results.values()) / gib, ""])
+                 max(t[name][1] for t in trials for name in STAGES) / gib, _span(totals), ""])
     stages = benchjson.show(f"{samples:,} samples ({NRANKS} ranks, {LAUNCHES} launches, "
-                            f"{len(BENCHES)} benchmarks x {len(SIZES)} sizes)",
-                            ["stage", "seconds", "samples/s", "peak RSS GiB", "note"], rows)
+                            f"{len(BENCHES)} benchmarks x {len(SIZES)} sizes), median of {len(trials)} "
+                            f"trial{'s' if len(trials) > 1 else ''}",
+                            ["stage", "seconds", "samples/s", "peak RSS GiB", "trials s", "note"], rows)
     scaled = total * TARGET_SAMPLES / samples
     met = scaled <= TARGET_SECONDS
     verdict = benchjson.show(
@@ -283,12 +296,17 @@ def main():
     ap.add_argument("--tmpdir", type=Path, default=None, metavar="DIR",
                     help="where to put the synthetic run (default: the system's temporary "
                          "directory); 100 M samples need about 4.5 GB there")
+    ap.add_argument("--trials", type=int, default=1, metavar="N",
+                    help="run both stages N times on the same raw files; the tables give medians "
+                         "(default: 1)")
     ap.add_argument("--profile", action="store_true",
                     help="profile each stage with cProfile and print the 25 costliest calls")
     args = benchjson.parse(ap)
     reps = args.samples // rows_per_rep()
     if reps < 1:
         ap.error(f"--samples must be at least {rows_per_rep()} (one repetition of every series)")
+    if args.trials < 1:
+        ap.error(f"--trials {args.trials}: at least one trial is needed")
     if args.tmpdir is not None and not args.tmpdir.is_dir():
         ap.error(f"--tmpdir {args.tmpdir}: not a directory")
 
@@ -302,16 +320,21 @@ def main():
             samples = generate(run_dir, reps, progress)
             gen_seconds = time.perf_counter() - t0
             (run_dir / "context.json").write_text(json.dumps(context_for(reps)))
-            results = {name: run_stage(name, run_dir, args.profile, progress) for name in STAGES}
-        for name, (*_, text) in results.items():
+            trials = [{name: run_stage(name, run_dir, args.profile, progress) for name in STAGES}
+                      for _ in range(args.trials)]
+        for name, (*_, text) in trials[-1].items():
             if text:
                 console.print(f"[bold]profile: {name}[/bold]")
                 console.print(text, markup=False, highlight=False)
-        ok, tables = report(samples, results, gen_seconds)
+        ok, tables = report(samples, trials, gen_seconds)
     benchjson.write(args, "ingest_scale", tables,
                     {"samples": samples, "reps": reps, "generate_s": gen_seconds,
-                     "stages": {name: {"seconds": sec, "peak_rss_bytes": peak, "note": note}
-                                for name, (sec, peak, note, _) in results.items()},
+                     "trials": args.trials,
+                     "stages": {name: {"seconds": statistics.median(t[name][0] for t in trials),
+                                       "trial_seconds": [t[name][0] for t in trials],
+                                       "peak_rss_bytes": max(t[name][1] for t in trials),
+                                       "note": trials[-1][name][2]}
+                                for name in STAGES},
                      "target_met": ok})
     return 0 if ok else 1
 
