@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The commands that wire and shape an emulated cluster (pure: argv lists
 only). Rate: a `tbf` of one frame's depth on every shaped port's egress,
-with a size table adding each Ethernet frame's 24 bytes on the wire, so the
-rate is a line rate. Each frame's wire time is charged where packets leave
-a host with a shaped link: its raw OUTPUT chain (eth0 only) sends them to
-the delay program's egress queue, before the host's transmit queue, so a
-GSO packet is held once for all its frames. Loss and delay act where
-packets arrive, in the receiving host's raw PREROUTING chain (eth0 only):
-loss a random DROP (senders then build no GSO super-packets, so a drop takes
-one frame), delay an NFQUEUE numbered by the uplinks crossed, held by the
-delay program. Why: docs/explanation/emulated-clusters.md."""
+its size table adding each Ethernet frame's 24 bytes, so the rate is a line
+rate; each frame's wire time charged where packets leave a host (raw OUTPUT
+on eth0 to the delay program's egress queue, before the transmit queue, so a
+GSO packet is held once for all its frames). Loss and delay act where
+packets arrive (raw PREROUTING on eth0): loss a random DROP (senders then
+build no GSO super-packets, so a drop takes one frame), delay an NFQUEUE
+numbered by the uplinks crossed. Why: docs/explanation/emulated-clusters.md."""
 
 from __future__ import annotations
 

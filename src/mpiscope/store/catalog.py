@@ -8,8 +8,7 @@ read again, and go in as one Arrow table. Each row also holds what `mpiscope
 history` reads (history_fields.py), so history is one query. mpiscope processes
 take turns on it (OUT/.catalog.lock); when another program holds it or the disk
 is full, reads scan the directories instead, and a damaged catalog is rebuilt.
-The listing of the runs is kept beside it as well (store/listing.py), read
-without DuckDB while no run directory changed."""
+The listing kept beside it (store/listing.py) is read without DuckDB."""
 
 from __future__ import annotations
 

@@ -3,14 +3,11 @@
 OUT/catalog-runs.json beside the catalog, so that `mpiscope runs` and the
 lookup of a RUN read it without DuckDB.
 
-The file holds the runs as the catalog listed them, with the stamps of the
-run directories they were listed from (dir_stamps.stamps: every directory's
-name and its context.json's and quality.json's size, modification time and
-inode) and the resolved output root. It is used only when those stamps are
-the directories' stamps now; anything else (a run added, changed or removed,
-the root moved, a stamp of a file changed too recently to be trusted, a file
-that is not this module's JSON) lists the runs from the catalog, and the file
-is written again."""
+It holds the runs as the catalog listed them, the stamps of their directories
+(dir_stamps.stamps) and the resolved output root, and is used only while those
+stamps are the directories' stamps now; anything else (a run added, changed or
+removed, the root moved, a stamp too recent to trust, a file that is not this
+module's JSON) lists the runs from the catalog and writes the file again."""
 
 from __future__ import annotations
 

@@ -2,15 +2,13 @@
 """The guided search of one communicator size (`mpiscope tune --search guided`):
 every algorithm's counterpart simulated at every cell from the machine's
 point-to-point costs first (sim_prior.py; an algorithm without one stands in
-as the default, and a default not read to run one as the fastest simulated
-algorithm, each corrected by its own measured cells); then, one size per collective
-a round, the size whose decision the corrected simulation is least sure of is
-measured: the default first, then the algorithms that may still beat it by the
-margin a verdict needs (the noise and the default's launch spread). Every
-measured cell corrects the simulation. It stops when every size is measured or
-its decision is ahead by SETTLE_Z learned errors. Where a collective has no
-simulated algorithm at all, the adaptive search's rules decide (search.py,
-model_fits.py). Method: docs/explanation/tuner.md, "The guided search"."""
+as the default, a default not read to run one as the fastest simulated, each
+corrected by its own measured cells); then, one size per collective a round,
+the size whose decision the corrected simulation is least sure of is measured:
+the default first, then the algorithms that may still beat it by a verdict's
+margin; each measurement corrects the simulation, until every size is measured
+or its decision leads by SETTLE_Z learned errors. A collective with no simulated
+algorithm follows the adaptive rules (search.py). Method: docs/explanation/tuner.md."""
 
 from __future__ import annotations
 

@@ -1,19 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What `mpiscope show` prints of a run, kept in RUN/show.json so that a show
-reads one small JSON file instead of the samples (no pyarrow, numpy or
-statistics to import).
+"""What `mpiscope show` prints of a run, kept in RUN/show.json: a show reads one
+small JSON file instead of the samples (no pyarrow, numpy or statistics).
 
-The file holds the run context as samples.parquet stores it, show's rows,
-the quality summary, the table and the warnings show prints, with the
-stamps (size, modification and change time, inode) of the files they were
-computed from (samples.parquet, quality.json, context.json) and of the
-installed mpiscope's __init__.py (a new installation computes afresh). It is
-written when the run is stored and whenever show computes the rows, unless a
-file changed within RACY_S (a change to come might keep its stamp). Anything
-in doubt is computed again from the samples: a stamp that differs, a file
-that is not a regular file, text that is not the JSON this module writes, a
-value of the wrong type. VERSION goes up whenever what show computes
-changes."""
+It holds the run context, show's rows, the quality summary, the table and the
+warnings, with the stamps of the files they came from (samples.parquet,
+quality.json, context.json, the installed mpiscope's __init__.py). Written when
+the run is stored and whenever show computes the rows, unless a file changed
+within RACY_S. Anything in doubt (a stamp that differs, not a regular file, not
+this module's JSON, a wrong type) is computed again; VERSION goes up whenever
+what show computes changes."""
 
 from __future__ import annotations
 
