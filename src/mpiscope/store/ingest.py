@@ -348,16 +348,14 @@ class _Reading:
 
 def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
     """Read every raw file of a run, write `run_dir/samples.parquet`, return the table
-    (its strings dictionary-encoded, as written: the same values as the file's
-    plain strings, without decoding every row; `.cast(SCHEMA)` decodes them).
+    (strings dictionary-encoded as written; `.cast(SCHEMA)` decodes them).
 
-    Local times are converted to global ones with each rank's newest sync
-    block. `context` is stored in the file metadata together with what
-    ingest learns from the raw files (see INGEST_KEYS); the table returned
-    carries the same metadata. A run without raw files gives zero rows.
-    `derived`, when given, receives the samples ingest derives to count the
-    invalid ones, {(bench, algo, size): Samples}, of every series measured
-    in one launch: what samples.columns_samples gives from the table.
+    Local times become global with each rank's newest sync block. `context` is
+    stored in the file metadata with what ingest learns from the raw files
+    (INGEST_KEYS); the table carries the same metadata. No raw files: zero rows.
+    `derived`, when given, receives the samples derived to count the invalid
+    ones, {(bench, algo, size): Samples} of every series measured in one launch
+    (what samples.columns_samples gives from the table).
     """
     run_dir = Path(run_dir)
     r = _Reading()
