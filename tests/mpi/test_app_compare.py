@@ -22,7 +22,7 @@ import pytest
 from runcli import mpiscope
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schemas" / "app.schema.json").read_text())
-DELAY_MS = 400
+DELAY_MS = 1000  # well above launch-to-launch spread on a loaded machine, so the wall time shows it
 METRIC = r"Loop time of ([0-9.]+)"
 
 PROGRAM = r"""
@@ -110,7 +110,7 @@ def test_the_slower_configuration_is_found_and_failures_are_named(work, tmp_path
     run_dir = Path(doc["run_dir"])
     assert run_dir.parent == tmp_path and run_dir.name == doc["run_id"]
     assert (run_dir / f"launch-{failed[0]['index']}.stderr").read_text().startswith("app: asked to fail")
-    assert "delays: 400 400" in (run_dir / "launch-1.out").read_text()   # warm-up of slow: both ranks
+    assert f"delays: {DELAY_MS} {DELAY_MS}" in (run_dir / "launch-1.out").read_text()   # warm-up of slow: both ranks
 
     # Stored: listed with its kind, shown again as text and as the same document.
     listing = mpiscope("runs", "--out", tmp_path)
@@ -154,7 +154,7 @@ def test_mpich_ranks_get_the_variables(work, tmp_path):
                      str(work / "delay-mpich"))
     run_dir = Path(doc["run_dir"])
     assert "delays: 0 0" in (run_dir / "launch-0.out").read_text()
-    assert "delays: 400 400" in (run_dir / "launch-1.out").read_text()
+    assert f"delays: {DELAY_MS} {DELAY_MS}" in (run_dir / "launch-1.out").read_text()
     assert (run_dir / "hostfile").read_text().strip() == "localhost:2"
 
 
@@ -236,7 +236,7 @@ def test_on_an_emulated_cluster_every_rank_gets_the_variables(work, tmp_path):
             assert doc["np"] == 2 and json.loads((run_dir / "context.json").read_text())["cluster"]["placement"] \
                 == [f"{name}-h0", f"{name}-h1"]
             assert "delays: 0 0" in (run_dir / "launch-0.out").read_text()
-            assert "delays: 400 400" in (run_dir / "launch-1.out").read_text()
+            assert f"delays: {DELAY_MS} {DELAY_MS}" in (run_dir / "launch-1.out").read_text()
     finally:
         mpiscope("cluster", "down", name)
 
