@@ -13,22 +13,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mpiscope.common.errors import UsageError
 
 FLOOR_QUANTILE = 0.1  # a size's time: the 10th percentile of its repetitions
 
 
-def floor_time(samples: Sequence[float]) -> float:
+def floor_time(samples: ArrayLike) -> float:
     """A size's time on the wire: the floor of its repetitions."""
     return float(np.quantile(np.asarray(samples, dtype=float), FLOOR_QUANTILE))
 
 
-def floor_line(series: Sequence[tuple[int, Sequence[float]]]) -> tuple[float, float]:
+def floor_line(series: Sequence[tuple[int, ArrayLike]]) -> tuple[float, float]:
     """(G, c) of time = c + G·m through the (size, samples) pairs' floors."""
     by_size: dict[int, list[float]] = {}
     for size, samples in series:
-        by_size.setdefault(int(size), []).extend(samples)
+        by_size.setdefault(int(size), []).extend(np.asarray(samples, dtype=float).ravel().tolist())
     sizes = sorted(size for size, samples in by_size.items() if samples)
     if len(sizes) < 2:
         raise UsageError(
