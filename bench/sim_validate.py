@@ -11,8 +11,11 @@ per-message one-way times drawn from their distributions at 256 B - 256 KiB
 (the sizes the algorithms' messages have; 20 replicates), and `shaped`, a
 link whose rate and token bucket are fitted to pingpong (`--shaped-link`:
 an idle link lets a burst through, a busy one only its rate, as the
-cluster's tbf does). With --skew, each rank's start is drawn from the
-collectives' measured lateness.
+cluster's tbf does). In both, a message whose sender receives from the
+same peer at once (an exchange: a sendrecv pair) costs the ring's time less
+the pingpong's more, per size (at 2 hosts the ring is such an exchange;
+--no-exchange: every message as pingpong's). With --skew, each rank's start
+is drawn from the collectives' measured lateness.
 
 Per network and model, the tables give every cell (collective, algorithm,
 size): the measured median with its 95% CI, the simulated time, the error
@@ -88,11 +91,22 @@ def measure(network, hosts, out, reps_max):
     preset = tag(network)
     t0 = cpu_ticks()
     try:
-        common = ["--cluster", name, "-n", hosts, "--reps-min", 5, "--reps-max", reps_max, "--time-budget", 2,
-                  "--out", out]
+        common = [
+            "--cluster",
+            name,
+            "-n",
+            hosts,
+            "--reps-min",
+            5,
+            "--reps-max",
+            reps_max,
+            "--time-budget",
+            2,
+            "--out",
+            out,
+        ]
         mpiscope("run", *common, "--bench", "pingpong,ring", "--sizes", P2P_SIZES, "--label", f"p2p-{preset}")
-        mpiscope("run", *common, "--bench", COLLS, "--algo", "all", "--sizes", SIZES,
-                 "--label", f"validate-{preset}")
+        mpiscope("run", *common, "--bench", COLLS, "--algo", "all", "--sizes", SIZES, "--label", f"validate-{preset}")
     finally:
         mpiscope("cluster", "down", name, check=False)
     cpu = cpu_shares(t0, cpu_ticks())
@@ -117,43 +131,90 @@ def link_fidelity(out, preset):
     df = df[df.valid]
     size = int(df["size"].max())
     rates = {b: size / df[(df.bench == b) & (df["size"] == size)].value.median() for b in ("pingpong", "ring")}
-    return [preset, size // 1024, nominal / 1e6, rates["pingpong"] / 1e6, rates["pingpong"] / nominal,
-            rates["ring"] / 1e6, rates["ring"] / nominal]
+    return [
+        preset,
+        size // 1024,
+        nominal / 1e6,
+        rates["pingpong"] / 1e6,
+        rates["pingpong"] / nominal,
+        rates["ring"] / 1e6,
+        rates["ring"] / nominal,
+    ]
 
 
-def simulate(preset, model, p2p, skew, fair, out):
+def simulate(preset, model, p2p, skew, fair, exchange, out):
     """`mpiscope sim check` of one network by one model: (its document, the tables printed)."""
     model_args = ["--sample", "--replicates", 20] if model == "drawn" else ["--shaped-link"]
-    args = ["sim", "check", f"validate-{preset}", "--from-run", f"p2p-{preset}", "--p2p", p2p, *model_args,
-            "--json", "--out", out, "--eager", OMPI_TCP_EAGER] \
-        + (["--skew-from-run"] if skew else []) \
+    args = (
+        [
+            "sim",
+            "check",
+            f"validate-{preset}",
+            "--from-run",
+            f"p2p-{preset}",
+            "--p2p",
+            p2p,
+            *model_args,
+            "--json",
+            "--out",
+            out,
+            "--eager",
+            OMPI_TCP_EAGER,
+        ]
+        + (["--skew-from-run"] if skew else [])
         + (["--fair"] if fair else [])
+        + ([] if exchange else ["--no-exchange"])
+    )
     doc = json.loads(mpiscope(*args).stdout)
     rows = doc["rows"]
-    what = (f"times drawn from p2p-{preset}'s {p2p}" if model == "drawn" else
-            f"a shaped link fitted to p2p-{preset}'s pingpong (burst {doc['costs']['burst']:.0f} B, "
-            f"{1e-6 / doc['costs']['G']:.1f} MB/s), latency of its {p2p} ({doc['costs']['L'] * 1e6:.1f} us)")
-    how = ((", starts from the measured lateness" if skew else "")
-           + (", send channels shared fairly" if fair else ", sends one after the other, Open MPI's rendezvous"))
+    what = (
+        f"times drawn from p2p-{preset}'s {p2p}"
+        if model == "drawn"
+        else f"a shaped link fitted to p2p-{preset}'s pingpong (burst {doc['costs']['burst']:.0f} B, "
+        f"{1e-6 / doc['costs']['G']:.1f} MB/s), latency of its {p2p} ({doc['costs']['L'] * 1e6:.1f} us)"
+    )
+    how = (
+        (
+            ", an exchange (a message with one the other way at once) charged its ring's time less its pingpong's more"
+            if doc.get("exchange")
+            else ""
+        )
+        + (", starts from the measured lateness" if skew else "")
+        + (", send channels shared fairly" if fair else ", sends one after the other, Open MPI's rendezvous")
+    )
     causes = {}
     for r in rows:
         if r["cause"]:
             causes[r["cause"]] = causes.get(r["cause"], 0) + 1
     cells = benchjson.show(
         f"{preset}, {doc['p']} hosts (run {doc['run_id']}), model {model}",
-        ["bench", "algorithm", "size B", "measured us", "CI low us", "CI high us", "simulated us", "error %",
-         "cause"],
-        [[r["bench"], r["algo"], r["size"], r["measured_s"] * 1e6, r["measured_ci_s"][0] * 1e6,
-          r["measured_ci_s"][1] * 1e6, r["simulated_s"] * 1e6, 100 * r["rel_error"], r["cause"] or ""]
-         for r in rows],
-        [f"model: {what}{how}",
-         f"within 15%: {100 * doc['within_15pct']:.0f}% of {len(rows)} cells (goal >= 90%); missed: "
-         + (", ".join(f"{k} {v}" for k, v in sorted(causes.items())) or "none")])
+        ["bench", "algorithm", "size B", "measured us", "CI low us", "CI high us", "simulated us", "error %", "cause"],
+        [
+            [
+                r["bench"],
+                r["algo"],
+                r["size"],
+                r["measured_s"] * 1e6,
+                r["measured_ci_s"][0] * 1e6,
+                r["measured_ci_s"][1] * 1e6,
+                r["simulated_s"] * 1e6,
+                100 * r["rel_error"],
+                r["cause"] or "",
+            ]
+            for r in rows
+        ],
+        [
+            f"model: {what}{how}",
+            f"within 15%: {100 * doc['within_15pct']:.0f}% of {len(rows)} cells (goal >= 90%); missed: "
+            + (", ".join(f"{k} {v}" for k, v in sorted(causes.items())) or "none"),
+        ],
+    )
     ranks = benchjson.show(
         f"{preset}, model {model}: the algorithms' order, measured against simulated",
         ["bench", "size B", "Kendall tau", "best measured", "best simulated"],
-        [[k["bench"], k["size"], k["kendall_tau"], k["best_measured"], k["best_simulated"]]
-         for k in doc["rankings"]], ["goal: tau >= 0.8"])
+        [[k["bench"], k["size"], k["kendall_tau"], k["best_measured"], k["best_simulated"]] for k in doc["rankings"]],
+        ["goal: tau >= 0.8"],
+    )
     return doc, [cells, ranks]
 
 
@@ -168,24 +229,47 @@ def cpu_row(out, preset):
 
 def main():
     ap = benchjson.parser(__doc__)
-    ap.add_argument("--hosts", type=benchjson.count(2, 256), default=4,
-                    help="hosts of the clusters measured, 2 to 256, each wants a core of its own "
-                         "(default %(default)s; 8 hosts: bench/device/sim_validate_8hosts.sh)")
-    ap.add_argument("--reps-max", type=int, default=30,
-                    help="repetitions at most per series measured (default %(default)s)")
-    ap.add_argument("--p2p", choices=("ring", "pingpong"), default="pingpong",
-                    help="which point-to-point benchmark's times messages draw (default %(default)s)")
+    ap.add_argument(
+        "--hosts",
+        type=benchjson.count(2, 256),
+        default=4,
+        help="hosts of the clusters measured, 2 to 256, each wants a core of its own "
+        "(default %(default)s; 8 hosts: bench/device/sim_validate_8hosts.sh)",
+    )
+    ap.add_argument(
+        "--reps-max", type=int, default=30, help="repetitions at most per series measured (default %(default)s)"
+    )
+    ap.add_argument(
+        "--p2p",
+        choices=("ring", "pingpong"),
+        default="pingpong",
+        help="which point-to-point benchmark's times messages draw (default %(default)s)",
+    )
     ap.add_argument("--skew", action="store_true", help="start each rank as late as measured")
-    ap.add_argument("--fair", action="store_true",
-                    help="with the drawn model: a rank's messages in flight share its link (default: one after "
-                         "the other)")
-    ap.add_argument("--models", default="drawn,shaped",
-                    help="drawn (times drawn from the p2p distributions), shaped (a link with a token bucket "
-                         "fitted to pingpong), or both (default)")
-    ap.add_argument("--presets", default="fast-ethernet,gige",
-                    help="networks, comma-separated: cluster presets, or link specs as `cluster up --link` "
-                         "takes them; with a spec among them separate networks by ';' (e.g. "
-                         "'fast-ethernet;rate=10mbit,delay=50us') (default %(default)s)")
+    ap.add_argument(
+        "--no-exchange",
+        action="store_true",
+        help="charge every message as a lone pingpong message (default: a message with one the "
+        "other way at once, an exchange, from the ring measured beside the pingpong)",
+    )
+    ap.add_argument(
+        "--fair",
+        action="store_true",
+        help="with the drawn model: a rank's messages in flight share its link (default: one after the other)",
+    )
+    ap.add_argument(
+        "--models",
+        default="drawn,shaped",
+        help="drawn (times drawn from the p2p distributions), shaped (a link with a token bucket "
+        "fitted to pingpong), or both (default)",
+    )
+    ap.add_argument(
+        "--presets",
+        default="fast-ethernet,gige",
+        help="networks, comma-separated: cluster presets, or link specs as `cluster up --link` "
+        "takes them; with a spec among them separate networks by ';' (e.g. "
+        "'fast-ethernet;rate=10mbit,delay=50us') (default %(default)s)",
+    )
     ap.add_argument("--keep", metavar="DIR", help="store the runs in DIR (default: a temporary directory)")
     ap.add_argument("--again", metavar="DIR", help="do not measure: simulate the runs kept in DIR again")
     a = benchjson.parse(ap)
@@ -202,32 +286,61 @@ def main():
             if not a.again:
                 measure(network, a.hosts, out, a.reps_max)
             for m in models:
-                doc, shown = simulate(tag(network), m, a.p2p, a.skew, a.fair, out)
+                doc, shown = simulate(tag(network), m, a.p2p, a.skew, a.fair, not a.no_exchange, out)
                 docs[m].append(doc)
                 tables += shown
             links.append(link_fidelity(out, tag(network)))
             cpus.append(cpu_row(out, tag(network)))
-    tables.append(benchjson.show(
-        "the emulated link at its largest size against its nominal TCP payload rate",
-        ["network", "size KiB", "nominal MB/s", "pingpong MB/s", "pingpong / nominal", "ring MB/s",
-         "ring / nominal"], links,
-        ["pingpong: one message at a time; ring: every host sending at once (each host's link carries one "
-         "message each way, so a faithful emulation is as fast as pingpong)"]))
+    tables.append(
+        benchjson.show(
+            "the emulated link at its largest size against its nominal TCP payload rate",
+            [
+                "network",
+                "size KiB",
+                "nominal MB/s",
+                "pingpong MB/s",
+                "pingpong / nominal",
+                "ring MB/s",
+                "ring / nominal",
+            ],
+            links,
+            [
+                "pingpong: one message at a time; ring: every host sending at once (each host's link carries one "
+                "message each way, so a faithful emulation is as fast as pingpong)"
+            ],
+        )
+    )
     if any(cpus):
-        tables.append(benchjson.show("CPU while measuring (shares of all cores)",
-                                     ["network", "cores", "user %", "nice %", "system %", "softirq %", "idle %"],
-                                     [c for c in cpus if c]))
+        tables.append(
+            benchjson.show(
+                "CPU while measuring (shares of all cores)",
+                ["network", "cores", "user %", "nice %", "system %", "softirq %", "idle %"],
+                [c for c in cpus if c],
+            )
+        )
     summary = []
     for m, ds in docs.items():
         cells = sum(len(d["rows"]) for d in ds)
         within = sum(d["within_15pct"] * len(d["rows"]) for d in ds) / cells
         taus = [k["kendall_tau"] for d in ds for k in d["rankings"] if k["kendall_tau"] is not None]
-        summary.append([m, cells, 100 * within, ", ".join(f"{100 * d['within_15pct']:.0f}%" for d in ds),
-                        sum(t >= 0.8 for t in taus), len(taus)])
-    tables.append(benchjson.show(
-        "all networks", ["model", "cells", "within 15% %", "within 15% per network", "tau >= 0.8",
-                         "collective x size with a tau"], summary,
-        ["goals: >= 90% of the cells within 15%; Kendall's tau >= 0.8"]))
+        summary.append(
+            [
+                m,
+                cells,
+                100 * within,
+                ", ".join(f"{100 * d['within_15pct']:.0f}%" for d in ds),
+                sum(t >= 0.8 for t in taus),
+                len(taus),
+            ]
+        )
+    tables.append(
+        benchjson.show(
+            "all networks",
+            ["model", "cells", "within 15% %", "within 15% per network", "tau >= 0.8", "collective x size with a tau"],
+            summary,
+            ["goals: >= 90% of the cells within 15%; Kendall's tau >= 0.8"],
+        )
+    )
     benchjson.write(a, "sim_validate", tables, {m: ds for m, ds in docs.items()}, mpi=benchjson.default_mpi())
 
 

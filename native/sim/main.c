@@ -5,7 +5,8 @@
  *   mpiscope-sim schedule --bench B --algo A -p P --size S [--segment N]
  *                         [--format goal|bin] [--gamma s/B] [-o FILE]
  *   mpiscope-sim run (--schedule FILE|- | --bench B --algo A -p P --size S [--symmetric])
- *                    [cost options] [--dist FILE] [--skew FILE] [--replicates K]
+ *                    [cost options] [--dist FILE [--dist-exchange FILE]] [--exchange FILE]
+ *                    [--skew FILE] [--replicates K]
  *                    [--seed N] [--trace FILE] [--critical-path N] [--per-rank]
  *   mpiscope-sim probe --bench B --algo A -p P --size S   (operations per rank, symmetry)
  *
@@ -96,6 +97,24 @@ static sim_dist *read_dist(const char *path)
     return d;
 }
 
+/* Lines "size seconds" (ascending sizes): an exchange message's one-way
+ * time less a lone message's at each size (may be below 0). */
+static sim_dist *read_exchange(const char *path)
+{
+    long n;
+    double *v = read_numbers(path, &n);
+    if (n < 2 || n % 2) die(2, "%s: expected lines of a size and a time in seconds", path);
+    sim_dist *d = calloc(1, sizeof *d);
+    d->nq = 1, d->nsizes = (int)(n / 2);
+    d->sizes = malloc(d->nsizes * sizeof(double)), d->q = malloc(d->nsizes * sizeof(double));
+    for (int i = 0; i < d->nsizes; i++) {
+        d->sizes[i] = v[2 * i], d->q[i] = v[2 * i + 1];
+        if (i && d->sizes[i] <= d->sizes[i - 1]) die(2, "%s: sizes must increase", path);
+    }
+    free(v);
+    return d;
+}
+
 static FILE *open_out(const char *path)
 {
     if (!path || !strcmp(path, "-")) return stdout;
@@ -106,7 +125,7 @@ static FILE *open_out(const char *path)
 
 enum { O_BENCH = 256, O_ALGO, O_SIZE, O_SEGMENT, O_FORMAT, O_GAMMA, O_SCHEDULE, O_L, O_OS, O_OR, O_BIG_O, O_G,
        O_BIG_G, O_S, O_AS, O_BS, O_AR, O_BR, O_DIST, O_SKEW, O_RPH, O_HPS, O_UPLINK, O_REPS, O_SEED, O_TRACE,
-       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM, O_FAIR, O_SFIRST, O_BURST };
+       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM, O_FAIR, O_SFIRST, O_BURST, O_EXCHANGE, O_DIST_EXCHANGE };
 
 static const struct option LONG[] = {
     {"bench", 1, 0, O_BENCH}, {"algo", 1, 0, O_ALGO}, {"np", 1, 0, 'p'}, {"size", 1, 0, O_SIZE},
@@ -118,10 +137,10 @@ static const struct option LONG[] = {
     {"uplink-G", 1, 0, O_UPLINK}, {"replicates", 1, 0, O_REPS}, {"seed", 1, 0, O_SEED}, {"trace", 1, 0, O_TRACE},
     {"critical-path", 1, 0, O_CRIT}, {"per-rank", 0, 0, O_PER_RANK}, {"max-ops", 1, 0, O_MAX_OPS}, {"symmetric", 0, 0, O_SYM},
     {"fair", 0, 0, O_FAIR}, {"S-first", 1, 0, O_SFIRST}, {"burst", 1, 0, O_BURST},
-    {0, 0, 0, 0}};
+    {"exchange", 1, 0, O_EXCHANGE}, {"dist-exchange", 1, 0, O_DIST_EXCHANGE}, {0, 0, 0, 0}};
 
 typedef struct {
-    const char *bench, *algo, *format, *out, *schedule, *dist, *skew, *trace;
+    const char *bench, *algo, *format, *out, *schedule, *dist, *dist_exchange, *exchange, *skew, *trace;
     long p, size, segment, reps, crit, max_ops;
     uint64_t seed;
     int per_rank, symmetric, fair;
@@ -159,6 +178,8 @@ static void parse(int argc, char **argv, args *a)
         case O_AR: a->c.alpha_r = number("--alpha-r", v); break;
         case O_BR: a->c.beta_r = number("--beta-r", v); break;
         case O_DIST: a->dist = v; break;
+        case O_EXCHANGE: a->exchange = v; break;
+        case O_DIST_EXCHANGE: a->dist_exchange = v; break;
         case O_SKEW: a->skew = v; break;
         case O_RPH: a->topo.ranks_per_host = (long)number("--ranks-per-host", v); break;
         case O_HPS: a->topo.hosts_per_switch = (long)number("--hosts-per-switch", v); break;
@@ -262,6 +283,9 @@ static int cmd_run(const args *a)
     double t_load = now_s() - t0;
     sim_opts o = {.c = a->c, .topo = a->topo, .fair = a->fair, .keep_times = a->trace || a->crit > 0};
     if (a->dist) o.dist = read_dist(a->dist);
+    if (a->exchange) o.exchange = read_exchange(a->exchange);
+    if (a->dist_exchange && !a->dist) die(2, "%s", "--dist-exchange draws exchange messages beside --dist: give --dist too");
+    if (a->dist_exchange) o.dist_exchange = read_dist(a->dist_exchange);
     if (a->fair && a->c.S_first > 0) die(2, "%s", "--S-first takes channels that send one message after the other: not with --fair");
     if (a->c.burst > 0 && (a->fair || a->dist || !(a->c.G > 0)))
         die(2, "%s", "--burst needs --G, and decides each message's time on the wire: not with --dist or --fair");

@@ -60,6 +60,25 @@ static int m_begin(sched_sink *s, long nranks)
     return sc->first ? 0 : -1;
 }
 
+/* Operations posted together lie close in a rank's order: how far apart a
+ * send and its reverse receive are looked for. */
+#define EXCHANGE_WINDOW 32
+
+/* Whether send i of r was posted with a receive from its peer: both
+ * require the same operations (nothing completed between their posts). */
+static int is_exchange(const rank_sched *r, uint32_t i)
+{
+    const sched_op *o = &r->ops[i];
+    uint32_t lo = i > EXCHANGE_WINDOW ? i - EXCHANGE_WINDOW : 0, hi = i + EXCHANGE_WINDOW;
+    for (uint32_t j = lo; j <= hi && j < r->nops; j++) {
+        const sched_op *q = &r->ops[j];
+        if (q->type == OP_RECV && q->peer == o->peer && q->ndeps == o->ndeps &&
+            (!o->ndeps || !memcmp(r->deps + q->dep0, r->deps + o->dep0, o->ndeps * sizeof *r->deps)))
+            return 1;
+    }
+    return 0;
+}
+
 static int m_rank(sched_sink *s, const rank_sched *r)
 {
     sim_sched *sc = s->state;
@@ -73,6 +92,7 @@ static int m_rank(sched_sink *s, const rank_sched *r)
         uint64_t g = base + i;
         sc->op[g] = (sim_op){.value = o->value, .peer = o->peer, .tag = (uint16_t)o->tag, .type = o->type,
                              .rank = (uint32_t)r->rank};
+        if (o->type == OP_SEND && is_exchange(r, i)) sc->op[g].flags = SIM_EXCHANGE;
         for (uint32_t k = 0; k < o->ndeps; k++) {
             sc->ea[sc->nedges] = (uint32_t)g;
             sc->eb[sc->nedges++] = (uint32_t)(base + r->deps[o->dep0 + k]);

@@ -79,7 +79,7 @@ typedef struct {
     fair_state *fs;  /* with o->fair */
     double *wire;    /* with drawn times and G: each message's time on the wire, min(drawn, G·m) */
     bucket *bk;      /* with a burst: per rank, its send channel's and incoming link's token buckets */
-    double *first;   /* with a burst: when each message's first byte left its sender */
+    double *first;   /* with a burst: when each message's first byte left its sender (an exchange: its shift less) */
     uint64_t rng[4];
     int failed;
 } state;
@@ -103,10 +103,11 @@ static double uniform(state *st) /* xoshiro256**, in [0, 1) */
     return (double)(r >> 11) * 0x1.0p-53;
 }
 
-/* A message's time drawn from the measured quantiles. */
-static double draw(state *st, double m)
+/* A message's time drawn from the measured quantiles: an exchange
+ * message's from the exchange's (--dist-exchange) where given. */
+static double draw(state *st, const sim_op *op, double m)
 {
-    const sim_dist *d = st->o->dist;
+    const sim_dist *d = st->o->dist_exchange && (op->flags & SIM_EXCHANGE) ? st->o->dist_exchange : st->o->dist;
     double u = uniform(st) * (d->nq - 1);
     int j = (int)u;
     if (j >= d->nq - 1) j = d->nq - 2;
@@ -354,17 +355,47 @@ static inline void take_tokens(const state *st, tbucket *b, double k, double m, 
     b->t = to;
 }
 
-/* The data of send s leaves its rank's send channel no sooner than t:
- * returns when its last byte reaches the receiver, sets *left. */
-static double transmit(state *st, uint32_t s, double t, double *left, double m)
+/* An exchange message (SIM_EXCHANGE): its one-way time less a lone
+ * message's at its size, as measured (--exchange; between sizes linear,
+ * below the smallest its value, beyond the largest the last slope); 0 for
+ * any other message. Both directions at once overlap the sender's and
+ * receiver's work with the other direction's wire time, or contend. */
+static double exchange_shift(const state *st, const sim_op *op, double m)
+{
+    const sim_dist *x = st->o->exchange;
+    if (!x || !(op->flags & SIM_EXCHANGE)) return 0;
+    if (x->nsizes == 1 || m <= x->sizes[0]) return x->q[0];
+    int i = 0;
+    while (i < x->nsizes - 2 && x->sizes[i + 1] < m) i++;
+    return x->q[i] + (x->q[i + 1] - x->q[i]) * (m - x->sizes[i]) / (x->sizes[i + 1] - x->sizes[i]);
+}
+
+/* A message that holds the send channel `busy` from `start` and reaches its
+ * receiver `lat` after, its whole time moved by dx (an exchange's): when it
+ * arrives; the channel holds it no longer than its whole time. */
+static double shifted(state *st, rank_state *rk, double start, double busy, double lat, double dx, double *left)
+{
+    double whole = maxd(0, busy + lat + dx);
+    if (busy > whole) busy = whole;
+    rk->tx = start + maxd(st->o->c.g, busy);
+    *left = start + busy;
+    return start + whole;
+}
+
+/* The data of send s (m bytes of it) leaves its rank's send channel no
+ * sooner than t: returns when its last byte reaches the receiver, sets
+ * *left; `last`: these are its last bytes (an exchange's time moves then). */
+static double transmit(state *st, uint32_t s, double t, double *left, double m, int last)
 {
     const sim_costs *c = &st->o->c;
     const sim_op *op = &st->op[s];
     rank_state *rk = &st->rk[sim_rank(st->sc, op)];
     double start = maxd(t, rk->tx);
+    double dx = last ? exchange_shift(st, op, op->value) : 0;
     if (st->fs) {
-        double whole = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m, wire = whole;
+        double whole = st->o->dist ? draw(st, op, m) : c->alpha_s + c->beta_s * m + c->G * m, wire = whole;
         if (st->o->dist && c->G > 0) wire = whole < c->G * m ? whole : c->G * m;
+        if (dx != 0) whole = maxd(0, whole + c->L + dx) - c->L, wire = wire < whole ? wire : maxd(0, whole);
         if (st->wire) st->wire[s] = wire;
         fair_add(st, sim_rank(st->sc, op), s, t, wire, whole - wire + c->L);
         return -1; /* its events come when its share of the channel has carried it */
@@ -374,27 +405,24 @@ static double transmit(state *st, uint32_t s, double t, double *left, double m)
         tbucket *b = &st->bk[sim_rank(st->sc, op)].tx;
         double k = tokens(st, b, start), busy = c->alpha_s + c->beta_s * m + c->G * maxd(0, m - k);
         take_tokens(st, b, k, m, start, start + busy);
-        st->first[s] = start;
-        rk->tx = start + maxd(c->g, busy);
-        *left = start + busy;
-        return *left + c->L;
+        /* An exchange that costs less reaches the receiver's link sooner by as much. */
+        st->first[s] = start + (dx < 0 ? maxd(-c->L, dx) : 0);
+        return shifted(st, rk, start, busy, c->L, dx, left);
     }
     if (st->o->dist && c->G > 0) {
         /* A drawn time is the whole one-way time of a message alone; only
          * its bytes' time on the wire (G·m) keeps the send channel busy,
          * the rest is latency, so a rank's next message follows the bytes
          * of this one instead of waiting out its whole time. */
-        double whole = draw(st, m), wire = c->G * m;
+        double whole = maxd(0, draw(st, op, m) + dx), wire = c->G * m;
         double busy = whole < wire ? whole : wire;
         if (st->wire) st->wire[s] = busy; /* its receiver's link carries it as long */
         rk->tx = start + maxd(c->g, busy);
         *left = start + busy;
         return start + whole + c->L;
     }
-    double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
-    rk->tx = start + maxd(c->g, busy);
-    *left = start + busy;
-    return *left + c->L;
+    double busy = st->o->dist ? draw(st, op, m) : c->alpha_s + c->beta_s * m + c->G * m;
+    return shifted(st, rk, start, busy, c->L, dx, left);
 }
 
 /* Message s reached its receiver at t as if alone: when it is through the
@@ -476,14 +504,14 @@ static void start(state *st, uint32_t i, double now)
         if (cpu > 0) t = rk->cpu = maxd(now, rk->cpu) + cpu;
         st->res->messages++;
         if (m <= c->S) {
-            double left, arrive = transmit(st, i, t, &left, m);
+            double left, arrive = transmit(st, i, t, &left, m, 1);
             if (arrive < 0) return; /* fair sharing: its events come later */
             push(st, arrive, i, EV_ARRIVE);
             push(st, left, i, EV_DONE);
         } else if (c->S_first > 0) { /* the request with the first part, on the send channel in turn */
             st->res->rendezvous++;
             double left;
-            push(st, transmit(st, i, t, &left, first_part(c, m)), i, EV_ARRIVE);
+            push(st, transmit(st, i, t, &left, first_part(c, m), 0), i, EV_ARRIVE);
         } else {
             st->res->rendezvous++;
             push(st, t + c->L, i, EV_ARRIVE); /* the request to send */
@@ -549,7 +577,7 @@ static void handle(state *st, evq_item e)
         break;
     }
     case EV_CTS: {
-        double left, arrive = transmit(st, i, e.t, &left, op->value - (c->S_first > 0 ? first_part(c, op->value) : 0));
+        double left, arrive = transmit(st, i, e.t, &left, op->value - (c->S_first > 0 ? first_part(c, op->value) : 0), 1);
         if (arrive < 0) break;
         push(st, arrive, i, EV_DATA);
         push(st, left, i, EV_DONE);

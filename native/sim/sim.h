@@ -41,7 +41,7 @@ typedef struct sim_topo {
 typedef struct sim_op {
     double value;              /* bytes (send, recv, reduce) or seconds (calc) */
     int32_t peer;
-    uint16_t tag, pad;
+    uint16_t tag, flags;       /* flags: SIM_EXCHANGE */
     /* Its rank (ranks < SCHED_MAX_RANKS = 2^24), which is also a send's
      * source as receives match it. In a world of one rank (symmetry: rank 0
      * stands for all) every operation runs on rank 0 and a send's `rank` is
@@ -50,6 +50,9 @@ typedef struct sim_op {
     uint32_t dstart;           /* dependents: dlist[dstart .. op[i + 1].dstart) */
     uint32_t pending, link;    /* simulation state: requirements left; next in a match queue or the matched receive */
 } sim_op;
+/* A send whose rank posted, with it, a receive from the same peer (the
+ * same requirements: a sendrecv, or an isend and irecv both ways). */
+#define SIM_EXCHANGE 1u
 _Static_assert(sizeof(sim_op) == 32, "sim_op must stay 32 bytes: one per half cache line");
 
 /* A schedule held for simulation. */
@@ -87,6 +90,8 @@ void sim_huge_free(void *p, size_t bytes);
 typedef struct sim_opts {
     sim_costs c;
     const sim_dist *dist;  /* NULL: costs only */
+    const sim_dist *dist_exchange; /* NULL, or an exchange message's times (SIM_EXCHANGE), with dist */
+    const sim_dist *exchange; /* NULL, or per size (nq 1) an exchange message's one-way time less a lone one's */
     const double *skew;    /* per-rank start (nranks values), or NULL */
     const double *skew_pool; long nskew_pool; /* or drawn per rank from these */
     sim_topo topo;

@@ -78,7 +78,7 @@ def _costs(args):
 
 
 def _extras(args, p=None):
-    from mpiscope.sim.measured import arrival_skew, p2p_quantiles
+    from mpiscope.sim.measured import arrival_skew, p2p_quantiles, with_exchange
     from mpiscope.sim.simulate import Extras, Topology
 
     if args.replicates < 1:
@@ -88,6 +88,8 @@ def _extras(args, p=None):
         if not args.from_run:
             raise UsageError("--sample draws message times from a run: give --from-run RUN")
         ex.dist = p2p_quantiles(catalog.resolve(args.out, args.from_run), args.p2p)
+    if args.from_run and args.p2p == "pingpong" and not getattr(args, "no_exchange", False):
+        with_exchange(ex, catalog.resolve(args.out, args.from_run))
     if getattr(args, "skew_from_run", False):
         if not args.from_run:
             raise UsageError("--skew-from-run takes the arrival skew of --from-run RUN: give it")
@@ -328,6 +330,13 @@ def _cost_options(p, from_run=True):
         action="store_true",
         help="--from-run's pingpong as a link shaped by a token bucket: its rate and burst from the "
         "line through the larger half of its sizes (robust to stalls), the latency from --p2p's smallest size",
+    )
+    g.add_argument(
+        "--no-exchange",
+        action="store_true",
+        help="charge every message as pingpong's lone one; by default, where --from-run has ring too, a message "
+        "whose sender receives from the same peer at once (an exchange) is drawn from the ring's times (--sample) "
+        "or costs the ring's time less the pingpong's more",
     )
     g.add_argument(
         "--sample",

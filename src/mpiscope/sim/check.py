@@ -70,6 +70,7 @@ class SimCheck:
     costs: SimCosts
     sampled: bool
     rows: list = field(default_factory=list)
+    exchange: bool = False  # exchange messages charged the measured exchange's difference
 
     def within(self, bound: float) -> float:
         """Share of cells whose simulated median is within `bound` of measured."""
@@ -104,6 +105,7 @@ class SimCheck:
             "p": self.p,
             "costs": self.costs.to_dict(),
             "sampled": self.sampled,
+            "exchange": self.exchange,
             "rows": [r.to_dict() for r in self.rows],
             "within_15pct": self.within(BOUND),
             "rankings": self.rankings(),
@@ -130,7 +132,13 @@ def check_run(run_dir, costs: SimCosts, extras: Extras, bench=None) -> SimCheck:
         from dataclasses import replace
 
         costs = replace(costs, segment=int(segment))
-    out = SimCheck(run.run_id, p, costs, extras.dist is not None)
+    out = SimCheck(
+        run.run_id,
+        p,
+        costs,
+        extras.dist is not None,
+        exchange=extras.exchange is not None or extras.dist_exchange is not None,
+    )
     for b, a, size, smp in series:
         ans = algorithm(b, a, p, int(size), costs, extras)
         out.rows.append(

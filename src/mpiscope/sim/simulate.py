@@ -16,7 +16,7 @@ from mpiscope.models.costmodels import predict_time
 from mpiscope.models.costmodels.base import Costs
 from mpiscope.sim import binary
 from mpiscope.sim.costs import SimCosts
-from mpiscope.sim.measured import write_dist
+from mpiscope.sim.measured import write_dist, write_exchange
 
 # Schedules beyond this many operations (~60 bytes each held) are not simulated
 # whole: one rank stands for all when the ranks are symmetric, else the cost model answers.
@@ -47,6 +47,8 @@ class Extras:
     """What a simulation may add to plain costs."""
 
     dist: tuple | None = None  # (sizes, quantiles) to draw message times from
+    exchange: tuple | None = None  # (sizes, seconds) an exchange message costs more than one alone
+    dist_exchange: tuple | None = None  # with dist: (sizes, quantiles) an exchange message's time is drawn from
     skew: np.ndarray | None = None  # per-rank starts, or a pool to draw them from
     topology: Topology | None = None
     replicates: int = 1
@@ -89,6 +91,10 @@ def run_argv(argv, costs: SimCosts, extras: Extras, more=()) -> dict:
         args = list(argv) + costs.argv() + ["--replicates", extras.replicates, "--seed", extras.seed]
         if extras.dist is not None:
             args += ["--dist", write_dist(Path(tmp) / "dist.txt", *extras.dist)]
+        if extras.dist_exchange is not None:
+            args += ["--dist-exchange", write_dist(Path(tmp) / "dist-exchange.txt", *extras.dist_exchange)]
+        if extras.exchange is not None:
+            args += ["--exchange", write_exchange(Path(tmp) / "exchange.txt", *extras.exchange)]
         if extras.skew is not None:
             skew = Path(tmp) / "skew.txt"
             skew.write_text("\n".join(f"{x:.9e}" for x in extras.skew) + "\n")
