@@ -12,11 +12,14 @@ whose 95% CI of the median is within +-2% of it (in percent). The second
 gives where mpiscope's time went (medians over the trials, seconds):
 interpreter start, imports and plan, build check, launch (launcher and MPI
 start and exit), the engine's phases (start-up, clock sync, series set-up,
-warm-up, batches, stopping rule, writing the raw files: record), ingest,
-the quality verdicts, the summary table with the process's exit, what fell
-between these parts, and the sum of those after the last measurement
-(record, ingest, verdicts, summary and exit). The progress lines on stderr also count the series outside +-2% by
-the engine's stop reason.
+warm-up, batches, stopping rule, writing each series' raw block: record,
+and after the last series the closing clock sync with the raw files closed:
+finish), ingest, the quality verdicts, the summary table with the process's
+exit, what fell between these parts, and the sum of those after the last
+measurement (finish, ingest, verdicts, summary and exit). The progress
+lines on stderr also count the series outside +-2% by the engine's stop
+reason. With --lock FILE each trial holds an exclusive flock on FILE, the
+lock other MPI jobs on the machine take, so none runs beside a trial.
 Targets: ratio <= 1, share >= 95%; the parts after the last measurement
 <= 0.2 s together; the launcher's start and exit within 50 ms of mpirun's
 wall time on an empty MPI program (the row "mpirun of an empty program",
@@ -31,6 +34,8 @@ To reproduce (5-10 s per trial, under a minute with the defaults):
     .venv/bin/python bench/time_to_table.py --imb PATH/IMB-MPI1 --trials 3 --json time-to-table.json
 """
 
+import contextlib
+import fcntl
 import json
 import os
 import statistics
@@ -81,6 +86,21 @@ def empty_seconds(program):
     return timed(["mpirun.openmpi", "-n", "2", "--bind-to", "core", str(program)], launch.launch_env("openmpi"))[0]
 
 
+@contextlib.contextmanager
+def trial_lock(path):
+    """An exclusive flock on `path` for one trial (none without a path), so
+    MPI jobs that take the same lock do not run beside the trial."""
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def interpreter_start():
     """Seconds to start Python and mpiscope's command line (its --help)."""
     return timed([sys.executable, "-m", "mpiscope.cli", "--help"])[0]
@@ -129,8 +149,8 @@ def ours(out_root, extra, start):
         "summary and exit": ended - timing["stored_at"],
     }
     parts["rest"] = wall - sum(parts.values())  # between the parts: none expected
-    after = ["record", "ingest", "verdicts", "summary and exit"]
-    parts["after the last measurement"] = sum(parts[k] for k in after)
+    after = ["finish", "ingest", "verdicts", "summary and exit"]
+    parts["after the last measurement"] = sum(parts.get(k, 0.0) for k in after)
     return wall, within / max(1, len(result["rows"])), len(result["rows"]), parts, outside
 
 
@@ -142,6 +162,9 @@ def main():
     ap.add_argument("--imb", metavar="PATH", help="IMB-MPI1 built with Open MPI (mpicc.openmpi)")
     ap.add_argument(
         "--trials", type=int, default=3, help="rounds of both; the medians are printed (default %(default)s)"
+    )
+    ap.add_argument(
+        "--lock", metavar="FILE", help="hold an exclusive flock on FILE during each trial, so MPI jobs taking it wait"
     )
     args = benchjson.parse(ap, argv[: argv.index("--")] if "--" in argv else argv)
     if args.trials < 1:
@@ -162,26 +185,27 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         empty = empty_program(tmp)
         for t in range(args.trials):
-            if imb:
-                keep("IMB-MPI1 wall s", imb_seconds(imb))
-            wall, share, n, parts, outside = ours(Path(tmp), extra, interpreter_start())
-            series.append(n)
-            outsides.append(outside)
-            keep("mpiscope wall s", wall)
-            if imb:
-                keep("ratio mpiscope / IMB", wall / rows["IMB-MPI1 wall s"][-1])
-            keep(share_name, 100 * share)
-            for name, seconds in parts.items():
-                keep(f"  {name}", seconds)
-            if empty:
-                keep("  mpirun of an empty program (for the launch)", empty_seconds(empty))
-            print(
-                f"trial {t + 1}/{args.trials}: "
-                + ", ".join(f"{k} {v[-1]:.3g}" for k, v in rows.items() if not k.startswith("  "))
-                + f" (of {n} series); outside ±2% by stop reason: "
-                + (", ".join(f"{k} {v}" for k, v in outside.items()) or "none"),
-                file=sys.stderr,
-            )
+            with trial_lock(args.lock):
+                if imb:
+                    keep("IMB-MPI1 wall s", imb_seconds(imb))
+                wall, share, n, parts, outside = ours(Path(tmp), extra, interpreter_start())
+                series.append(n)
+                outsides.append(outside)
+                keep("mpiscope wall s", wall)
+                if imb:
+                    keep("ratio mpiscope / IMB", wall / rows["IMB-MPI1 wall s"][-1])
+                keep(share_name, 100 * share)
+                for name, seconds in parts.items():
+                    keep(f"  {name}", seconds)
+                if empty:
+                    keep("  mpirun of an empty program (for the launch)", empty_seconds(empty))
+                print(
+                    f"trial {t + 1}/{args.trials}: "
+                    + ", ".join(f"{k} {v[-1]:.3g}" for k, v in rows.items() if not k.startswith("  "))
+                    + f" (of {n} series); outside ±2% by stop reason: "
+                    + (", ".join(f"{k} {v}" for k, v in outside.items()) or "none"),
+                    file=sys.stderr,
+                )
     m = statistics.median
     top = [k for k in rows if not k.startswith("  ")]
     tables = [

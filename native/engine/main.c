@@ -185,9 +185,8 @@ int main(int argc, char **argv)
     if (run_all(&e)) return io_error(&e, "writing the raw file");
     t = MPI_Wtime();
     sync_measure(&e.sync, o.sync_points);
-    t = phase_done(&e.ph, PHASE_CLOCK, t);
     if (rawfmt_sync(&e, "after") || raw_close(&e.raw)) return io_error(&e, "finishing the raw file");
-    phase_done(&e.ph, PHASE_RECORD, t);
+    phase_done(&e.ph, PHASE_FINISH, t);
     if (e.rank == 0) rawfmt_timing(&e.ph);
     sync_free(&e.sync);
     buffers_free(&e.buf);

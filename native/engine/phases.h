@@ -8,12 +8,13 @@
 
 typedef enum {
     PHASE_STARTUP,   /* MPI_Init .. clocks started (options, buffers excluded) */
-    PHASE_CLOCK,     /* clock synchronization: before, after, and per series */
+    PHASE_CLOCK,     /* clock synchronization: before the first series and per series */
     PHASE_SETUP,     /* per series: communicator, benchmark state */
     PHASE_WARMUP,    /* unrecorded repetitions */
     PHASE_MEASURE,   /* recorded repetitions, with their starts */
     PHASE_DECIDE,    /* gathering batches and applying the stopping rule */
-    PHASE_RECORD,    /* raw blocks written */
+    PHASE_RECORD,    /* raw blocks written, per series */
+    PHASE_FINISH,    /* after the last series: the closing clock sync, the raw files closed */
     PHASE_COUNT
 } phase;
 

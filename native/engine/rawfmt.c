@@ -255,7 +255,7 @@ void rawfmt_progress(const bench_def *def, const series *s, const series_outcome
 void rawfmt_timing(const phases *ph)
 {
     static const char *const names[PHASE_COUNT] = {"startup", "clock_sync", "series_setup", "warmup",
-                                                   "measure", "decide", "record"};
+                                                   "measure", "decide", "record", "finish"};
     strbuf b = {0};
     sb_printf(&b, "{");
     for (int p = 0; p < PHASE_COUNT; p++) sb_key_num(&b, names[p], ph->s[p]);

@@ -50,6 +50,7 @@ typedef struct run {
     long done;
     long fallback_rep;  /* first repetition started by a barrier after window starts failed; -1: none */
     int doublings;      /* rank 0: of the window, in this series */
+    long late_bad, late_reps; /* rank 0: invalid samples and repetitions not yet judged for late starts */
     int barrier_chosen; /* --sync auto chose barrier starts for the whole series */
     double skew_s;      /* the warm-up barriers' median exit skew */
     double warm_s;      /* the warm-up's median repetition (its slowest rank) */
@@ -167,6 +168,7 @@ static void run_batch(run *r, long batch, double window_s)
     if (r->ps.window) procsync_batch(&r->ps, window_s);
     for (long i = 0; r->active && i < batch; i++) {
         long k = r->done + i;
+        r->s.barrier_start = procsync_barrier_turn(&r->ps, k);
         if (r->def->pre_rep) r->def->pre_rep(&r->s, k);
         e->valid[k] = procsync_start(&r->ps, i, k, &e->t_sched[k]);
         r->def->run_rep(&r->s, k, &e->t_start[k], &e->t_end[k]);
@@ -208,19 +210,21 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     else if (stop_out_of_reach(target, o->time_budget_s, done >= o->reps_min, done, hw, elapsed))
         d.stop = STOP_OUT_OF_REACH;
     if (d.stop != STOP_NONE) return d;
-    /* Grow batches geometrically, within reps_max and the remaining budget:
-     * by what the CI projects (a tenth more, between an eighth and all of
-     * what was done), or by half when it projects nothing yet. */
-    double next = 0.5 * (double)done;
-    if (o->ci_width > 0 && isfinite(hw))
-        next = fmin(fmax(1.1 * stop_needed_reps(target, done, hw) - (double)done, done / 8.0), (double)done);
-    if (next < 1) next = 1;
+    /* Batches sized by what the CI projects (stop_next_batch), within
+     * reps_max and the remaining budget. */
+    double next = stop_next_batch(o->ci_width > 0 ? target : 0, done, hw, per_rep);
     if (per_rep > 0 && next > (o->time_budget_s - elapsed) / per_rep + 1)
         next = floor((o->time_budget_s - elapsed) / per_rep) + 1;
     if (next > o->reps_max - done) next = (double)(o->reps_max - done);
     d.next_batch = next;
-    if (r->ps.window && bad * 10 > batch * samples_per_rep) {
-        if (bad * 4 > batch * samples_per_rep || r->doublings++ == MAX_DOUBLINGS) d.barrier = 1;
+    /* Late starts are judged over at least reps_min repetitions (the first
+     * batch), however short the batches between checks. */
+    r->late_bad += bad, r->late_reps += batch;
+    if (!r->ps.window || r->late_reps < o->reps_min) return d;
+    long judged = r->late_reps * samples_per_rep, late = r->late_bad;
+    r->late_bad = r->late_reps = 0;
+    if (late * 10 > judged) {
+        if (late * 4 > judged || r->doublings++ == MAX_DOUBLINGS) d.barrier = 1;
         else d.window_s = 2 * window_s;
     }
     return d;

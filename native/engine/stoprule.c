@@ -89,11 +89,31 @@ int stop_median_ci_ranks(long n, long *lo, long *hi)
     return 1;
 }
 
+/* The samples added since the last check, sorted, merged into the sorted
+ * ones before them: a check costs one pass over the samples, not a sort. */
+static void sort_new(stop_state *st)
+{
+    long old = st->sorted, n = st->n;
+    if (old == n) return;
+    sort_doubles(st->values + old, (size_t)(n - old));
+    if (old > 0 && st->values[old - 1] > st->values[old]) {
+        double *merged = malloc((size_t)n * sizeof *merged), *v = st->values;
+        long i = 0, j = old, k = 0;
+        while (i < old && j < n) merged[k++] = v[j] < v[i] ? v[j++] : v[i++];
+        while (i < old) merged[k++] = v[i++];
+        while (j < n) merged[k++] = v[j++];
+        free(st->values);
+        st->values = merged;
+        st->cap = n;
+    }
+    st->sorted = n;
+}
+
 double stop_ci_halfwidth(stop_state *st)
 {
     long n = st->n, lo, hi;
     if (!stop_median_ci_ranks(n, &lo, &hi)) return INFINITY;
-    sort_doubles(st->values, (size_t)n);
+    sort_new(st);
     double median = n % 2 ? st->values[n / 2] : 0.5 * (st->values[n / 2 - 1] + st->values[n / 2]);
     st->median = median;
     if (!(median > 0)) return INFINITY;
@@ -120,6 +140,14 @@ int stop_out_of_reach(double ci_width, double budget_s, int reps_min_done, long 
 {
     if (!(ci_width > 0) || !isfinite(hw) || !reps_min_done || done < 1 || elapsed < budget_s / 4) return 0;
     return stop_needed_reps(ci_width, done, hw) * (elapsed / (double)done) > 2 * budget_s;
+}
+
+double stop_next_batch(double ci_width, long done, double hw, double per_rep_s)
+{
+    if (!(ci_width > 0) || !isfinite(hw)) return fmax(1, 0.5 * (double)done);
+    double least = fmax(fmax(1, done / 32.0), per_rep_s > 0 ? STOP_BATCH_MIN_S / per_rep_s : 1);
+    double next = fmax(0.5 * (stop_needed_reps(ci_width, done, hw) - (double)done), least);
+    return floor(fmin(next, fmax(1, (double)done)));
 }
 
 void stop_free(stop_state *st) { free(st->values); }

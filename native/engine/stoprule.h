@@ -26,6 +26,7 @@ typedef struct series_outcome {
 typedef struct stop_state {
     double *values; /* valid samples so far */
     long n, cap;
+    long sorted;    /* values[0 .. sorted) are in ascending order */
     long invalid;   /* samples that were not valid */
     double median;  /* of the values, as of the last stop_ci_halfwidth */
 } stop_state;
@@ -61,6 +62,18 @@ double stop_target(double ci_width, int cross_rank, double clock_err_s, double m
 /* Repetitions the target half-width `ci_width` needs in all, projected from
  * `done` with half-width `hw`: it shrinks about as 1/sqrt(n). */
 double stop_needed_reps(double ci_width, long done, double hw);
+/* The shortest batch between two checks of the rule, in seconds: a check
+ * (gathering the batch's records, one pass over the samples, a broadcast)
+ * costs tens of microseconds, a few percent of it. */
+#define STOP_BATCH_MIN_S 5e-4
+/* Repetitions of the next batch after `done` with half-width `hw` against
+ * the target `ci_width`, each taking `per_rep_s`: half of what the CI
+ * projects is still needed, so the rule is checked more often as the target
+ * nears and a series overshoots it by little; at least a 32nd of what was
+ * done and STOP_BATCH_MIN_S, at most `done` (batches at most double).
+ * Without a target or an interval yet: half of what was done. The caller
+ * caps it by the budget and reps_max. */
+double stop_next_batch(double ci_width, long done, double hw, double per_rep_s);
 /* Once a quarter of the budget is spent (and reps_min done), a target that
  * would take more than twice the whole budget will not be reached: 1 then,
  * so the rest is not spent on it. Never with ci_width 0 (no target). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The stopping rule's arithmetic on known numbers (tests/mpi/test_stoprule.py):
- * the distribution-free CI of the median, the projected repetitions, when
- * a target is out of reach, and the target of samples between ranks' clocks. Prints each failed check; exits 1 if any.
+ * the distribution-free CI of the median, the projected repetitions, the
+ * next batch, when a target is out of reach, and the target of samples between ranks' clocks. Prints each failed check; exits 1 if any.
  * `stoprule-check ranks N...` prints "N lo hi" (0-based CI ranks) per N
  * instead, for the test to compare with Python's exact rule. */
 #include <math.h>
@@ -43,6 +43,17 @@ int main(int argc, char **argv)
     check(stop_add_batch(&st, PAT_COLL, g, 1, 101, NULL, 0) == 0, "101 valid samples, none invalid");
     check(fabs(stop_ci_halfwidth(&st) - 20.0 / 2 / 51) < 1e-12, "half-width of 1..101");
     stop_free(&st);
+    /* The same samples in three batches, each checked: the same interval. */
+    stop_state parts = {0};
+    stop_add_batch(&parts, PAT_COLL, g + 4 * 60, 1, 41, NULL, 0);
+    stop_ci_halfwidth(&parts);
+    stop_add_batch(&parts, PAT_COLL, g, 1, 30, NULL, 0);
+    stop_ci_halfwidth(&parts);
+    stop_add_batch(&parts, PAT_COLL, g + 4 * 30, 1, 30, NULL, 0);
+    check(fabs(stop_ci_halfwidth(&parts) - 20.0 / 2 / 51) < 1e-12 && parts.median == 51,
+          "half-width of 1..101 added in three checked batches");
+    for (long i = 1; i < parts.n; i++) check(parts.values[i - 1] <= parts.values[i], "merged samples in order");
+    stop_free(&parts);
     stop_state few = {0};
     check(stop_add_batch(&few, PAT_COLL, g, 1, 5, NULL, 0) == 0 && isinf(stop_ci_halfwidth(&few)),
           "fewer than 6 samples: no interval");
@@ -50,6 +61,14 @@ int main(int argc, char **argv)
 
     /* 100 done at ±20 %: ±2 % needs 100 * 10^2 repetitions. */
     check(fabs(stop_needed_reps(0.02, 100, 0.2) - 10000) < 1e-9, "projected repetitions");
+    /* 100 done at ±3 %: 225 needed, half the 125 missing next; 1 ms each. */
+    check(stop_next_batch(0.02, 100, 0.03, 1e-3) == 62, "half of what the interval still needs");
+    check(stop_next_batch(0.02, 100, 0.2, 1e-3) == 100, "batches at most double");
+    check(stop_next_batch(0.02, 3200, 0.0201, 1e-3) == 100, "near the target: a 32nd of what was done");
+    check(stop_next_batch(0.02, 1000, 0.0201, 1e-6) == 500, "and no shorter than STOP_BATCH_MIN_S (500 µs)");
+    check(stop_next_batch(0.02, 10, 0.0201, 1e-3) == 1, "at least one repetition");
+    check(stop_next_batch(0.02, 10, INFINITY, 1e-3) == 5 && stop_next_batch(0.0, 100, 0.1, 1e-3) == 50,
+          "no interval yet or no target: half of what was done");
     /* 250 done in 0.25 s at ±20 %: 25000 more at 1 ms each against a 1 s
      * budget is out of reach once a quarter of it is spent ... */
     check(stop_out_of_reach(0.02, 1.0, 1, 250, 0.2, 0.25) == 1,
