@@ -10,7 +10,7 @@ kept by `bench/tune_fe.py adaptive --keep DIR` as DIR/<cluster>-full) or a
 tune reduced by tests/tune_replay.py (tests/data/tune-replay/*.json, one
 replay per communicator size), and runs the searches again offline with the
 measurements served from those launches (each cell's launches as they were
-measured): the cells measured and the agreement with the exhaustive
+measured, each once at most): the cells measured and the agreement with the exhaustive
 decisions then count the search's loss alone. `bench/tune_fe.py adaptive`
 prints this replay of its own exhaustive run too.
 
@@ -24,7 +24,10 @@ The first table gives per tune and search the cells measured of the
 exhaustive grid, the decisions running the same code as the exhaustive
 ones, and the geometric mean over the cells of the chosen algorithm's median
 over the default's (in the exhaustive tune's measurements) against the
-exhaustive tune's own. Then per tune: the adaptive search's cells (and why
+exhaustive tune's own. The second gives per tune where the guided search's
+cells went (the default's, the simulated algorithms', the stand-ins') and
+how many cells its simulation, at the accuracy its correction learned,
+could not have settled. Then per tune: the adaptive search's cells (and why
 it left the others out); the exhaustive tune's own verdicts where the
 default runs the forced algorithm exactly (the same code twice: 'same' is
 expected but for false alarms); the decisions that differ; and the
@@ -60,6 +63,7 @@ from mpiscope.tune.measure import Launches
 from mpiscope.tune.model_fits import fit
 from mpiscope.tune.readings import representatives, same_code
 from mpiscope.tune.cell_samples import Samples
+from mpiscope.tune.guided import SETTLE_Z
 
 
 def stored_samples(runs: Path) -> Samples:
@@ -148,7 +152,8 @@ def kept_setup(keep: Path, pingpong: Path | None = None) -> Setup:
 
 def stored_setups(path: Path) -> list:
     """One Setup per communicator size of a tune reduced by tests/tune_replay.py
-    (tests/data/tune-replay/*.json). The guided search's Hockney costs are
+    (tests/data/tune-replay/*.json), each stored launch of a cell served
+    once at most (tune_replay.Replay's `once`). The guided search's Hockney costs are
     the line through the pingpong stored with the tune; where none was, the
     line through the 2-rank broadcast of the default (one message from root
     to the other rank) at every size of the grid, those cells charged to it."""
@@ -170,7 +175,7 @@ def stored_setups(path: Path) -> list:
     out = []
     for p in stored["tune"]["ps"]:
         r = stored_reading(stored, p)
-        out.append(Setup(catalog.library, catalog.version, p, catalog, lambda: Replay(stored),
+        out.append(Setup(catalog.library, catalog.version, p, catalog, lambda: Replay(stored, once=True),
                          stored["collectives"], stored["sizes"], r.default_runs, r.runs_as, costs,
                          charged if p == 2 else set(), source))
     return out
@@ -229,6 +234,33 @@ def compared(setup: Setup, full, t) -> dict:
             "per_size": per_size}
 
 
+def guided_cells(setup: Setup, full, g) -> dict:
+    """Where the guided search `g`'s cells went: the default's, those of
+    algorithms with a simulated counterpart and of the stand-ins (without
+    one), and the costs' cells it did not measure itself; `undecidable`:
+    the cells no search steered by this simulation could leave out (at
+    each size, every algorithm whose exhaustive median lies within
+    SETTLE_Z learned errors of a comparison of two predictions of the bar
+    a verdict needs, the default's median less the margin; and the
+    default there), with the learned error per collective at the end."""
+    sg = g.searcher
+    kinds = {"default": 0, "simulated": 0, "stand_in": 0}
+    undecidable, errors = 0, {}
+    for c in setup.colls:
+        for s, n in g.measured.cells[c] - g.measured.inferred[c]:
+            kinds["default" if n == DEFAULT else "stand_in" if n in sg.unsimulated[c] else "simulated"] += 1
+        err = sg.corrections[c].error(relative=True)
+        errors[c] = err
+        for s in full.cfg.sizes_of(c):
+            d, bar = full.measured.samples.median(c, DEFAULT, s), sg._margin(c, s)
+            near = [n for n in sg._rivals(c, s) if n != DEFAULT and d and full.measured.samples.median(c, n, s)
+                    and abs(math.log(full.measured.samples.median(c, n, s) / d) + bar)
+                    < SETTLE_Z * err * math.sqrt(2)]
+            undecidable += len(near) + bool(near)
+    charged = sum((s, n) not in g.measured.cells[c] for c, s, n in setup.cost_cells if c in g.measured.cells)
+    return {**kinds, "costs": charged, "undecidable": undecidable, "learned_error": errors}
+
+
 def replay_setup(setup: Setup, repeat: int = 3) -> dict:
     """The adaptive search (its numbers at the top level, as before) and,
     where the setup has costs, the guided one (under "guided"), run again
@@ -244,7 +276,8 @@ def replay_setup(setup: Setup, repeat: int = 3) -> dict:
     if setup.costs is not None:
         g = searched(setup, "guided", repeat)
         got["guided"] = {**compared(setup, full, g), "costs_from": setup.costs_from,
-                         "unsimulated": {c: g.searcher.unsimulated[c] for c in setup.colls}}
+                         "unsimulated": {c: g.searcher.unsimulated[c] for c in setup.colls},
+                         "cells_by_kind": guided_cells(setup, full, g)}
     return got
 
 
@@ -275,7 +308,9 @@ def totals(gots: list) -> dict:
         def pooled(key):
             return math.exp(sum(g["cells"] * math.log(x[key] if key in x else g[key])
                                 for g, x in runs) / cells)
-        out[search] = {"measured": sum(x["measured"] for _, x in runs),
+        kinds = [x["cells_by_kind"] for _, x in runs if "cells_by_kind" in x]
+        out[search] = {**({"undecidable": sum(k["undecidable"] for k in kinds)} if kinds else {}),
+                       "measured": sum(x["measured"] for _, x in runs),
                        "exhaustive": sum(g["exhaustive"] for g, _ in runs),
                        "agree_same_code": sum(x["agree_same_code"] for _, x in runs), "cells": cells,
                        "geomean": pooled("geomean"), "exhaustive_geomean": pooled("exhaustive_geomean")}
@@ -307,6 +342,31 @@ def comparison(gots: list, show=benchjson.show) -> dict:
                 ["tune", "search", "cells measured", "of the exhaustive", "measured %",
                  "decisions running the same code %", "tuned/default geomean",
                  "exhaustive tune's geomean", "geomean vs exhaustive %"], rows, notes)
+
+
+def where_guided(gots: list, show=benchjson.show) -> dict:
+    """One table: per replay, the guided search's cells by kind, and the
+    cells its simulation could not have settled (guided_cells)."""
+    rows = []
+    for g in gots:
+        x = (g.get("guided") or {}).get("cells_by_kind")
+        if x:
+            rows.append([f"{g['library']} {g['version']} p={g['p']}, {g['sizes']} sizes", x["default"],
+                         x["simulated"], x["stand_in"], x["costs"], g["guided"]["measured"], x["undecidable"],
+                         g["exhaustive"], 100 * x["undecidable"] / g["exhaustive"],
+                         " ".join(f"{c} {e:.2f}" for c, e in x["learned_error"].items())])
+    if len(rows) > 1:
+        rows.append(["all"] + [sum(r[i] for r in rows) for i in range(1, 8)]
+                    + [100 * sum(r[6] for r in rows) / sum(r[7] for r in rows), ""])
+    return show("guided: where the cells went, and the cells its simulation cannot settle",
+                ["tune", "default", "algorithms simulated", "stand-ins (no counterpart)", "costs' cells",
+                 "measured", "cannot be settled", "of the exhaustive", "cannot be settled %",
+                 "learned error of a comparison (log)"], rows,
+                ["cannot be settled: at each size, every algorithm whose exhaustive median is within "
+                 f"{SETTLE_Z:g} learned errors of a comparison of two predictions (sqrt 2 times the collective's "
+                 "learned error at the search's end) of the bar a verdict needs (the default's median less "
+                 "the margin), and the default there: no search steered by a simulation that accurate "
+                 "leaves them out"])
 
 
 def tables_of(got: dict, show=benchjson.show) -> list:
@@ -401,7 +461,7 @@ def main():
     setups = [x for path in args.tunes
               for x in (stored_setups(path) if path.suffix == ".json" else [kept_setup(path, args.pingpong)])]
     gots = [replay_setup(x, args.repeat) for x in setups]
-    shown = [comparison(gots)] + [t for got in gots for t in tables_of(got)]
+    shown = [comparison(gots), where_guided(gots)] + [t for got in gots for t in tables_of(got)]
     names = {"openmpi": "Open MPI", "mpich": "MPICH"}
     mpi = sorted({f"{names.get(g['library'], g['library'])} {g['version']}" for g in gots})
     benchjson.write(args, "tune_search_replay", shown, {"replays": gots, "totals": totals(gots)}, mpi=mpi)

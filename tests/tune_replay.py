@@ -135,11 +135,14 @@ class Replay(Launches):
     algorithm of which no launch was stored (it failed in the tune) fails
     as a whole, as it did. `slower`: {(p, collective, size): factor}: there
     the verification's tuned launches are the default's launches times the
-    factor (a rule that makes the cell slower)."""
+    factor (a rule that makes the cell slower). `once`: each stored launch
+    of a cell is served once at most, and a launch asked beyond them gives
+    that cell nothing, as a failed one (a search then never has more
+    launches of a cell than the tune measured)."""
 
-    def __init__(self, stored: dict, slower=None):
+    def __init__(self, stored: dict, slower=None, once=False):
         super().__init__(catalog_of(stored))
-        self.pool, self.used, self.slower = {}, {}, slower or {}
+        self.pool, self.used, self.slower, self.once = {}, {}, slower or {}, once
         for x in stored["launches"]:
             for coll, by_size in x["cells"].items():
                 name = x["names"].get(coll) if x["kind"] == "measure" else x["kind"]
@@ -160,7 +163,7 @@ class Replay(Launches):
         assert got, f"no stored launch for {key}"
         k = self.used.get(key, 0)
         self.used[key] = k + 1
-        return got[k % len(got)]
+        return np.empty(0) if self.once and k >= len(got) else got[k % len(got)]
 
     def values(self, p, label, coll, name, size):
         if label == "verify tuned" and (p, coll, size) in self.slower:
@@ -180,8 +183,9 @@ class Replay(Launches):
             return
         for coll, sizes in cells.items():
             for size in (sizes if coll != "barrier" else [0]):
-                samples.add(coll, names[coll], size,
-                            self.values(plan.np, label, coll, names[coll], size), launch_id)
+                values = self.values(plan.np, label, coll, names[coll], size)
+                if len(values):
+                    samples.add(coll, names[coll], size, values, launch_id)
 
 
 if __name__ == "__main__":

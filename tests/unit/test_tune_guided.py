@@ -4,12 +4,15 @@ launches, no MPI: which size it measures first, that the learned correction
 moves toward what was measured, that it stops with sizes left to the
 simulation, that the default is measured first and the others only where
 they may beat it, that algorithms without a simulated counterpart stand in
-as the default, and that on the stored Open MPI tunes (tests/data/tune-replay)
-it decides as the exhaustive search does."""
+as the default, that on the stored tunes (tests/data/tune-replay) it decides
+as the exhaustive search does, also served each stored launch once, and
+how bench/tune_search_replay.py accounts for its cells."""
 
 import json
 import math
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -24,6 +27,7 @@ from mpiscope.tune.cell_samples import Samples
 from mpiscope.tune import tuner as T
 from mpiscope.tune.guided import SETTLE_Z
 from mpiscope.tune.model_fits import fit
+from mpiscope.tune.readings import same_code
 from mpiscope.tune.sim_prior import PRIOR_ERROR, Correction, stand_in
 
 A, B = 20e-6, 1e-8
@@ -177,12 +181,12 @@ def test_the_stand_in_is_the_default_else_the_fastest():
     assert stand_in(None, []) is None
 
 
-@pytest.mark.parametrize("name", ["openmpi-4.1-p2-4.json", "openmpi-4.1-p4-18-sizes.json"])
-def test_on_a_stored_tune_it_decides_as_the_exhaustive_search_and_measures_less(name):
-    """A stored Open MPI tune, each algorithm with a counterpart predicted
-    by our cost model in place of the simulator (a unit test starts no
-    process), with the Hockney line of its pingpong, or of its 2-rank
-    broadcast where it has none."""
+def stored_tunes(name, once=False):
+    """(p, exhaustive Tuner, guided Tuner) per communicator size of a stored
+    tune, each algorithm with a counterpart predicted by our cost model in
+    place of the simulator (a unit test starts no process), with the
+    Hockney line of its pingpong, or of its 2-rank broadcast where it has
+    none; `once`: each stored launch served once at most (Replay)."""
     stored = json.loads((Path(__file__).resolve().parents[1] / "data" / "tune-replay" / name).read_text())
     if "pingpong" in stored:
         medians = {int(s): t for s, t in stored["pingpong"].items()}
@@ -197,19 +201,50 @@ def test_on_a_stored_tune_it_decides_as_the_exhaustive_search_and_measures_less(
             cfg = T.TuneConfig(collectives=stored["collectives"], sizes=stored["sizes"],
                                adaptive=search != "exhaustive", search=search,
                                sim_costs=SimCosts(alpha_s=line.alpha, beta_s=line.beta))
-            t = T.Tuner(plan(p), catalog_of(stored), cfg, Replay(stored), say=lambda *_: None)
+            t = T.Tuner(plan(p), catalog_of(stored), cfg, Replay(stored, once=once), say=lambda *_: None)
             t.reading = reading(stored, p)
             if search == "guided":
                 t.searcher.simulate = lambda coll, ours, p_, size: predict_time(
                     coll, ours, size, p_, Costs.hockney(line.alpha, line.beta))
             t.search()
             out[search] = t
-        full, guided = out["exhaustive"], out["guided"]
+        yield p, out["exhaustive"], out["guided"]
+
+
+@pytest.mark.parametrize("name", ["openmpi-4.1-p2-4.json", "openmpi-4.1-p4-18-sizes.json"])
+def test_on_a_stored_tune_it_decides_as_the_exhaustive_search_and_measures_less(name):
+    for p, full, guided in stored_tunes(name):
         assert guided.cell_counts()["measured"] < full.cell_counts()["measured"]
-        for c in stored["collectives"]:
-            for s in stored["sizes"]:
-                assert guided.decisions.winners[(c, s)] == full.decisions.winners[(c, s)], (p, c, s)
+        for c, s in full.decisions.winners:
+            assert guided.decisions.winners[(c, s)] == full.decisions.winners[(c, s)], (p, c, s)
         assert "basic_linear" in guided.searcher.unsimulated["allreduce"]
+
+
+def tuned_over_default(full, winners) -> float:
+    """The geometric mean over the cells of the chosen algorithm's median over
+    the default's, both in the exhaustive tune's measurements."""
+    m = full.measured.samples
+    logs = [math.log(m.median(c, winners[(c, s)], s) / m.median(c, DEFAULT, s)) for c, s in full.decisions.winners]
+    return math.exp(sum(logs) / len(logs))
+
+
+@pytest.mark.parametrize("name", ["mpich-4.0-p2-4.json", "openmpi-4.1-p2-4.json", "openmpi-4.1-p4-18-sizes.json"])
+def test_served_each_stored_launch_once_it_never_has_more_launches_and_keeps_the_targets(name):
+    """Served as the tune measured it (no launch twice), the guided search
+    never has more launches of a cell than the exhaustive one, agrees with
+    it on at least 95% of each communicator size's cells (the same code),
+    and its tuned/default geometric mean is within 2% of the exhaustive's."""
+    for p, full, guided in stored_tunes(name, once=True):
+        for c, cells in guided.measured.cells.items():
+            for s, n in cells:
+                got, had = (len(t.measured.samples.launches(c, n, s)) for t in (guided, full))
+                assert got <= had, (p, c, s, n)
+        winners, reps = guided.decisions.winners, guided.measured.launches_of
+        same = [same_code(reps, c, s, full.decisions.winners[(c, s)], winners[(c, s)])
+                for c, s in full.decisions.winners]
+        assert sum(same) >= 0.95 * len(same), p
+        full_gm = tuned_over_default(full, full.decisions.winners)
+        assert abs(tuned_over_default(full, winners) / full_gm - 1) <= 0.02, p
 
 
 def test_a_whole_guided_tune_says_its_search_in_the_tune_document(tmp_path):
@@ -235,3 +270,20 @@ def test_a_whole_guided_tune_says_its_search_in_the_tune_document(tmp_path):
     jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
     assert doc["search"] == "guided"
     assert doc["cells"]["measured"] < doc["cells"]["exhaustive"]
+
+
+def test_the_replay_bench_counts_every_guided_cell_once_by_kind():
+    """bench/tune_search_replay.py's account of where the guided search's
+    cells went: the default's, the simulated algorithms' and the stand-ins'
+    add up to the cells it measured; those no search steered by its
+    simulation could leave out are a part of the exhaustive grid."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from tune_search_replay import guided_cells
+
+    for p, full, guided in stored_tunes("openmpi-4.1-p2-4.json", once=True):
+        setup = SimpleNamespace(colls=list(full.measured.cells), cost_cells=set())
+        got = guided_cells(setup, full, guided)
+        assert got["default"] + got["simulated"] + got["stand_in"] == guided.cell_counts()["measured"]
+        assert got["stand_in"] > 0 and got["costs"] == 0
+        assert 0 <= got["undecidable"] <= full.cell_counts()["measured"]
+        assert set(got["learned_error"]) == set(full.measured.cells)
