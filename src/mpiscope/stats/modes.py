@@ -230,7 +230,11 @@ def mode_weights(values, *, z: float = DEFAULT_Z, min_count: int = DEFAULT_MIN_C
     """The weights of detect_modes' modes (same scale, bandwidth and basins), in
     increasing location, without describing each mode."""
     a = np.sort(np.asarray(values, dtype=np.float64).ravel())
-    a = a[np.isfinite(a)]
+    return mode_weights_sorted(a[np.isfinite(a)], z=z, min_count=min_count)
+
+
+def mode_weights_sorted(a: np.ndarray, *, z: float = DEFAULT_Z, min_count: int = DEFAULT_MIN_COUNT) -> list[float]:
+    """mode_weights of values already sorted and finite (nothing sorted again)."""
     n = len(a)
     if n == 0:
         return []

@@ -19,8 +19,8 @@ import numpy as np
 from mpiscope.common.atomic import write_text
 from mpiscope.common.jsonable import plain
 from mpiscope.common.sizes import format_size
-from mpiscope.stats.modes import mode_weights
-from mpiscope.stats.summary import summarize
+from mpiscope.stats.modes import mode_weights_sorted
+from mpiscope.stats.summary import sorted_clean, summarize_sorted
 from mpiscope.store.history_fields import QUALITY_FORMAT, QUALITY_SCHEMA_VERSION
 from mpiscope.store.layout import QUALITY_FILE
 from mpiscope.store.run import Run
@@ -63,6 +63,9 @@ class Verdict:
     median: float = math.nan  # the pooled median and its 95% CI (NaN: not stored, or no samples)
     ci_low: float = math.nan
     ci_high: float = math.nan
+    # summarize() of the samples the verdict was made from, for show's row of
+    # the series (not stored: a verdict read back has None).
+    summary: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> tuple:
@@ -116,7 +119,9 @@ class Verdict:
             d.get("start"),
             tuple(d.get("flags") or ()),
             dict(d.get("details") or {}),
-            *(_number(d.get(k)) for k in ("median", "ci_low", "ci_high")),
+            median=_number(d.get("median")),
+            ci_low=_number(d.get("ci_low")),
+            ci_high=_number(d.get("ci_high")),
         )
 
 
@@ -146,18 +151,19 @@ def _halfwidth(st) -> float:
     return 0.5 * (st["ci_high"] - st["ci_low"]) / st["median"]
 
 
-def _modes_over(values):
-    """Weights of the modes of at least BIMODAL_MIN_WEIGHT."""
-    v = np.asarray(values, dtype=np.float64)
-    if len(v) < MIN_SAMPLES:
+def _modes_over(a):
+    """Weights of the modes of at least BIMODAL_MIN_WEIGHT, of sorted values."""
+    if len(a) < MIN_SAMPLES:
         return []
-    return [w for w in mode_weights(v) if w >= BIMODAL_MIN_WEIGHT]
+    return [w for w in mode_weights_sorted(a[np.isfinite(a)]) if w >= BIMODAL_MIN_WEIGHT]
 
 
 def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_width=None):
     """The verdict of one series without the neighbour check (run_verdicts
-    adds it), and its summary. `records`: its SeriesRecords, one per launch."""
-    st = summarize(samples.values)
+    adds it), and its summary. `records`: its SeriesRecords, one per launch.
+    The values are sorted once, for the summary and the modes alike."""
+    a = sorted_clean(samples.values)
+    st = summarize_sorted(a)
     stops = list(dict.fromkeys(str(r.stop) for r in records if r.stop))
     starts = list(dict.fromkeys(str(r.start) for r in records if r.start))
     half = _halfwidth(st)
@@ -175,6 +181,7 @@ def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_wid
         median=st["median"],
         ci_low=st["ci_low"],
         ci_high=st["ci_high"],
+        summary=st,
     )
     if v.skipped:
         return v, st
@@ -188,7 +195,7 @@ def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_wid
     if v.ci_reached is False:
         flags.append("ci_not_reached")
         details["ci_not_reached"] = f"stopped by {v.stop}"
-    weights = _modes_over(samples.values)
+    weights = _modes_over(a)
     if len(weights) > 1:
         flags.append("bimodal")
         details["bimodal"] = "modes of " + ", ".join(f"{100 * w:.0f}%" for w in weights)

@@ -88,13 +88,23 @@ def median_ci(values, level: float = 0.95) -> tuple[float, float]:
     return (float(a[j - 1]), float(a[k - 1]))
 
 
+def sorted_clean(values) -> np.ndarray:
+    """The values without NaNs, sorted: what summarize_sorted takes."""
+    return np.sort(_clean(values))
+
+
 def summarize(values, level: float = 0.95) -> dict:
     """n, min, median, CI of the median, p90, p99, max (NaNs ignored).
 
     Percentiles interpolate linearly between order statistics. With no
     values every statistic is NaN and n is 0.
     """
-    a = np.sort(_clean(values))
+    return summarize_sorted(sorted_clean(values), level)
+
+
+def summarize_sorted(a: np.ndarray, level: float = 0.95) -> dict:
+    """summarize of values already sorted and without NaNs (sorted_clean):
+    order statistics are read off `a`, nothing is sorted again."""
     n = len(a)
     out = {"n": n, "ci_level": level, "ci_method": CI_METHOD}
     if n == 0:
@@ -103,10 +113,13 @@ def summarize(values, level: float = 0.95) -> dict:
         return out
     j, k, coverage = median_ci_ranks(n, level)
     p90, p99 = np.percentile(a, [90.0, 99.0])
+    half = n // 2
+    # As np.median: the middle value, or the mean of the middle two.
+    median = a[half] if n % 2 else (a[half - 1] + a[half]) / 2.0
     out.update(
         {
             "min": float(a[0]),
-            "median": float(np.median(a)),
+            "median": float(median),
             "ci_low": float(a[j - 1]),
             "ci_high": float(a[k - 1]),
             "ci_coverage": coverage,

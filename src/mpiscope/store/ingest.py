@@ -26,7 +26,7 @@ from mpiscope.common.errors import UsageError
 from mpiscope.store.rawfile import read_raw
 from mpiscope.store.recovery import recovery_error
 from mpiscope.store.run import Run
-from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, derive, rule_of
+from mpiscope.store.samples import COLUMNS, DEFAULT_WINDOW_MSGS, Coded, derive, rule_of
 from mpiscope.store.rep_key import REP_KEY_FIELDS
 from mpiscope.store.trace import write_trace
 from mpiscope.store.methods_table import entries as method_entries, write_methods
@@ -57,6 +57,7 @@ SCHEMA = pa.schema(
 _NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64, pa.bool_(): np.bool_}
 
 _DICT_COLUMNS = ("bench", "algo", "size", "launch", "rank", "role", "peer")
+_CODED = ("bench", "algo", "role")  # the string columns, as (codes, names) until written
 # Timestamps stored byte by byte (byte-stream split): their sign, exponent and
 # leading mantissa bytes repeat, which LZ4 then finds: a smaller file, written
 # faster, than plain values under Snappy.
@@ -163,7 +164,7 @@ class _Columns:
 
     def __init__(self):
         self.blocks = []  # (sort_key, series_key, block, clock model, {column: value})
-        self.dicts = {"bench": {}, "algo": {}, "role": {}}
+        self.dicts = {name: {} for name in _CODED}
 
     def _code(self, name, value):
         return self.dicts[name].setdefault(value, len(self.dicts[name]))
@@ -419,14 +420,9 @@ def _count_invalid(arrays, series, series_rows):
     """Fill each series entry's `invalid` with its number of invalid samples;
     returns the samples of each, {(bench, algo, size, launch): Samples}."""
     derived = {}
-    # Strings as fixed-width numpy ones: the rules compare them whole columns
-    # at a time, which object arrays would do value by value.
-    names = {name: np.array(value[1], dtype=str) for name, value in arrays.items() if isinstance(value, tuple)}
     for key, rows in series_rows.items():
-        cols = {}
-        for name in COLUMNS:
-            value = arrays[name]
-            cols[name] = names[name][value[0][rows]] if name in names else value[rows]
+        # Strings stay codes: the rules compare a whole column with a name at a time.
+        cols = {name: Coded(*arrays[name])[rows] if name in _CODED else arrays[name][rows] for name in COLUMNS}
         entry = series[key]
         wm = entry.get("window_msgs") or DEFAULT_WINDOW_MSGS
         rule, timed_role = rule_of(entry.get("rule"), entry.get("timed_role"), key[0], key[1])

@@ -33,6 +33,9 @@ BANDWIDTH_RULES = frozenset({"bandwidth", "bidirectional_bandwidth"})
 _LOCAL_RULES = frozenset({"half_round_trip", "duration", "loop_half_round_trip", "per_message"} | BANDWIDTH_RULES)
 RULES = frozenset({SLOWEST_RANK, ONE_WAY, PAIR_EXCHANGE} | _LOCAL_RULES)
 DEFAULT_WINDOW_MSGS = 64
+# Rules whose sample is one timed span as it is (no scaling): taking the timer
+# interval off each span takes it off each value, to the last bit.
+SHIFTED_BY_TIMER = frozenset({SLOWEST_RANK, ONE_WAY, PAIR_EXCHANGE, "duration"})
 
 # Columns the derivations read.
 COLUMNS = (
@@ -368,26 +371,89 @@ def table_context(table: pa.Table) -> dict:
     return json.loads(raw) if raw else {}
 
 
+def _single(column):
+    """One array of a column (chunks combined)."""
+    if isinstance(column, pa.ChunkedArray):
+        return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    return column
+
+
+def _codes_of(column):
+    """(codes, names) of a dictionary column whose names are distinct and
+    values never null, else None: equal values then have equal codes."""
+    arr = _single(column)
+    if not pa.types.is_dictionary(arr.type) or arr.null_count:
+        return None
+    names = arr.dictionary.to_pylist()
+    if len(set(names)) != len(names):
+        return None
+    return numpy_of(arr.indices), names
+
+
 def _changes(column) -> np.ndarray:
     """Rows whose value differs from the row before (a null counts as a change).
 
     Neighbours are compared in place: cheaper than hashing every value, and
     a series' rows come in long runs of equal values (one per rank and launch).
+    Dictionary and numeric columns compare their codes or values in numpy.
     """
     if len(column) < 2:
         return np.array([], dtype=np.int64)
-    differs = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, len(column) - 1)), True)
+    arr = _single(column)
+    coded = _codes_of(arr)
+    if coded is not None or (not arr.null_count and arr.type in _NUMERIC):
+        values = coded[0] if coded is not None else numpy_of(arr)
+        return np.flatnonzero(values[1:] != values[:-1]) + 1
+    differs = pc.fill_null(pc.not_equal(arr.slice(1), arr.slice(0, len(arr) - 1)), True)
     return np.flatnonzero(numpy_of(differs)) + 1
 
 
-def _strings(arr):
-    """A string column as a numpy string array, converting each run of equal values once."""
-    if len(arr) == 0:
-        return np.array([], dtype=str)
-    starts = np.concatenate([[0], _changes(arr)])
-    # Fixed-width strings, which the rules compare a whole column at a time.
-    names = np.array(arr.take(starts).to_pylist(), dtype=str)
-    return np.repeat(names, np.diff(np.append(starts, len(arr))))
+_NUMERIC = (pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.float64())
+
+
+class Coded:
+    """A string column as codes into its names: compared with a name a
+    whole column at a time on the codes (4 bytes a row, no string per row),
+    sliced like a numpy array."""
+
+    __slots__ = ("codes", "names")
+
+    def __init__(self, codes, names):
+        self.codes, self.names = codes, list(names)
+
+    def __len__(self):
+        return len(self.codes)
+
+    def __getitem__(self, rows):
+        return Coded(self.codes[rows], self.names)
+
+    def __eq__(self, name):  # type: ignore[override]
+        found = [i for i, n in enumerate(self.names) if n == name]
+        if len(found) == 1:
+            return self.codes == found[0]
+        return np.isin(self.codes, found)
+
+    def __ne__(self, name):  # type: ignore[override]
+        return ~(self == name)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def strings(self) -> np.ndarray:
+        """The values as numpy strings."""
+        return np.array(self.names, dtype=str)[self.codes]
+
+
+def _coded(column) -> Coded:
+    """A string column as Coded: a dictionary column's own codes, else each
+    run of equal values converted once."""
+    coded = _codes_of(column)
+    if coded is not None:
+        return Coded(*coded)
+    if len(column) == 0:
+        return Coded(np.array([], dtype=np.int32), [])
+    starts = np.concatenate([[0], _changes(column)])
+    names, codes = np.unique(np.array(column.take(starts).to_pylist(), dtype=str), return_inverse=True)
+    return Coded(np.repeat(codes.astype(np.int32), np.diff(np.append(starts, len(column)))), names.tolist())
 
 
 def _columns(table):
@@ -395,7 +461,7 @@ def _columns(table):
     for name in COLUMNS:
         arr = table[name]
         if name == "role":
-            cols[name] = _strings(arr)
+            cols[name] = _coded(arr)
         else:
             cols[name] = numpy_of(arr)
     return cols

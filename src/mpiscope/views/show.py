@@ -16,7 +16,7 @@ from mpiscope.stats import quality
 from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.store.run import Run
-from mpiscope.store.samples import timer_interval
+from mpiscope.store.samples import SHIFTED_BY_TIMER, timer_interval
 from mpiscope.store.series import all_series_samples
 from mpiscope.views import show_text
 from mpiscope.views.show_text import STAT_KEYS, describe, format_show  # noqa: F401 - read from here by callers
@@ -39,18 +39,18 @@ def show_rows(run_dir) -> list[dict]:
 def rows_of(table, run: Run, series, verdicts) -> list[dict]:
     """show_rows from what is already at hand: the samples table, its series
     (series.all_series_samples) and their verdicts (`run` has them in memory
-    from storing the run, so it need not read the run back)."""
+    from storing the run, so it need not read the run back). A verdict made
+    now carries its series' summary, which is used as it is."""
     rows = []
-    # The same samples with the timer interval taken off each timed span.
     interval = timer_interval(run)
-    removed = all_series_samples(table, run, remove_timer=True) if interval else None
-    for i, ((bench, algo, size, s), v) in enumerate(zip(series, verdicts)):
-        st = summarize(s.values)
+    removed = _timer_removed_medians(table, run, series, interval) if interval else {}
+    for (bench, algo, size, s), v in zip(series, verdicts):
+        st = v.summary if v.summary is not None and v.summary["n"] == len(s) else summarize(s.values)
         records = run.entries(bench, size, algo)
         row = {"bench": bench, "algo": algo, "size": size, "unit": s.unit, "n": st["n"], "invalid": s.n_invalid}
         row.update({k: st[k] for k in STAT_KEYS})
         row["ci_level"] = st["ci_level"]
-        row["median_timer_removed"] = float(np.median(removed[i][3].values)) if removed and len(removed[i][3]) else None
+        row["median_timer_removed"] = removed.get((bench, algo, size))
         row["timer_interval_s"] = interval or None
         row["stop"] = v.stop
         row["launches"] = len({x.launch for x in records})
@@ -58,6 +58,25 @@ def rows_of(table, run: Run, series, verdicts) -> list[dict]:
         row["quality"] = {k: d[k] for k in QUALITY_KEYS}
         rows.append(row)
     return rows
+
+
+def _timer_removed_medians(table, run: Run, series, interval) -> dict:
+    """{(bench, algo, size): median of its samples with the timer interval taken
+    off each timed span} (a series without samples is left out). Where a rule's
+    values are spans themselves that is each value less the interval, exactly as
+    deriving them again gives; the other series are derived again."""
+    out, again = {}, set()
+    for bench, algo, size, s in series:
+        if s.rule in SHIFTED_BY_TIMER:
+            if len(s):
+                out[(bench, algo, size)] = float(np.median(s.values - interval))
+        else:
+            again.add((bench, algo, size))
+    if again:
+        for bench, algo, size, s in all_series_samples(table, run, again, remove_timer=True):
+            if len(s):
+                out[(bench, algo, size)] = float(np.median(s.values))
+    return out
 
 
 def verdicts(rows) -> list[quality.Verdict]:
