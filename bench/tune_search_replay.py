@@ -406,8 +406,9 @@ def tables_of(got: dict, show=benchjson.show) -> list:
 
 def tables(got: dict, show=benchjson.show) -> list:
     """One replay's tables (bench/tune_fe.py prints them): the searches
-    compared, then the adaptive search's details."""
-    return [comparison([got], show)] + tables_of(got, show)
+    compared, where the guided search's cells went, then the adaptive
+    search's details."""
+    return [comparison([got], show)] + ([where_guided([got], show)] if got.get("guided") else []) + tables_of(got, show)
 
 
 def same_check(doc, runs) -> dict:
