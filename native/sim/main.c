@@ -5,8 +5,7 @@
  *   mpiscope-sim schedule --bench B --algo A -p P --size S [--segment N]
  *                         [--format goal|bin] [--gamma s/B] [-o FILE]
  *   mpiscope-sim run (--schedule FILE|- | --bench B --algo A -p P --size S [--symmetric])
- *                    [cost options] [--dist FILE [--dist-exchange FILE]] [--exchange FILE]
- *                    [--skew FILE] [--replicates K]
+ *                    [cost options] [--dist FILE] [--exchange FILE] [--skew FILE] [--replicates K]
  *                    [--seed N] [--trace FILE] [--critical-path N] [--per-rank]
  *   mpiscope-sim probe --bench B --algo A -p P --size S   (operations per rank, symmetry)
  *
@@ -125,7 +124,7 @@ static FILE *open_out(const char *path)
 
 enum { O_BENCH = 256, O_ALGO, O_SIZE, O_SEGMENT, O_FORMAT, O_GAMMA, O_SCHEDULE, O_L, O_OS, O_OR, O_BIG_O, O_G,
        O_BIG_G, O_S, O_AS, O_BS, O_AR, O_BR, O_DIST, O_SKEW, O_RPH, O_HPS, O_UPLINK, O_REPS, O_SEED, O_TRACE,
-       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM, O_FAIR, O_SFIRST, O_BURST, O_EXCHANGE, O_DIST_EXCHANGE };
+       O_CRIT, O_PER_RANK, O_MAX_OPS, O_SYM, O_FAIR, O_SFIRST, O_BURST, O_EXCHANGE };
 
 static const struct option LONG[] = {
     {"bench", 1, 0, O_BENCH}, {"algo", 1, 0, O_ALGO}, {"np", 1, 0, 'p'}, {"size", 1, 0, O_SIZE},
@@ -137,10 +136,10 @@ static const struct option LONG[] = {
     {"uplink-G", 1, 0, O_UPLINK}, {"replicates", 1, 0, O_REPS}, {"seed", 1, 0, O_SEED}, {"trace", 1, 0, O_TRACE},
     {"critical-path", 1, 0, O_CRIT}, {"per-rank", 0, 0, O_PER_RANK}, {"max-ops", 1, 0, O_MAX_OPS}, {"symmetric", 0, 0, O_SYM},
     {"fair", 0, 0, O_FAIR}, {"S-first", 1, 0, O_SFIRST}, {"burst", 1, 0, O_BURST},
-    {"exchange", 1, 0, O_EXCHANGE}, {"dist-exchange", 1, 0, O_DIST_EXCHANGE}, {0, 0, 0, 0}};
+    {"exchange", 1, 0, O_EXCHANGE}, {0, 0, 0, 0}};
 
 typedef struct {
-    const char *bench, *algo, *format, *out, *schedule, *dist, *dist_exchange, *exchange, *skew, *trace;
+    const char *bench, *algo, *format, *out, *schedule, *dist, *exchange, *skew, *trace;
     long p, size, segment, reps, crit, max_ops;
     uint64_t seed;
     int per_rank, symmetric, fair;
@@ -179,7 +178,6 @@ static void parse(int argc, char **argv, args *a)
         case O_BR: a->c.beta_r = number("--beta-r", v); break;
         case O_DIST: a->dist = v; break;
         case O_EXCHANGE: a->exchange = v; break;
-        case O_DIST_EXCHANGE: a->dist_exchange = v; break;
         case O_SKEW: a->skew = v; break;
         case O_RPH: a->topo.ranks_per_host = (long)number("--ranks-per-host", v); break;
         case O_HPS: a->topo.hosts_per_switch = (long)number("--hosts-per-switch", v); break;
@@ -284,8 +282,6 @@ static int cmd_run(const args *a)
     sim_opts o = {.c = a->c, .topo = a->topo, .fair = a->fair, .keep_times = a->trace || a->crit > 0};
     if (a->dist) o.dist = read_dist(a->dist);
     if (a->exchange) o.exchange = read_exchange(a->exchange);
-    if (a->dist_exchange && !a->dist) die(2, "%s", "--dist-exchange draws exchange messages beside --dist: give --dist too");
-    if (a->dist_exchange) o.dist_exchange = read_dist(a->dist_exchange);
     if (a->fair && a->c.S_first > 0) die(2, "%s", "--S-first takes channels that send one message after the other: not with --fair");
     if (a->c.burst > 0 && (a->fair || a->dist || !(a->c.G > 0)))
         die(2, "%s", "--burst needs --G, and decides each message's time on the wire: not with --dist or --fair");

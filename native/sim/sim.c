@@ -103,11 +103,10 @@ static double uniform(state *st) /* xoshiro256**, in [0, 1) */
     return (double)(r >> 11) * 0x1.0p-53;
 }
 
-/* A message's time drawn from the measured quantiles: an exchange
- * message's from the exchange's (--dist-exchange) where given. */
-static double draw(state *st, const sim_op *op, double m)
+/* A message's time drawn from the measured quantiles. */
+static double draw(state *st, double m)
 {
-    const sim_dist *d = st->o->dist_exchange && (op->flags & SIM_EXCHANGE) ? st->o->dist_exchange : st->o->dist;
+    const sim_dist *d = st->o->dist;
     double u = uniform(st) * (d->nq - 1);
     int j = (int)u;
     if (j >= d->nq - 1) j = d->nq - 2;
@@ -393,7 +392,7 @@ static double transmit(state *st, uint32_t s, double t, double *left, double m, 
     double start = maxd(t, rk->tx);
     double dx = last ? exchange_shift(st, op, op->value) : 0;
     if (st->fs) {
-        double whole = st->o->dist ? draw(st, op, m) : c->alpha_s + c->beta_s * m + c->G * m, wire = whole;
+        double whole = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m, wire = whole;
         if (st->o->dist && c->G > 0) wire = whole < c->G * m ? whole : c->G * m;
         if (dx != 0) whole = maxd(0, whole + c->L + dx) - c->L, wire = wire < whole ? wire : maxd(0, whole);
         if (st->wire) st->wire[s] = wire;
@@ -414,14 +413,14 @@ static double transmit(state *st, uint32_t s, double t, double *left, double m, 
          * its bytes' time on the wire (G·m) keeps the send channel busy,
          * the rest is latency, so a rank's next message follows the bytes
          * of this one instead of waiting out its whole time. */
-        double whole = maxd(0, draw(st, op, m) + dx), wire = c->G * m;
+        double whole = maxd(0, draw(st, m) + dx), wire = c->G * m;
         double busy = whole < wire ? whole : wire;
         if (st->wire) st->wire[s] = busy; /* its receiver's link carries it as long */
         rk->tx = start + maxd(c->g, busy);
         *left = start + busy;
         return start + whole + c->L;
     }
-    double busy = st->o->dist ? draw(st, op, m) : c->alpha_s + c->beta_s * m + c->G * m;
+    double busy = st->o->dist ? draw(st, m) : c->alpha_s + c->beta_s * m + c->G * m;
     return shifted(st, rk, start, busy, c->L, dx, left);
 }
 

@@ -90,7 +90,6 @@ void sim_huge_free(void *p, size_t bytes);
 typedef struct sim_opts {
     sim_costs c;
     const sim_dist *dist;  /* NULL: costs only */
-    const sim_dist *dist_exchange; /* NULL, or an exchange message's times (SIM_EXCHANGE), with dist */
     const sim_dist *exchange; /* NULL, or per size (nq 1) an exchange message's one-way time less a lone one's */
     const double *skew;    /* per-rank start (nranks values), or NULL */
     const double *skew_pool; long nskew_pool; /* or drawn per rank from these */

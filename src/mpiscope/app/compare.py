@@ -225,7 +225,7 @@ class WhatIfInputs:
 def whatif_of(w: WhatIfInputs) -> dict:
     """The what-if (app/scale.py) with costs from the Hockney fit of the
     run's p2p benchmark and every message's time drawn from its distributions
-    (with pingpong, an exchange's from the run's ring where measured);
+    (with pingpong, an exchange's shifted by the run's ring where measured);
     one that fails is said, never loses the measurement."""
     try:
         from mpiscope.app.scale import whatif

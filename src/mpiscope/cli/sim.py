@@ -335,8 +335,8 @@ def _cost_options(p, from_run=True):
         "--no-exchange",
         action="store_true",
         help="charge every message as pingpong's lone one; by default, where --from-run has ring too, a message "
-        "whose sender receives from the same peer at once (an exchange) is drawn from the ring's times (--sample) "
-        "or costs the ring's time less the pingpong's more",
+        "whose sender receives from the same peer at once (an exchange) costs the ring's time less the pingpong's "
+        "more (each size's floor: its 10th percentile)",
     )
     g.add_argument(
         "--sample",

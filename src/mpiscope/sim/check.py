@@ -137,7 +137,7 @@ def check_run(run_dir, costs: SimCosts, extras: Extras, bench=None) -> SimCheck:
         p,
         costs,
         extras.dist is not None,
-        exchange=extras.exchange is not None or extras.dist_exchange is not None,
+        exchange=extras.exchange is not None,
     )
     for b, a, size, smp in series:
         ans = algorithm(b, a, p, int(size), costs, extras)

@@ -8,7 +8,7 @@ repetition).
 The benchmark is `pingpong` (one message at a time between two ranks) or
 `ring` (every rank sends to its right neighbour while it receives from its
 left: one message per rank under the load of all the others, as in the
-steps of most collective algorithms). With both, the ring's time less the
+steps of most collective algorithms). With both, the ring's floor less the
 pingpong's is what a message with one the other way at once costs more than
 one alone (an exchange: at 2 ranks the ring is one)."""
 
@@ -125,25 +125,25 @@ def shaped_link_costs(run_dir, latency_p2p="pingpong") -> SimCosts:
 
 
 def exchange_shift(run_dir) -> tuple[np.ndarray, np.ndarray] | None:
-    """(sizes, seconds): per size measured by both, the ring's median less
-    the pingpong's, what the simulator adds to an exchange message's time
-    (one whose sender receives from its peer at once); None without both."""
-    pingpong = dict(_medians(run_dir, "pingpong"))
-    both = [(size, t - pingpong[size]) for size, t in _medians(run_dir, "ring") if size in pingpong]
+    """(sizes, seconds): per size measured by both, the ring's floor less
+    the pingpong's (sim/link_line.py: stalls that hit some repetitions do
+    not move it), what the simulator adds to an exchange message's time (one
+    whose sender receives from its peer at once); None without both."""
+    pingpong = dict(_p2p_series(run_dir, "pingpong"))
+    both = [
+        (size, floor_time(t) - floor_time(pingpong[size]))
+        for size, t in _p2p_series(run_dir, "ring")
+        if size in pingpong
+    ]
     if not both:
         return None
     return np.array([s for s, _ in both], dtype=float), np.array([d for _, d in both])
 
 
 def with_exchange(extras, run_dir):
-    """`extras` (sim.simulate.Extras) with the run's exchange where it
-    measured ring beside pingpong: drawn costs draw an exchange message from
-    the ring's distributions, others add the ring's time less the pingpong's."""
-    shift = exchange_shift(run_dir)
-    if shift is not None and extras.dist is not None:
-        extras.dist_exchange = p2p_quantiles(run_dir, "ring")
-    elif shift is not None:
-        extras.exchange = shift
+    """`extras` (sim.simulate.Extras) with the run's exchange shift where it
+    measured ring beside pingpong."""
+    extras.exchange = exchange_shift(run_dir)
     return extras
 
 

@@ -48,7 +48,6 @@ class Extras:
 
     dist: tuple | None = None  # (sizes, quantiles) to draw message times from
     exchange: tuple | None = None  # (sizes, seconds) an exchange message costs more than one alone
-    dist_exchange: tuple | None = None  # with dist: (sizes, quantiles) an exchange message's time is drawn from
     skew: np.ndarray | None = None  # per-rank starts, or a pool to draw them from
     topology: Topology | None = None
     replicates: int = 1
@@ -91,8 +90,6 @@ def run_argv(argv, costs: SimCosts, extras: Extras, more=()) -> dict:
         args = list(argv) + costs.argv() + ["--replicates", extras.replicates, "--seed", extras.seed]
         if extras.dist is not None:
             args += ["--dist", write_dist(Path(tmp) / "dist.txt", *extras.dist)]
-        if extras.dist_exchange is not None:
-            args += ["--dist-exchange", write_dist(Path(tmp) / "dist-exchange.txt", *extras.dist_exchange)]
         if extras.exchange is not None:
             args += ["--exchange", write_exchange(Path(tmp) / "exchange.txt", *extras.exchange)]
         if extras.skew is not None:
