@@ -63,9 +63,10 @@ double stop_target(double ci_width, int cross_rank, double clock_err_s, double m
  * `done` with half-width `hw`: it shrinks about as 1/sqrt(n). */
 double stop_needed_reps(double ci_width, long done, double hw);
 /* The shortest batch between two checks of the rule, in seconds: a check
- * (gathering the batch's records, one pass over the samples, a broadcast)
- * costs tens of microseconds, a few percent of it. */
-#define STOP_BATCH_MIN_S 5e-4
+ * (gathering the batch's records, one pass over the samples, a broadcast,
+ * a new window schedule's lead) costs tens of microseconds, a few percent
+ * of it. */
+#define STOP_BATCH_MIN_S 1e-3
 /* Repetitions of the next batch after `done` with half-width `hw` against
  * the target `ci_width`, each taking `per_rep_s`: half of what the CI
  * projects is still needed, so the rule is checked more often as the target

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     check(stop_next_batch(0.02, 100, 0.03, 1e-3) == 62, "half of what the interval still needs");
     check(stop_next_batch(0.02, 100, 0.2, 1e-3) == 100, "batches at most double");
     check(stop_next_batch(0.02, 3200, 0.0201, 1e-3) == 100, "near the target: a 32nd of what was done");
-    check(stop_next_batch(0.02, 1000, 0.0201, 1e-6) == 500, "and no shorter than STOP_BATCH_MIN_S (500 µs)");
+    check(stop_next_batch(0.02, 2000, 0.0201, 1e-6) == 1000, "and no shorter than STOP_BATCH_MIN_S (1 ms)");
     check(stop_next_batch(0.02, 10, 0.0201, 1e-3) == 1, "at least one repetition");
     check(stop_next_batch(0.02, 10, INFINITY, 1e-3) == 5 && stop_next_batch(0.0, 100, 0.1, 1e-3) == 50,
           "no interval yet or no target: half of what was done");
