@@ -238,14 +238,15 @@ def guided_cells(setup: Setup, full, g) -> dict:
     """Where the guided search `g`'s cells went: the default's, those of
     algorithms with a simulated counterpart and of the stand-ins (without
     one), and the costs' cells it did not measure itself; `undecidable`:
-    the cells no search steered by this simulation could leave out (at
-    each size, every algorithm whose exhaustive median lies within
-    SETTLE_Z learned errors of a comparison of two predictions of the bar
-    a verdict needs, the default's median less the margin; and the
-    default there), with the learned error per collective at the end."""
+    the cells its simulation, as accurate as it learned to be, cannot place
+    on either side of the bar a verdict needs (at each size, every
+    algorithm whose exhaustive median lies within SETTLE_Z learned errors
+    of a comparison of two predictions of the default's median less the
+    margin; and the default there), `left_out` those of them it did not
+    measure; the learned error per collective at the end."""
     sg = g.searcher
     kinds = {"default": 0, "simulated": 0, "stand_in": 0}
-    undecidable, errors = 0, {}
+    undecidable, left, errors = 0, 0, {}
     for c in setup.colls:
         for s, n in g.measured.cells[c] - g.measured.inferred[c]:
             kinds["default" if n == DEFAULT else "stand_in" if n in sg.unsimulated[c] else "simulated"] += 1
@@ -257,8 +258,9 @@ def guided_cells(setup: Setup, full, g) -> dict:
                     and abs(math.log(full.measured.samples.median(c, n, s) / d) + bar)
                     < SETTLE_Z * err * math.sqrt(2)]
             undecidable += len(near) + bool(near)
+            left += sum((s, n) not in g.measured.cells[c] for n in near + [DEFAULT] * bool(near))
     charged = sum((s, n) not in g.measured.cells[c] for c, s, n in setup.cost_cells if c in g.measured.cells)
-    return {**kinds, "costs": charged, "undecidable": undecidable, "learned_error": errors}
+    return {**kinds, "costs": charged, "undecidable": undecidable, "left_out": left, "learned_error": errors}
 
 
 def replay_setup(setup: Setup, repeat: int = 3) -> dict:
@@ -353,20 +355,21 @@ def where_guided(gots: list, show=benchjson.show) -> dict:
         if x:
             rows.append([f"{g['library']} {g['version']} p={g['p']}, {g['sizes']} sizes", x["default"],
                          x["simulated"], x["stand_in"], x["costs"], g["guided"]["measured"], x["undecidable"],
-                         g["exhaustive"], 100 * x["undecidable"] / g["exhaustive"],
+                         x["left_out"], g["exhaustive"], 100 * x["undecidable"] / g["exhaustive"],
                          " ".join(f"{c} {e:.2f}" for c, e in x["learned_error"].items())])
     if len(rows) > 1:
-        rows.append(["all"] + [sum(r[i] for r in rows) for i in range(1, 8)]
-                    + [100 * sum(r[6] for r in rows) / sum(r[7] for r in rows), ""])
+        rows.append(["all"] + [sum(r[i] for r in rows) for i in range(1, 9)]
+                    + [100 * sum(r[6] for r in rows) / sum(r[8] for r in rows), ""])
     return show("guided: where the cells went, and the cells its simulation cannot settle",
                 ["tune", "default", "algorithms simulated", "stand-ins (no counterpart)", "costs' cells",
-                 "measured", "cannot be settled", "of the exhaustive", "cannot be settled %",
-                 "learned error of a comparison (log)"], rows,
+                 "measured", "cannot be settled", "of those left out", "of the exhaustive",
+                 "cannot be settled %", "learned error of a comparison (log)"], rows,
                 ["cannot be settled: at each size, every algorithm whose exhaustive median is within "
                  f"{SETTLE_Z:g} learned errors of a comparison of two predictions (sqrt 2 times the collective's "
                  "learned error at the search's end) of the bar a verdict needs (the default's median less "
-                 "the margin), and the default there: no search steered by a simulation that accurate "
-                 "leaves them out"])
+                 "the margin), and the default there: the simulation cannot say on which side of the bar "
+                 "they fall, so a search steered by it alone cannot leave them out without risking their "
+                 "decisions"])
 
 
 def tables_of(got: dict, show=benchjson.show) -> list:
