@@ -102,7 +102,10 @@ def _pingpong(cluster, args, root: Path) -> Path:
     print("$", " ".join(cmd[2:]), flush=True)
     if subprocess.run(cmd).returncode != 0:
         sys.exit("the pingpong run failed, its messages above")
-    return next(d for d in root.iterdir() if (d / "context.json").exists())
+    run = next(d for d in root.iterdir() if (d / "context.json").exists())
+    if KEEP:  # with it, bench/tune_search_replay.py DIR/<cluster>-full --pingpong replays the guided search
+        shutil.copytree(run, Path(KEEP) / f"{cluster}-pingpong", dirs_exist_ok=True)
+    return run
 
 
 def summary(doc):
@@ -340,7 +343,8 @@ def main():
     ap.add_argument("--search", choices=("adaptive", "guided"), default="adaptive",
                     help="adaptive: the tune's search against the exhaustive one (default); guided: "
                          "--search guided, its costs from a pingpong run on the cluster first")
-    ap.add_argument("--keep", metavar="DIR", help="copy every tune's output directory into DIR")
+    ap.add_argument("--keep", metavar="DIR", help="copy every tune's output directory (and the guided "
+                    "search's pingpong run) into DIR")
     args = benchjson.parse(ap)
     if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", args.layout):
         ap.error(f"--layout: hosts x slots, e.g. 8x1 or 4x2, got '{args.layout}'")
