@@ -215,9 +215,16 @@ def stage_summary(run_dir):
 STAGES = {"ingest": stage_ingest, "summary": stage_summary}
 
 
+def _cpu():
+    """CPU seconds this process has used, all its threads (user and system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _child(name, run_dir, profile, conn):
-    """Runs one stage; sends (seconds, peak RSS bytes, note, profile text)."""
+    """Runs one stage; sends (seconds, peak RSS bytes, note, profile text, CPU seconds)."""
     prof = cProfile.Profile() if profile else None
+    cpu0 = _cpu()
     t0 = time.perf_counter()
     if prof:
         prof.enable()
@@ -225,13 +232,14 @@ def _child(name, run_dir, profile, conn):
     if prof:
         prof.disable()
     seconds = time.perf_counter() - t0
+    cpu = _cpu() - cpu0
     text = ""
     if prof:
         out = io.StringIO()
         pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(25)
         text = out.getvalue()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # Linux: KiB
-    conn.send((seconds, peak, note, text))
+    conn.send((seconds, peak, note, text, cpu))
     conn.close()
 
 
@@ -261,22 +269,25 @@ def _span(values):
 
 def report(samples, trials, gen_seconds):
     """The two tables (stages, verdict), printed; and whether the target is met.
-    `trials`: [{stage: (seconds, peak RSS, note, profile)}], one per trial."""
+    `trials`: [{stage: (seconds, peak RSS, note, profile, CPU seconds)}], one per trial."""
     gib = 2.0 ** 30
-    rows = [["generate", gen_seconds, round(samples / gen_seconds), None, "", "(not part of the target)"]]
+    rows = [["generate", gen_seconds, None, round(samples / gen_seconds), None, "", "(not part of the target)"]]
     for name in STAGES:
         secs = [t[name][0] for t in trials]
         sec = statistics.median(secs)
-        rows.append([name, sec, round(samples / sec), max(t[name][1] for t in trials) / gib, _span(secs),
+        cpu = statistics.median(t[name][4] for t in trials)
+        rows.append([name, sec, cpu, round(samples / sec), max(t[name][1] for t in trials) / gib, _span(secs),
                      trials[-1][name][2]])
     totals = [sum(t[name][0] for name in STAGES) for t in trials]
     total = statistics.median(totals)
-    rows.append(["ingest + summary", total, round(samples / total),
+    cpu = statistics.median(sum(t[name][4] for name in STAGES) for t in trials)
+    rows.append(["ingest + summary", total, cpu, round(samples / total),
                  max(t[name][1] for t in trials for name in STAGES) / gib, _span(totals), ""])
     stages = benchjson.show(f"{samples:,} samples ({NRANKS} ranks, {LAUNCHES} launches, "
                             f"{len(BENCHES)} benchmarks x {len(SIZES)} sizes), median of {len(trials)} "
                             f"trial{'s' if len(trials) > 1 else ''}",
-                            ["stage", "seconds", "samples/s", "peak RSS GiB", "trials s", "note"], rows)
+                            ["stage", "seconds", "CPU s", "samples/s", "peak RSS GiB", "trials s", "note"], rows,
+                            ["CPU s: user and system time of the stage's process, all its threads"])
     scaled = total * TARGET_SAMPLES / samples
     met = scaled <= TARGET_SECONDS
     verdict = benchjson.show(
@@ -322,7 +333,7 @@ def main():
             (run_dir / "context.json").write_text(json.dumps(context_for(reps)))
             trials = [{name: run_stage(name, run_dir, args.profile, progress) for name in STAGES}
                       for _ in range(args.trials)]
-        for name, (*_, text) in trials[-1].items():
+        for name, (*_, text, _cpu_s) in trials[-1].items():
             if text:
                 console.print(f"[bold]profile: {name}[/bold]")
                 console.print(text, markup=False, highlight=False)
@@ -332,6 +343,7 @@ def main():
                      "trials": args.trials,
                      "stages": {name: {"seconds": statistics.median(t[name][0] for t in trials),
                                        "trial_seconds": [t[name][0] for t in trials],
+                                       "trial_cpu_seconds": [t[name][4] for t in trials],
                                        "peak_rss_bytes": max(t[name][1] for t in trials),
                                        "note": trials[-1][name][2]}
                                 for name in STAGES},

@@ -139,16 +139,27 @@ def _clock_model(rank, sync_blocks):
     return {k: float(v) for k, v in values.items()}, meta
 
 
+# Elements converted per pass: the four passes over them stay in the CPU's cache.
+_CHUNK = 1 << 16
+
+
 def _to_global(local, model, out):
     """Fills `out` with the global times of `local`, in place: no temporary
     column per block."""
     if model is None:
         out[:] = np.nan
         return
-    np.subtract(local, model["ref_s"], out=out)
-    out *= model["drift"]
-    out += model["offset_s"]
-    np.subtract(local, out, out=out)
+    if not (model["offset_s"] or model["drift"] or model["ref_s"]):
+        # The reference's own clock: the formula gives each time back (and NaN for an infinite one).
+        np.copyto(out, local)
+        out[np.isinf(local)] = np.nan
+        return
+    for i in range(0, len(local), _CHUNK):
+        part, o = local[i : i + _CHUNK], out[i : i + _CHUNK]
+        np.subtract(part, model["ref_s"], out=o)
+        o *= model["drift"]
+        o += model["offset_s"]
+        np.subtract(part, o, out=o)
 
 
 class _Columns:
@@ -183,23 +194,32 @@ class _Columns:
             field.name: np.empty(total, dtype=np.int32 if field.name in self.dicts else _NUMPY[field.type])
             for field in SCHEMA
         }
-        slices, pos = {}, 0
+        slices, places, pos = {}, [], 0
         for _, series_key, block, model, consts in blocks:
-            rows = slice(pos, pos + block.nrows)
-            for name, value in consts.items():
-                out[name][rows] = value
-            out["rep"][rows] = np.arange(block.nrows)
-            for name in ("t_start", "t_end", "t_sched"):
-                local = getattr(block, name)
-                out[name + "_local"][rows] = local
-                _to_global(local, model, out[name][rows])
-            out["valid"][rows] = block.valid
+            places.append((slice(pos, pos + block.nrows), block, model, consts))
             start = slices[series_key].start if series_key in slices else pos
             slices[series_key] = slice(start, pos + block.nrows)
             pos += block.nrows
+        ramp = np.arange(max((b[2].nrows for b in blocks), default=0), dtype=np.int32)
+        # Two threads fill disjoint rows: numpy lets go of the GIL while it copies and computes.
+        with ThreadPoolExecutor(2) as pool:
+            for _ in pool.map(lambda place: _fill(out, ramp, *place), places):
+                pass
         for name, codes in self.dicts.items():
             out[name] = (out[name], list(codes))
         return out, slices
+
+
+def _fill(out, ramp, rows, block, model, consts):
+    """Fills a block's rows of every column."""
+    for name, value in consts.items():
+        out[name][rows] = value
+    out["rep"][rows] = ramp[: block.nrows]
+    for name in ("t_start", "t_end", "t_sched"):
+        local = getattr(block, name)
+        out[name + "_local"][rows] = local
+        _to_global(local, model, out[name][rows])
+    out["valid"][rows] = block.valid
 
 
 def _to_table(arrays):
