@@ -58,6 +58,7 @@ _NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64, 
 
 _DICT_COLUMNS = ("bench", "algo", "size", "launch", "rank", "role", "peer")
 _CODED = ("bench", "algo", "role")  # the string columns, as (codes, names) until written
+_NO_ROWS = {f.name: (np.empty(0, np.int32), []) if f.name in _CODED else np.empty(0, _NUMPY[f.type]) for f in SCHEMA}
 # Timestamps stored byte by byte (byte-stream split): their sign, exponent and
 # leading mantissa bytes repeat, which LZ4 then finds: a smaller file, written
 # faster, than plain values under Snappy.
@@ -185,8 +186,9 @@ class _Columns:
         consts.update(ints)
         self.blocks.append((sort_key, series_key, block, model, consts))
 
-    def arrays(self):
-        """(columns, {series_key: slice of its rows}); strings as (codes, names)."""
+    def fill(self, pool):
+        """Allocates every column and fills its blocks in `pool`: (columns,
+        {series_key: slice of its rows}, _Filled); strings as (codes, names)."""
         # Taken out of self: once copied, the raw files' buffers can be freed.
         blocks, self.blocks = sorted(self.blocks, key=lambda b: b[0]), []
         total = sum(b[2].nrows for b in blocks)
@@ -194,20 +196,37 @@ class _Columns:
             field.name: np.empty(total, dtype=np.int32 if field.name in self.dicts else _NUMPY[field.type])
             for field in SCHEMA
         }
-        slices, places, pos = {}, [], 0
+        slices, pos = {}, 0
+        ramp = np.arange(max((b[2].nrows for b in blocks), default=0), dtype=np.int32)
+        ends, futures = [], []
         for _, series_key, block, model, consts in blocks:
-            places.append((slice(pos, pos + block.nrows), block, model, consts))
+            rows = slice(pos, pos + block.nrows)
+            # numpy lets go of the GIL while it copies and computes: the pool's threads fill side by side.
+            futures.append(pool.submit(_fill, out, ramp, rows, block, model, consts))
+            ends.append(rows.stop)
             start = slices[series_key].start if series_key in slices else pos
             slices[series_key] = slice(start, pos + block.nrows)
             pos += block.nrows
-        ramp = np.arange(max((b[2].nrows for b in blocks), default=0), dtype=np.int32)
-        # Two threads fill disjoint rows: numpy lets go of the GIL while it copies and computes.
-        with ThreadPoolExecutor(2) as pool:
-            for _ in pool.map(lambda place: _fill(out, ramp, *place), places):
-                pass
-        for name, codes in self.dicts.items():
-            out[name] = (out[name], list(codes))
-        return out, slices
+        coded = {name: (out[name], list(codes)) for name, codes in self.dicts.items()}
+        return {**out, **coded}, slices, _Filled(ends, futures)
+
+
+class _Filled:
+    """Which rows of the columns are filled, blocks being filled in row order;
+    one per thread that waits (each keeps its own count of blocks seen done)."""
+
+    def __init__(self, ends, futures):
+        self.ends, self.futures, self.done = ends, futures, 0
+
+    def another(self):
+        """The same blocks, for another thread to wait on."""
+        return _Filled(self.ends, self.futures)
+
+    def wait(self, stop):
+        """Returns once rows [0, stop) are filled."""
+        while self.done < len(self.futures) and (self.done == 0 or self.ends[self.done - 1] < stop):
+            self.futures[self.done].result()
+            self.done += 1
 
 
 def _fill(out, ramp, rows, block, model, consts):
@@ -222,18 +241,34 @@ def _fill(out, ramp, rows, block, model, consts):
     out["valid"][rows] = block.valid
 
 
-def _to_table(arrays):
-    """The columns as a table, strings as dictionary arrays (no copy, and the
-    Parquet writer need not hash them)."""
+def _to_table(arrays, start=0, stop=None):
+    """Rows [start, stop) of the columns as a table, strings as dictionary
+    arrays (no copy, and the Parquet writer need not hash them)."""
     cols = []
     for field in SCHEMA:
         value = arrays[field.name]
         if isinstance(value, tuple):
             codes, names = value
-            cols.append(pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(names, type=pa.string())))
+            cols.append(
+                pa.DictionaryArray.from_arrays(
+                    pa.array(codes[start:stop], pa.int32()), pa.array(names, type=pa.string())
+                )
+            )
         else:
-            cols.append(pa.array(value, type=field.type))
+            cols.append(pa.array(value[start:stop], type=field.type))
     return pa.Table.from_arrays(cols, names=SCHEMA.names)
+
+
+# Rows per row group, as pyarrow's writer cuts a table by default.
+ROW_GROUP = 1 << 20
+
+
+def _write(writer, arrays, total, filled):
+    """Writes the columns one row group at a time, each once its rows are filled."""
+    for start in range(0, max(total, 1), ROW_GROUP):
+        stop = min(total, start + ROW_GROUP)
+        filled.wait(stop)
+        writer.write_table(_to_table(arrays, start, stop), row_group_size=ROW_GROUP)
 
 
 def _series_entry(meta, launch):
@@ -383,19 +418,20 @@ def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
     for launch_k, rank_k, path in _raw_files(run_dir):
         r.read(launch_k, rank_k, path)
     r.recover()
-    arrays, series_rows = r.cols.arrays()
-    encoded = _to_table(arrays)
     with (
         atomic_path(run_dir / SAMPLES_FILE) as tmp,
-        pq.ParquetWriter(tmp, encoded.schema, **_PARQUET_OPTIONS) as writer,
+        pq.ParquetWriter(tmp, _to_table(_NO_ROWS).schema, **_PARQUET_OPTIONS) as writer,
+        ThreadPoolExecutor(2) as fillers,
+        ThreadPoolExecutor(1) as writing,
     ):
-        # One core encodes the file (the writer releases the GIL) while the
-        # other counts invalid samples, which the metadata in the file's
-        # footer needs.
-        with ThreadPoolExecutor(1) as pool:
-            written = pool.submit(writer.write_table, encoded)
-            samples = _count_invalid(arrays, r.series, series_rows)
-            written.result()
+        # Two threads fill the columns; a row group is encoded (the writer
+        # releases the GIL) as soon as its rows are filled, and invalid
+        # samples, which the metadata in the file's footer needs, are counted
+        # as soon as their series is.
+        arrays, series_rows, filled = r.cols.fill(fillers)
+        written = writing.submit(_write, writer, arrays, len(arrays["rep"]), filled)
+        samples = _count_invalid(arrays, r.series, series_rows, filled.another())
+        written.result()
         metadata = _metadata(
             context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {}, method_entries(r.methods)
         )
@@ -407,7 +443,7 @@ def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
         derived.update({key: samples[(*key, found[0])] for key, found in launches.items() if len(found) == 1})
     write_trace(run_dir, r.traces)  # trace.parquet, when the run traced messages
     write_methods(run_dir, r.methods)  # methods.parquet, when the run measured the peers' methods
-    return encoded.replace_schema_metadata(metadata)
+    return _to_table(arrays).replace_schema_metadata(metadata)
 
 
 def _metadata(context, series, clock, ranks, incomplete, first_header, methods):
@@ -436,11 +472,13 @@ def _metadata(context, series, clock, ranks, incomplete, first_header, methods):
     return {META_VERSION: str(SCHEMA_VERSION).encode(), META_CONTEXT: json.dumps(ctx, default=str).encode()}
 
 
-def _count_invalid(arrays, series, series_rows):
-    """Fill each series entry's `invalid` with its number of invalid samples;
-    returns the samples of each, {(bench, algo, size, launch): Samples}."""
+def _count_invalid(arrays, series, series_rows, filled):
+    """Fill each series entry's `invalid` with its number of invalid samples,
+    once its rows are `filled`; returns the samples of each, {(bench, algo,
+    size, launch): Samples}."""
     derived = {}
     for key, rows in series_rows.items():
+        filled.wait(rows.stop)
         # Strings stay codes: the rules compare a whole column with a name at a time.
         cols = {name: Coded(*arrays[name])[rows] if name in _CODED else arrays[name][rows] for name in COLUMNS}
         entry = series[key]
