@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The shortcuts of ingest and the summary give what the plain computation gives:
+codes instead of strings, one sort per series, rows in order left unsorted,
+row groups written as they are filled, spans less the timer interval."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from mpiscope.stats.modes import mode_weights, mode_weights_sorted
+from mpiscope.stats.summary import sorted_clean, summarize_sorted
+from mpiscope.store import ingest as store
+from mpiscope.store import samples
+from mpiscope.store.samples import SHIFTED_BY_TIMER, Coded, derive
+from rawgen import COLLECTIVES, Clock, RunBuilder, SeriesSpec
+
+US = 1e-6
+RNG = np.random.default_rng(7)
+
+
+def test_coded_compares_as_strings_do():
+    names = ["member", "idle", "initiator", "idle"]  # a name twice: both codes count
+    codes = RNG.integers(0, len(names), 500).astype(np.int32)
+    strings = np.array(names)[codes]
+    coded = Coded(codes, names)
+    for name in ("member", "idle", "initiator", "responder"):
+        assert np.array_equal(coded == name, strings == name)
+        assert np.array_equal(coded != name, strings != name)
+    rows = np.flatnonzero(strings == "idle")[:7]
+    assert np.array_equal(coded[rows].strings(), strings[rows])
+    assert len(coded[2:9]) == 7
+
+
+@pytest.mark.parametrize("dictionary", [True, False])
+def test_changes_and_codes_of_a_string_column(dictionary):
+    values = np.repeat(np.array(["a", "b", "a", "c"]), [3, 1, 4, 2]).tolist()
+    column = pa.array(values).dictionary_encode() if dictionary else pa.array(values)
+    assert samples._changes(column).tolist() == [3, 4, 8]
+    assert samples._coded(column).strings().tolist() == values
+
+
+def test_lexsort_order_is_numpys():
+    for n in (2, 17, 1000):
+        keys = tuple(RNG.integers(-1, 6, n).astype(np.int32) for _ in range(4))
+        assert np.array_equal(samples._lexsort_order(keys), np.lexsort(keys[::-1]))
+    wide = tuple(RNG.integers(-(2**40), 2**40, 300) for _ in range(4))  # beyond 63 bits together
+    assert np.array_equal(samples._lexsort_order(wide), np.lexsort(wide[::-1]))
+
+
+def test_in_order():
+    a, b = np.array([0, 0, 1, 1]), np.array([5, 6, 0, 0])
+    assert samples._in_order(a, b)
+    assert not samples._in_order(a, b[::-1])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 7, 100, 1001])
+def test_summary_and_modes_from_one_sort(n):
+    values = np.concatenate([RNG.lognormal(0.0, 0.2, n), [np.nan]]) * US
+    a = sorted_clean(values)
+    st = summarize_sorted(a)
+    finite = values[~np.isnan(values)]
+    assert st["n"] == n
+    assert st["median"] == float(np.median(finite))
+    assert [st["p90"], st["p99"]] == np.percentile(finite, [90.0, 99.0]).tolist()
+    assert (st["min"], st["max"]) == (finite.min(), finite.max())
+    assert mode_weights_sorted(a) == mode_weights(values)
+
+
+def test_reference_clock_copied_as_the_formula_gives():
+    local = np.array([1.5, -2.0, np.nan, np.inf, 0.0, 7e9])
+    zero = {"offset_s": 0.0, "drift": 0.0, "ref_s": 0.0}
+    out = np.empty_like(local)
+    store._to_global(local, zero, out)
+    with np.errstate(invalid="ignore"):
+        formula = local - ((local - 0.0) * 0.0 + 0.0)
+    assert np.array_equal(out, formula, equal_nan=True)
+
+
+def test_converted_piece_by_piece_as_whole(monkeypatch):
+    monkeypatch.setattr(store, "_CHUNK", 7)
+    local = RNG.uniform(0.0, 100.0, 50)
+    model = {"offset_s": 0.37, "drift": 3e-6, "ref_s": 50.0}
+    out = np.empty_like(local)
+    store._to_global(local, model, out)
+    assert np.array_equal(out, local - ((local - 50.0) * 3e-6 + 0.37))
+
+
+def _run(tmp_path, specs, nranks=4):
+    clocks = {1: Clock(0.5, 2.0**-12, 100.0), 2: Clock(-0.25), 3: Clock(3.0, -1e-6, 80.0)}
+    rb = RunBuilder(tmp_path / "run", nranks=nranks, sync="window", clocks=clocks)
+    for spec in specs:
+        rb.add(spec)
+    rb.write()
+    return rb
+
+
+def test_row_groups_written_as_filled_make_the_whole_tables_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "ROW_GROUP", 5)
+    values = [1 * US, 2 * US, 4 * US, 3 * US, 5 * US, 2 * US, 1 * US]
+    rb = _run(tmp_path, [SeriesSpec("pingpong", 8, values), SeriesSpec(COLLECTIVES[0], 64, values, late=((1, 2),))])
+    table = store.ingest(rb.run_dir, {})
+    path = rb.run_dir / store.SAMPLES_FILE
+    assert pq.ParquetFile(path).metadata.num_row_groups == -(-table.num_rows // 5) > 1
+    whole = tmp_path / "whole.parquet"
+    with pq.ParquetWriter(whole, table.schema, **store._PARQUET_OPTIONS) as writer:
+        writer.write_table(table.replace_schema_metadata(None), row_group_size=5)
+        writer.add_key_value_metadata(table.schema.metadata)
+    assert path.read_bytes() == whole.read_bytes()
+
+
+@pytest.mark.parametrize("rule", sorted(SHIFTED_BY_TIMER))
+def test_rules_shifted_by_the_timer_interval(tmp_path, rule):
+    bench = {"slowest_rank": COLLECTIVES[0], "one_way": "oneway", "pair_exchange": "multipair"}.get(rule, "pingpong")
+    values = [(1 * US, 2 * US), (3 * US, 4 * US)] if bench == "multipair" else [1 * US, 3 * US, 2 * US]
+    rb = _run(tmp_path, [SeriesSpec(bench, 8, values)])
+    table = store.ingest(rb.run_dir, {})
+    cols = samples.series_columns(table)[(bench, "mpi", 8)]
+    timer = 4e-8
+    assert np.array_equal(derive(rule, 8, cols, timer_s=timer).values, derive(rule, 8, cols).values - timer)
