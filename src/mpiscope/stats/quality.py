@@ -24,7 +24,7 @@ from mpiscope.stats.summary import sorted_clean, summarize_sorted
 from mpiscope.store.history_fields import QUALITY_FORMAT, QUALITY_SCHEMA_VERSION
 from mpiscope.store.layout import QUALITY_FILE
 from mpiscope.store.run import Run
-from mpiscope.store.series import bench_label
+from mpiscope.store.series import bench_label, map_series
 
 # The fewest valid samples whose order statistics give the median a 95% CI:
 # P(x_(1) <= median <= x_(6)) = 1 - 2 * 2^-6 = 96.9%; with 5 it is 93.8%.
@@ -240,12 +240,13 @@ def run_verdicts(series, run: Run) -> list[Verdict]:
     """Verdicts of [(bench, algo, size, Samples)] (series.all_series_samples), in its order."""
     sync = run.sync_method
     ci_width = (run.plan or {}).get("ci_width")
-    verdicts, summaries = [], []
-    for bench, algo, size, s in series:
-        v, st = series_verdict(bench, algo, size, s, run.entries(bench, size, algo), sync, ci_width)
-        verdicts.append(v)
-        summaries.append(st)
-    return _non_monotone(verdicts, summaries)
+
+    def one(item):
+        bench, algo, size, s = item
+        return series_verdict(bench, algo, size, s, run.entries(bench, size, algo), sync, ci_width)
+
+    made = map_series(one, series, sum(len(s) for *_, s in series))
+    return _non_monotone([v for v, _ in made], [st for _, st in made])
 
 
 # ---------------------------------------------------------------- stored with the run

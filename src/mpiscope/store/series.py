@@ -36,19 +36,32 @@ def series_keys(run: Run) -> list[tuple]:
     return sorted(keys, key=lambda k: (first[k[:2]], k[2]))
 
 
+# From this many rows on, series are worked on in two threads (numpy lets go
+# of the GIL while it sorts and computes); below, a thread costs more than it saves.
+THREADED_ROWS = 1 << 20
+
+
+def map_series(fn, items, rows: int) -> list:
+    """[fn(item) for item in items], in two threads when `rows` (the rows
+    behind them) reach THREADED_ROWS; the results in the items' order."""
+    if rows < THREADED_ROWS:
+        return [fn(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(fn, items))
+
+
 def all_series_samples(table, run: Run, keys=None, remove_timer=False):
     """[(bench, algo, size, Samples)] for every series (or only those in `keys`),
     in run order, launches pooled; with `remove_timer`, the timer interval
     taken off every timed span."""
     groups = _samples.series_columns(table)
     none = _samples.no_rows(table)
-    return [
-        (
-            bench,
-            algo,
-            size,
-            _samples.columns_samples(groups.get((bench, algo, size), none), bench, size, algo, run, remove_timer),
-        )
-        for bench, algo, size in series_keys(run)
-        if keys is None or (bench, algo, size) in keys
-    ]
+
+    def one(key):
+        bench, algo, size = key
+        return (*key, _samples.columns_samples(groups.get(key, none), bench, size, algo, run, remove_timer))
+
+    wanted = [key for key in series_keys(run) if keys is None or key in keys]
+    return map_series(one, wanted, table.num_rows)
