@@ -70,6 +70,13 @@ DATA = benchjson.REPO / "tests" / "data"
 TUNABLE = ("allreduce", "bcast", "reduce", "allgather", "alltoall", "reduce_scatter_block", "gather", "scatter")
 HOSTS = 4
 WHATIF_P = "8,16"
+# The traced rank count simulated with each benchmark's costs: the pingpong with every exchange (a message
+# with one the other way at once) from the ring (the what-if's), the pingpong alone, the ring alone.
+COSTS = {
+    "pingpong+exchange": ("--p2p", "pingpong"),
+    "pingpong": ("--p2p", "pingpong", "--no-exchange"),
+    "ring": ("--p2p", "ring"),
+}
 
 
 @dataclass(frozen=True)
@@ -77,8 +84,8 @@ class App:
     name: str
     mpi: str
     command: tuple
-    files: tuple          # (source, destination in the working directory)
-    dirs: tuple = ()      # empty directories it writes into
+    files: tuple  # (source, destination in the working directory)
+    dirs: tuple = ()  # empty directories it writes into
 
     def prepare(self, where: Path) -> Path:
         where.mkdir(parents=True)
@@ -91,14 +98,45 @@ class App:
 
 
 APPS = {
-    "lammps": App("lammps", "openmpi",
-                  ("lmp", "-in", "in.lj-rdf", "-var", "x", "0.5", "-var", "y", "0.5", "-var", "z", "0.5",
-                   "-var", "steps", "100", "-var", "bins", "23170", "-log", "none", "-screen", "none"),
-                  ((DATA / "in.lj-rdf", "in.lj-rdf"),)),
-    "mocassin": App("mocassin", "mpich", ("mocassin",),
-                    ((DATA / "mocassin" / "input.in", "input/input.in"),
-                     (Path("/usr/share/mocassin/benchmarks/gas/HII40/abunHII40.in"), "input/abunHII40.in")),
-                    ("output",)),
+    "lammps": App(
+        "lammps",
+        "openmpi",
+        (
+            "lmp",
+            "-in",
+            "in.lj-rdf",
+            "-var",
+            "x",
+            "0.5",
+            "-var",
+            "y",
+            "0.5",
+            "-var",
+            "z",
+            "0.5",
+            "-var",
+            "steps",
+            "100",
+            "-var",
+            "bins",
+            "23170",
+            "-log",
+            "none",
+            "-screen",
+            "none",
+        ),
+        ((DATA / "in.lj-rdf", "in.lj-rdf"),),
+    ),
+    "mocassin": App(
+        "mocassin",
+        "mpich",
+        ("mocassin",),
+        (
+            (DATA / "mocassin" / "input.in", "input/input.in"),
+            (Path("/usr/share/mocassin/benchmarks/gas/HII40/abunHII40.in"), "input/abunHII40.in"),
+        ),
+        ("output",),
+    ),
 }
 
 
@@ -107,7 +145,7 @@ def mpiscope(*words, cwd=None, json_out=True, ok=(0,)):
     cmd = PY + [str(w) for w in words]
     print("$ mpiscope", " ".join(cmd[3:]), flush=True)
     start = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, cwd=cwd)   # progress: our stderr
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, cwd=cwd)  # progress: our stderr
     print(f"  ({time.monotonic() - start:.0f} s, exit {p.returncode})", flush=True)
     if p.returncode not in ok:
         raise RuntimeError(f"mpiscope {words[0]} failed (exit {p.returncode}); its messages above")
@@ -118,8 +156,14 @@ def chosen_cells(profile, min_share):
     """(collectives, sizes) to tune: the blocking calls on all ranks that carry
     at least `min_share` of the application's time, at the middle of their
     size bins (the size a bin stands for in the weights and the prediction)."""
-    picked = [c for c in profile.cells if c.blocking and c.comm_size == profile.np and c.collective in TUNABLE
-              and c.time_s >= min_share * profile.wall_s]
+    picked = [
+        c
+        for c in profile.cells
+        if c.blocking
+        and c.comm_size == profile.np
+        and c.collective in TUNABLE
+        and c.time_s >= min_share * profile.wall_s
+    ]
     colls = list(dict.fromkeys(c.collective for c in sorted(picked, key=lambda c: -c.time_s)))
     sizes = sorted({bin_size(c.lo, c.hi) for c in picked})
     return colls, sizes
@@ -130,8 +174,17 @@ def where_time_goes(app, mpi, profile):
     rows = []
     for c in sorted(profile.cells, key=lambda c: -c.time_s):
         if c.time_s >= 0.01 * profile.wall_s:
-            rows.append([app, mpi, c.collective + ("" if c.blocking else " (nonblocking)"), c.comm_size,
-                         f"{c.lo}-{c.hi}", c.calls, c.time_s / profile.wall_s])
+            rows.append(
+                [
+                    app,
+                    mpi,
+                    c.collective + ("" if c.blocking else " (nonblocking)"),
+                    c.comm_size,
+                    f"{c.lo}-{c.hi}",
+                    c.calls,
+                    c.time_s / profile.wall_s,
+                ]
+            )
     return rows
 
 
@@ -144,25 +197,77 @@ def loop(app: App, cluster, out: Path, work: Path, pingpong: str, args) -> dict:
     prof_dir = _resolve(out, f"prof-{label}")
     profile = profile_times(prof_dir)
     colls, sizes = chosen_cells(profile, args.min_share)
-    result = {"app": app.name, "mpi": app.mpi, "profile": prof_dir.name, "wall_per_rank_s": profile.wall_per_rank_s,
-              "collective_share": sum(c.time_s for c in profile.cells) / profile.wall_s,
-              "where": where_time_goes(app.name, app.mpi, profile), "collectives": colls, "sizes": sizes}
+    result = {
+        "app": app.name,
+        "mpi": app.mpi,
+        "profile": prof_dir.name,
+        "wall_per_rank_s": profile.wall_per_rank_s,
+        "collective_share": sum(c.time_s for c in profile.cells) / profile.wall_s,
+        "where": where_time_goes(app.name, app.mpi, profile),
+        "collectives": colls,
+        "sizes": sizes,
+    }
     if not colls:
         result["skipped"] = f"no tunable collective carries {100 * args.min_share:g}% of the time"
         return result
     weights = out / f"weights-{label}.json"
     mpiscope("profile", "weights", prof_dir, "-o", weights, "--out", out, json_out=False)
     tune_dir = out / f"tune-{label}"
-    tune = mpiscope("tune", "--cluster", cluster, "--mpi", app.mpi, "-n", HOSTS, "--coll", ",".join(colls),
-                    "--sizes", ",".join(map(str, sizes)), "--weights", weights,
-                    "--time-budget", args.tune_budget, "-o", tune_dir, "--json")
-    result["tune"] = {"dir": str(tune_dir), "verification": tune["verification"], "rules": tune["rules"],
-                      "withdrawn": tune.get("withdrawn"), "weighted": tune.get("weighted")}
-    doc = mpiscope("app", "compare", *on, "--profile", prof_dir, "--tune", tune_dir, "--whatif-p", WHATIF_P,
-                   "--from-run", pingpong, "--p2p", "ring", "--label", f"app-{label}",
-                   "--time-budget", args.compare_budget,
-                   "--launch-timeout", round(max(30.0, 4 * profile.wall_per_rank_s)),
-                   "--max-rounds", args.max_rounds, "--json", "--", *app.command, cwd=where, ok=(0, 1, 2))
+    tune = mpiscope(
+        "tune",
+        "--cluster",
+        cluster,
+        "--mpi",
+        app.mpi,
+        "-n",
+        HOSTS,
+        "--coll",
+        ",".join(colls),
+        "--sizes",
+        ",".join(map(str, sizes)),
+        "--weights",
+        weights,
+        "--time-budget",
+        args.tune_budget,
+        "-o",
+        tune_dir,
+        "--json",
+    )
+    result["tune"] = {
+        "dir": str(tune_dir),
+        "verification": tune["verification"],
+        "rules": tune["rules"],
+        "withdrawn": tune.get("withdrawn"),
+        "weighted": tune.get("weighted"),
+    }
+    doc = mpiscope(
+        "app",
+        "compare",
+        *on,
+        "--profile",
+        prof_dir,
+        "--tune",
+        tune_dir,
+        "--whatif-p",
+        WHATIF_P,
+        "--from-run",
+        pingpong,
+        "--p2p",
+        "pingpong",
+        "--label",
+        f"app-{label}",
+        "--time-budget",
+        args.compare_budget,
+        "--launch-timeout",
+        round(max(30.0, 4 * profile.wall_per_rank_s)),
+        "--max-rounds",
+        args.max_rounds,
+        "--json",
+        "--",
+        *app.command,
+        cwd=where,
+        ok=(0, 1, 2),
+    )
     if doc is None:
         result["skipped"] = "app compare ran nothing (its message above: the tune changed nothing?)"
         return result
@@ -172,16 +277,35 @@ def loop(app: App, cluster, out: Path, work: Path, pingpong: str, args) -> dict:
     untuned = out / f"untuned-{label}"
     untuned.mkdir(exist_ok=True)
     library = json.loads((tune_dir / "tune.json").read_text())["library"]
-    (untuned / "tune.json").write_text(json.dumps({"library": library, "p": HOSTS, "rules": {},
-                                                   "verification": {"cells": []}}))
+    (untuned / "tune.json").write_text(
+        json.dumps({"library": library, "p": HOSTS, "rules": {}, "verification": {"cells": []}})
+    )
     result["validation"] = {
-        f"{part}, {p2p}": mpiscope("sim", "whatif", "--from-trace", prof_dir, "--tune", tune, "-p", HOSTS,
-                                   "--from-run", pingpong, "--p2p", p2p, "--sample", "--replicates", 10,
-                                   "--out", out, "--json", ok=(0, 1, 2))
-        for part, tune in (("all", tune_dir), ("point-to-point", untuned)) for p2p in ("pingpong", "ring")}
+        f"{part}, {costs}": mpiscope(
+            "sim",
+            "whatif",
+            "--from-trace",
+            prof_dir,
+            "--tune",
+            tune,
+            "-p",
+            HOSTS,
+            "--from-run",
+            pingpong,
+            *p2p,
+            "--sample",
+            "--replicates",
+            10,
+            "--out",
+            out,
+            "--json",
+            ok=(0, 1, 2),
+        )
+        for part, tune in (("all", tune_dir), ("point-to-point", untuned))
+        for costs, p2p in COSTS.items()
+    }
     if args.reports:
-        mpiscope("report", doc["run_id"], "--out", out, "-o", Path(args.reports) / f"app-{label}.html",
-                 json_out=False)
+        mpiscope("report", doc["run_id"], "--out", out, "-o", Path(args.reports) / f"app-{label}.html", json_out=False)
     return result
 
 
@@ -209,21 +333,35 @@ def answer_row(r):
     not_slower = None if not m else verdict != "slower"
     applies = bool(share is not None and sc is not None and share >= 0.2 and sc >= 1.5)
     strong = (m.get("point", 0) >= 1.1 and p["low"] <= m["point"] <= p["high"]) if applies and m else None
-    return [r["app"], r["mpi"], ",".join(r["collectives"]) or "-", share, sc, m.get("point"), m.get("low"),
-            m.get("high"), p.get("speedup"), p.get("low"), p.get("high"),
-            None if "agree" not in p else ("yes" if p["agree"] else "no"), verdict or r.get("skipped"),
-            "-" if not_slower is None else ("yes" if not_slower else "NO"),
-            "n/a" if not applies else ("yes" if strong else "NO")]
+    return [
+        r["app"],
+        r["mpi"],
+        ",".join(r["collectives"]) or "-",
+        share,
+        sc,
+        m.get("point"),
+        m.get("low"),
+        m.get("high"),
+        p.get("speedup"),
+        p.get("low"),
+        p.get("high"),
+        None if "agree" not in p else ("yes" if p["agree"] else "no"),
+        verdict or r.get("skipped"),
+        "-" if not_slower is None else ("yes" if not_slower else "NO"),
+        "n/a" if not applies else ("yes" if strong else "NO"),
+    ]
 
 
 def validation_note(r, w):
     """The traced rank count: what the trace measured, and the simulation's
-    error with the ring's costs (the what-if's) and with the pingpong's."""
+    error with the what-if's costs (pingpong, exchanges from the ring) and
+    with the pingpong's or the ring's alone."""
     kept = w["validation"]["kept_share"]
-    note = (f"traced: {w['traced_comm_s']:.3g} s; simulated, ring costs {100 * w['error']:+.0f}%"
-            + (f" ({100 * kept:.0f}% of it left as traced)" if kept >= 0.01 else ""))
-    pp = (r.get("validation") or {}).get("all, pingpong") or {}
-    return note + (f", pingpong costs {100 * pp['error']:+.0f}%" if "error" in pp else "")
+    note = f"traced: {w['traced_comm_s']:.3g} s; simulated {100 * w['error']:+.0f}%" + (
+        f" ({100 * kept:.0f}% of it left as traced)" if kept >= 0.01 else ""
+    )
+    others = [(c, (r.get("validation") or {}).get(f"all, {c}") or {}) for c in ("pingpong", "ring")]
+    return note + "".join(f", {c} alone {100 * v['error']:+.0f}%" for c, v in others if "error" in v)
 
 
 def validation_rows(r):
@@ -234,8 +372,17 @@ def validation_rows(r):
     for key, w in (r.get("validation") or {}).items():
         if w and "error" in w:
             v = w["validation"]
-            rows.append([r["app"], r["mpi"], *key.split(", "), w["traced_comm_s"], v["default"]["median_s"],
-                         w["error"], v["kept_share"] * v["default"]["median_s"]])
+            rows.append(
+                [
+                    r["app"],
+                    r["mpi"],
+                    *key.split(", "),
+                    w["traced_comm_s"],
+                    v["default"]["median_s"],
+                    w["error"],
+                    v["kept_share"] * v["default"]["median_s"],
+                ]
+            )
     return rows
 
 
@@ -245,9 +392,19 @@ def whatif_rows(r):
         return [[r["app"], r["mpi"], None, None, None, None, None, None, w.get("failed") or "none"]]
     rows = []
     for x in [w["validation"], *w["points"]]:
-        rows.append([r["app"], r["mpi"], x["p"], x["default"]["median_s"], x["tuned"]["median_s"],
-                     x["speedup"]["median"], x["speedup"]["low"], x["speedup"]["high"],
-                     validation_note(r, w) if x is w["validation"] else ""])
+        rows.append(
+            [
+                r["app"],
+                r["mpi"],
+                x["p"],
+                x["default"]["median_s"],
+                x["tuned"]["median_s"],
+                x["speedup"]["median"],
+                x["speedup"]["low"],
+                x["speedup"]["high"],
+                validation_note(r, w) if x is w["validation"] else "",
+            ]
+        )
     return rows
 
 
@@ -257,19 +414,24 @@ def costs_rows(out, pingpong):
     from mpiscope.sim.measured import fitted_costs
 
     run = _resolve(out, pingpong)
-    return {p2p: {"alpha_s": c.alpha_s, "G": c.G} for p2p in ("pingpong", "ring")
-            for c in [fitted_costs(run, p2p)]}
+    return {p2p: {"alpha_s": c.alpha_s, "G": c.G} for p2p in ("pingpong", "ring") for c in [fitted_costs(run, p2p)]}
 
 
 def main():
     ap = benchjson.parser(__doc__)
     ap.add_argument("--apps", default=",".join(APPS), help="applications, comma separated (default %(default)s)")
-    ap.add_argument("--min-share", type=float, default=0.02,
-                    help="a collective cell is tuned when it carries this share of the time (default %(default)s)")
-    ap.add_argument("--tune-budget", type=float, default=0.5,
-                    help="tune --time-budget: seconds per series (default %(default)s)")
-    ap.add_argument("--compare-budget", type=float, default=420,
-                    help="app compare --time-budget, seconds (default %(default)s)")
+    ap.add_argument(
+        "--min-share",
+        type=float,
+        default=0.02,
+        help="a collective cell is tuned when it carries this share of the time (default %(default)s)",
+    )
+    ap.add_argument(
+        "--tune-budget", type=float, default=0.5, help="tune --time-budget: seconds per series (default %(default)s)"
+    )
+    ap.add_argument(
+        "--compare-budget", type=float, default=420, help="app compare --time-budget, seconds (default %(default)s)"
+    )
     ap.add_argument("--max-rounds", type=int, default=20, help="app compare --max-rounds (default %(default)s)")
     ap.add_argument("--keep", metavar="DIR", help="keep every run, tune and weights file in DIR")
     ap.add_argument("--reports", metavar="DIR", help="write each app run's report into DIR")
@@ -293,9 +455,27 @@ def main():
         with Cluster("l", HOSTS, 1, preset="fast-ethernet") as cluster:
             pingpong, costs = {}, {}
             for mpi in dict.fromkeys(APPS[a].mpi for a in apps):
-                mpiscope("run", "--cluster", cluster, "--mpi", mpi, "-n", HOSTS, "--bench", "pingpong,ring",
-                         "--sizes", "8-1M:x4", "--time-budget", 1, "--label", f"pp-{mpi}", "--out", out,
-                         "--json", json_out=False)
+                mpiscope(
+                    "run",
+                    "--cluster",
+                    cluster,
+                    "--mpi",
+                    mpi,
+                    "-n",
+                    HOSTS,
+                    "--bench",
+                    "pingpong,ring",
+                    "--sizes",
+                    "8-1M:x4",
+                    "--time-budget",
+                    1,
+                    "--label",
+                    f"pp-{mpi}",
+                    "--out",
+                    out,
+                    "--json",
+                    json_out=False,
+                )
                 pingpong[mpi] = f"pp-{mpi}"
                 costs[mpi] = costs_rows(out, pingpong[mpi])
             for a in apps:
@@ -303,47 +483,95 @@ def main():
                 try:
                     results.append(loop(app, cluster, out, work, pingpong[app.mpi], args))
                 except RuntimeError as exc:
-                    results.append({"app": app.name, "mpi": app.mpi, "collectives": [], "skipped": str(exc),
-                                    "where": []})
+                    results.append(
+                        {"app": app.name, "mpi": app.mpi, "collectives": [], "skipped": str(exc), "where": []}
+                    )
 
     show = benchjson.show
     print(f"\n{HOSTS} hosts of the emulated Fast Ethernet cluster, one rank each\n")
-    tables = [show("where the time goes: collective cells with at least 1% of the application's time (profile)",
-                   ["application", "MPI", "collective", "ranks", "size B", "calls", "share of time"],
-                   [row for r in results for row in r["where"]],
-                   ["share: time inside the calls over the application's time, both summed over ranks"])]
-    tables.append(show(
-        "the loop's answer: measured against predicted speedup of the tuned configuration",
-        ["application", "MPI", "tuned", "share in tuned cells", "their speedup", "measured", "CI low", "CI high",
-         "predicted", "CI low", "CI high", "agree", "verdict", "not slower", "strong case met"],
-        [answer_row(r) for r in results],
-        ["speedup: the default's median wall time / the tuned one's; intervals 95% (measured: bootstrap over "
-         "launches; predicted: Monte Carlo over the verified cells' intervals)",
-         "targets: not slower beyond the noise threshold; where the tuned cells carry >= 20% of the time and "
-         "are >= 1.5x faster, measured >= 1.1 and inside the predicted interval ('n/a': not such a case)"]))
-    tables.append(show("what-if at more ranks: time in communication per rank (simulated, s)",
-                       ["application", "MPI", "ranks", "default", "tuned", "speedup", "CI low", "CI high", "note"],
-                       [row for r in results for row in whatif_rows(r)],
-                       [f"the traced profile's rank count simulated against what it measured, then its pattern "
-                        f"replicated to {WHATIF_P} ranks; costs: the cluster's ring at {HOSTS} ranks (every rank "
-                        "sending at once), and for comparison its pingpong (one message, the other ranks idle)"]))
-    tables.append(show("the traced rank count: time in communication per rank, measured and simulated (s)",
-                       ["application", "MPI", "simulated", "costs", "traced", "simulated", "error",
-                        "left as traced"],
-                       [row for r in results for row in validation_rows(r)],
-                       ["simulated 'all': every collective our algorithm of the default's structure (where the "
-                        "default was read); 'point-to-point': every collective left as its traced time, so the "
-                        "error is the point-to-point part's alone",
-                        "costs: the Hockney fit and per-size distributions of the cluster's pingpong or ring"]))
-    tables.append(show("the what-if's costs: Hockney fits of the cluster's point-to-point runs",
-                       ["MPI", "benchmark", "alpha us", "beta ns/B"],
-                       [[m, b, 1e6 * c["alpha_s"], 1e9 * c["G"]] for m, fits in costs.items()
-                        for b, c in fits.items()],
-                       [f"{HOSTS} ranks, one per host; pingpong: ranks 0 and 1, one message at a time; ring: "
-                        "every rank sends to its right neighbour while it receives from its left"]))
+    tables = [
+        show(
+            "where the time goes: collective cells with at least 1% of the application's time (profile)",
+            ["application", "MPI", "collective", "ranks", "size B", "calls", "share of time"],
+            [row for r in results for row in r["where"]],
+            ["share: time inside the calls over the application's time, both summed over ranks"],
+        )
+    ]
+    tables.append(
+        show(
+            "the loop's answer: measured against predicted speedup of the tuned configuration",
+            [
+                "application",
+                "MPI",
+                "tuned",
+                "share in tuned cells",
+                "their speedup",
+                "measured",
+                "CI low",
+                "CI high",
+                "predicted",
+                "CI low",
+                "CI high",
+                "agree",
+                "verdict",
+                "not slower",
+                "strong case met",
+            ],
+            [answer_row(r) for r in results],
+            [
+                "speedup: the default's median wall time / the tuned one's; intervals 95% (measured: bootstrap over "
+                "launches; predicted: Monte Carlo over the verified cells' intervals)",
+                "targets: not slower beyond the noise threshold; where the tuned cells carry >= 20% of the time and "
+                "are >= 1.5x faster, measured >= 1.1 and inside the predicted interval ('n/a': not such a case)",
+            ],
+        )
+    )
+    tables.append(
+        show(
+            "what-if at more ranks: time in communication per rank (simulated, s)",
+            ["application", "MPI", "ranks", "default", "tuned", "speedup", "CI low", "CI high", "note"],
+            [row for r in results for row in whatif_rows(r)],
+            [
+                f"the traced profile's rank count simulated against what it measured, then its pattern "
+                f"replicated to {WHATIF_P} ranks; costs: the cluster's pingpong (one message, the other "
+                f"ranks idle), and for an exchange (a message with one the other way at once) its ring at "
+                f"{HOSTS} ranks (every rank sending and receiving at once); the note compares each alone"
+            ],
+        )
+    )
+    tables.append(
+        show(
+            "the traced rank count: time in communication per rank, measured and simulated (s)",
+            ["application", "MPI", "simulated", "costs", "traced", "simulated", "error", "left as traced"],
+            [row for r in results for row in validation_rows(r)],
+            [
+                "simulated 'all': every collective our algorithm of the default's structure (where the "
+                "default was read); 'point-to-point': every collective left as its traced time, so the "
+                "error is the point-to-point part's alone",
+                "costs: the per-size distributions of the cluster's pingpong with every exchange drawn from "
+                "its ring (pingpong+exchange), of its pingpong alone, or of its ring alone",
+            ],
+        )
+    )
+    tables.append(
+        show(
+            "the what-if's costs: Hockney fits of the cluster's point-to-point runs",
+            ["MPI", "benchmark", "alpha us", "beta ns/B"],
+            [[m, b, 1e6 * c["alpha_s"], 1e9 * c["G"]] for m, fits in costs.items() for b, c in fits.items()],
+            [
+                f"{HOSTS} ranks, one per host; pingpong: ranks 0 and 1, one message at a time; ring: "
+                "every rank sends to its right neighbour while it receives from its left"
+            ],
+        )
+    )
     mpis = {"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
-    benchjson.write(args, "app_loop", tables, {"apps": results, "costs": costs},
-                    mpi=benchjson.mpi_names(*(mpis[m] for m in dict.fromkeys(APPS[a].mpi for a in apps))))
+    benchjson.write(
+        args,
+        "app_loop",
+        tables,
+        {"apps": results, "costs": costs},
+        mpi=benchjson.mpi_names(*(mpis[m] for m in dict.fromkeys(APPS[a].mpi for a in apps))),
+    )
 
 
 if __name__ == "__main__":

@@ -1,16 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Costs from a run's measurements: the Hockney fit of a point-to-point
-benchmark of it, the per-size distributions of that benchmark's samples
-(the simulator draws each message's time from them), and the arrival skew
-of its collectives (each rank's start minus the earliest rank's, per
-repetition).
-
+benchmark of it, the per-size distributions of its samples (the simulator
+draws each message's time from them), and its collectives' arrival skew.
 The benchmark is `pingpong` (one message at a time between two ranks) or
 `ring` (every rank sends to its right neighbour while it receives from its
-left: one message per rank under the load of all the others, as in the
-steps of most collective algorithms). With both, the ring's floor less the
-pingpong's is what a message with one the other way at once costs more than
-one alone (an exchange: at 2 ranks the ring is one)."""
+left: one message per rank under the load of all the others, as in most
+collective algorithms' steps). With both, the ring's floor less the
+pingpong's is what a message with one the other way at once costs more
+than one alone (an exchange: at 2 ranks the ring is one)."""
 
 from __future__ import annotations
 
