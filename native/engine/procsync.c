@@ -77,14 +77,25 @@ void procsync_barrier(MPI_Comm c, int own)
                      (rank - d + size) % size, OWN_BARRIER_TAG, c, MPI_STATUS_IGNORE);
 }
 
+/* Taking turns, both schemes meet the same load at the same time: a machine
+ * whose speed changes from one second to the next (other work, a host moving
+ * the CPUs) cannot make them differ, as it can between two runs. */
+int procsync_barrier_turn(const procsync *p, long k)
+{
+    long n = p->hooks->sync_alternate;
+    return !p->window || (n > 0 && (k / n) % 2 == 1);
+}
+
 uint8_t procsync_start(procsync *p, long i, long k, double *t_sched)
 {
-    if (!p->window) {
+    if (procsync_barrier_turn(p, k)) {
         procsync_barrier(p->pc, p->own_barrier);
         *t_sched = NAN;
+        p->stale = 1;
         return 1;
     }
-    if (i % p->per_schedule == 0) p->base = agree_on_start(p) - (double)i * p->window_s;
+    if (i % p->per_schedule == 0 || p->stale) p->base = agree_on_start(p) - (double)i * p->window_s;
+    p->stale = 0;
     *t_sched = sync_to_local(p->m, p->base + (double)i * p->window_s);
     return (uint8_t)wait_until(p, *t_sched, k);
 }

@@ -22,6 +22,7 @@ typedef struct procsync {
     double window_s;
     long per_schedule;  /* repetitions per agreed schedule */
     double base;        /* global start of the current schedule's repetition 0 */
+    int stale;          /* a barrier start came between: the next window start needs a fresh schedule */
     long late_arrived;  /* window starts this rank reached after the agreed time */
     long late_left;     /* window starts reached in time but left late (preempted while waiting) */
 } procsync;
@@ -32,6 +33,9 @@ typedef struct procsync {
 void procsync_barrier(MPI_Comm c, int own);
 /* Starts a batch whose repetitions are `window_s` apart (window sync). */
 void procsync_batch(procsync *p, double window_s);
+/* Whether repetition k (overall) starts with a barrier: barrier starts, or
+ * MPISCOPE_TEST_SYNC_ALTERNATE's turn of barriers between window starts. */
+int procsync_barrier_turn(const procsync *p, long k);
 /* Waits for the start of the batch's repetition i (k overall): records the
  * local time it was scheduled at (NaN with a barrier) and returns 1 if this
  * rank started on time. */

@@ -19,6 +19,7 @@ void testhooks_parse(testhooks *h)
     double us = v && *v ? atof(v) : 0;
     h->fake_overhead_s = us > 0 ? us * 1e-6 : 0;
     if ((v = getenv("MPISCOPE_TEST_FINALIZE_HANG")) && *v) h->finalize_hang_rank = atoi(v);
+    if ((v = getenv("MPISCOPE_TEST_SYNC_ALTERNATE")) && atol(v) > 0) h->sync_alternate = atol(v);
 }
 
 /* mpiscope must stop such a launch and keep its samples (launch.py). */

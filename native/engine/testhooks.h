@@ -13,6 +13,7 @@ typedef struct testhooks {
     int abort_rank;             /* MPISCOPE_TEST_ABORT_RANK; -1: the last rank */
     double fake_overhead_s;     /* MPISCOPE_TEST_FAKE_OVERHEAD_US, in seconds; 0: off */
     int finalize_hang_rank;     /* MPISCOPE_TEST_FINALIZE_HANG=RANK; -1: off */
+    long sync_alternate;        /* MPISCOPE_TEST_SYNC_ALTERNATE=N: window and barrier starts take turns, N repetitions each; 0: off */
 } testhooks;
 
 void testhooks_parse(testhooks *h);
