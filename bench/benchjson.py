@@ -19,7 +19,9 @@ a table exactly as it is stored, and the line for a peer tool not given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import fcntl
 import json
 import os
 import platform
@@ -48,6 +50,21 @@ def parser(doc: str) -> argparse.ArgumentParser:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     add_json_option(ap)
     return ap
+
+
+@contextlib.contextmanager
+def held(lock: Path | None):
+    """An exclusive flock on `lock` while the block runs (nothing without one),
+    so that MPI jobs of other users of the lock never run beside a trial."""
+    if lock is None:
+        yield
+        return
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def count(low, high):

@@ -45,8 +45,6 @@ To reproduce (about a minute per trial on 2 ranks):
         --imb PATH/IMB-MPI1 --trials 7 --json docs/validation/methods-vs-peers.json
 """
 
-import contextlib
-import fcntl
 import json
 import os
 import statistics
@@ -76,20 +74,6 @@ def column(tool, bench):
     if tool == "osu":
         return OSU_COLUMN.get(bench, "Avg Latency(us)")
     return IMB_COLUMN.get(bench, "t_avg[usec]")
-
-
-@contextlib.contextmanager
-def held(lock: Path | None):
-    """An exclusive flock on `lock` while the block runs (nothing without one)."""
-    if lock is None:
-        yield
-        return
-    with open(lock, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def real_osu(program, np) -> dict:
@@ -166,7 +150,7 @@ def one_operation(bench, trial, osu, imb, methods, np, out_root) -> dict:
 def one_trial(trial, osu, imb, methods, np, out_root, lock) -> dict:
     """Every operation once, under the lock; mpiscope's runs read after it."""
     asked = time.monotonic()
-    with held(lock):
+    with benchjson.held(lock):
         began = time.monotonic()
         got = {b: one_operation(b, trial, osu, imb, methods, np, out_root) for b in BENCHES}
     print(
