@@ -34,8 +34,6 @@ To reproduce (5-10 s per trial, under a minute with the defaults):
     .venv/bin/python bench/time_to_table.py --imb PATH/IMB-MPI1 --trials 3 --json time-to-table.json
 """
 
-import contextlib
-import fcntl
 import json
 import os
 import statistics
@@ -84,21 +82,6 @@ def empty_program(tmp):
 def empty_seconds(program):
     """Wall seconds of mpirun starting and ending `program` on 2 ranks bound to cores."""
     return timed(["mpirun.openmpi", "-n", "2", "--bind-to", "core", str(program)], launch.launch_env("openmpi"))[0]
-
-
-@contextlib.contextmanager
-def trial_lock(path):
-    """An exclusive flock on `path` for one trial (none without a path), so
-    MPI jobs that take the same lock do not run beside the trial."""
-    if not path:
-        yield
-        return
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def interpreter_start():
@@ -164,7 +147,10 @@ def main():
         "--trials", type=int, default=3, help="rounds of both; the medians are printed (default %(default)s)"
     )
     ap.add_argument(
-        "--lock", metavar="FILE", help="hold an exclusive flock on FILE during each trial, so MPI jobs taking it wait"
+        "--lock",
+        type=Path,
+        metavar="FILE",
+        help="hold an exclusive flock on FILE during each trial, so MPI jobs taking it wait",
     )
     args = benchjson.parse(ap, argv[: argv.index("--")] if "--" in argv else argv)
     if args.trials < 1:
@@ -185,7 +171,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         empty = empty_program(tmp)
         for t in range(args.trials):
-            with trial_lock(args.lock):
+            with benchjson.held(args.lock):
                 if imb:
                     keep("IMB-MPI1 wall s", imb_seconds(imb))
                 wall, share, n, parts, outside = ours(Path(tmp), extra, interpreter_start())
