@@ -103,3 +103,28 @@ def test_sync_auto_starts_with_barriers_only_where_the_barrier_skew_is_negligibl
             assert samples.sample_values(table, rec.bench, rec.size).n_invalid == 0, rec
         else:
             assert rec.window_s > 0 and np.isfinite(sched).any(), rec
+
+
+def test_window_and_barrier_starts_take_turns_under_the_alternate_hook(tmp_path):
+    # MPISCOPE_TEST_SYNC_ALTERNATE=8: repetitions 0-7 start in windows, 8-15
+    # with barriers, and so on, on every rank alike. One batch (reps-min =
+    # reps-max), so no fallback can end the turns. --check shows that pingpong's
+    # word before each barrier start (pre_rep) followed the turns on both ranks:
+    # a rank sending it when its peer does not wait for it mixes the messages.
+    reps, turn = 96, 8
+    run, summary = run_ok("-n", 2, "--bench", "pingpong,allreduce", "--sizes", 8, "--check", "--sync", "window",
+                          "--reps-min", reps, "--reps-max", reps, "--time-budget", 60, out=tmp_path,
+                          env={"MPISCOPE_TEST_SYNC_ALTERNATE": str(turn)})
+    assert summary["context"]["status"] == "completed"
+    table, run_obj = store.load(run)
+    for rec in run_obj.series:
+        assert rec.start == "window", rec
+        rows = table.filter(pc.equal(table["bench"], rec.bench))
+        barrier = (rows["rep"].to_numpy() // turn) % 2 == 1
+        sched = rows["t_sched"].to_numpy()
+        assert np.isnan(sched[barrier]).all() and np.isfinite(sched[~barrier]).all(), rec.bench
+        s = samples.sample_values(table, rec.bench, 8)
+        assert len(s) + s.n_invalid == reps, rec.bench
+        # A barrier start is never late.
+        assert set(range(reps)) - set(s.rep.tolist()) <= {k for k in range(reps) if (k // turn) % 2 == 0}
+        assert (s.values > 0).all(), rec.bench
