@@ -14,8 +14,9 @@ so that each gets its own peak RSS:
   ingest   raw files -> samples.parquet (store.ingest, as `mpiscope run` does)
   summary  what `mpiscope show` computes and prints (views.show_rows, format_show)
 
-The first table gives per stage the seconds, samples per second and peak
-RSS (generating the raw files is not part of the target); the second the
+The first table gives per stage the seconds, the CPU seconds (all the stage's
+threads), samples per second and peak RSS (generating the raw files is not
+part of the target); the second the
 verdict: ingest + summary, scaled linearly to 100 M samples when fewer were
 asked for, against the target. With --trials N both stages run N times on the
 same raw files (ingest, summary, ingest, ...): the tables give each stage's
