@@ -164,10 +164,12 @@ def turns_table(turns, trials):
     for size in SIZES:
         row = [size]
         for load, runs in turns.items():
-            ratios = [r[size][0] / r[size][1] for r in runs]
+            # a trial without a valid window start at this size has no ratio
+            pairs = [r[size] for r in runs if np.isfinite(r[size][0])] or [(float("nan"), float("nan"))]
+            ratios = [w / b for w, b in pairs]
             row += [
-                statistics.median(r[size][0] for r in runs),
-                statistics.median(r[size][1] for r in runs),
+                statistics.median(w for w, _ in pairs),
+                statistics.median(b for _, b in pairs),
                 statistics.median(ratios),
                 min(ratios),
                 max(ratios),
