@@ -77,6 +77,19 @@ def test_methods_prints_every_tool_with_terms_adding_up(measured):
     assert seen == MEASURES
 
 
+def test_imb_allocates_its_buffers_at_every_size_as_imb_does(measured):
+    # IMB_set_buf: every size gets buffers of its own length rounded up to whole floats
+    # (at least one), Barrier none; where they start in a page is recorded, as it moves copies
+    _, _, doc = measured
+    for row in doc["rows"]:
+        params = next(t["params"] for t in row["tools"] if t["method"] == "imb")
+        if row["bench"] == "barrier":
+            assert "buffer_bytes" not in params, params
+            continue
+        assert params["buffer_bytes"] == max(4, -(-row["size"] // 4) * 4), (row["bench"], row["size"], params)
+        assert 0 <= params["send_page_offset"] < 4096 and 0 <= params["recv_page_offset"] < 4096, params
+
+
 def test_the_text_and_the_report(measured):
     out, run_dir, _ = measured
     p = mpiscope("methods", run_dir.name, out=out)

@@ -12,12 +12,14 @@
  * previous size's n, 1 + 10 s / the time per call); a warm-up call of
  * max(n / 10, min(10, n)) repetitions; the measured call; a barrier.
  * Reductions sum MPI_FLOAT (size / 4 of them), the rest move MPI_BYTE.
- * Buffers are IMB's own (IMB_mem_manager.c): from MPI_Alloc_mem, replaced
- * by a larger one whenever a size needs more, filled when allocated. Where
- * they start within a page is the library's allocator's choice, as in IMB,
- * and moves the time of single-copy transfers by a few percent. */
+ * Buffers are IMB's own (IMB_mem_manager.c, helpers/original_benchmark.h):
+ * allocated anew at every size, the send buffer first, its length rounded
+ * up to whole floats, filled with IMB's values, freed after the size; they
+ * start within their pages where glibc puts IMB's (imb_alloc). The block's
+ * params record their length and both page offsets. */
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
+#include <sys/mman.h>
 
 #include "method.h"
 
@@ -41,41 +43,74 @@ static const mop_traits *traits(mop op)
 
 static int reduction(mop op) { return op == MOP_REDUCE || op == MOP_ALLREDUCE; }
 
-/* Across the sizes of one operation: the last n, and IMB's buffers. */
+/* Across the sizes of one operation: the last n; IMB's buffers of one size. */
 typedef struct {
     long prev;
     char *send, *recv;
-    size_t send_alloc, recv_alloc;
+    size_t send_len, recv_len;
+    int send_mapped, recv_mapped;
 } imb_state;
 
-/* IMB_alloc_buf: a buffer shorter than `len` is freed and allocated anew. */
-static char *grown(char *buf, size_t *alloc, size_t len, int fill)
+/* IMB_set_buf: `len` bytes (at least one float) rounded up to whole floats. */
+static size_t imb_buffer_bytes(size_t len) { return len < ASIZE ? ASIZE : (len + ASIZE - 1) / ASIZE * ASIZE; }
+
+/* Where IMB's buffers start: MPI_Alloc_mem is the C library's malloc, which
+ * in IMB's process serves a buffer of its default mmap threshold (128 KiB)
+ * or more from a mapping of its own, the buffer a chunk header past the
+ * page's start; IMB's growing sizes never raise that threshold past the
+ * next size. The engine's own allocations have raised it, and the same
+ * calls would put both buffers in the heap, the receive buffer a header
+ * past the send buffer within a page: a distance at which a copy between
+ * them runs many times slower on some processors. So these are mapped here
+ * as glibc maps them for IMB; smaller ones come from MPI_Alloc_mem. */
+enum { MMAP_THRESHOLD = 128 << 10, CHUNK_HEADER = 2 * sizeof(size_t) };
+
+static char *imb_alloc(size_t len, int rank, int send, int *mapped)
 {
-    len = (len / ASIZE + 1) * ASIZE;
-    if (*alloc >= len) return buf;
-    if (buf) MPI_Free_mem(buf);
-    MPI_Alloc_mem((MPI_Aint)len, MPI_INFO_NULL, &buf);
-    memset(buf, fill, len);
-    *alloc = len;
+    char *buf = NULL;
+    *mapped = 0;
+    if (len >= MMAP_THRESHOLD) {
+        char *map = mmap(NULL, len + CHUNK_HEADER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map != MAP_FAILED) buf = map + CHUNK_HEADER, *mapped = 1;
+    }
+    if (!buf) MPI_Alloc_mem((MPI_Aint)len, MPI_INFO_NULL, &buf);
+    /* IMB's values: BUF_VALUE(rank, i) = 0.1 (rank + 1) + i to send, zeros to receive */
+    float *f = (float *)buf;
+    for (size_t i = 0; i < len / ASIZE; i++) f[i] = send ? (float)(0.1 * (rank + 1) + (float)i) : 0.0f;
     return buf;
+}
+
+static void imb_release(char *buf, size_t len, int mapped)
+{
+    if (mapped) munmap(buf - CHUNK_HEADER, len + CHUNK_HEADER);
+    else if (buf) MPI_Free_mem(buf);
 }
 
 static void imb_buffers(mctx *m, imb_state *s)
 {
+    if (m->op == MOP_BARRIER) return; /* IMB's Barrier has no buffers */
     size_t b = m->bytes, p = (size_t)m->csize;
-    size_t send = m->op == MOP_ALLTOALL || m->op == MOP_SCATTER ? b * p : b;
-    size_t recv = m->op == MOP_ALLGATHER || m->op == MOP_ALLTOALL || m->op == MOP_GATHER ? b * p : b;
-    s->send = grown(s->send, &s->send_alloc, send, 1);
-    s->recv = grown(s->recv, &s->recv_alloc, recv, 0);
+    s->send_len = imb_buffer_bytes(m->op == MOP_ALLTOALL || m->op == MOP_SCATTER ? b * p : b);
+    s->recv_len = imb_buffer_bytes(m->op == MOP_ALLGATHER || m->op == MOP_ALLTOALL || m->op == MOP_GATHER ? b * p : b);
+    s->send = imb_alloc(s->send_len, m->crank, 1, &s->send_mapped);
+    s->recv = imb_alloc(s->recv_len, m->crank, 0, &s->recv_mapped);
+    method_param(m, "buffer_bytes", (double)s->send_len);
+    method_param(m, "send_page_offset", (double)((uintptr_t)s->send % 4096));
+    method_param(m, "recv_page_offset", (double)((uintptr_t)s->recv % 4096));
+}
+
+/* IMB_del_s_buf, IMB_del_r_buf: after every size. */
+static void imb_free(imb_state *s)
+{
+    imb_release(s->send, s->send_len, s->send_mapped);
+    imb_release(s->recv, s->recv_len, s->recv_mapped);
+    s->send = s->recv = NULL, s->send_mapped = s->recv_mapped = 0;
 }
 
 static void release(void *state)
 {
-    imb_state *s = state;
-    if (!s) return;
-    if (s->send) MPI_Free_mem(s->send);
-    if (s->recv) MPI_Free_mem(s->recv);
-    free(s);
+    if (state) imb_free(state);
+    free(state);
 }
 
 /* One loop of n round trips, timed as a whole on both ranks. IMB receives
@@ -187,6 +222,7 @@ static void run(mctx *m)
     kernel(m, n, ROW_MEASURED);
     MPI_Barrier(m->comm);
     s->prev = n;
+    imb_free(s);
     method_param(m, "repetitions", (double)n);
     method_param(m, "warmup", (double)warm);
 }
