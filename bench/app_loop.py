@@ -71,10 +71,10 @@ TUNABLE = ("allreduce", "bcast", "reduce", "allgather", "alltoall", "reduce_scat
 HOSTS = 4
 WHATIF_P = "8,16"
 # The traced rank count simulated with each benchmark's costs: the pingpong with every exchange (a message
-# with one the other way at once) from the ring (the what-if's), the pingpong alone, the ring alone.
+# with one the other way at once) from the ring, the pingpong alone (the what-if's), the ring alone.
 COSTS = {
-    "pingpong+exchange": ("--p2p", "pingpong"),
-    "pingpong": ("--p2p", "pingpong", "--no-exchange"),
+    "pingpong+exchange": ("--p2p", "pingpong", "--exchange-from-ring"),
+    "pingpong": ("--p2p", "pingpong"),
     "ring": ("--p2p", "ring"),
 }
 
@@ -354,14 +354,14 @@ def answer_row(r):
 
 def validation_note(r, w):
     """The traced rank count: what the trace measured, and the simulation's
-    error with the what-if's costs (pingpong, exchanges from the ring) and
-    with the pingpong's or the ring's alone."""
+    error with the what-if's costs (the pingpong's) and with exchanges
+    from the ring or the ring's alone."""
     kept = w["validation"]["kept_share"]
     note = f"traced: {w['traced_comm_s']:.3g} s; simulated {100 * w['error']:+.0f}%" + (
         f" ({100 * kept:.0f}% of it left as traced)" if kept >= 0.01 else ""
     )
-    others = [(c, (r.get("validation") or {}).get(f"all, {c}") or {}) for c in ("pingpong", "ring")]
-    return note + "".join(f", {c} alone {100 * v['error']:+.0f}%" for c, v in others if "error" in v)
+    others = [(c, (r.get("validation") or {}).get(f"all, {c}") or {}) for c in ("pingpong+exchange", "ring")]
+    return note + "".join(f", {c} costs {100 * v['error']:+.0f}%" for c, v in others if "error" in v)
 
 
 def validation_rows(r):
@@ -534,8 +534,8 @@ def main():
             [
                 f"the traced profile's rank count simulated against what it measured, then its pattern "
                 f"replicated to {WHATIF_P} ranks; costs: the cluster's pingpong (one message, the other "
-                f"ranks idle), and for an exchange (a message with one the other way at once) its ring at "
-                f"{HOSTS} ranks (every rank sending and receiving at once); the note compares each alone"
+                f"ranks idle); the note compares exchanges (a message with one the other way at once) "
+                f"charged from its ring at {HOSTS} ranks, and the ring alone"
             ],
         )
     )

@@ -11,10 +11,10 @@ per-message one-way times drawn from their distributions at 256 B - 256 KiB
 (the sizes the algorithms' messages have; 20 replicates), and `shaped`, a
 link whose rate and token bucket are fitted to pingpong (`--shaped-link`:
 an idle link lets a burst through, a busy one only its rate, as the
-cluster's tbf does). In both, a message whose sender receives from the
-same peer at once (an exchange: a sendrecv pair) costs the ring's time less
-the pingpong's more, per size (at 2 hosts the ring is such an exchange;
---no-exchange: every message as pingpong's). With --skew, each rank's start
+cluster's tbf does). In both, every message costs a lone pingpong
+message's time; with --exchange, one whose sender receives from the same
+peer at once (an exchange: a sendrecv pair) costs the ring's time less the
+pingpong's more, per size (at 2 hosts the ring is such an exchange). With --skew, each rank's start
 is drawn from the collectives' measured lateness.
 
 Per network and model, the tables give every cell (collective, algorithm,
@@ -163,7 +163,7 @@ def simulate(preset, model, p2p, skew, fair, exchange, out):
         ]
         + (["--skew-from-run"] if skew else [])
         + (["--fair"] if fair else [])
-        + ([] if exchange else ["--no-exchange"])
+        + (["--exchange-from-ring"] if exchange else [])
     )
     doc = json.loads(mpiscope(*args).stdout)
     rows = doc["rows"]
@@ -247,10 +247,10 @@ def main():
     )
     ap.add_argument("--skew", action="store_true", help="start each rank as late as measured")
     ap.add_argument(
-        "--no-exchange",
+        "--exchange",
         action="store_true",
-        help="charge every message as a lone pingpong message (default: a message with one the "
-        "other way at once, an exchange, from the ring measured beside the pingpong)",
+        help="charge a message with one the other way at once (an exchange) from the ring measured beside "
+        "the pingpong (default: every message as a lone pingpong message)",
     )
     ap.add_argument(
         "--fair",
@@ -286,7 +286,7 @@ def main():
             if not a.again:
                 measure(network, a.hosts, out, a.reps_max)
             for m in models:
-                doc, shown = simulate(tag(network), m, a.p2p, a.skew, a.fair, not a.no_exchange, out)
+                doc, shown = simulate(tag(network), m, a.p2p, a.skew, a.fair, a.exchange, out)
                 docs[m].append(doc)
                 tables += shown
             links.append(link_fidelity(out, tag(network)))

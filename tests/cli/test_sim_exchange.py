@@ -3,8 +3,8 @@
 same peer (a sendrecv pair) is charged the measured exchange's time less
 the pingpong's more (--exchange), on every model; any other message, a
 one-way one or one answered after it arrived, as before. From a run: its
-ring's floor less its pingpong's per size, used by `sim check` unless
---no-exchange. No MPI."""
+ring's floor less its pingpong's per size, used by `sim check` with
+--exchange-from-ring. No MPI."""
 
 import json
 
@@ -97,8 +97,9 @@ def test_a_runs_ring_gives_the_exchange_and_sim_check_uses_it(tmp_path, capsys):
     its pingpong at every size, but for a stalled repetition: the shift is
     -20 us per size (the floors), and recursive
     doubling's 2-rank allgather (one exchange) is simulated 20 us below the
-    pingpong's line, or on it with --no-exchange."""
+    pingpong's line with --exchange-from-ring, on it without."""
     from mpiscope.cli.main import build_parser
+    from mpiscope.common.errors import UsageError
     from mpiscope.store.ingest import ingest
     from rawgen import RunBuilder, SeriesSpec, context_for
 
@@ -123,15 +124,19 @@ def test_a_runs_ring_gives_the_exchange_and_sim_check_uses_it(tmp_path, capsys):
         assert args.func(args) == 0
         return json.loads(capsys.readouterr().out)
 
-    lone, exchanged = check("--no-exchange"), check()
+    lone, exchanged = check(), check("--exchange-from-ring")
     assert (lone["exchange"], exchanged["exchange"]) == (False, True)
     line = alpha + beta * 1024
     assert lone["rows"][0]["simulated_s"] == pytest.approx(line, rel=1e-3)
     assert exchanged["rows"][0]["simulated_s"] == pytest.approx(line - 20 * US, rel=1e-3)
-    # --p2p ring charges every message as the ring's: no exchange on top
-    assert check("--p2p", "ring")["exchange"] is False
+    # the shift needs the pingpong's costs: with --p2p ring every message is the ring's already
+    args = build_parser().parse_args(
+        ["sim", "check", run_dir.name, "--out", str(out), "--p2p", "ring", "--exchange-from-ring"]
+    )
+    with pytest.raises(UsageError, match="--p2p pingpong"):
+        args.func(args)
     # drawn from the pingpong's times, an exchange shifted as much
-    drawn = check("--sample", "--replicates", 3)
+    drawn = check("--sample", "--replicates", 3, "--exchange-from-ring")
     assert drawn["exchange"] is True
     assert drawn["rows"][0]["simulated_s"] == pytest.approx(line - 20 * US, rel=1e-9)
-    assert check("--sample", "--replicates", 3, "--no-exchange")["rows"][0]["simulated_s"] == pytest.approx(line)
+    assert check("--sample", "--replicates", 3)["rows"][0]["simulated_s"] == pytest.approx(line)

@@ -88,7 +88,12 @@ def _extras(args, p=None):
         if not args.from_run:
             raise UsageError("--sample draws message times from a run: give --from-run RUN")
         ex.dist = p2p_quantiles(catalog.resolve(args.out, args.from_run), args.p2p)
-    if args.from_run and args.p2p == "pingpong" and not getattr(args, "no_exchange", False):
+    if getattr(args, "exchange_from_ring", False):
+        if not (args.from_run and args.p2p == "pingpong"):
+            raise UsageError(
+                "--exchange-from-ring shifts pingpong's exchanges by --from-run's ring: "
+                "give --from-run RUN, --p2p pingpong"
+            )
         with_exchange(ex, catalog.resolve(args.out, args.from_run))
     if getattr(args, "skew_from_run", False):
         if not args.from_run:
@@ -332,11 +337,11 @@ def _cost_options(p, from_run=True):
         "line through the larger half of its sizes (robust to stalls), the latency from --p2p's smallest size",
     )
     g.add_argument(
-        "--no-exchange",
+        "--exchange-from-ring",
         action="store_true",
-        help="charge every message as pingpong's lone one; by default, where --from-run has ring too, a message "
-        "whose sender receives from the same peer at once (an exchange) costs the ring's time less the pingpong's "
-        "more (each size's floor: its 10th percentile)",
+        help="a message whose sender receives from the same peer at once (an exchange) costs --from-run's ring "
+        "time less its pingpong's more (each size's floor: its 10th percentile); by default every message is "
+        "charged as pingpong's lone one",
     )
     g.add_argument(
         "--sample",
