@@ -5,6 +5,7 @@ median with its interval, and `history --check` names the setting that
 changed between them."""
 
 import json
+import time
 
 from runcli import mpiscope
 from schemas import validate
@@ -21,6 +22,8 @@ def _run(out, env=None):
 
 def test_history_of_two_real_runs_names_the_setting_that_changed(tmp_path):
     first = _run(tmp_path)
+    # History orders runs by their creation time, kept to the second: the second run starts in a later one.
+    time.sleep(1.05 - time.time() % 1)
     _run(tmp_path, env={SETTING: "none"})
     context = json.loads((tmp_path / first.split("/")[-1] / "context.json").read_text())
     assert context["hosts"] and sum(context["hosts"].values()) == 2
