@@ -6,6 +6,7 @@ ranks, `mpiscope sim whatif`'s text, JSON and bad input, and the estimate
 of operations per rank."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -97,3 +98,32 @@ def test_operation_estimate_and_the_limit(traced_app, tmp_path):
     assert estimate == info["nops"]
     with pytest.raises(UsageError, match="passes 10 operations"):
         write_schedule(pattern, 8, lambda *a: None, Algorithms(8192), tmp_path / "x.bin", 10)
+
+
+def _traced_by(run, *mca):
+    """The traced run as if Open MPI had run it on one host with these MCA words."""
+    path = run / "context.json"
+    ctx = json.loads(path.read_text())
+    ctx.update({"mpi": "openmpi", "nodes": 1, "launch_commands": [["mpirun", "-n", "4", *mca, "app"]]})
+    path.write_text(json.dumps(ctx))
+
+
+def test_the_whatif_sends_messages_above_the_librarys_eager_limit_by_rendezvous(traced_app, app_tune):
+    """The ring's 1000 B messages: eager under vader's default limit, by
+    rendezvous (a request and its answer before the data) under a limit of
+    512 B, which costs the validation time; every message eager without the
+    library's limit, and a limit the costs set stands."""
+    costs, extras = SimCosts(L=1e-4, alpha_s=1e-4), Extras()
+    eager = whatif(traced_app, app_tune, [8], costs, extras)
+    assert eager.eager_limit is None and eager.eager_from == "every message eager"
+    _traced_by(traced_app)
+    default = whatif(traced_app, app_tune, [8], costs, extras, library_eager=True)
+    assert default.eager_limit == 4096 - 16 and "btl_vader_eager_limit, 4096 by default" in default.eager_from
+    assert default.validation.default.median_s == pytest.approx(eager.validation.default.median_s)
+    _traced_by(traced_app, "--mca", "btl_vader_eager_limit", "512")
+    low = whatif(traced_app, app_tune, [8], costs, extras, library_eager=True)
+    assert low.eager_limit == 512 - 16
+    assert low.validation.default.median_s > eager.validation.default.median_s + 1e-4   # the handshake: 2 L
+    given = whatif(traced_app, app_tune, [8], replace(costs, S=2000.0), extras, library_eager=True)
+    assert given.eager_limit == 2000 and given.eager_from == "set by the costs"
+    assert given.validation.default.median_s == pytest.approx(eager.validation.default.median_s)

@@ -224,15 +224,17 @@ class WhatIfInputs:
 
 def whatif_of(w: WhatIfInputs) -> dict:
     """The what-if (app/scale.py) with costs from the Hockney fit of the
-    run's p2p benchmark and every message's time drawn from its distributions;
-    one that fails is said, never loses the measurement."""
+    run's p2p benchmark, every message's time drawn from its distributions,
+    and the library's eager limit on the traced run's transport; one that
+    fails is said, never loses the measurement."""
     try:
         from mpiscope.app.scale import whatif
         from mpiscope.sim.measured import fitted_costs, p2p_quantiles
         from mpiscope.sim.simulate import Extras
 
         extras = Extras(replicates=w.replicates, seed=w.seed, dist=p2p_quantiles(w.costs_run, w.p2p))
-        return whatif(w.trace_run, w.tune, w.ps, fitted_costs(w.costs_run, w.p2p), extras).to_dict()
+        costs = fitted_costs(w.costs_run, w.p2p)
+        return whatif(w.trace_run, w.tune, w.ps, costs, extras, library_eager=True).to_dict()
     except Exception as exc:  # noqa: BLE001 - the launches are measured and must be stored
         sys.stderr.write(f"mpiscope: warning: no what-if ({exc}); the measurement is stored\n")
         return {"failed": str(exc)}

@@ -1,19 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What at scale: a traced application's time in communication at larger rank
-counts, under the library's default selection and under the tune's.
-
-The traced pattern is replicated to p' ranks (sim/replicate.py) and simulated.
-A collective call runs as our algorithm of the structure of the one each
-selection picks (mpilibs: model_names), at the tune's communicator size nearest
-p' (log scale): tuned, its rule at the call's library size (tune/library_sizes.py);
-default, what the tune read the default to run (how the default changes with the
-communicator size is not seen). A call without such an algorithm or tuned cell keeps
-its traced time under both, and says so. Intervals: the central 95% of the seeded replicates."""
+counts, under the library's default selection and under the tune's. The traced
+pattern is replicated to p' ranks (sim/replicate.py) and simulated. A collective
+call runs as our algorithm of the structure of the one each selection picks
+(mpilibs: model_names), at the tune's communicator size nearest p' (log scale):
+tuned, its rule at the call's library size (tune/library_sizes.py); default, what
+the tune read the default to run. A call without such an algorithm or tuned cell
+keeps its traced time under both, and says so. With `library_eager`, messages above
+the library's eager limit on the traced transport go by rendezvous (eager_limit.py)
+unless the costs set one. Intervals: the central 95% of the seeded replicates."""
 
 from __future__ import annotations
 
+import math
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from mpiscope.sim.simulate import MAX_OPS, interval, probe, run_argv
 from mpiscope.tune.model_fits import model_of
 from mpiscope.tune.library_sizes import library_size
 from mpiscope.tune.weights import nearest
+from mpiscope.app.eager_limit import eager_limit
 from mpiscope.app.trace_pattern import traced_pattern
 from mpiscope.app.tune_cells import read_tune
 
@@ -85,6 +87,8 @@ class WhatIf:
     points: list = field(default_factory=list)
     selections: list = field(default_factory=list)
     kept: list = field(default_factory=list)  # calls with no algorithm of ours: call, traced_s, share
+    eager_limit: float | None = None  # bytes; None: every message eager
+    eager_from: str = "every message eager"
 
     def to_dict(self) -> dict:
         return plain(self)
@@ -196,12 +200,24 @@ def _check_size(pattern, ps, selector, segment):
         )
 
 
-def whatif(run_dir, tune_dir, ps, costs, extras) -> WhatIf:
+def _eager(costs, context, library_eager):
+    """(costs with the eager limit the what-if takes, where it comes from)."""
+    if not math.isinf(costs.S):
+        return costs, "set by the costs"
+    if not library_eager:
+        return costs, "every message eager"
+    e = eager_limit(context)
+    return replace(costs, S=e.bytes), e.source
+
+
+def whatif(run_dir, tune_dir, ps, costs, extras, *, library_eager=False) -> WhatIf:
     """The what-if of the traced profile run in `run_dir` under the tune in
     `tune_dir` at each rank count of `ps`, and at the traced run's own
-    (the validation); `costs`: sim.costs.SimCosts, `extras`: sim.simulate.Extras.
+    (the validation); `costs`: sim.costs.SimCosts, `extras`: sim.simulate.Extras;
+    `library_eager`: the library's eager limit where the costs set none.
     Bad input raises UsageError before anything is built or simulated."""
     traced = traced_pattern(run_dir)
+    costs, eager_from = _eager(costs, traced.context, library_eager)
     tune = read_tune(tune_dir)
     pattern = traced.pattern
     bad = [q for q in ps if q < 1 or q % pattern.p]
@@ -236,4 +252,6 @@ def whatif(run_dir, tune_dir, ps, costs, extras) -> WhatIf:
         points,
         sorted(selector.seen.values(), key=lambda s: (s.collective, s.p, s.size)),
         kept,
+        None if math.isinf(costs.S) else costs.S,
+        eager_from,
     )

@@ -10,7 +10,7 @@ is the mean over ranks, what the simulated schedules are compared on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,7 @@ class Traced:
     pattern: Pattern
     comm_s: np.ndarray  # per rank: its time in communication, as measured
     calls: dict  # MPI call -> per-rank mean of its traced time (collective calls only)
+    context: dict = field(default_factory=dict)  # the run's context.json: its library, hosts, launch
 
 
 def _collectives(prof, comms):
@@ -93,4 +94,5 @@ def traced_pattern(run_dir) -> Traced:
             if kind == "coll":
                 calls[call.name] = calls.get(call.name, 0.0) + call.seconds / p
     members = [m for m, _ in sorted(comms.items(), key=lambda x: x[1])]
-    return Traced(prof.context.get("run_id", str(run_dir)), Pattern(p, members, nodes, compute), comm_s, calls)
+    pattern = Pattern(p, members, nodes, compute)
+    return Traced(prof.context.get("run_id", str(run_dir)), pattern, comm_s, calls, prof.context)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from mpiscope.app.schedule import describe_stop
 from mpiscope.common.documents import SCHEMA_VERSIONS
+from mpiscope.views.sim import eager_words
 from mpiscope.views.text import interval, sig, table
 
 VERDICTS = (
@@ -147,10 +148,13 @@ def _whatif_lines(w) -> list:
         return []
     if w.get("failed"):
         return [f"what-if at scale: none ({w['failed']})"]
+    simulated = w["validation"]["default"]["median_s"]
     out = [
-        f"what-if at scale (traced profile {w['run_id']}, {w['traced_p']} ranks; simulated there "
-        f"{100 * w['error']:+.0f}% off the traced time in communication): per rank in communication,"
-        f" default -> tuned"
+        f"what-if at scale (traced profile {w['run_id']}, {w['traced_p']} ranks): at {w['traced_p']} ranks "
+        f"simulated {sig(simulated)} s against the traced {sig(w['traced_comm_s'])} s a rank in communication "
+        f"({100 * w['error']:+.0f}%)",
+        f"  eager limit: {eager_words(w.get('eager_limit'), w.get('eager_from') or 'every message eager')}",
+        "  per rank in communication, default -> tuned:",
     ]
     for x in w["points"]:
         out.append(

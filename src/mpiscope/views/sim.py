@@ -240,6 +240,11 @@ def _selection_rows(selections) -> list:
     return rows
 
 
+def eager_words(limit, source) -> str:
+    """The what-if's eager limit and where it comes from."""
+    return source if limit is None else f"{limit:.0f} B ({source}); larger messages by rendezvous"
+
+
 def format_whatif(w: WhatIf) -> str:
     v = w.validation
     out = [
@@ -253,6 +258,7 @@ def format_whatif(w: WhatIf) -> str:
         ),
         f"validation at {w.traced_p} ranks: traced {sig(w.traced_comm_s * 1e3)} ms, simulated "
         f"{sig(v.default.median_s * 1e3)} ms (error {100 * w.error:+.1f}%)",
+        f"eager limit: {eager_words(w.eager_limit, w.eager_from)}",
     ]
     rows = [
         [

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The MPI library's eager limit on the transport a traced application's
+ranks used, for the what-if: a larger message goes by rendezvous (the
+simulator's S). Open MPI's ob1 sends eagerly what fits in its transport's
+eager limit with ob1's match header: btl tcp between hosts, vader (4.x) or
+sm (5.x) within one; an MCA setting in the launch command or the environment
+wins. Where the limit is not known (another library or PML, a transport
+other than TCP between hosts), every message stays eager, and it says so."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from mpiscope.mpilibs.openmpi.paths import OMPI_EAGER
+
+OB1_MATCH_HEADER = 16  # bytes of ob1's match header, sent within the eager limit
+TCP_EAGER = 65536  # btl_tcp_eager_limit's default
+ALL_EAGER = math.inf
+
+
+@dataclass(frozen=True)
+class EagerLimit:
+    bytes: float  # the largest message sent eagerly; inf: every message
+    source: str  # where it comes from, in words
+
+
+def _mca(context: dict, name: str) -> str | None:
+    """An MCA parameter's value from the launch command (--mca/-mca NAME V) or OMPI_MCA_NAME."""
+    argvs = context.get("launch_commands") or [context.get("launch_command") or []]
+    for argv in argvs:
+        words = [str(w) for w in argv or []]
+        for i, w in enumerate(words[:-2]):
+            if w in ("--mca", "-mca") and words[i + 1] == name:
+                return words[i + 2]
+    return (context.get("env") or {}).get("OMPI_MCA_" + name)
+
+
+def _open_mpi(context: dict) -> EagerLimit:
+    pml = _mca(context, "pml")
+    if pml and not pml.startswith("^") and "ob1" not in pml.split(","):
+        return EagerLimit(ALL_EAGER, f"not known for Open MPI's pml {pml}: every message eager")
+    nodes = int(context.get("nodes") or 1)
+    btls = _mca(context, "btl")
+    if nodes > 1:
+        if btls and "tcp" not in re.split(r"[,^]", btls):
+            return EagerLimit(ALL_EAGER, f"not known for Open MPI's btl {btls} between hosts: every message eager")
+        btl, default = "tcp", TCP_EAGER
+    else:
+        btl = "sm" if str(context.get("mpi_library") or "").startswith("Open MPI v5") else "vader"
+        default = OMPI_EAGER
+    setting = _mca(context, f"btl_{btl}_eager_limit")
+    limit = int(setting) if setting and setting.isdigit() else default
+    how = "as set" if setting else "by default"
+    where = f"Open MPI's btl_{btl}_eager_limit, {limit} {how}, less ob1's {OB1_MATCH_HEADER} B match header"
+    return EagerLimit(float(limit - OB1_MATCH_HEADER), where)
+
+
+def eager_limit(context: dict) -> EagerLimit:
+    """The eager limit of the traced run whose context.json is `context`."""
+    library = context.get("mpi")
+    if library == "openmpi":
+        return _open_mpi(context)
+    return EagerLimit(ALL_EAGER, f"not known for {library or 'this MPI library'}: every message eager")
