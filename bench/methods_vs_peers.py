@@ -4,18 +4,24 @@ on every operation the two methods time and every power of 4 from 1 B to
 4 MiB?
 
 Each trial takes the operations in turn (ping-pong latency, bandwidth,
-allreduce, reduce, bcast, gather, scatter, allgather, alltoall, barrier)
-and runs, for one operation, three launches one after the other on the
-same ranks with the same binding and library (Open MPI's mpicc.openmpi),
-each covering all sizes: the OSU 7.x program (osu_latency, osu_bw,
+allreduce, reduce, bcast, gather, scatter, allgather, alltoall,
+reduce_scatter, sendrecv, exchange, barrier; --ops picks some) and runs,
+for one operation, three launches one after the other on the same ranks
+with the same binding and library (Open MPI's mpicc.openmpi), each
+covering all sizes: the OSU 7.x program (osu_latency, osu_bw,
 osu_allreduce, ...; `-m 1:4194304`), IMB-MPI1 with its benchmark
 (PingPong gives IMB's latency and bandwidth; `-msglen` with the sizes
 alone), and `mpiscope run --methods osu,imb` of the operation, read with
 `mpiscope methods --json`. The three launches' order rotates from one
 trial to the next. The reproduction is the number mpiscope derives from
 the rows it stored as each tool times them (OSU: its latency, bandwidth or
-"Avg Latency"; IMB: PingPong's t[usec] and Mbytes/sec, the collectives'
-t_avg).
+"Avg Latency"; IMB: PingPong's t[usec] and Mbytes/sec, the others' t_avg).
+
+OSU has no Sendrecv or Exchange: those rows are IMB's alone (mpiscope's
+benchmarks ring and exchange). reduce_scatter is mpiscope's
+reduce_scatter_block, its size each rank's block, which is IMB's
+Reduce_scatter size; osu_reduce_scatter's size is the whole vector, so its
+column shows osu_reduce_scatter at p x the row's size.
 
 The first table gives per operation and size each real tool's number
 (median over the trials; µs, bandwidth MB/s) and the ratio of mpiscope's
@@ -58,7 +64,25 @@ from mpiscope.common.sizes import format_size
 from peer_tools import IMB_BENCHMARKS, add_options, imb_rows, osu_rows, ratio_cells, run, tools_given
 
 SIZES = tuple(4**i for i in range(12))  # 1 B to 4 MiB
-BENCHES = ("pingpong", "bw", "allreduce", "reduce", "bcast", "gather", "scatter", "allgather", "alltoall", "barrier")
+BENCHES = (
+    "pingpong",
+    "bw",
+    "allreduce",
+    "reduce",
+    "bcast",
+    "gather",
+    "scatter",
+    "allgather",
+    "alltoall",
+    "reduce_scatter",
+    "sendrecv",
+    "exchange",
+    "barrier",
+)
+# mpiscope's benchmark for an operation named otherwise.
+MPISCOPE_BENCH = {"reduce_scatter": "reduce_scatter_block", "sendrecv": "ring"}
+# Operations whose OSU size is the whole vector, p x the row's (each rank's block).
+OSU_WHOLE = ("reduce_scatter",)
 # What each tool prints for an operation, as `mpiscope methods` names it.
 OSU_COLUMN = {"pingpong": "Latency (us)", "bw": "Bandwidth (MB/s)"}
 IMB_COLUMN = {"pingpong": "t[usec]", "bw": "Mbytes/sec"}
@@ -76,9 +100,21 @@ def column(tool, bench):
     return IMB_COLUMN.get(bench, "t_avg[usec]")
 
 
-def real_osu(program, np) -> dict:
-    """{size: OSU's number} for one operation."""
-    return {size: row[0] for size, row in osu_rows(program, SIZES, np).items()}
+def real_osu(program, bench, np) -> dict:
+    """{size: OSU's number} for one operation, by the row's size (OSU's
+    size / p where it is the whole vector)."""
+    scale = np if bench in OSU_WHOLE else 1
+    rows = osu_rows(program, [s * scale for s in SIZES], np)
+    return {size // scale: row[0] for size, row in rows.items()}
+
+
+def parse_ops(text) -> tuple:
+    """The --ops names, in the bench's order; ValueError naming an unknown one."""
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    unknown = [x for x in names if x not in BENCHES]
+    if unknown or not names:
+        raise ValueError(f"--ops: unknown operation {', '.join(unknown) or '(none)'}; choose from {', '.join(BENCHES)}")
+    return tuple(b for b in BENCHES if b in names)
 
 
 def real_imb(imb, bench, np) -> dict:
@@ -101,7 +137,7 @@ def reproduced(out_root: Path, bench, np, methods) -> str:
                 "--mpi",
                 "openmpi",
                 "--bench",
-                bench,
+                MPISCOPE_BENCH.get(bench, bench),
                 "--sizes",
                 ",".join(map(str, SIZES)),
                 "--methods",
@@ -140,19 +176,19 @@ def one_operation(bench, trial, osu, imb, methods, np, out_root) -> dict:
     rotates; {"osu": {size: number}, "imb": ..., "mpiscope": run id}."""
     launches = [("mpiscope", lambda: reproduced(out_root, bench, np, methods))]
     if bench in osu:
-        launches.append(("osu", lambda: real_osu(osu[bench], np)))
+        launches.append(("osu", lambda: real_osu(osu[bench], bench, np)))
     if imb:
         launches.append(("imb", lambda: real_imb(imb, bench, np)))
     k = trial % len(launches)
     return {name: launch() for name, launch in launches[k:] + launches[:k]}
 
 
-def one_trial(trial, osu, imb, methods, np, out_root, lock) -> dict:
-    """Every operation once, under the lock; mpiscope's runs read after it."""
+def one_trial(trial, ops, osu, imb, methods, np, out_root, lock) -> dict:
+    """Every operation of `ops` once, under the lock; mpiscope's runs read after it."""
     asked = time.monotonic()
     with benchjson.held(lock):
         began = time.monotonic()
-        got = {b: one_operation(b, trial, osu, imb, methods, np, out_root) for b in BENCHES}
+        got = {b: one_operation(b, trial, osu, imb, methods, np, out_root) for b in ops}
     print(
         f"trial {trial + 1}: waited {began - asked:.0f} s for the lock, ran {time.monotonic() - began:.0f} s",
         file=sys.stderr,
@@ -161,9 +197,14 @@ def one_trial(trial, osu, imb, methods, np, out_root, lock) -> dict:
     return {b: {"ours": read_methods(out_root, g.pop("mpiscope")), "real": g} for b, g in got.items()}
 
 
+def measured_ops(trials) -> tuple:
+    """The operations the trials measured, in the bench's order."""
+    return tuple(b for b in BENCHES if trials and b in trials[0])
+
+
 def cells(trials, methods):
     """Per (bench, size, tool): the trials' real numbers, reproductions and cause shares."""
-    for bench in BENCHES:
+    for bench in measured_ops(trials):
         for size in sizes_of(bench):
             for tool in methods:
                 real = [tr[bench]["real"].get(tool, {}).get(size) for tr in trials]
@@ -214,7 +255,17 @@ def main():
         help="measure nothing: print (and with --json write) the tables of the trials FILE holds, "
         "a document this script wrote",
     )
+    ap.add_argument(
+        "--ops",
+        metavar="LIST",
+        default=",".join(BENCHES),
+        help=f"the operations to compare, a comma list of {', '.join(BENCHES)} (default: all)",
+    )
     args = benchjson.parse(ap)
+    try:
+        ops = parse_ops(args.ops)
+    except ValueError as e:
+        ap.error(str(e))
     if args.tables_from:
         if not args.tables_from.is_file():
             ap.error(f"--tables-from {args.tables_from}: no such file; name a document this script wrote")
@@ -223,7 +274,7 @@ def main():
         return
     if args.trials < 1 or args.np < 2:
         ap.error(f"--trials must be at least 1 and --np at least 2, got {args.trials} and {args.np}")
-    osu, imb = tools_given(args, BENCHES)
+    osu, imb = tools_given(args, ops)
     if args.np > 2 and {"pingpong", "bw"} & set(osu):
         print("skipped: OSU's osu_latency and osu_bw: they run on exactly two ranks", flush=True)
         osu = {b: p for b, p in osu.items() if b not in ("pingpong", "bw")}
@@ -234,7 +285,7 @@ def main():
     trials, began = [], time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         for t in range(args.trials):
-            trials.append(one_trial(t, osu, imb, methods, args.np, Path(tmp), args.lock))
+            trials.append(one_trial(t, ops, osu, imb, methods, args.np, Path(tmp), args.lock))
             print(f"trial {t + 1}/{args.trials} done ({time.monotonic() - began:.0f} s)", file=sys.stderr, flush=True)
             report(args, trials, methods, final=t + 1 == args.trials)
 
@@ -244,7 +295,7 @@ def trials_of(path: Path):
     doc = json.loads(path.read_text())
     trials, methods = [], []
     for kept in doc["results"]["trials"]:
-        tr = {b: {"real": {}, "ours": {}} for b in BENCHES}
+        tr = {c["bench"]: {"real": {}, "ours": {}} for c in kept}
         for c in kept:
             methods += [c["tool"]] if c["tool"] not in methods else []
             at = tr[c["bench"]]
@@ -260,7 +311,8 @@ def report(args, trials, methods, final):
     rows, outside, within, counted = [], [], 0, 0
     stalls = {(tool, who): [0, 0] for tool in methods for who in ("real", "reproduced")}
     quiet = None if final else open(os.devnull, "w")  # noqa: SIM115
-    for bench in BENCHES:
+    ops = measured_ops(trials)
+    for bench in ops:
         unit = "MB/s" if bench == "bw" else "us"
         for size in sizes_of(bench):
             row = [bench, format_size(size), unit]
@@ -329,6 +381,9 @@ def report(args, trials, methods, final):
                 "mpiscope methods) / the real tool's number, with the smallest and largest trial; target 0.9-1.1",
                 "OSU, IMB: the real tools' numbers (median over the trials); mpiscope median: its own, "
                 "synchronized repetitions, slowest rank (`mpiscope methods` splits the difference into causes)",
+                "reduce_scatter: the size is each rank's block (IMB's size; mpiscope's reduce_scatter_block); "
+                "OSU's column is osu_reduce_scatter at p x that size, its whole vector; sendrecv is mpiscope's "
+                "ring; OSU has no sendrecv or exchange",
             ],
             file=quiet,
         ),
@@ -396,7 +451,7 @@ def report(args, trials, methods, final):
                     "mpiscope_median": tr[b]["ours"].get((None, s)),
                 }
                 for tool in methods
-                for b in BENCHES
+                for b in ops
                 for s in sizes_of(b)
             ]
             for tr in trials

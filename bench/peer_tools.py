@@ -30,6 +30,7 @@ OSU_PROGRAMS = {
     "reduce": "osu_reduce",
     "gather": "osu_gather",
     "scatter": "osu_scatter",
+    "reduce_scatter": "osu_reduce_scatter",
 }
 # IMB-MPI1's benchmark for each (PingPong also gives IMB's bandwidth).
 IMB_BENCHMARKS = {
@@ -43,6 +44,9 @@ IMB_BENCHMARKS = {
     "reduce": "Reduce",
     "gather": "Gather",
     "scatter": "Scatter",
+    "reduce_scatter": "Reduce_scatter",
+    "sendrecv": "Sendrecv",
+    "exchange": "Exchange",
 }
 
 
@@ -70,9 +74,10 @@ def tools_given(args, benches) -> tuple[dict, str | None]:
     if not args.osu_dir:
         benchjson.skipped("OSU", "--osu-dir")
     else:
-        osu = {b: p for b in benches if (p := find_osu(args.osu_dir, OSU_PROGRAMS[b]))}
+        named = [b for b in benches if b in OSU_PROGRAMS]  # OSU has no Sendrecv or Exchange
+        osu = {b: p for b in named if (p := find_osu(args.osu_dir, OSU_PROGRAMS[b]))}
         if not osu:
-            print(f"skipped: OSU: none of {', '.join(OSU_PROGRAMS[b] for b in benches)} in {args.osu_dir}", flush=True)
+            print(f"skipped: OSU: none of {', '.join(OSU_PROGRAMS[b] for b in named)} in {args.osu_dir}", flush=True)
     imb = args.imb if args.imb and os.access(args.imb, os.X_OK) else None
     if not args.imb:
         benchjson.skipped("IMB", "--imb")
@@ -138,7 +143,7 @@ def osu_numbers(program: Path, sizes, np: int = 2) -> dict:
 def imb_rows(imb: str, benchmarks, sizes, np: int = 2, exact: bool = False) -> dict:
     """{(IMB benchmark, size): its printed row as {column: value}}: PingPong
     #repetitions, t[usec], Mbytes/sec; collectives #repetitions, t_min, t_max,
-    t_avg; Barrier (no size) under size 0. Collectives on all `np` ranks only.
+    t_avg; Sendrecv and Exchange also Mbytes/sec; Barrier (no size) under size 0. Collectives on all `np` ranks only.
     IMB runs every power of two between the smallest and largest size, or,
     `exact`, the sizes alone (its -msglen file)."""
     logs = [s.bit_length() - 1 for s in sizes if s > 0]
@@ -161,9 +166,9 @@ def imb_rows(imb: str, benchmarks, sizes, np: int = 2, exact: bool = False) -> d
             rows[(bench, 0)] = dict(zip(("#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]"), values))
         elif bench == "PingPong" and len(values) == 4 and int(values[0]) in sizes:
             rows[(bench, int(values[0]))] = dict(zip(("#repetitions", "t[usec]", "Mbytes/sec"), values[1:]))
-        elif len(values) == 5 and int(values[0]) in sizes:
+        elif len(values) in (5, 6) and int(values[0]) in sizes:
             rows[(bench, int(values[0]))] = dict(
-                zip(("#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]"), values[1:])
+                zip(("#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]", "Mbytes/sec"), values[1:])
             )
     return rows
 

@@ -6,7 +6,7 @@
 
 extern const bench_def bench_pingpong, bench_oneway, bench_multipair, bench_pairs, bench_ring, bench_bw,
     bench_bibw, bench_barrier, bench_bcast, bench_reduce, bench_allreduce, bench_allgather, bench_gather,
-    bench_scatter, bench_alltoall, bench_reduce_scatter_block;
+    bench_scatter, bench_alltoall, bench_reduce_scatter_block, bench_exchange;
 /* LogGP parameters and per-layer costs (bench/flood.c, overhead.c, rma.c, layers.c). */
 extern const bench_def bench_flood, bench_overhead, bench_rma_lat, bench_rma_flood, bench_layer_pingpong,
     bench_layer_bw;
@@ -20,7 +20,7 @@ static const bench_def *const all[] = {
     &bench_pingpong, &bench_oneway,    &bench_multipair, &bench_pairs,     &bench_ring,
     &bench_bw,       &bench_bibw,      &bench_barrier,   &bench_bcast,     &bench_reduce,
     &bench_allreduce, &bench_allgather, &bench_gather,   &bench_scatter,   &bench_alltoall,
-    &bench_reduce_scatter_block,
+    &bench_reduce_scatter_block, &bench_exchange,
     &bench_flood, &bench_overhead, &bench_rma_lat, &bench_rma_flood, &bench_layer_pingpong, &bench_layer_bw,
     &bench_tp_latency, &bench_tp_bw, &bench_tp_bw_cold, &bench_tp_multibw, &bench_tp_skew, &bench_tp_overlap, &bench_tp_poll,
     &bench_empty, &bench_pingpong_loop,

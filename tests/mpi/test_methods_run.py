@@ -131,3 +131,49 @@ def test_every_method_the_engine_has_is_derived_or_referenced():
     for m in known.values():
         for bench, traits in m.benchmarks.items():
             assert traits["timing"] in ("call", "loop") and traits["cache"] in ("warm", "cycling"), (m, bench)
+
+
+@pytest.fixture(scope="module")
+def exchanges(tmp_path_factory):
+    out = tmp_path_factory.mktemp("exchanges")
+    run_dir, _ = run_ok("-n", 2, "--bench", "reduce_scatter_block,ring,exchange", "--sizes", "1,4K",
+                        "--methods", "osu,imb", "--time-budget", "0.2", out=out)
+    p = mpiscope("methods", run_dir.name, "--json", out=out)
+    assert p.returncode == 0, p.stderr
+    return run_dir, json.loads(p.stdout)
+
+
+def test_reduce_scatter_sendrecv_and_exchange_run_as_osu_and_imb_time_them(exchanges):
+    run_dir, doc = exchanges
+    table = read_methods(run_dir)
+    got = {(m, b, s) for m, b, s in zip(table["method"].to_pylist(), table["bench"].to_pylist(),
+                                        table["size"].to_pylist())}
+    # OSU has no Sendrecv (the ring) or Exchange; IMB has all three; at every size asked for
+    assert {(m, b, s) for m, b, s in got if m in ("osu", "imb")} == (
+        {("osu", "reduce_scatter_block", s) for s in (1, 4096)}
+        | {("imb", b, s) for b in ("reduce_scatter_block", "ring", "exchange") for s in (1, 4096)})
+
+    def measured(method, bench, size, rank):
+        t = table.filter(pc.and_(pc.and_(pc.equal(table["method"], method), pc.equal(table["bench"], bench)),
+                                 pc.and_(pc.equal(table["size"], size), pc.equal(table["rank"], rank))))
+        return t.filter(pc.equal(t["phase"], 0))
+
+    # IMB times one loop per rank for Sendrecv and Exchange, each call for Reduce_scatter
+    for bench in ("ring", "exchange"):
+        assert measured("imb", bench, 4096, 1).num_rows == 1
+        assert measured("imb", bench, 4096, 1)["calls"].to_pylist()[0] >= 1
+    assert measured("imb", "reduce_scatter_block", 4096, 0).num_rows == measured("imb", "reduce_scatter_block", 4096, 1).num_rows > 1
+    # osu_reduce_scatter's loop: 1000 timed calls below 8 KiB of whole vector, 100 above (2 x 4 KiB is not above)
+    assert measured("osu", "reduce_scatter_block", 4096, 0).num_rows == 1000
+    tools = {(row["bench"], row["size"], t["method"]): t for row in doc["rows"] for t in row["tools"]}
+    for size in (1, 4096):
+        osu = tools[("reduce_scatter_block", size, "osu")]
+        assert osu["params"]["tool_size"] == 2 * size and osu["printed"]["Size"] == 2 * size
+        imb = tools[("reduce_scatter_block", size, "imb")]
+        # IMB's Reduce_scatter: size / 4 floats to each rank, a send buffer of p blocks of at least a float
+        assert imb["printed"]["t_min[usec]"] <= imb["printed"]["t_avg[usec]"] <= imb["printed"]["t_max[usec]"]
+        assert imb["params"]["buffer_bytes"] == 2 * max(4, size)
+        exchange = tools[("exchange", size, "imb")]
+        assert exchange["params"]["buffer_bytes"] == 2 * max(4, size)  # one message for each neighbour
+        t_max = exchange["printed"]["t_max[usec]"] * 1e-6
+        assert math.isclose(exchange["printed"]["Mbytes/sec"], 4 * size / t_max / 1e6, rel_tol=1e-3)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """bench/methods_vs_peers.py's reading of its trials: which measured cause
-accounts for a cell outside 0.9-1.1, which numbers count as stalled, and
-that --tables-from rebuilds the tables of the trials a document holds."""
+accounts for a cell outside 0.9-1.1, which numbers count as stalled, that
+--tables-from rebuilds the tables of the trials a document holds, --ops,
+osu_reduce_scatter's sizes and IMB's Sendrecv/Exchange rows."""
 
 import argparse
 import json
@@ -11,6 +12,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 import methods_vs_peers as bench  # noqa: E402
+import peer_tools  # noqa: E402
 
 
 def test_a_slower_reproduction_with_its_tail_is_the_tail():
@@ -62,3 +64,50 @@ def test_tables_from_a_document_rebuild_its_trials(tmp_path, monkeypatch, capsys
     assert first[2:7] == ["us", "0.3", "1.5", "1", "2"]  # the ratios 1 and 2: median 1.5
     outside = next(line for line in out.splitlines() if line.split()[:3] == ["pingpong", "1", "osu"])
     assert outside.endswith("trials on both sides of 1")
+
+
+def test_ops_are_picked_in_the_benchs_order_and_unknown_ones_refused():
+    assert bench.parse_ops("exchange, reduce_scatter,sendrecv") == ("reduce_scatter", "sendrecv", "exchange")
+    for bad in ("exchange,alltoallv", " , "):
+        try:
+            bench.parse_ops(bad)
+        except ValueError as e:
+            assert "choose from" in str(e)
+        else:
+            raise AssertionError(f"--ops {bad!r} was accepted")
+
+
+def test_osu_reduce_scatter_is_keyed_by_each_ranks_block(monkeypatch):
+    asked = []
+
+    def rows(program, sizes, np):
+        asked.append(list(sizes))
+        return {s: [s / 1000] for s in sizes}
+
+    monkeypatch.setattr(bench, "osu_rows", rows)
+    got = bench.real_osu(Path("osu_reduce_scatter"), "reduce_scatter", 4)
+    assert asked[0][:2] == [4, 16] and asked[0][-1] == 4 * 4**11  # the whole vector: p x each block
+    assert got[1] == 0.004 and got[4**11] == 4 * 4**11 / 1000
+    assert bench.real_osu(Path("osu_allreduce"), "allreduce", 4)[16] == 0.016
+
+
+def test_imb_sendrecv_and_exchange_rows_are_read_with_their_bandwidth(monkeypatch):
+    printed = """
+#----------------------------------------------------------------
+# Benchmarking Exchange
+# #processes = 2
+#----------------------------------------------------------------
+       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]   Mbytes/sec
+            1         1000         1.19         1.21         1.20         3.31
+         1024         1000         3.14         3.16         3.15      1296.20
+#----------------------------------------------------------------
+# Benchmarking Reduce_scatter
+# #processes = 2
+#----------------------------------------------------------------
+       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]
+         1024         1000         2.23         2.40         2.31
+"""
+    monkeypatch.setattr(peer_tools, "run", lambda cmd: printed)
+    rows = peer_tools.imb_rows("IMB-MPI1", ["Exchange", "Reduce_scatter"], [1, 1024], exact=True)
+    assert rows[("Exchange", 1024)]["t_avg[usec]"] == 3.15 and rows[("Exchange", 1024)]["Mbytes/sec"] == 1296.2
+    assert rows[("Reduce_scatter", 1024)]["t_avg[usec]"] == 2.31 and "Mbytes/sec" not in rows[("Reduce_scatter", 1024)]

@@ -4,14 +4,21 @@
  * src_cpp/ time them. Every kernel call starts with two untimed barriers.
  * - PingPong (also IMB's bandwidth, size / its time): ranks 0 and 1 each
  *   time one loop of n round trips as a whole;
- * - Barrier: every rank times one loop of n barriers as a whole;
+ * - Barrier, Sendrecv (the engine's ring: MPI_Sendrecv to the right, from
+ *   the left) and Exchange (MPI_Isend to both neighbours, MPI_Recv from the
+ *   left, then the right; MPI_Waitall): every rank times one loop of n
+ *   calls as a whole;
  * - collectives: every rank times each of n calls, each followed by an
- *   untimed barrier (-sync).
+ *   untimed barrier (-sync). Reduce_scatter gives every rank size / 4
+ *   floats (MPI_Reduce_scatter with equal counts; the send buffer holds
+ *   one such block per rank), so IMB's size is the engine's
+ *   reduce_scatter_block size.
  * n per size (helper_IMB_functions.h): a call of 1 repetition, a call of
  * up to 1000 (both "calibration"), then n = min(1000 or 40 MiB / size, the
  * previous size's n, 1 + 10 s / the time per call); a warm-up call of
  * max(n / 10, min(10, n)) repetitions; the measured call; a barrier.
- * Reductions sum MPI_FLOAT (size / 4 of them), the rest move MPI_BYTE.
+ * Reductions sum MPI_FLOAT (size / 4 of them), the rest move MPI_BYTE;
+ * receives take any tag and, in PingPong, any source.
  * Buffers are IMB's own (IMB_mem_manager.c, helpers/original_benchmark.h):
  * allocated anew at every size, the send buffer first, its length rounded
  * up to whole floats, filled with IMB's values, freed after the size; they
@@ -35,17 +42,16 @@ static const mop_traits *traits(mop op)
 {
     switch (op) {
     case MOP_PINGPONG: case MOP_BW: return &loop;
-    case MOP_BARRIER: return &barrier;
+    case MOP_BARRIER: case MOP_RING: case MOP_EXCHANGE: return &barrier;
     case MOP_BCAST: case MOP_REDUCE: case MOP_GATHER: case MOP_SCATTER: return &rooted;
     default: return &coll;
     }
 }
 
-static int reduction(mop op) { return op == MOP_REDUCE || op == MOP_ALLREDUCE; }
-
 /* Across the sizes of one operation: the last n; IMB's buffers of one size. */
 typedef struct {
     long prev;
+    int *recvcounts; /* Reduce_scatter's, one per rank */
     char *send, *recv;
     size_t send_len, recv_len;
     int send_mapped, recv_mapped;
@@ -89,8 +95,11 @@ static void imb_release(char *buf, size_t len, int mapped)
 static void imb_buffers(mctx *m, imb_state *s)
 {
     if (m->op == MOP_BARRIER) return; /* IMB's Barrier has no buffers */
-    size_t b = m->bytes, p = (size_t)m->csize;
-    s->send_len = imb_buffer_bytes(m->op == MOP_ALLTOALL || m->op == MOP_SCATTER ? b * p : b);
+    size_t b = m->bytes, p = (size_t)m->csize, i = b < ASIZE ? ASIZE : b;
+    /* IMB's SENDBUF_SIZE_NP_I and SENDBUF_SIZE_2I, of at least one float */
+    s->send_len = m->op == MOP_REDUCE_SCATTER ? imb_buffer_bytes(i * p)
+                : m->op == MOP_EXCHANGE ? imb_buffer_bytes(2 * i)
+                : imb_buffer_bytes(m->op == MOP_ALLTOALL || m->op == MOP_SCATTER ? b * p : b);
     s->recv_len = imb_buffer_bytes(m->op == MOP_ALLGATHER || m->op == MOP_ALLTOALL || m->op == MOP_GATHER ? b * p : b);
     s->send = imb_alloc(s->send_len, m->crank, 1, &s->send_mapped);
     s->recv = imb_alloc(s->recv_len, m->crank, 0, &s->recv_mapped);
@@ -104,7 +113,8 @@ static void imb_free(imb_state *s)
 {
     imb_release(s->send, s->send_len, s->send_mapped);
     imb_release(s->recv, s->recv_len, s->recv_mapped);
-    s->send = s->recv = NULL, s->send_mapped = s->recv_mapped = 0;
+    free(s->recvcounts);
+    s->send = s->recv = NULL, s->send_mapped = s->recv_mapped = 0, s->recvcounts = NULL;
 }
 
 static void release(void *state)
@@ -139,12 +149,15 @@ static double pingpong(mctx *m, long n, int phase)
     return (t1 - t0) / (double)n;
 }
 
-static double barriers(mctx *m, long n, int phase)
+/* Barrier, Sendrecv, Exchange: one loop of n calls timed as a whole. */
+static double looped(mctx *m, long n, int phase)
 {
+    imb_state *s = m->state;
+    int count = (int)m->count;
     long k = mrows_take(&m->rows, 1, phase, (int)n);
     for (int i = 0; i < N_BARR; i++) MPI_Barrier(m->comm);
     double t0 = mnow(m);
-    for (long i = 0; i < n; i++) MPI_Barrier(m->comm);
+    for (long i = 0; i < n; i++) method_call(m, MPI_BYTE, count, 0, s->send, s->recv);
     double t1 = mnow(m);
     m->rows.t_start[k] = t0, m->rows.t_end[k] = t1;
     return (t1 - t0) / (double)n;
@@ -155,7 +168,7 @@ static double calls(mctx *m, long n, int phase)
 {
     imb_state *s = m->state;
     char *sb = s->send, *rb = s->recv;
-    MPI_Datatype dt = reduction(m->op) ? MPI_FLOAT : MPI_BYTE;
+    MPI_Datatype dt = method_op_reduction(m->op) ? MPI_FLOAT : MPI_BYTE;
     int count = (int)m->count;
     long k = mrows_take(&m->rows, n, phase, 1);
     double *ts = m->rows.t_start + k, *te = m->rows.t_end + k, sum = 0;
@@ -176,7 +189,7 @@ static double calls(mctx *m, long n, int phase)
 /* One kernel call of n repetitions: the time per repetition, the largest over ranks. */
 static double kernel(mctx *m, long n, int phase)
 {
-    double t = m->op == MOP_BARRIER ? barriers(m, n, phase)
+    double t = m->op == MOP_BARRIER || m->op == MOP_RING || m->op == MOP_EXCHANGE ? looped(m, n, phase)
              : m->op == MOP_PINGPONG || m->op == MOP_BW ? pingpong(m, n, phase) : calls(m, n, phase);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, m->comm);
     return t;
@@ -212,9 +225,14 @@ static void run(mctx *m)
         s->prev = MSGS_PER_SAMPLE;
     }
     imb_buffers(m, s);
-    int red = reduction(m->op);
+    int red = method_op_reduction(m->op);
     m->datatype = m->op == MOP_BARRIER ? "none" : red ? "MPI_FLOAT" : "MPI_BYTE";
     m->count = m->op == MOP_BARRIER ? 0 : red ? (long)m->bytes / 4 : (long)m->bytes;
+    if (m->op == MOP_REDUCE_SCATTER) { /* IMB's reccnt[i] = size / 4 */
+        s->recvcounts = malloc(sizeof(int) * (size_t)m->csize);
+        for (int i = 0; i < m->csize; i++) s->recvcounts[i] = (int)m->count;
+        m->recvcounts = s->recvcounts;
+    }
     long n = repetitions(m, s->prev);
     long warm = n / WARMUP_PERCENT;
     if (warm < MIN_WARMUP) warm = n < MIN_WARMUP ? n : MIN_WARMUP;
@@ -223,6 +241,7 @@ static void run(mctx *m)
     MPI_Barrier(m->comm);
     s->prev = n;
     imb_free(s);
+    m->recvcounts = NULL;
     method_param(m, "repetitions", (double)n);
     method_param(m, "warmup", (double)warm);
 }

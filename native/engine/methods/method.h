@@ -18,10 +18,15 @@
 
 #include "../engine.h"
 
-/* The operations methods reproduce, by the engine's benchmark names. */
+/* The operations methods reproduce, by the engine's benchmark names:
+ * MOP_RING is MPI_Sendrecv to the right, from the left (IMB's Sendrecv);
+ * MOP_EXCHANGE sends to both neighbours and receives from both (IMB's
+ * Exchange); MOP_REDUCE_SCATTER reduces and scatters equal blocks of the
+ * size each (the engine's reduce_scatter_block, OSU's and IMB's
+ * Reduce_scatter). */
 typedef enum {
     MOP_PINGPONG, MOP_BW, MOP_BARRIER, MOP_BCAST, MOP_REDUCE, MOP_ALLREDUCE, MOP_ALLGATHER,
-    MOP_ALLTOALL, MOP_GATHER, MOP_SCATTER, MOP_COUNT
+    MOP_ALLTOALL, MOP_GATHER, MOP_SCATTER, MOP_RING, MOP_EXCHANGE, MOP_REDUCE_SCATTER, MOP_COUNT
 } mop;
 
 /* How a method times an operation (recorded in each block, listed by
@@ -70,6 +75,9 @@ typedef struct mctx {
     mrows rows;
     const char *datatype; /* what the method hands to MPI: its datatype and count per rank or block */
     long count;
+    /* Reduce_scatter: each rank's count (MPI_Reduce_scatter), or NULL for
+     * equal blocks of `count` (MPI_Reduce_scatter_block, the engine's call). */
+    const int *recvcounts;
     /* The block's "params": numbers the tool's loop chose (iterations, skip…). */
     const char *pkey[MAX_PARAMS];
     double pval[MAX_PARAMS];
@@ -97,6 +105,8 @@ const method_def *method_at(int i);
 int method_op_of(const char *bench);
 const char *method_op_name(mop op);
 int method_op_rooted(mop op);
+/* Whether the operation reduces (each method picks its datatype for it). */
+int method_op_reduction(mop op);
 
 /* Runs `def` on benchmark `bench` (its sizes: one, or all for run_sizes
  * methods) on every rank and writes its blocks; 0, or -1 on an I/O error.
@@ -124,7 +134,7 @@ char *method_recv(const mctx *m);
 
 /* One call of a collective on m->comm with the method's datatype `dt`
  * (`count` elements per rank or block), from `sb` into `rb` (bcast: `sb`
- * on the root, `rb` elsewhere). */
+ * on the root, `rb` elsewhere; exchange: two blocks each). */
 void method_call(const mctx *m, MPI_Datatype dt, int count, int root, char *sb, char *rb);
 
 /* Point-to-point ping-pong partners (ranks 0 and 1 of m->comm). */

@@ -23,7 +23,8 @@ static const mop_traits *traits(mop op)
 {
     switch (op) {
     case MOP_PINGPONG: return &pairs;
-    case MOP_BW: case MOP_REDUCE: case MOP_ALLREDUCE: return NULL;
+    case MOP_BW: case MOP_REDUCE: case MOP_ALLREDUCE: case MOP_REDUCE_SCATTER: return NULL;
+    case MOP_RING: case MOP_EXCHANGE: return NULL; /* not reproduced */
     case MOP_BCAST: case MOP_GATHER: case MOP_SCATTER: return &rooted;
     default: return &coll;
     }

@@ -7,10 +7,18 @@
  *   and its 1-byte acknowledgement, windows back to back;
  * - collectives: on every rank, each call, then an untimed barrier (before
  *   the call for osu_reduce); osu_bcast has no barrier before its loop;
- * - osu_barrier: on every rank, each barrier, back to back.
+ * - osu_barrier: on every rank, each barrier, back to back;
+ * - osu_reduce_scatter: as the collectives, MPI_Reduce_scatter of `size`
+ *   chars split into p counts (the first size % p ranks one more). Its
+ *   size is the whole vector, so at the engine's reduce_scatter_block size
+ *   b (each rank's block) it runs OSU's size p x b, recorded as the
+ *   block's "tool_size".
+ * OSU has no Sendrecv or Exchange.
  * Counts: skip / iterations 100 / 10000 (latency), 10 / 100 (bandwidth),
  * 100 / 1000 (collectives), and 10 / 1000, 2 / 20, 10 / 100 above 8 KiB.
  * Data is MPI_CHAR, `size` elements (reductions sum chars, as OSU does). */
+#include <stdlib.h>
+
 #include "method.h"
 
 enum { LARGE = 8192, WINDOW = 64, TAG = 1, TAG_BW = 100, TAG_ACK = 101 };
@@ -28,13 +36,14 @@ static const mop_traits *traits(mop op)
     case MOP_BARRIER: return &barrier;
     case MOP_REDUCE: return &reduce;
     case MOP_BCAST: case MOP_GATHER: case MOP_SCATTER: return &rooted;
+    case MOP_RING: case MOP_EXCHANGE: return NULL;
     default: return &coll;
     }
 }
 
 static void counts(const mctx *m, long *skip, long *iters)
 {
-    int large = m->bytes > LARGE;
+    int large = m->bytes * (m->op == MOP_REDUCE_SCATTER ? (size_t)m->csize : 1) > LARGE;
     if (m->op == MOP_PINGPONG) *skip = large ? 10 : 100, *iters = large ? 1000 : 10000;
     else if (m->op == MOP_BW) *skip = large ? 2 : 10, *iters = large ? 20 : 100;
     else *skip = large ? 10 : 100, *iters = large ? 100 : 1000;
@@ -125,15 +134,33 @@ static void coll_loop(mctx *m, long skip, long iters)
     MPI_Barrier(c);
 }
 
+/* osu_reduce_scatter's recvcounts for `elements` chars over p ranks. */
+static int *split(long elements, int p)
+{
+    int *c = malloc(sizeof(int) * (size_t)p);
+    long portion = elements / p, remainder = elements % p;
+    for (int i = 0; i < p; i++)
+        c[i] = elements < p ? i < elements : (int)(portion + (i < remainder));
+    return c;
+}
+
 static void run(mctx *m)
 {
     long skip, iters;
+    int *recvcounts = NULL;
     counts(m, &skip, &iters);
+    if (m->op == MOP_REDUCE_SCATTER) {
+        long whole = (long)m->bytes * m->csize;
+        method_param(m, "tool_size", (double)whole);
+        m->recvcounts = recvcounts = split(whole, m->csize);
+    }
     m->datatype = m->op == MOP_BARRIER ? "none" : "MPI_CHAR";
     m->count = m->op == MOP_BARRIER ? 0 : (long)m->bytes;
     if (m->op == MOP_PINGPONG) latency_loop(m, skip, iters);
     else if (m->op == MOP_BW) bw_loop(m, skip, iters);
     else coll_loop(m, skip, iters);
+    m->recvcounts = NULL;
+    free(recvcounts);
 }
 
 const method_def method_osu = {.name = "osu", .tool = "OSU Micro-Benchmarks 7.4", .traits = traits, .run = run};

@@ -44,8 +44,6 @@ static const mop_traits *traits_b2b(mop op) { return pick(op, &bb_p2p, &bb_coll,
 static const mop_traits *traits_rotate(mop op) { return method_op_rooted(op) ? &rot : NULL; }
 static const mop_traits *traits_cycle(mop op) { return op == MOP_BW ? NULL : pick(op, &c_p2p, &c_coll, &c_rooted); }
 
-static int reduction(mop op) { return op == MOP_REDUCE || op == MOP_ALLREDUCE; }
-
 /* One round trip or window; the responder reads no timer. */
 static void p2p_call(mctx *m, int barrier, char *sb, char *rb, double *ts, double *te)
 {
@@ -80,7 +78,7 @@ static void p2p_call(mctx *m, int barrier, char *sb, char *rb, double *ts, doubl
 
 static void run_with(mctx *m, int barrier, int rotate, int cycling)
 {
-    int large = m->bytes > LARGE, red = reduction(m->op);
+    int large = m->bytes > LARGE, red = method_op_reduction(m->op);
     long iters = m->op == MOP_BW ? (large ? 20 : 100) : large ? 100 : 1000, skip = iters / 10;
     MPI_Datatype dt = red ? MPI_INT : MPI_BYTE;
     m->datatype = m->op == MOP_BARRIER ? "none" : red ? "MPI_INT" : "MPI_BYTE";

@@ -39,6 +39,7 @@ static const mop_traits *traits(mop op)
 {
     switch (op) {
     case MOP_BW: return NULL; /* SKaMPI reports no bandwidth */
+    case MOP_RING: case MOP_EXCHANGE: case MOP_REDUCE_SCATTER: return NULL; /* not reproduced */
     case MOP_PINGPONG: return &pingpong;
     case MOP_BCAST: case MOP_REDUCE: case MOP_GATHER: case MOP_SCATTER: return &slot_rooted;
     default: return &slot;

@@ -3,7 +3,8 @@
 - PingPong: each of ranks 0 and 1 times its loop of n round trips; t[usec]
   is the larger of the two loop means, halved, and Mbytes/sec is size /
   t (10^6 bytes a second), IMB's bandwidth;
-- Barrier: each rank's loop of n barriers / n;
+- Barrier, Sendrecv (the ring) and Exchange: each rank's loop of n calls
+  / n; Sendrecv and Exchange also print Mbytes/sec, 2 and 4 x size / t_max;
 - the other collectives: each rank's mean over its n timed calls;
 then t_min, t_max and t_avg over the ranks (t_avg is the number compared).
 The measured call counts; the calibration and warm-up calls do not."""
@@ -14,6 +15,8 @@ from mpiscope.methods.derivation import Derivation, Step, common_start, median, 
 from mpiscope.methods.stored import MethodSeries
 
 PINGPONG_BANDWIDTH = "IMB's bandwidth is size / PingPong's time: a ping-pong, not a window of messages"
+# The messages per call IMB's Mbytes/sec counts (its SCALE_BW_DOUBLE, SCALE_BW_FOUR).
+SCALE_BW = {"ring": 2, "exchange": 4}
 
 
 def _pingpong(s: MethodSeries, g) -> Derivation:
@@ -41,7 +44,9 @@ def derive(s: MethodSeries) -> Derivation | None:
         "t_max[usec]": us(means.max()),
         "t_avg[usec]": us(means.mean()),
     }
-    if s.timing == "loop":  # Barrier: one loop per rank
+    if s.bench in SCALE_BW:
+        printed["Mbytes/sec"] = SCALE_BW[s.bench] * s.size / float(means.max()) / 1e6
+    if s.timing == "loop":  # Barrier, Sendrecv, Exchange: one loop per rank
         steps = [
             Step("ranks", "mean over the ranks (t_avg) → the slowest rank (t_max)", float(means.max())),
             Step(

@@ -6,7 +6,8 @@ the blocking collectives; its util/osu_util_mpi.c print_stats):
   of 10^6 bytes);
 - collectives: each rank's mean over the iterations, then the mean over
   ranks ("Avg Latency"); with -f also their minimum and maximum over ranks.
-Only the timed iterations count (after `skip`)."""
+Only the timed iterations count (after `skip`). osu_reduce_scatter's size
+is the whole vector: p x the engine's reduce_scatter_block size ("Size")."""
 
 from __future__ import annotations
 
@@ -47,4 +48,6 @@ def derive(s: MethodSeries) -> Derivation | None:
         "Max Latency(us)": us(means.max()),
         "Iterations": g.start.shape[1],
     }
+    if "tool_size" in s.params:
+        printed["Size"] = int(s.params["tool_size"])
     return Derivation(s, "s", float(means.mean()), printed, g.start.shape[1], rank_mean_steps(s, g))
