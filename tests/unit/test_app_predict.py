@@ -153,6 +153,26 @@ def test_the_interval_carries_the_applications_launch_spread(inputs):
     assert [spread_sd(None, 1.2), spread_sd(1.2, 1.0), spread_sd(0.0, 1.0)] == [0.0, 0.0, 0.0]
 
 
+def test_the_interval_holds_the_launch_spread_and_widens_with_it(inputs):
+    """log(measured / predicted) varies as the cells' and the launches'
+    spreads together, sqrt(sd_cells^2 + sd_launches^2): the predicted
+    interval is at least as wide as the measured one it is judged with,
+    and wider the wider the launches spread."""
+    prof, tune = inputs
+    cells = predict(prof, tune, draws=40000)
+    sd_cells = math.log(cells.high / cells.low) / (2 * 1.959963984540054)
+    widths = []
+    for measured in ((0.99, 1.01), (0.95, 1.05), (0.8, 1.25)):
+        sd = spread_sd(*measured)
+        pr = predict(prof, tune, launch_spread_sd=sd, draws=40000)
+        assert pr.high / pr.low >= measured[1] / measured[0]
+        assert pr.low < pr.speedup < pr.high
+        combined = math.log(pr.high / pr.low) / (2 * 1.959963984540054)
+        assert combined == pytest.approx(math.hypot(sd_cells, sd), rel=0.05)
+        widths.append(pr.high / pr.low)
+    assert widths[0] < widths[1] < widths[2]
+
+
 def test_with_no_verified_cell_the_interval_is_the_launch_spread_alone(tmp_path):
     prof = profile_times(write_profile(tmp_path / "prof", 2, 10.0, {0: CELLS[:1], 1: CELLS[:1]}))
     tune = _tune(tmp_path / "tune", [])
