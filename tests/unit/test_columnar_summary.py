@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mpiscope.stats.modes import mode_weights, mode_weights_sorted
-from mpiscope.stats.summary import sorted_clean, summarize_sorted
+from mpiscope.stats.summary import percentile_sorted, sorted_clean, summarize_sorted
 from mpiscope.store import ingest as store
 from mpiscope.store import samples
 from mpiscope.store.samples import SHIFTED_BY_TIMER, Coded, derive
@@ -67,6 +67,23 @@ def test_summary_and_modes_from_one_sort(n):
     assert mode_weights_sorted(a) == mode_weights(values)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 11, 101, 1000, 4097])
+def test_percentile_of_sorted_values_is_numpys_to_the_bit(n):
+    cases = [
+        RNG.lognormal(-13.0, 1.0, n),
+        RNG.integers(0, 4, n) * 1e-7,  # ties
+        np.concatenate([RNG.uniform(0.0, 1.0, n - 1), [np.inf]]),
+        -np.zeros(n),
+    ]
+    percents = [0.0, 25.0, 50.0, 90.0, 99.0, 99.9, 100.0]
+    for a in map(np.sort, cases):
+        with np.errstate(invalid="ignore"):
+            want = np.percentile(a, percents)
+        got = np.array([percentile_sorted(a, p) for p in percents])
+        assert np.array_equal(got, want, equal_nan=True)
+        assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
 def test_reference_clock_copied_as_the_formula_gives():
     local = np.array([1.5, -2.0, np.nan, np.inf, 0.0, 7e9])
     zero = {"offset_s": 0.0, "drift": 0.0, "ref_s": 0.0}
@@ -107,6 +124,34 @@ def test_row_groups_written_as_filled_make_the_whole_tables_file(tmp_path, monke
         writer.write_table(table.replace_schema_metadata(None), row_group_size=5)
         writer.add_key_value_metadata(table.schema.metadata)
     assert path.read_bytes() == whole.read_bytes()
+
+
+def test_columns_filled_in_threads_or_inline_make_the_same_file(tmp_path, monkeypatch):
+    values = [1 * US, 2 * US, 4 * US, 3 * US, 5 * US]
+    specs = [SeriesSpec("pingpong", 8, values), SeriesSpec(COLLECTIVES[0], 64, values)]
+    files = []
+    for threaded_rows in (0, 1 << 30):
+        monkeypatch.setattr(store, "THREADED_ROWS", threaded_rows)
+        rb = _run(tmp_path / str(threaded_rows), specs)
+        store.ingest(rb.run_dir, {})
+        files.append((rb.run_dir / store.SAMPLES_FILE).read_bytes())
+    assert files[0] == files[1]
+
+
+def test_meanwhile_gets_the_table_and_derived_samples_before_the_file_is_closed(tmp_path):
+    values = [1 * US, 2 * US, 4 * US, 3 * US, 5 * US]
+    rb = _run(tmp_path, [SeriesSpec("pingpong", 8, values), SeriesSpec(COLLECTIVES[0], 64, values)])
+    derived, seen = {}, []
+
+    def meanwhile(table):
+        seen.append((table, dict(derived), (rb.run_dir / store.SAMPLES_FILE).exists()))
+
+    table = store.ingest(rb.run_dir, {}, derived, meanwhile=meanwhile)
+    assert len(seen) == 1
+    early, early_derived, file_there = seen[0]
+    assert early.equals(table) and early.schema.metadata == table.schema.metadata
+    assert early_derived.keys() == derived.keys() and len(derived) == 2
+    assert not file_there  # written under a temporary name until complete
 
 
 @pytest.mark.parametrize("rule", sorted(SHIFTED_BY_TIMER))

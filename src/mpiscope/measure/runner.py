@@ -357,11 +357,15 @@ def store_run(run_dir, context) -> Stored | None:
 
     began = time.perf_counter()
     try:
-        derived = {}
-        table = store.ingest(run_dir, context, derived)
-        context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
+        derived, verdicts = {}, []
+
+        def judge(table):  # while ingest's last row groups are written
+            context.setdefault("timing", {})["ingest_s"] = time.perf_counter() - began
+            verdicts.append(_store_quality(run_dir, table, derived))
+
+        table = store.ingest(run_dir, context, derived, meanwhile=judge)
+        stored = verdicts[0]
         context["hosts"] = samples.table_context(table).get("hosts")  # for readers of the catalog
-        stored = _store_quality(run_dir, table, derived)
         context["timing"]["verdicts_s"] = time.perf_counter() - began - context["timing"]["ingest_s"]
         context["timing"]["stored_at"] = time.time()  # the wall clock once stored, but for this file
         _write_context(run_dir, context)

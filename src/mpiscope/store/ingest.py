@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -229,6 +229,24 @@ class _Filled:
             self.done += 1
 
 
+class _Inline:
+    """An executor that runs each task at once, in the calling thread."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, fn, *args):
+        done = Future()
+        try:
+            done.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - raised again by result(), as a pool's would be
+            done.set_exception(exc)
+        return done
+
+
 def _fill(out, ramp, rows, block, model, consts):
     """Fills a block's rows of every column."""
     for name, value in consts.items():
@@ -261,6 +279,9 @@ def _to_table(arrays, start=0, stop=None):
 
 # Rows per row group, as pyarrow's writer cuts a table by default.
 ROW_GROUP = 1 << 20
+# Rows from which threads fill the columns; below, starting and waiting on
+# them costs more than they save.
+THREADED_ROWS = ROW_GROUP
 
 
 def _write(writer, arrays, total, filled):
@@ -402,7 +423,7 @@ class _Reading:
                 entry["recovery_error_s"] = err
 
 
-def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
+def ingest(run_dir, context: dict, derived: dict | None = None, meanwhile=None) -> pa.Table:
     """Read every raw file of a run, write `run_dir/samples.parquet`, return the table
     (strings dictionary-encoded as written; `.cast(SCHEMA)` decodes them).
 
@@ -411,39 +432,45 @@ def ingest(run_dir, context: dict, derived: dict | None = None) -> pa.Table:
     (INGEST_KEYS); the table carries the same metadata. No raw files: zero rows.
     `derived`, when given, receives the samples derived to count the invalid
     ones, {(bench, algo, size): Samples} of every series measured in one launch
-    (what samples.columns_samples gives from the table).
+    (what samples.columns_samples gives from the table). `meanwhile(table)`,
+    when given, runs once the table and `derived` are complete, while the
+    file's last row groups are still being written.
     """
     run_dir = Path(run_dir)
     r = _Reading()
     for launch_k, rank_k, path in _raw_files(run_dir):
         r.read(launch_k, rank_k, path)
     r.recover()
+    threaded = sum(b[2].nrows for b in r.cols.blocks) >= THREADED_ROWS
     with (
         atomic_path(run_dir / SAMPLES_FILE) as tmp,
         pq.ParquetWriter(tmp, _to_table(_NO_ROWS).schema, **_PARQUET_OPTIONS) as writer,
-        ThreadPoolExecutor(2) as fillers,
+        ThreadPoolExecutor(2) if threaded else _Inline() as fillers,
         ThreadPoolExecutor(1) as writing,
     ):
-        # Two threads fill the columns; a row group is encoded (the writer
-        # releases the GIL) as soon as its rows are filled, and invalid
-        # samples, which the metadata in the file's footer needs, are counted
-        # as soon as their series is.
+        # From THREADED_ROWS, two threads fill the columns. A row group is
+        # encoded (the writer releases the GIL) as soon as its rows are
+        # filled, and invalid samples, which the metadata in the file's
+        # footer needs, are counted meanwhile, each series once it is filled.
         arrays, series_rows, filled = r.cols.fill(fillers)
         written = writing.submit(_write, writer, arrays, len(arrays["rep"]), filled)
         samples = _count_invalid(arrays, r.series, series_rows, filled.another())
-        written.result()
         metadata = _metadata(
             context, r.series, r.clock, r.ranks, r.incomplete, r.first_header or {}, method_entries(r.methods)
         )
+        if derived is not None:
+            launches = {}
+            for bench, algo, size, launch in samples:
+                launches.setdefault((bench, algo, size), []).append(launch)
+            derived.update({key: samples[(*key, found[0])] for key, found in launches.items() if len(found) == 1})
+        table = _to_table(arrays).replace_schema_metadata(metadata)
+        if meanwhile is not None:
+            meanwhile(table)
+        written.result()
         writer.add_key_value_metadata(metadata)
-    if derived is not None:
-        launches = {}
-        for bench, algo, size, launch in samples:
-            launches.setdefault((bench, algo, size), []).append(launch)
-        derived.update({key: samples[(*key, found[0])] for key, found in launches.items() if len(found) == 1})
     write_trace(run_dir, r.traces)  # trace.parquet, when the run traced messages
     write_methods(run_dir, r.methods)  # methods.parquet, when the run measured the peers' methods
-    return _to_table(arrays).replace_schema_metadata(metadata)
+    return table
 
 
 def _metadata(context, series, clock, ranks, incomplete, first_header, methods):
