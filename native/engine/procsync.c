@@ -59,6 +59,20 @@ void procsync_batch(procsync *p, double window_s)
     p->base = 0;
 }
 
+/* After a barrier start the responder of a ping-pong leaves the barrier about
+ * one message before its initiator (pingpong.c's pre_rep), and in a loop such
+ * as osu_latency's it posts and waits for the next ping a one-way time before
+ * it arrives: either way the message finds it polling. Window starts give
+ * every rank the same agreed time (Hunold and Carpen-Amarie 2016), so both
+ * would leave together and the responder could still be on its way into the
+ * wait when the message lands. Only a rank whose first act is to wait for its
+ * peer starts early; its early start is idle time outside every sample. */
+double procsync_lead(pattern pat, role r, double message_s, double clock_err_s)
+{
+    int waits_first = pat == PAT_PINGPONG || pat == PAT_ONEWAY || pat == PAT_PAIRS;
+    return r == ROLE_RESPONDER && waits_first ? message_s + clock_err_s : 0;
+}
+
 /* A tag of its own: benchmarks' point-to-point messages on the same
  * communicator never match it. */
 #define OWN_BARRIER_TAG 0x5b5b
@@ -96,6 +110,6 @@ uint8_t procsync_start(procsync *p, long i, long k, double *t_sched)
     }
     if (i % p->per_schedule == 0 || p->stale) p->base = agree_on_start(p) - (double)i * p->window_s;
     p->stale = 0;
-    *t_sched = sync_to_local(p->m, p->base + (double)i * p->window_s);
+    *t_sched = sync_to_local(p->m, p->base + (double)i * p->window_s - p->lead_s);
     return (uint8_t)wait_until(p, *t_sched, k);
 }

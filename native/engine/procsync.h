@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "../clock/clock.h"
 #include "../clock/sync.h"
+#include "bench.h"
 #include "testhooks.h"
 
 typedef struct procsync {
@@ -20,6 +21,7 @@ typedef struct procsync {
     int oversubscribed; /* more ranks than CPUs: yield while waiting */
     int own_barrier;    /* barrier starts: procsync_barrier, not MPI_Barrier */
     double window_s;
+    double lead_s;      /* window starts: how far before the agreed time this rank starts (procsync_lead) */
     long per_schedule;  /* repetitions per agreed schedule */
     double base;        /* global start of the current schedule's repetition 0 */
     int stale;          /* a barrier start came between: the next window start needs a fresh schedule */
@@ -31,6 +33,12 @@ typedef struct procsync {
  * dissemination barrier of empty messages (ceil(log2 p) rounds), which no
  * forced or tuned barrier algorithm of the library changes. */
 void procsync_barrier(MPI_Comm c, int own);
+/* How far ahead of the agreed start a rank of a series of pattern `pat` in
+ * role `r` starts its window-started repetitions: a responder that first waits
+ * for its initiator's message leaves `message_s` plus the clock's error bound
+ * `clock_err_s` earlier, so its receive is already waiting when the message
+ * lands, as in a barrier-started or back-to-back loop; every other rank, 0. */
+double procsync_lead(pattern pat, role r, double message_s, double clock_err_s);
 /* Starts a batch whose repetitions are `window_s` apart (window sync). */
 void procsync_batch(procsync *p, double window_s);
 /* Whether repetition k (overall) starts with a barrier: barrier starts, or

@@ -158,6 +158,8 @@ static double warm_up(run *r)
     if (e->o->sync_auto && n && r->warm_s >= AUTO_SKEW_FACTOR * fmax(r->skew_s, AUTO_SKEW_FLOOR_S))
         r->barrier_chosen = 1, r->ps.window = 0;
     s->barrier_start = !r->ps.window;
+    /* Half the warm-up's round trip: one message (procsync_lead). */
+    r->ps.lead_s = procsync_lead(r->def->pat, s->role, 0.5 * r->warm_s, r->clock_err_s);
     return 2 * r->warm_s + 5e-6;
 }
 

@@ -128,3 +128,34 @@ def test_window_and_barrier_starts_take_turns_under_the_alternate_hook(tmp_path)
         # A barrier start is never late.
         assert set(range(reps)) - set(s.rep.tolist()) <= {k for k in range(reps) if (k // turn) % 2 == 0}
         assert (s.values > 0).all(), rec.bench
+
+
+# The engine's and the store's clock models, fitted on one host, put one local
+# time on the global clock alike within tens of nanoseconds.
+CONVERSION_S = 100e-9
+
+
+def test_a_responder_starts_a_message_ahead_and_collective_members_together(tmp_path):
+    # Window starts: a responder, which first waits for its initiator's
+    # message, starts one message (half the warm-up's median repetition) plus
+    # the clock's error bound (at most a microsecond on one host) before its
+    # initiator, so its receive is waiting when the message lands; members of
+    # a collective start at the same agreed time.
+    run, _ = run_ok("-n", 2, "--bench", "pingpong,oneway,multipair,allreduce", "--sizes", "8,64K",
+                    "--sync", "window", "--reps-min", 100, "--reps-max", 100, "--time-budget", 60,
+                    out=tmp_path)
+    table, run_obj = store.load(run)
+    for rec in run_obj.series:
+        rows = table.filter(pc.and_(pc.equal(table["bench"], rec.bench), pc.equal(table["size"], rec.size)))
+        sched = {r: {} for r in (0, 1)}
+        for rank, rep, t in zip(*(rows[k].to_pylist() for k in ("rank", "rep", "t_sched"))):
+            sched[rank][rep] = t
+        ahead = np.array([sched[0][k] - sched[1][k] for k in sched[0]])
+        ahead = ahead[np.isfinite(ahead)]  # window starts (a fallback starts the rest with barriers)
+        assert len(ahead) > 0, rec
+        if rec.bench == "allreduce":
+            assert (np.abs(ahead) <= CONVERSION_S).all(), (rec, ahead.max())
+        else:
+            message = 0.5 * rec.warmup_median_s
+            assert (ahead >= message - CONVERSION_S).all(), (rec, message, ahead.min())
+            assert (ahead <= message + 1e-6 + CONVERSION_S).all(), (rec, message, ahead.max())
