@@ -33,3 +33,9 @@ def test_where_the_limit_is_not_known_every_message_is_eager():
         e = eager_limit(ctx)
         assert math.isinf(e.bytes) and "every message eager" in e.source
     assert eager_limit(_ctx(2, ("--mca", "pml", "^ucx"))).bytes == 65520   # ucx excluded: ob1
+
+
+def test_the_btl_selection_decides_the_transport():
+    assert eager_limit(_ctx(1, ("--mca", "btl", "self,tcp"))).bytes == 65520           # one host, TCP alone
+    assert eager_limit(_ctx(1, ("--mca", "btl", "^tcp"))).bytes == OMPI_EAGER - OB1_MATCH_HEADER
+    assert math.isinf(eager_limit(_ctx(2, ("--mca", "btl", "^tcp"))).bytes)             # no TCP between hosts

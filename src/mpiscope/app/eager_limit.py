@@ -10,7 +10,6 @@ other than TCP between hosts), every message stays eager, and it says so."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from mpiscope.mpilibs.openmpi.paths import OMPI_EAGER
@@ -37,19 +36,27 @@ def _mca(context: dict, name: str) -> str | None:
     return (context.get("env") or {}).get("OMPI_MCA_" + name)
 
 
+def _usable(btls: str | None, name: str) -> bool:
+    """Whether an Open MPI `btl` selection ("a,b" or "^a,b") lets component `name` run."""
+    if not btls:
+        return True
+    listed = name in btls.lstrip("^").split(",")
+    return not listed if btls.startswith("^") else listed
+
+
 def _open_mpi(context: dict) -> EagerLimit:
     pml = _mca(context, "pml")
     if pml and not pml.startswith("^") and "ob1" not in pml.split(","):
         return EagerLimit(ALL_EAGER, f"not known for Open MPI's pml {pml}: every message eager")
-    nodes = int(context.get("nodes") or 1)
     btls = _mca(context, "btl")
-    if nodes > 1:
-        if btls and "tcp" not in re.split(r"[,^]", btls):
-            return EagerLimit(ALL_EAGER, f"not known for Open MPI's btl {btls} between hosts: every message eager")
-        btl, default = "tcp", TCP_EAGER
-    else:
-        btl = "sm" if str(context.get("mpi_library") or "").startswith("Open MPI v5") else "vader"
-        default = OMPI_EAGER
+    shared = "sm" if str(context.get("mpi_library") or "").startswith("Open MPI v5") else "vader"
+    choices = [("tcp", TCP_EAGER)]
+    if int(context.get("nodes") or 1) <= 1:
+        choices.insert(0, (shared, OMPI_EAGER))
+    usable = [c for c in choices if _usable(btls, c[0])]
+    if not usable:
+        return EagerLimit(ALL_EAGER, f"not known for Open MPI's btl {btls}: every message eager")
+    btl, default = usable[0]
     setting = _mca(context, f"btl_{btl}_eager_limit")
     limit = int(setting) if setting and setting.isdigit() else default
     how = "as set" if setting else "by default"
