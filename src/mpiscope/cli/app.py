@@ -301,7 +301,8 @@ examples:
         metavar="P,…",
         type=types.rank_counts,
         help="with --profile (traced) and --tune: also the what-if at these rank counts (as `mpiscope "
-        "sim whatif`), stored with the run for its report",
+        "sim whatif`, messages above the MPI library's eager limit on the traced transport by rendezvous), "
+        "stored with the run for its report",
     )
     c.add_argument(
         "--from-run",
