@@ -28,7 +28,7 @@ from mpiscope.tune import tuner as T
 from mpiscope.tune.guided import SETTLE_Z
 from mpiscope.tune.model_fits import fit
 from mpiscope.tune.readings import same_code
-from mpiscope.tune.sim_prior import PRIOR_ERROR, Correction, stand_in
+from mpiscope.tune.sim_prior import COUNTERPARTS, PRIOR_ERROR, Correction, counterpart, stand_in
 
 A, B = 20e-6, 1e-8
 GRID = [8 * 2 ** k for k in range(18)]   # 8 B … 1 MiB
@@ -70,6 +70,7 @@ def tuned(names, search, log=None, said=None):
     t.reading = Reading({("allreduce", s): ("recursive_doubling", True) for s in GRID}, {})
     if search == "guided":
         t.searcher.simulate = simulated
+        t.searcher.counterparts = {}   # the stub simulates TRUE's algorithms alone: basic_linear keeps none
     t.search()
     return t
 
@@ -175,6 +176,29 @@ def test_an_algorithm_not_measured_yet_keeps_the_prior_error():
     assert corr.spread("scatter", 1024) == PRIOR_ERROR  # never measured: what the others taught is not its own
 
 
+def test_a_counterpart_is_the_catalogs_else_the_librarys_entry_in_counterparts():
+    ompi = COUNTERPARTS["openmpi"]
+    assert counterpart("allreduce", "ring", {"ring": "ring"}, ompi) == "ring"
+    assert counterpart("allreduce", "segmented_ring", {"ring": "ring"}, ompi) == "ring"
+    assert counterpart("allreduce", "segmented_ring", {"ring": "ring"}) is None
+    # the catalog's name for an algorithm this collective lacks ("linear") gives way to the entry's
+    assert counterpart("allreduce", "basic_linear", {"basic_linear": "linear"}, ompi) == "fan_in_fan_out"
+    assert counterpart("bcast", "basic_linear", {"basic_linear": "linear"}, ompi) is None
+
+
+def test_on_the_stored_open_mpi_tune_the_counterparts_are_simulated_and_learn_their_own_part():
+    """Open MPI's allreduce algorithms named in COUNTERPARTS are simulated as
+    ours, not stood in as the default; a measured one gets its own part."""
+    for p, full, guided in stored_tunes("openmpi-4.1-p4-18-sizes.json", once=True):
+        g = guided.searcher
+        assert not set(COUNTERPARTS["openmpi"]["allreduce"]) & set(g.unsimulated["allreduce"])
+        on = [s for s in full.cfg.sizes_of("allreduce") if (s, "nonoverlapping") in g.simulated["allreduce"]]
+        assert on == full.cfg.sizes_of("allreduce")
+        own = guided.measured.cells["allreduce"] - guided.measured.inferred["allreduce"]  # launched for it
+        measured = {n for s, n in own} & set(COUNTERPARTS["openmpi"]["allreduce"])
+        assert measured and all(g.corrections["allreduce"].ratios.get(n) for n in measured)
+
+
 def test_the_stand_in_is_the_default_else_the_fastest():
     assert stand_in(3.0, [1.0, 2.0]) == 3.0
     assert stand_in(None, [2.0, 1.0]) == 1.0
@@ -217,7 +241,7 @@ def test_on_a_stored_tune_it_decides_as_the_exhaustive_search_and_measures_less(
         assert guided.cell_counts()["measured"] < full.cell_counts()["measured"]
         for c, s in full.decisions.winners:
             assert guided.decisions.winners[(c, s)] == full.decisions.winners[(c, s)], (p, c, s)
-        assert "basic_linear" in guided.searcher.unsimulated["allreduce"]
+        assert "basic_linear" in guided.searcher.unsimulated["bcast"]
 
 
 def tuned_over_default(full, winners) -> float:

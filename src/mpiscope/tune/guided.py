@@ -38,6 +38,7 @@ class Guided(Search):
         self.simulated = {c: {} for c in cfg.collectives}  # {(size, name): seconds}
         self.unsimulated = {c: [] for c in cfg.collectives}  # names without a counterpart of ours
         self.predicted = {c: {} for c in cfg.collectives}  # {size: winner}, sizes not measured
+        self.counterparts = {}  # sim_prior.COUNTERPARTS' entry for the library
 
     def run(self, weights: dict, reading):
         cfg = self.cfg
@@ -95,11 +96,11 @@ class Guided(Search):
         p = self.measured.plan.np
         for c in self.cfg.collectives:
             for n in self.measured.names[c]:
-                if n != DEFAULT and counterpart(c, n, self.model_names) is None:
+                if n != DEFAULT and counterpart(c, n, self.model_names, self.counterparts) is None:
                     self.unsimulated[c].append(n)
             for s in self.cfg.sizes_of(c):
                 for n in self.measured.names[c]:
-                    ours = counterpart(c, self._runs(c, s, n), self.model_names)
+                    ours = counterpart(c, self._runs(c, s, n), self.model_names, self.counterparts)
                     if ours is not None:
                         self.simulated[c][(s, n)] = self.simulate(c, ours, p, s)
                 like = stand_in(

@@ -24,10 +24,38 @@ PRIOR_ERROR = math.log(2)
 OCTAVES_PER_ERROR = 8
 
 
-def counterpart(coll: str, name: str, model_names: dict) -> str | None:
-    """Our algorithm that simulates the library's `name`, or None."""
-    ours = model_names.get(name)
-    return ours if ours in ALGORITHMS.get(coll, ()) else None
+# Library algorithms the catalog does not name as ours, by library and
+# collective, with the algorithm of ours each is simulated as; exact or
+# approximate as said (docs/explanation/tuner.md, "Counterparts"). The
+# learned correction's part per algorithm takes up what an approximate one
+# misses.
+COUNTERPARTS = {
+    "openmpi": {
+        "allreduce": {
+            # forced with segment size 0 (coll_tuned's default) it runs the plain ring: exact
+            "segmented_ring": "ring",
+            # a linear reduce to the root, then a linear bcast: exact at p = 2, else approximate
+            "basic_linear": "fan_in_fan_out",
+            # the library's own reduce, then its own bcast: approximate
+            "nonoverlapping": "fan_in_fan_out",
+        },
+        "bcast": {
+            # the two halves down a binary tree, then swapped between the subtrees: approximate
+            "split_binary_tree": "scatter_allgather_recursive_doubling",
+            # unsegmented: at p <= 4 a binomial tree's messages in its order, else approximate
+            "binary_tree": "binomial",
+        },
+    },
+}
+
+
+def counterpart(coll: str, name: str, model_names: dict, more: dict | None = None) -> str | None:
+    """Our algorithm that simulates the library's `name`: the catalog's
+    (`model_names`), else COUNTERPARTS' (`more`: the library's entry), or None."""
+    for ours in (model_names.get(name), (more or {}).get(coll, {}).get(name)):
+        if ours in ALGORITHMS.get(coll, ()):
+            return ours
+    return None
 
 
 def stand_in(default, simulated: list):

@@ -31,6 +31,7 @@ from mpiscope.tune.guided import Guided
 from mpiscope.tune.measure import Launches, Measured
 from mpiscope.tune.own import own_algorithms
 from mpiscope.tune.result import result
+from mpiscope.tune.sim_prior import COUNTERPARTS
 from mpiscope.tune.standins import stand_ins
 from mpiscope.tune.table import rules_table
 from mpiscope.tune.verification import Verification
@@ -89,6 +90,8 @@ class Tuner:
         self.decisions = Decisions(self.measured, self.rng, cfg.noise, cfg.alpha)
         searcher = Guided if cfg.adaptive and cfg.search == "guided" else Search
         self.searcher = searcher(cfg, self.measured, self.decisions, say, self.library.model_names)
+        if isinstance(self.searcher, Guided):
+            self.searcher.counterparts = COUNTERPARTS.get(catalog.library, {})
         self.verification = Verification(
             plan, catalog, self.library, cfg, launches, self.rng, self.measured.samples, say, mpi
         )
