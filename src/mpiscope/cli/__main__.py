@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """python -m mpiscope.cli ... (the same as `mpiscope ...`)."""
 
-import sys
-
 from mpiscope.cli.main import main
+from mpiscope.cli.run_exit import end
 
-sys.exit(main())
+end(main())

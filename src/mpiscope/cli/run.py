@@ -4,6 +4,7 @@
 import gc
 import sys
 
+from mpiscope.cli import run_exit
 from mpiscope.cli.commands import command_parser
 from mpiscope.cli.run_options import add_run_options, measure_request
 
@@ -75,6 +76,7 @@ def cmd_run(args):
     # its exit then skip the objects there are (numpy's, pyarrow's, the
     # samples'), whose walk would be the longest part of the exit.
     gc.freeze()
+    run_exit.finished()  # everything below only writes to stdout and stderr
     if run.status != "completed":
         sys.stderr.write(f"mpiscope: run failed: {run.error}\n")
         if context.get("failed_launch") is not None:

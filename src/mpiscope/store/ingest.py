@@ -426,15 +426,13 @@ class _Reading:
 def ingest(run_dir, context: dict, derived: dict | None = None, meanwhile=None) -> pa.Table:
     """Read every raw file of a run, write `run_dir/samples.parquet`, return the table
     (strings dictionary-encoded as written; `.cast(SCHEMA)` decodes them).
-
     Local times become global with each rank's newest sync block. `context` is
     stored in the file metadata with what ingest learns from the raw files
     (INGEST_KEYS); the table carries the same metadata. No raw files: zero rows.
     `derived`, when given, receives the samples derived to count the invalid
     ones, {(bench, algo, size): Samples} of every series measured in one launch
-    (what samples.columns_samples gives from the table). `meanwhile(table)`,
-    when given, runs once the table and `derived` are complete, while the
-    file's last row groups are still being written.
+    (what samples.columns_samples gives from the table). `meanwhile(table)` runs
+    once the table and `derived` are complete, while the file is still written.
     """
     run_dir = Path(run_dir)
     r = _Reading()
