@@ -32,6 +32,13 @@ def measured(tmp_path_factory):
     return out, run_dir, json.loads(p.stdout)
 
 
+def _rows(table, method, bench, size, rank, phase):
+    """The method table's rows of one method, benchmark, size, rank and phase."""
+    t = table.filter(pc.and_(pc.and_(pc.equal(table["method"], method), pc.equal(table["bench"], bench)),
+                             pc.and_(pc.equal(table["size"], size), pc.equal(table["rank"], rank))))
+    return t.filter(pc.equal(t["phase"], phase))
+
+
 def test_every_method_is_stored_as_its_tool_times_it(measured):
     _, run_dir, _ = measured
     table = read_methods(run_dir)
@@ -39,9 +46,7 @@ def test_every_method_is_stored_as_its_tool_times_it(measured):
     assert set(MEASURES) | {"ref_barrier", "ref_b2b", "ref_rotate", "ref_cycle"} <= methods
 
     def rows(method, bench, size, rank, phase=0):
-        t = table.filter(pc.and_(pc.and_(pc.equal(table["method"], method), pc.equal(table["bench"], bench)),
-                                 pc.and_(pc.equal(table["size"], size), pc.equal(table["rank"], rank))))
-        return t.filter(pc.equal(t["phase"], phase)).num_rows
+        return _rows(table, method, bench, size, rank, phase).num_rows
 
     # OSU's counts at 8 B: 100 skipped and 1000 timed calls on every rank; its latency on rank 0 alone
     assert rows("osu", "allreduce", 8, 0) == rows("osu", "allreduce", 8, 1) == 1000
@@ -153,18 +158,17 @@ def test_reduce_scatter_sendrecv_and_exchange_run_as_osu_and_imb_time_them(excha
         {("osu", "reduce_scatter_block", s) for s in (1, 4096)}
         | {("imb", b, s) for b in ("reduce_scatter_block", "ring", "exchange") for s in (1, 4096)})
 
-    def measured(method, bench, size, rank):
-        t = table.filter(pc.and_(pc.and_(pc.equal(table["method"], method), pc.equal(table["bench"], bench)),
-                                 pc.and_(pc.equal(table["size"], size), pc.equal(table["rank"], rank))))
-        return t.filter(pc.equal(t["phase"], 0))
+    def timed(method, bench, size, rank):
+        return _rows(table, method, bench, size, rank, phase=0)
 
     # IMB times one loop per rank for Sendrecv and Exchange, each call for Reduce_scatter
     for bench in ("ring", "exchange"):
-        assert measured("imb", bench, 4096, 1).num_rows == 1
-        assert measured("imb", bench, 4096, 1)["calls"].to_pylist()[0] >= 1
-    assert measured("imb", "reduce_scatter_block", 4096, 0).num_rows == measured("imb", "reduce_scatter_block", 4096, 1).num_rows > 1
+        assert timed("imb", bench, 4096, 1).num_rows == 1
+        assert timed("imb", bench, 4096, 1)["calls"].to_pylist()[0] >= 1
+    calls = [timed("imb", "reduce_scatter_block", 4096, rank).num_rows for rank in (0, 1)]
+    assert calls[0] == calls[1] > 1
     # osu_reduce_scatter's loop: 1000 timed calls below 8 KiB of whole vector, 100 above (2 x 4 KiB is not above)
-    assert measured("osu", "reduce_scatter_block", 4096, 0).num_rows == 1000
+    assert timed("osu", "reduce_scatter_block", 4096, 0).num_rows == 1000
     tools = {(row["bench"], row["size"], t["method"]): t for row in doc["rows"] for t in row["tools"]}
     for size in (1, 4096):
         osu = tools[("reduce_scatter_block", size, "osu")]
