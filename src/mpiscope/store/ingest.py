@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -239,12 +239,24 @@ class _Inline:
         return False
 
     def submit(self, fn, *args):
-        done = Future()
         try:
-            done.set_result(fn(*args))
-        except BaseException as exc:  # noqa: BLE001 - raised again by result(), as a pool's would be
-            done.set_exception(exc)
-        return done
+            return _Done(fn(*args), None)
+        except Exception as exc:  # noqa: BLE001 - raised again by result(), as a pool's would be
+            return _Done(None, exc)
+
+
+class _Done:
+    """The result of a task _Inline ran (a Future's result(), without its lock)."""
+
+    __slots__ = ("value", "error")
+
+    def __init__(self, value, error):
+        self.value, self.error = value, error
+
+    def result(self):
+        if self.error is not None:
+            raise self.error
+        return self.value
 
 
 def _fill(out, ramp, rows, block, model, consts):

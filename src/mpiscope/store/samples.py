@@ -299,6 +299,8 @@ def _grid_collective_samples(cols, grids):
                 np.full(reps, -1, dtype=np.int32),
             )
         )
+    if len(parts) == 1:  # one launch: nothing to join
+        return parts[0]
     return Derived(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Derived)))
 
 
@@ -462,6 +464,8 @@ class Coded:
         found = [i for i, n in enumerate(self.names) if n == name]
         if len(found) == 1:
             return self.codes == found[0]
+        if not found:  # a name the column lacks ("idle" in most series)
+            return np.zeros(len(self.codes), dtype=bool)
         return np.isin(self.codes, found)
 
     def __ne__(self, name):  # type: ignore[override]
