@@ -60,10 +60,10 @@ def resolution(a: np.ndarray) -> float:
     n/2 distinct values): the median gap between consecutive distinct values
     of sorted `a`; else 0."""
     gaps = np.diff(a)
-    gaps = gaps[gaps > 0]
-    if len(gaps) == 0 or len(gaps) + 1 > len(a) / 2:
+    distinct = np.count_nonzero(gaps)  # sorted: no gap is negative
+    if distinct == 0 or distinct + 1 > len(a) / 2:
         return 0.0
-    return float(np.median(gaps))
+    return float(np.median(gaps[gaps > 0]))
 
 
 def _tick_cdf(a, q, scale):
