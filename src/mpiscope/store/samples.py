@@ -257,7 +257,7 @@ def _launch_grids(cols):
     ascending, every rank with repetitions 0..reps-1. None otherwise."""
     launch, rank, rep = cols["launch"], cols["rank"], cols["rep"]
     firsts = np.concatenate([[0], np.flatnonzero(np.diff(launch)) + 1])
-    if np.any(np.diff(launch[firsts]) <= 0):
+    if (np.diff(launch[firsts]) <= 0).any():
         return None
     grids = []
     for first, end in zip(firsts.tolist(), [*firsts[1:].tolist(), len(launch)]):
@@ -266,9 +266,9 @@ def _launch_grids(cols):
             return None
         ranks = rank[first:end].reshape(-1, reps)
         if (
-            np.any(rep[first:end].reshape(-1, reps) != np.arange(reps))
-            or np.any(ranks != ranks[:, :1])
-            or np.any(np.diff(ranks[:, 0]) <= 0)
+            (rep[first:end].reshape(-1, reps) != np.arange(reps)).any()
+            or (ranks != ranks[:, :1]).any()
+            or (np.diff(ranks[:, 0]) <= 0).any()
         ):
             return None
         grids.append((int(launch[first]), first, ranks[:, 0], reps))
