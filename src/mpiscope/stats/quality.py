@@ -240,10 +240,13 @@ def run_verdicts(series, run: Run) -> list[Verdict]:
     """Verdicts of [(bench, algo, size, Samples)] (series.all_series_samples), in its order."""
     sync = run.sync_method
     ci_width = (run.plan or {}).get("ci_width")
+    records = {}  # run.entries of every series, found in one pass
+    for record in run.series:
+        records.setdefault((record.bench, record.size, record.algo), []).append(record)
 
     def one(item):
         bench, algo, size, s = item
-        return series_verdict(bench, algo, size, s, run.entries(bench, size, algo), sync, ci_width)
+        return series_verdict(bench, algo, size, s, records.get((bench, int(size), algo), []), sync, ci_width)
 
     made = map_series(one, series, sum(len(s) for *_, s in series))
     return _non_monotone([v for v, _ in made], [st for _, st in made])
