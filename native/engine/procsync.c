@@ -59,14 +59,15 @@ void procsync_batch(procsync *p, double window_s)
     p->base = 0;
 }
 
-/* After a barrier start the responder of a ping-pong leaves the barrier about
- * one message before its initiator (pingpong.c's pre_rep), and in a loop such
- * as osu_latency's it posts and waits for the next ping a one-way time before
- * it arrives: either way the message finds it polling. Window starts give
- * every rank the same agreed time (Hunold and Carpen-Amarie 2016), so both
- * would leave together and the responder could still be on its way into the
- * wait when the message lands. Only a rank whose first act is to wait for its
- * peer starts early; its early start is idle time outside every sample. */
+/* After a barrier start the responder of a ping-pong leaves the barrier first,
+ * its initiator when the responder's last message reaches it (pingpong.c's
+ * pre_rep); in a loop such as osu_latency's the responder posts and waits for
+ * the next ping a one-way time before it arrives: either way the message finds
+ * it polling. Window starts give every rank the same agreed time (Hunold and
+ * Carpen-Amarie 2016), so both would leave together and the responder could
+ * still be on its way into the wait when the message lands. Only a rank whose
+ * first act is to wait for its peer starts early; its early start is idle
+ * time outside every sample. */
 double procsync_lead(pattern pat, role r, double message_s, double clock_err_s)
 {
     int waits_first = pat == PAT_PINGPONG || pat == PAT_ONEWAY || pat == PAT_PAIRS;
