@@ -161,7 +161,7 @@ def cmd_adaptive(args):
         full = tune(name, args.mpi, Path(tmp) / "full", "--exhaustive", "--verify-repeat", "1",
                     *common)
         pingpong = _pingpong(name, args, Path(tmp) / "runs") if args.search == "guided" else None
-        guided = ["--search", "guided", "--from-run", str(pingpong)] if pingpong else []
+        guided = ["--search", "guided", "--from-run", str(pingpong)] if pingpong else ["--search", "adaptive"]
         adap = tune(name, args.mpi, Path(tmp) / "adap", "--verify-repeat",
                     str(args.verify_repeat), *guided, *common)
         side_by_side = {pooled: (_decisions(Path(tmp) / "full", pooled),

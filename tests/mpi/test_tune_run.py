@@ -102,6 +102,10 @@ def test_small_tune_writes_a_file_the_library_selects_by(tmp_path):
     assert all(c["library_selects"] == c["expected"] for c in cells)
     assert doc["verification"]["file_in_effect"] is True
     assert doc["cells"]["measured"] <= doc["cells"]["exhaustive"]
+    # the default search, guided, measured its point-to-point costs itself: a pingpong run among the tune's
+    assert doc["search"] == "guided"
+    costs = json.loads((out / "runs" / doc["costs_run"] / "context.json").read_text())
+    assert costs["status"] == "completed" and costs["plan"]["benches"] == ["pingpong"]
     # every launch timed its repetitions alike: each started at the engine's own barrier
     plans = [json.loads(c.read_text())["plan"] for c in (out / "runs").glob("*/context.json")]
     assert plans and {(pl["sync"], pl["start_barrier"]) for pl in plans} == {("barrier", "own")}

@@ -124,6 +124,9 @@ def test_the_search_and_its_costs_reach_the_tune_config(tmp_path):
     assert (cfg.search, cfg.adaptive) == ("guided", True)
     assert math.isclose(cfg.sim_costs.alpha_s, 2e-6) and math.isclose(cfg.sim_costs.beta_s, 1e-9)
     plain = _config(parse(["tune"]))
-    assert (plain.search, plain.sim_costs) == ("adaptive", None)
+    assert (plain.search, plain.adaptive, plain.sim_costs) == ("guided", True, None)  # costs measured by the tune
+    adaptive = _config(parse(["tune", "--search", "adaptive"]))
+    assert (adaptive.search, adaptive.sim_costs) == ("adaptive", None)
+    assert _config(parse(["tune", "--exhaustive"])).adaptive is False
     with pytest.raises(dataclasses.FrozenInstanceError):
         plain.search = "guided"

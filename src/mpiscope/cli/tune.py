@@ -35,7 +35,8 @@ examples:
   mpiscope tune -n 2,4 --coll allreduce --sizes 8-64K:x8 -o tuned24
   mpiscope tune --cluster fe --mpi mpich --sizes 8-1M:x2 --weights app-weights.json
   mpiscope tune -n 2 --coll allreduce --sizes 8,64K --time-budget 0.1 --exhaustive
-  mpiscope tune -n 8 --coll allreduce --search guided --from-run pingpong-run\
+  mpiscope tune -n 8 --coll allreduce --from-run pingpong-run
+  mpiscope tune -n 8 --coll allreduce --search adaptive\
 """,
     )
     p.add_argument(
@@ -68,17 +69,17 @@ examples:
     p.add_argument(
         "--search",
         choices=("adaptive", "guided"),
-        default="adaptive",
-        help="how the cells to measure are chosen: adaptive (bisection of the size grid) "
-        "or guided (our simulator of each algorithm from the machine's point-to-point "
-        "costs, --from-run or --machine, measuring where its winner is uncertain) "
-        "(default: %(default)s)",
+        help="how the cells to measure are chosen: guided (the default: our simulator of "
+        "each algorithm from the machine's point-to-point costs, from --from-run, --machine "
+        "or a pingpong launch of its own, measuring where its winner is uncertain) or "
+        "adaptive (bisection of the size grid); --exhaustive measures every cell",
     )
     p.add_argument(
         "--from-run",
         metavar="RUN",
         type=types.run_ref,
-        help="--search guided: a run with pingpong on the machine tuned, whose Hockney fit the simulator takes",
+        help="guided search: a run with pingpong on the machine tuned, whose Hockney fit the "
+        "simulator takes (default: a pingpong launch between ranks 0 and 1 of the tune's layout)",
     )
     add_out(p)
     p.add_argument(
@@ -250,7 +251,7 @@ def _config(args):
         collectives=colls,
         sizes=sizes,
         adaptive=not args.exhaustive,
-        search=args.search,
+        search=args.search or "guided",
         sim_costs=_sim_costs(args, machine),
         coarse=args.coarse,
         noise=parse_noise(args.noise),
@@ -269,31 +270,30 @@ def _config(args):
 
 
 def _sim_costs(args, machine):
-    """--search guided: the simulator's costs, from --from-run's pingpong or
-    --machine's model (sim/costs.py); None for the other searches."""
+    """The guided search's costs, from --from-run's pingpong or --machine's
+    model (sim/costs.py); None for the other searches, and where the tune
+    measures them itself (tune/p2p_costs.py)."""
     from mpiscope.sim.costs import from_model_params
     from mpiscope.sim.measured import fitted_costs
     from mpiscope.store import catalog
 
-    if args.search != "guided":
-        if args.from_run:
-            raise UsageError("--from-run gives the guided search its costs: add --search guided")
-        return None
-    if args.exhaustive:
+    if args.exhaustive and args.search:
         raise UsageError(
-            "--search guided chooses which cells to measure, --exhaustive measures them all: give one of them"
+            f"--search {args.search} chooses which cells to measure, --exhaustive measures them all: give one of them"
         )
+    if args.exhaustive or args.search == "adaptive":
+        if args.from_run:
+            raise UsageError(
+                "--from-run gives the guided search its costs: leave out --search adaptive and --exhaustive"
+            )
+        return None
     if args.from_run and machine is not None:
         raise UsageError("give --from-run RUN or --machine FILE for the guided search's costs, not both")
     if args.from_run:
         return fitted_costs(catalog.resolve(args.out, args.from_run))
     if machine is not None:
         return from_model_params(machine, f"--machine {args.machine}")
-    raise UsageError(
-        "--search guided simulates every algorithm from the machine's point-to-point "
-        "costs: give --from-run RUN (a run with pingpong, e.g. `mpiscope run --bench "
-        "pingpong`) or --machine FILE"
-    )
+    return None
 
 
 def _check_skip(skip, catalog, collectives) -> None:

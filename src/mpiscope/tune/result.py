@@ -35,6 +35,8 @@ def result(tuning, table, costs, written, verification, vruns, vfailures) -> dic
         "excluded_components": cat.excluded_components,
         "sizes": {c: describe(tuning.library, c) for c in cfg.collectives},
         "search": cfg.search if cfg.adaptive else "exhaustive",
+        # the guided search's pingpong launch, where it measured its costs itself
+        **({"costs_run": tuning.costs_run} if tuning.costs_run else {}),
         "cells": {
             k: sum(x[k] for x in counts)
             for k in ("measured", "exhaustive", "same_as_default", "same_code", "skipped_by_models", "out_of_reach")

@@ -30,8 +30,9 @@ from mpiscope.tune.decide import Decisions
 from mpiscope.tune.guided import Guided
 from mpiscope.tune.measure import Launches, Measured
 from mpiscope.tune.own import own_algorithms
+from mpiscope.tune.p2p_costs import measured_costs
 from mpiscope.tune.result import result
-from mpiscope.tune.sim_prior import COUNTERPARTS
+from mpiscope.tune.sim_prior import COUNTERPARTS, simulator
 from mpiscope.tune.standins import stand_ins
 from mpiscope.tune.table import rules_table
 from mpiscope.tune.verification import Verification
@@ -47,7 +48,7 @@ class TuneConfig:
     sizes: list  # engine sizes, the fine grid
     adaptive: bool = True
     search: str = "adaptive"  # not exhaustive: "adaptive" (adaptive.py) or "guided" (guided.py)
-    sim_costs: object | None = None  # guided: the simulator's costs (sim.costs.SimCosts)
+    sim_costs: object | None = None  # guided: the simulator's costs (sim.costs.SimCosts; None: measured, p2p_costs.py)
     coarse: int = 0  # adaptive: also every coarse-th size in the first refining pass (0: none)
     prune: float = 0.10  # margin by which an algorithm must lose at both ends to be left out
     model_prune: float | None = 0.25  # cost-model margin to leave an algorithm out (None: off)
@@ -199,6 +200,7 @@ class Tuning:
         for t in self.tuners:
             t.set_weights([x.p for x in self.tuners])
         self.unverified = False
+        self.costs_run = None  # the pingpong launch that gave the guided search its costs
         self.said_left = set()  # (p, collective) left to the library, said once
 
     def table(self):
@@ -237,7 +239,18 @@ class Tuning:
                         f"library's own choice at every size"
                     )
 
+    def _guided_costs(self):
+        """The guided search without the user's costs measures them once,
+        on the first communicator size's layout (p2p_costs.py)."""
+        costless = [t.searcher for t in self.tuners if isinstance(t.searcher, Guided) and t.searcher.simulate is None]
+        if costless:
+            costs, self.costs_run = measured_costs(self.tuners[0].plan, self.cfg.sizes, self.say)
+            simulate = simulator(costs)
+            for searcher in costless:
+                searcher.simulate = simulate
+
     def run(self) -> dict:
+        self._guided_costs()
         for t in self.tuners:
             if len(self.tuners) > 1:
                 self.say(f"communicator size {t.p}")
