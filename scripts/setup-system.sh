@@ -8,6 +8,7 @@ packages=(
   build-essential make git          # C toolchain for the engine
   openmpi-bin libopenmpi-dev         # Open MPI 4.1 (default library)
   mpich libmpich-dev                 # MPICH 4.0
+  ucx-utils                          # ucx_info: where MPICH ch4:ucx goes by rendezvous (app compare's what-if)
   python3 python3-venv python3-dev   # the analysis side
   iproute2 iptables util-linux mount # emulated clusters: namespaces, veths, tbf, loss/delay rules
   libnetfilter-queue-dev             # the emulated clusters' delay program (native/cluster/delayd.c)

@@ -4,14 +4,18 @@ ranks used, for the what-if: a larger message goes by rendezvous (the
 simulator's S). Open MPI's ob1 sends eagerly what fits in its transport's
 eager limit with ob1's match header: btl tcp between hosts, vader (4.x) or
 sm (5.x) within one; an MCA setting in the launch command or the environment
-wins. Where the limit is not known (another library or PML, a transport
-other than TCP between hosts), every message stays eager, and it says so."""
+wins. MPICH ch4:ucx sends eagerly below UCX's rendezvous threshold
+(ucx_rndv.py). Where the limit is not known (another library, device or
+PML, a transport other than TCP between hosts, no ucx_info), every message
+stays eager, and it says so."""
 
 from __future__ import annotations
 
 import math
+import subprocess
 from dataclasses import dataclass
 
+from mpiscope.app.ucx_rndv import launch_ucx_env, memunits, rndv_from, ucx_info_report
 from mpiscope.mpilibs.openmpi.paths import OMPI_EAGER
 
 OB1_MATCH_HEADER = 16  # bytes of ob1's match header, sent within the eager limit
@@ -64,9 +68,35 @@ def _open_mpi(context: dict) -> EagerLimit:
     return EagerLimit(float(limit - OB1_MATCH_HEADER), where)
 
 
-def eager_limit(context: dict) -> EagerLimit:
-    """The eager limit of the traced run whose context.json is `context`."""
+def _ucx_limit(rndv: float, how: str) -> EagerLimit:
+    if math.isinf(rndv):
+        return EagerLimit(ALL_EAGER, f"{how}: every message eager")
+    return EagerLimit(rndv - 1, f"{how}: rendezvous from {int(rndv)} B")
+
+
+def _mpich_ucx(context: dict, run) -> EagerLimit:
+    ucx_env = launch_ucx_env(context)
+    setting = ucx_env.get("UCX_RNDV_THRESH", "auto")
+    explicit = memunits(setting)
+    if explicit is not None:
+        return _ucx_limit(explicit, f"MPICH ch4:ucx, UCX_RNDV_THRESH={setting} as set")
+    placement = "inter" if int(context.get("nodes") or 1) > 1 else "intra"
+    report = ucx_info_report(placement, ucx_env, run)
+    rndv = rndv_from(report) if report else None
+    if rndv is None:
+        return EagerLimit(
+            ALL_EAGER, "not known for MPICH ch4:ucx without ucx_info (UCX decides it): every message eager"
+        )
+    peer = "another host" if placement == "inter" else "the same host"
+    return _ucx_limit(rndv, f"MPICH ch4:ucx, UCX's tag_send to {peer} as ucx_info -e reports it here")
+
+
+def eager_limit(context: dict, run=subprocess.run) -> EagerLimit:
+    """The eager limit of the traced run whose context.json is `context`
+    (`run` runs ucx_info for MPICH ch4:ucx)."""
     library = context.get("mpi")
     if library == "openmpi":
         return _open_mpi(context)
+    if library == "mpich" and "ch4:ucx" in str(context.get("mpi_library") or ""):
+        return _mpich_ucx(context, run)
     return EagerLimit(ALL_EAGER, f"not known for {library or 'this MPI library'}: every message eager")
