@@ -26,8 +26,8 @@ def test_algo_names_become_engine_variants():
     assert args[args.index("--algo") + 1] == "mpi,all"
     assert args[args.index("--segment") + 1] == "4096"
     assert "--trace" in args
-    # progress total: 9 allgather variants, 5 bcast variants, pingpong once, at 2 sizes
-    assert plan.series_count() == 2 * (9 + 5 + 1)
+    # progress total: 9 allgather variants, 6 bcast variants, pingpong once, at 2 sizes
+    assert plan.series_count() == 2 * (9 + 6 + 1)
     algorithms = describe("openmpi").algorithms
     assert algo_options.resolve("bcast", ["binomial", "mpi", "binomial"], algorithms) == ["binomial", "mpi"]
     assert algo_options.resolve("gather", ["all"], algorithms) == ["mpi"]
@@ -46,7 +46,7 @@ def test_without_algo_nothing_changes():
 @pytest.mark.parametrize("argv, message", [
     (("--bench", "bcast", "--algo", "ring"),
      "--algo ring: no benchmark asked for has an algorithm 'ring'; valid: mpi, all, or for bcast: "
-     "binomial, scatter_allgather_recursive_doubling, scatter_allgather_ring, pipelined_chain"),
+     "binomial, scatter_allgather_recursive_doubling, scatter_allgather_ring, pipelined_chain, linear"),
     (("--bench", "allreduce,alltoall", "--algo", "rign"),
      "valid: mpi, all, or for allreduce: recursive_doubling, rabenseifner, ring, fan_in_fan_out; "
      "alltoall: linear, pairwise, bruck"),

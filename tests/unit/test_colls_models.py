@@ -52,6 +52,8 @@ HAND = [  # bench, algorithm, p, size, costs, value worked out by hand
     ("bcast", "scatter_allgather_recursive_doubling", 8, 8000, H, 20.0),  # 10 + 10
     ("bcast", "scatter_allgather_ring", 8, 8000, H, 24.0),                # 10 + 7 × 2
     ("bcast", "pipelined_chain", 8, 8000, Costs.hockney(1.0, 0.001, 0, 2048), 30.48),  # 10 × 3.048
+    ("bcast", "linear", 8, 8000, H, 63.0),                                 # 7 × (1 + 8)
+    ("bcast", "linear", 8, 1000, SR, 11.6),                               # 2 + 6·1.6
     ("alltoall", "linear", 8, 1000, H, 14.0),
     ("alltoall", "pairwise", 8, 1000, H, 14.0),
     ("alltoall", "bruck", 8, 1000, H, 15.0),                      # 3 × (1 + 4)

@@ -176,13 +176,15 @@ def test_an_algorithm_not_measured_yet_keeps_the_prior_error():
     assert corr.spread("scatter", 1024) == PRIOR_ERROR  # never measured: what the others taught is not its own
 
 
-def test_a_counterpart_is_the_catalogs_else_the_librarys_entry_in_counterparts():
+def test_a_counterpart_is_the_librarys_entry_in_counterparts_else_the_catalogs():
     ompi = COUNTERPARTS["openmpi"]
     assert counterpart("allreduce", "ring", {"ring": "ring"}, ompi) == "ring"
     assert counterpart("allreduce", "segmented_ring", {"ring": "ring"}, ompi) == "ring"
     assert counterpart("allreduce", "segmented_ring", {"ring": "ring"}) is None
     # the catalog's name for an algorithm this collective lacks ("linear") gives way to the entry's
     assert counterpart("allreduce", "basic_linear", {"basic_linear": "linear"}, ompi) == "fan_in_fan_out"
+    # bcast has a linear of ours; the entry's None leaves basic_linear unsimulated all the same
+    assert counterpart("bcast", "basic_linear", {"basic_linear": "linear"}) == "linear"
     assert counterpart("bcast", "basic_linear", {"basic_linear": "linear"}, ompi) is None
 
 

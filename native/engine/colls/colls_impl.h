@@ -16,7 +16,7 @@ enum {
     TAG_RS_RH = 4000, TAG_RS_PAIR = 4100, TAG_RS_RING = 4200, TAG_RS_TREE = 5000, TAG_RS_PIPE = 6000,
     TAG_RS_FIN = 7000, TAG_RS_FOUT = 4300,
     TAG_BC_BINOM = 8000, TAG_BC_SAG_RD = 8100, TAG_BC_SAG_RING = 8200, TAG_BC_CHAIN = 8300,
-    TAG_A2A_LIN = 8400, TAG_A2A_PAIR = 8500, TAG_A2A_BRUCK = 8600,
+    TAG_A2A_LIN = 8400, TAG_A2A_PAIR = 8500, TAG_A2A_BRUCK = 8600, TAG_BC_LINEAR = 8700,
 };
 /* Tags of algorithms that number their sub-operations (tag base + index)
  * wrap within this span; the MPI standard guarantees tags up to 32767. */

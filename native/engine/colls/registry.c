@@ -13,7 +13,7 @@ extern const coll_algo coll_reduce_scatter_recursive_halving, coll_reduce_scatte
     coll_reduce_scatter_repeated_binary_tree, coll_reduce_scatter_pipeline, coll_reduce_scatter_full_fan_in,
     coll_reduce_scatter_full_fan_out;
 extern const coll_algo coll_bcast_binomial, coll_bcast_scatter_allgather_recursive_doubling,
-    coll_bcast_scatter_allgather_ring, coll_bcast_pipelined_chain;
+    coll_bcast_scatter_allgather_ring, coll_bcast_pipelined_chain, coll_bcast_linear;
 extern const coll_algo coll_alltoall_linear, coll_alltoall_pairwise, coll_alltoall_bruck;
 
 static const coll_algo *const all[] = {
@@ -26,7 +26,7 @@ static const coll_algo *const all[] = {
     &coll_reduce_scatter_repeated_binary_tree, &coll_reduce_scatter_pipeline, &coll_reduce_scatter_full_fan_in,
     &coll_reduce_scatter_full_fan_out,
     &coll_bcast_binomial, &coll_bcast_scatter_allgather_recursive_doubling, &coll_bcast_scatter_allgather_ring,
-    &coll_bcast_pipelined_chain,
+    &coll_bcast_pipelined_chain, &coll_bcast_linear,
     &coll_alltoall_linear, &coll_alltoall_pairwise, &coll_alltoall_bruck,
 };
 

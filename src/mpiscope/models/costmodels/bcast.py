@@ -38,6 +38,11 @@ def _pipelined_chain(c, n, p):
     return (p - 1) * c.hop(s) + (segments - 1) * c.queue(s)
 
 
+def _linear(c, n, p):
+    # The root's p − 1 sends follow one another on its link; the last one is received.
+    return c.hop(n) + (p - 2) * c.queue(n)
+
+
 ALGORITHMS = (
     Algo("binomial", _binomial, "lg p·(α + nβ)", "lg p·(S(n) + R(n))"),
     Algo(
@@ -58,4 +63,5 @@ ALGORITHMS = (
         "(p − 2 + ⌈n/s⌉)(α + sβ)",
         "(p−1)(S(s) + R(s)) + (⌈n/s⌉ − 1)·max(S(s), R(s))",
     ),
+    Algo("linear", _linear, "(p − 1)(α + nβ)", "S(n) + R(n) + (p−2)·max(S(n), R(n))"),
 )
