@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The installed ucx_info (Debian's ucx-utils) prints the endpoint report
-that app/ucx_rndv.py reads MPICH ch4:ucx's rendezvous threshold from."""
+that mpilibs/mpich/ucx_rndv.py reads MPICH ch4:ucx's rendezvous threshold from."""
 
-from mpiscope.app.ucx_rndv import rndv_from, ucx_info_report
+from mpiscope.mpilibs.mpich.ucx_rndv import rndv_from, ucx_info_report
 
 
 def test_the_installed_ucx_info_reports_a_tag_send_threshold_that_is_read():

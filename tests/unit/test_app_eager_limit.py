@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The MPI library's eager limit that the application's what-if takes
-(app/eager_limit.py): Open MPI's btl tcp between hosts, vader or sm within
+(mpilibs/eager_limit.py): Open MPI's btl tcp between hosts, vader or sm within
 one, less ob1's match header; an MCA setting wins; MPICH ch4:ucx below
 UCX's rendezvous threshold (ucx_rndv.py), as set or as ucx_info reports it;
 where the limit is not known every message stays eager."""
@@ -8,8 +8,8 @@ where the limit is not known every message stays eager."""
 import math
 import subprocess
 
-from mpiscope.app.eager_limit import OB1_MATCH_HEADER, TCP_EAGER, eager_limit
-from mpiscope.app.ucx_rndv import memunits
+from mpiscope.mpilibs.eager_limit import OB1_MATCH_HEADER, TCP_EAGER, eager_limit
+from mpiscope.mpilibs.mpich.ucx_rndv import memunits
 from mpiscope.mpilibs.openmpi.paths import OMPI_EAGER
 
 

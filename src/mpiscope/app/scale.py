@@ -31,7 +31,7 @@ from mpiscope.sim.simulate import MAX_OPS, interval, probe, run_argv
 from mpiscope.tune.model_fits import model_of
 from mpiscope.tune.library_sizes import library_size
 from mpiscope.tune.weights import nearest
-from mpiscope.app.eager_limit import eager_limit
+from mpiscope.mpilibs.eager_limit import eager_limit
 from mpiscope.app.trace_pattern import traced_pattern
 from mpiscope.app.tune_cells import read_tune
 

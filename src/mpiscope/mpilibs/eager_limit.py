@@ -5,7 +5,7 @@ simulator's S). Open MPI's ob1 sends eagerly what fits in its transport's
 eager limit with ob1's match header: btl tcp between hosts, vader (4.x) or
 sm (5.x) within one; an MCA setting in the launch command or the environment
 wins. MPICH ch4:ucx sends eagerly below UCX's rendezvous threshold
-(ucx_rndv.py). Where the limit is not known (another library, device or
+(mpich/ucx_rndv.py). Where the limit is not known (another library, device or
 PML, a transport other than TCP between hosts, no ucx_info), every message
 stays eager, and it says so."""
 
@@ -15,7 +15,7 @@ import math
 import subprocess
 from dataclasses import dataclass
 
-from mpiscope.app.ucx_rndv import launch_ucx_env, memunits, rndv_from, ucx_info_report
+from mpiscope.mpilibs.mpich.ucx_rndv import launch_ucx_env, memunits, rndv_from, ucx_info_report
 from mpiscope.mpilibs.openmpi.paths import OMPI_EAGER
 
 OB1_MATCH_HEADER = 16  # bytes of ob1's match header, sent within the eager limit
