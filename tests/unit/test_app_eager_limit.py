@@ -34,6 +34,8 @@ def test_open_mpi_between_hosts_is_tcp_and_within_one_shared_memory():
 def test_an_mca_setting_wins_from_the_command_line_or_the_environment():
     assert eager_limit(_ctx(2, ("--mca", "btl_tcp_eager_limit", "131072"))).bytes == 131072 - OB1_MATCH_HEADER
     assert eager_limit(_ctx(1, env={"OMPI_MCA_btl_vader_eager_limit": "8192"})).bytes == 8192 - OB1_MATCH_HEADER
+    exported = ("-x", "OMPI_MCA_btl_tcp_eager_limit=32768")
+    assert eager_limit(_ctx(2, exported)).bytes == 32768 - OB1_MATCH_HEADER
 
 
 def test_where_the_limit_is_not_known_every_message_is_eager():

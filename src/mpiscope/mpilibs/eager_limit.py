@@ -15,6 +15,7 @@ import math
 import subprocess
 from dataclasses import dataclass
 
+from mpiscope.mpilibs.launch_settings import launch_setting, mca
 from mpiscope.mpilibs.mpich.ucx_rndv import launch_ucx_env, memunits, rndv_from, ucx_info_report
 from mpiscope.mpilibs.openmpi.paths import OMPI_EAGER
 
@@ -30,13 +31,13 @@ class EagerLimit:
 
 
 def _mca(context: dict, name: str) -> str | None:
-    """An MCA parameter's value from the launch command (--mca/-mca NAME V) or OMPI_MCA_NAME."""
+    """An MCA parameter's value from the launch command or OMPI_MCA_NAME."""
     argvs = context.get("launch_commands") or [context.get("launch_command") or []]
     for argv in argvs:
         words = [str(w) for w in argv or []]
-        for i, w in enumerate(words[:-2]):
-            if w in ("--mca", "-mca") and words[i + 1] == name:
-                return words[i + 2]
+        value = mca(lambda n: launch_setting(words, {}, n), name)
+        if value is not None:
+            return value
     return (context.get("env") or {}).get("OMPI_MCA_" + name)
 
 

@@ -13,25 +13,13 @@ from __future__ import annotations
 
 from mpiscope import mpilibs
 from mpiscope.mpilibs.intranode import COPY, SINGLE  # noqa: F401 (the modes, as runs are read)
+from mpiscope.mpilibs.launch_settings import launch_setting
 
 
 def family(library: str) -> str | None:
     """The path family of a library's MPI_Get_library_version text (its library says)."""
     lib = mpilibs.from_library_text(library or "")
     return lib.path_family(library) if lib else None
-
-
-def _setting(words: list, env: dict, name: str) -> str | None:
-    """A variable or parameter's value in launcher words (--mca k v, -x k=v,
-    -genv k v, -env k v) or in the environment."""
-    for i, w in enumerate(words):
-        if w in ("--mca", "-mca") and i + 2 < len(words) and words[i + 1] == name:
-            return words[i + 2]
-        if w == "-x" and i + 1 < len(words) and words[i + 1].startswith(name + "="):
-            return words[i + 1].split("=", 1)[1]
-        if w in ("-genv", "-env") and i + 2 < len(words) and words[i + 1] == name:
-            return words[i + 2]
-    return env.get(name) or None
 
 
 def mechanism(run) -> tuple:
@@ -44,4 +32,4 @@ def mechanism(run) -> tuple:
         return fam, None, ""
     words = list((run.plan or {}).get("launcher_args") or [])
     env = run.context.get("env") or {}
-    return (fam, *paths.mechanism(lambda name: _setting(words, env, name)))
+    return (fam, *paths.mechanism(lambda name: launch_setting(words, env, name)))

@@ -8,15 +8,10 @@ to the new one (the fragment size to match rides with it)."""
 from __future__ import annotations
 
 from mpiscope.mpilibs.intranode import COPY, SINGLE, PathFamily, PathRule
+from mpiscope.mpilibs.launch_settings import mca
 
 VADER_MAX_SEND = 32768  # Open MPI's default btl_vader/sm_max_send_size
 OMPI_EAGER = 4096  # and its default eager limit
-
-
-def _mca(setting, name):
-    """An MCA parameter from --mca words or its OMPI_MCA_ variable."""
-    value = setting(name)
-    return value if value is not None else setting("OMPI_MCA_" + name)
 
 
 class _OpenMpiPaths(PathFamily):
@@ -34,8 +29,8 @@ class _OpenMpiPaths(PathFamily):
         return rules
 
     def mechanism(self, setting):
-        v = _mca(setting, "btl_vader_single_copy_mechanism") or _mca(setting, "btl_sm_single_copy_mechanism")
-        s = _mca(setting, "smsc")
+        v = mca(setting, "btl_vader_single_copy_mechanism") or mca(setting, "btl_sm_single_copy_mechanism")
+        s = mca(setting, "smsc")
         if v is not None:
             return COPY if v == "none" else SINGLE, f"single_copy_mechanism {v}"
         if s is not None:
