@@ -9,7 +9,7 @@ import re
 import sys
 
 from mpiscope.cli.commands import COMMANDS
-from mpiscope.common.errors import BuildFailed, UsageError
+from mpiscope.common.errors import BuildFailed, LaunchFailed, UsageError
 
 
 class _Version(argparse.Action):
@@ -156,7 +156,7 @@ def main(argv=None):
     except UsageError as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 2
-    except BuildFailed as e:
+    except (BuildFailed, LaunchFailed) as e:
         sys.stderr.write(f"mpiscope: error: {e}\n")
         return 1
     except BrokenPipeError:  # the reader went away (`mpiscope show | head`): nothing to say

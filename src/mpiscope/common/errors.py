@@ -12,3 +12,8 @@ class UsageError(Exception):
 class BuildFailed(Exception):
     """The engine did not compile with the MPI chosen: the CLI prints the
     compiler's message and exits with 1."""
+
+
+class LaunchFailed(Exception):
+    """An MPI launch the command depends on ended without its results: the CLI
+    prints what failed and what to do, and exits with 1 (not bad input)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 
-from mpiscope.common.errors import UsageError
+from mpiscope.common.errors import LaunchFailed
 
 FIT_SIZES = (8, 65536)  # added to a grid of fewer than two sizes: the fit needs two
 
@@ -38,7 +38,7 @@ def measured_costs(plan, sizes, say=print):
     say("the guided search's point-to-point costs: pingpong between ranks 0 and 1")
     run_dir, context = runner.run(p, [sys.argv[0], "tune", "pingpong"])
     if context["status"] != "completed":
-        raise UsageError(
+        raise LaunchFailed(
             f"the pingpong launch for the guided search's costs failed ({context.get('error')}): "
             "give --from-run RUN or --machine FILE, or choose --search adaptive"
         )
