@@ -12,7 +12,10 @@ from mpiscope.stats.modes import mode_weights, mode_weights_sorted
 from mpiscope.stats.summary import percentile_sorted, sorted_clean, summarize_sorted
 from mpiscope.store import ingest as store
 from mpiscope.store import samples
-from mpiscope.store.samples import SHIFTED_BY_TIMER, Coded, derive
+from mpiscope.store.samples import TIMER_SHARE, Coded, derive
+from mpiscope.store.run import Run
+from mpiscope.store.series import all_series_samples
+from mpiscope.views import show
 from rawgen import COLLECTIVES, Clock, RunBuilder, SeriesSpec
 
 US = 1e-6
@@ -154,7 +157,7 @@ def test_meanwhile_gets_the_table_and_derived_samples_before_the_file_is_closed(
     assert not file_there  # written under a temporary name until complete
 
 
-@pytest.mark.parametrize("rule", sorted(SHIFTED_BY_TIMER))
+@pytest.mark.parametrize("rule", sorted(TIMER_SHARE))
 def test_rules_shifted_by_the_timer_interval(tmp_path, rule):
     bench = {"slowest_rank": COLLECTIVES[0], "one_way": "oneway", "pair_exchange": "multipair"}.get(rule, "pingpong")
     values = [(1 * US, 2 * US), (3 * US, 4 * US)] if bench == "multipair" else [1 * US, 3 * US, 2 * US]
@@ -162,4 +165,18 @@ def test_rules_shifted_by_the_timer_interval(tmp_path, rule):
     table = store.ingest(rb.run_dir, {})
     cols = samples.series_columns(table)[(bench, "mpi", 8)]
     timer = 4e-8
-    assert np.array_equal(derive(rule, 8, cols, timer_s=timer).values, derive(rule, 8, cols).values - timer)
+    shifted = derive(rule, 8, cols).values - TIMER_SHARE[rule] * timer
+    assert np.array_equal(derive(rule, 8, cols, timer_s=timer).values, shifted)
+
+
+def test_medians_less_the_timer_interval_shifted_or_derived_again(tmp_path):
+    values = [1 * US, 3 * US, 2 * US, 5 * US, 4 * US, 2 * US]
+    specs = [SeriesSpec("pingpong", 8, values), SeriesSpec(COLLECTIVES[0], 64, values)]
+    specs.append(SeriesSpec("bw", 8, [30.1e6, 29.7e6, 31.2e6, 30.5e6]))  # a rate: derived again
+    table = store.ingest(_run(tmp_path, specs).run_dir, {})
+    context = samples.table_context(table)
+    run = Run.from_context({**context, "timer": {**context["timer"], "interval_s": 3e-8}})
+    series = all_series_samples(table, run)
+    assert {s.rule for *_, s in series} >= {"half_round_trip", "bandwidth"}
+    again = {(b, a, n): float(np.median(s.values)) for b, a, n, s in all_series_samples(table, run, remove_timer=True)}
+    assert show._timer_removed_medians(table, run, series, 3e-8) == again

@@ -33,9 +33,10 @@ BANDWIDTH_RULES = frozenset({"bandwidth", "bidirectional_bandwidth"})
 _LOCAL_RULES = frozenset({"half_round_trip", "duration", "loop_half_round_trip", "per_message"} | BANDWIDTH_RULES)
 RULES = frozenset({SLOWEST_RANK, ONE_WAY, PAIR_EXCHANGE} | _LOCAL_RULES)
 DEFAULT_WINDOW_MSGS = 64
-# Rules whose sample is one timed span as it is (no scaling): taking the timer
-# interval off each span takes it off each value, to the last bit.
-SHIFTED_BY_TIMER = frozenset({SLOWEST_RANK, ONE_WAY, PAIR_EXCHANGE, "duration"})
+# Rules whose sample is one timed span as it is, or half of it, with the share
+# of the timer interval each value holds: taking the interval off each span
+# takes that share off each value, to the last bit (halving is exact).
+TIMER_SHARE = {SLOWEST_RANK: 1.0, ONE_WAY: 1.0, PAIR_EXCHANGE: 1.0, "duration": 1.0, "half_round_trip": 0.5}
 
 # Columns the derivations read.
 COLUMNS = (

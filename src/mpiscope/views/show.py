@@ -16,7 +16,7 @@ from mpiscope.stats import quality
 from mpiscope.stats.summary import summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.store.run import Run
-from mpiscope.store.samples import SHIFTED_BY_TIMER, timer_interval
+from mpiscope.store.samples import TIMER_SHARE, timer_interval
 from mpiscope.store.series import all_series_samples
 from mpiscope.views import show_text
 from mpiscope.views.show_text import STAT_KEYS, describe, format_show  # noqa: F401 - read from here by callers
@@ -63,13 +63,14 @@ def rows_of(table, run: Run, series, verdicts) -> list[dict]:
 def _timer_removed_medians(table, run: Run, series, interval) -> dict:
     """{(bench, algo, size): median of its samples with the timer interval taken
     off each timed span} (a series without samples is left out). Where a rule's
-    values are spans themselves that is each value less the interval, exactly as
-    deriving them again gives; the other series are derived again."""
+    values are spans themselves, or half spans, that is each value less its
+    share of the interval (TIMER_SHARE), exactly as deriving them again gives;
+    the other series are derived again."""
     out, again = {}, set()
     for bench, algo, size, s in series:
-        if s.rule in SHIFTED_BY_TIMER:
+        if s.rule in TIMER_SHARE:
             if len(s):
-                out[(bench, algo, size)] = float(np.median(s.values - interval))
+                out[(bench, algo, size)] = float(np.median(s.values - TIMER_SHARE[s.rule] * interval))
         else:
             again.add((bench, algo, size))
     if again:
