@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mpiscope.stats.modes import mode_weights, mode_weights_sorted
-from mpiscope.stats.summary import percentile_sorted, sorted_clean, summarize_sorted
+from mpiscope.stats.summary import median_unsorted, percentile_sorted, sorted_clean, summarize_sorted
 from mpiscope.store import ingest as store
 from mpiscope.store import samples
 from mpiscope.store.samples import TIMER_SHARE, Coded, derive
@@ -85,6 +85,19 @@ def test_percentile_of_sorted_values_is_numpys_to_the_bit(n):
         got = np.array([percentile_sorted(a, p) for p in percents])
         assert np.array_equal(got, want, equal_nan=True)
         assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 11, 101, 1000, 4097])
+def test_median_of_unsorted_values_is_numpys_to_the_bit(n):
+    cases = [
+        RNG.lognormal(-13.0, 1.0, n),
+        RNG.integers(0, 4, n) * 1e-7,  # ties
+        RNG.permutation(np.concatenate([RNG.uniform(0.0, 1.0, n - 1), [np.inf]])),
+        -np.zeros(n),
+    ]
+    for a in cases:
+        got, want = median_unsorted(a), float(np.median(a))
+        assert got == want and np.signbit(got) == np.signbit(want)
 
 
 def test_reference_clock_copied_as_the_formula_gives():

@@ -115,6 +115,18 @@ def percentile_sorted(a: np.ndarray, percent: float) -> float:
     return high - (high - low) * (1.0 - t) if t >= 0.5 else low + (high - low) * t
 
 
+def median_unsorted(a: np.ndarray) -> float:
+    """np.median(a) of NaN-free `a` (not empty), to the last bit: the middle
+    value, or the mean of the middle two, found by a partition; summed from
+    0.0 as numpy's mean sums (a negative zero comes out positive)."""
+    n = len(a)
+    half = n // 2
+    if n % 2:
+        return 0.0 + float(np.partition(a, half)[half])
+    part = np.partition(a, (half - 1, half))
+    return (0.0 + float(part[half - 1]) + float(part[half])) / 2.0
+
+
 def summarize_sorted(a: np.ndarray, level: float = 0.95) -> dict:
     """summarize of values already sorted and without NaNs (sorted_clean):
     order statistics are read off `a`, nothing is sorted again."""

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from mpiscope.stats import quality
-from mpiscope.stats.summary import summarize
+from mpiscope.stats.summary import median_unsorted, summarize
 from mpiscope.store.ingest import SAMPLES_FILE, load
 from mpiscope.store.run import Run
 from mpiscope.store.samples import TIMER_SHARE, timer_interval
@@ -70,13 +68,13 @@ def _timer_removed_medians(table, run: Run, series, interval) -> dict:
     for bench, algo, size, s in series:
         if s.rule in TIMER_SHARE:
             if len(s):
-                out[(bench, algo, size)] = float(np.median(s.values - TIMER_SHARE[s.rule] * interval))
+                out[(bench, algo, size)] = median_unsorted(s.values - TIMER_SHARE[s.rule] * interval)
         else:
             again.add((bench, algo, size))
     if again:
         for bench, algo, size, s in all_series_samples(table, run, again, remove_timer=True):
             if len(s):
-                out[(bench, algo, size)] = float(np.median(s.values))
+                out[(bench, algo, size)] = median_unsorted(s.values)
     return out
 
 
