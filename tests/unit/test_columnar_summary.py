@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from mpiscope.stats import quality
 from mpiscope.stats.modes import mode_weights, mode_weights_sorted
 from mpiscope.stats.summary import median_unsorted, percentile_sorted, sorted_clean, summarize_sorted
 from mpiscope.store import ingest as store
@@ -193,3 +194,16 @@ def test_medians_less_the_timer_interval_shifted_or_derived_again(tmp_path):
     assert {s.rule for *_, s in series} >= {"half_round_trip", "bandwidth"}
     again = {(b, a, n): float(np.median(s.values)) for b, a, n, s in all_series_samples(table, run, remove_timer=True)}
     assert show._timer_removed_medians(table, run, series, 3e-8) == again
+
+
+def test_rows_count_each_series_launches_as_its_records_do(tmp_path):
+    rb = RunBuilder(tmp_path / "run", nranks=2, launches=(0, 1, 2))
+    rb.add(SeriesSpec("pingpong", 8, [1 * US, 3 * US, 2 * US], launches=(0, 1, 2)))
+    rb.add(SeriesSpec(COLLECTIVES[0], 64, [2 * US, 4 * US, 3 * US], launches=(1,)))
+    rb.write()
+    table = store.ingest(rb.run_dir, {})
+    run = Run.from_context(samples.table_context(table))
+    series = all_series_samples(table, run)
+    rows = show.rows_of(table, run, series, quality.run_verdicts(series, run))
+    assert [r["launches"] for r in rows] == [len({x.launch for x in run.entries(b, n, a)}) for b, a, n, _ in series]
+    assert [r["launches"] for r in rows] == [3, 1]

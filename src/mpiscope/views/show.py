@@ -42,16 +42,18 @@ def rows_of(table, run: Run, series, verdicts) -> list[dict]:
     rows = []
     interval = timer_interval(run)
     removed = _timer_removed_medians(table, run, series, interval) if interval else {}
+    launches = {}  # each series' launches, found in one pass over the run's records
+    for record in run.series:
+        launches.setdefault((record.bench, record.algo, record.size), set()).add(record.launch)
     for (bench, algo, size, s), v in zip(series, verdicts):
         st = v.summary if v.summary is not None and v.summary["n"] == len(s) else summarize(s.values)
-        records = run.entries(bench, size, algo)
         row = {"bench": bench, "algo": algo, "size": size, "unit": s.unit, "n": st["n"], "invalid": s.n_invalid}
         row.update({k: st[k] for k in STAT_KEYS})
         row["ci_level"] = st["ci_level"]
         row["median_timer_removed"] = removed.get((bench, algo, size))
         row["timer_interval_s"] = interval or None
         row["stop"] = v.stop
-        row["launches"] = len({x.launch for x in records})
+        row["launches"] = len(launches.get((bench, algo, int(size)), ()))
         d = v.to_dict()
         row["quality"] = {k: d[k] for k in QUALITY_KEYS}
         rows.append(row)
