@@ -27,7 +27,8 @@ over the default's (in the exhaustive tune's measurements) against the
 exhaustive tune's own. The second gives per tune where the guided search's
 cells went (the default's, the simulated algorithms', the stand-ins') and
 how many cells its simulation, at the accuracy its correction learned,
-could not have settled. Then per tune: the adaptive search's cells (and why
+cannot place on either side of a verdict's bar (and of those, how many it
+left out by their expected loss). Then per tune: the adaptive search's cells (and why
 it left the others out); the exhaustive tune's own verdicts where the
 default runs the forced algorithm exactly (the same code twice: 'same' is
 expected but for false alarms); the decisions that differ; and the
@@ -63,7 +64,9 @@ from mpiscope.tune.measure import Launches
 from mpiscope.tune.model_fits import fit
 from mpiscope.tune.readings import representatives, same_code
 from mpiscope.tune.cell_samples import Samples
-from mpiscope.tune.guided import SETTLE_Z
+
+# cells within this many learned errors of a verdict's bar are those the simulation cannot settle
+SETTLE_Z = 2.0
 
 
 def stored_samples(runs: Path) -> Samples:
@@ -368,8 +371,8 @@ def where_guided(gots: list, show=benchjson.show) -> dict:
                  f"{SETTLE_Z:g} learned errors of a comparison of two predictions (sqrt 2 times the collective's "
                  "learned error at the search's end) of the bar a verdict needs (the default's median less "
                  "the margin), and the default there: the simulation cannot say on which side of the bar "
-                 "they fall, so a search steered by it alone cannot leave them out without risking their "
-                 "decisions"])
+                 "they fall; the guided search leaves one out where what it could gain beyond the bar, "
+                 "averaged over that error (its expected loss), is within the bar"])
 
 
 def tables_of(got: dict, show=benchjson.show) -> list:

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The guided search of one communicator size (`mpiscope tune --search guided`):
 every algorithm's counterpart simulated at every cell from the machine's
-point-to-point costs first (sim_prior.py; an algorithm without one stands in
-as the default, a default not read to run one as the fastest simulated, each
-corrected by its own measured cells); then, one size per collective a round,
-the size whose decision the corrected simulation is least sure of is measured:
-the default first, then the algorithms that may still beat it by a verdict's
-margin; each measurement corrects the simulation, until every size is measured
-or its decision leads by SETTLE_Z learned errors. A collective with no simulated
+point-to-point costs first (sim_prior.py; one without stands in as the
+default, or as the fastest simulated, corrected by its own measured cells);
+then, one size per collective a round, the size the corrected simulation is
+least sure of is measured: the default first, then each algorithm whose
+expected gain beyond a verdict's bar exceeds the bar (expected_loss, with the
+learned error); each measurement corrects the simulation, until every size is
+measured or settled by the same rule. A collective with no simulated
 algorithm follows the adaptive rules (search.py). Method: docs/explanation/tuner.md."""
 
 from __future__ import annotations
@@ -24,7 +24,15 @@ from mpiscope.tune.readings import representatives
 from mpiscope.tune.search import lower_bound
 from mpiscope.tune.sim_prior import Correction, counterpart, simulator, stand_in
 
-SETTLE_Z = 2.0  # a gap beyond this many learned errors settles a size
+
+def expected_loss(mean: float, error: float) -> float:
+    """E[max(0, X)] for X normal with `mean` and standard deviation `error`
+    (in log): what a decision taken without measuring loses on average,
+    where X is how far an algorithm left out would beat it."""
+    if error <= 0:
+        return max(0.0, mean)
+    z = mean / error
+    return error * float(norm.pdf(z)) + mean * float(norm.cdf(z))
 
 
 class Guided(Search):
@@ -153,15 +161,16 @@ class Guided(Search):
         guesses = [(n, *g) for n in self._rivals(c, s) for g in [self._guess(c, s, n)] if g]
         return min(guesses, key=lambda x: x[1]) if guesses else None
 
-    def _gaps(self, c, s) -> list:
-        """Per rival of the predicted best: its gap in learned errors
-        (-inf where it cannot be told: the default not simulated, an
-        algorithm without counterpart and no lower bound above the best)."""
+    def _distances(self, c, s) -> list:
+        """Per rival of the predicted best: (how far behind it is, in log,
+        the default's margin on its side; the error of that), (-inf, 1)
+        where it cannot be told: the default not simulated, an algorithm
+        without counterpart and no lower bound above the best."""
         best = self._best(c, s)
         if best is None or self._guess(c, s, DEFAULT) is None:
-            return [-math.inf]
+            return [(-math.inf, 1.0)]
         b, lb, eb, rb = best
-        gaps = []
+        out = []
         for n in self._rivals(c, s):
             if n == b:
                 continue
@@ -170,11 +179,21 @@ class Guided(Search):
                 # the default keeps a cell unless beaten beyond the margin a verdict needs
                 margin = self._margin(c, s)
                 shift = margin if b == DEFAULT else -margin if n == DEFAULT else 0.0
-                gaps.append((g[0] - lb + shift) / math.hypot(g[2], rb))
+                out.append((g[0] - lb + shift, math.hypot(g[2], rb)))
             else:
                 floor = self._floor(c, s, n)
-                gaps.append(-math.inf if floor is None else (floor - lb) / eb)
-        return gaps
+                out.append((-math.inf, 1.0) if floor is None else (floor - lb, eb))
+        return out
+
+    def _gaps(self, c, s) -> list:
+        """Per rival of the predicted best: its distance in learned errors."""
+        return [d / e for d, e in self._distances(c, s)]
+
+    def _losses(self, c, s) -> list:
+        """Per rival of the predicted best: what taking the prediction
+        without measuring loses on average (expected_loss), inf where the
+        rival cannot be told."""
+        return [math.inf if d == -math.inf else expected_loss(-d, e) for d, e in self._distances(c, s)]
 
     def _margin(self, c, s) -> float:
         """How much faster than the default (in log) an algorithm must be at
@@ -212,7 +231,13 @@ class Guided(Search):
         return max((x for x in floors if x is not None), default=None)
 
     def _settled(self, c, s) -> bool:
-        return min(self._gaps(c, s), default=math.inf) > SETTLE_Z
+        return all(loss <= self._tolerance(c, s) for loss in self._losses(c, s))
+
+    def _tolerance(self, c, s) -> float:
+        """What a decision may lose on average without measuring: the
+        verdict's bar at s (_margin), the least gain over the default the
+        exhaustive search could tell from none there."""
+        return self._margin(c, s)
 
     def _doubt(self, c, s) -> tuple:
         """The order sizes are measured in: the smallest gap first, lowered by
@@ -230,12 +255,12 @@ class Guided(Search):
         return min(self._gaps(c, s), default=math.inf) - cross, -far, abs(i - len(sizes) // 2)
 
     def _contenders(self, c, s) -> list:
-        """The default, and the algorithms that may beat it at s by the
-        margin a verdict needs (_margin): predicted within SETTLE_Z learned
-        errors of that, against the default's median where it is measured
-        at s, else its prediction (without any prediction: whose floor is
-        not beyond the best by that; the adaptive rule then leaves out
-        those out of reach)."""
+        """The default, and the algorithms whose expected gain beyond the
+        margin a verdict needs (_margin; expected_loss with the learned
+        errors) exceeds the tolerance: against the default's median where it
+        is measured at s, else its prediction (without any prediction: its
+        floor against the best; the adaptive rule then leaves out those out
+        of reach)."""
         best = self._best(c, s)
         out = []
         for n in self.measured.names[c]:
@@ -247,9 +272,11 @@ class Guided(Search):
                 if (s, DEFAULT) in self.measured.cells[c]:
                     d = (math.log(self.measured.samples.median(c, DEFAULT, s)), 0.0, 0.0)
                 ref, err = (d[0] - self._margin(c, s), d[2]) if d else (best[1], best[3])
-                if g[0] - ref <= SETTLE_Z * math.hypot(g[2], err):
+                if expected_loss(ref - g[0], math.hypot(g[2], err)) > self._tolerance(c, s):
                     out.append(n)
-            elif (floor := self._floor(c, s, n)) is None or floor - best[1] <= SETTLE_Z * best[2]:
+            elif (floor := self._floor(c, s, n)) is None or expected_loss(best[1] - floor, best[2]) > self._tolerance(
+                c, s
+            ):
                 out.append(n)
             else:
                 self.model_skipped[c].add((s, n))
