@@ -161,12 +161,14 @@ def _take_or_nan(arr, idx):
     return out
 
 
-def _local_values(rule, dur, msgs, size):
-    """Sample values of a local-duration rule from the timed rank's durations."""
+def _local_values(rule, dur, window_msgs, launch, size):
+    """Sample values of a local-duration rule from the timed rank's durations
+    (`window_msgs` and each sample's `launch`: the messages a repetition carries)."""
     if rule == "half_round_trip":
         return dur / 2.0
     if rule == "duration":
         return dur
+    msgs = _per_launch(window_msgs, launch)
     if rule == "loop_half_round_trip":
         return dur / (2.0 * msgs)
     if rule == "per_message":
@@ -193,7 +195,7 @@ def _pair_samples(rule, cols, window_msgs, size, role="initiator", timer_s=0.0):
         # contributes (a late responder stretches the round trip).
         dur = cols["t_end_local"][rows] - cols["t_start_local"][rows] - timer_s
         valid = cols["valid"][rows] & p_valid
-        values = _local_values(rule, dur, _per_launch(window_msgs, launch), size)
+        values = _local_values(rule, dur, window_msgs, launch, size)
         return _sorted(Derived(values, valid, rep, launch, a, b))
 
     valid = cols["valid"][rows] & p_valid & has_p
