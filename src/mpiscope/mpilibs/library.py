@@ -174,6 +174,13 @@ class MpiLibrary(ABC):
         [name]} run another's code there; `settings_of(forced)` as forcing."""
         raise self._untuned()
 
+    def selected_defaults(self, mpi, build_probe, catalog: Catalog, per_node: list, cells: list) -> Reading | None:
+        """What its default runs at `cells` [(coll, size)], told from its own
+        selection tree without a launch, the ranks placed `per_node` (ranks on
+        each node, in rank order); `build_probe` as read_catalog takes it.
+        None where it cannot be told so."""
+        return None
+
     def _untuned(self) -> UsageError:
         return UsageError(
             f"mpiscope tune does not support {self.title} yet; give the compiler "

@@ -75,6 +75,25 @@ def usable(catalog: Catalog, coll: str, p: int, skip=()) -> list:
     return [a.name for a in catalog.algorithms.get(coll, []) if a.name not in skip and library.runs_on(coll, a.name, p)]
 
 
+def _per_node(plan) -> list:
+    """Ranks on each node, in rank order: the emulated cluster's and -N/--ppn's
+    fill each host's slots in turn, a hostfile's its hosts' slots; else all here."""
+    slots = [s for _, s in plan.hosts] if plan.hosts else None
+    if plan.cluster:
+        from mpiscope.cluster.state import load
+
+        slots = [load(plan.cluster)[1].spec.slots] * plan.np
+    elif plan.ppn:
+        slots = [plan.ppn] * plan.np
+    out, left = [], plan.np
+    for s in slots or [plan.np]:
+        if left <= 0:
+            break
+        out.append(min(s, left))
+        left -= out[-1]
+    return out + ([left] if left > 0 else [])
+
+
 class Tuner:
     """One communicator size: its parts, and the order they run in.
     `launches`: how the engine is launched (measure.Launches); `mpi`: the
@@ -108,13 +127,21 @@ class Tuner:
         self.weights = {c: on_grid(by, self.cfg.sizes_of(c)) for c, by in mine.items() if c in self.names}
 
     def read_defaults(self):
-        """What the default and each algorithm run at each cell, where a
-        debugger can tell (self.reading); left empty where it cannot."""
+        """What the default and each algorithm run at each cell, where the
+        library's own selection tree or a debugger can tell (self.reading);
+        left empty where neither can."""
         lib, mpi = self.library, self.mpi
+        cells = [(c, s) for c in self.cfg.collectives for s in self.cfg.sizes_of(c)]
+        if mpi is not None:
+            per_node = _per_node(self.plan)
+            told = lib.selected_defaults(mpi, lambda target: probes.build(mpi, target), self.catalog, per_node, cells)
+            if told is not None:
+                self.say(f"what the default runs at each cell on {self.p} ranks, from {lib.title}'s selection tree")
+                self.reading = told
+                return
         if mpi is None or not lib.reads_under_gdb(mpi):
             return
         self.say(f"what the default and each algorithm run at each cell on {self.p} ranks, under gdb")
-        cells = [(c, s) for c in self.cfg.collectives for s in self.cfg.sizes_of(c)]
         names = {c: [n for n in ns if n != DEFAULT] for c, ns in self.names.items()}
         try:
             self.reading = lib.read_defaults(

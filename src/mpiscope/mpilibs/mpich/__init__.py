@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """MPICH (4.x, 5.x; on UCX as Debian builds it): identified, launched (Hydra),
-forced, tuned and checked. Its parts: hydra.py (the launcher),
-cvars.py (the algorithms offered), selection_json.py (the selection
-JSON). MPICH hides its algorithm functions, so whether it uses the file is
-judged by time (tune/verdicts.py)."""
+forced, tuned and checked. Its parts: hydra.py (the launcher), cvars.py (the
+algorithms offered), selection_json.py (the selection JSON),
+default_selection.py (what its default selects). MPICH hides its algorithm
+functions, so whether it uses the file is judged by time (tune/verdicts.py)."""
 
 from __future__ import annotations
 
-from mpiscope.mpilibs.mpich import cvars, selection_json
+from mpiscope.mpilibs.mpich import cvars, default_selection, selection_json
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.mpilibs.mpich.hydra import Hydra
-from mpiscope.mpilibs.library import MpiLibrary
+from mpiscope.mpilibs.library import MpiLibrary, Reading
 from mpiscope.mpilibs.mpich.cvars import cvar_name, device_cvar
 from mpiscope.mpilibs.mpich.paths import CH4_SHM, UCX
 from mpiscope.mpilibs.selection import SelectionFile
@@ -101,6 +101,24 @@ class Mpich(MpiLibrary):
         if not catalog.device_override:
             env.pop("MPIR_CVAR_DEVICE_COLLECTIVES", None)
         return env
+
+    def selected_defaults(self, mpi, build_probe, catalog, per_node, cells):
+        """From the library's own trees (default_selection.py), for the calls the
+        tune's probes make; not exact (the tune measures each algorithm on its
+        own): the default reaches the algorithm through the device layer."""
+        blob = cvars.library_file(build_probe("cvars")).read_bytes()
+        mpir, device = catalog.default_tree or cvars.library_default_tree(blob), cvars.library_device_tree(blob)
+        if not mpir:
+            return None
+        comm = default_selection.Comm(tuple(per_node))
+        names = {(c, a.container): a.name for c, algs in catalog.algorithms.items() for a in algs}
+        runs = {}
+        for c, s in cells:
+            call = default_selection.engine_call(c, s, comm.size)
+            got = default_selection.default_container(mpir, device, c, comm, call)
+            if got is not None:
+                runs[(c, s)] = (names.get((c, got), got), False)
+        return Reading(runs, {})
 
     def selection_size(self, coll, nbytes, p):
         return nbytes if coll in selection_json.AVG else nbytes * p

@@ -90,17 +90,27 @@ def library_containers(blob: bytes) -> set:
     return {m.decode() for m in re.findall(rb"algorithm=(MPIR_[A-Za-z_]+?_(?:intra|inter|allcomm)_\w+)", blob)}
 
 
-def library_default_tree(blob: bytes) -> dict | None:
-    """MPICH's own MPIR-level selection JSON, compiled into the library."""
+def _compiled_tree(blob: bytes, wanted) -> dict | None:
+    """The first selection JSON compiled into the library whose text `wanted(text)`."""
     for m in re.finditer(rb'\{"collective=', blob):
         end = blob.find(b"\0", m.start())
         text = blob[m.start() : end]
-        if b"algorithm=MPIR_" in text and b"MPIDI_" not in text and b"composition=" not in text:
+        if wanted(text):
             try:
                 return json.loads(text)
             except ValueError:
                 continue
     return None
+
+
+def library_default_tree(blob: bytes) -> dict | None:
+    """MPICH's own MPIR-level selection JSON, compiled into the library."""
+    return _compiled_tree(blob, lambda t: b"algorithm=MPIR_" in t and b"MPIDI_" not in t and b"composition=" not in t)
+
+
+def library_device_tree(blob: bytes) -> dict | None:
+    """The device layer's (ch4) selection JSON, of compositions."""
+    return _compiled_tree(blob, lambda t: b"composition=MPIDI_" in t)
 
 
 def catalog(mpi, probe: Path) -> Catalog:
