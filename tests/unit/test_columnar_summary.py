@@ -207,3 +207,10 @@ def test_rows_count_each_series_launches_as_its_records_do(tmp_path):
     rows = show.rows_of(table, run, series, quality.run_verdicts(series, run))
     assert [r["launches"] for r in rows] == [len({x.launch for x in run.entries(b, n, a)}) for b, a, n, _ in series]
     assert [r["launches"] for r in rows] == [3, 1]
+
+
+def test_modes_of_sorted_values_leave_infinities_out():
+    finite = np.sort(np.concatenate([RNG.lognormal(0.0, 0.1, 300), RNG.lognormal(1.0, 0.1, 200)])) * US
+    with_ends = np.concatenate([[-np.inf], finite, [np.inf, np.inf]])
+    assert quality._modes_over(with_ends) == quality._modes_over(finite)
+    assert len(quality._modes_over(finite)) == 2

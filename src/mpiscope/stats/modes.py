@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from mpiscope.stats.bootstrap import percentile_of_sorted
 from mpiscope.stats.rto import as_rto
-from mpiscope.stats.summary import mean_var
+from mpiscope.stats.summary import mean_var, median_unsorted
 
 RTO_MULTIPLES = (1, 2, 3, 4, 7, 8)
 RTO_TOLERANCE = 0.25  # of RTO_min, either side of k · RTO_min
@@ -63,7 +63,7 @@ def resolution(a: np.ndarray) -> float:
     distinct = np.count_nonzero(gaps)  # sorted: no gap is negative
     if distinct == 0 or distinct + 1 > len(a) / 2:
         return 0.0
-    return float(np.median(gaps[gaps > 0]))
+    return median_unsorted(gaps[gaps > 0])
 
 
 def _tick_cdf(a, q, scale):

@@ -152,10 +152,12 @@ def _halfwidth(st) -> float:
 
 
 def _modes_over(a):
-    """Weights of the modes of at least BIMODAL_MIN_WEIGHT, of sorted values."""
+    """Weights of the modes of at least BIMODAL_MIN_WEIGHT, of sorted values
+    without NaNs (an infinity, if any, is at an end)."""
     if len(a) < MIN_SAMPLES:
         return []
-    return [w for w in mode_weights_sorted(a[np.isfinite(a)]) if w >= BIMODAL_MIN_WEIGHT]
+    finite = a if np.isfinite(a[0]) and np.isfinite(a[-1]) else a[np.isfinite(a)]
+    return [w for w in mode_weights_sorted(finite) if w >= BIMODAL_MIN_WEIGHT]
 
 
 def series_verdict(bench, algo, size, samples, records, sync_method=None, ci_width=None):
