@@ -214,3 +214,46 @@ def test_modes_of_sorted_values_leave_infinities_out():
     with_ends = np.concatenate([[-np.inf], finite, [np.inf, np.inf]])
     assert quality._modes_over(with_ends) == quality._modes_over(finite)
     assert len(quality._modes_over(finite)) == 2
+
+
+def _grid_columns(launches, ranks, reps):
+    """A collective's rows as ingest lays them out: launches, then ranks, then repetitions."""
+    n = len(launches) * len(ranks) * reps
+    launch, rank, rep = (
+        a.ravel().astype(np.int32) for a in np.meshgrid(launches, ranks, np.arange(reps), indexing="ij")
+    )
+    t_start = RNG.uniform(0.0, 1.0, n)
+    t_sched = np.where(rep % 3 == 0, np.nan, t_start - 1e-6)  # some barrier starts among the windows
+    return {
+        "launch": launch,
+        "rep": rep,
+        "rank": rank,
+        "role": Coded(np.zeros(n, np.int32), ["member"]),
+        "peer": np.full(n, -1, np.int32),
+        "t_start_local": t_start,
+        "t_end_local": t_start + RNG.uniform(1e-6, 2e-6, n),
+        "t_start": t_start,
+        "t_end": t_start + RNG.uniform(1e-6, 2e-6, n),
+        "t_sched": t_sched,
+        "valid": RNG.uniform(size=n) > 0.1,
+    }
+
+
+@pytest.mark.parametrize("launches", [[0], [0, 1, 2], [1, 4]])
+def test_launch_grids_give_what_sorting_the_rows_gives(launches):
+    cols = _grid_columns(launches, [0, 1, 3], 7)
+    assert [g[:2] for g in samples._launch_grids(cols)] == [(k, 21 * i) for i, k in enumerate(launches)]
+    order = RNG.permutation(len(cols["rep"]))
+    shuffled = {name: col[order] for name, col in cols.items()}
+    assert samples._launch_grids(shuffled) is None
+    grid, general = samples._collective_samples(cols), samples._collective_samples(shuffled)
+    for f in ("values", "valid", "rep", "launch", "source_a", "source_b"):
+        assert np.array_equal(getattr(grid, f), getattr(general, f), equal_nan=f == "values")
+
+
+def test_launch_grids_refuse_launches_out_of_order_and_short_ranks():
+    cols = _grid_columns([2, 1], [0, 1], 5)
+    assert samples._launch_grids(cols) is None
+    cols = _grid_columns([0], [0, 1], 5)
+    short = {name: col[:-1] for name, col in cols.items()}  # rank 1 lacks its last repetition
+    assert samples._launch_grids(short) is None

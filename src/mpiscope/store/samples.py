@@ -259,11 +259,12 @@ def _launch_grids(cols):
     repetition grid as ingest stores them: launches ascending, then ranks
     ascending, every rank with repetitions 0..reps-1. None otherwise."""
     launch, rank, rep = cols["launch"], cols["rank"], cols["rep"]
-    firsts = np.concatenate([[0], np.flatnonzero(np.diff(launch)) + 1])
-    if (np.diff(launch[firsts]) <= 0).any():
+    changes = np.flatnonzero(launch[1:] != launch[:-1]) + 1  # where the next launch's rows start
+    if (launch[changes] <= launch[changes - 1]).any():
         return None
+    bounds = [0, *changes.tolist(), len(launch)]
     grids = []
-    for first, end in zip(firsts.tolist(), [*firsts[1:].tolist(), len(launch)]):
+    for first, end in zip(bounds, bounds[1:]):
         reps = int(rep[end - 1]) + 1
         if reps < 1 or (end - first) % reps:
             return None
@@ -271,7 +272,7 @@ def _launch_grids(cols):
         if (
             (rep[first:end].reshape(-1, reps) != np.arange(reps)).any()
             or (ranks != ranks[:, :1]).any()
-            or (np.diff(ranks[:, 0]) <= 0).any()
+            or (ranks[1:, 0] <= ranks[:-1, 0]).any()
         ):
             return None
         grids.append((int(launch[first]), first, ranks[:, 0], reps))
