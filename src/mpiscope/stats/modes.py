@@ -86,12 +86,15 @@ def _tick_cdf(a, q, scale):
 def _runs_extrema(f):
     """Peak and valley bin indices of f (plateaus count once, at their middle).
     Peaks and valleys alternate, starting and ending with a peak."""
-    change = np.flatnonzero(np.diff(f) != 0) + 1
-    starts = np.concatenate([[0], change])
-    ends = np.concatenate([change, [len(f)]])
+    change = np.flatnonzero(f[1:] != f[:-1]) + 1
+    bounds = np.zeros(len(change) + 2, dtype=np.int64)  # where each run starts, then len(f)
+    bounds[1:-1], bounds[-1] = change, len(f)
+    starts, ends = bounds[:-1], bounds[1:]
     v = f[starts]
-    left = np.concatenate([[-np.inf], v[:-1]])
-    right = np.concatenate([v[1:], [-np.inf]])
+    left = np.empty_like(v)  # the value of each run's neighbour on the left (-inf: none), and right
+    left[0], left[1:] = -np.inf, v[:-1]
+    right = np.empty_like(v)
+    right[-1], right[:-1] = -np.inf, v[1:]
     mid = (starts + ends - 1) // 2
     peaks = mid[(v > left) & (v > right)]
     # Neighbouring runs differ, so between two peaks lies one run below both
