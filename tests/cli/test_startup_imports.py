@@ -124,3 +124,11 @@ def test_show_of_a_stored_run_imports_no_library(stored_run, how):
     modules = _modules_after(argv)
     assert "mpiscope.views.show_cache" in modules
     assert _heavy(modules) == []
+
+
+def test_a_refused_app_compare_imports_no_scipy(tmp_path):
+    # its options are checked before the measurement's modules are imported
+    modules = _modules_after(["app", "compare", "--out", str(tmp_path), "--noise", "2%", "--whatif-p", "4",
+                              "--", "mpirun", "-n", "2", "true"])
+    assert "mpiscope.cli.app" in modules and "mpiscope.cli.percent" in modules
+    assert "scipy" not in modules and "mpiscope.app.compare" not in modules

@@ -21,23 +21,21 @@ MAX_REPLICATES = 10_000  # the what-if's simulator replicates at most
 
 
 def cmd_compare(args) -> int:
-    from mpiscope.app.compare import base_context, measure, prediction_of, whatif_of
     from mpiscope.app.configs import parse_configs
     from mpiscope.app.launch import compile_metric, plan_start
     from mpiscope.app.schedule import StopRule
     from mpiscope.app.app_run import load
-    from mpiscope.cli.analysis import parse_noise
+    from mpiscope.cli.percent import parse_percent
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.measure.request import LaunchRequest
     from mpiscope.measure.runner import new_run_id
-    from mpiscope.views.app import app_doc, format_app
     from mpiscope.common.documents import json_document
 
     # Everything checked before anything is launched or written.
     rule = StopRule(args.ci_width, args.time_budget, args.min_rounds, args.max_rounds, args.warmup).check()
     check_bootstrap(args)
     options = {
-        "noise": parse_noise(args.noise),
+        "noise": parse_percent(args.noise, "--noise"),
         "alpha": args.alpha,
         "level": 0.95,
         "seed": args.seed,
@@ -68,6 +66,9 @@ def cmd_compare(args) -> int:
             launcher_args=args.launcher_args,
         ),
     )
+    # the measurement's modules (SciPy among them) once the input has passed
+    from mpiscope.app.compare import base_context, measure, prediction_of, whatif_of
+    from mpiscope.views.app import app_doc, format_app
 
     context = base_context(
         run_id=new_run_id(),

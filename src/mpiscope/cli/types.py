@@ -613,5 +613,5 @@ def checked(parse, kind="text"):
     return check
 
 
-percent = checked(_later("mpiscope.cli.analysis", "parse_noise"), "percent")  # 2% or 0.02
+percent = checked(_later("mpiscope.cli.percent", "parse_percent"), "percent")  # 2% or 0.02
 time_cost = checked(_later("mpiscope.models.costmodels.params", "parse_time"), "time")  # 2us

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import mannwhitneyu
 
 from mpiscope.common.errors import UsageError
 from mpiscope.stats.estimate import Estimate
@@ -180,6 +179,8 @@ def compare_samples(
         reps = boot_b / boot_a
     lo, hi = percentile_interval(reps, level)
     ratio = Estimate(point, replicate_stderr(reps), level, lo, hi, CI_METHOD)
+    from scipy.stats import mannwhitneyu  # SciPy's stats take a second to import: only where a test runs
+
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
     if math.isnan(p):
         p = 1.0
