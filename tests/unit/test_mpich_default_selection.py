@@ -123,3 +123,22 @@ def test_debian_mpich_trees():
     assert runs("bcast", Comm((1,) * 6), 65536) == "MPIR_Bcast_intra_binomial"
     # on one node allreduce goes to shared memory's own algorithms: nothing claimed
     assert runs("allreduce", ONE_NODE4, 1024) is None
+
+
+def test_an_unknown_condition_is_refused_not_guessed():
+    tree = {"collective=bcast": {"comm_type=intra": {"is_gpu_buffer=yes": {"algorithm=A": {}}}}}
+    with pytest.raises(ValueError, match="is_gpu_buffer"):
+        select(tree, "bcast", FLAT4, CALL)
+
+
+def test_the_tunes_placement_of_ranks_on_nodes():
+    from types import SimpleNamespace
+
+    from mpiscope.tune.tuner import _per_node
+
+    def plan(np, hosts=None, ppn=None):
+        return SimpleNamespace(np=np, hosts=hosts, ppn=ppn, cluster=None)
+
+    assert _per_node(plan(4)) == [4]  # all here
+    assert _per_node(plan(5, ppn=2)) == [2, 2, 1]
+    assert _per_node(plan(4, hosts=[("a", 1), ("b", 1), ("c", 2)])) == [1, 1, 2]

@@ -113,11 +113,14 @@ class Mpich(MpiLibrary):
         comm = default_selection.Comm(tuple(per_node))
         names = {(c, a.container): a.name for c, algs in catalog.algorithms.items() for a in algs}
         runs = {}
-        for c, s in cells:
-            call = default_selection.engine_call(c, s, comm.size)
-            got = default_selection.default_container(mpir, device, c, comm, call)
-            if got is not None:
-                runs[(c, s)] = (names.get((c, got), got), False)
+        try:
+            for c, s in cells:
+                call = default_selection.engine_call(c, s, comm.size)
+                got = default_selection.default_container(mpir, device, c, comm, call)
+                if got is not None:
+                    runs[(c, s)] = (names.get((c, got), got), False)
+        except ValueError:  # a condition of another MPICH than the ones read
+            return None
         return Reading(runs, {})
 
     def selection_size(self, coll, nbytes, p):
