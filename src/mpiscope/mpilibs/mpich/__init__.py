@@ -106,7 +106,7 @@ class Mpich(MpiLibrary):
         """From the library's own trees (default_selection.py), for the calls the
         tune's probes make; not exact (the tune measures each algorithm on its
         own): the default reaches the algorithm through the device layer."""
-        blob = cvars.library_file(build_probe("cvars")).read_bytes()
+        blob = cvars.library_bytes(build_probe("cvars"))
         mpir, device = catalog.default_tree or cvars.library_default_tree(blob), cvars.library_device_tree(blob)
         if not mpir:
             return None

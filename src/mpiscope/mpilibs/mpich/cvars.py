@@ -85,6 +85,11 @@ def library_file(probe: Path) -> Path:
     raise UsageError(f"cannot tell which MPI library {probe} loads (ldd: {p.stdout.strip()[:300]})")
 
 
+def library_bytes(probe: Path) -> bytes:
+    """The MPI library file a program built with the wrapper loads, whole."""
+    return library_file(probe).read_bytes()
+
+
 def library_containers(blob: bytes) -> set:
     """The algorithm names the selection JSON accepts, as the library spells them."""
     return {m.decode() for m in re.findall(rb"algorithm=(MPIR_[A-Za-z_]+?_(?:intra|inter|allcomm)_\w+)", blob)}
@@ -118,7 +123,7 @@ def catalog(mpi, probe: Path) -> Catalog:
     cvars = read_cvars(probe)
     if cvars is None:
         raise UsageError(f"the MPI_T probe built with {mpi.wrapper} does not start")
-    blob = library_file(probe).read_bytes()
+    blob = library_bytes(probe)
     containers = library_containers(blob)
     algorithms = {}
     for coll in COLLECTIVES:
