@@ -372,7 +372,7 @@ def where_guided(gots: list, show=benchjson.show) -> dict:
                  "learned error at the search's end) of the bar a verdict needs (the default's median less "
                  "the margin), and the default there: the simulation cannot say on which side of the bar "
                  "they fall; the guided search leaves one out where what it could gain beyond the bar, "
-                 "averaged over that error (its expected loss), is within the bar"])
+                 "averaged over that error (its expected loss), is within the noise threshold"])
 
 
 def tables_of(got: dict, show=benchjson.show) -> list:

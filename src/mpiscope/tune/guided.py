@@ -5,7 +5,7 @@ point-to-point costs first (sim_prior.py; one without stands in as the
 default, or as the fastest simulated, corrected by its own measured cells);
 then, one size per collective a round, the size the corrected simulation is
 least sure of is measured: the default first, then each algorithm whose
-expected gain beyond a verdict's bar exceeds the bar (expected_loss, with the
+expected gain beyond a verdict's bar exceeds the noise threshold (expected_loss, with the
 learned error); each measurement corrects the simulation, until every size is
 measured or settled by the same rule. A collective with no simulated
 algorithm follows the adaptive rules (search.py). Method: docs/explanation/tuner.md."""
@@ -234,10 +234,12 @@ class Guided(Search):
         return all(loss <= self._tolerance(c, s) for loss in self._losses(c, s))
 
     def _tolerance(self, c, s) -> float:
-        """What a decision may lose on average without measuring: the
-        verdict's bar at s (_margin), the least gain over the default the
-        exhaustive search could tell from none there."""
-        return self._margin(c, s)
+        """What a decision may lose on average without measuring: the noise
+        threshold (--noise), the least difference the tune counts. Not the
+        verdict's bar: where the default's launches spread widely that bar is
+        wide, and an algorithm the simulation places wrongly would be left
+        out however much faster it runs."""
+        return -math.log(1 - self.cfg.noise)
 
     def _doubt(self, c, s) -> tuple:
         """The order sizes are measured in: the smallest gap first, lowered by
