@@ -127,8 +127,13 @@ def test_show_of_a_stored_run_imports_no_library(stored_run, how):
 
 
 def test_a_refused_app_compare_imports_no_scipy(tmp_path):
-    # its options are checked before the measurement's modules are imported
+    # its options are checked before the measurement's modules are imported; a tune's
+    # directory is read by tune/result_file.py, not with the tuner
+    tune = tmp_path / "tune"
+    tune.mkdir()
+    (tune / "tune.json").write_text('{"schema_version": 1, "library": "openmpi", "rules": {}}')
     modules = _modules_after(["app", "compare", "--out", str(tmp_path), "--noise", "2%", "--whatif-p", "4",
-                              "--", "mpirun", "-n", "2", "true"])
+                              "--tune", str(tune), "--", "mpirun", "-n", "2", "true"])
     assert "mpiscope.cli.app" in modules and "mpiscope.cli.percent" in modules
+    assert "mpiscope.tune.result_file" in modules and "mpiscope.tune.verdicts" not in modules
     assert "scipy" not in modules and "mpiscope.app.compare" not in modules

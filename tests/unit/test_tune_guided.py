@@ -320,7 +320,7 @@ def test_a_whole_guided_tune_says_its_search_in_the_tune_document(tmp_path):
     is the tune document."""
     import jsonschema
 
-    from mpiscope.tune.result import save
+    from mpiscope.tune.result_file import save
 
     stored = json.loads((Path(__file__).resolve().parents[1] / "data" / "tune-replay" /
                          "openmpi-4.1-p2-4.json").read_text())

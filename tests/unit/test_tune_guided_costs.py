@@ -13,7 +13,7 @@ from mpiscope.models.costmodels import Costs, predict_time
 from mpiscope.sim.costs import SimCosts
 from mpiscope.tune import tuner as T
 from mpiscope.tune.p2p_costs import FIT_SIZES, pingpong_sizes
-from mpiscope.tune.result import save
+from mpiscope.tune.result_file import save
 
 STORED = Path(__file__).resolve().parents[1] / "data" / "tune-replay" / "openmpi-4.1-p2-4.json"
 

@@ -34,7 +34,7 @@ from tune_replay import Replay, catalog_of, reading
 from mpiscope import mpilibs
 from mpiscope.mpilibs.selection import Rule
 from mpiscope.tune import tuner as T
-from mpiscope.tune.result import save
+from mpiscope.tune.result_file import save
 from mpiscope.tune.write import env_lines
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "tune-replay"

@@ -159,7 +159,7 @@ def test_non_finite_finds_the_first_nan_or_infinity_and_where():
 
 
 def test_a_tune_result_of_another_version_or_with_nan_is_refused(tmp_path):
-    from mpiscope.tune.result import read
+    from mpiscope.tune.result_file import read
 
     path = tmp_path / "tune.json"
     path.write_text('{"schema_version": 999, "p": 2}')

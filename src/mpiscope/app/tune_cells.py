@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mpiscope.common.errors import UsageError
 from mpiscope.mpilibs.selection import Rule
-from mpiscope.tune.result import read as read_result
+from mpiscope.tune.result_file import read as read_result
 
 
 @dataclass(frozen=True)

@@ -322,7 +322,7 @@ def _check_output(out: Path) -> Path:
 def cmd_tune(args):
     from mpiscope.engine.mpi import find_mpi
     from mpiscope.tune.discover import discover
-    from mpiscope.tune.result import save
+    from mpiscope.tune.result_file import save
     from mpiscope.tune.tuner import Tuning
     from mpiscope.common.documents import json_document
     from mpiscope.views.tune import format_tune

@@ -576,7 +576,7 @@ def tune_dir(value):
     result = os.path.join(value, "tune.json")
     if not os.path.lexists(result):
         raise _refuse(f"{value} holds no tune.json: give the output directory of `mpiscope tune`")
-    from mpiscope.tune.result import read
+    from mpiscope.tune.result_file import read
 
     _from_usage(read, result)
     return value

@@ -23,7 +23,7 @@ from mpiscope.report.profile_data import profile_view
 from mpiscope.report.tune_data import RESULT, tune_view
 from mpiscope.store import catalog
 from mpiscope.views.app import app_doc
-from mpiscope.tune.result import read as read_result
+from mpiscope.tune.result_file import read as read_result
 
 CHART_WIDTH = 560  # px of the interval chart's axis
 CHART_MARGIN = 150  # px left of it for the labels

@@ -15,7 +15,7 @@ from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.report.pool import draw, resolved
 from mpiscope.stats.compare import SAME
 from mpiscope.views.tune import same_code_lines
-from mpiscope.tune.result import read as read_result
+from mpiscope.tune.result_file import read as read_result
 
 RESULT = "tune.json"
 

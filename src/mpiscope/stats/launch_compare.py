@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import chi2, t as student_t
 
 from mpiscope.stats.compare import FASTER, INSUFFICIENT, SAME, SLOWER
 from mpiscope.stats.estimate import Estimate
@@ -49,15 +48,23 @@ def log_medians(launches) -> np.ndarray:
     return np.log([m for m in meds if m > 0])
 
 
+def _distributions():
+    """SciPy's chi-squared and Student's t, imported where a verdict is made:
+    SciPy's stats take a second to import, and reading a tune needs none."""
+    from scipy.stats import chi2, t
+
+    return chi2, t
+
+
 # Quantiles depend on the degrees of freedom only: a tune asks for the same few thousands of times.
 @lru_cache(maxsize=None)
 def _chi2_median_per_df(k: int) -> float:
-    return float(chi2.median(k)) / k
+    return float(_distributions()[0].median(k)) / k
 
 
 @lru_cache(maxsize=None)
 def _t_quantile(p: float, df: int) -> float:
-    return float(student_t.ppf(p, df))
+    return float(_distributions()[1].ppf(p, df))
 
 
 def pooled_variance(groups) -> tuple[float, int]:
@@ -106,7 +113,7 @@ def compare_launches(a, b, pool=None, noise: float = 0.02, alpha: float = 0.05, 
     se = math.sqrt(var * (1.0 / len(la) + 1.0 / len(lb)))
     q = _t_quantile(0.5 + level / 2, df)
     if se > 0:
-        p = float(2 * student_t.sf(abs(d) / se, df))
+        p = float(2 * _distributions()[1].sf(abs(d) / se, df))
     else:
         p = 0.0 if d else 1.0
     ratio = Estimate(math.exp(d), math.exp(d) * se, level, math.exp(d - q * se), math.exp(d + q * se), CI_METHOD)

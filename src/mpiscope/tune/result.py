@@ -6,15 +6,12 @@ read from the library's default."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from mpiscope import mpilibs
-from mpiscope.common.atomic import write_text
 from mpiscope.mpilibs.algorithm_catalog import DEFAULT
 from mpiscope.tune import verdicts as V
 from mpiscope.tune.library_sizes import describe
 from mpiscope.tune.weights import weighted
-from mpiscope.common.documents import json_document
 
 
 def result(tuning, table, costs, written, verification, vruns, vfailures) -> dict:
@@ -151,28 +148,3 @@ def _model_changeovers(coll, p, sizes, catalog, machine):
         best = min(names, key=lambda m: predict_time(coll, m, s, p, costs))
         seq.append((s, names[best]))
     return [{"size": b[0], "from": a[1], "to": b[1]} for a, b in zip(seq, seq[1:]) if a[1] != b[1]]
-
-
-def save(doc: dict, outdir: Path):
-    """tune.json: the document `mpiscope tune --json` prints (schema_version,
-    strict JSON: NaN and infinities as null)."""
-    write_text(outdir / "tune.json", json_document("tune", doc))
-
-
-def read(path) -> dict:
-    """tune.json as `save` wrote it; refused naming it (UsageError) when it
-    is damaged: not a JSON object, of a schema version this mpiscope does not
-    read, or holding NaN or an infinity (save writes null for those)."""
-    from mpiscope.common.errors import UsageError
-    from mpiscope.common.inputs import read_json
-    from mpiscope.store import checks
-    from mpiscope.common.documents import SCHEMA_VERSIONS
-
-    hint = "run `mpiscope tune` again"
-    doc = read_json(path, what="the tune result", hint=hint)
-    if not isinstance(doc, dict):
-        raise UsageError(
-            f"the tune result {path} is damaged: it holds a JSON {type(doc).__name__}, not a tune's result; {hint}"
-        )
-    checks.version(doc, path, SCHEMA_VERSIONS["tune"], "tune result", hint)
-    return checks.finite(doc, path, hint)
