@@ -116,8 +116,13 @@ def test_small_tune_writes_a_file_the_library_selects_by(tmp_path):
     # two rounds of launches: every algorithm judged against the default over its launches
     judged = [r for d in doc["decisions"] for r in d["rows"] if "verdict" in r]
     assert judged and all(r["unit"] == "launch" and r["launches"] == 2 for r in judged)
-    own = doc["own_algorithms"]   # allreduce has algorithms of our own; barrier none
-    assert {(x["collective"], x["size"]) for x in own} == {("allreduce", 8), ("allreduce", 65536)}
+    # allreduce has algorithms of our own, compared wherever the library's were measured (the
+    # guided search may leave a size to the simulation); barrier none
+    own = doc["own_algorithms"]
+    measured = {(d["collective"], d["size"]) for d in doc["decisions"] if d["measured"]}
+    compared = {(x["collective"], x["size"]) for x in own}
+    assert {c for c in measured if c[0] == "allreduce"} <= compared <= {("allreduce", 8), ("allreduce", 65536)}
+    assert compared
     assert all(x["best_library"] in ["default"] + cat.names("allreduce") for x in own)
     env = (out / "env.sh").read_text()
     assert f"OMPI_MCA_coll_tuned_dynamic_rules_filename={Path(doc['files']['openmpi']).absolute()}" in env
