@@ -35,7 +35,9 @@ typical one, which the tools' means take in), and names the measurement
 that accounts for the offset: the reproduction's tail, the tool's own
 spread, trials on both sides of 1, or none. The third counts, per tool,
 the numbers more than 25% worse than their cell's typical one (the median
-over the trials): how often a preempted call moved a number.
+over the trials), split into those of a launch slow at half or more of its
+sizes together and the isolated ones: how often a preempted call moved a
+number, apart from launches that ran slow throughout.
 
 OSU's programs are found in --osu-dir (the `mpi` folder of an OSU 7.x
 installation or build, or a folder holding the programs); IMB-MPI1 is
@@ -228,14 +230,31 @@ def measured_cause(bench, ratio, low, high, spread, tail):
     return "none measured"
 
 
-def worse_share(values, bench):
-    """The share of `values` more than WORSE worse than their median (for a bandwidth: lower)."""
+def worse_flags(values, bench):
+    """Per value, whether it is more than WORSE worse than the values'
+    median (for a bandwidth: lower); None where there is no value, or
+    fewer than three to give a typical one."""
     v = [x for x in values if x]
     if len(v) < 3:
-        return 0, 0
+        return [None] * len(values)
     typical = statistics.median(v)
-    worse = [x for x in v if (x < typical / WORSE if bench == "bw" else x > typical * WORSE)]
-    return len(worse), len(v)
+    return [None if not x else (x < typical / WORSE if bench == "bw" else x > typical * WORSE) for x in values]
+
+
+def worse_share(values, bench):
+    """(how many of `values` are worse, of how many) as worse_flags counts them."""
+    flags = [f for f in worse_flags(values, bench) if f is not None]
+    return sum(flags), len(flags)
+
+
+def launch_wide(flags_by_size):
+    """Of one launch's worse numbers (its flags per size, one operation), how
+    many came with half or more of the launch's sizes worse together: the
+    launch ran slow throughout (a state of the machine or of the launch),
+    not a call preempted at one size. Returns (launch-wide, isolated)."""
+    flags = [f for f in flags_by_size if f is not None]
+    worse = sum(flags)
+    return (worse, 0) if flags and worse >= len(flags) / 2 else (0, worse)
 
 
 def main():
@@ -309,7 +328,7 @@ def trials_of(path: Path):
 def report(args, trials, methods, final):
     """The tables and --json of the trials so far (printed at the end)."""
     rows, outside, within, counted = [], [], 0, 0
-    stalls = {(tool, who): [0, 0] for tool in methods for who in ("real", "reproduced")}
+    stalls = {(tool, who): [0, 0, 0, 0] for tool in methods for who in ("real", "reproduced")}
     quiet = None if final else open(os.devnull, "w")  # noqa: SIM115
     ops = measured_ops(trials)
     for bench in ops:
@@ -327,15 +346,15 @@ def report(args, trials, methods, final):
             mine = [tr[bench]["ours"].get((None, size)) for tr in trials]
             row.append(statistics.median([x for x in mine if x]) if any(mine) else None)
             rows.append(row)
+    per_launch = {}  # (tool, who, bench, trial): the worse flags of the launch's sizes
     for bench, size, tool, real, ours, causes in cells(trials, methods):
         ratio = ratio_cells(zip(ours, real))
         if ratio[0] is None:
             continue
         counted += 1
         for who, values in (("real", real), ("reproduced", ours)):
-            n_worse, n = worse_share(values, bench)
-            kept = stalls[(tool, who)]
-            kept[0], kept[1] = kept[0] + n_worse, kept[1] + n
+            for t, flag in enumerate(worse_flags(values, bench)):
+                per_launch.setdefault((tool, who, bench, t), []).append(flag)
         if WITHIN[0] <= ratio[0] <= WITHIN[1]:
             within += 1
             continue
@@ -355,6 +374,15 @@ def report(args, trials, methods, final):
                 tail,
                 measured_cause(bench, *ratio, spread, tail),
             ]
+        )
+    for (tool, who, _, _), flags in per_launch.items():
+        kept, counts = stalls[(tool, who)], [f for f in flags if f is not None]
+        wide, isolated = launch_wide(flags)
+        kept[0], kept[1], kept[2], kept[3] = (
+            kept[0] + sum(counts),
+            kept[1] + len(counts),
+            kept[2] + wide,
+            kept[3] + isolated,
         )
     columns = [
         "operation",
@@ -416,20 +444,27 @@ def report(args, trials, methods, final):
         ),
         benchjson.show(
             f"Numbers more than {WORSE:.2f}x worse than their cell's typical one (the median over the trials)",
-            ["tool", "real: worse", "of", "share", "reproduced: worse", "of", "share"],
             [
-                [
-                    tool,
-                    *stalls[(tool, "real")],
-                    stalls[(tool, "real")][0] / max(1, stalls[(tool, "real")][1]),
-                    *stalls[(tool, "reproduced")],
-                    stalls[(tool, "reproduced")][0] / max(1, stalls[(tool, "reproduced")][1]),
-                ]
+                "tool",
+                "numbers",
+                "worse",
+                "of",
+                "share",
+                "launch-wide",
+                "isolated",
+                "isolated share",
+            ],
+            [
+                [tool, who, worse, n, worse / max(1, n), wide, isolated, isolated / max(1, n)]
                 for tool in methods
+                for who in ("real", "reproduced")
+                for worse, n, wide, isolated in [stalls[(tool, who)]]
             ],
             [
                 "worse: slower (a bandwidth: lower) than the cell's median over the trials by more than "
-                f"{WORSE:.2f}x; a preempted call or a disturbed launch"
+                f"{WORSE:.2f}x; a preempted call or a disturbed launch",
+                "launch-wide: worse in a launch (one tool, operation and trial) with half or more of its sizes "
+                "worse together, a launch slow throughout; isolated: the rest, a call or two preempted",
             ],
             file=quiet,
         ),

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """bench/methods_vs_peers.py's reading of its trials: which measured cause
-accounts for a cell outside 0.9-1.1, which numbers count as stalled, that
+accounts for a cell outside 0.9-1.1, which numbers count as stalled and whether a whole launch or one
+call was, that
 --tables-from rebuilds the tables of the trials a document holds, --ops,
 osu_reduce_scatter's sizes and IMB's Sendrecv/Exchange rows."""
 
@@ -36,6 +37,14 @@ def test_stalled_numbers_are_the_worse_side_of_the_median():
     assert bench.worse_share([1.0, 1.0, 1.3, 1.2, 0.5], "allreduce") == (1, 5)
     assert bench.worse_share([1.0, 1.0, 0.7, 1.5, 0.9], "bw") == (1, 5)
     assert bench.worse_share([1.0, 9.0], "allreduce") == (0, 0)  # too few trials for a typical value
+
+
+def test_a_launch_slow_at_half_its_sizes_is_launch_wide_else_isolated():
+    assert bench.launch_wide([True, True, False, False]) == (2, 0)
+    assert bench.launch_wide([True, False, False, None, False]) == (0, 1)  # no number: not a size of the launch
+    assert bench.launch_wide([None, None]) == (0, 0)
+    flags = bench.worse_flags([1.0, None, 1.3, 1.0], "allreduce")
+    assert flags == [False, None, True, False]
 
 
 def test_tables_from_a_document_rebuild_its_trials(tmp_path, monkeypatch, capsys):
