@@ -150,7 +150,7 @@ class Guided(Search):
         seen, out = set(), []
         for n in self.measured.names[c]:
             r = self.measured.launches_of.get((c, s, n), n)
-            if r not in seen:
+            if r not in seen and not self._refused(c, n):
                 seen.add(r)
                 out.append(n)
         return out
@@ -267,6 +267,8 @@ class Guided(Search):
         out = []
         for n in self.measured.names[c]:
             g = self._guess(c, s, n)
+            if self._refused(c, n):
+                continue
             if n == DEFAULT or best is None:
                 out.append(n)
             elif g is not None:
@@ -283,6 +285,16 @@ class Guided(Search):
             else:
                 self.model_skipped[c].add((s, n))
         return out
+
+    def _refused(self, c, n) -> bool:
+        """Whether every launch forcing `n` failed at every size it was tried
+        (not the default): the library refuses it on this communicator
+        (MPICH's fallback=error, for a node structure or a count it needs),
+        or it hangs. It is neither launched again nor a rival: the
+        exhaustive search, launching every size at once, has none of its
+        cells either."""
+        at = self.measured.sizes_with(c, n)
+        return n != DEFAULT and bool(at) and not any(len(self.measured.samples.get(c, n, s)) for s in at)
 
     def _winner(self, c, s) -> str:
         """The predicted winner of a settled size: the best where it beats
