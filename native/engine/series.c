@@ -212,8 +212,8 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     else if (stop_out_of_reach(target, o->time_budget_s, done >= o->reps_min, done, hw, elapsed))
         d.stop = STOP_OUT_OF_REACH;
     if (d.stop != STOP_NONE) return d;
-    /* Batches sized by what the CI projects (stop_next_batch), within
-     * reps_max and the remaining budget. */
+    /* The next check after a 32nd of what was done (stop_next_batch),
+     * within reps_max and the remaining budget. */
     double next = stop_next_batch(o->ci_width > 0 ? target : 0, done, hw, per_rep);
     if (per_rep > 0 && next > (o->time_budget_s - elapsed) / per_rep + 1)
         next = floor((o->time_budget_s - elapsed) / per_rep) + 1;

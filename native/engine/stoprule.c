@@ -138,16 +138,17 @@ double stop_needed_reps(double ci_width, long done, double hw)
 
 int stop_out_of_reach(double ci_width, double budget_s, int reps_min_done, long done, double hw, double elapsed)
 {
-    if (!(ci_width > 0) || !isfinite(hw) || !reps_min_done || done < 1 || elapsed < budget_s / 4) return 0;
-    return stop_needed_reps(ci_width, done, hw) * (elapsed / (double)done) > 2 * budget_s;
+    if (!(ci_width > 0) || !isfinite(hw) || !reps_min_done || done < 1) return 0;
+    double needed_s = stop_needed_reps(ci_width, done, hw) * (elapsed / (double)done);
+    if (elapsed >= budget_s / 4 && needed_s > 2 * budget_s) return 1;
+    return elapsed >= budget_s / 8 && done >= STOP_FAR_REPS && needed_s > STOP_FAR_BUDGETS * budget_s;
 }
 
 double stop_next_batch(double ci_width, long done, double hw, double per_rep_s)
 {
     if (!(ci_width > 0) || !isfinite(hw)) return fmax(1, 0.5 * (double)done);
     double least = fmax(fmax(1, done / 32.0), per_rep_s > 0 ? STOP_BATCH_MIN_S / per_rep_s : 1);
-    double next = fmax(0.5 * (stop_needed_reps(ci_width, done, hw) - (double)done), least);
-    return floor(fmin(next, fmax(1, (double)done)));
+    return floor(fmin(least, fmax(1, (double)done)));
 }
 
 void stop_free(stop_state *st) { free(st->values); }

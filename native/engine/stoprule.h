@@ -68,16 +68,22 @@ double stop_needed_reps(double ci_width, long done, double hw);
  * of it. */
 #define STOP_BATCH_MIN_S 1e-3
 /* Repetitions of the next batch after `done` with half-width `hw` against
- * the target `ci_width`, each taking `per_rep_s`: half of what the CI
- * projects is still needed, so the rule is checked more often as the target
- * nears and a series overshoots it by little; at least a 32nd of what was
- * done and STOP_BATCH_MIN_S, at most `done` (batches at most double).
- * Without a target or an interval yet: half of what was done. The caller
- * caps it by the budget and reps_max. */
+ * the target `ci_width`, each taking `per_rep_s`: a 32nd of what was done,
+ * and at least STOP_BATCH_MIN_S, at most `done` (batches at most double).
+ * The rule is checked as soon as the interval may have reached its target,
+ * not when a projection says it will have: the half-width is a random
+ * quantity whose first pass under a fixed width ends the series, the
+ * fixed-width sequential interval of Chow and Robbins (1965), for the
+ * median Geertsema (1970). Without a target or an interval yet: half of
+ * what was done. The caller caps it by the budget and reps_max. */
 double stop_next_batch(double ci_width, long done, double hw, double per_rep_s);
 /* Once a quarter of the budget is spent (and reps_min done), a target that
  * would take more than twice the whole budget will not be reached: 1 then,
- * so the rest is not spent on it. Never with ci_width 0 (no target). */
+ * so the rest is not spent on it. One that would take STOP_FAR_BUDGETS
+ * budgets is given up after an eighth of the budget and STOP_FAR_REPS
+ * repetitions. Never with ci_width 0 (no target). */
+#define STOP_FAR_BUDGETS 16
+#define STOP_FAR_REPS 40
 int stop_out_of_reach(double ci_width, double budget_s, int reps_min_done, long done, double hw, double elapsed);
 void stop_free(stop_state *st);
 

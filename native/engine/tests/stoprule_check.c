@@ -61,11 +61,12 @@ int main(int argc, char **argv)
 
     /* 100 done at ±20 %: ±2 % needs 100 * 10^2 repetitions. */
     check(fabs(stop_needed_reps(0.02, 100, 0.2) - 10000) < 1e-9, "projected repetitions");
-    /* 100 done at ±3 %: 225 needed, half the 125 missing next; 1 ms each. */
-    check(stop_next_batch(0.02, 100, 0.03, 1e-3) == 62, "half of what the interval still needs");
-    check(stop_next_batch(0.02, 100, 0.2, 1e-3) == 100, "batches at most double");
-    check(stop_next_batch(0.02, 3200, 0.0201, 1e-3) == 100, "near the target: a 32nd of what was done");
+    /* The next check after a 32nd of what was done, however far the target. */
+    check(stop_next_batch(0.02, 100, 0.03, 1e-3) == 3 && stop_next_batch(0.02, 100, 0.2, 1e-3) == 3,
+          "a 32nd of what was done, near the target or far from it");
+    check(stop_next_batch(0.02, 3200, 0.0201, 1e-3) == 100, "3200 done: 100 more");
     check(stop_next_batch(0.02, 2000, 0.0201, 1e-6) == 1000, "and no shorter than STOP_BATCH_MIN_S (1 ms)");
+    check(stop_next_batch(0.02, 10, 0.0201, 1e-5) == 10, "at most as many as were done (batches at most double)");
     check(stop_next_batch(0.02, 10, 0.0201, 1e-3) == 1, "at least one repetition");
     check(stop_next_batch(0.02, 10, INFINITY, 1e-3) == 5 && stop_next_batch(0.0, 100, 0.1, 1e-3) == 50,
           "no interval yet or no target: half of what was done");
@@ -73,7 +74,13 @@ int main(int argc, char **argv)
      * budget is out of reach once a quarter of it is spent ... */
     check(stop_out_of_reach(0.02, 1.0, 1, 250, 0.2, 0.25) == 1,
           "25 s needed of a 1 s budget, a quarter spent: out of reach");
-    check(stop_out_of_reach(0.02, 1.0, 1, 100, 0.2, 0.2) == 0, "before a quarter of the budget: keep going");
+    check(stop_out_of_reach(0.02, 1.0, 1, 100, 0.15, 0.2) == 0,
+          "11 s needed, before a quarter of the budget: keep going");
+    /* ... sooner when it is far out of reach: more than 16 budgets after an
+     * eighth of the budget and 40 repetitions (40 at 3.125 ms, ±30 %: 28 s) ... */
+    check(stop_out_of_reach(0.02, 1.0, 1, 40, 0.3, 0.125) == 1, "28 s needed, an eighth spent: out of reach");
+    check(stop_out_of_reach(0.02, 1.0, 1, 40, 0.3, 0.1) == 0, "28 s needed, before an eighth: keep going");
+    check(stop_out_of_reach(0.02, 1.0, 1, 39, 0.3, 0.125) == 0, "28 s needed, 39 repetitions: keep going");
     /* ... but not when twice the budget would do, nor before reps_min, nor without a target. */
     check(stop_out_of_reach(0.02, 1.0, 1, 500, 0.03, 0.5) == 0, "1.1 s needed of a 1 s budget: keep going");
     check(stop_out_of_reach(0.02, 1.0, 0, 100, 0.2, 0.5) == 0, "reps_min not done: keep going");
