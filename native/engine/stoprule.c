@@ -97,14 +97,21 @@ static void sort_new(stop_state *st)
     if (old == n) return;
     sort_doubles(st->values + old, (size_t)(n - old));
     if (old > 0 && st->values[old - 1] > st->values[old]) {
-        double *merged = malloc((size_t)n * sizeof *merged), *v = st->values;
+        /* Merged into the spare array, which then holds the samples: memory
+         * touched before, not fresh pages at every check. */
+        if (st->spare_cap < st->cap) {
+            free(st->spare);
+            st->spare = malloc((size_t)st->cap * sizeof *st->spare);
+            st->spare_cap = st->cap;
+        }
+        double *merged = st->spare, *v = st->values;
         long i = 0, j = old, k = 0;
         while (i < old && j < n) merged[k++] = v[j] < v[i] ? v[j++] : v[i++];
         while (i < old) merged[k++] = v[i++];
         while (j < n) merged[k++] = v[j++];
-        free(st->values);
-        st->values = merged;
-        st->cap = n;
+        st->spare = v, st->values = merged;
+        long cap = st->cap;
+        st->cap = st->spare_cap, st->spare_cap = cap;
     }
     st->sorted = n;
 }
@@ -151,4 +158,8 @@ double stop_next_batch(double ci_width, long done, double hw, double per_rep_s)
     return floor(fmin(least, fmax(1, (double)done)));
 }
 
-void stop_free(stop_state *st) { free(st->values); }
+void stop_free(stop_state *st)
+{
+    free(st->values);
+    free(st->spare);
+}

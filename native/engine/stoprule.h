@@ -27,6 +27,8 @@ typedef struct stop_state {
     double *values; /* valid samples so far */
     long n, cap;
     long sorted;    /* values[0 .. sorted) are in ascending order */
+    double *spare;  /* the array the next merge writes (sort_new) */
+    long spare_cap;
     long invalid;   /* samples that were not valid */
     double median;  /* of the values, as of the last stop_ci_halfwidth */
 } stop_state;

@@ -54,6 +54,26 @@ int main(int argc, char **argv)
           "half-width of 1..101 added in three checked batches");
     for (long i = 1; i < parts.n; i++) check(parts.values[i - 1] <= parts.values[i], "merged samples in order");
     stop_free(&parts);
+    /* 3000 shuffled samples in 12 checked batches, past the first capacity
+     * (every merge reuses the spare array): as if added at once. */
+    static double h[3000 * 4];
+    for (long i = 0; i < 3000; i++) {
+        double *r = h + 4 * i;
+        r[0] = 0, r[1] = (double)((i * 1103) % 3000) + 1, r[2] = NAN, r[3] = 1;
+    }
+    stop_state once = {0}, many = {0};
+    stop_add_batch(&once, PAT_COLL, h, 1, 3000, NULL, 0);
+    double whole = stop_ci_halfwidth(&once);
+    for (int b = 0; b < 12; b++) {
+        stop_add_batch(&many, PAT_COLL, h + 4 * 250 * b, 1, 250, NULL, 0);
+        stop_ci_halfwidth(&many);
+    }
+    check(stop_ci_halfwidth(&many) == whole && many.median == once.median, "12 checked batches: the same interval");
+    int same = many.n == 3000;
+    for (long i = 0; same && i < 3000; i++) same = many.values[i] == (double)(i + 1);
+    check(same, "12 checked batches: every sample once, in order");
+    stop_free(&once);
+    stop_free(&many);
     stop_state few = {0};
     check(stop_add_batch(&few, PAT_COLL, g, 1, 5, NULL, 0) == 0 && isinf(stop_ci_halfwidth(&few)),
           "fewer than 6 samples: no interval");
