@@ -6,6 +6,7 @@ drawn from its pingpong distributions)."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +88,7 @@ class SimCheck:
             if len(rows) < 2:
                 continue
             tau = kendalltau([r.measured for r in rows], [r.simulated for r in rows]).statistic
+            ordered, alike = ordered_pairs(rows)
             out.append(
                 {
                     "bench": bench,
@@ -95,6 +97,8 @@ class SimCheck:
                     "kendall_tau": None if np.isnan(tau) else float(tau),
                     "best_measured": min(rows, key=lambda r: r.measured).algo,
                     "best_simulated": min(rows, key=lambda r: r.simulated).algo,
+                    "ordered_pairs": ordered,
+                    "ordered_alike": alike,
                 }
             )
         return out
@@ -110,6 +114,19 @@ class SimCheck:
             "within_15pct": self.within(BOUND),
             "rankings": self.rankings(),
         }
+
+
+def ordered_pairs(rows) -> tuple[int, int]:
+    """(pairs of algorithms the measurement orders, of those how many the
+    simulation orders alike): two are ordered when their measured medians'
+    95% intervals do not overlap; closer ones are a tie Kendall's τ still
+    counts either way."""
+    ordered = alike = 0
+    for a, b in itertools.combinations(rows, 2):
+        if a.measured_high < b.measured_low or b.measured_high < a.measured_low:
+            ordered += 1
+            alike += (a.measured < b.measured) == (a.simulated < b.simulated)
+    return ordered, alike
 
 
 def check_run(run_dir, costs: SimCosts, extras: Extras, bench=None) -> SimCheck:
