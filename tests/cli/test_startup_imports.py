@@ -137,3 +137,14 @@ def test_a_refused_app_compare_imports_no_scipy(tmp_path):
     assert "mpiscope.cli.app" in modules and "mpiscope.cli.percent" in modules
     assert "mpiscope.tune.result_file" in modules and "mpiscope.tune.verdicts" not in modules
     assert "scipy" not in modules and "mpiscope.app.compare" not in modules
+
+
+def test_the_version_is_read_without_importlib_metadata():
+    # `run` names its engine build and its context by the version before the launch
+    code = (
+        "import sys\nfrom mpiscope.common.version import version\nfrom mpiscope.measure import machine\n"
+        "print(version() == machine.mpiscope_version() != None, 'importlib.metadata' in sys.modules)"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["True", "False"]

@@ -37,12 +37,10 @@ def describe(engine) -> dict:
 
 
 def mpiscope_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
+    from mpiscope.common.version import version
 
-    try:
-        return version("mpiscope")
-    except PackageNotFoundError:
-        return None
+    found = version()
+    return None if found == "source" else found  # "source": a checkout never installed
 
 
 def cpu_model() -> str | None:
