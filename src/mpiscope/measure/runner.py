@@ -320,7 +320,30 @@ UNFINISHED = (
 )
 
 
+def _checkout_and_machine(engine):
+    """(git_sha(), machine.describe(engine)), side by side: each mostly waits
+    for its own processes (git, ldd) before the launch can start."""
+    found = {}
+
+    def read_sha():
+        try:
+            found["sha"] = git_sha()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            found["error"] = exc
+
+    thread = threading.Thread(target=read_sha, name="mpiscope-git", daemon=True)
+    thread.start()
+    try:
+        described = machine.describe(engine)
+    finally:
+        thread.join()
+    if "error" in found:
+        raise found["error"]
+    return found["sha"], described
+
+
 def _base_context(plan, argv, run_id, started, mpi, engine):
+    sha, described = _checkout_and_machine(engine)
     return {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
@@ -337,11 +360,11 @@ def _base_context(plan, argv, run_id, started, mpi, engine):
         "sizes": plan.sizes,
         "launches": plan.launches,
         "seed": plan.seed,
-        "git_sha": git_sha(),
+        "git_sha": sha,
         "plan": plan.stored(),
         "oversubscribed": plan.oversubscribe,
         "env": relevant_env(),
-        "machine": machine.describe(engine),
+        "machine": described,
         # Who writes the run: a hidden run directory whose writer is gone was never stored.
         "writer": {"host": socket.gethostname(), "pid": os.getpid()},
     }
