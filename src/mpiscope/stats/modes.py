@@ -111,45 +111,46 @@ class _Basins:
 
     def __init__(self, f, counts, valleys, z, min_count):
         self.f = f
-        self.ccounts = np.concatenate([[0], np.cumsum(counts)])
-        self.valleys = list(int(v) for v in valleys)
+        # Python floats: a basin's count is one subtraction, as in float64
+        self.ccounts = [0.0, *np.cumsum(counts).tolist()]
+        self.valleys = valleys.tolist()
         self.z = z
         self.min_count = min_count
 
-    def bounds(self, i):
-        """Bins [lo, hi) of basin i (a valley bin belongs to the basin on its right)."""
-        lo = self.valleys[i - 1] if i > 0 else 0
-        hi = self.valleys[i] if i < len(self.valleys) else len(self.f)
-        return lo, hi
-
     def _side_score(self, i, level):
-        lo, hi = self.bounds(i)
+        """Basin i's excess over `level` against what it must exceed; basin i
+        is bins [lo, hi) (a valley bin belongs to the basin on its right)."""
+        valleys = self.valleys
+        lo = valleys[i - 1] if i > 0 else 0
+        hi = valleys[i] if i < len(valleys) else len(self.f)
         above = self.f[lo:hi] - level
-        excess = float(np.add.reduce(np.maximum(above, 0.0, out=above)))
-        count = float(self.ccounts[hi] - self.ccounts[lo])
-        need = max(self.min_count, self.z * math.sqrt(count))
+        np.maximum(above, 0.0, out=above)
+        excess = float(np.add.reduce(above))
+        need = max(self.min_count, self.z * math.sqrt(self.ccounts[hi] - self.ccounts[lo]))
         return excess / need
 
     def merge(self):
         """Removes the least significant valley (score < 1: min of its two
         sides' scores) until none is left; a removal changes the sides that
         face the merged basin, and only those are scored again."""
-        levels = [self.f[v] for v in self.valleys]
-        left = [self._side_score(j, level) for j, level in enumerate(levels)]
-        right = [self._side_score(j + 1, level) for j, level in enumerate(levels)]
-        scores = [min(a, b) for a, b in zip(left, right)]
+        levels = self.f[self.valleys].tolist()
+        side = self._side_score
+        left = [side(j, level) for j, level in enumerate(levels)]
+        right = [side(j + 1, level) for j, level in enumerate(levels)]
+        scores = list(map(min, left, right))
         while scores:
-            j = min(range(len(scores)), key=scores.__getitem__)  # the first lowest, as np.argmin
-            if scores[j] >= 1.0:
+            low = min(scores)
+            if low >= 1.0:
                 break
+            j = scores.index(low)  # the first lowest, as np.argmin
             for kept in (self.valleys, levels, left, right, scores):
                 del kept[j]
             # Basin j grew: valley j - 1's right side and valley j's left side face it.
             if j > 0:
-                right[j - 1] = self._side_score(j, levels[j - 1])
+                right[j - 1] = side(j, levels[j - 1])
                 scores[j - 1] = min(left[j - 1], right[j - 1])
             if j < len(scores):
-                left[j] = self._side_score(j, levels[j])
+                left[j] = side(j, levels[j])
                 scores[j] = min(left[j], right[j])
         return self.valleys
 
