@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -149,39 +148,3 @@ def test_the_version_is_read_without_importlib_metadata():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["True", "False"]
-
-
-STORE_AS_RUN_DOES = """\
-import json, shutil, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-from rawgen import build_demo_run
-from mpiscope.measure import runner
-from mpiscope.store import ingest
-from mpiscope.store.run import Run
-from mpiscope.store.samples import table_context
-from mpiscope.views import show, show_cache
-run_dir = Path(build_demo_run(sys.argv[2])[0])
-(run_dir / "samples.parquet").unlink()
-context = json.loads((run_dir / "context.json").read_text())
-for key in ingest.INGEST_KEYS:
-    context.pop(key, None)
-stored = runner.store_run(run_dir, context)
-run = Run.from_context({**table_context(stored.table), **context}, run_dir)
-stored_run = Run.from_context(table_context(stored.table), run_dir)
-rows = show.rows_of(stored.table, stored_run, stored.series, stored.verdicts)
-show_cache.keep(run_dir, rows)
-assert show.show_json(rows, run) and rows
-show.notes(rows, run, status=False)
-print("numpy.ma" in sys.modules, "pyarrow" in sys.modules)
-"""
-
-
-def test_storing_a_run_imports_no_numpy_ma(tmp_path):
-    # pyarrow's conversion of a numpy array and a plain np.unique import numpy.ma; storing
-    # and summarizing a run as `mpiscope run` does (ingest, verdicts, show's rows) need neither
-    tests = str(Path(__file__).resolve().parents[1])
-    argv = [sys.executable, "-c", STORE_AS_RUN_DOES, tests, str(tmp_path)]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["False", "True"]

@@ -43,8 +43,11 @@ from mpiscope.common.inputs import read_json
 USAGE_MARKER = "mpiscope-engine: usage error:"
 # What storing a run imports (numpy, pyarrow and the modules over them): they
 # are imported while the run is prepared and the launcher starts the ranks,
-# when the CPUs mostly wait, rather than after the last measurement.
+# when the CPUs mostly wait, rather than after the last measurement. numpy.ma
+# too: numpy imports it on first use, which is pyarrow's first conversion of a
+# numpy array (it looks for masked arrays), in ingest.
 STORE_MODULES = (
+    "numpy.ma",
     "mpiscope.store.ingest",
     "mpiscope.stats.quality",
     "mpiscope.store.series",

@@ -280,24 +280,13 @@ def _to_table(arrays, start=0, stop=None):
         if isinstance(value, tuple):
             codes, names = value
             cols.append(
-                pa.DictionaryArray.from_arrays(_arrow(codes[start:stop], pa.int32()), pa.array(names, type=pa.string()))
+                pa.DictionaryArray.from_arrays(
+                    pa.array(codes[start:stop], pa.int32()), pa.array(names, type=pa.string())
+                )
             )
         else:
-            cols.append(_arrow(value[start:stop], field.type))
+            cols.append(pa.array(value[start:stop], type=field.type))
     return pa.Table.from_arrays(cols, names=SCHEMA.names)
-
-
-def _arrow(values, kind):
-    """pa.array(values, type=kind) of a numpy column, built on its buffer:
-    pyarrow's conversion of a numpy array imports numpy.ma (tens of ms) to
-    look for a mask that ingest's columns never have."""
-    if values.dtype != _NUMPY[kind] or not values.flags.c_contiguous:
-        return pa.array(values, type=kind)
-    if kind == pa.bool_():  # Arrow keeps booleans as bits
-        data = pa.py_buffer(np.packbits(values, bitorder="little"))
-    else:
-        data = pa.py_buffer(values)
-    return pa.Array.from_buffers(kind, len(values), [None, data])
 
 
 # Rows per row group, as pyarrow's writer cuts a table by default.

@@ -362,10 +362,8 @@ def _collective_samples(cols):
 def _per_launch(window_msgs, launch):
     if isinstance(window_msgs, dict):
         out = np.full(len(launch), float(DEFAULT_WINDOW_MSGS))
-        # each launch the dict names (np.unique(launch) would import numpy.ma)
-        for k, msgs in window_msgs.items():
-            if isinstance(k, (int, float, np.integer, np.floating)):  # a number: it may equal a launch
-                out[launch == k] = msgs or DEFAULT_WINDOW_MSGS
+        for k in np.unique(launch):
+            out[launch == k] = window_msgs.get(int(k)) or DEFAULT_WINDOW_MSGS
         return out
     return np.full(len(launch), float(window_msgs if window_msgs else DEFAULT_WINDOW_MSGS))
 
