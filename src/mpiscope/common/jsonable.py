@@ -48,6 +48,6 @@ def plain(obj: Any) -> Any:
 
 def dumps(doc: object) -> str:
     """JSON text of `doc` (NaN and infinities become null), newline-terminated."""
-    from mpiscope.common import indented_json  # here: most importers need plain() alone
+    import json  # here: most importers need plain() alone
 
-    return indented_json.dumps(plain(doc), indent=2) + "\n"
+    return json.dumps(plain(doc), indent=2) + "\n"

@@ -28,7 +28,6 @@ from mpiscope.measure import launch, machine, processes
 from mpiscope.measure.explain import explanation
 from mpiscope.measure.interrupts import signals_stop_the_run
 from mpiscope.stats import rto
-from mpiscope.common import indented_json
 from mpiscope.common.atomic import write_text
 from mpiscope.engine.build import ensure_engine
 from mpiscope.engine.locations import CHECKOUT
@@ -377,7 +376,7 @@ CONTEXT_RESERVE = 64 * 1024
 
 
 def _write_context(run_dir, context, reserve=False):
-    text = indented_json.dumps(context, indent=2, default=str) + "\n"
+    text = json.dumps(context, indent=2, default=str) + "\n"
     write_text(run_dir / "context.json", text + " " * max(0, CONTEXT_RESERVE - len(text)) if reserve else text)
 
 

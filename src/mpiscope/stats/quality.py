@@ -9,13 +9,13 @@ thresholds: docs/explanation/statistics.md, "Quality verdicts"."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from mpiscope.common import indented_json
 from mpiscope.common.atomic import write_text
 from mpiscope.common.jsonable import plain
 from mpiscope.common.sizes import format_size
@@ -266,7 +266,7 @@ def save(run_dir, verdicts) -> Path:
         "series": [v.to_dict() for v in verdicts],
     }
     path = Path(run_dir) / QUALITY_FILE
-    write_text(path, indented_json.dumps(plain(doc), indent=1) + "\n")
+    write_text(path, json.dumps(plain(doc), indent=1) + "\n")
     return path
 
 
