@@ -17,6 +17,7 @@ ALLOWED = {
     "common/atomic.py": "reads back its own temporary file to copy it onto a device or FIFO",
     "cli/main.py": "opens os.devnull after a broken pipe",
     "report/render.py": "the package's own style sheet (importlib.resources)",
+    "common/version.py": "the installed distribution's own METADATA, as importlib.metadata reads it",
     "engine/make.py": "the lock file of the package's private build directory",
     "engine/describe.py": "the engine's description cached in the private build directory",
     "mpilibs/intelmpi/__init__.py": "the probe's output in the private build directory",
