@@ -4,9 +4,9 @@ every algorithm's counterpart simulated at every cell from the machine's
 point-to-point costs first (sim_prior.py; one without stands in as the
 default, or as the fastest simulated, corrected by its own measured cells);
 then, one size per collective a round, the size the corrected simulation is
-least sure of is measured: the default first, then each algorithm whose
+least sure of is measured: the default first, then the algorithms whose
 expected gain beyond a verdict's bar exceeds the noise threshold (expected_loss, with the
-learned error); each measurement corrects the simulation, until every size is
+learned error), a batch at a time; each batch corrects the simulation, until every size is
 measured or settled by the same rule. A collective with no simulated
 algorithm follows the adaptive rules (search.py). Method: docs/explanation/tuner.md."""
 
@@ -23,6 +23,11 @@ from mpiscope.tune.adaptive import Search
 from mpiscope.tune.readings import representatives
 from mpiscope.tune.search import lower_bound
 from mpiscope.tune.sim_prior import Correction, counterpart, simulator, stand_in
+
+# Contenders measured at a time at one size: once the default and the likeliest
+# winners are measured, the spread of their own parts (sim_prior.Correction.spread)
+# says whether the rest can still win.
+BATCH = 3
 
 
 def expected_loss(mean: float, error: float) -> float:
@@ -80,18 +85,39 @@ class Guided(Search):
 
     def _measure_round(self, points: dict):
         """points {collective: {size: contenders}}: the default first, then
-        the contenders still in once the default's time there is known,
-        each where the adaptive rule says it could win (Search._measure_points);
-        every cell measured corrects the simulation."""
+        the contenders still in, BATCH at a time, those with the most to
+        gain first, each where the adaptive rule says it could win
+        (Search._measure_points); every batch corrects the simulation before
+        the next is chosen."""
         before = {c: set(self.measured.cells[c]) for c in points}
         self.measure({c: {DEFAULT: set(by)} for c, by in points.items()})
         for c in points:
             self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
-        points = {c: {s: self._contenders(c, s) for s in by} for c, by in points.items()}
-        before = {c: set(self.measured.cells[c]) for c in points}
-        self._measure_points(points)
-        for c in points:
-            self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
+        while batch := self._next_batch(points):
+            before = {c: set(self.measured.cells[c]) for c in batch}
+            self._measure_points(batch)
+            for c in batch:
+                self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
+
+    def _next_batch(self, points: dict) -> dict:
+        """{collective: {size: [default, up to BATCH contenders]}}: those not
+        measured yet, by expected loss against the measured default."""
+        out = {}
+        for c, by in points.items():
+            for s in by:
+                done = self.measured.cells[c] | self.out_of_reach[c].keys()
+                left = [n for n in self._contenders(c, s) if n != DEFAULT and (s, n) not in done]
+                if left:
+                    out.setdefault(c, {})[s] = [DEFAULT] + sorted(left, key=lambda n: -self._gain(c, s, n))[:BATCH]
+        return out
+
+    def _gain(self, c, s, n) -> float:
+        """What leaving `n` out at s loses on average (expected_loss) against
+        the default's median there (inf without a prediction)."""
+        g, d = self._guess(c, s, n), self.measured.samples.median(c, DEFAULT, s)
+        if g is None or d is None or d <= 0:
+            return math.inf
+        return expected_loss(math.log(d) - self._margin(c, s) - g[0], g[2])
 
     # ----------------------------------------------------------- the model
 
@@ -116,7 +142,9 @@ class Guided(Search):
                 )
                 if like is not None:
                     for n in self.measured.names[c]:
-                        self.simulated[c].setdefault((s, n), like)
+                        if (s, n) not in self.simulated[c]:
+                            self.corrections[c].stand_ins.add(n)
+                            self.simulated[c][(s, n)] = like
 
     def _runs(self, c, s, n):
         """The library algorithm `n` runs at the cell (the default: the one

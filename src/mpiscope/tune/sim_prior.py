@@ -18,6 +18,9 @@ from mpiscope.models.costmodels import ALGORITHMS
 
 # Before any cell is measured the simulation is trusted within a factor of two.
 PRIOR_ERROR = math.log(2)
+# An algorithm not measured yet borrows how far the measured ones' own parts
+# spread once this many simulated algorithms (not stand-ins) are measured.
+OWN_PARTS_KNOWN = 3
 # The learned error doubles this many octaves of message size away from the
 # nearest size an algorithm was measured at: a correction learned at one size
 # says less about sizes far from it.
@@ -94,6 +97,7 @@ class Correction:
 
     def __init__(self, floor: float):
         self.floor = floor  # the learned error is never below the noise
+        self.stand_ins = set()  # names simulated as another algorithm (stand_in): their own part is no simulation's
         self.ratios = {}  # name -> {size: log(measured / simulated)}
         self.errors = []  # (corrected, log(measured / predicted), less the size's mean or None)
         self.own, self.shift = {}, {}
@@ -142,11 +146,15 @@ class Correction:
     def spread(self, name, size, relative: bool = False) -> float:
         """The learned error at `size` for `name`, grown with the octaves to
         the nearest size it was measured at; before it was measured anywhere,
-        PRIOR_ERROR at least (what the other algorithms taught says little
-        of its own part)."""
+        the spread of the measured simulated algorithms' own parts combined
+        with the learned error (its own part is one more drawn from theirs),
+        PRIOR_ERROR at least until OWN_PARTS_KNOWN are measured."""
         at = list(self.ratios.get(name) or ())
         if not at:
-            return max(PRIOR_ERROR, self.error(relative))
+            owns = [v for n, v in self.own.items() if n not in self.stand_ins]
+            if len(owns) < OWN_PARTS_KNOWN:
+                return max(PRIOR_ERROR, self.error(relative))
+            return max(self.floor, math.hypot(float(np.std(owns, ddof=1)), self.error(relative)))
         err = self.error(relative)
         octaves = min(abs(math.log2(max(size, 1) / max(s, 1))) for s in at)
         return err * (1 + octaves / OCTAVES_PER_ERROR)
