@@ -204,7 +204,8 @@ static decision decide(run *r, long done, long batch, long bad, double elapsed, 
     stop_state *st = &r->st;
     decision d = {0, window_s, STOP_NONE, (double)st->invalid, !r->ps.window};
     double hw = stop_ci_halfwidth(st);
-    double target = stop_target(o->ci_width, stop_cross_rank(r->def->pat, r->ps.window), r->clock_err_s, st->median);
+    int cross = stop_cross_rank(r->def->pat, r->ps.window, r->fallback_rep);
+    double target = stop_target(o->ci_width, cross, r->clock_err_s, st->median);
     double per_rep = elapsed / done;
     if (done >= o->reps_min && o->ci_width > 0 && hw <= target) d.stop = STOP_CI; /* 0: no target */
     else if (done >= o->reps_max) d.stop = STOP_REPS_MAX;

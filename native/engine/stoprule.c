@@ -127,9 +127,9 @@ double stop_ci_halfwidth(stop_state *st)
     return 0.5 * (st->values[hi] - st->values[lo]) / median;
 }
 
-int stop_cross_rank(pattern pat, int window)
+int stop_cross_rank(pattern pat, int window, long fallback_rep)
 {
-    return pat == PAT_ONEWAY || pat == PAT_PAIRS || (pat == PAT_COLL && window);
+    return pat == PAT_ONEWAY || pat == PAT_PAIRS || (pat == PAT_COLL && (window || fallback_rep >= 0));
 }
 
 double stop_target(double ci_width, int cross_rank, double clock_err_s, double median)

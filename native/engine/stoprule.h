@@ -49,10 +49,11 @@ int stop_median_ci_ranks(long n, long *lo, long *hi);
 /* Relative half-width of that CI, or infinity with fewer than 6 samples
  * (and the median, in st->median). */
 double stop_ci_halfwidth(stop_state *st);
-/* 1 when the batch's samples (stop_add_batch) are differences between two
+/* 1 when the series' samples (stop_add_batch) are differences between two
  * ranks' clocks: one-way times, pairs, and collectives timed from a window's
- * start (`window`: its repetitions have a scheduled start). */
-int stop_cross_rank(pattern pat, int window);
+ * start (`window`: its repetitions have a scheduled start; `fallback_rep` >= 0:
+ * they had until that repetition, and those samples stay in the series). */
+int stop_cross_rank(pattern pat, int window, long fallback_rep);
 /* The half-width a series must reach for the target `ci_width`. A sample that
  * is a difference between two ranks' clocks (`cross_rank`) moves with the
  * clock model, which is refined until the run ends (`show` converts with the
