@@ -97,3 +97,15 @@ def test_a_stand_in_own_part_is_not_a_simulation_spread():
     owns = [v for n, v in corr.own.items() if n != "nb"]
     expect = math.hypot(float(np.std(owns, ddof=1)), corr.error())
     assert math.isclose(corr.spread("scatter", 1024), max(corr.floor, expect))
+
+
+def test_a_batch_that_measures_nothing_ends_the_round():
+    """Were a batch's launches to add no cell and leave none out, the same
+    batch would be chosen again: the round ends instead."""
+    t = guided([])
+    g = t.searcher
+    s, n = next((s, n) for s in GRID for n in TRUE if (s, n) not in g.measured.cells["allreduce"])
+    g._contenders = lambda c, x: [DEFAULT, n]
+    g._measure_points = lambda batch: None
+    g._measure_round({"allreduce": {s: [DEFAULT, n]}})
+    assert (s, n) not in g.measured.cells["allreduce"]

@@ -95,9 +95,14 @@ class Guided(Search):
             self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
         while batch := self._next_batch(points):
             before = {c: set(self.measured.cells[c]) for c in batch}
+            judged = sum(len(self.out_of_reach[c]) for c in batch)
             self._measure_points(batch)
             for c in batch:
                 self._learn(c, self.measured.cells[c] - before[c] - self.measured.inferred[c])
+            if all(self.measured.cells[c] == before[c] for c in batch) and judged == sum(
+                len(self.out_of_reach[c]) for c in batch
+            ):
+                break  # nothing measured nor left out: the same batch would come again
 
     def _next_batch(self, points: dict) -> dict:
         """{collective: {size: [default, up to BATCH contenders]}}: those not
