@@ -117,12 +117,23 @@ class Guided(Search):
         return out
 
     def _gain(self, c, s, n) -> float:
-        """What leaving `n` out at s loses on average (expected_loss) against
-        the default's median there (inf without a prediction)."""
-        g, d = self._guess(c, s, n), self.measured.samples.median(c, DEFAULT, s)
-        if g is None or d is None or d <= 0:
+        """What leaving `n` out at s loses on average (expected_loss, with the
+        learned errors) beyond the margin a verdict needs (_margin) against
+        the default: its median where it is measured at s, else its
+        prediction, else the predicted best; inf without a prediction of `n`."""
+        g = self._guess(c, s, n)
+        if g is None:
             return math.inf
-        return expected_loss(math.log(d) - self._margin(c, s) - g[0], g[2])
+        d = self._guess(c, s, DEFAULT)
+        measured = self.measured.samples.median(c, DEFAULT, s) if (s, DEFAULT) in self.measured.cells[c] else None
+        if measured:
+            d = (math.log(measured), 0.0, 0.0)
+        if d:
+            ref, err = d[0] - self._margin(c, s), d[2]
+        else:
+            best = self._best(c, s)
+            ref, err = best[1], best[3]
+        return expected_loss(ref - g[0], math.hypot(g[2], err))
 
     # ----------------------------------------------------------- the model
 
@@ -290,12 +301,9 @@ class Guided(Search):
         return min(self._gaps(c, s), default=math.inf) - cross, -far, abs(i - len(sizes) // 2)
 
     def _contenders(self, c, s) -> list:
-        """The default, and the algorithms whose expected gain beyond the
-        margin a verdict needs (_margin; expected_loss with the learned
-        errors) exceeds the tolerance: against the default's median where it
-        is measured at s, else its prediction (without any prediction: its
-        floor against the best; the adaptive rule then leaves out those out
-        of reach)."""
+        """The default, and the algorithms whose expected gain (_gain)
+        exceeds the tolerance (without any prediction: its floor against the
+        best; the adaptive rule then leaves out those out of reach)."""
         best = self._best(c, s)
         out = []
         for n in self.measured.names[c]:
@@ -305,11 +313,7 @@ class Guided(Search):
             if n == DEFAULT or best is None:
                 out.append(n)
             elif g is not None:
-                d = self._guess(c, s, DEFAULT)
-                if (s, DEFAULT) in self.measured.cells[c]:
-                    d = (math.log(self.measured.samples.median(c, DEFAULT, s)), 0.0, 0.0)
-                ref, err = (d[0] - self._margin(c, s), d[2]) if d else (best[1], best[3])
-                if expected_loss(ref - g[0], math.hypot(g[2], err)) > self._tolerance(c, s):
+                if self._gain(c, s, n) > self._tolerance(c, s):
                     out.append(n)
             elif (floor := self._floor(c, s, n)) is None or expected_loss(best[1] - floor, best[2]) > self._tolerance(
                 c, s
